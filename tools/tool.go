@@ -1,0 +1,195 @@
+// Package tools holds the Tool type and the two tool sets of a chat: active
+// tools, sent on every request, and deferred tools (the catalog), which stay
+// out of the model's context until a search finds them.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// Result is what running a tool produced.
+type Result struct {
+	Text    string
+	Images  []Image
+	IsError bool
+}
+
+// Image is binary tool output.
+type Image struct {
+	MediaType string
+	Data      string // base64
+}
+
+// Executor runs a tool with its JSON arguments.
+type Executor func(ctx context.Context, args json.RawMessage) (Result, error)
+
+// Tool is a name, description, JSON schema and an executor.
+type Tool struct {
+	Name        string
+	Description string
+	Schema      json.RawMessage
+	// Server is where the tool comes from (an MCP server name), for display
+	// and search; empty for built-in tools.
+	Server string
+	// ServerTitle is the server's own description, used by search.
+	ServerDescription string
+	// Deferred is the tool's own wish; registration may override it.
+	Deferred bool
+	Exec     Executor
+}
+
+// Set is the registry of a chat: every tool, each either active or deferred.
+// Deferral never changes what a tool may do: Lookup finds tools of both sets.
+type Set struct {
+	mu       sync.RWMutex
+	tools    map[string]*Tool
+	order    []string
+	deferred map[string]bool
+	version  uint64
+}
+
+// NewSet returns an empty set.
+func NewSet() *Set {
+	return &Set{tools: map[string]*Tool{}, deferred: map[string]bool{}}
+}
+
+// Option overrides a tool's own deferral wish at registration.
+type Option func(*regOpts)
+
+type regOpts struct{ deferred *bool }
+
+// Defer forces a tool into (true) or out of (false) the deferred set.
+func Defer(v bool) Option { return func(o *regOpts) { o.deferred = &v } }
+
+// Add registers tools. A name registered twice is an error: names must map
+// back to one tool.
+func (s *Set) Add(opts []Option, ts ...Tool) error {
+	var o regOpts
+	for _, f := range opts {
+		f(&o)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range ts {
+		if t.Name == "" {
+			return fmt.Errorf("register tool: empty name")
+		}
+		if _, dup := s.tools[t.Name]; dup {
+			return fmt.Errorf("register tool %q: name already registered", t.Name)
+		}
+		t := t
+		if len(t.Schema) == 0 {
+			t.Schema = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		s.tools[t.Name] = &t
+		s.order = append(s.order, t.Name)
+		d := t.Deferred
+		if o.deferred != nil {
+			d = *o.deferred
+		}
+		s.deferred[t.Name] = d
+	}
+	s.version++
+	return nil
+}
+
+// ReplaceServer swaps every tool of one server for a new list (after a
+// tools/list_changed notification). Deferral of tools that stay is kept;
+// new tools take the given options.
+func (s *Set) ReplaceServer(server string, opts []Option, ts ...Tool) error {
+	s.mu.Lock()
+	var keep []string
+	prev := map[string]bool{}
+	for _, n := range s.order {
+		if s.tools[n].Server == server {
+			prev[n] = s.deferred[n]
+			delete(s.tools, n)
+			delete(s.deferred, n)
+			continue
+		}
+		keep = append(keep, n)
+	}
+	s.order = keep
+	s.mu.Unlock()
+	if err := s.Add(opts, ts...); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	for n, d := range prev {
+		if _, ok := s.tools[n]; ok {
+			s.deferred[n] = d
+		}
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// SetDeferred changes one tool's set.
+func (s *Set) SetDeferred(name string, d bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.tools[name]; ok {
+		s.deferred[name] = d
+		s.version++
+	}
+}
+
+// Lookup finds a tool in either set.
+func (s *Set) Lookup(name string) (*Tool, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t, ok := s.tools[name]
+	return t, ok
+}
+
+// IsDeferred reports whether name is in the deferred set.
+func (s *Set) IsDeferred(name string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.deferred[name]
+}
+
+// Version changes whenever the catalog changes.
+func (s *Set) Version() uint64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.version
+}
+
+// Active returns the active tools in registration order.
+func (s *Set) Active() []Tool { return s.list(false) }
+
+// Deferred returns the deferred tools (the catalog), sorted by name so the
+// rendered array does not depend on the order servers answered in.
+func (s *Set) Deferred() []Tool {
+	ts := s.list(true)
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Name < ts[j].Name })
+	return ts
+}
+
+// All returns every tool in registration order.
+func (s *Set) All() []Tool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Tool, 0, len(s.order))
+	for _, n := range s.order {
+		out = append(out, *s.tools[n])
+	}
+	return out
+}
+
+func (s *Set) list(deferred bool) []Tool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []Tool
+	for _, n := range s.order {
+		if s.deferred[n] == deferred {
+			out = append(out, *s.tools[n])
+		}
+	}
+	return out
+}
