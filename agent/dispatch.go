@@ -1,0 +1,272 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/agent-dev/agent/tools"
+)
+
+// InterruptedResult is the text of the synthetic result given to a tool call
+// whose turn was cut off, so the history stays valid for every provider.
+const InterruptedResult = "interrupted: the turn was cancelled before this tool call ran"
+
+// runCalls runs the client-side searches and tool calls of an assistant
+// message and returns the parts of the user message that answers them.
+// Independent tool calls run concurrently; results keep the calls' order.
+func (s *Session) runCalls(ctx context.Context, m Message, emit func(Event)) []Part {
+	var out []Part
+	type slot struct {
+		idx  int
+		call ToolCall
+	}
+	var calls []slot
+	for _, p := range m.Parts {
+		switch {
+		case p.Type == PartSearchCall && p.SearchCall != nil && p.SearchCall.Where == WhereClient:
+			out = append(out, SearchResultPart(s.clientSearch(ctx, *p.SearchCall, emit)))
+		case p.Type == PartToolCall && p.ToolCall != nil:
+			calls = append(calls, slot{len(out), *p.ToolCall})
+			out = append(out, Part{})
+		case p.Type == PartServerTool && p.ServerTool != nil && p.ServerTool.Pending:
+			out = append(out, s.approveServerTool(ctx, *p.ServerTool, emit))
+		}
+	}
+	var wg sync.WaitGroup
+	for _, c := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[c.idx] = ToolResultPart(s.runTool(ctx, c.call, emit))
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func (s *Session) clientSearch(ctx context.Context, c SearchCall, emit func(Event)) SearchResult {
+	emit(Event{Type: EventSearchStarted, Search: &SearchEvent{ID: c.ID, Where: WhereClient, Query: c.Text()}})
+	res := SearchResult{CallID: c.ID, Where: WhereClient, Tools: []string{}}
+	if s.Searcher == nil {
+		res.Error = "tool search is not available"
+	} else if found, err := s.Searcher.Search(ctx, c); err != nil {
+		res.Error = err.Error()
+	} else {
+		res.Tools = found
+	}
+	emit(Event{Type: EventSearchFinished, Search: &SearchEvent{ID: c.ID, Where: WhereClient, Query: c.Text(), Tools: res.Tools, Error: res.Error}})
+	return res
+}
+
+func (s *Session) approveServerTool(ctx context.Context, st ServerTool, emit func(Event)) Part {
+	ev := ToolEvent{ID: st.ID, Name: st.Name, Input: st.Input}
+	emit(Event{Type: EventApproval, Tool: &ev})
+	ok := false
+	if s.Approver != nil {
+		ok, _ = s.Approver.Approve(ctx, ev)
+	}
+	res, _ := json.Marshal(map[string]bool{"approve": ok})
+	return ServerToolPart(ServerTool{ID: st.ID, Name: st.Name, Result: res, IsError: !ok})
+}
+
+func (s *Session) runTool(ctx context.Context, c ToolCall, emit func(Event)) ToolResult {
+	t, ok := s.Tools.Lookup(c.Name)
+	ev := ToolEvent{ID: c.ID, Name: c.Name, Input: c.Input}
+	if ok {
+		ev.Server = t.Server
+		ev.Discovered = s.Tools.IsDeferred(c.Name)
+	}
+	emit(Event{Type: EventToolStarted, Tool: &ev})
+	start := time.Now()
+	res := s.execute(ctx, t, ok, c, emit)
+	fin := ev
+	fin.Duration = time.Since(start)
+	fin.Result = res.Text
+	fin.IsError = res.IsError
+	emit(Event{Type: EventToolFinished, Tool: &fin})
+	return res
+}
+
+func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCall, emit func(Event)) ToolResult {
+	fail := func(msg string) ToolResult {
+		return ToolResult{CallID: c.ID, Name: c.Name, Text: msg, IsError: true}
+	}
+	if !ok {
+		slog.Warn("model called a tool that was never offered", "tool", c.Name)
+		return fail(fmt.Sprintf("unknown tool %q: it is not offered in this conversation; search for tools with tool_search and use a name it returns", c.Name))
+	}
+	if ctx.Err() != nil {
+		return fail(InterruptedResult)
+	}
+	input := c.Input
+	if len(bytes.TrimSpace(input)) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	if err := validateArgs(t, input); err != nil {
+		return fail(fmt.Sprintf("invalid arguments for %s: %v. Fix the arguments to match the tool's input schema and call it again.", c.Name, err))
+	}
+	if s.NeedsApproval != nil && s.NeedsApproval(*t) {
+		ev := ToolEvent{ID: c.ID, Name: c.Name, Server: t.Server, Input: input}
+		emit(Event{Type: EventApproval, Tool: &ev})
+		allowed := false
+		if s.Approver != nil {
+			allowed, _ = s.Approver.Approve(ctx, ev)
+		}
+		if !allowed {
+			return fail("the user denied this tool call; do not retry it without asking")
+		}
+	}
+	if t.Exec == nil {
+		return fail(fmt.Sprintf("tool %s has no executor", c.Name))
+	}
+	r, err := t.Exec(ctx, input)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail(InterruptedResult)
+		}
+		return fail(fmt.Sprintf("%s failed: %v", c.Name, err))
+	}
+	out := ToolResult{CallID: c.ID, Name: c.Name, Text: r.Text, IsError: r.IsError}
+	for _, im := range r.Images {
+		out.Images = append(out.Images, Image{MediaType: im.MediaType, Data: im.Data})
+	}
+	return out
+}
+
+var schemaCache sync.Map // string(schema) -> *jsonschema.Schema or error
+
+func validateArgs(t *tools.Tool, input json.RawMessage) error {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Errorf("arguments are not valid JSON: %v", err)
+	}
+	if _, isObj := v.(map[string]any); !isObj {
+		return fmt.Errorf("arguments must be a JSON object")
+	}
+	sch := compileSchema(t.Schema)
+	if sch == nil {
+		return nil
+	}
+	if err := sch.Validate(v); err != nil {
+		msg := err.Error()
+		if ve, ok := err.(*jsonschema.ValidationError); ok {
+			var parts []string
+			for _, c := range leafCauses(ve) {
+				loc := "/" + strings.Join(c.InstanceLocation, "/")
+				parts = append(parts, fmt.Sprintf("at %s: %s", loc, c.ErrorKind.LocalizedString(message.NewPrinter(language.English))))
+			}
+			if len(parts) > 0 {
+				msg = strings.Join(parts, "; ")
+			}
+		}
+		return fmt.Errorf("%s", msg)
+	}
+	return nil
+}
+
+func leafCauses(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(e.Causes) == 0 {
+		return []*jsonschema.ValidationError{e}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range e.Causes {
+		out = append(out, leafCauses(c)...)
+	}
+	return out
+}
+
+// compileSchema compiles a tool's schema once. A schema that does not compile
+// (servers ship odd ones) is not enforced: the tool itself is the judge then.
+func compileSchema(raw json.RawMessage) *jsonschema.Schema {
+	key := string(raw)
+	if v, ok := schemaCache.Load(key); ok {
+		s, _ := v.(*jsonschema.Schema)
+		return s
+	}
+	var s *jsonschema.Schema
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err == nil {
+		c := jsonschema.NewCompiler()
+		if err = c.AddResource("tool.json", doc); err == nil {
+			s, _ = c.Compile("tool.json")
+		}
+	}
+	schemaCache.Store(key, s)
+	return s
+}
+
+// RepairHistory gives every tool call or client search left without an answer
+// (a turn cut off, a crash) a synthetic "interrupted" result, so the history
+// is valid for every provider.
+func RepairHistory(msgs []Message) []Message {
+	var out []Message
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		out = append(out, m)
+		if m.Role != RoleAssistant {
+			continue
+		}
+		var pending []Part
+		for _, p := range m.Parts {
+			switch {
+			case p.Type == PartToolCall && p.ToolCall != nil:
+				pending = append(pending, ToolResultPart(ToolResult{CallID: p.ToolCall.ID, Name: p.ToolCall.Name, Text: InterruptedResult, IsError: true}))
+			case p.Type == PartSearchCall && p.SearchCall != nil && p.SearchCall.Where == WhereClient:
+				pending = append(pending, SearchResultPart(SearchResult{CallID: p.SearchCall.ID, Where: WhereClient, Tools: []string{}, Error: "interrupted"}))
+			}
+		}
+		if len(pending) == 0 {
+			continue
+		}
+		var next *Message
+		if i+1 < len(msgs) && msgs[i+1].Role == RoleUser {
+			next = &msgs[i+1]
+		}
+		answered := map[string]bool{}
+		if next != nil {
+			for _, p := range next.Parts {
+				if p.ToolResult != nil {
+					answered[p.ToolResult.CallID] = true
+				}
+				if p.SearchResult != nil && p.SearchResult.Where == WhereClient {
+					answered[p.SearchResult.CallID] = true
+				}
+			}
+		}
+		var missing []Part
+		for _, p := range pending {
+			id := ""
+			if p.ToolResult != nil {
+				id = p.ToolResult.CallID
+			} else {
+				id = p.SearchResult.CallID
+			}
+			if !answered[id] {
+				missing = append(missing, p)
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		if next != nil {
+			fixed := Message{Role: RoleUser, Parts: append(missing, next.Parts...)}
+			out = append(out, fixed)
+			i++
+		} else {
+			out = append(out, Message{Role: RoleUser, Parts: missing})
+		}
+	}
+	return out
+}

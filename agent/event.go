@@ -1,0 +1,65 @@
+package agent
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// EventType names the events of the single stream a turn emits.
+type EventType string
+
+const (
+	EventTextDelta      EventType = "text_delta"
+	EventSearchStarted  EventType = "search_started"
+	EventSearchFinished EventType = "search_finished"
+	EventToolStarted    EventType = "tool_call_started"
+	EventToolFinished   EventType = "tool_call_finished"
+	EventServerTool     EventType = "server_tool_call"
+	EventApproval       EventType = "approval_requested"
+	EventMessage        EventType = "message"
+	EventUsage          EventType = "usage"
+	EventWarning        EventType = "warning"
+	EventError          EventType = "error"
+	EventDone           EventType = "done"
+)
+
+// Event is one item of a turn's event stream. Terminal events (error, done)
+// are always delivered.
+type Event struct {
+	Type EventType `json:"type"`
+	Text string    `json:"text,omitempty"`
+	// Search is set on search_started / search_finished.
+	Search *SearchEvent `json:"search,omitempty"`
+	// Tool is set on tool_call_started / tool_call_finished / approval_requested.
+	Tool *ToolEvent `json:"tool,omitempty"`
+	// ServerTool is set on server_tool_call.
+	ServerTool *ServerTool `json:"server_tool,omitempty"`
+	Usage      *Usage      `json:"usage,omitempty"`
+	// Message is set on message: a completed message appended to history.
+	Message *Message `json:"message,omitempty"`
+	Err     string   `json:"error,omitempty"`
+	// Request is the 1-based request number within the turn, on usage events.
+	Request int `json:"request,omitempty"`
+}
+
+// SearchEvent describes one tool search.
+type SearchEvent struct {
+	ID    string   `json:"id"`
+	Where string   `json:"where"`
+	Query string   `json:"query"`
+	Tools []string `json:"tools,omitempty"`
+	Error string   `json:"error,omitempty"`
+}
+
+// ToolEvent describes one local tool call.
+type ToolEvent struct {
+	ID       string          `json:"id"`
+	Name     string          `json:"name"`
+	Server   string          `json:"server,omitempty"`
+	Input    json.RawMessage `json:"input,omitempty"`
+	Result   string          `json:"result,omitempty"`
+	IsError  bool            `json:"is_error,omitempty"`
+	Duration time.Duration   `json:"duration_ns,omitempty"`
+	// Discovered is true when the tool was deferred and found by a search.
+	Discovered bool `json:"discovered,omitempty"`
+}

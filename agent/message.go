@@ -1,0 +1,179 @@
+// Package agent is the provider-neutral core: the message model, the turn
+// loop, tool dispatch and the event stream. It never imports a provider
+// package and never sees a provider's field names; provider-specific blocks
+// travel as opaque Raw parts tagged with the provider and API that made them.
+package agent
+
+import "encoding/json"
+
+// Role is who authored a message.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+)
+
+// PartType is the closed set of message part kinds.
+type PartType string
+
+const (
+	PartText         PartType = "text"
+	PartToolCall     PartType = "tool_call"
+	PartToolResult   PartType = "tool_result"
+	PartSearchCall   PartType = "search_call"
+	PartSearchResult PartType = "search_result"
+	PartServerTool   PartType = "server_tool"
+	PartRaw          PartType = "raw"
+)
+
+// Where a tool search ran.
+const (
+	WhereProvider = "provider"
+	WhereClient   = "client"
+)
+
+// Message is one entry of the conversation history.
+type Message struct {
+	Role  Role   `json:"role"`
+	Parts []Part `json:"parts"`
+	// Interrupted marks a message cut off mid-stream (cancel, crash, stream error).
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// Part is one typed piece of a message. Exactly one payload field is set,
+// matching Type.
+type Part struct {
+	Type         PartType      `json:"type"`
+	Text         string        `json:"text,omitempty"`
+	ToolCall     *ToolCall     `json:"tool_call,omitempty"`
+	ToolResult   *ToolResult   `json:"tool_result,omitempty"`
+	SearchCall   *SearchCall   `json:"search_call,omitempty"`
+	SearchResult *SearchResult `json:"search_result,omitempty"`
+	ServerTool   *ServerTool   `json:"server_tool,omitempty"`
+	Raw          *Raw          `json:"raw,omitempty"`
+}
+
+// ToolCall is a model's request to run a local (client-executed) tool.
+type ToolCall struct {
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+// ToolResult answers a ToolCall (or a client-side SearchCall, see SearchResult).
+type ToolResult struct {
+	CallID  string  `json:"call_id"`
+	Name    string  `json:"name,omitempty"`
+	Text    string  `json:"text"`
+	Images  []Image `json:"images,omitempty"`
+	IsError bool    `json:"is_error,omitempty"`
+}
+
+// Image is binary content returned by a tool.
+type Image struct {
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"` // base64
+}
+
+// SearchCall is a tool search the model asked for. Where tells whether the
+// provider runs it (native search) or the agent does (client-side search).
+type SearchCall struct {
+	ID      string `json:"id"`
+	Where   string `json:"where"`
+	Query   string `json:"query,omitempty"`
+	Pattern string `json:"pattern,omitempty"`
+	// Names is set when the model selects tools by exact name (select:NAME or paths).
+	Names []string `json:"names,omitempty"`
+	Limit int      `json:"limit,omitempty"`
+}
+
+// Text is a human readable rendering of what was searched for.
+func (s SearchCall) Text() string {
+	switch {
+	case s.Query != "":
+		return s.Query
+	case s.Pattern != "":
+		return s.Pattern
+	case len(s.Names) > 0:
+		b, _ := json.Marshal(s.Names)
+		return "select:" + string(b)
+	}
+	return ""
+}
+
+// SearchResult carries the tools a search discovered. For provider searches it
+// sits in the assistant message (or, when the provider split the pair, at the
+// start of the next one); for client searches the agent appends it in the
+// following user message as the answer to the SearchCall.
+type SearchResult struct {
+	CallID string   `json:"call_id"`
+	Where  string   `json:"where"`
+	Tools  []string `json:"tools"`
+	Error  string   `json:"error,omitempty"`
+}
+
+// ServerTool is a provider-hosted tool call (web search, code execution,
+// remote MCP) that ran inside the provider's own request.
+type ServerTool struct {
+	ID      string          `json:"id"`
+	Name    string          `json:"name"`
+	Input   json.RawMessage `json:"input,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	IsError bool            `json:"is_error,omitempty"`
+	Sources []Source        `json:"sources,omitempty"`
+	// Pending is set when the provider waits for the user's approval.
+	Pending bool `json:"pending,omitempty"`
+}
+
+// Source is a web source cited by an answer.
+type Source struct {
+	URL   string `json:"url"`
+	Title string `json:"title,omitempty"`
+}
+
+// Raw carries a provider's own blocks verbatim so they can be replayed
+// byte for byte to the provider and API that produced them, and only to it.
+type Raw struct {
+	Provider string          `json:"provider"`
+	API      string          `json:"api"`
+	Data     json.RawMessage `json:"data"`
+}
+
+// Text joins the message's text parts.
+func (m Message) Text() string {
+	var s string
+	for _, p := range m.Parts {
+		if p.Type == PartText {
+			s += p.Text
+		}
+	}
+	return s
+}
+
+// RawFor returns the message's raw payload for provider and api, if any.
+func (m Message) RawFor(provider, api string) *Raw {
+	for _, p := range m.Parts {
+		if p.Type == PartRaw && p.Raw != nil && p.Raw.Provider == provider && p.Raw.API == api {
+			return p.Raw
+		}
+	}
+	return nil
+}
+
+// TextPart, and friends, build parts.
+func TextPart(s string) Part { return Part{Type: PartText, Text: s} }
+
+func ToolCallPart(c ToolCall) Part { return Part{Type: PartToolCall, ToolCall: &c} }
+
+func ToolResultPart(r ToolResult) Part { return Part{Type: PartToolResult, ToolResult: &r} }
+
+func SearchCallPart(c SearchCall) Part { return Part{Type: PartSearchCall, SearchCall: &c} }
+
+func SearchResultPart(r SearchResult) Part { return Part{Type: PartSearchResult, SearchResult: &r} }
+
+func ServerToolPart(s ServerTool) Part { return Part{Type: PartServerTool, ServerTool: &s} }
+
+func RawPart(provider, api string, data json.RawMessage) Part {
+	return Part{Type: PartRaw, Raw: &Raw{Provider: provider, API: api, Data: data}}
+}

@@ -1,0 +1,180 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// SearchMode is how deferred tools are found.
+type SearchMode string
+
+const (
+	// SearchNative uses the provider's own tool search where the provider and
+	// model have one, and falls back to client-side search elsewhere.
+	SearchNative SearchMode = "native"
+	// SearchClient always uses the agent's own engine.
+	SearchClient SearchMode = "client"
+	// SearchOff sends every tool eagerly.
+	SearchOff SearchMode = "off"
+)
+
+// ParseSearchMode validates a user-supplied search mode.
+func ParseSearchMode(s string) (SearchMode, error) {
+	switch SearchMode(s) {
+	case SearchNative, SearchClient, SearchOff:
+		return SearchMode(s), nil
+	case "":
+		return SearchNative, nil
+	}
+	return "", errors.New(`unknown search mode "` + s + `": use native, client or off`)
+}
+
+// ToolDef is what a provider needs to advertise a tool.
+type ToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"input_schema"`
+	// Server is the MCP server (or other source) the tool comes from; display only.
+	Server string `json:"server,omitempty"`
+}
+
+// ProviderTool is a provider-hosted tool asked for by the user: an alias
+// (web_search, web_fetch, code_execution, mcp) with options in the provider's
+// own vocabulary, or a raw definition passed through unchanged.
+type ProviderTool struct {
+	Alias   string          `json:"alias,omitempty"`
+	Options json.RawMessage `json:"options,omitempty"`
+	Raw     json.RawMessage `json:"raw,omitempty"`
+}
+
+// Request is one neutral request. Adapters render it to their own JSON; the
+// tools array they render must be a pure function of Tools, Deferred,
+// Search, SearchAlgo, ProviderTools and Model so that it is byte-identical on
+// every request of a conversation.
+type Request struct {
+	Model     string
+	System    string
+	Messages  []Message
+	MaxTokens int
+	// Tools are sent as usual; Deferred stay out of context until searched.
+	Tools    []ToolDef
+	Deferred []ToolDef
+	// Search is the mode asked for; the adapter resolves it for this model.
+	Search SearchMode
+	// SearchAlgo picks the native search variant where there is a choice
+	// ("bm25" or "regex" on Anthropic).
+	SearchAlgo    string
+	ProviderTools []ProviderTool
+	// NoStream asks for a non-streaming request.
+	NoStream bool
+}
+
+// Usage is token accounting for one request.
+type Usage struct {
+	InputTokens      int            `json:"input_tokens"`
+	OutputTokens     int            `json:"output_tokens"`
+	CacheReadTokens  int            `json:"cache_read_input_tokens"`
+	CacheWriteTokens int            `json:"cache_creation_input_tokens"`
+	ServerToolUses   map[string]int `json:"server_tool_use,omitempty"`
+}
+
+// Add accumulates u2 into u.
+func (u *Usage) Add(u2 Usage) {
+	u.InputTokens += u2.InputTokens
+	u.OutputTokens += u2.OutputTokens
+	u.CacheReadTokens += u2.CacheReadTokens
+	u.CacheWriteTokens += u2.CacheWriteTokens
+	for k, v := range u2.ServerToolUses {
+		if u.ServerToolUses == nil {
+			u.ServerToolUses = map[string]int{}
+		}
+		u.ServerToolUses[k] += v
+	}
+}
+
+// Response is what a provider returns for one request: the assistant message
+// (with its raw blocks), usage and why it stopped.
+type Response struct {
+	Message    Message
+	Usage      Usage
+	StopReason string
+	// ToolsHash is the sha256 (hex) of the rendered tools array.
+	ToolsHash string
+	// Resolved is the search mode the adapter actually used for this request.
+	Resolved SearchMode
+}
+
+// StreamEvent is a delta reported by an adapter while it streams.
+type StreamEvent struct {
+	Type         EventType
+	Text         string
+	SearchCall   *SearchCall
+	SearchResult *SearchResult
+	ServerTool   *ServerTool
+}
+
+// Provider is one wire API. It is defined here, where it is consumed; each
+// adapter under providers/ implements it.
+type Provider interface {
+	// Name and API tag raw parts ("anthropic"/"messages", "openai"/"responses").
+	Name() string
+	API() string
+	// NativeSearch reports whether this provider searches deferred tools
+	// itself for model. It is consulted on every request.
+	NativeSearch(model string) bool
+	// Send performs one request. emit receives deltas as they stream. On an
+	// error mid-stream Send returns what arrived so far with Interrupted set.
+	Send(ctx context.Context, req *Request, emit func(StreamEvent)) (*Response, error)
+}
+
+// ResolveSearch is the per-request deferral decision shared by every adapter.
+func ResolveSearch(p Provider, req *Request) SearchMode {
+	if len(req.Deferred) == 0 {
+		return SearchOff
+	}
+	switch req.Search {
+	case SearchOff:
+		return SearchOff
+	case SearchClient:
+		return SearchClient
+	}
+	if p.NativeSearch(req.Model) {
+		return SearchNative
+	}
+	return SearchClient
+}
+
+// APIError is a provider's error answer, shown with its type and message.
+type APIError struct {
+	Provider   string
+	Status     int
+	Type       string
+	Message    string
+	RequestID  string
+	RetryAfter string
+}
+
+func (e *APIError) Error() string {
+	s := e.Provider + " API error"
+	if e.Status != 0 {
+		s += " (" + itoa(e.Status) + ")"
+	}
+	if e.Type != "" {
+		s += ": " + e.Type
+	}
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	return s
+}
+
+// Retryable reports whether the request may succeed if sent again.
+func (e *APIError) Retryable() bool {
+	return e.Status == 408 || e.Status == 409 || e.Status == 429 || e.Status >= 500
+}
+
+func itoa(i int) string {
+	b, _ := json.Marshal(i)
+	return string(b)
+}

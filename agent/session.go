@@ -1,0 +1,323 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/agent-dev/agent/tools"
+)
+
+// Searcher runs a client-side tool search over the deferred catalog and
+// returns the names of the tools found, best first.
+type Searcher interface {
+	Search(ctx context.Context, call SearchCall) ([]string, error)
+}
+
+// Store persists a session as it happens. Each call commits on its own so a
+// crash loses at most the streaming text since the last SavePartial.
+type Store interface {
+	AppendMessage(ctx context.Context, m Message) error
+	SavePartial(ctx context.Context, m Message) error
+	RecordRequest(ctx context.Context, r RequestRecord) error
+}
+
+// RequestRecord is what is kept of one provider request.
+type RequestRecord struct {
+	Provider  string
+	API       string
+	Model     string
+	Usage     Usage
+	ToolsHash string
+	Resolved  SearchMode
+}
+
+// Approver asks the user whether a tool call may run.
+type Approver interface {
+	Approve(ctx context.Context, call ToolEvent) (bool, error)
+}
+
+// Session is one conversation: its history, tool sets and settings.
+type Session struct {
+	ID       string
+	Provider Provider
+	Model    string
+	// Fallback is used, with FallbackModel, when Provider stays overloaded.
+	Fallback      Provider
+	FallbackModel string
+	System        string
+	Tools         *tools.Set
+	Search        SearchMode
+	SearchAlgo    string
+	ProviderTools []ProviderTool
+	// MaxSteps bounds the provider requests of one turn.
+	MaxSteps  int
+	MaxTokens int
+	NoStream  bool
+	Searcher  Searcher
+	Store     Store
+	Approver  Approver
+	// NeedsApproval reports whether a call of t must be approved first.
+	NeedsApproval func(t tools.Tool) bool
+	// Retries is how many times a retryable provider error is retried.
+	Retries int
+	// Backoff is the first retry delay; it doubles with jitter.
+	Backoff time.Duration
+	// PartialEvery is how often streaming text is checkpointed to the store.
+	PartialEvery time.Duration
+
+	mu      sync.Mutex
+	History []Message
+	Totals  Usage
+}
+
+// Send runs one turn in the background and returns its event stream, which
+// ends with EventDone.
+func (s *Session) Send(ctx context.Context, text string) <-chan Event {
+	ch := make(chan Event, 64)
+	go func() {
+		defer close(ch)
+		_ = s.Run(ctx, text, func(e Event) { ch <- e })
+	}()
+	return ch
+}
+
+// Run runs one turn: it sends the user's text, streams the answer, runs the
+// tool calls it contains and loops until the model stops, the step budget is
+// spent or ctx is cancelled. Every event goes to emit; the last is done.
+func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err error) {
+	defer func() {
+		if err != nil {
+			emit(Event{Type: EventError, Err: err.Error()})
+		}
+		emit(Event{Type: EventDone})
+	}()
+	s.defaults()
+	s.mu.Lock()
+	s.History = RepairHistory(s.History)
+	s.mu.Unlock()
+	if text != "" {
+		if err := s.appendMessage(ctx, Message{Role: RoleUser, Parts: []Part{TextPart(text)}}, emit); err != nil {
+			return err
+		}
+	}
+	for step := 1; ; step++ {
+		if step > s.MaxSteps {
+			return fmt.Errorf("step budget of %d requests spent: the model is still calling tools; raise --max-steps or ask again", s.MaxSteps)
+		}
+		resp, err := s.request(ctx, emit)
+		if resp != nil {
+			if len(resp.Message.Parts) > 0 {
+				if aerr := s.appendMessage(context.WithoutCancel(ctx), resp.Message, emit); aerr != nil && err == nil {
+					err = aerr
+				}
+			}
+			u := resp.Usage
+			s.mu.Lock()
+			s.Totals.Add(u)
+			s.mu.Unlock()
+			emit(Event{Type: EventUsage, Usage: &u, Request: step})
+			if s.Store != nil {
+				_ = s.Store.RecordRequest(context.WithoutCancel(ctx), RequestRecord{
+					Provider: s.Provider.Name(), API: s.Provider.API(), Model: s.Model,
+					Usage: u, ToolsHash: resp.ToolsHash, Resolved: resp.Resolved,
+				})
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("turn cancelled: %w", ctx.Err())
+			}
+			return err
+		}
+		results := s.runCalls(ctx, resp.Message, emit)
+		if len(results) == 0 {
+			return nil
+		}
+		if err := s.appendMessage(context.WithoutCancel(ctx), Message{Role: RoleUser, Parts: results}, emit); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("turn cancelled: %w", ctx.Err())
+		}
+	}
+}
+
+func (s *Session) defaults() {
+	if s.MaxSteps <= 0 {
+		s.MaxSteps = 25
+	}
+	if s.Retries == 0 {
+		s.Retries = 4
+	}
+	if s.Backoff <= 0 {
+		s.Backoff = 500 * time.Millisecond
+	}
+	if s.PartialEvery <= 0 {
+		s.PartialEvery = 250 * time.Millisecond
+	}
+	if s.Tools == nil {
+		s.Tools = tools.NewSet()
+	}
+}
+
+// BuildRequest renders the neutral request for the current history and
+// settings. The tool lists depend on the settings alone, never on what was
+// discovered, so the provider renders the same tools array every time.
+func (s *Session) BuildRequest() *Request {
+	s.defaults()
+	s.mu.Lock()
+	hist := append([]Message(nil), s.History...)
+	s.mu.Unlock()
+	req := &Request{
+		Model: s.Model, System: s.System, Messages: hist, MaxTokens: s.MaxTokens,
+		Search: s.Search, SearchAlgo: s.SearchAlgo, ProviderTools: s.ProviderTools, NoStream: s.NoStream,
+	}
+	for _, t := range s.Tools.Active() {
+		req.Tools = append(req.Tools, defOf(t))
+	}
+	if s.Search == SearchOff {
+		for _, t := range s.Tools.Deferred() {
+			req.Tools = append(req.Tools, defOf(t))
+		}
+		return req
+	}
+	for _, t := range s.Tools.Deferred() {
+		req.Deferred = append(req.Deferred, defOf(t))
+	}
+	return req
+}
+
+func defOf(t tools.Tool) ToolDef {
+	return ToolDef{Name: t.Name, Description: t.Description, Schema: t.Schema, Server: t.Server}
+}
+
+// request sends one request with retries. A retryable error is retried only
+// while nothing has streamed, so no text is ever shown twice.
+func (s *Session) request(ctx context.Context, emit func(Event)) (*Response, error) {
+	p, model := s.Provider, s.Model
+	var lastErr error
+	for attempt := 0; ; attempt++ {
+		req := s.BuildRequest()
+		req.Model = model
+		streamed := false
+		partial := Message{Role: RoleAssistant}
+		lastSave := time.Now()
+		resp, err := p.Send(ctx, req, func(se StreamEvent) {
+			streamed = true
+			switch se.Type {
+			case EventTextDelta:
+				emit(Event{Type: EventTextDelta, Text: se.Text})
+				partial.Parts = appendText(partial.Parts, se.Text)
+				if s.Store != nil && time.Since(lastSave) >= s.PartialEvery {
+					lastSave = time.Now()
+					_ = s.Store.SavePartial(context.WithoutCancel(ctx), partial)
+				}
+			case EventSearchStarted:
+				if c := se.SearchCall; c != nil {
+					emit(Event{Type: EventSearchStarted, Search: &SearchEvent{ID: c.ID, Where: WhereProvider, Query: c.Text()}})
+				}
+			case EventSearchFinished:
+				if r := se.SearchResult; r != nil {
+					emit(Event{Type: EventSearchFinished, Search: &SearchEvent{ID: r.CallID, Where: WhereProvider, Tools: r.Tools, Error: r.Error}})
+				}
+			case EventServerTool:
+				emit(Event{Type: EventServerTool, ServerTool: se.ServerTool})
+			}
+		})
+		if err == nil {
+			return resp, nil
+		}
+		lastErr = err
+		var ae *APIError
+		if streamed || ctx.Err() != nil || !errors.As(err, &ae) || !ae.Retryable() {
+			return resp, err
+		}
+		if attempt >= s.Retries {
+			if s.Fallback != nil && p != s.Fallback {
+				emit(Event{Type: EventWarning, Text: fmt.Sprintf("%s: switching to fallback model %s", err, s.FallbackModel)})
+				p, model, attempt = s.Fallback, s.FallbackModel, -1
+				continue
+			}
+			return resp, fmt.Errorf("gave up after %d retries: %w", s.Retries, lastErr)
+		}
+		d := backoff(s.Backoff, attempt, ae.RetryAfter)
+		emit(Event{Type: EventWarning, Text: fmt.Sprintf("%s; retrying in %s", err, d.Round(time.Millisecond))})
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(d):
+		}
+	}
+}
+
+// backoff honours retry-after (seconds) when given, else doubles base with
+// full jitter on the upper half.
+func backoff(base time.Duration, attempt int, retryAfter string) time.Duration {
+	if secs, err := strconv.ParseFloat(retryAfter, 64); err == nil && secs >= 0 {
+		return time.Duration(secs * float64(time.Second))
+	}
+	d := base << attempt
+	if d > 30*time.Second {
+		d = 30 * time.Second
+	}
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}
+
+func appendText(ps []Part, t string) []Part {
+	if n := len(ps); n > 0 && ps[n-1].Type == PartText {
+		ps[n-1].Text += t
+		return ps
+	}
+	return append(ps, TextPart(t))
+}
+
+func (s *Session) appendMessage(ctx context.Context, m Message, emit func(Event)) error {
+	s.mu.Lock()
+	s.History = append(s.History, m)
+	s.mu.Unlock()
+	emit(Event{Type: EventMessage, Message: &m})
+	if s.Store != nil {
+		if err := s.Store.AppendMessage(ctx, m); err != nil {
+			return fmt.Errorf("save message: %w", err)
+		}
+	}
+	return nil
+}
+
+// Messages returns a copy of the history.
+func (s *Session) Messages() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Message(nil), s.History...)
+}
+
+// Discovered returns the names of the tools searches have found so far.
+func (s *Session) Discovered() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Discovered(s.History)
+}
+
+// Discovered lists, once each and in order, the tools found by searches in msgs.
+func Discovered(msgs []Message) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Type == PartSearchResult && p.SearchResult != nil {
+				for _, t := range p.SearchResult.Tools {
+					if !seen[t] {
+						seen[t] = true
+						out = append(out, t)
+					}
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,326 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/tools"
+)
+
+// scripted is a neutral provider for loop tests: it returns queued
+// responses and records the requests it saw. Wire formats are covered by the
+// adapters' own fakes.
+type scripted struct {
+	mu     sync.Mutex
+	turns  []func(req *agent.Request, emit func(agent.StreamEvent)) (*agent.Response, error)
+	reqs   []*agent.Request
+	native bool
+}
+
+var _ agent.Provider = (*scripted)(nil)
+
+func (s *scripted) Name() string             { return "scripted" }
+func (s *scripted) API() string              { return "test" }
+func (s *scripted) NativeSearch(string) bool { return s.native }
+func (s *scripted) Send(ctx context.Context, req *agent.Request, emit func(agent.StreamEvent)) (*agent.Response, error) {
+	s.mu.Lock()
+	s.reqs = append(s.reqs, req)
+	if len(s.turns) == 0 {
+		s.mu.Unlock()
+		return nil, errors.New("script exhausted")
+	}
+	f := s.turns[0]
+	s.turns = s.turns[1:]
+	s.mu.Unlock()
+	return f(req, emit)
+}
+
+func answer(parts ...agent.Part) func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error) {
+	return func(req *agent.Request, emit func(agent.StreamEvent)) (*agent.Response, error) {
+		for _, p := range parts {
+			if p.Type == agent.PartText {
+				emit(agent.StreamEvent{Type: agent.EventTextDelta, Text: p.Text})
+			}
+		}
+		return &agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Parts: parts}, Usage: agent.Usage{InputTokens: 10, OutputTokens: 2}}, nil
+	}
+}
+
+func call(id, name, input string) agent.Part {
+	return agent.ToolCallPart(agent.ToolCall{ID: id, Name: name, Input: json.RawMessage(input)})
+}
+
+func echoTool(name string, deferred bool, exec tools.Executor) tools.Tool {
+	if exec == nil {
+		exec = func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+			return tools.Result{Text: name + ":" + string(args)}, nil
+		}
+	}
+	return tools.Tool{Name: name, Description: "echo", Deferred: deferred, Exec: exec,
+		Schema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"integer"}},"required":["x"]}`)}
+}
+
+type fixedSearcher []string
+
+func (f fixedSearcher) Search(context.Context, agent.SearchCall) ([]string, error) { return f, nil }
+
+func collect(t *testing.T, s *agent.Session, text string) ([]agent.Event, error) {
+	t.Helper()
+	var evs []agent.Event
+	err := s.Run(t.Context(), text, func(e agent.Event) { evs = append(evs, e) })
+	return evs, err
+}
+
+func TestLoopRunsToolsAndDiscoveredToolsAlike(t *testing.T) {
+	set := tools.NewSet()
+	if err := set.Add(nil, echoTool("active", false, nil), echoTool("hidden", true, nil)); err != nil {
+		t.Fatal(err)
+	}
+	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){
+		answer(agent.SearchCallPart(agent.SearchCall{ID: "s1", Where: agent.WhereClient, Query: "hidden"})),
+		answer(call("c1", "active", `{"x":1}`), call("c2", "hidden", `{"x":2}`)),
+		answer(agent.TextPart("done")),
+	}}
+	s := &agent.Session{Provider: p, Model: "m", Tools: set, Search: agent.SearchClient, Searcher: fixedSearcher{"hidden"}}
+	evs, err := collect(t, s, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.reqs) != 3 {
+		t.Fatalf("requests = %d, want 3", len(p.reqs))
+	}
+	// The tool lists are the same on every request: discovery never rewrites them.
+	for i, r := range p.reqs {
+		if len(r.Tools) != 1 || r.Tools[0].Name != "active" || len(r.Deferred) != 1 {
+			t.Errorf("request %d tools = %v deferred = %v", i, r.Tools, r.Deferred)
+		}
+	}
+	res := s.Messages()[4]
+	if res.Parts[0].ToolResult.Text != `active:{"x":1}` || res.Parts[1].ToolResult.Text != `hidden:{"x":2}` {
+		t.Errorf("results = %+v", res.Parts)
+	}
+	var types []agent.EventType
+	for _, e := range evs {
+		types = append(types, e.Type)
+	}
+	got := strings.Join(func() []string {
+		var o []string
+		for _, t := range types {
+			if t != agent.EventMessage && t != agent.EventUsage {
+				o = append(o, string(t))
+			}
+		}
+		return o
+	}(), ",")
+	if !strings.Contains(got, "search_started,search_finished") || !strings.HasSuffix(got, "text_delta,done") {
+		t.Errorf("events = %s", got)
+	}
+	if d := s.Discovered(); len(d) != 1 || d[0] != "hidden" {
+		t.Errorf("discovered = %v", d)
+	}
+}
+
+func TestToolCallsRunConcurrently(t *testing.T) {
+	var running, peak atomic.Int32
+	release := make(chan struct{})
+	slow := func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+		if n := running.Add(1); n > peak.Load() {
+			peak.Store(n)
+		}
+		if running.Load() == 2 {
+			close(release)
+		}
+		select {
+		case <-release:
+		case <-time.After(5 * time.Second):
+		}
+		running.Add(-1)
+		return tools.Result{Text: "ok"}, nil
+	}
+	set := tools.NewSet()
+	_ = set.Add(nil, echoTool("a", false, slow), echoTool("b", false, slow))
+	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){
+		answer(call("1", "a", `{"x":1}`), call("2", "b", `{"x":1}`)),
+		answer(agent.TextPart("ok")),
+	}}
+	s := &agent.Session{Provider: p, Tools: set}
+	if _, err := collect(t, s, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if peak.Load() != 2 {
+		t.Errorf("peak concurrency = %d, want 2", peak.Load())
+	}
+}
+
+func TestBadArgumentsAndUnknownToolAreToolErrors(t *testing.T) {
+	set := tools.NewSet()
+	_ = set.Add(nil, echoTool("a", true, nil))
+	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){
+		answer(call("1", "a", `{"x":"nope"}`), call("2", "ghost", `{}`), call("3", "a", `not json`)),
+		answer(agent.TextPart("ok")),
+	}}
+	s := &agent.Session{Provider: p, Tools: set}
+	if _, err := collect(t, s, "go"); err != nil {
+		t.Fatal(err)
+	}
+	parts := s.Messages()[2].Parts
+	for i, want := range []string{"invalid arguments for a: at /x", `unknown tool "ghost"`, "not valid JSON"} {
+		r := parts[i].ToolResult
+		if !r.IsError || !strings.Contains(r.Text, want) {
+			t.Errorf("result %d = %+v, want error containing %q", i, r, want)
+		}
+	}
+}
+
+func TestStepBudget(t *testing.T) {
+	set := tools.NewSet()
+	_ = set.Add(nil, echoTool("a", false, nil))
+	var turns []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error)
+	for i := 0; i < 5; i++ {
+		turns = append(turns, answer(call("c", "a", `{"x":1}`)))
+	}
+	p := &scripted{turns: turns}
+	s := &agent.Session{Provider: p, Tools: set, MaxSteps: 3}
+	_, err := collect(t, s, "go")
+	if err == nil || !strings.Contains(err.Error(), "step budget of 3") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(p.reqs) != 3 {
+		t.Errorf("requests = %d", len(p.reqs))
+	}
+}
+
+func TestRetryHonoursRetryAfterOnlyBeforeStreaming(t *testing.T) {
+	overloaded := func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error) {
+		return nil, &agent.APIError{Provider: "x", Status: 529, Type: "overloaded_error", RetryAfter: "0"}
+	}
+	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){
+		overloaded, overloaded, answer(agent.TextPart("hi")),
+	}}
+	s := &agent.Session{Provider: p}
+	evs, err := collect(t, s, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	warnings := 0
+	for _, e := range evs {
+		if e.Type == agent.EventWarning {
+			warnings++
+		}
+	}
+	if warnings != 2 || len(p.reqs) != 3 {
+		t.Errorf("warnings = %d requests = %d", warnings, len(p.reqs))
+	}
+
+	// A stream cut after text arrived is not retried: the text is kept.
+	cut := func(req *agent.Request, emit func(agent.StreamEvent)) (*agent.Response, error) {
+		emit(agent.StreamEvent{Type: agent.EventTextDelta, Text: "partial"})
+		return &agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("partial")}, Interrupted: true}},
+			&agent.APIError{Provider: "x", Status: 529, Message: "stream cut"}
+	}
+	p2 := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){cut}}
+	s2 := &agent.Session{Provider: p2}
+	if _, err := collect(t, s2, "go"); err == nil {
+		t.Fatal("want error")
+	}
+	h := s2.Messages()
+	if len(p2.reqs) != 1 || len(h) != 2 || !h[1].Interrupted || h[1].Text() != "partial" {
+		t.Errorf("reqs = %d history = %+v", len(p2.reqs), h)
+	}
+}
+
+func TestRepairHistoryAnswersDanglingCalls(t *testing.T) {
+	h := []agent.Message{
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("hi")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{call("1", "a", `{}`), agent.SearchCallPart(agent.SearchCall{ID: "s", Where: agent.WhereClient, Query: "q"})}},
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("again")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{call("2", "a", `{}`)}},
+	}
+	got := agent.RepairHistory(h)
+	if len(got) != 5 {
+		t.Fatalf("len = %d", len(got))
+	}
+	if p := got[2].Parts; len(p) != 3 || p[0].ToolResult == nil || p[1].SearchResult == nil || p[2].Text != "again" {
+		t.Errorf("repaired user message = %+v", p)
+	}
+	if p := got[4].Parts; len(p) != 1 || p[0].ToolResult.CallID != "2" || !p[0].ToolResult.IsError {
+		t.Errorf("appended = %+v", p)
+	}
+	// Already valid history is unchanged.
+	if again := agent.RepairHistory(got); len(again) != len(got) {
+		t.Errorf("repair is not idempotent")
+	}
+}
+
+func TestCancelKeepsWhatArrived(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){
+		func(req *agent.Request, emit func(agent.StreamEvent)) (*agent.Response, error) {
+			emit(agent.StreamEvent{Type: agent.EventTextDelta, Text: "so far"})
+			cancel()
+			return &agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("so far")}, Interrupted: true}}, context.Canceled
+		},
+	}}
+	s := &agent.Session{Provider: p}
+	err := s.Run(ctx, "go", func(agent.Event) {})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if h := s.Messages(); len(h) != 2 || h[1].Text() != "so far" {
+		t.Errorf("history = %+v", h)
+	}
+}
+
+func TestApprovalDenied(t *testing.T) {
+	ran := false
+	set := tools.NewSet()
+	_ = set.Add(nil, echoTool("danger", false, func(context.Context, json.RawMessage) (tools.Result, error) {
+		ran = true
+		return tools.Result{}, nil
+	}))
+	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){
+		answer(call("1", "danger", `{"x":1}`)), answer(agent.TextPart("ok")),
+	}}
+	s := &agent.Session{Provider: p, Tools: set, NeedsApproval: func(tools.Tool) bool { return true }, Approver: deny{}}
+	if _, err := collect(t, s, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if ran {
+		t.Error("denied tool ran")
+	}
+	if r := s.Messages()[2].Parts[0].ToolResult; !r.IsError || !strings.Contains(r.Text, "denied") {
+		t.Errorf("result = %+v", r)
+	}
+}
+
+type deny struct{}
+
+func (deny) Approve(context.Context, agent.ToolEvent) (bool, error) { return false, nil }
+
+func TestResolveSearch(t *testing.T) {
+	def := []agent.ToolDef{{Name: "x"}}
+	for _, tc := range []struct {
+		native   bool
+		mode     agent.SearchMode
+		deferred []agent.ToolDef
+		want     agent.SearchMode
+	}{
+		{true, agent.SearchNative, def, agent.SearchNative},
+		{false, agent.SearchNative, def, agent.SearchClient},
+		{true, agent.SearchClient, def, agent.SearchClient},
+		{true, agent.SearchOff, def, agent.SearchOff},
+		{true, agent.SearchNative, nil, agent.SearchOff},
+	} {
+		got := agent.ResolveSearch(&scripted{native: tc.native}, &agent.Request{Search: tc.mode, Deferred: tc.deferred})
+		if got != tc.want {
+			t.Errorf("native=%v mode=%s deferred=%d: got %s want %s", tc.native, tc.mode, len(tc.deferred), got, tc.want)
+		}
+	}
+}

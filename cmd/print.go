@@ -1,0 +1,239 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+// printError marks a failed turn in print mode: exit code 1 after the output
+// has been written.
+type printError struct{ err error }
+
+func (e *printError) Error() string { return e.err.Error() }
+func (e *printError) Unwrap() error { return e.err }
+
+// PrintResult is the -p --output-format json object.
+type PrintResult struct {
+	Type            string             `json:"type,omitempty"`
+	SessionID       string             `json:"session_id"`
+	Result          string             `json:"result"`
+	IsError         bool               `json:"is_error"`
+	Error           string             `json:"error,omitempty"`
+	NumRequests     int                `json:"num_requests"`
+	Provider        string             `json:"provider"`
+	Model           string             `json:"model"`
+	Usage           PrintUsage         `json:"usage"`
+	Searches        []PrintSearch      `json:"searches"`
+	ToolCalls       []PrintToolCall    `json:"tool_calls"`
+	ServerToolCalls []PrintServerTool  `json:"server_tool_calls"`
+	Sources         []agent.Source     `json:"sources"`
+	Warnings        []string           `json:"warnings,omitempty"`
+	Discovered      []string           `json:"discovered_tools"`
+	ToolsHash       string             `json:"tools_hash,omitempty"`
+}
+
+// PrintUsage mirrors the provider usage fields.
+type PrintUsage struct {
+	InputTokens              int            `json:"input_tokens"`
+	OutputTokens             int            `json:"output_tokens"`
+	CacheReadInputTokens     int            `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int            `json:"cache_creation_input_tokens"`
+	ServerToolUse            map[string]int `json:"server_tool_use,omitempty"`
+}
+
+// PrintSearch is one tool search of the turn.
+type PrintSearch struct {
+	Query string   `json:"query"`
+	Tools []string `json:"tools"`
+	Where string   `json:"where"`
+	Error string   `json:"error,omitempty"`
+}
+
+// PrintToolCall is one local tool call of the turn.
+type PrintToolCall struct {
+	Name    string `json:"name"`
+	IsError bool   `json:"is_error"`
+}
+
+// PrintServerTool is one provider-hosted tool call.
+type PrintServerTool struct {
+	Name    string          `json:"name"`
+	Input   json.RawMessage `json:"input"`
+	IsError bool            `json:"is_error"`
+}
+
+// printApprover answers approval requests in print mode: allowed only with --yes.
+type printApprover struct {
+	yes    bool
+	stderr io.Writer
+}
+
+func (a printApprover) Approve(_ context.Context, call agent.ToolEvent) (bool, error) {
+	if !a.yes {
+		fmt.Fprintf(a.stderr, "agent: denied %s: it needs approval; rerun with --yes to allow it\n", call.Name)
+	}
+	return a.yes, nil
+}
+
+func readPrompt(g *Globals) (string, error) {
+	prompt := g.Prompt
+	if f, ok := g.Stdin.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice == 0 {
+			b, err := io.ReadAll(f)
+			if err != nil {
+				return "", fmt.Errorf("read stdin: %w", err)
+			}
+			if s := strings.TrimSpace(string(b)); s != "" {
+				if prompt != "" {
+					prompt += "\n\n"
+				}
+				prompt += s
+			}
+		}
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", usagef("empty prompt: give one with -p \"...\" or pipe it on stdin")
+	}
+	return prompt, nil
+}
+
+func runPrint(ctx context.Context, g *Globals) error {
+	prompt, err := readPrompt(g)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	rt, err := buildRuntime(ctx, g, printApprover{yes: g.Yes, stderr: g.Stderr})
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	res := PrintResult{SessionID: rt.Session.ID, Provider: rt.Session.Provider.Name(), Model: rt.Session.Model,
+		Searches: []PrintSearch{}, ToolCalls: []PrintToolCall{}, ServerToolCalls: []PrintServerTool{}, Sources: []agent.Source{}}
+	res.Warnings = append(res.Warnings, rt.Warnings...)
+	for _, w := range rt.Warnings {
+		fmt.Fprintln(g.Stderr, "agent: warning: "+w)
+	}
+	enc := json.NewEncoder(g.Stdout)
+	if g.OutputFormat == "stream-json" {
+		_ = enc.Encode(map[string]any{"type": "init", "session_id": res.SessionID, "provider": res.Provider, "model": res.Model})
+	}
+	searchIdx := map[string]int{}
+	seenSource := map[string]bool{}
+	var lastText, allText strings.Builder
+	var turnErr string
+	for ev := range rt.Session.Send(ctx, prompt) {
+		if g.OutputFormat == "stream-json" {
+			_ = enc.Encode(ev)
+		}
+		switch ev.Type {
+		case agent.EventTextDelta:
+			if g.OutputFormat == "text" {
+				fmt.Fprint(g.Stdout, ev.Text)
+			}
+			lastText.WriteString(ev.Text)
+			allText.WriteString(ev.Text)
+		case agent.EventSearchStarted:
+			searchIdx[ev.Search.ID] = len(res.Searches)
+			res.Searches = append(res.Searches, PrintSearch{Query: ev.Search.Query, Where: ev.Search.Where, Tools: []string{}})
+		case agent.EventSearchFinished:
+			i, ok := searchIdx[ev.Search.ID]
+			if !ok {
+				// A search finished in a later response than it began (split pair).
+				i = len(res.Searches)
+				res.Searches = append(res.Searches, PrintSearch{Query: ev.Search.Query, Where: ev.Search.Where})
+				searchIdx[ev.Search.ID] = i
+			}
+			if ev.Search.Tools != nil {
+				res.Searches[i].Tools = ev.Search.Tools
+			}
+			res.Searches[i].Error = ev.Search.Error
+		case agent.EventToolStarted:
+			lastText.Reset()
+		case agent.EventToolFinished:
+			res.ToolCalls = append(res.ToolCalls, PrintToolCall{Name: ev.Tool.Name, IsError: ev.Tool.IsError})
+		case agent.EventServerTool:
+			st := ev.ServerTool
+			if st != nil && !st.Pending && len(st.Result) > 0 || st != nil && st.IsError {
+				res.ServerToolCalls = append(res.ServerToolCalls, PrintServerTool{Name: st.Name, Input: st.Input, IsError: st.IsError})
+			}
+			if st != nil {
+				for _, s := range st.Sources {
+					if !seenSource[s.URL] {
+						seenSource[s.URL] = true
+						res.Sources = append(res.Sources, s)
+					}
+				}
+			}
+		case agent.EventMessage:
+			if ev.Message != nil {
+				for _, p := range ev.Message.Parts {
+					if p.Type == agent.PartServerTool && p.ServerTool != nil {
+						for _, s := range p.ServerTool.Sources {
+							if !seenSource[s.URL] {
+								seenSource[s.URL] = true
+								res.Sources = append(res.Sources, s)
+							}
+						}
+					}
+				}
+			}
+		case agent.EventUsage:
+			res.NumRequests++
+			u := ev.Usage
+			res.Usage.InputTokens += u.InputTokens
+			res.Usage.OutputTokens += u.OutputTokens
+			res.Usage.CacheReadInputTokens += u.CacheReadTokens
+			res.Usage.CacheCreationInputTokens += u.CacheWriteTokens
+			for k, v := range u.ServerToolUses {
+				if res.Usage.ServerToolUse == nil {
+					res.Usage.ServerToolUse = map[string]int{}
+				}
+				res.Usage.ServerToolUse[k] += v
+			}
+		case agent.EventWarning:
+			fmt.Fprintln(g.Stderr, "agent: "+ev.Text)
+			res.Warnings = append(res.Warnings, ev.Text)
+		case agent.EventError:
+			turnErr = ev.Err
+		}
+	}
+	res.Result = strings.TrimSpace(lastText.String())
+	if res.Result == "" {
+		res.Result = strings.TrimSpace(allText.String())
+	}
+	res.Discovered = rt.Session.Discovered()
+	if res.Discovered == nil {
+		res.Discovered = []string{}
+	}
+	res.ToolsHash = rt.LastToolsHash()
+	if turnErr != "" {
+		res.IsError = true
+		res.Error = turnErr
+	}
+	switch g.OutputFormat {
+	case "text":
+		if !strings.HasSuffix(allText.String(), "\n") && allText.Len() > 0 {
+			fmt.Fprintln(g.Stdout)
+		}
+	case "json":
+		e := json.NewEncoder(g.Stdout)
+		e.SetIndent("", "  ")
+		_ = e.Encode(res)
+	case "stream-json":
+		res.Type = "result"
+		_ = enc.Encode(res)
+	}
+	if turnErr != "" {
+		return &printError{fmt.Errorf("%s", turnErr)}
+	}
+	return nil
+}

@@ -1,0 +1,259 @@
+// Package cmd is the command line: flags, wiring of concrete types, and the
+// mapping of errors to exit codes. Nothing below it knows about flags.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agent-dev/agent/config"
+)
+
+// Version is set through ldflags by the release build.
+var Version = ""
+
+// Globals holds the parsed global flags and the resolved config.
+type Globals struct {
+	ConfigPath    string
+	MCPConfig     string
+	MCP           []string
+	Defer         string // "" | "true" | "auto"
+	DBPath        string
+	Provider      string
+	Model         string
+	FallbackModel string
+	BaseURL       string
+	Search        string
+	SearchAlgo    string
+	Prompt        string
+	PromptSet     bool
+	OutputFormat  string
+	Resume        string
+	Continue      bool
+	Yes           bool
+	Theme         string
+	Demo          bool
+	MaxSteps      int
+	ProviderTools []string
+	NoStream      bool
+	System        string
+	Workdir       string
+
+	Config config.Config
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+}
+
+// UsageError is a mistake in how the command was called: exit code 2.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usagef(format string, a ...any) error { return &UsageError{fmt.Errorf(format, a...)} }
+
+// Execute runs the command line and returns the process exit code.
+func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	g := &Globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: getenv}
+	root := NewRootCmd(g)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "agent: "+oneLine(err.Error()))
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	var pe *printError
+	if errors.As(err, &pe) {
+		return 1
+	}
+	return 1
+}
+
+// NewRootCmd builds the command tree.
+func NewRootCmd(g *Globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "agent",
+		Short: "A terminal agent for models wired to hundreds of tools, with deferred tools found by search",
+		Long: `agent keeps two tool sets: active tools, sent on every request, and deferred tools,
+which stay out of the model's context until the model searches for them. Anthropic and OpenAI
+Responses search natively; every other provider gets the agent's own client-side search.
+
+Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent --demo".`,
+		Version:       versionString(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unexpected argument %q: to run a prompt use agent -p %q", args[0], args[0])
+			}
+			return nil
+		},
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			g.PromptSet = cmd.Flags().Changed("print")
+			return resolveConfig(cmd, g)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if g.PromptSet {
+				return runPrint(cmd.Context(), g)
+			}
+			return runTUI(cmd.Context(), g)
+		},
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usagef("%v (see agent %s --help)", err, c.Name())
+	})
+	root.SetVersionTemplate("agent {{.Version}}\n")
+	f := root.PersistentFlags()
+	f.StringVar(&g.ConfigPath, "config", "", "config file (default "+config.DefaultPath()+")")
+	f.StringVar(&g.MCPConfig, "mcp-config", "", "JSON file with an mcpServers object (Claude Desktop / .mcp.json format)")
+	f.StringArrayVar(&g.MCP, "mcp", nil, "connect this MCP server, configured or preset (repeatable)")
+	f.StringVar(&g.Defer, "defer", "", "defer the tools of the servers named with --mcp (true, false or auto)")
+	f.Lookup("defer").NoOptDefVal = "true"
+	f.StringVar(&g.DBPath, "db", "", "session database (default $XDG_DATA_HOME/agent/agent.db)")
+	f.StringVar(&g.Provider, "provider", "", "provider: anthropic, openai (Responses), openai-chat, ollama, llamacpp, vllm, lmstudio, openrouter, groq, deepseek, mistral, gemini")
+	f.StringVar(&g.Model, "model", "", "model id")
+	f.StringVar(&g.BaseURL, "base-url", "", "API base URL (overrides the provider's default and *_BASE_URL)")
+	f.StringVar(&g.Search, "search", "", "tool search: native (provider's own where it has one), client (the agent's engine) or off (send every tool)")
+
+	lf := root.Flags()
+	lf.StringVarP(&g.Prompt, "print", "p", "", "run one prompt to the end and print the answer (piped stdin is appended)")
+	lf.StringVar(&g.OutputFormat, "output-format", "text", "print mode output: text, json or stream-json")
+	lf.StringVar(&g.Resume, "resume", "", "resume the session with this ID (a unique prefix is enough)")
+	lf.BoolVarP(&g.Continue, "continue", "c", false, "continue the newest session of this working directory")
+	lf.BoolVar(&g.Yes, "yes", false, "approve every tool call that needs approval (print mode)")
+	lf.StringVar(&g.Theme, "theme", "", "TUI theme: auto, dark, light, catppuccin, dracula")
+	lf.BoolVar(&g.Demo, "demo", false, "offline demo: the real TUI with a scripted local model and a bundled catalog")
+	lf.IntVar(&g.MaxSteps, "max-steps", 0, "most provider requests in one turn (default 25)")
+	lf.StringArrayVar(&g.ProviderTools, "provider-tool", nil, "enable a provider-hosted tool: NAME[:JSON options] or a raw JSON definition (repeatable)")
+	lf.StringVar(&g.FallbackModel, "fallback-model", "", "model to switch to when the provider stays overloaded")
+	lf.StringVar(&g.SearchAlgo, "search-algo", "", "native search variant where there is a choice: bm25 or regex")
+	lf.BoolVar(&g.NoStream, "no-stream", false, "send non-streaming requests")
+	lf.StringVar(&g.System, "system", "", "system prompt")
+
+	for _, c := range subcommands(g) {
+		root.AddCommand(c)
+	}
+	return root
+}
+
+// subcommands lists the command tree below root.
+func subcommands(g *Globals) []*cobra.Command {
+	return []*cobra.Command{
+		newVersionCmd(),
+	}
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, args []string) {
+			fmt.Fprintln(cmd.OutOrStdout(), "agent "+versionString())
+		},
+	}
+}
+
+// versionString prefers the ldflags version, then the module version that
+// go install records.
+func versionString() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+func resolveConfig(cmd *cobra.Command, g *Globals) error {
+	c := config.Defaults()
+	path, explicit := g.ConfigPath, g.ConfigPath != ""
+	if !explicit {
+		path = config.DefaultPath()
+	}
+	if err := c.Load(path, explicit); err != nil {
+		return usagef("%v", err)
+	}
+	c.FromEnv(g.Getenv)
+	fl := cmd.Flags()
+	if fl.Changed("provider") || g.Provider != "" {
+		c.Provider = g.Provider
+	}
+	if g.Model != "" {
+		c.Model = g.Model
+	}
+	if g.BaseURL != "" {
+		c.BaseURL = g.BaseURL
+	}
+	if g.Search != "" {
+		c.Search = g.Search
+	}
+	if g.SearchAlgo != "" {
+		c.SearchAlgo = g.SearchAlgo
+	}
+	if g.Theme != "" {
+		c.Theme = g.Theme
+	}
+	if g.MaxSteps > 0 {
+		c.MaxSteps = g.MaxSteps
+	}
+	if g.FallbackModel != "" {
+		c.FallbackModel = g.FallbackModel
+	}
+	if g.System != "" {
+		c.System = g.System
+	}
+	if len(g.ProviderTools) > 0 {
+		c.ProviderTools = append(c.ProviderTools, g.ProviderTools...)
+	}
+	if err := c.Validate(); err != nil {
+		return &UsageError{err}
+	}
+	switch g.OutputFormat {
+	case "text", "json", "stream-json":
+	default:
+		return usagef("unknown output format %q: use text, json or stream-json", g.OutputFormat)
+	}
+	switch g.Defer {
+	case "", "true", "false", "auto":
+	default:
+		return usagef("unknown --defer value %q: use true, false or auto", g.Defer)
+	}
+	if g.Resume != "" && g.Continue {
+		return usagef("--resume and --continue are exclusive: pick one")
+	}
+	if g.Workdir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("find working directory: %w", err)
+		}
+		g.Workdir = wd
+	}
+	g.Config = c
+	return nil
+}
+
+func oneLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}

@@ -1,0 +1,155 @@
+// Package config resolves settings in one order: defaults, then the config
+// file, then the environment, then flags, then Validate. The result is passed
+// explicitly; there are no package globals.
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Config is what shapes a run. Secrets are never part of it: API keys are
+// read from the environment by the provider wiring and never stored.
+type Config struct {
+	Provider      string   `json:"provider,omitempty"`
+	Model         string   `json:"model,omitempty"`
+	FallbackModel string   `json:"fallback_model,omitempty"`
+	BaseURL       string   `json:"base_url,omitempty"`
+	Search        string   `json:"search,omitempty"`      // native | client | off
+	SearchAlgo    string   `json:"search_algo,omitempty"` // bm25 | regex (Anthropic native)
+	Theme         string   `json:"theme,omitempty"`
+	MaxSteps      int      `json:"max_steps,omitempty"`
+	MaxTokens     int      `json:"max_tokens,omitempty"`
+	System        string   `json:"system,omitempty"`
+	ProviderTools []string `json:"provider_tools,omitempty"`
+	// NativeSearchModels overrides the model table: model id → searches natively.
+	NativeSearchModels map[string]bool `json:"native_search_models,omitempty"`
+	// RequireApproval lists glob patterns of tool names ("github__*") or
+	// "server:NAME" entries whose calls wait for the user's approval.
+	RequireApproval []string `json:"require_approval,omitempty"`
+	// DeferThreshold is the --defer auto budget: a token count, or when
+	// below 1 a share of the model's context window (default 0.1).
+	DeferThreshold float64 `json:"defer_threshold,omitempty"`
+	// MCPServers may be given inline in the config file too.
+	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
+}
+
+// Defaults returns the built-in settings.
+func Defaults() Config {
+	return Config{
+		Provider:       "anthropic",
+		Search:         "native",
+		SearchAlgo:     "bm25",
+		Theme:          "auto",
+		MaxSteps:       25,
+		MaxTokens:      4096,
+		DeferThreshold: 0.1,
+	}
+}
+
+// DefaultPath is the user config file, $XDG_CONFIG_HOME/agent/config.json.
+func DefaultPath() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "agent", "config.json")
+}
+
+// Load applies the file at path over c. A missing default file is fine; a
+// file the user named must exist.
+func (c *Config) Load(path string, explicit bool) error {
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && !explicit {
+			return nil
+		}
+		return fmt.Errorf("read config %s: %w", path, err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	var f Config
+	if err := dec.Decode(&f); err != nil {
+		return fmt.Errorf("parse config %s: %v (see README, Configuration)", path, err)
+	}
+	c.merge(f)
+	return nil
+}
+
+func (c *Config) merge(f Config) {
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&c.Provider, f.Provider)
+	set(&c.Model, f.Model)
+	set(&c.FallbackModel, f.FallbackModel)
+	set(&c.BaseURL, f.BaseURL)
+	set(&c.Search, f.Search)
+	set(&c.SearchAlgo, f.SearchAlgo)
+	set(&c.Theme, f.Theme)
+	set(&c.System, f.System)
+	if f.MaxSteps > 0 {
+		c.MaxSteps = f.MaxSteps
+	}
+	if f.MaxTokens > 0 {
+		c.MaxTokens = f.MaxTokens
+	}
+	if f.DeferThreshold > 0 {
+		c.DeferThreshold = f.DeferThreshold
+	}
+	if len(f.ProviderTools) > 0 {
+		c.ProviderTools = f.ProviderTools
+	}
+	if len(f.RequireApproval) > 0 {
+		c.RequireApproval = f.RequireApproval
+	}
+	if len(f.NativeSearchModels) > 0 {
+		c.NativeSearchModels = f.NativeSearchModels
+	}
+	if len(f.MCPServers) > 0 {
+		c.MCPServers = f.MCPServers
+	}
+}
+
+// FromEnv applies AGENT_* variables.
+func (c *Config) FromEnv(getenv func(string) string) {
+	if v := getenv("AGENT_PROVIDER"); v != "" {
+		c.Provider = v
+	}
+	if v := getenv("AGENT_MODEL"); v != "" {
+		c.Model = v
+	}
+	if v := getenv("AGENT_SEARCH"); v != "" {
+		c.Search = v
+	}
+	if v := getenv("AGENT_THEME"); v != "" {
+		c.Theme = v
+	}
+}
+
+// Validate checks values that have a closed set.
+func (c *Config) Validate() error {
+	switch c.Search {
+	case "native", "client", "off":
+	default:
+		return fmt.Errorf("unknown search mode %q: use native, client or off", c.Search)
+	}
+	switch c.SearchAlgo {
+	case "bm25", "regex":
+	default:
+		return fmt.Errorf("unknown search algorithm %q: use bm25 or regex", c.SearchAlgo)
+	}
+	if c.MaxSteps < 1 {
+		return fmt.Errorf("max steps must be at least 1, got %d", c.MaxSteps)
+	}
+	return nil
+}

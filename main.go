@@ -1,0 +1,19 @@
+// Command agent is an interactive terminal agent for people who wire a model
+// to hundreds of tools: active tools are sent as usual, deferred tools stay
+// out of the model's context until it searches for them.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/agent-dev/agent/cmd"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	os.Exit(cmd.Execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+}
