@@ -1,0 +1,5 @@
+package cmd
+
+import "sort"
+
+func sortStrings(s []string) { sort.Strings(s) }
