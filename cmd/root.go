@@ -115,7 +115,7 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 		},
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usagef("%v (see agent %s --help)", err, c.Name())
+		return usagef("%v (see %s --help)", err, c.CommandPath())
 	})
 	root.SetVersionTemplate("agent {{.Version}}\n")
 	f := root.PersistentFlags()
