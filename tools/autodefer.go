@@ -1,0 +1,60 @@
+package tools
+
+import (
+	"sort"
+
+	"github.com/agent-dev/agent/tools/tokens"
+)
+
+// Cost is the estimated token cost of a tool definition as sent.
+func (t Tool) Cost() int { return tokens.Tool(t.Name, t.Description, t.Schema) }
+
+// ActiveCost sums the estimated tokens of the active tools.
+func (s *Set) ActiveCost() int {
+	n := 0
+	for _, t := range s.Active() {
+		n += t.Cost()
+	}
+	return n
+}
+
+// AutoDefer moves whole servers' tools to the deferred set, most expensive
+// server first, until the active definitions fit in budget tokens. Tools in
+// keep (alwaysLoad) stay active, as do tools without a server (built-ins).
+// It returns the servers it deferred.
+func (s *Set) AutoDefer(budget int, keep map[string]bool) []string {
+	if s.ActiveCost() <= budget {
+		return nil
+	}
+	cost := map[string]int{}
+	for _, t := range s.Active() {
+		if t.Server != "" && !keep[t.Name] {
+			cost[t.Server] += t.Cost()
+		}
+	}
+	servers := make([]string, 0, len(cost))
+	for srv := range cost {
+		servers = append(servers, srv)
+	}
+	sort.Slice(servers, func(i, j int) bool {
+		if cost[servers[i]] != cost[servers[j]] {
+			return cost[servers[i]] > cost[servers[j]]
+		}
+		return servers[i] < servers[j]
+	})
+	var deferred []string
+	total := s.ActiveCost()
+	for _, srv := range servers {
+		if total <= budget {
+			break
+		}
+		for _, t := range s.Active() {
+			if t.Server == srv && !keep[t.Name] {
+				s.SetDeferred(t.Name, true)
+			}
+		}
+		total -= cost[srv]
+		deferred = append(deferred, srv)
+	}
+	return deferred
+}
