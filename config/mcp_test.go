@@ -1,0 +1,189 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadMCPConfig(t *testing.T) {
+	t.Setenv("AGENT_TEST_TOKEN", "s3cret")
+	t.Setenv("AGENT_TEST_EMPTY", "")
+	dir := t.TempDir()
+	user := writeFile(t, dir, "user.json", `{"mcpServers": {
+		"fs": {"command": "npx", "args": ["-y", "server-filesystem", "${AGENT_TEST_DIR:-/tmp}"], "env": {"TOKEN": "${AGENT_TEST_TOKEN}"}},
+		"gh": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${AGENT_TEST_TOKEN}"}, "defer": true, "alwaysLoad": ["get_me"], "timeout": 10},
+		"old": {"url": "http://127.0.0.1:9/sse", "toolTimeout": "2m", "defer": ["a", "b"], "autoApprove": ["x"]}
+	}}`)
+	project := writeFile(t, dir, ".mcp.json", `{"mcpServers": {
+		"fs": {"command": "mcp-server-filesystem", "args": ["${AGENT_TEST_EMPTY:-.}"], "disabled": true, "defer": "auto", "timeout": "1.5s", "maxResultBytes": 5000}
+	}}`)
+	got, err := LoadMCPConfig(user, filepath.Join(dir, "missing.json"), project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]MCPServer{
+		"fs": {Name: "fs", Type: MCPStdio, Command: "mcp-server-filesystem", Args: []string{"."}, Disabled: true,
+			Defer: DeferSetting{Set: true, Auto: true}, Timeout: 1500 * time.Millisecond, MaxResultBytes: 5000, Source: project},
+		"gh": {Name: "gh", Type: MCPHTTP, URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer s3cret"},
+			Defer: DeferSetting{Set: true, All: true}, AlwaysLoad: []string{"get_me"}, Timeout: 10 * time.Second, Source: user},
+		"old": {Name: "old", Type: MCPSSE, URL: "http://127.0.0.1:9/sse", ToolTimeout: 2 * time.Minute,
+			Defer: DeferSetting{Set: true, Tools: []string{"a", "b"}}, Source: user},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestLoadMCPConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct{ name, body, want string }{
+		{"syntax", "{\n  \"mcpServers\": {,}\n}", "line 2, column 18"},
+		{"no servers", `{"servers": {}}`, `no "mcpServers" object`},
+		{"not object", `{"mcpServers": []}`, "mcpServers must be an object"},
+		{"bad type", `{"mcpServers": {"x": {"type": "ws", "url": "http://a"}}}`, `server "x": unknown type "ws"`},
+		{"no command", `{"mcpServers": {"x": {"args": ["a"]}}}`, `server "x": needs a "command"`},
+		{"http no url", `{"mcpServers": {"x": {"type": "http"}}}`, `server "x": http server needs a "url"`},
+		{"bad url", `{"mcpServers": {"x": {"type": "sse", "url": "ftp://a"}}}`, "must start with http"},
+		{"bad defer", `{"mcpServers": {"x": {"command": "a", "defer": "sometimes"}}}`, `defer must be true, false, "auto"`},
+		{"bad timeout", `{"mcpServers": {"x": {"command": "a", "timeout": "soon"}}}`, "timeout must be seconds"},
+		{"negative timeout", `{"mcpServers": {"x": {"command": "a", "timeout": -1}}}`, "timeout must not be negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := writeFile(t, dir, strings.ReplaceAll(tt.name, " ", "_")+".json", tt.body)
+			_, err := LoadMCPConfig(p)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), p) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q: want one line naming %s and containing %q", err, p, tt.want)
+			}
+		})
+	}
+	if _, err := ReadMCPConfigFile(filepath.Join(dir, "nope.json")); err == nil || !strings.Contains(err.Error(), "nope.json: file not found") {
+		t.Errorf("missing named file: %v", err)
+	}
+}
+
+func TestExpandEnv(t *testing.T) {
+	env := map[string]string{"A": "alpha", "EMPTY": ""}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	tests := []struct{ in, want string }{
+		{"${A}", "alpha"},
+		{"x-${A}-y", "x-alpha-y"},
+		{"${MISSING}", ""},
+		{"${MISSING:-def}", "def"},
+		{"${EMPTY:-def}", "def"},
+		{"${A:-def}", "alpha"},
+		{"${MISSING:-${A}}", "alpha"},
+		{"${MISSING:-${NOPE:-deep}}", "deep"},
+		{"$A stays", "$A stays"},
+		{"unterminated ${A", "unterminated ${A"},
+		{"${A}${A}", "alphaalpha"},
+	}
+	for _, tt := range tests {
+		if got := ExpandEnv(tt.in, lookup); got != tt.want {
+			t.Errorf("ExpandEnv(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestPresets(t *testing.T) {
+	noBin := func(string) (string, error) { return "", os.ErrNotExist }
+	hasBin := func(string) (string, error) { return "/usr/bin/github-mcp-server", nil }
+	env := func(m map[string]string) func(string) (string, bool) {
+		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+	}
+	p := presets("/work", env(map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "pat"}), noBin)
+	gh := p["github"]
+	if gh.Type != MCPHTTP || gh.URL != "https://api.githubcopilot.com/mcp/" || gh.Headers["Authorization"] != "Bearer pat" || gh.Unavailable != "" {
+		t.Errorf("remote github preset: %+v", gh)
+	}
+	p = presets("/work", env(map[string]string{"GITHUB_TOKEN": "tok", "GITHUB_PERSONAL_ACCESS_TOKEN": "pat"}), noBin)
+	if got := p["github"].Headers["Authorization"]; got != "Bearer tok" {
+		t.Errorf("GITHUB_TOKEN should win: %q", got)
+	}
+	p = presets("/work", env(nil), noBin)
+	if p["github"].Unavailable == "" || p["github"].Headers != nil {
+		t.Errorf("github without token must be unavailable: %+v", p["github"])
+	}
+	p = presets("/work", env(map[string]string{"GITHUB_TOKEN": "tok"}), hasBin)
+	if gh := p["github"]; gh.Type != MCPStdio || gh.Command != "github-mcp-server" || gh.Env["GITHUB_PERSONAL_ACCESS_TOKEN"] != "tok" {
+		t.Errorf("local github preset: %+v", gh)
+	}
+	if fs := p["filesystem"]; fs.Args[len(fs.Args)-1] != "/work" {
+		t.Errorf("filesystem preset root: %v", fs.Args)
+	}
+	for _, n := range []string{"github", "filesystem", "memory", "fetch", "playwright", "everything"} {
+		s, ok := p[n]
+		if !ok {
+			t.Errorf("missing preset %s", n)
+			continue
+		}
+		if err := s.normalize(); err != nil {
+			t.Errorf("preset %s: %v", n, err)
+		}
+	}
+}
+
+func TestResolveMCP(t *testing.T) {
+	configured := map[string]MCPServer{
+		"memory": {Name: "memory", Type: MCPStdio, Command: "my-memory"},
+		"local":  {Name: "local", Type: MCPStdio, Command: "x"},
+		"off":    {Name: "off", Type: MCPStdio, Command: "y", Disabled: true},
+	}
+	pre := presets("/w", func(string) (string, bool) { return "", false }, func(string) (string, error) { return "", os.ErrNotExist })
+	got, err := ResolveMCPIn(configured, pre, []string{"memory,everything", "local", "memory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range got {
+		names = append(names, s.Name+":"+s.Command)
+	}
+	if want := []string{"memory:my-memory", "everything:npx", "local:x"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("got %v, want %v (configured overrides preset)", names, want)
+	}
+	_, err = ResolveMCPIn(configured, pre, []string{"nope"})
+	if err == nil || !strings.Contains(err.Error(), `unknown MCP server "nope": configured: local, memory, off; presets: everything, fetch, filesystem, github, playwright`) {
+		t.Errorf("unknown name error: %v", err)
+	}
+	all, _ := SelectMCP(configured, pre, nil)
+	if len(all) != 2 || all[0].Name != "local" || all[1].Name != "memory" {
+		t.Errorf("SelectMCP without names: %+v", all)
+	}
+}
+
+func TestDeferSetting(t *testing.T) {
+	tests := []struct {
+		d              DeferSetting
+		tool           string
+		deferred, said bool
+	}{
+		{DeferSetting{}, "a", false, false},
+		{DeferSetting{Set: true, All: true}, "a", true, true},
+		{DeferSetting{Set: true}, "a", false, true},
+		{DeferSetting{Set: true, Tools: []string{"a"}}, "a", true, true},
+		{DeferSetting{Set: true, Tools: []string{"a"}}, "b", false, true},
+		{DeferSetting{Set: true, Auto: true}, "a", false, false},
+	}
+	for _, tt := range tests {
+		d, said := tt.d.Defers(tt.tool)
+		if d != tt.deferred || said != tt.said {
+			t.Errorf("%+v.Defers(%s) = %v,%v want %v,%v", tt.d, tt.tool, d, said, tt.deferred, tt.said)
+		}
+	}
+}
