@@ -1,0 +1,210 @@
+// Package openaichat is the adapter for the OpenAI Chat Completions API as
+// spoken by OpenAI and the OpenAI-compatible servers people run (Ollama,
+// llama.cpp, vLLM, LM Studio) or rent (OpenRouter, Groq, DeepSeek, Mistral,
+// Gemini).
+//
+// The API has no tool search of its own, so deferred tools are reached
+// through two fixed functions, tool_search and tool_call, that the agent
+// serves itself. They are always the same two definitions, so the tools
+// array never changes during a conversation and prefix caches keep hitting.
+package openaichat
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+// ProviderName and APIName tag the raw parts this adapter produces. They are
+// the same for every server: the wire format is what a raw part records.
+const (
+	ProviderName = "openai-chat"
+	APIName      = "chat.completions"
+)
+
+// Options configure one server.
+type Options struct {
+	// Name labels the server in errors and logs ("ollama"); defaults to
+	// "openai-chat".
+	Name    string
+	APIKey  string
+	BaseURL string
+	// HTTPClient defaults to a client without a timeout: streams are long,
+	// and the caller's context bounds them.
+	HTTPClient   *http.Client
+	ExtraHeaders map[string]string
+	// MaxTokensField names the output limit field; "max_tokens" (what every
+	// compatible server reads) unless set, e.g. to "max_completion_tokens".
+	MaxTokensField string
+	// DropReasoning and ShortCallIDs: see Preset.
+	DropReasoning bool
+	ShortCallIDs  bool
+}
+
+// Provider implements agent.Provider for one Chat Completions server.
+type Provider struct {
+	opts   Options
+	client *http.Client
+	url    string
+}
+
+var _ agent.Provider = (*Provider)(nil)
+
+// New returns a provider for o. BaseURL defaults to OpenAI's.
+func New(o Options) *Provider {
+	if o.Name == "" {
+		o.Name = ProviderName
+	}
+	if o.BaseURL == "" {
+		o.BaseURL = Presets["openai"].BaseURL
+	}
+	if o.MaxTokensField == "" {
+		o.MaxTokensField = "max_tokens"
+	}
+	c := o.HTTPClient
+	if c == nil {
+		c = &http.Client{}
+	}
+	return &Provider{opts: o, client: c, url: strings.TrimRight(o.BaseURL, "/") + "/chat/completions"}
+}
+
+// Name is the raw-part tag, "openai-chat", whatever the server.
+func (p *Provider) Name() string { return ProviderName }
+
+// API is "chat.completions".
+func (p *Provider) API() string { return APIName }
+
+// Label is the server's name for people ("ollama", "groq").
+func (p *Provider) Label() string { return p.opts.Name }
+
+// URL is the endpoint requests go to.
+func (p *Provider) URL() string { return p.url }
+
+// NativeSearch is always false: Chat Completions has no tool search, so the
+// agent's own engine serves every model through tool_search / tool_call.
+func (p *Provider) NativeSearch(string) bool { return false }
+
+// Send performs one request and parses the answer.
+func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent.StreamEvent)) (*agent.Response, error) {
+	if emit == nil {
+		emit = func(agent.StreamEvent) {}
+	}
+	r, err := p.render(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: render request: %w", p.opts.Name, err)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(r.body))
+	if err != nil {
+		return nil, fmt.Errorf("%s: build request: %w", p.opts.Name, err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	if req.NoStream {
+		hreq.Header.Set("Accept", "application/json")
+	} else {
+		hreq.Header.Set("Accept", "text/event-stream")
+	}
+	if p.opts.APIKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+p.opts.APIKey)
+	}
+	for k, v := range p.opts.ExtraHeaders {
+		hreq.Header.Set(k, v)
+	}
+	resp, err := p.client.Do(hreq)
+	if err != nil {
+		return nil, fmt.Errorf("%s: post %s: %w", p.opts.Name, p.url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return nil, p.apiError(resp)
+	}
+	var out *agent.Response
+	if req.NoStream {
+		out, err = p.parseJSON(resp.Body, r)
+	} else {
+		out, err = p.parseStream(resp.Body, r, emit)
+	}
+	if out != nil {
+		out.ToolsHash = r.toolsHash
+		out.Resolved = r.mode
+	}
+	return out, err
+}
+
+// apiError turns a non-2xx answer into an *agent.APIError. Servers disagree
+// on the error shape: OpenAI's {"error":{...}}, Ollama's {"error":"..."},
+// Mistral's top-level {"message":...}, Gemini's [{"error":{...}}].
+func (p *Provider) apiError(resp *http.Response) error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	e := &agent.APIError{
+		Provider:   p.opts.Name,
+		Status:     resp.StatusCode,
+		RequestID:  resp.Header.Get("x-request-id"),
+		RetryAfter: resp.Header.Get("retry-after"),
+	}
+	e.Type, e.Message = parseErrorBody(body)
+	if e.Message == "" {
+		e.Message = strings.TrimSpace(string(body))
+		if len(e.Message) > 500 {
+			e.Message = e.Message[:500] + "…"
+		}
+	}
+	if e.Message == "" {
+		e.Message = http.StatusText(resp.StatusCode)
+	}
+	return e
+}
+
+// parseErrorBody extracts the type and message from any known error shape.
+func parseErrorBody(body []byte) (typ, msg string) {
+	body = bytes.TrimSpace(body)
+	if len(body) > 0 && body[0] == '[' {
+		var arr []json.RawMessage
+		if json.Unmarshal(body, &arr) == nil && len(arr) > 0 {
+			body = arr[0]
+		}
+	}
+	var top struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+	}
+	if json.Unmarshal(body, &top) != nil {
+		return "", ""
+	}
+	if len(top.Error) > 0 {
+		var s string
+		if json.Unmarshal(top.Error, &s) == nil {
+			return "", s
+		}
+		var obj struct {
+			Message string          `json:"message"`
+			Type    string          `json:"type"`
+			Status  string          `json:"status"`
+			Code    json.RawMessage `json:"code"`
+		}
+		if json.Unmarshal(top.Error, &obj) == nil {
+			typ = obj.Type
+			if typ == "" {
+				typ = obj.Status
+			}
+			if typ == "" {
+				var code string
+				if json.Unmarshal(obj.Code, &code) == nil {
+					typ = code
+				}
+			}
+			return typ, obj.Message
+		}
+	}
+	return top.Type, top.Message
+}
+
+// errStreamCut is wrapped by every error that ends a stream early.
+var errStreamCut = errors.New("stream was cut")

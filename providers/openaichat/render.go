@@ -1,0 +1,207 @@
+package openaichat
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+// The two fixed functions of client-side search. Their names are part of
+// the contract with the model; their definitions are constants so the tools
+// array is the same bytes on every request.
+const (
+	SearchTool = "tool_search"
+	CallTool   = "tool_call"
+)
+
+const searchToolDef = `{"type":"function","function":{"name":"tool_search","description":"Search the catalog of additional tools that are available but not loaded yet. Returns the best matches with their names, descriptions and full JSON input schemas; then run one with tool_call. The query can be: keywords describing the task (ranked search over names, descriptions and parameters); select:NAME,NAME to fetch tools by exact name; or /pattern/ for a case-insensitive regular expression over tool names and descriptions.","parameters":{"type":"object","properties":{"query":{"type":"string","description":"Keywords, select:NAME,NAME, or /regex/."},"limit":{"type":"integer","minimum":1,"description":"Maximum number of tools to return (default 5)."}},"required":["query"]}}}`
+
+const callToolDef = `{"type":"function","function":{"name":"tool_call","description":"Run a tool found by tool_search. Give the tool's exact name and its arguments as a JSON object matching the input schema tool_search returned.","parameters":{"type":"object","properties":{"name":{"type":"string","description":"Exact tool name, as returned by tool_search."},"arguments":{"type":"object","description":"Arguments for the tool, matching its input schema."}},"required":["name","arguments"]}}}`
+
+// wire types of the request and response messages.
+type wireFunc struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type wireCall struct {
+	ID       string   `json:"id"`
+	Type     string   `json:"type"`
+	Function wireFunc `json:"function"`
+}
+
+// wireAssistant is an assistant message as replayed. It is also the raw part
+// this adapter stores, so the replay is the same bytes the server produced
+// (assembled from the stream).
+type wireAssistant struct {
+	Role             string     `json:"role"`
+	Content          *string    `json:"content"`
+	ReasoningContent string     `json:"reasoning_content,omitempty"`
+	ToolCalls        []wireCall `json:"tool_calls,omitempty"`
+}
+
+type wireTool struct {
+	Role       string `json:"role"`
+	ToolCallID string `json:"tool_call_id"`
+	Content    string `json:"content"`
+}
+
+type wireText struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type contentPart struct {
+	Type     string    `json:"type"`
+	Text     string    `json:"text,omitempty"`
+	ImageURL *imageURL `json:"image_url,omitempty"`
+}
+
+type imageURL struct {
+	URL string `json:"url"`
+}
+
+type wireParts struct {
+	Role    string        `json:"role"`
+	Content []contentPart `json:"content"`
+}
+
+// rendered is one request ready to send plus what parsing needs to know.
+type rendered struct {
+	body      []byte
+	tools     []byte
+	toolsHash string
+	mode      agent.SearchMode
+	// fromWire maps a sanitized function name back to the tool's name.
+	fromWire map[string]string
+}
+
+// render builds the request body. The tools array depends on req.Tools,
+// req.Deferred (only whether it is empty) and req.Search alone.
+func (p *Provider) render(req *agent.Request) (*rendered, error) {
+	mode := agent.ResolveSearch(p, req)
+	r := &rendered{mode: mode, fromWire: map[string]string{}}
+	active := map[string]bool{}
+	var defs []string
+	for _, t := range req.Tools {
+		active[t.Name] = true
+		wn := wireName(t.Name)
+		r.fromWire[wn] = t.Name
+		schema := bytes.TrimSpace(t.Schema)
+		if len(schema) == 0 || bytes.Equal(schema, []byte("null")) {
+			schema = []byte(`{"type":"object","properties":{}}`)
+		}
+		fn := struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description,omitempty"`
+			Parameters  json.RawMessage `json:"parameters"`
+		}{wn, t.Description, schema}
+		b, err := json.Marshal(struct {
+			Type     string `json:"type"`
+			Function any    `json:"function"`
+		}{"function", fn})
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
+		}
+		defs = append(defs, string(b))
+	}
+	if mode == agent.SearchClient {
+		defs = append(defs, searchToolDef, callToolDef)
+	}
+	if len(defs) > 0 {
+		r.tools = []byte("[" + strings.Join(defs, ",") + "]")
+	}
+	sum := sha256.Sum256(r.tools)
+	r.toolsHash = hex.EncodeToString(sum[:])
+
+	msgs, err := p.renderMessages(req, mode, active)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"model":`)
+	writeJSON(&b, req.Model)
+	b.WriteString(`,"messages":[`)
+	for i, m := range msgs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(m.data)
+	}
+	b.WriteByte(']')
+	if r.tools != nil {
+		b.WriteString(`,"tools":`)
+		b.Write(r.tools)
+	}
+	if req.MaxTokens > 0 {
+		b.WriteString(`,`)
+		writeJSON(&b, p.opts.MaxTokensField)
+		b.WriteString(`:` + strconv.Itoa(req.MaxTokens))
+	}
+	if req.NoStream {
+		b.WriteString(`,"stream":false}`)
+	} else {
+		b.WriteString(`,"stream":true,"stream_options":{"include_usage":true}}`)
+	}
+	r.body = b.Bytes()
+	return r, nil
+}
+
+func writeJSON(b *bytes.Buffer, v any) {
+	enc, _ := json.Marshal(v)
+	b.Write(enc)
+}
+
+var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// wireName makes a tool name acceptable to OpenAI's function name rule
+// (^[a-zA-Z0-9_-]{1,64}$), which some MCP tool names break. The mapping is
+// deterministic so the tools array stays stable; parsing maps it back.
+func wireName(name string) string {
+	if validName.MatchString(name) {
+		return name
+	}
+	var sb strings.Builder
+	for _, r := range name {
+		if r < 128 && (r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			sb.WriteRune(r)
+		} else {
+			sb.WriteByte('_')
+		}
+	}
+	s := sb.String()
+	if s == "" || len(s) > 64 || s != name {
+		sum := sha256.Sum256([]byte(name))
+		suffix := "_" + hex.EncodeToString(sum[:4])
+		if len(s) > 64-len(suffix) {
+			s = s[:64-len(suffix)]
+		}
+		s += suffix
+	}
+	return s
+}
+
+var shortID = regexp.MustCompile(`^[a-zA-Z0-9]{9}$`)
+
+// callID maps a call id for servers with id rules (Mistral's 9 alphanumeric
+// characters). The same id always maps to the same value, so a call and its
+// result still match.
+func (p *Provider) callID(id string) string {
+	if !p.opts.ShortCallIDs || shortID.MatchString(id) {
+		return id
+	}
+	const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	sum := sha256.Sum256([]byte(id))
+	out := make([]byte, 9)
+	for i := range out {
+		out[i] = alnum[int(sum[i])%len(alnum)]
+	}
+	return string(out)
+}
