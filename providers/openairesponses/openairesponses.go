@@ -1,0 +1,238 @@
+// Package openairesponses is the adapter for the OpenAI Responses API
+// (POST /v1/responses), also served by Azure OpenAI.
+//
+// It replays history statelessly: every request carries the full input items
+// (never previous_response_id), so store:false works and a conversation can be
+// resumed or moved between providers. The assistant's own output items are
+// kept verbatim in a Raw part and sent back as they came, adjusted only where
+// the resolved search mode of the request requires it (see render.go).
+package openairesponses
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+// DefaultBaseURL is the public OpenAI endpoint, as the official SDKs use it.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// Options configure a Provider.
+type Options struct {
+	APIKey string
+	// BaseURL defaults to DefaultBaseURL; "/responses" is appended.
+	BaseURL    string
+	HTTPClient *http.Client
+	// NativeModels overrides the capability table: a key is an exact model id
+	// or a prefix ending in "*"; the value says whether that model supports
+	// tool_search (hosted and client-executed).
+	NativeModels map[string]bool
+	// Store asks OpenAI to keep the responses. Off by default: replay is
+	// stateless, so nothing needs to be stored server side.
+	Store bool
+}
+
+// Provider implements agent.Provider for the Responses API.
+type Provider struct {
+	opts Options
+}
+
+var _ agent.Provider = (*Provider)(nil)
+
+// New returns a Provider.
+func New(o Options) *Provider {
+	if o.BaseURL == "" {
+		o.BaseURL = DefaultBaseURL
+	}
+	o.BaseURL = strings.TrimRight(o.BaseURL, "/")
+	if o.HTTPClient == nil {
+		o.HTTPClient = http.DefaultClient
+	}
+	return &Provider{opts: o}
+}
+
+// FromEnv fills APIKey and BaseURL from OPENAI_API_KEY and OPENAI_BASE_URL,
+// as the official SDKs do, keeping values already set in o.
+func FromEnv(o Options) Options {
+	if o.APIKey == "" {
+		o.APIKey = os.Getenv("OPENAI_API_KEY")
+	}
+	if o.BaseURL == "" {
+		o.BaseURL = os.Getenv("OPENAI_BASE_URL")
+	}
+	return o
+}
+
+// Name is the provider tag of raw parts.
+func (p *Provider) Name() string { return "openai" }
+
+// API is the API tag of raw parts.
+func (p *Provider) API() string { return "responses" }
+
+// NativeSearch reports whether model supports tool_search.
+func (p *Provider) NativeSearch(model string) bool {
+	return SupportsToolSearch(model, p.opts.NativeModels)
+}
+
+// BuildBody renders the request body and the tools array exactly as Send
+// would send them. It is exported for golden tests and for `agent debug`
+// style tooling; it performs no I/O.
+func (p *Provider) BuildBody(req *agent.Request) (body, tools []byte, mode agent.SearchMode, err error) {
+	mode = agent.ResolveSearch(p, req)
+	plan := p.plan(req, mode)
+	tools, err = renderTools(req, plan)
+	if err != nil {
+		return nil, nil, mode, err
+	}
+	input, err := renderInput(req, plan)
+	if err != nil {
+		return nil, nil, mode, err
+	}
+	rb := requestBody{
+		Model:           req.Model,
+		Instructions:    req.System,
+		Input:           input,
+		MaxOutputTokens: req.MaxTokens,
+		Stream:          !req.NoStream,
+		Store:           p.opts.Store,
+	}
+	if string(tools) != "[]" {
+		rb.Tools = tools
+	}
+	if !p.opts.Store && reasoningModel(req.Model) {
+		// Without storage the reasoning items are only replayable with their
+		// encrypted content, so ask for it.
+		rb.Include = []string{"reasoning.encrypted_content"}
+	}
+	body, err = json.Marshal(rb)
+	if err != nil {
+		return nil, nil, mode, fmt.Errorf("encode responses request: %w", err)
+	}
+	return body, tools, mode, nil
+}
+
+type requestBody struct {
+	Model           string            `json:"model"`
+	Instructions    string            `json:"instructions,omitempty"`
+	Input           []json.RawMessage `json:"input"`
+	Tools           json.RawMessage   `json:"tools,omitempty"`
+	MaxOutputTokens int               `json:"max_output_tokens,omitempty"`
+	Stream          bool              `json:"stream"`
+	Store           bool              `json:"store"`
+	Include         []string          `json:"include,omitempty"`
+}
+
+// Send performs one request.
+func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent.StreamEvent)) (*agent.Response, error) {
+	if emit == nil {
+		emit = func(agent.StreamEvent) {}
+	}
+	if err := ValidateProviderTools(req.ProviderTools); err != nil {
+		return nil, err
+	}
+	body, tools, mode, err := p.BuildBody(req)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(tools)
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.opts.BaseURL+"/responses", bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("build openai request: %w", err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	if p.opts.APIKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+p.opts.APIKey)
+	}
+	if req.NoStream {
+		hreq.Header.Set("Accept", "application/json")
+	} else {
+		hreq.Header.Set("Accept", "text/event-stream")
+	}
+	hresp, err := p.opts.HTTPClient.Do(hreq)
+	if err != nil {
+		return nil, fmt.Errorf("openai request: %w", err)
+	}
+	defer hresp.Body.Close()
+	if hresp.StatusCode/100 != 2 {
+		return nil, apiError(hresp)
+	}
+	pc := parseContext{fnSearch: p.plan(req, mode).fnSearch, requestID: hresp.Header.Get("x-request-id")}
+	var resp *agent.Response
+	if req.NoStream {
+		resp, err = parseJSON(hresp.Body, pc, emit)
+	} else {
+		resp, err = parseStream(ctx, hresp.Body, pc, emit)
+	}
+	if resp != nil {
+		resp.ToolsHash = hex.EncodeToString(sum[:])
+		resp.Resolved = mode
+	}
+	return resp, err
+}
+
+// apiError turns a non-2xx answer into *agent.APIError.
+func apiError(r *http.Response) error {
+	b, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	e := &agent.APIError{
+		Provider:   "openai",
+		Status:     r.StatusCode,
+		RequestID:  r.Header.Get("x-request-id"),
+		RetryAfter: retryAfter(r.Header),
+	}
+	var env struct {
+		Error *struct {
+			Message string          `json:"message"`
+			Type    string          `json:"type"`
+			Param   json.RawMessage `json:"param"`
+			Code    json.RawMessage `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(b, &env) == nil && env.Error != nil {
+		e.Type = env.Error.Type
+		e.Message = env.Error.Message
+		if param := jsonString(env.Error.Param); param != "" {
+			e.Message += " (param: " + param + ")"
+		}
+		if e.Type == "" {
+			e.Type = jsonString(env.Error.Code)
+		}
+	} else {
+		e.Message = strings.TrimSpace(string(b))
+		if len(e.Message) > 500 {
+			e.Message = e.Message[:500] + "…"
+		}
+	}
+	if e.Type == "invalid_request_error" && strings.Contains(e.Message, "tool_search") {
+		e.Message += " — this model may not support tool search; try --search client"
+	}
+	return e
+}
+
+// retryAfter prefers retry-after-ms (OpenAI's precise form), converted to
+// seconds, over retry-after.
+func retryAfter(h http.Header) string {
+	if ms := h.Get("retry-after-ms"); ms != "" {
+		var v float64
+		if _, err := fmt.Sscanf(ms, "%g", &v); err == nil {
+			return fmt.Sprintf("%g", v/1000)
+		}
+	}
+	return h.Get("retry-after")
+}
+
+func jsonString(r json.RawMessage) string {
+	var s string
+	if json.Unmarshal(r, &s) == nil {
+		return s
+	}
+	return ""
+}

@@ -1,0 +1,447 @@
+package openairesponses
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+// renderer turns the neutral history into input items for one request.
+//
+// Rules (PROTOCOLS.md §2.3):
+//   - our own assistant messages are replayed from their Raw items; a
+//     function_call keeps the namespace it came with, and a call of a
+//     deferred function that came back without one gets namespace = its
+//     name, which the API requires for deferred functions;
+//   - hosted search items are replayed only when this request uses hosted
+//     search; otherwise they become the client form the request uses
+//     (tool_search_call/output with execution "client", or the
+//     tool_search function), or are dropped when search is off;
+//   - other providers' messages are rendered from their neutral parts;
+//   - an item id never appears twice, and an output is only sent after the
+//     call it answers.
+type renderer struct {
+	req  *agent.Request
+	pl   plan
+	out  []json.RawMessage
+	seen map[string]bool // item ids already in the input
+	// calls and searches hold call_ids of rendered calls, so outputs are
+	// only sent with their call.
+	calls     map[string]bool
+	searches  map[string]bool
+	approvals map[string]bool
+	// provResults indexes provider search results of the whole history: an
+	// Anthropic search can be answered at the start of the next message.
+	provResults map[string]*agent.SearchResult
+	userText    []string
+}
+
+func renderInput(req *agent.Request, pl plan) ([]json.RawMessage, error) {
+	r := &renderer{req: req, pl: pl, seen: map[string]bool{}, calls: map[string]bool{}, searches: map[string]bool{},
+		approvals: map[string]bool{}, provResults: map[string]*agent.SearchResult{}}
+	for _, m := range req.Messages {
+		for _, p := range m.Parts {
+			if p.Type == agent.PartSearchResult && p.SearchResult != nil && p.SearchResult.Where == agent.WhereProvider {
+				if _, dup := r.provResults[p.SearchResult.CallID]; !dup {
+					r.provResults[p.SearchResult.CallID] = p.SearchResult
+				}
+			}
+		}
+	}
+	for _, m := range req.Messages {
+		var err error
+		if m.Role == agent.RoleAssistant {
+			err = r.assistant(m)
+		} else {
+			r.user(m)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if r.out == nil {
+		r.out = []json.RawMessage{}
+	}
+	return r.out, nil
+}
+
+func (r *renderer) add(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return // only our own well-formed values reach here
+	}
+	r.out = append(r.out, b)
+}
+
+// addRaw appends a received item, dropping its id if the id is already in
+// the input (the API rejects duplicates).
+func (r *renderer) addRaw(raw json.RawMessage, id string) {
+	if id == "" || !r.seen[id] {
+		if id != "" {
+			r.seen[id] = true
+		}
+		r.out = append(r.out, raw)
+		return
+	}
+	r.add(withField(raw, "id", nil))
+}
+
+// withField sets (or, with v nil, deletes) one top-level field of an item.
+func withField(raw json.RawMessage, k string, v any) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw
+	}
+	if v == nil {
+		delete(m, k)
+	} else {
+		b, _ := json.Marshal(v)
+		m[k] = b
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+type msgItem struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+func (r *renderer) flushUserText() {
+	if len(r.userText) > 0 {
+		r.add(msgItem{Role: "user", Content: strings.Join(r.userText, "\n\n")})
+		r.userText = nil
+	}
+}
+
+func (r *renderer) user(m agent.Message) {
+	for _, p := range m.Parts {
+		if p.Type == agent.PartText {
+			r.userText = append(r.userText, p.Text)
+			continue
+		}
+		r.flushUserText()
+		switch {
+		case p.Type == agent.PartToolResult && p.ToolResult != nil:
+			if r.calls[p.ToolResult.CallID] {
+				r.add(callOutput(*p.ToolResult))
+			}
+		case p.Type == agent.PartSearchResult && p.SearchResult != nil:
+			r.clientResult(*p.SearchResult)
+		case p.Type == agent.PartServerTool && p.ServerTool != nil && r.approvals[p.ServerTool.ID]:
+			var d struct {
+				Approve bool `json:"approve"`
+			}
+			_ = json.Unmarshal(p.ServerTool.Result, &d)
+			r.add(struct {
+				Type              string `json:"type"`
+				ApprovalRequestID string `json:"approval_request_id"`
+				Approve           bool   `json:"approve"`
+			}{"mcp_approval_response", p.ServerTool.ID, d.Approve})
+		}
+	}
+	r.flushUserText()
+}
+
+type functionCallOutput struct {
+	Type   string `json:"type"`
+	CallID string `json:"call_id"`
+	Output any    `json:"output"`
+}
+
+func callOutput(tr agent.ToolResult) functionCallOutput {
+	text := tr.Text
+	if text == "" && len(tr.Images) == 0 {
+		text = "(no output)"
+	}
+	if len(tr.Images) == 0 {
+		return functionCallOutput{"function_call_output", tr.CallID, text}
+	}
+	parts := []map[string]string{}
+	if text != "" {
+		parts = append(parts, map[string]string{"type": "input_text", "text": text})
+	}
+	for _, im := range tr.Images {
+		parts = append(parts, map[string]string{"type": "input_image", "image_url": "data:" + im.MediaType + ";base64," + im.Data})
+	}
+	return functionCallOutput{"function_call_output", tr.CallID, parts}
+}
+
+// clientResult answers a client search in the form this request uses.
+func (r *renderer) clientResult(res agent.SearchResult) {
+	if res.Where != agent.WhereClient || !r.searches[res.CallID] {
+		return
+	}
+	r.searchOutput(res.CallID, res.Tools, res.Error)
+}
+
+// searchOutput renders the answer to a client-form search call.
+func (r *renderer) searchOutput(callID string, names []string, errText string) {
+	switch {
+	case r.pl.hosted || r.pl.clientTS:
+		defs := []functionTool{}
+		for _, n := range names {
+			if d, ok := r.pl.catalog[n]; ok {
+				defs = append(defs, fnDef(d, true))
+			}
+		}
+		r.add(struct {
+			Type      string         `json:"type"`
+			CallID    string         `json:"call_id"`
+			Execution string         `json:"execution"`
+			Status    string         `json:"status"`
+			Tools     []functionTool `json:"tools"`
+		}{"tool_search_output", callID, "client", "completed", defs})
+	case r.pl.fnSearch:
+		r.add(functionCallOutput{"function_call_output", callID, fnSearchOutput(r.pl, names, errText)})
+	}
+}
+
+// fnSearchOutput is the text a tool_search function call returns: the found
+// tools with full schemas, so the model can call them through tool_call.
+func fnSearchOutput(pl plan, names []string, errText string) string {
+	if errText != "" {
+		return "tool search failed: " + errText
+	}
+	type found struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		InputSchema json.RawMessage `json:"input_schema,omitempty"`
+	}
+	list := []found{}
+	for _, n := range names {
+		if d, ok := pl.catalog[n]; ok {
+			list = append(list, found{d.Name, d.Description, d.Schema})
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"tools": list, "note": "call these with tool_call {name, arguments}"})
+	if len(list) == 0 {
+		return `{"tools":[],"note":"no matching tools; try other keywords"}`
+	}
+	return string(b)
+}
+
+type functionCall struct {
+	Type      string `json:"type"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// toolCall renders a neutral tool call for this request.
+func (r *renderer) toolCall(tc agent.ToolCall) {
+	args := string(tc.Input)
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	r.calls[tc.ID] = true
+	if r.pl.fnSearch && !r.pl.topLevel[tc.Name] {
+		if _, ok := r.pl.catalog[tc.Name]; ok {
+			w, _ := json.Marshal(struct {
+				Name      string          `json:"name"`
+				Arguments json.RawMessage `json:"arguments"`
+			}{tc.Name, json.RawMessage(args)})
+			r.add(functionCall{"function_call", tc.ID, fnCallName, string(w), ""})
+			return
+		}
+	}
+	r.add(functionCall{"function_call", tc.ID, tc.Name, args, r.namespaceFor(tc.Name)})
+}
+
+// namespaceFor is the namespace a call of a function needs: deferred
+// top-level functions live in a namespace named after themselves.
+func (r *renderer) namespaceFor(name string) string {
+	if _, ok := r.pl.deferred[name]; ok && !r.pl.topLevel[name] {
+		return name
+	}
+	return ""
+}
+
+// searchCall renders the call half of a client-form search (a neutral
+// client search, or a provider search carried over from elsewhere).
+func (r *renderer) searchCall(sc agent.SearchCall) bool {
+	q := sc.Query
+	if q == "" && sc.Pattern != "" {
+		q = sc.Pattern
+	}
+	if q == "" && len(sc.Names) > 0 {
+		q = "select:" + strings.Join(sc.Names, ",")
+	}
+	args := map[string]any{"query": q}
+	if sc.Limit > 0 {
+		args["limit"] = sc.Limit
+	}
+	switch {
+	case r.pl.hosted || r.pl.clientTS:
+		r.searches[sc.ID] = true
+		r.add(struct {
+			Type      string         `json:"type"`
+			CallID    string         `json:"call_id"`
+			Execution string         `json:"execution"`
+			Status    string         `json:"status"`
+			Arguments map[string]any `json:"arguments"`
+		}{"tool_search_call", sc.ID, "client", "completed", args})
+		return true
+	case r.pl.fnSearch:
+		r.searches[sc.ID] = true
+		b, _ := json.Marshal(args)
+		r.add(functionCall{"function_call", sc.ID, fnSearchName, string(b), ""})
+		return true
+	}
+	return false
+}
+
+// providerSearch carries a provider-run search over as a client-form pair.
+func (r *renderer) providerSearch(sc agent.SearchCall) {
+	if !r.searchCall(sc) {
+		return
+	}
+	var names []string
+	errText := ""
+	if res := r.provResults[sc.ID]; res != nil {
+		names, errText = res.Tools, res.Error
+	}
+	r.searchOutput(sc.ID, names, errText)
+}
+
+func (r *renderer) assistant(m agent.Message) error {
+	if raw := m.RawFor("openai", "responses"); raw != nil {
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw.Data, &items); err != nil {
+			return fmt.Errorf("replay openai output items: %w", err)
+		}
+		r.rawItems(items, m)
+		return nil
+	}
+	var text []string
+	flush := func() {
+		if len(text) > 0 {
+			r.add(msgItem{Role: "assistant", Content: strings.Join(text, "")})
+			text = nil
+		}
+	}
+	for _, p := range m.Parts {
+		if p.Type == agent.PartText {
+			text = append(text, p.Text)
+			continue
+		}
+		flush()
+		switch {
+		case p.Type == agent.PartToolCall && p.ToolCall != nil:
+			r.toolCall(*p.ToolCall)
+		case p.Type == agent.PartSearchCall && p.SearchCall != nil && p.SearchCall.Where == agent.WhereProvider:
+			r.providerSearch(*p.SearchCall)
+		case p.Type == agent.PartSearchCall && p.SearchCall != nil:
+			r.searchCall(*p.SearchCall)
+		}
+		// Other providers' server tools cannot be replayed here; their text
+		// answer is kept.
+	}
+	flush()
+	return nil
+}
+
+// rawItems replays our own output items, adapted to this request's plan.
+func (r *renderer) rawItems(items []json.RawMessage, m agent.Message) {
+	byID := map[string]agent.Part{}
+	for _, p := range m.Parts {
+		switch {
+		case p.ToolCall != nil:
+			byID[p.ToolCall.ID] = p
+		case p.SearchCall != nil:
+			byID[p.SearchCall.ID] = p
+		}
+	}
+	for _, raw := range items {
+		var it item
+		if json.Unmarshal(raw, &it) != nil {
+			continue
+		}
+		callID := ""
+		if it.CallID != nil {
+			callID = *it.CallID
+		}
+		switch it.Type {
+		case "tool_search_call":
+			p, ok := byID[it.ID]
+			if it.Execution == "client" {
+				p, ok = byID[callID]
+			}
+			switch {
+			case r.pl.hosted || (r.pl.clientTS && it.Execution == "client"):
+				if it.Execution == "client" {
+					r.searches[callID] = true
+				}
+				r.addRaw(raw, it.ID)
+			case ok && it.Execution == "client":
+				r.searchCall(*p.SearchCall)
+			case ok:
+				r.providerSearch(*p.SearchCall)
+			}
+		case "tool_search_output":
+			if r.pl.hosted {
+				r.addRaw(raw, it.ID)
+			}
+			// Otherwise the pair was rendered with its call.
+		case "function_call":
+			r.functionCallItem(raw, it, callID, byID[callID])
+		case "reasoning":
+			// Without storage a reasoning item can only be replayed with its
+			// encrypted content; the API answers 404 for a bare rs_ id.
+			var rs struct {
+				EncryptedContent *string `json:"encrypted_content"`
+			}
+			_ = json.Unmarshal(raw, &rs)
+			if rs.EncryptedContent == nil && !r.pl.store {
+				continue
+			}
+			r.addRaw(raw, it.ID)
+		case "mcp_approval_request":
+			r.approvals[it.ID] = true
+			r.addRaw(raw, it.ID)
+		default:
+			r.addRaw(raw, it.ID)
+		}
+	}
+}
+
+func (r *renderer) functionCallItem(raw json.RawMessage, it item, callID string, p agent.Part) {
+	// A call our parser read as a function-based search or wrapped call.
+	if p.SearchCall != nil {
+		if r.pl.fnSearch {
+			r.searches[callID] = true
+			r.addRaw(raw, it.ID)
+			return
+		}
+		r.searchCall(*p.SearchCall)
+		return
+	}
+	if p.ToolCall != nil && p.ToolCall.Name != it.Name {
+		if r.pl.fnSearch {
+			r.calls[callID] = true
+			r.addRaw(raw, it.ID)
+			return
+		}
+		r.toolCall(*p.ToolCall)
+		return
+	}
+	if r.pl.fnSearch && !r.pl.topLevel[it.Name] {
+		if _, ok := r.pl.catalog[it.Name]; ok {
+			r.toolCall(agent.ToolCall{ID: callID, Name: it.Name, Input: argsObject(it.Arguments)})
+			return
+		}
+	}
+	r.calls[callID] = true
+	want := r.namespaceFor(it.Name)
+	switch {
+	case it.Namespace == "" && want != "":
+		raw = withField(raw, "namespace", want)
+	case it.Namespace != "" && it.Namespace == it.Name && want == "" && r.pl.topLevel[it.Name]:
+		// The function is in the default namespace in this request.
+		raw = withField(raw, "namespace", nil)
+	}
+	r.addRaw(raw, it.ID)
+}

@@ -1,0 +1,335 @@
+package openairesponses
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+// Names of the two functions of the function-based client search, used on
+// models without tool_search (the same pair as the Chat Completions adapter).
+const (
+	fnSearchName = "tool_search"
+	fnCallName   = "tool_call"
+)
+
+var modelVersion = regexp.MustCompile(`^gpt-(\d+)(?:\.(\d+))?`)
+
+// SupportsToolSearch is the capability table: gpt-5.4 and every later model
+// (gpt-5.4*, gpt-5.5, gpt-5.6*, gpt-6…) support tool_search. override maps an
+// exact model id, or a prefix ending in "*", to a forced answer.
+func SupportsToolSearch(model string, override map[string]bool) bool {
+	if v, ok := override[model]; ok {
+		return v
+	}
+	best, found, val := -1, false, false
+	for k, v := range override {
+		if p, ok := strings.CutSuffix(k, "*"); ok && strings.HasPrefix(model, p) && len(p) > best {
+			best, found, val = len(p), true, v
+		}
+	}
+	if found {
+		return val
+	}
+	m := strings.ToLower(model)
+	if i := strings.LastIndex(m, "/"); i >= 0 { // "openai/gpt-5.4" style routing ids
+		m = m[i+1:]
+	}
+	sm := modelVersion.FindStringSubmatch(m)
+	if sm == nil {
+		return false
+	}
+	major, _ := strconv.Atoi(sm[1])
+	minor := 0
+	if sm[2] != "" {
+		minor, _ = strconv.Atoi(sm[2])
+	}
+	return major > 5 || (major == 5 && minor >= 4)
+}
+
+// reasoningModel guesses whether model emits reasoning items, which need
+// their encrypted content to be replayed statelessly.
+func reasoningModel(model string) bool {
+	m := strings.ToLower(model)
+	if i := strings.LastIndex(m, "/"); i >= 0 {
+		m = m[i+1:]
+	}
+	for _, p := range []string{"gpt-5", "gpt-6", "gpt-7", "o1", "o3", "o4", "codex"} {
+		if strings.HasPrefix(m, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// plan is the per-request rendering decision derived from the resolved mode.
+type plan struct {
+	mode agent.SearchMode
+	// hosted: {"type":"tool_search"} and deferred functions.
+	hosted bool
+	// clientTS: {"type":"tool_search","execution":"client"} and deferred functions.
+	clientTS bool
+	// fnSearch: client search through plain tool_search/tool_call functions,
+	// for models without tool_search; deferred tools are not sent at all.
+	fnSearch bool
+	// deferred holds the deferred definitions by name when they are sent with
+	// defer_loading (hosted or clientTS); their calls carry a namespace.
+	deferred map[string]agent.ToolDef
+	// catalog holds every deferred definition by name, whatever the mode.
+	catalog map[string]agent.ToolDef
+	// topLevel holds the names of the functions in the default namespace.
+	topLevel map[string]bool
+	// store mirrors Options.Store: stored reasoning items replay by id.
+	store bool
+}
+
+func (p *Provider) plan(req *agent.Request, mode agent.SearchMode) plan {
+	pl := plan{mode: mode, store: p.opts.Store, catalog: map[string]agent.ToolDef{}, deferred: map[string]agent.ToolDef{}, topLevel: map[string]bool{}}
+	for _, d := range req.Deferred {
+		pl.catalog[d.Name] = d
+	}
+	for _, t := range req.Tools {
+		pl.topLevel[t.Name] = true
+	}
+	switch mode {
+	case agent.SearchNative:
+		pl.hosted = true
+	case agent.SearchClient:
+		if p.NativeSearch(req.Model) {
+			pl.clientTS = true
+		} else {
+			pl.fnSearch = true
+			pl.topLevel[fnSearchName], pl.topLevel[fnCallName] = true, true
+		}
+	default:
+		for _, d := range req.Deferred {
+			pl.topLevel[d.Name] = true
+		}
+	}
+	if pl.hosted || pl.clientTS {
+		pl.deferred = pl.catalog
+	}
+	return pl
+}
+
+// functionTool is a function definition. Field order is fixed so the tools
+// array is byte-identical on every request. strict is sent as false: the
+// Responses API defaults it to true, which rejects most MCP schemas.
+type functionTool struct {
+	Type         string          `json:"type"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	Parameters   json.RawMessage `json:"parameters"`
+	Strict       bool            `json:"strict"`
+	DeferLoading bool            `json:"defer_loading,omitempty"`
+}
+
+func fnDef(d agent.ToolDef, deferLoading bool) functionTool {
+	params := d.Schema
+	if len(bytes.TrimSpace(params)) == 0 || string(bytes.TrimSpace(params)) == "null" {
+		params = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	return functionTool{Type: "function", Name: d.Name, Description: d.Description, Parameters: params, DeferLoading: deferLoading}
+}
+
+type clientSearchTool struct {
+	Type        string          `json:"type"`
+	Execution   string          `json:"execution"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+const searchDescription = "Search the catalog of additional tools that are not loaded yet. Describe the capability you need in a few keywords; the matching tools become callable."
+
+var searchParams = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"Keywords describing the tool you need, or select:NAME,NAME to load tools by exact name."},"limit":{"type":"integer","description":"Maximum number of tools to return (default 5).","minimum":1}},"required":["query"],"additionalProperties":false}`)
+
+var toolCallParams = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"Exact name of a tool returned by tool_search."},"arguments":{"type":"object","description":"Arguments for that tool, matching its input schema."}},"required":["name","arguments"]}`)
+
+// renderTools renders the tools array. It is a pure function of the tool
+// definitions, the plan, the provider tools and the model, so it does not
+// change while a conversation goes on. Deferred tools are top-level functions
+// with defer_loading rather than namespaces: agent tool names are unique, the
+// neutral ToolCall has no namespace field, and a top-level deferred function
+// round-trips with namespace = its own name.
+func renderTools(req *agent.Request, pl plan) ([]byte, error) {
+	var out []any
+	for _, t := range req.Tools {
+		out = append(out, fnDef(t, false))
+	}
+	if pl.mode == agent.SearchOff {
+		for _, t := range req.Deferred {
+			out = append(out, fnDef(t, false))
+		}
+	}
+	pts, err := renderProviderTools(req.ProviderTools)
+	if err != nil {
+		return nil, err
+	}
+	for _, pt := range pts {
+		out = append(out, pt)
+	}
+	switch {
+	case pl.hosted:
+		out = append(out, json.RawMessage(`{"type":"tool_search"}`))
+	case pl.clientTS:
+		out = append(out, clientSearchTool{Type: "tool_search", Execution: "client", Description: searchDescription, Parameters: searchParams})
+	case pl.fnSearch:
+		out = append(out,
+			functionTool{Type: "function", Name: fnSearchName, Description: searchDescription + " Returns the tools' names, descriptions and input schemas; call one with tool_call.", Parameters: searchParams},
+			functionTool{Type: "function", Name: fnCallName, Description: "Call a tool found by tool_search, by exact name, with its arguments.", Parameters: toolCallParams})
+	}
+	if pl.hosted || pl.clientTS {
+		for _, t := range req.Deferred {
+			out = append(out, fnDef(t, true))
+		}
+	}
+	if out == nil {
+		return []byte("[]"), nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encode tools: %w", err)
+	}
+	return b, nil
+}
+
+// SupportedAliases lists the provider-tool aliases this adapter maps.
+func SupportedAliases() []string { return []string{"code_execution", "mcp", "web_search"} }
+
+// ValidateProviderTools checks aliases and options before any request.
+func ValidateProviderTools(pts []agent.ProviderTool) error {
+	_, err := renderProviderTools(pts)
+	return err
+}
+
+// renderProviderTools maps aliases to OpenAI's hosted tool types; a raw
+// definition passes through unchanged. An alias given twice keeps its first
+// position and its last options.
+func renderProviderTools(pts []agent.ProviderTool) ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	pos := map[string]int{}
+	for _, pt := range pts {
+		if len(bytes.TrimSpace(pt.Raw)) > 0 {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, pt.Raw); err != nil {
+				return nil, fmt.Errorf("provider tool: raw definition is not valid JSON: %w", err)
+			}
+			out = append(out, buf.Bytes())
+			continue
+		}
+		def, err := aliasDef(pt.Alias, pt.Options)
+		if err != nil {
+			return nil, err
+		}
+		if i, ok := pos[pt.Alias]; ok {
+			out[i] = def
+			continue
+		}
+		pos[pt.Alias] = len(out)
+		out = append(out, def)
+	}
+	return out, nil
+}
+
+func aliasDef(alias string, opts json.RawMessage) (json.RawMessage, error) {
+	o := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(opts)) > 0 {
+		if err := json.Unmarshal(opts, &o); err != nil {
+			return nil, fmt.Errorf("provider tool %s: options must be a JSON object: %w", alias, err)
+		}
+	}
+	switch alias {
+	case "web_search":
+		// allowed_domains is accepted at the top level for symmetry with
+		// Anthropic and moved to where OpenAI wants it.
+		if ad, ok := o["allowed_domains"]; ok {
+			f := map[string]json.RawMessage{}
+			if raw, ok := o["filters"]; ok {
+				if err := json.Unmarshal(raw, &f); err != nil {
+					return nil, fmt.Errorf("provider tool web_search: filters: %w", err)
+				}
+			}
+			f["allowed_domains"] = ad
+			o["filters"], _ = json.Marshal(f)
+			delete(o, "allowed_domains")
+		}
+		o["type"] = json.RawMessage(`"web_search"`)
+	case "code_execution":
+		o["type"] = json.RawMessage(`"code_interpreter"`)
+		if _, ok := o["container"]; !ok {
+			o["container"] = json.RawMessage(`{"type":"auto"}`)
+		}
+	case "mcp":
+		rename := map[string]string{"name": "server_label", "url": "server_url", "description": "server_description"}
+		for from, to := range rename {
+			if v, ok := o[from]; ok {
+				if _, set := o[to]; !set {
+					o[to] = v
+				}
+				delete(o, from)
+			}
+		}
+		if raw, ok := o["token_env"]; ok {
+			var env string
+			if err := json.Unmarshal(raw, &env); err != nil {
+				return nil, fmt.Errorf("provider tool mcp: token_env must be a string")
+			}
+			tok := os.Getenv(env)
+			if tok == "" {
+				return nil, fmt.Errorf("provider tool mcp: environment variable %s is empty", env)
+			}
+			o["authorization"], _ = json.Marshal(tok)
+			delete(o, "token_env")
+		}
+		if _, ok := o["server_label"]; !ok {
+			return nil, fmt.Errorf("provider tool mcp: options need a name (server_label)")
+		}
+		if _, ok := o["server_url"]; !ok {
+			if _, conn := o["connector_id"]; !conn {
+				return nil, fmt.Errorf("provider tool mcp: options need a url (server_url)")
+			}
+		}
+		o["type"] = json.RawMessage(`"mcp"`)
+	case "":
+		return nil, fmt.Errorf("provider tool: neither an alias nor a raw definition")
+	default:
+		return nil, fmt.Errorf("provider tool %q is not supported by OpenAI Responses; available aliases: %s (or pass a raw JSON definition)",
+			alias, strings.Join(SupportedAliases(), ", "))
+	}
+	return marshalTypeFirst(o)
+}
+
+// marshalTypeFirst writes "type" first, then the other keys sorted, so the
+// definition is stable and reads like the documentation.
+func marshalTypeFirst(o map[string]json.RawMessage) (json.RawMessage, error) {
+	keys := make([]string, 0, len(o))
+	for k := range o {
+		if k != "type" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var b bytes.Buffer
+	b.WriteString(`{"type":`)
+	b.Write(o["type"])
+	for _, k := range keys {
+		kb, _ := json.Marshal(k)
+		b.WriteByte(',')
+		b.Write(kb)
+		b.WriteByte(':')
+		var vb bytes.Buffer
+		if err := json.Compact(&vb, o[k]); err != nil {
+			return nil, fmt.Errorf("provider tool option %s: %w", k, err)
+		}
+		b.Write(vb.Bytes())
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
