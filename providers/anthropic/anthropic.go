@@ -1,0 +1,218 @@
+// Package anthropic is the Anthropic Messages API adapter: it renders a
+// neutral agent.Request (deferred tools with defer_loading plus the native
+// tool search tool, or a client-side tool_search tool), streams the answer
+// back into neutral parts, and keeps the content array raw so it can be
+// replayed verbatim on later requests.
+package anthropic
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+const (
+	providerName   = "anthropic"
+	apiName        = "messages"
+	DefaultBaseURL = "https://api.anthropic.com"
+	DefaultVersion = "2023-06-01"
+)
+
+// Options configure the adapter. Zero values pick the defaults.
+type Options struct {
+	APIKey string
+	// BaseURL is the API root as the SDKs take it (without /v1); a trailing
+	// /v1 is tolerated.
+	BaseURL    string
+	HTTPClient *http.Client
+	// NativeModels overrides the built-in table of models that support the
+	// tool search tool, by exact model id.
+	NativeModels map[string]bool
+	// Version is the anthropic-version header.
+	Version string
+}
+
+// FromEnv reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL the way the
+// official SDKs do.
+func FromEnv() Options {
+	return Options{APIKey: os.Getenv("ANTHROPIC_API_KEY"), BaseURL: os.Getenv("ANTHROPIC_BASE_URL")}
+}
+
+// Provider implements agent.Provider for the Messages API.
+type Provider struct {
+	opts Options
+}
+
+var _ agent.Provider = (*Provider)(nil)
+
+// New returns an adapter.
+func New(o Options) *Provider {
+	if o.BaseURL == "" {
+		o.BaseURL = DefaultBaseURL
+	}
+	o.BaseURL = strings.TrimSuffix(strings.TrimRight(o.BaseURL, "/"), "/v1")
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{} // no timeout: a stream lasts as long as the answer
+	}
+	if o.Version == "" {
+		o.Version = DefaultVersion
+	}
+	return &Provider{opts: o}
+}
+
+func (p *Provider) Name() string { return providerName }
+func (p *Provider) API() string  { return apiName }
+
+// NativeSearch reports whether model has the tool search tool.
+func (p *Provider) NativeSearch(model string) bool {
+	if v, ok := p.opts.NativeModels[model]; ok {
+		return v
+	}
+	return nativeSearchModel(model)
+}
+
+// Render returns the request body Send would post, for golden tests and
+// debugging, with the resolved search mode.
+func (p *Provider) Render(req *agent.Request) ([]byte, agent.SearchMode, error) {
+	r, err := buildRequest(req, agent.ResolveSearch(p, req))
+	if err != nil {
+		return nil, "", err
+	}
+	return r.body, r.resolved, nil
+}
+
+// Send performs one request. It never retries: the core does.
+func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent.StreamEvent)) (*agent.Response, error) {
+	if emit == nil {
+		emit = func(agent.StreamEvent) {}
+	}
+	if err := ValidateProviderTools(req.ProviderTools); err != nil {
+		return nil, err
+	}
+	r, err := buildRequest(req, agent.ResolveSearch(p, req))
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: build request: %w", err)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.opts.BaseURL+"/v1/messages", bytes.NewReader(r.body))
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: %w", err)
+	}
+	hreq.Header.Set("content-type", "application/json")
+	hreq.Header.Set("anthropic-version", p.opts.Version)
+	if p.opts.APIKey != "" {
+		hreq.Header.Set("x-api-key", p.opts.APIKey)
+	}
+	if len(r.betas) > 0 {
+		hreq.Header.Set("anthropic-beta", strings.Join(r.betas, ","))
+	}
+	if !req.NoStream {
+		hreq.Header.Set("accept", "text/event-stream")
+	}
+	resp, err := p.opts.HTTPClient.Do(hreq)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: send request: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return nil, readAPIError(resp)
+	}
+	parser := &contentParser{req: req, emit: emit}
+	out := &agent.Response{ToolsHash: r.toolsHash, Resolved: r.resolved}
+	if req.NoStream || !strings.HasPrefix(resp.Header.Get("content-type"), "text/event-stream") {
+		parser.emitText = true
+		if err := readBody(resp.Body, parser, out); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	err = readStream(resp.Body, parser, out, resp.Header.Get("request-id"))
+	return out, err
+}
+
+// readBody parses a non-streaming answer.
+func readBody(body io.Reader, parser *contentParser, out *agent.Response) error {
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return fmt.Errorf("anthropic: read response: %w", err)
+	}
+	var msg struct {
+		Content    []json.RawMessage `json:"content"`
+		StopReason string            `json:"stop_reason"`
+		Usage      *wireUsage        `json:"usage"`
+	}
+	if err := json.Unmarshal(data, &msg); err != nil {
+		return fmt.Errorf("anthropic: decode response: %w", err)
+	}
+	for _, b := range msg.Content {
+		parser.add(compact(b))
+	}
+	out.Message = parser.message()
+	out.StopReason = msg.StopReason
+	msg.Usage.apply(&out.Usage)
+	return nil
+}
+
+// wireError is the API's error body.
+type wireError struct {
+	Type  string `json:"type"`
+	Error struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+	RequestID string `json:"request_id"`
+}
+
+func readAPIError(resp *http.Response) error {
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	e := &agent.APIError{
+		Provider: providerName, Status: resp.StatusCode,
+		RequestID: resp.Header.Get("request-id"), RetryAfter: resp.Header.Get("retry-after"),
+	}
+	var w wireError
+	if json.Unmarshal(data, &w) == nil && w.Error.Type != "" {
+		e.Type, e.Message = w.Error.Type, w.Error.Message
+		if e.RequestID == "" {
+			e.RequestID = w.RequestID
+		}
+	} else {
+		msg := strings.TrimSpace(string(data))
+		if len(msg) > 500 {
+			msg = msg[:500] + "..."
+		}
+		e.Message = msg
+	}
+	return e
+}
+
+// statusOf maps the error type of an in-stream error event to the HTTP
+// status the same error has as a response, so retry rules apply alike.
+func statusOf(typ string) int {
+	switch typ {
+	case "overloaded_error":
+		return 529
+	case "rate_limit_error":
+		return 429
+	case "api_error":
+		return 500
+	case "timeout_error":
+		return 504
+	case "invalid_request_error":
+		return 400
+	case "authentication_error":
+		return 401
+	case "permission_error":
+		return 403
+	case "not_found_error":
+		return 404
+	case "request_too_large":
+		return 413
+	}
+	return 500
+}

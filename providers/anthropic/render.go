@@ -1,0 +1,168 @@
+package anthropic
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+// Names of the search tools this adapter adds.
+const (
+	bm25Type  = "tool_search_tool_bm25_20251119"
+	bm25Name  = "tool_search_tool_bm25"
+	regexType = "tool_search_tool_regex_20251119"
+	regexName = "tool_search_tool_regex"
+	// ClientSearchTool is the custom tool offered in client mode; the agent
+	// runs the search and answers with tool_reference blocks.
+	ClientSearchTool = "tool_search"
+)
+
+var ephemeral = json.RawMessage(`{"type":"ephemeral"}`)
+
+const clientSearchDescription = "Search the catalog of additional tools that are available but not loaded yet. " +
+	"Describe the capability you need in `query` (keywords work best); the matching tools are loaded and become callable right away. " +
+	"To load tools whose exact names you know, use `select:NAME,NAME` as the query. Search before saying a capability is unavailable."
+
+var clientSearchSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"What the tool should do, as keywords, or select:NAME,NAME to load tools by exact name"},"limit":{"type":"integer","minimum":1,"maximum":20,"description":"Maximum number of tools to return (default 5)"}},"required":["query"]}`)
+
+// wireRequest is the Messages API body. Field order is fixed so the same
+// request always serialises to the same bytes.
+type wireRequest struct {
+	Model      string            `json:"model"`
+	MaxTokens  int               `json:"max_tokens"`
+	System     string            `json:"system,omitempty"`
+	Messages   []wireMessage     `json:"messages"`
+	Tools      json.RawMessage   `json:"tools,omitempty"`
+	MCPServers []json.RawMessage `json:"mcp_servers,omitempty"`
+	Stream     bool              `json:"stream"`
+}
+
+type wireMessage struct {
+	Role    string            `json:"role"`
+	Content []json.RawMessage `json:"content"`
+}
+
+type wireTool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	DeferLoading bool            `json:"defer_loading,omitempty"`
+	CacheControl json.RawMessage `json:"cache_control,omitempty"`
+}
+
+// rendered is a request ready to send, plus what the caller reports.
+type rendered struct {
+	body      []byte
+	toolsHash string
+	resolved  agent.SearchMode
+	betas     []string
+}
+
+// buildRequest renders req for mode. The tools array depends only on the
+// request's settings (tools, deferred tools, mode, algorithm, provider
+// tools), never on the history, so it is byte-identical on every request.
+func buildRequest(req *agent.Request, mode agent.SearchMode) (*rendered, error) {
+	pt, err := renderProviderTools(req.ProviderTools)
+	if err != nil {
+		return nil, err
+	}
+	tools, err := renderTools(req, mode, pt)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := renderHistory(req, mode)
+	if err != nil {
+		return nil, err
+	}
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = defaultMaxTokens(req.Model)
+	}
+	w := wireRequest{
+		Model: req.Model, MaxTokens: maxTokens, System: req.System, Messages: msgs,
+		Tools: tools, MCPServers: pt.mcpServers, Stream: !req.NoStream,
+	}
+	body, err := marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("encode request: %w", err)
+	}
+	sum := sha256.Sum256(tools)
+	return &rendered{body: body, toolsHash: hex.EncodeToString(sum[:]), resolved: mode, betas: pt.betas}, nil
+}
+
+// renderTools lays out: active tools, provider tools, then per mode the
+// deferred tools (defer_loading) and the search tool last. The prompt-cache
+// breakpoint goes on the last tool that is not deferred: a deferred tool
+// with cache_control is a 400.
+func renderTools(req *agent.Request, mode agent.SearchMode, pt renderedProviderTools) (json.RawMessage, error) {
+	type entry struct {
+		raw      json.RawMessage
+		tool     *wireTool
+		deferred bool
+	}
+	var es []entry
+	plain := func(d agent.ToolDef, deferred bool) entry {
+		schema := d.Schema
+		if len(schema) == 0 {
+			schema = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		return entry{tool: &wireTool{Name: d.Name, Description: d.Description, InputSchema: compact(schema), DeferLoading: deferred}, deferred: deferred}
+	}
+	for _, d := range req.Tools {
+		es = append(es, plain(d, false))
+	}
+	for _, r := range pt.tools {
+		es = append(es, entry{raw: r})
+	}
+	switch mode {
+	case agent.SearchNative, agent.SearchClient:
+		for _, d := range req.Deferred {
+			es = append(es, plain(d, true))
+		}
+		switch {
+		case mode == agent.SearchClient:
+			es = append(es, entry{tool: &wireTool{Name: ClientSearchTool, Description: clientSearchDescription, InputSchema: clientSearchSchema}})
+		case pt.hasSearchTool:
+			// The user picked a search tool version with a raw definition.
+		case req.SearchAlgo == "regex":
+			es = append(es, entry{raw: mustMarshal(object{{"type", mustMarshal(regexType)}, {"name", mustMarshal(regexName)}})})
+		default:
+			es = append(es, entry{raw: mustMarshal(object{{"type", mustMarshal(bm25Type)}, {"name", mustMarshal(bm25Name)}})})
+		}
+	default:
+		// Off: whatever is deferred goes out eagerly, as a plain tool.
+		for _, d := range req.Deferred {
+			es = append(es, plain(d, false))
+		}
+	}
+	if len(es) == 0 {
+		return nil, nil
+	}
+	for i := len(es) - 1; i >= 0; i-- {
+		if es[i].deferred {
+			continue
+		}
+		if es[i].tool != nil {
+			es[i].tool.CacheControl = ephemeral
+		} else {
+			o, err := parseObject(es[i].raw)
+			if err != nil {
+				return nil, fmt.Errorf("provider tool: %w", err)
+			}
+			es[i].raw = mustMarshal(o.set("cache_control", ephemeral))
+		}
+		break
+	}
+	out := make([]json.RawMessage, len(es))
+	for i, e := range es {
+		if e.tool != nil {
+			out[i] = mustMarshal(e.tool)
+		} else {
+			out[i] = e.raw
+		}
+	}
+	return mustMarshal(out), nil
+}
