@@ -1,0 +1,48 @@
+// Command searchbench prints the search engine's retrieval quality on the
+// shared benchmark sets and its speed on generated large catalogs.
+//
+//	go run ./tools/search/cmd/searchbench [-shared DIR] [-ablate]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/agent-dev/agent/tools/search"
+	"github.com/agent-dev/agent/tools/search/internal/bench"
+)
+
+func main() {
+	shared := flag.String("shared", "", "the shared directory (default: ../shared next to the module root)")
+	ablate := flag.Bool("ablate", false, "also show what each ranking signal is worth")
+	flag.Parse()
+	if err := run(*shared, *ablate); err != nil {
+		fmt.Fprintln(os.Stderr, "searchbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(shared string, ablate bool) error {
+	if shared == "" {
+		var err error
+		if shared, err = bench.SharedDir(); err != nil {
+			return err
+		}
+	}
+	set, err := bench.LoadSet(filepath.Join(shared, "retrieval", "livemcpbench"))
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s: %d tools, %d queries\n\n", set.Name, len(set.Docs), len(set.Queries))
+	fmt.Printf("%-40s %6s %6s %6s %8s %9s\n", "configuration", "R@1", "R@5", "R@10", "nDCG@10", "srv R@5")
+	row := func(name string, cfg search.Config) {
+		m := set.Evaluate(bench.IndexRanker(search.NewWithConfig(set.Docs, cfg)))
+		fmt.Printf("%-40s %6.1f %6.1f %6.1f %8.1f %9.1f\n", name, m.R1, m.R5, m.R10, m.NDCG10, m.ServerR5)
+	}
+	for _, v := range bench.Variants(ablate) {
+		row(v.Name, v.Config)
+	}
+	return nil
+}

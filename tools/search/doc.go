@@ -1,0 +1,120 @@
+// Package search is the agent's own tool search engine: a lexical index over
+// the deferred catalog that every client-side search mode uses.
+//
+// A tool is indexed in four fields, each weighted and length-normalised on
+// its own (BM25F): its name split into words (snake_case, camelCase,
+// kebab-case, dots, digits), its description, the names and descriptions of
+// its parameters (nested ones too), and its server's name and description.
+// Terms are stemmed (Porter) and stop words dropped. On top of the tool score
+// the engine mixes a server score, so that tools of a server that matches the
+// query as a whole rise together, and it expands the query with terms of the
+// best first-pass hits (pseudo-relevance feedback). Exact tool names, and
+// select:NAME lists, come first. A regex mode matches names and descriptions.
+//
+// The index is immutable once built; ReplaceServer swaps in a new one that
+// re-analyses only that server's tools. Search is safe for concurrent use.
+package search
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agent-dev/agent/tools"
+)
+
+// Doc is one tool as the engine sees it.
+type Doc struct {
+	// ID identifies the tool in results; Name is used when it is empty.
+	ID                string          `json:"id,omitempty"`
+	Name              string          `json:"name"`
+	Description       string          `json:"description,omitempty"`
+	Schema            json.RawMessage `json:"input_schema,omitempty"`
+	Server            string          `json:"server,omitempty"`
+	ServerDescription string          `json:"server_description,omitempty"`
+}
+
+// Key is what a Doc is known by: its ID, or its name.
+func (d Doc) Key() string {
+	if d.ID != "" {
+		return d.ID
+	}
+	return d.Name
+}
+
+// Hit is one search result.
+type Hit struct {
+	ID          string  `json:"id,omitempty"`
+	Name        string  `json:"name"`
+	Server      string  `json:"server,omitempty"`
+	Score       float64 `json:"score"`
+	Description string  `json:"description,omitempty"`
+}
+
+// Mode picks how a query is read.
+type Mode string
+
+const (
+	// ModeAuto reads "select:a,b" as ModeSelect, "/re/" as ModeRegex and
+	// anything else as ModeBM25.
+	ModeAuto Mode = "auto"
+	// ModeBM25 is ranked lexical search.
+	ModeBM25 Mode = "bm25"
+	// ModeRegex matches a case-insensitive regular expression against each
+	// tool's name and description.
+	ModeRegex Mode = "regex"
+	// ModeSelect takes a comma-separated list of exact tool names.
+	ModeSelect Mode = "select"
+)
+
+// ParseMode validates a user-supplied mode; "" is ModeAuto.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(s)); m {
+	case "":
+		return ModeAuto, nil
+	case ModeAuto, ModeBM25, ModeRegex, ModeSelect:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown search mode %q: use auto, bm25, regex or select", s)
+}
+
+// Options tune one search.
+type Options struct {
+	// Limit caps the hits; 0 means DefaultLimit.
+	Limit int
+	Mode  Mode
+}
+
+// DefaultLimit is the number of hits when Options.Limit is 0.
+const DefaultLimit = 10
+
+// ErrEmptyQuery is returned for a query with nothing to search for.
+var ErrEmptyQuery = errors.New("empty search query: give words describing the tool, a /regex/, or select:NAME")
+
+// maxPatternLen bounds a regular expression. Go's regexp runs in linear
+// time, so this is about compile cost and memory, not catastrophic
+// backtracking.
+const maxPatternLen = 1000
+
+// FromTools converts tools to documents. A tool's name is its ID.
+func FromTools(ts []tools.Tool) []Doc {
+	out := make([]Doc, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, Doc{
+			Name: t.Name, Description: t.Description, Schema: t.Schema,
+			Server: t.Server, ServerDescription: t.ServerDescription,
+		})
+	}
+	return out
+}
+
+// FirstLine is the first non-empty line of s, for one-line displays.
+func FirstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
+}

@@ -1,0 +1,407 @@
+package search
+
+import (
+	"encoding/json"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// The fields a tool is indexed in.
+const (
+	fieldName = iota
+	fieldDesc
+	fieldParams
+	fieldServer
+	numFields
+)
+
+// Config holds the ranking parameters. DefaultConfig is what the benchmark
+// in this package measured best; the fields are exported so the benchmark can
+// show what each signal is worth.
+type Config struct {
+	// K1 is BM25's term-frequency saturation.
+	K1 float64
+	// Weight and B are each field's weight and length normalisation
+	// (0 = none, 1 = full), indexed name, description, parameters, server.
+	Weight [numFields]float64
+	B      [numFields]float64
+	// Stemmer is "porter", "s" (plurals only) or "" (none).
+	Stemmer string
+	// Joins indexes adjacent name words glued together ("wordcloud").
+	Joins bool
+	// ServerMix is how much of a tool's score comes from how well its server
+	// as a whole (all its tools' names and descriptions) matches the query.
+	ServerMix float64
+	// FeedbackDocs and FeedbackTerms set pseudo-relevance feedback: the best
+	// FeedbackTerms terms of the first FeedbackDocs hits are added to the
+	// query with weight FeedbackWeight. 0 turns it off.
+	FeedbackDocs   int
+	FeedbackTerms  int
+	FeedbackWeight float64
+}
+
+// DefaultConfig returns the tuned defaults.
+func DefaultConfig() Config {
+	return Config{
+		K1:             1.2,
+		Weight:         [numFields]float64{3, 1, 0.5, 0.5},
+		B:              [numFields]float64{0.3, 0.75, 0.75, 0.75},
+		Stemmer:        "porter",
+		Joins:          true,
+		ServerMix:      0,
+		FeedbackDocs:   0,
+		FeedbackTerms:  0,
+		FeedbackWeight: 0,
+	}
+}
+
+// analysed is a tool after text analysis: its term counts per field. It is
+// kept per server so ReplaceServer re-analyses only what changed.
+type analysed struct {
+	doc   Doc
+	terms []termCount
+	lens  [numFields]float32
+}
+
+type termCount struct {
+	term string
+	tf   [numFields]uint16
+}
+
+// posting is one (document, precomputed score contribution) pair.
+type posting struct {
+	doc    int32
+	impact float32
+}
+
+// snapshot is an immutable, searchable index.
+type snapshot struct {
+	cfg      Config
+	docs     []*analysed
+	vocab    map[string]int32
+	postings [][]posting // by term id
+	// names maps a lower-cased tool name (and ID) to documents, for exact
+	// name matches and select:.
+	names map[string][]int32
+	// Server level: docServer[d] is the server of doc d; serverPost[t] are
+	// the servers' BM25 contributions of term t.
+	servers    []string
+	docServer  []int32
+	serverPost [][]posting
+	// docTerms[d] are doc d's term ids with their BM25F weights, for
+	// pseudo-relevance feedback.
+	docTerms [][]posting
+}
+
+// Index is a tool search index. Searches are safe for concurrent use, also
+// with ReplaceServer, which swaps in a new snapshot.
+type Index struct {
+	mu       sync.Mutex // serialises writers
+	cfg      Config
+	an       *analyzer
+	servers  []string // in first-seen order
+	byServer map[string][]*analysed
+	snap     atomic.Pointer[snapshot]
+}
+
+// New indexes docs with DefaultConfig.
+func New(docs []Doc) *Index { return NewWithConfig(docs, DefaultConfig()) }
+
+// NewWithConfig indexes docs with cfg. Docs without a name are skipped, and
+// of two docs with the same server and key only the first is kept.
+func NewWithConfig(docs []Doc, cfg Config) *Index {
+	ix := &Index{cfg: cfg, an: newAnalyzer(cfg.Stemmer), byServer: map[string][]*analysed{}}
+	grouped := map[string][]Doc{}
+	for _, d := range docs {
+		if _, ok := grouped[d.Server]; !ok {
+			ix.servers = append(ix.servers, d.Server)
+		}
+		grouped[d.Server] = append(grouped[d.Server], d)
+	}
+	for _, s := range ix.servers {
+		ix.byServer[s] = ix.analyseAll(grouped[s])
+	}
+	ix.snap.Store(ix.finalize())
+	return ix
+}
+
+// ReplaceServer swaps every tool of server for docs (none removes the
+// server). Only these docs are analysed again; the rest of the index is
+// rebuilt from cached analyses, since idf and average lengths are global.
+func (ix *Index) ReplaceServer(server string, docs []Doc) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for i := range docs {
+		docs[i].Server = server
+	}
+	_, had := ix.byServer[server]
+	switch {
+	case len(docs) == 0 && had:
+		delete(ix.byServer, server)
+		for i, s := range ix.servers {
+			if s == server {
+				ix.servers = append(ix.servers[:i:i], ix.servers[i+1:]...)
+				break
+			}
+		}
+	case len(docs) > 0:
+		if !had {
+			ix.servers = append(ix.servers, server)
+		}
+		ix.byServer[server] = ix.analyseAll(docs)
+	}
+	ix.snap.Store(ix.finalize())
+}
+
+// Len is the number of indexed tools.
+func (ix *Index) Len() int { return len(ix.snap.Load().docs) }
+
+func (ix *Index) analyseAll(docs []Doc) []*analysed {
+	seen := map[string]bool{}
+	var out []*analysed
+	for _, d := range docs {
+		if strings.TrimSpace(d.Name) == "" || seen[d.Key()] {
+			continue
+		}
+		seen[d.Key()] = true
+		out = append(out, ix.analyse(d))
+	}
+	return out
+}
+
+func (ix *Index) analyse(d Doc) *analysed {
+	counts := map[string]*[numFields]uint16{}
+	a := &analysed{doc: d}
+	add := func(f int) func(string) {
+		return func(t string) {
+			c := counts[t]
+			if c == nil {
+				c = new([numFields]uint16)
+				counts[t] = c
+			}
+			if c[f] < math.MaxUint16 {
+				c[f]++
+			}
+			a.lens[f]++
+		}
+	}
+	ix.an.terms(d.Name, add(fieldName))
+	if ix.cfg.Joins {
+		ix.an.joins(d.Name, add(fieldName))
+	}
+	ix.an.terms(d.Description, add(fieldDesc))
+	ix.an.terms(schemaText(d.Schema), add(fieldParams))
+	ix.an.terms(d.Server, add(fieldServer))
+	ix.an.terms(d.ServerDescription, add(fieldServer))
+	a.terms = make([]termCount, 0, len(counts))
+	for t, c := range counts {
+		a.terms = append(a.terms, termCount{t, *c})
+	}
+	return a
+}
+
+// finalize builds a snapshot from the cached analyses.
+func (ix *Index) finalize() *snapshot {
+	cfg := ix.cfg
+	s := &snapshot{cfg: cfg, vocab: map[string]int32{}, names: map[string][]int32{}}
+	for _, srv := range ix.servers {
+		if len(ix.byServer[srv]) == 0 {
+			continue
+		}
+		for _, a := range ix.byServer[srv] {
+			s.docs = append(s.docs, a)
+			s.docServer = append(s.docServer, int32(len(s.servers)))
+		}
+		s.servers = append(s.servers, srv)
+	}
+	n := len(s.docs)
+	var avg [numFields]float64
+	var df []int32
+	for d, a := range s.docs {
+		for f := range numFields {
+			avg[f] += float64(a.lens[f])
+		}
+		for _, tc := range a.terms {
+			id, ok := s.vocab[tc.term]
+			if !ok {
+				id = int32(len(df))
+				s.vocab[tc.term] = id
+				df = append(df, 0)
+			}
+			df[id]++
+		}
+		lname := strings.ToLower(a.doc.Name)
+		s.names[lname] = append(s.names[lname], int32(d))
+		if a.doc.ID != "" && strings.ToLower(a.doc.ID) != lname {
+			lid := strings.ToLower(a.doc.ID)
+			s.names[lid] = append(s.names[lid], int32(d))
+		}
+	}
+	for f := range numFields {
+		avg[f] = math.Max(avg[f]/math.Max(float64(n), 1), 1)
+	}
+	idf := make([]float64, len(df))
+	for t, c := range df {
+		idf[t] = math.Log(1 + (float64(n)-float64(c)+0.5)/(float64(c)+0.5))
+	}
+	s.postings = make([][]posting, len(df))
+	for t, c := range df {
+		s.postings[t] = make([]posting, 0, c)
+	}
+	s.docTerms = make([][]posting, n)
+	k1 := cfg.K1
+	for d, a := range s.docs {
+		var norm [numFields]float64
+		for f := range numFields {
+			norm[f] = cfg.Weight[f] / (1 - cfg.B[f] + cfg.B[f]*float64(a.lens[f])/avg[f])
+		}
+		dt := make([]posting, 0, len(a.terms))
+		for _, tc := range a.terms {
+			id := s.vocab[tc.term]
+			tfw := 0.0
+			for f := range numFields {
+				tfw += float64(tc.tf[f]) * norm[f]
+			}
+			if tfw == 0 {
+				continue
+			}
+			imp := float32(idf[id] * tfw * (k1 + 1) / (k1 + tfw))
+			s.postings[id] = append(s.postings[id], posting{int32(d), imp})
+			dt = append(dt, posting{id, imp})
+		}
+		s.docTerms[d] = dt
+	}
+	ix.buildServerLevel(s, idf)
+	return s
+}
+
+// buildServerLevel indexes each server as one document made of its own name
+// and description and all its tools' names and descriptions, scored with
+// plain BM25 over servers.
+func (ix *Index) buildServerLevel(s *snapshot, _ []float64) {
+	ns := len(s.servers)
+	s.serverPost = make([][]posting, len(s.postings))
+	if ix.cfg.ServerMix == 0 || ns == 0 {
+		return
+	}
+	tf := make([]map[int32]float64, ns)
+	lens := make([]float64, ns)
+	total := 0.0
+	for d, a := range s.docs {
+		sv := s.docServer[d]
+		if tf[sv] == nil {
+			tf[sv] = map[int32]float64{}
+		}
+		for _, tc := range a.terms {
+			c := float64(tc.tf[fieldName]) + float64(tc.tf[fieldDesc])
+			if c == 0 {
+				continue
+			}
+			tf[sv][s.vocab[tc.term]] += c
+			lens[sv] += c
+			total += c
+		}
+	}
+	// The server's own text counts once, not once per tool.
+	for d, a := range s.docs {
+		sv := s.docServer[d]
+		if d > 0 && s.docServer[d-1] == sv {
+			continue
+		}
+		for _, tc := range a.terms {
+			if c := float64(tc.tf[fieldServer]); c > 0 {
+				tf[sv][s.vocab[tc.term]] += c
+				lens[sv] += c
+				total += c
+			}
+		}
+	}
+	avg := math.Max(total/float64(ns), 1)
+	sdf := make([]int, len(s.postings))
+	for _, m := range tf {
+		for t := range m {
+			sdf[t]++
+		}
+	}
+	const k1, b = 1.2, 0.75
+	for sv, m := range tf {
+		for t, c := range m {
+			idf := math.Log(1 + (float64(ns)-float64(sdf[t])+0.5)/(float64(sdf[t])+0.5))
+			tfn := c / (1 - b + b*lens[sv]/avg)
+			s.serverPost[t] = append(s.serverPost[t], posting{int32(sv), float32(idf * tfn * (k1 + 1) / (k1 + tfn))})
+		}
+	}
+}
+
+// schemaText gathers the words of a JSON schema that say what a tool takes:
+// property names, titles, descriptions and enum values, nested ones too.
+func schemaText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "" // a schema that is not JSON has nothing to offer search
+	}
+	var b strings.Builder
+	walkSchema(v, &b, 0)
+	return b.String()
+}
+
+func walkSchema(v any, b *strings.Builder, depth int) {
+	const maxDepth, maxText = 10, 8 << 10
+	if depth > maxDepth || b.Len() > maxText {
+		return
+	}
+	switch n := v.(type) {
+	case []any:
+		for _, e := range n {
+			walkSchema(e, b, depth+1)
+		}
+	case map[string]any:
+		if depth > 0 {
+			for _, k := range []string{"title", "description"} {
+				if s, ok := n[k].(string); ok {
+					b.WriteString(s)
+					b.WriteByte('\n')
+				}
+			}
+		}
+		if enum, ok := n["enum"].([]any); ok {
+			for _, e := range enum {
+				if s, ok := e.(string); ok {
+					b.WriteString(s)
+					b.WriteByte(' ')
+				}
+			}
+		}
+		if props, ok := n["properties"].(map[string]any); ok {
+			keys := make([]string, 0, len(props))
+			for k := range props {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				b.WriteString(k)
+				b.WriteByte('\n')
+				walkSchema(props[k], b, depth+1)
+			}
+		}
+		for _, k := range []string{"items", "anyOf", "oneOf", "allOf", "additionalProperties", "$defs", "definitions"} {
+			if sub, ok := n[k]; ok {
+				if k == "$defs" || k == "definitions" {
+					if m, ok := sub.(map[string]any); ok {
+						for _, d := range m {
+							walkSchema(d, b, depth+1)
+						}
+					}
+					continue
+				}
+				walkSchema(sub, b, depth+1)
+			}
+		}
+	}
+}

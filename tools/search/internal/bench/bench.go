@@ -1,0 +1,205 @@
+// Package bench measures the search engine: retrieval quality on the shared
+// tool-retrieval sets and speed on large generated catalogs. It is used by
+// the package's Go benchmarks and by cmd/searchbench, which prints a table.
+package bench
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agent-dev/agent/tools/search"
+)
+
+// SharedDir finds ../shared next to the module root, walking up from the
+// working directory to go.mod. It errors when there is none, so callers can
+// skip.
+func SharedDir() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("find shared dir: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			shared := filepath.Join(filepath.Dir(dir), "shared")
+			if st, err := os.Stat(shared); err == nil && st.IsDir() {
+				return shared, nil
+			}
+			return "", fmt.Errorf("no shared dir at %s", shared)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Query is one benchmark task with its gold tools. A group counts as found
+// when any of its members is retrieved.
+type Query struct {
+	ID     string     `json:"id"`
+	Query  string     `json:"query"`
+	Gold   []string   `json:"gold"`
+	Groups [][]string `json:"gold_groups"`
+}
+
+// Set is a retrieval benchmark: a catalog and its queries.
+type Set struct {
+	Name    string
+	Docs    []search.Doc
+	Queries []Query
+	// server of each doc key, for server-level recall
+	serverOf map[string]string
+}
+
+// LoadSet reads a set laid out as dir/tools.jsonl and dir/queries.jsonl.
+func LoadSet(dir string) (*Set, error) {
+	docs, err := search.LoadCatalogFile(filepath.Join(dir, "tools.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(filepath.Join(dir, "queries.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("open queries: %w", err)
+	}
+	defer f.Close()
+	set := &Set{Name: filepath.Base(dir), Docs: docs, serverOf: map[string]string{}}
+	for _, d := range docs {
+		set.serverOf[d.Key()] = d.Server
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var q Query
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			return nil, fmt.Errorf("parse query: %w", err)
+		}
+		if len(q.Groups) == 0 {
+			for _, g := range q.Gold {
+				q.Groups = append(q.Groups, []string{g})
+			}
+		}
+		set.Queries = append(set.Queries, q)
+	}
+	return set, sc.Err()
+}
+
+// Metrics are averages over queries, in percent.
+type Metrics struct {
+	R1, R5, R10, NDCG10 float64
+	// ServerR5: a query counts a hit when a right server is among the
+	// servers of the first five tools.
+	ServerR5 float64
+	Queries  int
+}
+
+// Ranker returns the keys of the best tools for a query, best first.
+type Ranker func(query string, k int) []string
+
+// IndexRanker ranks with ix in BM25 mode.
+func IndexRanker(ix *search.Index) Ranker {
+	return func(q string, k int) []string {
+		hits, err := ix.Search(q, search.Options{Limit: k, Mode: search.ModeBM25})
+		if err != nil {
+			return nil
+		}
+		out := make([]string, len(hits))
+		for i, h := range hits {
+			out[i] = h.ID
+			if out[i] == "" {
+				out[i] = h.Name
+			}
+		}
+		return out
+	}
+}
+
+// Evaluate scores a ranker on the set.
+func (s *Set) Evaluate(rank Ranker) Metrics {
+	var m Metrics
+	for _, q := range s.Queries {
+		got := rank(q.Query, 10)
+		m.R1 += groupRecall(got, q.Groups, 1)
+		m.R5 += groupRecall(got, q.Groups, 5)
+		m.R10 += groupRecall(got, q.Groups, 10)
+		m.NDCG10 += ndcg(got, q.Groups, 10)
+		gold := map[string]bool{}
+		for _, g := range q.Groups {
+			for _, id := range g {
+				gold[s.serverOf[id]] = true
+			}
+		}
+		for i := 0; i < len(got) && i < 5; i++ {
+			if gold[s.serverOf[got[i]]] {
+				m.ServerR5++
+				break
+			}
+		}
+	}
+	n := float64(len(s.Queries))
+	m.Queries = len(s.Queries)
+	if n > 0 {
+		m.R1, m.R5, m.R10, m.NDCG10, m.ServerR5 = 100*m.R1/n, 100*m.R5/n, 100*m.R10/n, 100*m.NDCG10/n, 100*m.ServerR5/n
+	}
+	return m
+}
+
+func groupRecall(got []string, groups [][]string, k int) float64 {
+	if len(groups) == 0 {
+		return 0
+	}
+	top := map[string]bool{}
+	for i := 0; i < len(got) && i < k; i++ {
+		top[got[i]] = true
+	}
+	found := 0
+	for _, g := range groups {
+		for _, id := range g {
+			if top[id] {
+				found++
+				break
+			}
+		}
+	}
+	return float64(found) / float64(len(groups))
+}
+
+// ndcg is binary-gain nDCG: a retrieved tool gains when it is the first
+// retrieved member of a gold group; the ideal ranking finds one group per
+// position.
+func ndcg(got []string, groups [][]string, k int) float64 {
+	groupOf := map[string][]int{}
+	for gi, g := range groups {
+		for _, id := range g {
+			groupOf[id] = append(groupOf[id], gi)
+		}
+	}
+	credited := map[int]bool{}
+	dcg := 0.0
+	for i := 0; i < len(got) && i < k; i++ {
+		for _, gi := range groupOf[got[i]] {
+			if !credited[gi] {
+				credited[gi] = true
+				dcg += 1 / math.Log2(float64(i+2))
+				break
+			}
+		}
+	}
+	idcg := 0.0
+	for i := 0; i < len(groups) && i < k; i++ {
+		idcg += 1 / math.Log2(float64(i+2))
+	}
+	if idcg == 0 {
+		return 0
+	}
+	return dcg / idcg
+}

@@ -1,0 +1,41 @@
+package bench
+
+import "github.com/agent-dev/agent/tools/search"
+
+// Variant is a named engine configuration.
+type Variant struct {
+	Name   string
+	Config search.Config
+}
+
+// Variants returns the reference baselines and the default; with ablate,
+// also the default minus each signal.
+func Variants(ablate bool) []Variant {
+	def := search.DefaultConfig()
+	plain := search.Config{K1: 1.2}
+	plain.Weight[0], plain.Weight[1] = 1, 1
+	plain.B = [4]float64{0.75, 0.75, 0.75, 0.75}
+	params := plain
+	params.Weight[2] = 1
+	vs := []Variant{
+		{"BM25 name+desc (reference)", plain},
+		{"BM25 name+desc+params (reference)", params},
+		{"default", def},
+	}
+	if !ablate {
+		return vs
+	}
+	with := func(name string, f func(*search.Config)) {
+		c := def
+		f(&c)
+		vs = append(vs, Variant{name, c})
+	}
+	with("- stemming", func(c *search.Config) { c.Stemmer = "" })
+	with("porter -> s-stemmer", func(c *search.Config) { c.Stemmer = "s" })
+	with("- name joins", func(c *search.Config) { c.Joins = false })
+	with("- params field", func(c *search.Config) { c.Weight[2] = 0 })
+	with("- server field", func(c *search.Config) { c.Weight[3] = 0 })
+	with("- server mix", func(c *search.Config) { c.ServerMix = 0 })
+	with("- feedback", func(c *search.Config) { c.FeedbackDocs = 0 })
+	return vs
+}

@@ -1,0 +1,390 @@
+package search
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Search runs one query. See Mode for how a query is read. A query that
+// matches nothing gives no hits and no error; an empty query or a regular
+// expression that does not compile is an error.
+func (ix *Index) Search(query string, opts Options) ([]Hit, error) {
+	s := ix.snap.Load()
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	q := strings.TrimSpace(query)
+	mode := opts.Mode
+	if mode == "" || mode == ModeAuto {
+		switch {
+		case len(q) >= 7 && strings.EqualFold(q[:7], "select:"):
+			mode = ModeSelect
+		case len(q) >= 3 && q[0] == '/' && q[len(q)-1] == '/':
+			mode, q = ModeRegex, q[1:len(q)-1]
+		default:
+			mode = ModeBM25
+		}
+	}
+	if mode == ModeSelect && len(q) >= 7 && strings.EqualFold(q[:7], "select:") {
+		q = q[7:]
+	}
+	if strings.TrimSpace(q) == "" {
+		return nil, ErrEmptyQuery
+	}
+	switch mode {
+	case ModeBM25:
+		return s.rank(q, limit), nil
+	case ModeRegex:
+		return s.regex(q, limit)
+	case ModeSelect:
+		return s.selectNames(q)
+	}
+	return nil, fmt.Errorf("unknown search mode %q: use auto, bm25, regex or select", opts.Mode)
+}
+
+// truncate cuts s to at most n bytes on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// queryTerms analyses a query into term ids and weights. Terms the catalog
+// does not have are dropped: they cannot score.
+func (s *snapshot) queryTerms(q string) map[int32]float64 {
+	an := analyzer{stem: stemmerFunc(s.cfg.Stemmer)} // no memo: Search must not write shared state
+	qt := map[int32]float64{}
+	an.terms(q, func(t string) {
+		if id, ok := s.vocab[t]; ok {
+			qt[id]++
+		}
+	})
+	if s.cfg.Joins {
+		an.joins(q, func(t string) {
+			if id, ok := s.vocab[t]; ok {
+				qt[id]++
+			}
+		})
+	}
+	// A word said twice matters more, but not twice as much.
+	for t, c := range qt {
+		qt[t] = 1 + math.Log(c)
+	}
+	return qt
+}
+
+var scorePool sync.Pool // *[]float32
+
+func getScores(n int) *[]float32 {
+	p, _ := scorePool.Get().(*[]float32)
+	if p == nil || cap(*p) < n {
+		b := make([]float32, n)
+		return &b
+	}
+	*p = (*p)[:n]
+	clear(*p)
+	return p
+}
+
+func (s *snapshot) rank(query string, limit int) []Hit {
+	q := truncate(query, maxQueryBytes)
+	n := len(s.docs)
+	if n == 0 {
+		return []Hit{}
+	}
+	qt := s.queryTerms(q)
+	buf := getScores(n)
+	defer scorePool.Put(buf)
+	scores := *buf
+	for t, w := range qt {
+		for _, p := range s.postings[t] {
+			scores[p.doc] += float32(w) * p.impact
+		}
+	}
+	if s.cfg.FeedbackDocs > 0 && s.cfg.FeedbackTerms > 0 && len(qt) > 0 {
+		s.feedback(scores, qt)
+	}
+	if s.cfg.ServerMix > 0 && len(qt) > 0 {
+		s.mixServers(scores, qt)
+	}
+	exact := s.exactNames(q)
+	top := topK(scores, limit, s)
+	var out []Hit
+	seen := map[int32]bool{}
+	best := 0.0
+	if len(top) > 0 {
+		best = float64(scores[top[0]])
+	}
+	for i, d := range exact {
+		if len(out) >= limit {
+			break
+		}
+		seen[d] = true
+		out = append(out, s.hit(d, best+float64(len(exact)-i)))
+	}
+	for _, d := range top {
+		if len(out) >= limit {
+			break
+		}
+		if !seen[d] && scores[d] > 0 {
+			out = append(out, s.hit(d, float64(scores[d])))
+		}
+	}
+	if out == nil {
+		out = []Hit{}
+	}
+	return out
+}
+
+func (s *snapshot) hit(d int32, score float64) Hit {
+	doc := s.docs[d].doc
+	return Hit{ID: doc.ID, Name: doc.Name, Server: doc.Server, Score: math.Round(score*1000) / 1000, Description: doc.Description}
+}
+
+// feedback adds to scores the best terms of the first-pass top documents
+// (pseudo-relevance feedback): a query that says "meeting point" also finds
+// tools whose descriptions share the vocabulary of the tools it matched.
+func (s *snapshot) feedback(scores []float32, qt map[int32]float64) {
+	cfg := s.cfg
+	top := topK(scores, cfg.FeedbackDocs, s)
+	if len(top) == 0 || scores[top[0]] <= 0 {
+		return
+	}
+	max := scores[top[0]]
+	cand := map[int32]float64{}
+	for _, d := range top {
+		if scores[d] <= 0 {
+			break
+		}
+		rel := float64(scores[d] / max)
+		for _, p := range s.docTerms[d] {
+			if _, inQuery := qt[p.doc]; !inQuery {
+				cand[p.doc] += rel * float64(p.impact)
+			}
+		}
+	}
+	type tw struct {
+		t int32
+		w float64
+	}
+	var ts []tw
+	for t, w := range cand {
+		ts = append(ts, tw{t, w})
+	}
+	sort.Slice(ts, func(i, j int) bool {
+		if ts[i].w != ts[j].w {
+			return ts[i].w > ts[j].w
+		}
+		return ts[i].t < ts[j].t
+	})
+	if len(ts) > cfg.FeedbackTerms {
+		ts = ts[:cfg.FeedbackTerms]
+	}
+	if len(ts) == 0 {
+		return
+	}
+	for _, e := range ts {
+		w := float32(cfg.FeedbackWeight * e.w / ts[0].w)
+		for _, p := range s.postings[e.t] {
+			scores[p.doc] += w * p.impact
+		}
+	}
+}
+
+// mixServers adds to each tool a share of its server's score, scaled to the
+// tool scores, so siblings of a server that fits the query rise together.
+func (s *snapshot) mixServers(scores []float32, qt map[int32]float64) {
+	ss := make([]float32, len(s.servers))
+	for t, w := range qt {
+		for _, p := range s.serverPost[t] {
+			ss[p.doc] += float32(w) * p.impact
+		}
+	}
+	var maxS, maxD float32
+	for _, v := range ss {
+		maxS = max(maxS, v)
+	}
+	for _, v := range scores {
+		maxD = max(maxD, v)
+	}
+	if maxS == 0 || maxD == 0 {
+		return
+	}
+	k := float32(s.cfg.ServerMix) * maxD / maxS
+	for d := range scores {
+		scores[d] += k * ss[s.docServer[d]]
+	}
+}
+
+// exactNames finds tools named verbatim in the query: the whole query, or a
+// word of it that is a compound name (snake_case, kebab-case, camelCase,
+// dotted), since a plain word like "search" is more often prose than a name.
+func (s *snapshot) exactNames(q string) []int32 {
+	var out []int32
+	seen := map[int32]bool{}
+	add := func(w string) {
+		for _, d := range s.names[strings.ToLower(w)] {
+			if !seen[d] {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+	}
+	add(strings.TrimSpace(q))
+	for _, w := range strings.Fields(q) {
+		w = strings.TrimFunc(w, func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
+		})
+		if isCompound(w) {
+			add(w)
+		}
+	}
+	return out
+}
+
+func isCompound(w string) bool {
+	if strings.ContainsAny(w, "_-.") {
+		return true
+	}
+	for i := 1; i < len(w); i++ {
+		if w[i] >= 'A' && w[i] <= 'Z' && w[i-1] >= 'a' && w[i-1] <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+// topK returns the indexes of the k best scores, best first; ties go to the
+// name that sorts first, so results are deterministic.
+func topK(scores []float32, k int, s *snapshot) []int32 {
+	h := &docHeap{s: s, sc: scores}
+	for d, v := range scores {
+		if v <= 0 {
+			continue
+		}
+		if h.Len() < k {
+			heap.Push(h, int32(d))
+		} else if h.less(h.ids[0], int32(d)) {
+			h.ids[0] = int32(d)
+			heap.Fix(h, 0)
+		}
+	}
+	out := make([]int32, h.Len())
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(h).(int32)
+	}
+	return out
+}
+
+// docHeap is a min-heap of documents by score: its root is the weakest kept.
+type docHeap struct {
+	ids []int32
+	sc  []float32
+	s   *snapshot
+}
+
+// less reports whether a ranks below b.
+func (h *docHeap) less(a, b int32) bool {
+	if h.sc[a] != h.sc[b] {
+		return h.sc[a] < h.sc[b]
+	}
+	return h.s.docs[a].doc.Name > h.s.docs[b].doc.Name
+}
+func (h *docHeap) Len() int           { return len(h.ids) }
+func (h *docHeap) Less(i, j int) bool { return h.less(h.ids[i], h.ids[j]) }
+func (h *docHeap) Swap(i, j int)      { h.ids[i], h.ids[j] = h.ids[j], h.ids[i] }
+func (h *docHeap) Push(x any)         { h.ids = append(h.ids, x.(int32)) }
+func (h *docHeap) Pop() any {
+	x := h.ids[len(h.ids)-1]
+	h.ids = h.ids[:len(h.ids)-1]
+	return x
+}
+
+func (s *snapshot) regex(pattern string, limit int) ([]Hit, error) {
+	if len(pattern) > maxPatternLen {
+		return nil, fmt.Errorf("regex is %d characters long: the limit is %d", len(pattern), maxPatternLen)
+	}
+	re, err := regexp.Compile("(?i)" + pattern)
+	if err != nil {
+		return nil, fmt.Errorf("invalid regex %q: %w", pattern, err)
+	}
+	type m struct {
+		d     int32
+		score float64
+	}
+	var ms []m
+	for d, a := range s.docs {
+		score := 0.0
+		if re.MatchString(a.doc.Name) {
+			score += 2
+		}
+		if re.MatchString(a.doc.Description) {
+			score++
+		}
+		if score > 0 {
+			ms = append(ms, m{int32(d), score})
+		}
+	}
+	sort.SliceStable(ms, func(i, j int) bool {
+		if ms[i].score != ms[j].score {
+			return ms[i].score > ms[j].score
+		}
+		return s.docs[ms[i].d].doc.Name < s.docs[ms[j].d].doc.Name
+	})
+	out := []Hit{}
+	for _, x := range ms {
+		if len(out) >= limit {
+			break
+		}
+		out = append(out, s.hit(x.d, x.score))
+	}
+	return out, nil
+}
+
+// selectNames returns the named tools in the order given. Names are matched
+// exactly, then ignoring case. Unknown names are skipped; if none is known
+// that is an error naming them.
+func (s *snapshot) selectNames(list string) ([]Hit, error) {
+	out := []Hit{}
+	seen := map[int32]bool{}
+	var missing []string
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		ds := append([]int32(nil), s.names[strings.ToLower(name)]...)
+		// Prefer the exact spelling when case-folding joins several tools.
+		sort.SliceStable(ds, func(i, j int) bool {
+			return s.docs[ds[i]].doc.Name == name && s.docs[ds[j]].doc.Name != name
+		})
+		if len(ds) == 0 {
+			missing = append(missing, name)
+		}
+		for _, d := range ds {
+			if !seen[d] {
+				seen[d] = true
+				out = append(out, s.hit(d, 1))
+			}
+		}
+	}
+	if len(out) == 0 {
+		if len(missing) == 0 {
+			return nil, ErrEmptyQuery
+		}
+		return nil, fmt.Errorf("no tool named %s", strings.Join(missing, ", "))
+	}
+	return out, nil
+}
