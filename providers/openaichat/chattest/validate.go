@@ -1,0 +1,229 @@
+package chattest
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+type violation struct{ code, param, msg string }
+
+func bad(param, format string, args ...any) *violation {
+	return &violation{param: param, msg: fmt.Sprintf(format, args...)}
+}
+
+// knownFields are the top-level request fields the fake accepts; OpenAI
+// answers any other with "Unrecognized request argument supplied".
+var knownFields = map[string]bool{
+	"model": true, "messages": true, "tools": true, "tool_choice": true, "stream": true,
+	"stream_options": true, "max_tokens": true, "max_completion_tokens": true, "temperature": true,
+	"top_p": true, "parallel_tool_calls": true, "n": true, "stop": true, "seed": true, "user": true,
+	"response_format": true, "reasoning_effort": true, "metadata": true, "store": true,
+}
+
+var messageFields = map[string]bool{
+	"role": true, "content": true, "name": true, "tool_calls": true, "tool_call_id": true, "refusal": true,
+}
+
+var fnName = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+
+// validate applies the real API's request checks, with its messages.
+func (s *Server) validate(body []byte, req *ChatRequest) *violation {
+	top := raw(body)
+	var unknown []string
+	for k := range top {
+		if !knownFields[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return bad("", "Unrecognized request argument supplied: %s", strings.Join(unknown, ", "))
+	}
+	if req.Model == "" {
+		return bad("model", "you must provide a model parameter")
+	}
+	if len(req.Messages) == 0 {
+		return bad("messages", "[] is too short - 'messages'")
+	}
+	if req.StreamOptions != nil && !req.Stream {
+		return bad("stream_options", "The 'stream_options' parameter is only allowed when 'stream' is enabled.")
+	}
+	if v := s.validateTools(req.Tools); v != nil {
+		return v
+	}
+	var msgs []map[string]json.RawMessage
+	_ = json.Unmarshal(top["messages"], &msgs)
+	return s.validateMessages(req.Messages, msgs)
+}
+
+func (s *Server) validateTools(tools json.RawMessage) *violation {
+	if len(tools) == 0 || string(tools) == "null" {
+		return nil
+	}
+	var defs []struct {
+		Type     string `json:"type"`
+		Function *struct {
+			Name       string          `json:"name"`
+			Parameters json.RawMessage `json:"parameters"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(tools, &defs); err != nil {
+		return bad("tools", "Invalid type for 'tools': expected an array of objects.")
+	}
+	if len(defs) == 0 {
+		return bad("tools", "Invalid 'tools': empty array. Expected an array with minimum length 1, but got an empty array instead.")
+	}
+	for i, d := range defs {
+		p := fmt.Sprintf("tools[%d]", i)
+		if d.Type != "function" || d.Function == nil {
+			return bad(p+".type", "Invalid value: '%s'. Supported values are: 'function' and 'custom'.", d.Type)
+		}
+		n := d.Function.Name
+		switch {
+		case n == "":
+			return bad(p+".function.name", "Missing required parameter: '%s.function.name'.", p)
+		case len(n) > 64:
+			return bad(p+".function.name", "Invalid '%s.function.name': string too long. Expected a string with maximum length 64, but got a string with length %d instead.", p, len(n))
+		case !fnName.MatchString(n):
+			return bad(p+".function.name", "Invalid '%s.function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", p)
+		}
+		if len(d.Function.Parameters) > 0 {
+			var sch struct {
+				Type any `json:"type"`
+			}
+			if json.Unmarshal(d.Function.Parameters, &sch) != nil || sch.Type != "object" {
+				return bad(p+".function.parameters", "Invalid schema for function '%s': schema must be a JSON Schema of 'type: \"object\"', got 'type: \"%v\"'.", n, sch.Type)
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Server) validateMessages(ms []Message, raws []map[string]json.RawMessage) *violation {
+	// pending holds the ids of the last assistant message's calls still
+	// waiting for their tool message; inRun is true while only tool
+	// messages have followed that assistant message.
+	var pending map[string]bool
+	var pendingAt int
+	var order []string
+	inRun := false
+	unanswered := func() *violation {
+		var left []string
+		for _, id := range order {
+			if pending[id] {
+				left = append(left, id)
+			}
+		}
+		if len(left) == 0 {
+			return nil
+		}
+		return bad(fmt.Sprintf("messages.[%d].role", pendingAt),
+			"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s", strings.Join(left, ", "))
+	}
+	for i, m := range ms {
+		p := fmt.Sprintf("messages[%d]", i)
+		if i < len(raws) {
+			for k := range raws[i] {
+				if k == "reasoning_content" && s.AcceptReasoning {
+					continue
+				}
+				if !messageFields[k] {
+					return bad(p, "Additional properties are not allowed ('%s' was unexpected) - 'messages.%d'", k, i)
+				}
+			}
+		}
+		if m.Role != "tool" && inRun {
+			if v := unanswered(); v != nil {
+				return v
+			}
+			inRun = false
+		}
+		switch m.Role {
+		case "system", "developer", "user":
+			if isNull(m.Content) {
+				return bad(p+".content", "Invalid value for 'content': expected a string, got null.")
+			}
+		case "assistant":
+			if isNull(m.Content) && len(m.ToolCalls) == 0 {
+				return bad(p+".content", "Invalid value for 'content': expected a string, got null.")
+			}
+			pending, order, pendingAt = map[string]bool{}, nil, i
+			for j, c := range m.ToolCalls {
+				cp := fmt.Sprintf("%s.tool_calls[%d]", p, j)
+				if c.ID == "" {
+					return bad(cp+".id", "Missing required parameter: '%s.id'.", cp)
+				}
+				if c.Type != "function" {
+					return bad(cp+".type", "Invalid value: '%s'. Supported values are: 'function'.", c.Type)
+				}
+				if c.Function.Name == "" {
+					return bad(cp+".function.name", "Missing required parameter: '%s.function.name'.", cp)
+				}
+				var sarg string
+				if json.Unmarshal(c.Function.Arguments, &sarg) != nil {
+					return bad(cp+".function.arguments", "Invalid type for '%s.function.arguments': expected a string, but got %s instead.", cp, kind(c.Function.Arguments))
+				}
+				pending[c.ID] = true
+				order = append(order, c.ID)
+			}
+			inRun = len(m.ToolCalls) > 0
+		case "tool":
+			if m.ToolCallID == "" {
+				return bad(p+".tool_call_id", "Missing required parameter: '%s.tool_call_id'.", p)
+			}
+			if !inRun {
+				return bad(fmt.Sprintf("messages.[%d].role", i), "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.")
+			}
+			if !pending[m.ToolCallID] {
+				return bad(p+".tool_call_id", "Invalid parameter: 'tool_call_id' of '%s' not found in 'tool_calls' of previous message.", m.ToolCallID)
+			}
+			delete(pending, m.ToolCallID)
+			if isNull(m.Content) {
+				return bad(p+".content", "Invalid value for 'content': expected a string, got null.")
+			}
+		default:
+			return bad(p+".role", "Invalid value: '%s'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.", m.Role)
+		}
+	}
+	if inRun {
+		return unanswered()
+	}
+	return nil
+}
+
+func isNull(b json.RawMessage) bool {
+	s := strings.TrimSpace(string(b))
+	return s == "" || s == "null"
+}
+
+func kind(b json.RawMessage) string {
+	s := strings.TrimSpace(string(b))
+	switch {
+	case s == "" || s == "null":
+		return "null"
+	case s[0] == '{':
+		return "an object"
+	case s[0] == '[':
+		return "an array"
+	case s[0] == 't' || s[0] == 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// Check applies the fake's request checks to a request body without a
+// server: nil when the real API would accept it, else its 400 message.
+func Check(body []byte, acceptReasoning bool) error {
+	var req ChatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return fmt.Errorf("body is not JSON: %w", err)
+	}
+	s := &Server{AcceptReasoning: acceptReasoning}
+	if v := s.validate(body, &req); v != nil {
+		return fmt.Errorf("400 (param %s): %s", v.param, v.msg)
+	}
+	return nil
+}
