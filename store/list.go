@@ -1,0 +1,218 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Resolve turns an id or a unique id prefix into the session's id. An
+// ambiguous prefix names the sessions it matches.
+func (d *DB) Resolve(ctx context.Context, idOrPrefix string) (string, error) {
+	p := strings.TrimSpace(idOrPrefix)
+	if p == "" {
+		return "", fmt.Errorf("empty session id: %w", ErrNotFound)
+	}
+	var id string
+	err := d.sql.QueryRowContext(ctx, `SELECT id FROM sessions WHERE id = ?`, p).Scan(&id)
+	if err == nil {
+		return id, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("find session %s: %w", p, mapErr(err))
+	}
+	esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(p)
+	rows, err := d.sql.QueryContext(ctx, `SELECT id, title FROM sessions WHERE id LIKE ? ESCAPE '\' ORDER BY updated_at DESC LIMIT 11`, esc+"%")
+	if err != nil {
+		return "", fmt.Errorf("find session %s: %w", p, mapErr(err))
+	}
+	defer rows.Close()
+	var matches []string
+	for rows.Next() {
+		var mid, title string
+		if err := rows.Scan(&mid, &title); err != nil {
+			return "", mapErr(err)
+		}
+		matches = append(matches, fmt.Sprintf("%s (%s)", mid, title))
+		id = mid
+	}
+	if err := rows.Err(); err != nil {
+		return "", mapErr(err)
+	}
+	switch len(matches) {
+	case 0:
+		return "", fmt.Errorf("no session %q (see agent sessions): %w", p, ErrNotFound)
+	case 1:
+		return id, nil
+	}
+	more := ""
+	if len(matches) > 10 {
+		matches, more = matches[:10], ", …"
+	}
+	return "", fmt.Errorf("session id prefix %q matches %s%s; give more characters: %w", p, strings.Join(matches, ", "), more, ErrAmbiguous)
+}
+
+// ListOptions selects sessions to list.
+type ListOptions struct {
+	// Limit caps the list (default 50); All lifts the cap.
+	Limit int
+	All   bool
+	// Workdir, when set, lists only sessions started there.
+	Workdir string
+}
+
+// Summary is one row of the session list.
+type Summary struct {
+	ID       string    `json:"id"`
+	Title    string    `json:"title"`
+	Created  time.Time `json:"created_at"`
+	Updated  time.Time `json:"updated_at"`
+	Workdir  string    `json:"workdir"`
+	Provider string    `json:"provider"`
+	Model    string    `json:"model"`
+	Messages int       `json:"messages"`
+	Searches int       `json:"searches"`
+}
+
+// List returns sessions, most recently updated first.
+func (d *DB) List(ctx context.Context, o ListOptions) ([]Summary, error) {
+	limit := o.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	if o.All {
+		limit = -1 // no limit in SQLite
+	}
+	q := `SELECT s.id, s.title, s.created_at, s.updated_at, s.workdir, s.provider, s.model,
+		(SELECT count(*) FROM messages m WHERE m.session_id = s.id),
+		(SELECT count(*) FROM messages m JOIN parts p ON p.message_id = m.id WHERE m.session_id = s.id AND p.type = 'search_call')
+		FROM sessions s`
+	var args []any
+	if o.Workdir != "" {
+		q += ` WHERE s.workdir = ?`
+		args = append(args, o.Workdir)
+	}
+	q += ` ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?`
+	args = append(args, limit)
+	rows, err := d.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", mapErr(err))
+	}
+	defer rows.Close()
+	out := []Summary{}
+	for rows.Next() {
+		var s Summary
+		var c, u int64
+		if err := rows.Scan(&s.ID, &s.Title, &c, &u, &s.Workdir, &s.Provider, &s.Model, &s.Messages, &s.Searches); err != nil {
+			return nil, fmt.Errorf("list sessions: %w", mapErr(err))
+		}
+		s.Created, s.Updated = fromMS(c), fromMS(u)
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", mapErr(err))
+	}
+	return out, nil
+}
+
+// Delete removes a session and everything stored with it. A session open
+// in another live process is refused.
+func (d *DB) Delete(ctx context.Context, idOrPrefix string) (string, error) {
+	id, err := d.Resolve(ctx, idOrPrefix)
+	if err != nil {
+		return "", err
+	}
+	err = d.withTx(ctx, func(tx *sql.Tx) error {
+		if l, held, err := readLock(ctx, tx, id); err != nil {
+			return err
+		} else if held && !d.stale(l) {
+			return &LockedError{SessionID: id, PID: l.pid, Host: l.host, Since: fromMS(l.acquired)}
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("delete session %s: %w", id, err)
+	}
+	return id, nil
+}
+
+// Request is one stored provider request.
+type Request struct {
+	Seq            int64          `json:"seq"`
+	Provider       string         `json:"provider"`
+	API            string         `json:"api"`
+	Model          string         `json:"model"`
+	InputTokens    int            `json:"input_tokens"`
+	OutputTokens   int            `json:"output_tokens"`
+	CacheRead      int            `json:"cache_read_tokens"`
+	CacheWrite     int            `json:"cache_write_tokens"`
+	ServerToolUses map[string]int `json:"server_tool_uses,omitempty"`
+	ToolsHash      string         `json:"tools_hash"`
+	Resolved       string         `json:"resolved_search"`
+	Created        time.Time      `json:"created_at"`
+}
+
+// Export is a whole session, as `agent sessions show --json` prints it.
+type Export struct {
+	Session     SessionMeta     `json:"session"`
+	Messages    []StoredMessage `json:"messages"`
+	Discoveries []Discovery     `json:"discoveries"`
+	Requests    []Request       `json:"requests"`
+}
+
+// Export reads a whole session without taking its lock, so a session open
+// elsewhere can still be shown. All reads share one snapshot.
+func (d *DB) Export(ctx context.Context, idOrPrefix string) (*Export, error) {
+	id, err := d.Resolve(ctx, idOrPrefix)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := d.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("export session %s: %w", id, mapErr(err))
+	}
+	defer tx.Rollback()
+	e := &Export{Messages: []StoredMessage{}, Discoveries: []Discovery{}, Requests: []Request{}}
+	if e.Session, err = loadMeta(ctx, tx, id); err != nil {
+		return nil, fmt.Errorf("export session %s: %w", id, err)
+	}
+	msgs, err := loadMessages(ctx, tx, id, 0)
+	if err != nil {
+		return nil, fmt.Errorf("export session %s: %w", id, err)
+	}
+	e.Messages = append(e.Messages, msgs...)
+	disc, err := d.discoveries(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	e.Discoveries = append(e.Discoveries, disc...)
+	rows, err := tx.QueryContext(ctx, `SELECT seq, provider, api, model, input_tokens, output_tokens, cache_read, cache_write,
+		server_tool_uses, tools_hash, resolved, created_at FROM requests WHERE session_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, fmt.Errorf("export session %s: %w", id, mapErr(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r Request
+		var uses sql.NullString
+		var created int64
+		if err := rows.Scan(&r.Seq, &r.Provider, &r.API, &r.Model, &r.InputTokens, &r.OutputTokens, &r.CacheRead, &r.CacheWrite,
+			&uses, &r.ToolsHash, &r.Resolved, &created); err != nil {
+			return nil, fmt.Errorf("export session %s: %w", id, mapErr(err))
+		}
+		if uses.Valid {
+			_ = json.Unmarshal([]byte(uses.String), &r.ServerToolUses)
+		}
+		r.Created = fromMS(created)
+		e.Requests = append(e.Requests, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("export session %s: %w", id, mapErr(err))
+	}
+	return e, nil
+}

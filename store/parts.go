@@ -1,0 +1,102 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+// storedPart is how a part is kept in parts.json. encoding/json compacts
+// (and HTML-escapes) json.RawMessage values, so the payloads a provider may
+// replay (tool inputs, server tool inputs and results) are kept as strings
+// holding their exact bytes; the shallower fields shadow agent.Part's. The
+// Raw payload lives in its own columns and is shadowed out of the JSON.
+type storedPart struct {
+	agent.Part
+	ToolCall   *storedToolCall   `json:"tool_call,omitempty"`
+	ServerTool *storedServerTool `json:"server_tool,omitempty"`
+	Raw        *struct{}         `json:"raw,omitempty"`
+}
+
+type storedToolCall struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Input string `json:"input"`
+}
+
+type storedServerTool struct {
+	ID      string         `json:"id"`
+	Name    string         `json:"name"`
+	Input   string         `json:"input,omitempty"`
+	Result  string         `json:"result,omitempty"`
+	IsError bool           `json:"is_error,omitempty"`
+	Sources []agent.Source `json:"sources,omitempty"`
+	Pending bool           `json:"pending,omitempty"`
+}
+
+// partRow is one row of the parts table.
+type partRow struct {
+	typ         string
+	json        []byte
+	rawProvider any // nil or string
+	rawAPI      any
+	raw         []byte
+}
+
+func encodePart(p agent.Part) (partRow, error) {
+	sp := storedPart{Part: p}
+	if c := p.ToolCall; c != nil {
+		sp.ToolCall = &storedToolCall{ID: c.ID, Name: c.Name, Input: string(c.Input)}
+	}
+	if t := p.ServerTool; t != nil {
+		sp.ServerTool = &storedServerTool{ID: t.ID, Name: t.Name, Input: string(t.Input), Result: string(t.Result),
+			IsError: t.IsError, Sources: t.Sources, Pending: t.Pending}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(sp); err != nil {
+		return partRow{}, fmt.Errorf("encode %s part: %w", p.Type, err)
+	}
+	row := partRow{typ: string(p.Type), json: bytes.TrimRight(buf.Bytes(), "\n")}
+	if p.Raw != nil {
+		row.rawProvider, row.rawAPI = p.Raw.Provider, p.Raw.API
+		// A non-nil empty slice so a present-but-empty payload is not NULL.
+		row.raw = append([]byte{}, p.Raw.Data...)
+	}
+	return row, nil
+}
+
+func decodePart(js []byte, rawProvider, rawAPI *string, raw []byte) (agent.Part, error) {
+	var sp storedPart
+	if err := json.Unmarshal(js, &sp); err != nil {
+		return agent.Part{}, fmt.Errorf("decode part: %w", err)
+	}
+	p := sp.Part
+	if c := sp.ToolCall; c != nil {
+		p.ToolCall = &agent.ToolCall{ID: c.ID, Name: c.Name, Input: rawOrNil(c.Input)}
+	}
+	if t := sp.ServerTool; t != nil {
+		p.ServerTool = &agent.ServerTool{ID: t.ID, Name: t.Name, Input: rawOrNil(t.Input), Result: rawOrNil(t.Result),
+			IsError: t.IsError, Sources: t.Sources, Pending: t.Pending}
+	}
+	if rawProvider != nil {
+		p.Raw = &agent.Raw{Provider: *rawProvider, Data: json.RawMessage(raw)}
+		if rawAPI != nil {
+			p.Raw.API = *rawAPI
+		}
+		if len(raw) == 0 {
+			p.Raw.Data = nil // so it encodes as null, not as invalid JSON
+		}
+	}
+	return p, nil
+}
+
+func rawOrNil(s string) json.RawMessage {
+	if s == "" {
+		return nil
+	}
+	return json.RawMessage(s)
+}

@@ -1,0 +1,308 @@
+// Package store keeps sessions in SQLite (modernc.org/sqlite, no cgo): the
+// messages with their typed parts and each part's raw provider payload byte
+// for byte, the tools discovered, the usage of every request and the settings
+// that shape a request, so a resumed session sends exactly what it sent
+// before. Migrations are embedded and applied on open with goose.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// appID is written to the file header by the first migration ("AGNT"); a
+// SQLite file with tables and another application_id is not ours.
+const appID = 0x41474E54
+
+// Errors callers branch on. Driver errors are mapped to these so no caller
+// inspects SQLite codes.
+var (
+	ErrNotFound    = errors.New("not found")
+	ErrAmbiguous   = errors.New("ambiguous session id prefix")
+	ErrLocked      = errors.New("session is open in another agent process")
+	ErrLockLost    = errors.New("session was taken over by another agent process")
+	ErrNotDatabase = errors.New("not an agent session database")
+	ErrNewerSchema = errors.New("database was written by a newer agent")
+	ErrReadOnly    = errors.New("database is not writable")
+	ErrDiskFull    = errors.New("disk is full")
+	ErrBusy        = errors.New("database is busy")
+	ErrCorrupt     = errors.New("database file is corrupt")
+)
+
+// DB is an open session database. It is safe for concurrent use; many
+// processes may open the same file, one writer per session.
+type DB struct {
+	sql  *sql.DB
+	path string
+	// lock identity and timings, see lock.go
+	pid        int
+	host       string
+	staleAfter time.Duration
+	heartbeat  time.Duration
+	now        func() time.Time
+}
+
+// Option tunes Open; the defaults suit the CLI.
+type Option func(*DB)
+
+// WithLockTimings sets after how long without a heartbeat a session lock
+// counts as abandoned, and how often a writer refreshes its own.
+func WithLockTimings(staleAfter, heartbeat time.Duration) Option {
+	return func(d *DB) { d.staleAfter, d.heartbeat = staleAfter, heartbeat }
+}
+
+// DefaultPath is $XDG_DATA_HOME/agent/agent.db, else ~/.local/share/agent/agent.db.
+func DefaultPath() (string, error) {
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "agent", "agent.db"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find default database path: %w", err)
+	}
+	return filepath.Join(home, ".local", "share", "agent", "agent.db"), nil
+}
+
+// Open opens (creating if needed) the database at path, or at DefaultPath
+// when path is empty, and applies pending migrations. A file that is not an
+// agent database, or one from a newer agent, is refused and left untouched.
+func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
+	if path == "" {
+		p, err := DefaultPath()
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	}
+	if strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("open database %s: the path may not contain '?' or '#'", path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	path = abs
+	if err := prepareFile(path); err != nil {
+		return nil, err
+	}
+	if err := inspect(ctx, path); err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	d := &DB{path: path, pid: os.Getpid(), host: host, staleAfter: 30 * time.Second, heartbeat: 5 * time.Second, now: time.Now}
+	for _, o := range opts {
+		o(d)
+	}
+	// _txlock=immediate: every write transaction takes the write lock up
+	// front, so busy_timeout applies instead of a deadlock on upgrade.
+	dsn := path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, mapErr(err))
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, mapErr(err))
+	}
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate database %s: %w", path, err)
+	}
+	d.sql = db
+	return d, nil
+}
+
+// Path is the database file.
+func (d *DB) Path() string { return d.path }
+
+// Close closes the database. Sessions must be closed first.
+func (d *DB) Close() error { return d.sql.Close() }
+
+// prepareFile creates the directory (0700) and an empty file (0600) so that
+// SQLite never creates them with the umask's wider permissions, and refuses a
+// file that is not SQLite at all before SQLite can touch it.
+func prepareFile(path string) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create database directory %s: %w", dir, fsErr(err))
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			if _, serr := os.Stat(path); serr != nil {
+				return fmt.Errorf("create database %s: directory %s is not writable: %w", path, dir, ErrReadOnly)
+			}
+			return fmt.Errorf("open database %s: the file is not writable: %w", path, ErrReadOnly)
+		}
+		return fmt.Errorf("open database %s: %w", path, fsErr(err))
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("open database %s: %w", path, err)
+	}
+	if st.IsDir() {
+		return fmt.Errorf("open database %s: it is a directory", path)
+	}
+	if st.Size() == 0 {
+		return nil
+	}
+	head := make([]byte, 16)
+	if _, err := io.ReadFull(f, head); err != nil || string(head) != "SQLite format 3\x00" {
+		return fmt.Errorf("open database %s: file is not a database (not SQLite); it was left untouched, choose another path with --db: %w", path, ErrNotDatabase)
+	}
+	// The WAL and shared-memory files must be creatable next to it.
+	if err := dirWritable(dir); err != nil {
+		return fmt.Errorf("open database %s: directory %s is not writable (SQLite needs it for the -wal file): %w", path, dir, ErrReadOnly)
+	}
+	return nil
+}
+
+func dirWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".agent-db-probe-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+func fsErr(err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("%w: %w", ErrReadOnly, err)
+	}
+	return err
+}
+
+// inspect looks at an existing file through a connection that changes
+// nothing (no journal mode switch) and refuses a foreign or newer database.
+func inspect(ctx context.Context, path string) error {
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		return fmt.Errorf("open database %s: %w", path, mapErr(err))
+	}
+	defer db.Close()
+	var id int64
+	if err := db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id); err != nil {
+		err = mapErr(err)
+		if errors.Is(err, ErrNotDatabase) || errors.Is(err, ErrCorrupt) {
+			return fmt.Errorf("open database %s: file is not a database or is corrupt; it was left untouched, choose another path with --db: %w", path, err)
+		}
+		return fmt.Errorf("open database %s: %w", path, err)
+	}
+	var tables int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table'").Scan(&tables); err != nil {
+		return fmt.Errorf("open database %s: %w", path, mapErr(err))
+	}
+	if tables == 0 {
+		return nil // a new, empty file
+	}
+	if id != appID {
+		return fmt.Errorf("open database %s: it is a SQLite database of another application (%d tables); it was left untouched, choose another path with --db: %w", path, tables, ErrNotDatabase)
+	}
+	var have sql.NullInt64
+	err = db.QueryRowContext(ctx, "SELECT max(version_id) FROM "+goose.DefaultTablename).Scan(&have)
+	if err != nil {
+		return fmt.Errorf("open database %s: read schema version: %w", path, mapErr(err))
+	}
+	if want := latestVersion(); have.Int64 > want {
+		return fmt.Errorf("open database %s: schema version %d is newer than this agent knows (%d); upgrade agent or use another --db: %w", path, have.Int64, want, ErrNewerSchema)
+	}
+	return nil
+}
+
+func newProvider(db *sql.DB) (*goose.Provider, error) {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	return goose.NewProvider(goose.DialectSQLite3, db, sub, goose.WithDisableGlobalRegistry(true))
+}
+
+func migrate(ctx context.Context, db *sql.DB) error {
+	p, err := newProvider(db)
+	if err != nil {
+		return err
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return mapErr(err)
+	}
+	return nil
+}
+
+// latestVersion is the highest embedded migration.
+func latestVersion() int64 {
+	var v int64
+	ents, _ := fs.ReadDir(migrations, "migrations")
+	for _, e := range ents {
+		var n int64
+		if _, err := fmt.Sscanf(e.Name(), "%d_", &n); err == nil && n > v {
+			v = n
+		}
+	}
+	return v
+}
+
+// withTx runs fn in one transaction and commits it, mapping driver errors.
+func (d *DB) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := d.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return mapErr(err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return mapErr(err)
+	}
+	return mapErr(tx.Commit())
+}
+
+// mapErr turns SQLite result codes into the package's errors, keeping the
+// driver's message for the details.
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	var sentinel error
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		sentinel = ErrBusy
+	case sqlite3.SQLITE_NOTADB:
+		sentinel = ErrNotDatabase
+	case sqlite3.SQLITE_CORRUPT:
+		sentinel = ErrCorrupt
+	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM:
+		sentinel = ErrReadOnly
+	case sqlite3.SQLITE_FULL:
+		sentinel = ErrDiskFull
+	default:
+		return err
+	}
+	if errors.Is(err, sentinel) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", sentinel, err)
+}
