@@ -1,0 +1,258 @@
+package responsestest
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// parsed is a validated request.
+type parsed struct {
+	Model  string
+	Stream bool
+	Store  bool
+	Input  []map[string]json.RawMessage
+	// Functions in the default namespace.
+	Default map[string]json.RawMessage
+	// Deferred top-level functions (callable in the namespace of their name)
+	// and namespace groups: namespace -> member -> definition.
+	Deferred   map[string]json.RawMessage
+	Namespaces map[string]map[string]json.RawMessage
+	// DeferredOrder keeps the request order of searchable definitions.
+	DeferredOrder []searchable
+	Hosted        bool
+	ClientSearch  bool
+	WebSearch     bool
+	MCP           map[string]bool
+	// Approvals maps an mcp_approval_request id to the decision in the input.
+	Approvals map[string]bool
+	Requests  map[string]map[string]json.RawMessage
+}
+
+type searchable struct {
+	Path string          // name to put in paths
+	Def  json.RawMessage // definition loaded by a search
+	Text string          // what is matched
+}
+
+func str(r json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(r, &s)
+	return s
+}
+
+func (s *Server) validate(body []byte) (*parsed, *apiErr) {
+	var raw struct {
+		Model              string            `json:"model"`
+		Input              json.RawMessage   `json:"input"`
+		Tools              []json.RawMessage `json:"tools"`
+		Stream             bool              `json:"stream"`
+		Store              *bool             `json:"store"`
+		PreviousResponseID string            `json:"previous_response_id"`
+	}
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, bad(nil, "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)")
+	}
+	if raw.Model == "" {
+		return nil, bad("model", "Missing required parameter: 'model'.")
+	}
+	p := &parsed{Model: raw.Model, Stream: raw.Stream, Store: raw.Store == nil || *raw.Store,
+		Default: map[string]json.RawMessage{}, Deferred: map[string]json.RawMessage{}, Namespaces: map[string]map[string]json.RawMessage{},
+		MCP: map[string]bool{}, Approvals: map[string]bool{}, Requests: map[string]map[string]json.RawMessage{}}
+	if raw.PreviousResponseID != "" && !p.Store {
+		return nil, bad("previous_response_id", "Previous response with id '%s' not found.", raw.PreviousResponseID)
+	}
+	supports := s.SupportsToolSearch(raw.Model)
+	for i, t := range raw.Tools {
+		var d struct {
+			Type         string            `json:"type"`
+			Name         string            `json:"name"`
+			Description  string            `json:"description"`
+			DeferLoading bool              `json:"defer_loading"`
+			Execution    string            `json:"execution"`
+			ServerLabel  string            `json:"server_label"`
+			Tools        []json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal(t, &d); err != nil {
+			return nil, bad(fmt.Sprintf("tools[%d]", i), "Invalid tool definition.")
+		}
+		switch d.Type {
+		case "tool_search":
+			if !supports {
+				return nil, bad("tools", "Tool 'tool_search' is not supported with model '%s'.", raw.Model)
+			}
+			if d.Execution == "client" {
+				p.ClientSearch = true
+			} else {
+				p.Hosted = true
+			}
+		case "function":
+			if d.Name == "" {
+				return nil, bad(fmt.Sprintf("tools[%d].name", i), "Missing required parameter: 'tools[%d].name'.", i)
+			}
+			if d.DeferLoading {
+				if !supports {
+					return nil, bad(fmt.Sprintf("tools[%d].defer_loading", i), "defer_loading is not supported with model '%s'.", raw.Model)
+				}
+				p.Deferred[d.Name] = t
+				p.DeferredOrder = append(p.DeferredOrder, searchable{d.Name, t, d.Name + " " + d.Description})
+			} else {
+				if _, dup := p.Default[d.Name]; dup {
+					return nil, bad("tools", "Duplicate function name '%s' in tools.", d.Name)
+				}
+				p.Default[d.Name] = t
+			}
+		case "namespace":
+			members := map[string]json.RawMessage{}
+			var deferred []json.RawMessage
+			text := d.Name + " " + d.Description
+			for _, m := range d.Tools {
+				var md struct {
+					Name         string `json:"name"`
+					Description  string `json:"description"`
+					DeferLoading bool   `json:"defer_loading"`
+				}
+				_ = json.Unmarshal(m, &md)
+				members[md.Name] = m
+				if md.DeferLoading {
+					deferred = append(deferred, m)
+					text += " " + md.Name + " " + md.Description
+				}
+			}
+			p.Namespaces[d.Name] = members
+			if len(deferred) > 0 {
+				def, _ := json.Marshal(map[string]any{"type": "namespace", "name": d.Name, "description": d.Description, "tools": deferred})
+				p.DeferredOrder = append(p.DeferredOrder, searchable{d.Name, def, text})
+			}
+		case "web_search", "web_search_preview":
+			p.WebSearch = true
+		case "mcp":
+			p.MCP[d.ServerLabel] = true
+		}
+	}
+	if len(p.Deferred) > 0 && !p.Hosted && !p.ClientSearch {
+		return nil, bad("tools", "Tools with defer_loading require a tool_search tool.")
+	}
+	if err := p.readInput(raw.Input); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *parsed) readInput(in json.RawMessage) *apiErr {
+	if len(in) > 0 && in[0] == '"' {
+		return nil
+	}
+	if err := json.Unmarshal(in, &p.Input); err != nil {
+		return bad("input", "Invalid type for 'input': expected a string or an array of input items.")
+	}
+	ids := map[string]bool{}
+	calls := map[string]bool{}
+	searches := map[string]bool{}
+	for i, it := range p.Input {
+		typ := str(it["type"])
+		if typ == "" && it["role"] != nil {
+			typ = "message"
+		}
+		if id := str(it["id"]); id != "" {
+			if ids[id] {
+				return bad("input", "Duplicate item found with id %s. Remove duplicate items from your input and try again.", id)
+			}
+			ids[id] = true
+		}
+		switch typ {
+		case "message":
+			if str(it["role"]) == "" {
+				return bad(fmt.Sprintf("input[%d].role", i), "Missing required parameter: 'input[%d].role'.", i)
+			}
+		case "function_call":
+			name, ns := str(it["name"]), str(it["namespace"])
+			if cid := str(it["call_id"]); cid == "" {
+				return bad(fmt.Sprintf("input[%d].call_id", i), "Missing required parameter: 'input[%d].call_id'.", i)
+			} else {
+				calls[cid] = true
+			}
+			if ns == "" {
+				_, inDefault := p.Default[name]
+				if !inDefault && p.inSomeNamespace(name) {
+					return bad(fmt.Sprintf("input[%d].namespace", i), "Missing namespace for function_call '%s'. It does not exist in the default namespace. Round-trip the model's function_call item with its namespace field included.", name)
+				}
+			} else if !p.inNamespace(ns, name) {
+				return bad(fmt.Sprintf("input[%d].namespace", i), "Function '%s' not found in namespace '%s'.", name, ns)
+			}
+		case "function_call_output":
+			if cid := str(it["call_id"]); !calls[cid] {
+				return bad("input", "No tool call found for function call output with call_id %s.", cid)
+			}
+		case "tool_search_call":
+			if it["arguments"] == nil {
+				return bad(fmt.Sprintf("input[%d].arguments", i), "Missing required parameter: 'input[%d].arguments'.", i)
+			}
+			if str(it["execution"]) == "client" {
+				searches[str(it["call_id"])] = true
+			}
+		case "tool_search_output":
+			if it["tools"] == nil {
+				return bad(fmt.Sprintf("input[%d].tools", i), "Missing required parameter: 'input[%d].tools'.", i)
+			}
+			if str(it["execution"]) == "client" && !searches[str(it["call_id"])] {
+				return bad("input", "No tool search call found for tool_search_output with call_id %s.", str(it["call_id"]))
+			}
+		case "reasoning":
+			if !p.Store && it["encrypted_content"] == nil {
+				return &apiErr{status: 404, message: fmt.Sprintf("Item with id '%s' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.", str(it["id"])), param: "input"}
+			}
+		case "mcp_approval_request":
+			p.Requests[str(it["id"])] = it
+		case "mcp_approval_response":
+			rid := str(it["approval_request_id"])
+			if p.Requests[rid] == nil {
+				return bad("input", "No approval request found for mcp_approval_response with approval_request_id %s.", rid)
+			}
+			var ok bool
+			_ = json.Unmarshal(it["approve"], &ok)
+			p.Approvals[rid] = ok
+		case "item_reference":
+			if !p.Store {
+				return &apiErr{status: 404, message: fmt.Sprintf("Item with id '%s' not found. Items are not persisted when `store` is set to false.", str(it["id"])), param: "input"}
+			}
+		}
+	}
+	return nil
+}
+
+// inSomeNamespace: name is callable only through a namespace.
+func (p *parsed) inSomeNamespace(name string) bool {
+	if _, ok := p.Deferred[name]; ok {
+		return true
+	}
+	for _, m := range p.Namespaces {
+		if _, ok := m[name]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *parsed) inNamespace(ns, name string) bool {
+	if _, ok := p.Deferred[name]; ok && ns == name {
+		return true
+	}
+	_, ok := p.Namespaces[ns][name]
+	return ok
+}
+
+// namespaceOf is the namespace the model puts on a call of name.
+func (p *parsed) namespaceOf(name string) string {
+	if _, ok := p.Default[name]; ok {
+		return ""
+	}
+	if _, ok := p.Deferred[name]; ok {
+		return name
+	}
+	for ns, m := range p.Namespaces {
+		if _, ok := m[name]; ok {
+			return ns
+		}
+	}
+	return ""
+}
