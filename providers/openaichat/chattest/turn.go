@@ -133,7 +133,9 @@ func (s *Server) stream(w http.ResponseWriter, req ChatRequest, t Turn, prompt, 
 			panic(http.ErrAbortHandler)
 		}
 	}
-	delta := func(d map[string]any) { send([]any{map[string]any{"index": 0, "delta": d, "logprobs": nil, "finish_reason": nil}}, nil) }
+	delta := func(d map[string]any) {
+		send([]any{map[string]any{"index": 0, "delta": d, "logprobs": nil, "finish_reason": nil}}, nil)
+	}
 	delta(map[string]any{"role": "assistant", "content": "", "refusal": nil})
 	for _, p := range pieces(t.Reasoning, split, rng) {
 		delta(map[string]any{"reasoning_content": p})
