@@ -1,0 +1,311 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/themes"
+)
+
+type itemKind int
+
+const (
+	itemUser itemKind = iota
+	itemAssistant
+	itemTool
+	itemSearch
+	itemNotice
+	itemWarning
+	itemError
+)
+
+// chatItem is one block of the transcript. Its rendering is cached per
+// width and version, so a frame renders only what changed and is visible.
+type chatItem struct {
+	kind        itemKind
+	text        string
+	interrupted bool
+	streaming   bool
+	sources     []agent.Source
+	card        *toolCard
+	search      *searchEntry
+	// version is bumped whenever the rendering must be redone. While text
+	// streams it is bumped by the throttled flush, not by every delta.
+	version int
+
+	cacheW, cacheV int
+	cacheExp       bool
+	lines          []string
+}
+
+// chat is the scrollable transcript. It is virtualised: rendering walks
+// from the newest item up and stops once the screen (plus the scroll
+// offset) is filled, so a 10,000-message history costs what a screenful does.
+type chat struct {
+	st     *themes.Styles
+	md     *markdown
+	items  []*chatItem
+	width  int
+	height int
+	// offset is how many lines the view is scrolled up from the bottom.
+	offset   int
+	expanded bool
+	cards    map[string]*chatItem
+	// stream holds the assistant items the current message streamed into.
+	stream []*chatItem
+}
+
+func newChat(st *themes.Styles) *chat {
+	return &chat{st: st, md: newMarkdown(st), cards: map[string]*chatItem{}}
+}
+
+func (c *chat) SetSize(w, h int) { c.width, c.height = w, h }
+
+func (c *chat) setStyles(st *themes.Styles) {
+	c.st, c.md = st, newMarkdown(st)
+	for _, it := range c.items {
+		it.version++
+	}
+}
+
+func (c *chat) reset() {
+	c.items, c.offset, c.stream = nil, 0, nil
+	c.cards = map[string]*chatItem{}
+}
+
+func (c *chat) add(it *chatItem) *chatItem {
+	c.items = append(c.items, it)
+	return it
+}
+
+func (c *chat) notice(kind itemKind, text string) {
+	c.add(&chatItem{kind: kind, text: text})
+}
+
+// appendDelta adds streamed text to the open assistant item, opening one
+// when a card or search line came in between.
+func (c *chat) appendDelta(text string) {
+	if n := len(c.stream); n > 0 && len(c.items) > 0 && c.items[len(c.items)-1] == c.stream[n-1] {
+		c.stream[n-1].text += text
+		return
+	}
+	it := c.add(&chatItem{kind: itemAssistant, text: text, streaming: true, version: 1})
+	c.stream = append(c.stream, it)
+}
+
+// flush makes streamed text visible: the throttled re-render.
+func (c *chat) flush() bool {
+	dirty := false
+	for _, it := range c.stream {
+		if it.streaming {
+			it.version++
+			dirty = true
+		}
+	}
+	return dirty
+}
+
+// finishMessage closes the streamed items of an assistant message. A
+// single streamed item takes the message's authoritative text.
+func (c *chat) finishMessage(m agent.Message) {
+	var text strings.Builder
+	var sources []agent.Source
+	for _, p := range m.Parts {
+		switch {
+		case p.Type == agent.PartText:
+			text.WriteString(p.Text)
+		case p.Type == agent.PartServerTool && p.ServerTool != nil:
+			sources = append(sources, p.ServerTool.Sources...)
+			c.serverTool(*p.ServerTool, true)
+		}
+	}
+	switch len(c.stream) {
+	case 0:
+		if strings.TrimSpace(text.String()) != "" {
+			c.stream = append(c.stream, c.add(&chatItem{kind: itemAssistant, text: text.String()}))
+		}
+	case 1:
+		if t := text.String(); t != "" {
+			c.stream[0].text = t
+		}
+	}
+	for i, it := range c.stream {
+		it.streaming = false
+		it.interrupted = m.Interrupted
+		if i == len(c.stream)-1 {
+			it.sources = sources
+		}
+		it.version++
+	}
+	c.stream = nil
+}
+
+// interrupt marks what is streaming as cut off (the user cancelled).
+func (c *chat) interrupt() {
+	for _, it := range c.stream {
+		it.streaming = false
+		it.interrupted = true
+		it.version++
+	}
+	c.stream = nil
+	for _, it := range c.cards {
+		if it.card.Status == statusRunning {
+			it.card.Status = statusFailed
+			it.card.Result = agent.InterruptedResult
+			it.version++
+		}
+	}
+}
+
+func (c *chat) toolStarted(ev agent.ToolEvent) {
+	it, ok := c.cards[ev.ID]
+	if !ok {
+		it = c.add(&chatItem{kind: itemTool, card: &toolCard{ID: ev.ID}})
+		c.cards[ev.ID] = it
+	}
+	it.card.Name, it.card.Server, it.card.Input, it.card.Discovered = ev.Name, ev.Server, ev.Input, ev.Discovered
+	it.version++
+}
+
+func (c *chat) toolFinished(ev agent.ToolEvent) {
+	if _, ok := c.cards[ev.ID]; !ok {
+		c.toolStarted(ev)
+	}
+	it := c.cards[ev.ID]
+	it.card.Duration, it.card.Result = ev.Duration, ev.Result
+	it.card.Status = statusOK
+	if ev.IsError {
+		it.card.Status = statusFailed
+	}
+	it.version++
+}
+
+// serverTool shows a provider-hosted call; done marks it finished even when
+// the provider sent no result block.
+func (c *chat) serverTool(st agent.ServerTool, done bool) {
+	it, ok := c.cards[st.ID]
+	if !ok {
+		it = c.add(&chatItem{kind: itemTool, card: &toolCard{ID: st.ID, Provider: true}})
+		c.cards[st.ID] = it
+	}
+	card := it.card
+	if st.Name != "" {
+		card.Name = st.Name
+	}
+	if len(st.Input) > 0 {
+		card.Input = st.Input
+	}
+	if len(st.Result) > 0 {
+		card.Result = string(st.Result)
+	}
+	if len(st.Sources) > 0 {
+		card.Sources = st.Sources
+	}
+	switch {
+	case st.IsError:
+		card.Status = statusFailed
+	case len(st.Result) > 0 || done:
+		card.Status = statusOK
+	}
+	it.version++
+}
+
+func (c *chat) render(it *chatItem) []string {
+	if it.lines != nil && it.cacheW == c.width && it.cacheV == it.version && it.cacheExp == c.expanded {
+		return it.lines
+	}
+	w := c.width
+	var ls []string
+	st := c.st
+	switch it.kind {
+	case itemUser:
+		ls = append(ls, st.UserLabel.Render("› you"))
+		for _, l := range wrapLines(it.text, w-2) {
+			ls = append(ls, "  "+st.UserText.Render(l))
+		}
+	case itemAssistant:
+		label := st.AssistantLabel.Render("◆ assistant")
+		if it.interrupted {
+			label += st.WarningText.Render("  (interrupted)")
+		}
+		ls = append(ls, label)
+		if strings.TrimSpace(it.text) == "" {
+			ls = append(ls, st.Muted.Render("  …"))
+		} else {
+			ls = append(ls, c.md.render(it.text, w)...)
+		}
+		if len(it.sources) > 0 {
+			ls = append(ls, st.Muted.Render("  Sources:"))
+			for i, s := range it.sources {
+				ls = append(ls, st.Muted.Render(ansi.Truncate("  "+strconv.Itoa(i+1)+". "+sourceLabel(s), w, "…")))
+			}
+		}
+	case itemTool:
+		ls = it.card.render(st, w, c.expanded)
+	case itemSearch:
+		ls = it.search.chatLine(st, w)
+	case itemNotice:
+		for _, l := range wrapLines(it.text, w-2) {
+			ls = append(ls, "  "+st.Notice.Render(l))
+		}
+	case itemWarning:
+		for _, l := range wrapLines("! "+it.text, w) {
+			ls = append(ls, st.WarningText.Render(l))
+		}
+	case itemError:
+		for _, l := range wrapLines("✗ "+it.text, w) {
+			ls = append(ls, st.ErrorText.Render(l))
+		}
+	}
+	ls = append(ls, "")
+	it.lines, it.cacheW, it.cacheV, it.cacheExp = ls, c.width, it.version, c.expanded
+	return ls
+}
+
+// window renders the lines on screen and reports whether the top of the
+// transcript was reached while filling them.
+func (c *chat) window() ([]string, bool) {
+	need := c.height + c.offset
+	var chunks [][]string
+	n := 0
+	i := len(c.items) - 1
+	for ; i >= 0 && n < need; i-- {
+		ls := c.render(c.items[i])
+		chunks = append(chunks, ls)
+		n += len(ls)
+	}
+	all := make([]string, 0, n)
+	for j := len(chunks) - 1; j >= 0; j-- {
+		all = append(all, chunks[j]...)
+	}
+	return all, i < 0
+}
+
+// clamp keeps the scroll offset inside the transcript.
+func (c *chat) clamp() {
+	if c.offset < 0 {
+		c.offset = 0
+	}
+	all, top := c.window()
+	if top && c.offset > len(all)-c.height {
+		c.offset = max(0, len(all)-c.height)
+	}
+}
+
+func (c *chat) scroll(lines int) {
+	c.offset += lines
+	c.clamp()
+}
+
+func (c *chat) View() string {
+	all, _ := c.window()
+	end := len(all) - c.offset
+	if end < 0 {
+		end = 0
+	}
+	start := max(0, end-c.height)
+	return strings.Join(fit(all[start:end], c.width, c.height), "\n")
+}

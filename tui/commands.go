@@ -1,0 +1,163 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+// Results of the backend calls commands make. Each is produced by a
+// tea.Cmd and applied in Update.
+type (
+	infoMsg     Info
+	modelSetMsg struct {
+		Name string
+		Err  error
+	}
+	toolsListMsg struct {
+		Filter string
+		Tools  []ToolInfo
+	}
+	searchDoneMsg struct {
+		Query string
+		Tools []ToolInfo
+		Err   error
+	}
+	sessionsMsg struct {
+		Items []SessionInfo
+		Err   error
+	}
+	resumedMsg struct {
+		ID      string
+		History []agent.Message
+		Tools   []ToolInfo
+		Err     error
+	}
+	newSessionMsg struct{ Err error }
+	flushMsg      struct{}
+)
+
+func (m *Model) refreshInfo() tea.Cmd {
+	b := m.b
+	return func() tea.Msg { return infoMsg(b.Info()) }
+}
+
+// command runs a slash command; ok is false when text is not one.
+func (m *Model) command(text string) (tea.Cmd, bool) {
+	if !strings.HasPrefix(text, "/") {
+		return nil, false
+	}
+	name, arg, _ := strings.Cut(strings.TrimSpace(text), " ")
+	arg = strings.TrimSpace(arg)
+	b, ctx := m.b, m.ctx
+	switch name {
+	case "/quit", "/exit":
+		return tea.Quit, true
+	case "/help":
+		m.chat.notice(itemNotice, m.helpText())
+	case "/clear":
+		m.chat.reset()
+	case "/model":
+		if arg == "" {
+			m.chat.notice(itemNotice, "model: "+m.status.info.Model+" (use /model NAME to switch)")
+			return nil, true
+		}
+		return func() tea.Msg { return modelSetMsg{Name: arg, Err: b.SetModel(arg)} }, true
+	case "/tools":
+		return func() tea.Msg { return toolsListMsg{Filter: arg, Tools: b.Tools()} }, true
+	case "/search":
+		if arg == "" {
+			m.chat.notice(itemWarning, "usage: /search QUERY")
+			return nil, true
+		}
+		s, _ := m.pane.started(agent.SearchEvent{ID: fmt.Sprintf("manual-%d", len(m.pane.searches)), Where: agent.WhereClient, Query: arg})
+		s.Manual = true
+		s.line = m.chat.add(&chatItem{kind: itemSearch, search: s})
+		return tea.Batch(func() tea.Msg {
+			ts, err := b.Search(ctx, arg)
+			return searchDoneMsg{Query: arg, Tools: ts, Err: err}
+		}, m.spin.Tick), true
+	case "/sessions":
+		return func() tea.Msg {
+			items, err := b.Sessions(ctx)
+			return sessionsMsg{Items: items, Err: err}
+		}, true
+	case "/new":
+		return func() tea.Msg { return newSessionMsg{Err: b.New(ctx)} }, true
+	default:
+		m.chat.notice(itemWarning, "unknown command "+name+"; /help lists them")
+	}
+	return nil, true
+}
+
+func resumeCmd(ctx context.Context, b Backend, id string) tea.Cmd {
+	return func() tea.Msg {
+		h, err := b.Resume(ctx, id)
+		if err != nil {
+			return resumedMsg{ID: id, Err: err}
+		}
+		return resumedMsg{ID: id, History: h, Tools: b.Tools()}
+	}
+}
+
+func (m *Model) helpText() string {
+	var b strings.Builder
+	b.WriteString("Keys\n")
+	for _, group := range m.keys.FullHelp() {
+		for _, k := range group {
+			h := k.Help()
+			fmt.Fprintf(&b, "  %-10s %s\n", h.Key, h.Desc)
+		}
+	}
+	b.WriteString("Commands\n")
+	for _, c := range commandHelp {
+		fmt.Fprintf(&b, "  %-16s %s\n", c[0], c[1])
+	}
+	b.WriteString("Mouse wheel scrolls the chat.")
+	return b.String()
+}
+
+// toolsText lists tools for /tools, active first, then deferred.
+func toolsText(ts []ToolInfo, filter string) string {
+	f := strings.ToLower(filter)
+	var act, def []ToolInfo
+	for _, t := range ts {
+		if f != "" && !strings.Contains(strings.ToLower(t.Name+" "+t.Server+" "+t.Description), f) {
+			continue
+		}
+		if t.Deferred {
+			def = append(def, t)
+		} else {
+			act = append(act, t)
+		}
+	}
+	sort.Slice(def, func(i, j int) bool { return def[i].Name < def[j].Name })
+	var b strings.Builder
+	title := "Tools"
+	if filter != "" {
+		title += " matching “" + filter + "”"
+	}
+	fmt.Fprintf(&b, "%s: %d active, %d deferred\n", title, len(act), len(def))
+	list := func(name string, ts []ToolInfo) {
+		if len(ts) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "%s:\n", name)
+		const maxRows = 60
+		for i, t := range ts {
+			if i == maxRows {
+				fmt.Fprintf(&b, "  … %d more (narrow with /tools FILTER)\n", len(ts)-maxRows)
+				break
+			}
+			fmt.Fprintf(&b, "  %s [%s] %s\n", t.Name, orDash(t.Server), firstLine(t.Description))
+		}
+	}
+	list("active", act)
+	list("deferred", def)
+	return strings.TrimRight(b.String(), "\n")
+}

@@ -1,0 +1,107 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+// loadHistory renders a stored conversation: text, tool cards with their
+// results, search lines, and the searches in the pane (rebuilt from the
+// SearchCall/SearchResult parts).
+func (m *Model) loadHistory(msgs []agent.Message, tools []ToolInfo) {
+	byName := make(map[string]ToolInfo, len(tools))
+	for _, t := range tools {
+		byName[t.Name] = t
+	}
+	describe := func(names []string) []ToolInfo {
+		out := make([]ToolInfo, 0, len(names))
+		for _, n := range names {
+			t, ok := byName[n]
+			if !ok {
+				t = ToolInfo{Name: n}
+			}
+			out = append(out, t)
+		}
+		return out
+	}
+	c, p := m.chat, m.pane
+	for _, msg := range msgs {
+		if msg.Role == agent.RoleUser {
+			var text []string
+			for _, part := range msg.Parts {
+				switch {
+				case part.Type == agent.PartText:
+					text = append(text, part.Text)
+				case part.Type == agent.PartToolResult && part.ToolResult != nil:
+					r := part.ToolResult
+					if it, ok := c.cards[r.CallID]; ok {
+						it.card.Result = r.Text
+						it.card.Status = statusOK
+						if r.IsError {
+							it.card.Status = statusFailed
+						}
+						it.version++
+						p.called(it.card.Name, it.card.Status, 0)
+					}
+				case part.Type == agent.PartSearchResult && part.SearchResult != nil:
+					m.historySearchResult(*part.SearchResult, describe)
+				}
+			}
+			if t := strings.TrimSpace(strings.Join(text, "\n")); t != "" {
+				c.add(&chatItem{kind: itemUser, text: t})
+			}
+			continue
+		}
+		var cur *chatItem
+		for _, part := range msg.Parts {
+			switch {
+			case part.Type == agent.PartText:
+				if cur == nil {
+					cur = c.add(&chatItem{kind: itemAssistant, interrupted: msg.Interrupted})
+				}
+				cur.text += part.Text
+				continue
+			case part.Type == agent.PartToolCall && part.ToolCall != nil:
+				tc := part.ToolCall
+				t := byName[tc.Name]
+				c.toolStarted(agent.ToolEvent{ID: tc.ID, Name: tc.Name, Server: t.Server, Input: tc.Input, Discovered: t.Deferred})
+				p.called(tc.Name, statusRunning, 0)
+			case part.Type == agent.PartSearchCall && part.SearchCall != nil:
+				sc := part.SearchCall
+				s, created := p.started(agent.SearchEvent{ID: sc.ID, Where: sc.Where, Query: sc.Text()})
+				s.Running = false
+				if created {
+					s.line = c.add(&chatItem{kind: itemSearch, search: s})
+				}
+			case part.Type == agent.PartSearchResult && part.SearchResult != nil:
+				m.historySearchResult(*part.SearchResult, describe)
+			case part.Type == agent.PartServerTool && part.ServerTool != nil:
+				c.serverTool(*part.ServerTool, true)
+				if cur != nil {
+					cur.sources = append(cur.sources, part.ServerTool.Sources...)
+				}
+			default:
+				continue
+			}
+			// A card or search line ends the text block before it.
+			cur = nil
+		}
+	}
+	// A call whose result never came (crash, cancel) stays "running" in the
+	// store; show it as interrupted rather than spinning forever.
+	for _, it := range c.cards {
+		if it.card.Status == statusRunning && !it.card.Provider {
+			it.card.Status = statusFailed
+			it.card.Result = agent.InterruptedResult
+			it.version++
+		}
+	}
+}
+
+func (m *Model) historySearchResult(r agent.SearchResult, describe func([]string) []ToolInfo) {
+	s, created := m.pane.finished(agent.SearchEvent{ID: r.CallID, Where: r.Where, Tools: r.Tools, Error: r.Error}, describe(r.Tools))
+	if created {
+		s.line = m.chat.add(&chatItem{kind: itemSearch, search: s})
+	}
+}

@@ -1,0 +1,103 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/agent-dev/agent/themes"
+)
+
+// input is the multi-line prompt with a history of what was sent.
+type input struct {
+	ta      textarea.Model
+	keys    KeyMap
+	st      *themes.Styles
+	history []string
+	// idx is the history position; len(history) means the draft.
+	idx   int
+	draft string
+	width int
+}
+
+const inputLines = 3
+
+func newInput(st *themes.Styles, keys KeyMap) *input {
+	ta := textarea.New()
+	ta.Placeholder = "Ask anything · /help for commands"
+	ta.ShowLineNumbers = false
+	ta.Prompt = ""
+	ta.CharLimit = 0
+	ta.MaxHeight = 0
+	ta.KeyMap.InsertNewline = keys.Newline
+	ta.SetHeight(inputLines)
+	ta.SetStyles(textarea.DefaultStyles(st.Palette.Dark))
+	ta.Focus()
+	return &input{ta: ta, keys: keys, st: st}
+}
+
+func (in *input) SetWidth(w int) {
+	in.width = w
+	in.ta.SetWidth(max(w-2, 4))
+}
+
+func (in *input) setStyles(st *themes.Styles) {
+	in.st = st
+	in.ta.SetStyles(textarea.DefaultStyles(st.Palette.Dark))
+}
+
+func (in *input) Value() string { return in.ta.Value() }
+
+func (in *input) Reset() {
+	in.ta.Reset()
+	in.idx = len(in.history)
+	in.draft = ""
+}
+
+// remember adds a sent prompt to the history (no repeats in a row).
+func (in *input) remember(s string) {
+	if s = strings.TrimSpace(s); s == "" {
+		return
+	}
+	if n := len(in.history); n == 0 || in.history[n-1] != s {
+		in.history = append(in.history, s)
+	}
+	in.idx = len(in.history)
+}
+
+// Update handles history keys on the first/last line and passes the rest
+// (typing, paste, cursor moves) to the textarea.
+func (in *input) Update(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(k, in.keys.HistPrev) && in.ta.Line() == 0 && in.idx > 0:
+			if in.idx == len(in.history) {
+				in.draft = in.ta.Value()
+			}
+			in.idx--
+			in.ta.SetValue(in.history[in.idx])
+			return nil
+		case key.Matches(k, in.keys.HistNext) && in.ta.Line() == in.ta.LineCount()-1 && in.idx < len(in.history):
+			in.idx++
+			if in.idx == len(in.history) {
+				in.ta.SetValue(in.draft)
+			} else {
+				in.ta.SetValue(in.history[in.idx])
+			}
+			return nil
+		}
+	}
+	var cmd tea.Cmd
+	in.ta, cmd = in.ta.Update(msg)
+	return cmd
+}
+
+func (in *input) View(focused bool) string {
+	box := in.st.Input
+	if focused {
+		box = in.st.InputFocused
+	}
+	return box.Width(in.width).Render(in.ta.View())
+}

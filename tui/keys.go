@@ -1,0 +1,65 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is every key the TUI handles; it also feeds the help line and /help.
+type KeyMap struct {
+	Send       key.Binding
+	Newline    key.Binding
+	Cancel     key.Binding
+	Quit       key.Binding
+	TogglePane key.Binding
+	Expand     key.Binding
+	PageUp     key.Binding
+	PageDown   key.Binding
+	HistPrev   key.Binding
+	HistNext   key.Binding
+	Yes        key.Binding
+	No         key.Binding
+	Always     key.Binding
+}
+
+// DefaultKeyMap returns the default bindings.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Send:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
+		Newline:    key.NewBinding(key.WithKeys("ctrl+j", "alt+enter", "shift+enter"), key.WithHelp("ctrl+j", "newline")),
+		Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel turn")),
+		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel / quit")),
+		TogglePane: key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "tools pane")),
+		Expand:     key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "expand cards")),
+		PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
+		PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
+		HistPrev:   key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous prompt")),
+		HistNext:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next prompt")),
+		Yes:        key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "allow once")),
+		No:         key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n", "deny")),
+		Always:     key.NewBinding(key.WithKeys("a", "A"), key.WithHelp("a", "always allow")),
+	}
+}
+
+// ShortHelp is the help line.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Send, k.Newline, k.Cancel, k.TogglePane, k.Expand, k.PageUp, k.Quit}
+}
+
+// FullHelp is what /help lists.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Send, k.Newline, k.HistPrev, k.HistNext},
+		{k.Cancel, k.Quit, k.TogglePane, k.Expand},
+		{k.PageUp, k.PageDown, k.Yes, k.No, k.Always},
+	}
+}
+
+// commandHelp documents the slash commands, in /help order.
+var commandHelp = [][2]string{
+	{"/model NAME", "switch the model for the next requests"},
+	{"/tools [FILTER]", "list active and deferred tools, optionally filtered"},
+	{"/search QUERY", "run the client-side tool search without asking the model"},
+	{"/sessions", "pick a stored session and resume it"},
+	{"/new", "start a new session"},
+	{"/clear", "clear the screen (the history is kept)"},
+	{"/help", "show keys and commands"},
+	{"/quit", "quit"},
+}

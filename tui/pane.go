@@ -1,0 +1,243 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/themes"
+)
+
+// searchEntry is one tool search as the pane (and the chat's one-line
+// summary) show it.
+type searchEntry struct {
+	ID      string
+	Where   string
+	Query   string
+	Running bool
+	Err     string
+	Found   []ToolInfo
+	// Calls are the found tools the model then called, by tool name.
+	Calls map[string]*callInfo
+	// Manual marks a /search run by the user.
+	Manual bool
+	// line is the chat item that mirrors this search, re-rendered on change.
+	line *chatItem
+}
+
+type callInfo struct {
+	Status   cardStatus
+	Duration time.Duration
+	Count    int
+}
+
+func (s *searchEntry) touch() {
+	if s.line != nil {
+		s.line.version++
+	}
+}
+
+func (s *searchEntry) where() string {
+	w := s.Where
+	if w == "" {
+		w = agent.WhereClient
+	}
+	if s.Manual {
+		w += " /search"
+	}
+	return w
+}
+
+func (s *searchEntry) chatLine(st *themes.Styles, width int) []string {
+	head := st.PaneWhere.Render("◇ "+s.where()+" search") + " " + st.PaneQuery.Render(quote(s.Query))
+	var tail string
+	switch {
+	case s.Running:
+		tail = st.Running.Render(" … searching")
+	case s.Err != "":
+		tail = st.Fail.Render(" ✗ " + s.Err)
+	default:
+		names := make([]string, 0, len(s.Found))
+		for _, t := range s.Found {
+			names = append(names, t.Name)
+		}
+		tail = st.Muted.Render(fmt.Sprintf(" → %d tools", len(s.Found)))
+		if len(names) > 0 {
+			tail += st.PaneTool.Render(": " + strings.Join(names, ", "))
+		}
+	}
+	return []string{ansi.Truncate(head+tail, width, "…")}
+}
+
+func quote(q string) string {
+	if q == "" {
+		return "(no query)"
+	}
+	return "“" + q + "”"
+}
+
+// pane is the live "discovered tools" pane.
+type pane struct {
+	st       *themes.Styles
+	searches []*searchEntry
+	byID     map[string]*searchEntry
+	width    int
+	height   int
+	active   int
+	deferred int
+}
+
+func newPane(st *themes.Styles) *pane {
+	return &pane{st: st, byID: map[string]*searchEntry{}}
+}
+
+func (p *pane) SetSize(w, h int) { p.width, p.height = w, h }
+
+func (p *pane) reset() {
+	p.searches = nil
+	p.byID = map[string]*searchEntry{}
+}
+
+// started records a search that began; it returns the entry so the chat can
+// mirror it.
+func (p *pane) started(ev agent.SearchEvent) (*searchEntry, bool) {
+	if s, ok := p.byID[ev.ID]; ok && ev.ID != "" {
+		s.Running = true
+		if ev.Query != "" {
+			s.Query = ev.Query
+		}
+		s.touch()
+		return s, false
+	}
+	s := &searchEntry{ID: ev.ID, Where: ev.Where, Query: ev.Query, Running: true, Calls: map[string]*callInfo{}}
+	p.searches = append(p.searches, s)
+	if ev.ID != "" {
+		p.byID[ev.ID] = s
+	}
+	return s, true
+}
+
+// finished fills in what a search found. A provider search can report its
+// result without a start event; then the entry is created here.
+func (p *pane) finished(ev agent.SearchEvent, found []ToolInfo) (*searchEntry, bool) {
+	s, created := p.started(ev)
+	s.Running = false
+	s.Err = ev.Error
+	if found == nil {
+		for _, n := range ev.Tools {
+			found = append(found, ToolInfo{Name: n})
+		}
+	}
+	s.Found = found
+	s.touch()
+	return s, created
+}
+
+// called links a tool call to the latest search that found the tool.
+func (p *pane) called(name string, status cardStatus, d time.Duration) {
+	for i := len(p.searches) - 1; i >= 0; i-- {
+		s := p.searches[i]
+		for _, t := range s.Found {
+			if t.Name != name {
+				continue
+			}
+			c := s.Calls[name]
+			if c == nil {
+				c = &callInfo{}
+				s.Calls[name] = c
+			}
+			if status == statusRunning {
+				c.Count++
+			}
+			c.Status, c.Duration = status, d
+			return
+		}
+	}
+}
+
+func (p *pane) running() bool {
+	for _, s := range p.searches {
+		if s.Running {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *pane) discovered() int {
+	seen := map[string]bool{}
+	for _, s := range p.searches {
+		if s.Manual {
+			continue
+		}
+		for _, t := range s.Found {
+			seen[t.Name] = true
+		}
+	}
+	return len(seen)
+}
+
+// View renders newest search first, so the live one is always visible.
+// A compact pane (folded below the chat) puts the header on one line.
+func (p *pane) View(spin string, compact bool) string {
+	st := p.st
+	w := p.width - 2 // left border and padding
+	if w < 8 {
+		w = 8
+	}
+	counts := st.Muted.Render(fmt.Sprintf("active %d · deferred %d · discovered %d", p.active, p.deferred, p.discovered()))
+	ls := []string{st.PaneHeader.Render("Discovered tools"), counts, st.Subtle.Render(strings.Repeat("─", w))}
+	if compact {
+		ls = []string{st.PaneHeader.Render("Discovered tools") + st.Muted.Render(" · ") + counts}
+	}
+	if len(p.searches) == 0 {
+		ls = append(ls, st.Notice.Render("no searches yet"))
+	}
+	for i := len(p.searches) - 1; i >= 0; i-- {
+		s := p.searches[i]
+		mark := "●"
+		if s.Running {
+			mark = spin
+		}
+		ls = append(ls, st.PaneWhere.Render(mark+" "+s.where())+" "+st.PaneQuery.Render(quote(s.Query)))
+		switch {
+		case s.Running:
+			ls = append(ls, st.Running.Render("  searching…"))
+		case s.Err != "":
+			ls = append(ls, st.Fail.Render("  ✗ "+s.Err))
+		case len(s.Found) == 0:
+			ls = append(ls, st.Notice.Render("  nothing found"))
+		}
+		for _, t := range s.Found {
+			ls = append(ls, "  "+st.PaneTool.Render(t.Name)+st.PaneServer.Render(" "+t.Server))
+			if d := firstLine(t.Description); d != "" {
+				ls = append(ls, st.PaneDesc.Render("    "+d))
+			}
+			if c := s.Calls[t.Name]; c != nil {
+				ls = append(ls, "    "+callLabel(st, c))
+			}
+		}
+		ls = append(ls, "")
+	}
+	for i, l := range ls {
+		ls[i] = ansi.Truncate(l, w, "…")
+	}
+	return st.Pane.Render(strings.Join(fit(ls, w, p.height), "\n"))
+}
+
+func callLabel(st *themes.Styles, c *callInfo) string {
+	n := ""
+	if c.Count > 1 {
+		n = fmt.Sprintf(" ×%d", c.Count)
+	}
+	switch c.Status {
+	case statusOK:
+		return st.OK.Render("↳ called" + n + " ✓ " + fmtDuration(c.Duration))
+	case statusFailed:
+		return st.Fail.Render("↳ called" + n + " ✗ " + fmtDuration(c.Duration))
+	}
+	return st.Running.Render("↳ calling" + n + "…")
+}

@@ -1,0 +1,256 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"charm.land/glamour/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/themes"
+)
+
+// markdown renders Markdown with glamour, keeping one renderer per width:
+// building a renderer costs far more than rendering a short message.
+type markdown struct {
+	style string
+	width int
+	r     *glamour.TermRenderer
+}
+
+func newMarkdown(st *themes.Styles) *markdown { return &markdown{style: st.Palette.Glamour} }
+
+func (m *markdown) render(text string, width int) []string {
+	if width < 10 {
+		width = 10
+	}
+	if m.r == nil || m.width != width {
+		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(m.style), glamour.WithWordWrap(width-4))
+		if err != nil {
+			return wrapLines(text, width)
+		}
+		m.r, m.width = r, width
+	}
+	out, err := m.r.Render(text)
+	if err != nil {
+		return wrapLines(text, width)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n "), "\n")
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for i, l := range lines {
+		// glamour pads every line to the wrap width; trailing blanks only
+		// cost cells and make the golden files noisy.
+		lines[i] = strings.TrimRight(l, " ")
+		if ansi.StringWidth(lines[i]) > width {
+			lines[i] = ansi.Truncate(lines[i], width, "")
+		}
+	}
+	return lines
+}
+
+// wrapLines word-wraps plain text to width, measuring cells, not bytes.
+func wrapLines(text string, width int) []string {
+	if width < 1 {
+		width = 1
+	}
+	return strings.Split(ansi.Wrap(strings.TrimRight(text, "\n"), width, ""), "\n")
+}
+
+type cardStatus int
+
+const (
+	statusRunning cardStatus = iota
+	statusOK
+	statusFailed
+)
+
+// toolCard is a tool call shown compactly in the chat.
+type toolCard struct {
+	ID, Name, Server string
+	Input            json.RawMessage
+	// Provider marks provider-hosted (server-side) tools.
+	Provider   bool
+	Discovered bool
+	Status     cardStatus
+	Duration   time.Duration
+	Result     string
+	Sources    []agent.Source
+}
+
+func (c *toolCard) render(st *themes.Styles, width int, expanded bool) []string {
+	inner := width - 4 // border and padding
+	if inner < 10 {
+		inner = 10
+	}
+	mark, by := "⚙", c.Server
+	if c.Provider {
+		mark, by = "☁", "run by provider"
+	}
+	title := st.CardTitle.Render(mark+" "+c.Name) + " " + st.CardServer.Render("· "+orDash(by))
+	if c.Provider {
+		title = st.CardTitle.Render(mark+" "+c.Name) + " " + st.ProviderBadge.Render("· "+by)
+	}
+	if c.Discovered {
+		title += st.CardServer.Render(" · discovered")
+	}
+	status := st.Running.Render("… running")
+	switch c.Status {
+	case statusOK:
+		status = st.OK.Render("✓ " + fmtDuration(c.Duration))
+	case statusFailed:
+		status = st.Fail.Render("✗ failed " + fmtDuration(c.Duration))
+	}
+	status = strings.TrimSpace(status)
+	var body []string
+	gap := inner - ansi.StringWidth(title) - ansi.StringWidth(status)
+	if gap < 1 {
+		title = ansi.Truncate(title, inner-ansi.StringWidth(status)-1, "…")
+		gap = inner - ansi.StringWidth(title) - ansi.StringWidth(status)
+		if gap < 1 {
+			gap = 1
+		}
+	}
+	body = append(body, title+strings.Repeat(" ", gap)+status)
+	if expanded {
+		if args := prettyJSON(c.Input); args != "" {
+			body = append(body, st.CardArgs.Render("arguments:"))
+			body = append(body, limitLines(wrapLines(args, inner), 20)...)
+		}
+		if c.Result != "" {
+			body = append(body, st.CardArgs.Render("result:"))
+			for _, l := range limitLines(wrapLines(c.Result, inner), 30) {
+				body = append(body, st.CardPreview.Render(l))
+			}
+		}
+	} else {
+		if a := summarizeArgs(c.Input); a != "" {
+			body = append(body, st.CardArgs.Render(ansi.Truncate(a, inner, "…")))
+		}
+		if p := firstLine(c.Result); p != "" {
+			body = append(body, st.CardPreview.Render(ansi.Truncate("→ "+p, inner, "…")))
+		}
+	}
+	for _, s := range c.Sources {
+		body = append(body, st.Muted.Render(ansi.Truncate("↗ "+sourceLabel(s), inner, "…")))
+	}
+	box := st.Card.Width(inner + 4).Render(strings.Join(body, "\n"))
+	return strings.Split(box, "\n")
+}
+
+func sourceLabel(s agent.Source) string {
+	if s.Title != "" {
+		return s.Title + " — " + s.URL
+	}
+	return s.URL
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "built-in"
+	}
+	return s
+}
+
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return ""
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
+
+func limitLines(ls []string, n int) []string {
+	if len(ls) <= n {
+		return ls
+	}
+	return append(ls[:n:n], fmt.Sprintf("… %d more lines", len(ls)-n))
+}
+
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+func prettyJSON(raw json.RawMessage) string {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return ""
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// summarizeArgs renders a call's arguments as k=v pairs on one line.
+func summarizeArgs(raw json.RawMessage) string {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || len(obj) == 0 {
+		return strings.TrimSpace(string(raw))
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		v := strings.TrimSpace(string(obj[k]))
+		var s string
+		if json.Unmarshal(obj[k], &s) == nil {
+			v = fmt.Sprintf("%q", ansi.Truncate(s, 40, "…"))
+		} else if len(v) > 40 {
+			v = ansi.Truncate(v, 40, "…")
+		}
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// fmtTokens shortens a token count: 950, 12.3k, 1.2M.
+func fmtTokens(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d", n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1_000_000)
+}
+
+// fit pads or cuts every line of s to exactly width cells and the block to
+// exactly height lines, so panes line up when joined.
+func fit(lines []string, width, height int) []string {
+	out := make([]string, height)
+	for i := range out {
+		l := ""
+		if i < len(lines) {
+			l = lines[i]
+		}
+		w := ansi.StringWidth(l)
+		if w > width {
+			l = ansi.Truncate(l, width, "")
+			w = ansi.StringWidth(l)
+		}
+		out[i] = l + strings.Repeat(" ", width-w)
+	}
+	return out
+}

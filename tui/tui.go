@@ -1,0 +1,168 @@
+// Package tui is the terminal front end: a Bubble Tea program with the chat,
+// the live "discovered tools" pane, tool cards, a status bar, an input with
+// history and the dialogs (approval, session picker). It consumes the agent
+// through Backend, an interface of its own, so it never touches a provider,
+// the store or the tool set directly.
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+// Backend is everything the TUI needs from the agent. cmd/ implements it over
+// agent.Session and the store. Methods other than Send and Approvals are
+// called from tea.Cmds (never from Update) and may block briefly.
+type Backend interface {
+	// Send starts one turn. The channel ends with agent.EventDone; cancelling
+	// ctx cuts the turn short and keeps what arrived.
+	Send(ctx context.Context, text string) <-chan agent.Event
+	// Approvals delivers the approval requests of the backend's Approver,
+	// which blocks until Reply is called. A nil channel disables approvals.
+	Approvals() <-chan ApprovalRequest
+	// Info is the status bar data; it is read again after every turn.
+	Info() Info
+	// Tools lists every tool, active and deferred, for /tools and to
+	// describe what a search found.
+	Tools() []ToolInfo
+	// Search runs the client-side search engine without the model (/search).
+	Search(ctx context.Context, query string) ([]ToolInfo, error)
+	// SetModel switches the model mid-session (/model NAME).
+	SetModel(name string) error
+	// Sessions lists stored sessions, newest first (/sessions).
+	Sessions(ctx context.Context) ([]SessionInfo, error)
+	// Resume makes the session with id current and returns its history.
+	Resume(ctx context.Context, id string) ([]agent.Message, error)
+	// New starts a fresh session (/new).
+	New(ctx context.Context) error
+}
+
+// Info is what the status bar shows about the backend.
+type Info struct {
+	Provider   string
+	Model      string
+	SessionID  string
+	SearchMode string
+	// Active and Deferred count the tools of each set.
+	Active, Deferred int
+	// TokensSaved estimates the tokens deferral keeps out of every request.
+	TokensSaved int
+	// Note is shown highlighted at the right of the bar, e.g.
+	// "demo: scripted local model".
+	Note string
+	// Totals is the session's token usage so far (for resumed sessions).
+	Totals agent.Usage
+}
+
+// ToolInfo describes one tool for display.
+type ToolInfo struct {
+	Name        string
+	Server      string
+	Description string
+	Deferred    bool
+}
+
+// SessionInfo is one row of the /sessions picker.
+type SessionInfo struct {
+	ID       string
+	Title    string
+	Model    string
+	Messages int
+	Updated  time.Time
+}
+
+// Decision is the user's answer to an approval request.
+type Decision int
+
+const (
+	Deny Decision = iota
+	Allow
+	// AllowAlways allows this call and every later call of the same tool.
+	AllowAlways
+)
+
+func (d Decision) String() string {
+	switch d {
+	case Allow:
+		return "allowed"
+	case AllowAlways:
+		return "always allowed"
+	}
+	return "denied"
+}
+
+// ApprovalRequest is one tool call waiting for the user. Reply must be
+// called exactly once; the TUI calls it from a tea.Cmd.
+type ApprovalRequest struct {
+	Tool  agent.ToolEvent
+	Reply func(Decision)
+}
+
+// Options configure the program.
+type Options struct {
+	// Theme is a themes name or "auto" (follow the terminal background).
+	Theme string
+	// NoColor drops all colours; Run also honours the NO_COLOR variable.
+	NoColor bool
+	// History is a resumed session's messages, rendered on start.
+	History []agent.Message
+	// Prompt, when set, is sent as the first message once the program starts.
+	Prompt string
+	// Width and Height fix the initial size (tests); 0 waits for the terminal.
+	Width, Height int
+	// Now is the clock for elapsed times; tests pin it. Defaults to time.Now.
+	Now func() time.Time
+	// RenderEvery throttles Markdown re-rendering while text streams.
+	RenderEvery time.Duration
+	// Input and Output replace the terminal (tests); nil means stdin/stdout.
+	Input  *os.File
+	Output *os.File
+}
+
+func (o *Options) defaults() {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.RenderEvery <= 0 {
+		o.RenderEvery = 100 * time.Millisecond
+	}
+	if o.Theme == "" {
+		o.Theme = "auto"
+	}
+	if os.Getenv("NO_COLOR") != "" {
+		o.NoColor = true
+	}
+}
+
+// Run starts the program on the terminal (alternate screen, mouse cell
+// motion) and blocks until the user quits or ctx ends.
+func Run(ctx context.Context, b Backend, opts Options) error {
+	opts.defaults()
+	m, err := New(b, opts)
+	if err != nil {
+		return err
+	}
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	m.ctx = ctx
+	p := tea.NewProgram(m, popts...)
+	br := newBridge(ctx, b, p)
+	m.turns = br
+	go br.run()
+	defer br.stop()
+	if _, err := p.Run(); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("run terminal ui: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+package tui
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+var epoch = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+
+// clock is a settable clock so elapsed times in frames are fixed.
+type clock struct{ t time.Time }
+
+func (c *clock) Now() time.Time { return c.t }
+
+func newTestModel(t testing.TB, b *fakeBackend, w, h int, opts Options) (*Model, *fakeTurns, *clock) {
+	t.Helper()
+	c := &clock{t: epoch}
+	opts.Width, opts.Height = w, h
+	opts.Now = c.Now
+	if opts.Theme == "" {
+		opts.Theme = "dark"
+	}
+	m, err := New(b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := &fakeTurns{}
+	m.turns = turns
+	m.Update(infoMsg(b.Info()))
+	return m, turns, c
+}
+
+// feed delivers events the way the bridge does, describing search results.
+func feed(m *Model, b *fakeBackend, evs []agent.Event) {
+	br := &bridge{b: b}
+	for _, e := range evs {
+		msg := eventMsg{Event: e}
+		if e.Type == agent.EventSearchFinished {
+			msg.Found = br.describe(e.Search.Tools)
+		}
+		m.Update(msg)
+	}
+	m.Update(flushMsg{})
+}
+
+func typeText(m *Model, s string) {
+	for _, r := range s {
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+func press(m *Model, k string) tea.Cmd {
+	var msg tea.KeyPressMsg
+	switch k {
+	case "enter":
+		msg = tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		msg = tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "ctrl+c":
+		msg = tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	case "ctrl+t":
+		msg = tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl}
+	case "ctrl+o":
+		msg = tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}
+	case "up":
+		msg = tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		msg = tea.KeyPressMsg{Code: tea.KeyDown}
+	case "pgup":
+		msg = tea.KeyPressMsg{Code: tea.KeyPgUp}
+	case "pgdown":
+		msg = tea.KeyPressMsg{Code: tea.KeyPgDown}
+	default:
+		r := []rune(k)[0]
+		msg = tea.KeyPressMsg{Code: r, Text: k}
+	}
+	_, cmd := m.Update(msg)
+	return cmd
+}
+
+// run executes a command and feeds what it returns back, like the runtime
+// would (one level of batches is enough for these tests).
+func run(m *Model, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	msg := cmd()
+	if batch, ok := msg.(tea.BatchMsg); ok {
+		for _, c := range batch {
+			run(m, c)
+		}
+		return
+	}
+	if _, ok := msg.(interface{ Tick() }); ok {
+		return
+	}
+	switch msg.(type) {
+	case nil, flushMsg:
+		return
+	}
+	if _, ok := msg.(tea.QuitMsg); ok {
+		return
+	}
+	_, next := m.Update(msg)
+	_ = next
+}
+
+func frame(m *Model) string {
+	v := m.View()
+	lines := strings.Split(ansi.Strip(v.Content), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run with -update): %v", err)
+	}
+	if string(want) != got {
+		t.Errorf("frame %s differs from %s (run with -update to accept)\n--- got ---\n%s--- want ---\n%s", name, path, got, want)
+	}
+}
