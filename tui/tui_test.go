@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -102,18 +103,13 @@ func run(m *Model, cmd tea.Cmd) {
 		}
 		return
 	}
-	if _, ok := msg.(interface{ Tick() }); ok {
-		return
-	}
 	switch msg.(type) {
-	case nil, flushMsg:
-		return
-	}
-	if _, ok := msg.(tea.QuitMsg); ok {
+	case nil, flushMsg, tea.QuitMsg, spinner.TickMsg:
+		// Timers and quitting are the runtime's business.
 		return
 	}
 	_, next := m.Update(msg)
-	_ = next
+	run(m, next)
 }
 
 func frame(m *Model) string {

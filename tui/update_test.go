@@ -1,0 +1,327 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+func TestSubmitStartsTurnAndKeepsHistory(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	m, turns, _ := newTestModel(t, b, 120, 40, Options{})
+	for _, p := range []string{"first", "second"} {
+		typeText(m, p)
+		run(m, press(m, "enter"))
+		m.Update(turnEndMsg{})
+	}
+	if got := strings.Join(turns.started, ","); got != "first,second" {
+		t.Fatalf("turns started %q", got)
+	}
+	press(m, "up")
+	if v := m.input.Value(); v != "second" {
+		t.Fatalf("up: input %q, want second", v)
+	}
+	press(m, "up")
+	press(m, "up")
+	if v := m.input.Value(); v != "first" {
+		t.Fatalf("up up: input %q, want first", v)
+	}
+	press(m, "down")
+	press(m, "down")
+	if v := m.input.Value(); v != "" {
+		t.Fatalf("back to draft: input %q", v)
+	}
+}
+
+func TestSendWhileWorkingIsRefused(t *testing.T) {
+	t.Parallel()
+	m, turns, _ := newTestModel(t, newFakeBackend(), 80, 24, Options{})
+	typeText(m, "one")
+	run(m, press(m, "enter"))
+	typeText(m, "two")
+	run(m, press(m, "enter"))
+	if len(turns.started) != 1 || m.input.Value() != "two" {
+		t.Fatalf("started %v, input %q: a second prompt must wait", turns.started, m.input.Value())
+	}
+}
+
+func TestCancelKeepsWhatArrived(t *testing.T) {
+	t.Parallel()
+	for _, k := range []string{"ctrl+c", "esc"} {
+		b := newFakeBackend()
+		m, turns, _ := newTestModel(t, b, 80, 24, Options{})
+		typeText(m, "hi")
+		run(m, press(m, "enter"))
+		feed(m, b, []agent.Event{{Type: agent.EventTextDelta, Text: "partial answer"}})
+		run(m, press(m, k))
+		if turns.cancelled != 1 {
+			t.Fatalf("%s: cancel not requested", k)
+		}
+		feed(m, b, []agent.Event{{Type: agent.EventError, Err: "turn cancelled: context canceled"}, {Type: agent.EventDone}})
+		f := frame(m)
+		if !strings.Contains(f, "partial answer") || !strings.Contains(f, "(interrupted)") {
+			t.Fatalf("%s: frame lost the partial answer:\n%s", k, f)
+		}
+		if m.working {
+			t.Fatalf("%s: still working after done", k)
+		}
+	}
+}
+
+func TestCtrlCTwiceOnIdleQuits(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newTestModel(t, newFakeBackend(), 80, 24, Options{})
+	if cmd := press(m, "ctrl+c"); cmd != nil {
+		t.Fatal("first ctrl+c must not quit")
+	}
+	if !strings.Contains(frame(m), quitHint) {
+		t.Fatal("first ctrl+c shows no hint")
+	}
+	press(m, "x") // any other key disarms
+	if cmd := press(m, "ctrl+c"); cmd != nil {
+		t.Fatal("ctrl+c after another key must arm again, not quit")
+	}
+	cmd := press(m, "ctrl+c")
+	if cmd == nil {
+		t.Fatal("second ctrl+c did not quit")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("second ctrl+c did not return tea.Quit")
+	}
+}
+
+func TestStreamingIsThrottled(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 80, 24, Options{})
+	run(m, func() tea.Msg { typeText(m, "hi"); return nil })
+	press(m, "enter")
+	var ticks int
+	for i := 0; i < 50; i++ {
+		if _, cmd := m.Update(eventMsg{Event: agent.Event{Type: agent.EventTextDelta, Text: "word "}}); cmd != nil {
+			ticks++
+		}
+	}
+	if ticks != 1 {
+		t.Fatalf("50 deltas scheduled %d renders, want 1", ticks)
+	}
+	it := m.chat.stream[0]
+	before := it.version
+	m.View()
+	if it.version != before {
+		t.Fatal("a frame re-rendered streaming text before the flush")
+	}
+	m.Update(flushMsg{})
+	if it.version == before || !strings.Contains(frame(m), "word word") {
+		t.Fatal("flush did not render the streamed text")
+	}
+}
+
+func TestApprovalAnswers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		key  string
+		want Decision
+	}{{"y", Allow}, {"n", Deny}, {"a", AllowAlways}, {"esc", Deny}}
+	for _, tt := range tests {
+		m, _, _ := newTestModel(t, newFakeBackend(), 80, 24, Options{})
+		var got []Decision
+		m.Update(approvalMsg{Req: ApprovalRequest{Tool: agent.ToolEvent{Name: "rm"}, Reply: func(d Decision) { got = append(got, d) }}})
+		press(m, "q") // ignored while asking
+		run(m, press(m, tt.key))
+		if len(got) != 1 || got[0] != tt.want {
+			t.Errorf("key %s: replies %v, want [%v]", tt.key, got, tt.want)
+		}
+		if len(m.approvals) != 0 {
+			t.Errorf("key %s: dialog still open", tt.key)
+		}
+	}
+}
+
+func TestPaneLinksCallsToSearches(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 120, 40, Options{})
+	typeText(m, "weather")
+	press(m, "enter")
+	feed(m, b, conversation())
+	if n := m.pane.discovered(); n != 2 {
+		t.Fatalf("discovered %d, want 2", n)
+	}
+	c := m.pane.searches[0].Calls["weather_forecast"]
+	if c == nil || c.Status != statusOK || c.Duration != 120*time.Millisecond {
+		t.Fatalf("call not linked to its search: %+v", c)
+	}
+	if m.pane.searches[0].Found[0].Server != "weather" {
+		t.Fatal("found tools are not described")
+	}
+}
+
+func TestNarrowFoldsPaneBelow(t *testing.T) {
+	t.Parallel()
+	for _, w := range []int{99, 100} {
+		m, _, _ := newTestModel(t, newFakeBackend(), w, 30, Options{})
+		f := strings.Split(frame(m), "\n")
+		below := strings.HasPrefix(f[m.chat.height], "│ Discovered tools")
+		if below != (w < narrowWidth) {
+			t.Errorf("width %d: pane below chat = %v", w, below)
+		}
+	}
+}
+
+func TestCommands(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	b.history = history()
+	m, turns, _ := newTestModel(t, b, 120, 40, Options{})
+	do := func(s string) {
+		typeText(m, s)
+		run(m, press(m, "enter"))
+	}
+	do("/model big-2")
+	if b.model != "big-2" || !strings.Contains(frame(m), "fake/big-2") {
+		t.Fatalf("/model: backend %q, status not updated", b.model)
+	}
+	do("/tools weather")
+	if f := frame(m); !strings.Contains(f, "0 active, 2 deferred") {
+		t.Fatalf("/tools filter:\n%s", f)
+	}
+	do("/search forecast")
+	if s := m.pane.searches[len(m.pane.searches)-1]; !s.Manual || s.Running || len(s.Found) != 2 {
+		t.Fatalf("/search not shown in pane: %+v", s)
+	}
+	if len(turns.started) != 0 {
+		t.Fatal("a command reached the model")
+	}
+	do("/sessions")
+	if m.picker == nil || len(m.picker.items) != 2 {
+		t.Fatal("/sessions opened no picker")
+	}
+	press(m, "down")
+	run(m, press(m, "enter"))
+	if m.picker != nil || !strings.Contains(frame(m), "resumed · replaying 6 messages") {
+		t.Fatalf("resume from picker failed:\n%s", frame(m))
+	}
+	if len(m.pane.searches) != 1 || m.pane.searches[0].Query != "weather forecast paris" {
+		t.Fatal("resumed pane does not show past searches")
+	}
+	do("/clear")
+	if len(m.chat.items) != 0 {
+		t.Fatal("/clear kept items")
+	}
+	do("/new")
+	if b.newCalls != 1 || len(m.pane.searches) != 0 {
+		t.Fatal("/new did not reset")
+	}
+	typeText(m, "/quit")
+	cmd := press(m, "enter")
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("/quit did not quit")
+	}
+}
+
+func TestScrollKeysAndWheel(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 80, 24, Options{})
+	for i := 0; i < 30; i++ {
+		m.chat.notice(itemNotice, "line")
+	}
+	press(m, "pgup")
+	if m.chat.offset == 0 {
+		t.Fatal("pgup did not scroll")
+	}
+	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	press(m, "pgdown")
+	press(m, "pgdown")
+	if m.chat.offset != 0 {
+		t.Fatalf("offset %d after scrolling back down", m.chat.offset)
+	}
+	for i := 0; i < 100; i++ {
+		m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	}
+	if all, _ := m.chat.window(); m.chat.offset != len(all)-m.chat.height {
+		t.Fatalf("wheel scrolled past the top: offset %d of %d lines", m.chat.offset, len(all))
+	}
+}
+
+// programRecorder stands in for tea.Program in bridge tests.
+type programRecorder struct {
+	mu     sync.Mutex
+	msgs   []tea.Msg
+	notify chan struct{}
+}
+
+func (p *programRecorder) Send(m tea.Msg) {
+	p.mu.Lock()
+	p.msgs = append(p.msgs, m)
+	p.mu.Unlock()
+	select {
+	case p.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (p *programRecorder) snapshot() []tea.Msg {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]tea.Msg(nil), p.msgs...)
+}
+
+func TestBridgeForwardsTurnAndApprovals(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	b.script = conversation()
+	b.approvals = make(chan ApprovalRequest, 1)
+	p := &programRecorder{notify: make(chan struct{}, 1)}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	br := newBridge(ctx, b, p)
+	go br.run()
+	defer br.stop()
+	br.Start("hello")
+	b.approvals <- ApprovalRequest{Tool: agent.ToolEvent{Name: "rm"}}
+	deadline := time.After(5 * time.Second)
+	for {
+		msgs := p.snapshot()
+		var ended, asked bool
+		var text strings.Builder
+		var found []ToolInfo
+		for _, m := range msgs {
+			switch m := m.(type) {
+			case turnEndMsg:
+				ended = true
+			case approvalMsg:
+				asked = true
+			case eventMsg:
+				if m.Event.Type == agent.EventTextDelta {
+					text.WriteString(m.Event.Text)
+				}
+				if m.Found != nil {
+					found = m.Found
+				}
+			}
+		}
+		if ended && asked {
+			if !strings.HasPrefix(text.String(), "Let me find a weather tool.") {
+				t.Fatalf("deltas lost: %q", text.String())
+			}
+			if len(found) != 2 || found[0].Server != "weather" {
+				t.Fatalf("search result not described: %+v", found)
+			}
+			return
+		}
+		select {
+		case <-p.notify:
+		case <-deadline:
+			t.Fatalf("bridge delivered %d messages, ended=%v asked=%v", len(msgs), ended, asked)
+		}
+	}
+}
