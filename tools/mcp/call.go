@@ -1,0 +1,152 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agent-dev/agent/tools"
+)
+
+// maxBackoff caps the wait between restarts of a server that keeps failing.
+const maxBackoff = time.Minute
+
+// executor runs the server's tool named tool (its own name).
+func (c *conn) executor(tool string) tools.Executor {
+	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+		return c.call(ctx, tool, args)
+	}
+}
+
+// call runs one tools/call. Problems the model should hear about (server
+// down, timeout, the server's own error) are error results; only the
+// turn's cancellation is a Go error.
+func (c *conn) call(ctx context.Context, tool string, args json.RawMessage) (tools.Result, error) {
+	cl, err := c.ensure(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return tools.Result{}, ctx.Err()
+		}
+		return errResult(err.Error()), nil
+	}
+	timeout := c.cfg.ToolTimeout
+	if timeout <= 0 {
+		timeout = c.m.opts.ToolTimeout
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var req mcpgo.CallToolRequest
+	req.Params.Name = tool
+	if len(args) > 0 {
+		req.Params.Arguments = args
+	}
+	res, err := cl.CallTool(tctx, req)
+	switch {
+	case err == nil:
+		limit := c.cfg.MaxResultBytes
+		if limit <= 0 {
+			limit = c.m.opts.MaxResultBytes
+		}
+		return convertResult(res, limit), nil
+	case ctx.Err() != nil:
+		return tools.Result{}, ctx.Err()
+	case errors.Is(tctx.Err(), context.DeadlineExceeded):
+		return errResult(fmt.Sprintf("MCP tool %s on server %s did not answer within %s and was cancelled", tool, c.cfg.Name, timeout)), nil
+	case isTransportError(err):
+		c.markDown(cl, err)
+		return errResult(c.downMessage()), nil
+	}
+	return errResult(fmt.Sprintf("MCP server %s could not run %s: %v", c.cfg.Name, tool, err)), nil
+}
+
+func errResult(text string) tools.Result { return tools.Result{Text: text, IsError: true} }
+
+// isTransportError tells a broken connection from an error the server
+// answered with (mcp-go wraps the former in *transport.Error).
+func isTransportError(err error) bool {
+	var te *transport.Error
+	return errors.As(err, &te) || errors.Is(err, transport.ErrTransportClosed)
+}
+
+func (c *conn) downMessage() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.downMessageLocked()
+}
+
+func (c *conn) downMessageLocked() string {
+	cause := "it stopped"
+	if c.err != nil {
+		cause = c.err.Error()
+	}
+	msg := fmt.Sprintf("MCP server %s is not running: %s; it will be restarted on the next call", c.cfg.Name, cause)
+	if wait := time.Until(c.nextTry); wait > 0 {
+		msg += fmt.Sprintf(" after %s", wait.Round(time.Second))
+	}
+	return msg
+}
+
+// ensure returns a live client, reconnecting a server that died. Failed
+// reconnections back off (1 s, 2 s, 4 s... up to a minute); a call made
+// during the wait fails at once with a message that says when the next
+// attempt is.
+func (c *conn) ensure(ctx context.Context) (*client.Client, error) {
+	if cl, err, retry := c.current(); !retry {
+		return cl, err
+	}
+	c.dialMu.Lock()
+	defer c.dialMu.Unlock()
+	// Another call may have reconnected while this one waited.
+	if cl, err, retry := c.current(); !retry {
+		return cl, err
+	}
+	err := c.connect(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		c.mu.Lock()
+		c.fails++
+		c.nextTry = time.Now().Add(min(time.Second<<(c.fails-1), maxBackoff))
+		if c.state != StateFailed {
+			c.state = StateDown
+		}
+		c.err = fmt.Errorf("restart failed: %w", err)
+		msg := c.downMessageLocked()
+		c.mu.Unlock()
+		return nil, errors.New(msg)
+	}
+	n := len(c.agentTools(false))
+	c.m.emit(Event{Kind: EventServerUp, Server: c.cfg.Name, Tools: n,
+		Text: fmt.Sprintf("MCP server %s restarted (%d tools)", c.cfg.Name, n)})
+	// The new process may offer other tools than the old one.
+	c.m.toolsChanged(c.cfg.Name)
+	c.mu.Lock()
+	cl := c.cl
+	c.mu.Unlock()
+	return cl, nil
+}
+
+// current returns the live client, or an error for a server that must not
+// be retried now, or retry=true when a reconnection should be attempted.
+func (c *conn) current() (cl *client.Client, err error, retry bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.state == StateRunning && c.cl != nil:
+		return c.cl, nil, false
+	case c.state == StateDisabled:
+		return nil, fmt.Errorf("MCP server %s is disabled", c.cfg.Name), false
+	case c.m.isClosed():
+		return nil, fmt.Errorf("MCP server %s is not running: the agent is shutting down", c.cfg.Name), false
+	case time.Now().Before(c.nextTry):
+		return nil, errors.New(c.downMessageLocked()), false
+	}
+	return nil, nil, true
+}

@@ -1,0 +1,525 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/tools"
+)
+
+// rawTool is what of a listed tool is for the model: the name, the
+// description and the input schema exactly as the server sent it.
+type rawTool struct {
+	Name        string
+	Description string
+	Schema      json.RawMessage
+}
+
+// conn is one server's connection and its current tool list.
+type conn struct {
+	m   *Manager
+	cfg config.MCPServer
+
+	mu       sync.Mutex
+	cl       *client.Client
+	state    State
+	err      error
+	list     []rawTool
+	names    map[string]string // agent name -> server's name
+	listSeq  uint64            // sequence of the installed list
+	gen      uint64            // bumps per connection attempt
+	fails    int
+	nextTry  time.Time
+	stderr   *tail
+	info     string // the server's description for search
+	everUp   bool
+	listMu   sync.Mutex // orders tools/list requests of this server
+	listNext uint64     // guarded by listMu
+	dialMu   sync.Mutex // one (re)connection at a time
+}
+
+var rpcSeq atomic.Int64
+
+// connect starts the server, performs the handshake and lists its tools,
+// all within the server's start timeout.
+func (c *conn) connect(parent context.Context) error {
+	timeout := c.cfg.Timeout
+	if timeout <= 0 {
+		timeout = c.m.opts.StartTimeout
+	}
+	ctx, cancel := context.WithTimeout(parent, timeout)
+	defer cancel()
+
+	c.mu.Lock()
+	c.gen++
+	gen := c.gen
+	c.mu.Unlock()
+
+	cl, err := c.newClient()
+	if err != nil {
+		return err
+	}
+	stderr := newTail(4096)
+	cl.OnNotification(func(n mcpgo.JSONRPCNotification) {
+		if n.Method == mcpgo.MethodNotificationToolsListChanged {
+			// The handler runs on the transport's reader: listing from
+			// here would wait for a response that reader must deliver.
+			go c.refresh(gen, cl)
+		}
+	})
+
+	type result struct {
+		list []rawTool
+		info string
+		seq  uint64
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		r.info, r.err = c.handshake(ctx, cl, stderr)
+		if r.err == nil {
+			r.list, r.seq, r.err = c.listTools(ctx, cl)
+		}
+		done <- r
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		r.err = ctx.Err()
+	}
+	if r.err != nil {
+		go cl.Close()
+		if errors.Is(r.err, context.DeadlineExceeded) && parent.Err() == nil {
+			return withStderr(fmt.Errorf("no answer within %s", timeout), stderr)
+		}
+		return withStderr(r.err, stderr)
+	}
+
+	c.mu.Lock()
+	if c.m.isClosed() || c.gen != gen {
+		c.mu.Unlock()
+		go cl.Close()
+		return errors.New("manager closed while connecting")
+	}
+	c.cl, c.stderr, c.state, c.err, c.fails = cl, stderr, StateRunning, nil, 0
+	if c.cfg.Description != "" {
+		c.info = c.cfg.Description
+	} else {
+		c.info = r.info
+	}
+	c.everUp = true
+	c.mu.Unlock()
+	c.install(r.list, r.seq, false)
+	if c.cfg.Type == config.MCPStdio {
+		go c.watchStderr(cl, stderr)
+	}
+	return nil
+}
+
+// handshake starts the transport and initializes the session.
+func (c *conn) handshake(ctx context.Context, cl *client.Client, stderr *tail) (string, error) {
+	// The transport's Start context is the stdio process's lifetime and the
+	// SSE stream's: it must be the manager's, not this attempt's timeout.
+	if err := cl.Start(c.m.ctx); err != nil {
+		return "", fmt.Errorf("start %s transport: %w", c.cfg.Type, err)
+	}
+	if c.cfg.Type == config.MCPStdio {
+		if r, ok := client.GetStderr(cl); ok {
+			go func() { _, _ = io.Copy(stderr, r); stderr.finish() }()
+		}
+	}
+	var req mcpgo.InitializeRequest
+	req.Params.ProtocolVersion = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcpgo.Implementation{Name: c.m.opts.ClientName, Version: c.m.opts.ClientVersion}
+	res, err := cl.Initialize(ctx, req)
+	if err != nil {
+		return "", fmt.Errorf("initialize: %w", err)
+	}
+	info := res.ServerInfo.Title
+	if res.Instructions != "" {
+		info = firstLine(res.Instructions, 300)
+	}
+	return info, nil
+}
+
+// newClient builds the client for the server's transport, unstarted.
+func (c *conn) newClient() (*client.Client, error) {
+	// The legacy handshake skips the server/discover probe, which costs a
+	// timeout (5 s by default) on servers that ignore unknown methods, and it
+	// keeps tools/list a plain request we can send ourselves to read the
+	// schemas verbatim.
+	opts := []client.ClientOption{client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)}
+	switch c.cfg.Type {
+	case config.MCPStdio:
+		tr := transport.NewStdioWithOptions(c.cfg.Command, nil, c.cfg.Args,
+			transport.WithCommandFunc(c.command), transport.WithCommandLogger(c.m.log))
+		return client.NewClient(tr, opts...), nil
+	case config.MCPHTTP:
+		tr, err := transport.NewStreamableHTTP(c.cfg.URL, transport.WithHTTPHeaders(c.cfg.Headers),
+			// The GET stream is how a streamable HTTP server sends
+			// tools/list_changed outside of a request.
+			transport.WithContinuousListening(), transport.WithHTTPLogger(c.m.log))
+		if err != nil {
+			return nil, fmt.Errorf("streamable HTTP transport for %s: %w", c.cfg.URL, err)
+		}
+		return client.NewClient(tr, opts...), nil
+	case config.MCPSSE:
+		tr, err := transport.NewSSE(c.cfg.URL, transport.WithHeaders(c.cfg.Headers), transport.WithSSELogger(c.m.log))
+		if err != nil {
+			return nil, fmt.Errorf("SSE transport for %s: %w", c.cfg.URL, err)
+		}
+		cl := client.NewClient(tr, opts...)
+		cl.OnConnectionLost(func(err error) { c.markDown(cl, fmt.Errorf("SSE stream lost: %w", err)) })
+		return cl, nil
+	}
+	return nil, fmt.Errorf("unknown transport %q", c.cfg.Type)
+}
+
+// command builds a stdio server's process.
+func (c *conn) command(ctx context.Context, command string, _ []string, args []string) (*exec.Cmd, error) {
+	path, err := exec.LookPath(command)
+	if err != nil {
+		return nil, fmt.Errorf("command %q not found: %w", command, err)
+	}
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Env = os.Environ()
+	for _, k := range sortedKeys(c.cfg.Env) {
+		cmd.Env = append(cmd.Env, k+"="+c.cfg.Env[k])
+	}
+	cmd.Dir = c.cfg.Cwd
+	if cmd.Dir == "" {
+		cmd.Dir = c.m.opts.Workdir
+	}
+	ownProcessGroup(cmd)
+	cmd.WaitDelay = 2 * time.Second
+	return cmd, nil
+}
+
+// listTools reads tools/list as raw JSON, following nextCursor, so that
+// schemas reach the model exactly as the server wrote them (mcp-go's typed
+// schema drops $schema, anyOf, $defs references...).
+func (c *conn) listTools(ctx context.Context, cl *client.Client) ([]rawTool, uint64, error) {
+	c.listMu.Lock()
+	defer c.listMu.Unlock()
+	c.listNext++
+	seq := c.listNext
+	var out []rawTool
+	seenTool := map[string]bool{}
+	seenCursor := map[string]bool{}
+	cursor := ""
+	for page := 1; ; page++ {
+		params := struct {
+			Cursor string `json:"cursor,omitempty"`
+		}{cursor}
+		resp, err := cl.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{
+			JSONRPC: mcpgo.JSONRPC_VERSION,
+			// String ids never meet the client's own integer ids.
+			ID:     mcpgo.NewRequestId(fmt.Sprintf("agent-tools-list-%d", rpcSeq.Add(1))),
+			Method: string(mcpgo.MethodToolsList),
+			Params: params,
+		})
+		if err != nil {
+			return nil, 0, fmt.Errorf("tools/list: %w", transport.NewError(err))
+		}
+		if resp.Error != nil {
+			return nil, 0, fmt.Errorf("tools/list: %w", resp.Error.AsError())
+		}
+		var res struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(resp.Result, &res); err != nil {
+			return nil, 0, fmt.Errorf("tools/list page %d: %w", page, err)
+		}
+		for _, raw := range res.Tools {
+			t, err := parseTool(raw)
+			if err != nil {
+				c.m.log.Warn("mcp: skipping a tool", "server", c.cfg.Name, "err", err)
+				continue
+			}
+			if seenTool[t.Name] {
+				continue
+			}
+			seenTool[t.Name] = true
+			out = append(out, t)
+		}
+		if res.NextCursor == "" {
+			return out, seq, nil
+		}
+		if seenCursor[res.NextCursor] {
+			return nil, 0, fmt.Errorf("tools/list: cursor %q repeated: the server's pagination loops", res.NextCursor)
+		}
+		seenCursor[res.NextCursor] = true
+		cursor = res.NextCursor
+	}
+}
+
+// parseTool keeps name, description and inputSchema; everything else
+// (icons with base64 images, annotations, _meta, outputSchema, title,
+// execution) is not for the model and is dropped here.
+func parseTool(raw json.RawMessage) (rawTool, error) {
+	var t struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return rawTool{}, fmt.Errorf("decode tool: %w", err)
+	}
+	if t.Name == "" {
+		return rawTool{}, errors.New("tool without a name")
+	}
+	schema := json.RawMessage(`{"type":"object","properties":{}}`)
+	if s := bytes.TrimSpace(t.InputSchema); len(s) > 0 && s[0] == '{' {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, s); err == nil {
+			schema = buf.Bytes()
+		}
+	}
+	return rawTool{Name: t.Name, Description: t.Description, Schema: schema}, nil
+}
+
+// refresh re-lists a server's tools after tools/list_changed.
+func (c *conn) refresh(gen uint64, cl *client.Client) {
+	ctx, cancel := context.WithTimeout(c.m.ctx, c.startTimeout())
+	defer cancel()
+	list, seq, err := c.listTools(ctx, cl)
+	if err != nil {
+		c.m.log.Warn("mcp: refresh after tools/list_changed failed", "server", c.cfg.Name, "err", err)
+		return
+	}
+	c.mu.Lock()
+	stale := c.gen != gen
+	c.mu.Unlock()
+	if !stale {
+		c.install(list, seq, true)
+	}
+}
+
+// install makes list the server's tools unless a newer listing is already
+// installed, and reports the change when announce is set.
+func (c *conn) install(list []rawTool, seq uint64, announce bool) {
+	c.mu.Lock()
+	if seq <= c.listSeq {
+		c.mu.Unlock()
+		return
+	}
+	c.listSeq = seq
+	old := c.list
+	oldNames := c.names
+	c.list = list
+	c.names = make(map[string]string, len(list))
+	for _, t := range list {
+		c.names[ToolName(c.cfg.Name, t.Name)] = t.Name
+	}
+	running := c.state == StateRunning
+	c.mu.Unlock()
+	if !announce || !running || sameTools(old, list) {
+		return
+	}
+	var added, removed []string
+	for n := range c.names {
+		if _, ok := oldNames[n]; !ok {
+			added = append(added, n)
+		}
+	}
+	for n := range oldNames {
+		if _, ok := c.names[n]; !ok {
+			removed = append(removed, n)
+		}
+	}
+	slices.Sort(added)
+	slices.Sort(removed)
+	c.m.toolsChanged(c.cfg.Name)
+	text := fmt.Sprintf("MCP server %s changed its tools (%d now", c.cfg.Name, len(list))
+	if len(added) > 0 {
+		text += fmt.Sprintf(", %d added", len(added))
+	}
+	if len(removed) > 0 {
+		text += fmt.Sprintf(", %d removed", len(removed))
+	}
+	c.m.emit(Event{Kind: EventToolsChanged, Server: c.cfg.Name, Text: text + "); the change applies from the next turn",
+		Added: added, Removed: removed, Tools: len(list)})
+}
+
+func sameTools(a, b []rawTool) bool {
+	return slices.EqualFunc(a, b, func(x, y rawTool) bool {
+		return x.Name == y.Name && x.Description == y.Description && bytes.Equal(x.Schema, y.Schema)
+	})
+}
+
+// agentTools are the server's tools as the agent registers them.
+func (c *conn) agentTools(deferAll bool) []tools.Tool {
+	c.mu.Lock()
+	list, info := c.list, c.info
+	c.mu.Unlock()
+	out := make([]tools.Tool, 0, len(list))
+	for _, t := range list {
+		out = append(out, tools.Tool{
+			Name:              ToolName(c.cfg.Name, t.Name),
+			Description:       t.Description,
+			Schema:            t.Schema,
+			Server:            c.cfg.Name,
+			ServerDescription: info,
+			Deferred:          deferred(c.cfg, t.Name, deferAll),
+			Exec:              c.executor(t.Name),
+		})
+	}
+	return out
+}
+
+func (c *conn) lookup(name string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	orig, ok := c.names[name]
+	return orig, ok
+}
+
+func (c *conn) status() Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := Status{Name: c.cfg.Name, Transport: c.cfg.Type, Source: c.cfg.Source, State: c.state, Tools: len(c.list)}
+	if c.cfg.Type == config.MCPStdio {
+		s.Target = strings.Join(append([]string{c.cfg.Command}, c.cfg.Args...), " ")
+	} else {
+		s.Target = c.cfg.URL
+	}
+	for _, t := range c.list {
+		if deferred(c.cfg, t.Name, false) {
+			s.Deferred++
+		}
+	}
+	if c.err != nil {
+		s.Error = c.err.Error()
+	}
+	return s
+}
+
+func (c *conn) setState(st State, err error) {
+	c.mu.Lock()
+	c.state, c.err = st, err
+	c.mu.Unlock()
+}
+
+func (c *conn) startTimeout() time.Duration {
+	if c.cfg.Timeout > 0 {
+		return c.cfg.Timeout
+	}
+	return c.m.opts.StartTimeout
+}
+
+// watchStderr notices a stdio server's exit as soon as it happens (its
+// stderr ends), not only at the next call, so the UI can say so.
+func (c *conn) watchStderr(cl *client.Client, t *tail) {
+	<-t.done
+	c.markDown(cl, errors.New("the server process exited"))
+}
+
+// markDown records that the connection cl died. A report about an older
+// connection, or made while closing, is ignored.
+func (c *conn) markDown(cl *client.Client, cause error) {
+	if c.m.isClosed() {
+		return
+	}
+	c.mu.Lock()
+	if c.cl != cl || c.state != StateRunning {
+		c.mu.Unlock()
+		return
+	}
+	err := withStderr(cause, c.stderr)
+	c.cl, c.state, c.err = nil, StateDown, err
+	c.mu.Unlock()
+	go cl.Close()
+	c.m.emit(Event{Kind: EventServerDown, Server: c.cfg.Name,
+		Text: fmt.Sprintf("MCP server %s stopped: %v; it will be restarted on the next call of one of its tools", c.cfg.Name, err)})
+}
+
+func (c *conn) close() {
+	c.mu.Lock()
+	cl := c.cl
+	c.cl = nil
+	if c.state == StateRunning || c.state == StateStarting {
+		c.state = StateDown
+		c.err = errors.New("closed")
+	}
+	c.mu.Unlock()
+	if cl != nil {
+		_ = cl.Close()
+	}
+}
+
+// tail keeps the last bytes of a server's stderr for error messages.
+type tail struct {
+	mu   sync.Mutex
+	buf  []byte
+	max  int
+	done chan struct{}
+	once sync.Once
+}
+
+func newTail(n int) *tail { return &tail{max: n, done: make(chan struct{})} }
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = t.buf[len(t.buf)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tail) finish() { t.once.Do(func() { close(t.done) }) }
+
+// last returns the last non-empty line written.
+func (t *tail) last() string {
+	if t == nil {
+		return ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+func withStderr(err error, t *tail) error {
+	if l := t.last(); l != "" {
+		return fmt.Errorf("%w (stderr: %s)", err, firstLine(l, 300))
+	}
+	return err
+}
+
+func firstLine(s string, n int) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,341 @@
+// Package mcp turns MCP servers into tools: it connects servers over stdio,
+// streamable HTTP or SSE, lists their tools with schemas forwarded verbatim,
+// namespaces the names per server, runs tool calls with a timeout and a size
+// cap, follows tools/list_changed, and restarts servers that die.
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/tools"
+)
+
+// Defaults for Options left zero.
+const (
+	DefaultStartTimeout   = 30 * time.Second
+	DefaultToolTimeout    = 120 * time.Second
+	DefaultMaxResultBytes = 100_000
+)
+
+// Options configure a Manager. Zero values take the defaults above.
+type Options struct {
+	// StartTimeout bounds connecting to one server and listing its tools;
+	// a server's own Timeout wins.
+	StartTimeout time.Duration
+	// ToolTimeout bounds one tool call; a server's own ToolTimeout wins.
+	ToolTimeout time.Duration
+	// MaxResultBytes caps a tool result's text; a server's own value wins.
+	MaxResultBytes int
+	// Workdir is the working directory of stdio servers without a Cwd.
+	Workdir string
+	// OnEvent receives status changes (tools changed, server down or back,
+	// start failures). It is called from the manager's goroutines and must
+	// not block.
+	OnEvent func(Event)
+	Logger  *slog.Logger
+	// ClientName and ClientVersion identify the agent to servers.
+	ClientName    string
+	ClientVersion string
+}
+
+// EventKind names a status change.
+type EventKind string
+
+const (
+	// EventToolsChanged: a server's tool list changed; Sync applies it.
+	EventToolsChanged EventKind = "tools_changed"
+	// EventServerDown: a server stopped; its tools restart it when called.
+	EventServerDown EventKind = "server_down"
+	// EventServerUp: a server that was down is connected again.
+	EventServerUp EventKind = "server_up"
+	// EventWarning: a server could not be started; the others work.
+	EventWarning EventKind = "warning"
+)
+
+// Event is a status change for the UI.
+type Event struct {
+	Kind   EventKind
+	Server string
+	// Text is a one-line message to show as it is.
+	Text string
+	// Added and Removed are the agent's tool names, on tools_changed.
+	Added, Removed []string
+	// Tools is the server's tool count after the change.
+	Tools int
+}
+
+// State is a server's connection state.
+type State string
+
+const (
+	StateStarting State = "starting"
+	StateRunning  State = "running"
+	StateFailed   State = "failed"   // never came up
+	StateDown     State = "down"     // died after running; restarts on the next call
+	StateDisabled State = "disabled" // "disabled": true in its config
+)
+
+// Status is one server's line in `agent mcp list`.
+type Status struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"`
+	// Target is the command line or URL.
+	Target string `json:"target"`
+	Source string `json:"source,omitempty"`
+	State  State  `json:"status"`
+	Tools  int    `json:"tools"`
+	// Deferred counts the tools that start deferred (without --defer).
+	Deferred int    `json:"deferred"`
+	Error    string `json:"error,omitempty"`
+}
+
+// ToolRef is where an agent tool name points.
+type ToolRef struct {
+	Server string
+	Tool   string
+}
+
+// Manager owns the connections to a set of MCP servers.
+type Manager struct {
+	opts   Options
+	log    *slog.Logger
+	ctx    context.Context // lives until Close: stdio processes are bound to it
+	cancel context.CancelFunc
+	conns  []*conn
+
+	mu       sync.Mutex
+	set      *tools.Set
+	deferAll bool
+	pending  map[string]bool // servers whose tools changed since the last Sync
+	closed   bool
+}
+
+// NewManager prepares connections to servers; Start connects them.
+func NewManager(servers []config.MCPServer, opts Options) *Manager {
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = DefaultStartTimeout
+	}
+	if opts.ToolTimeout <= 0 {
+		opts.ToolTimeout = DefaultToolTimeout
+	}
+	if opts.MaxResultBytes <= 0 {
+		opts.MaxResultBytes = DefaultMaxResultBytes
+	}
+	if opts.ClientName == "" {
+		opts.ClientName = "agent"
+	}
+	if opts.ClientVersion == "" {
+		opts.ClientVersion = "dev"
+	}
+	m := &Manager{opts: opts, log: opts.Logger, pending: map[string]bool{}}
+	if m.log == nil {
+		m.log = slog.Default()
+	}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	seen := map[string]bool{}
+	for _, s := range servers {
+		if seen[s.Name] {
+			continue
+		}
+		seen[s.Name] = true
+		m.conns = append(m.conns, &conn{m: m, cfg: s, state: StateStarting})
+	}
+	return m
+}
+
+// Start connects every server concurrently, each within its timeout, and
+// waits for all of them. A server that fails is a warning (returned, and
+// sent as an event); the others work.
+func (m *Manager) Start(ctx context.Context) []error {
+	errs := make([]error, len(m.conns))
+	var wg sync.WaitGroup
+	for i, c := range m.conns {
+		switch {
+		case c.cfg.Disabled:
+			c.setState(StateDisabled, nil)
+			errs[i] = fmt.Errorf("MCP server %s is disabled in %s", c.cfg.Name, c.cfg.Source)
+			continue
+		case c.cfg.Unavailable != "":
+			errs[i] = fmt.Errorf("MCP server %s: %s", c.cfg.Name, c.cfg.Unavailable)
+			c.setState(StateFailed, errors.New(c.cfg.Unavailable))
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := c.connect(ctx); err != nil {
+				c.setState(StateFailed, err)
+				errs[i] = fmt.Errorf("MCP server %s did not start: %w", c.cfg.Name, err)
+			}
+		}()
+	}
+	wg.Wait()
+	var out []error
+	for i, err := range errs {
+		if err != nil {
+			out = append(out, err)
+			m.emit(Event{Kind: EventWarning, Server: m.conns[i].cfg.Name, Text: err.Error()})
+		}
+	}
+	return out
+}
+
+// Tools returns the tools of the running servers, in server order, with
+// each tool's deferral decided by its server's config (and deferAll).
+func (m *Manager) Tools(deferAll bool) []tools.Tool {
+	var out []tools.Tool
+	for _, c := range m.conns {
+		out = append(out, c.agentTools(deferAll)...)
+	}
+	return out
+}
+
+// Register adds the servers' tools to set and remembers it for Sync.
+// deferAll (--defer) defers every tool except those in a server's
+// alwaysLoad; otherwise each server's "defer" setting decides.
+func (m *Manager) Register(set *tools.Set, deferAll bool) error {
+	m.mu.Lock()
+	m.set, m.deferAll = set, deferAll
+	clear(m.pending)
+	m.mu.Unlock()
+	for _, c := range m.conns {
+		ts := c.agentTools(deferAll)
+		if len(ts) == 0 {
+			continue
+		}
+		if err := set.ReplaceServer(c.cfg.Name, nil, ts...); err != nil {
+			return fmt.Errorf("register tools of MCP server %s: %w", c.cfg.Name, err)
+		}
+	}
+	return nil
+}
+
+// Sync applies tool list changes reported since the last call to the set
+// given to Register and returns the servers whose tools changed. Call it
+// before each turn: a change takes effect at the next turn, never in the
+// middle of one, so the tools array stays the same within a turn.
+func (m *Manager) Sync() ([]string, error) {
+	m.mu.Lock()
+	set, deferAll := m.set, m.deferAll
+	var names []string
+	for n := range m.pending {
+		names = append(names, n)
+	}
+	clear(m.pending)
+	m.mu.Unlock()
+	if set == nil {
+		return nil, nil
+	}
+	slices.Sort(names)
+	var errs []error
+	for _, n := range names {
+		c := m.conn(n)
+		if c == nil {
+			continue
+		}
+		if err := set.ReplaceServer(n, nil, c.agentTools(deferAll)...); err != nil {
+			errs = append(errs, fmt.Errorf("update tools of MCP server %s: %w", n, err))
+		}
+	}
+	return names, errors.Join(errs...)
+}
+
+// Lookup maps an agent tool name back to its server and the server's own
+// tool name.
+func (m *Manager) Lookup(name string) (ToolRef, bool) {
+	for _, c := range m.conns {
+		if orig, ok := c.lookup(name); ok {
+			return ToolRef{Server: c.cfg.Name, Tool: orig}, true
+		}
+	}
+	return ToolRef{}, false
+}
+
+// Status reports every server, in the order given to NewManager.
+func (m *Manager) Status() []Status {
+	out := make([]Status, 0, len(m.conns))
+	for _, c := range m.conns {
+		out = append(out, c.status())
+	}
+	return out
+}
+
+// Close disconnects every server and kills stdio servers that do not exit
+// when their input closes.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range m.conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.close()
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	// Closing stdin lets a well-behaved server exit by itself; whatever is
+	// still running after a grace period is killed with its process group.
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
+	m.cancel()
+	<-done
+	return nil
+}
+
+func (m *Manager) isClosed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.closed
+}
+
+func (m *Manager) conn(name string) *conn {
+	for _, c := range m.conns {
+		if c.cfg.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// toolsChanged queues a server for the next Sync.
+func (m *Manager) toolsChanged(server string) {
+	m.mu.Lock()
+	m.pending[server] = true
+	m.mu.Unlock()
+}
+
+func (m *Manager) emit(e Event) {
+	m.log.Info("mcp event", "kind", e.Kind, "server", e.Server, "text", e.Text)
+	if m.opts.OnEvent != nil {
+		m.opts.OnEvent(e)
+	}
+}
+
+// deferred decides one tool's set: alwaysLoad wins, then --defer, then the
+// server's "defer" setting.
+func deferred(cfg config.MCPServer, tool string, deferAll bool) bool {
+	if slices.Contains(cfg.AlwaysLoad, tool) {
+		return false
+	}
+	if deferAll {
+		return true
+	}
+	d, _ := cfg.Defer.Defers(tool)
+	return d
+}

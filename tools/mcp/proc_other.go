@@ -1,0 +1,9 @@
+//go:build !unix
+
+package mcp
+
+import "os/exec"
+
+// ownProcessGroup is a no-op where process groups do not exist; cancelling
+// the context kills the direct child only.
+func ownProcessGroup(cmd *exec.Cmd) {}
