@@ -1,0 +1,348 @@
+// Package anthropictest is a strict fake of the Anthropic Messages API for
+// tests: a loopback server that speaks the real SSE format and JSON bodies,
+// answers from a queue of scripted replies, a handler or a small scripted
+// "model" (with server-side tool search over the deferred tools), and
+// rejects with the API's own 400s the requests the real API rejects.
+package anthropictest
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// DefaultAPIKey is the key the server expects unless Server.APIKey is changed.
+const DefaultAPIKey = "test-key"
+
+// Server is a running fake. Configure it before the first request.
+type Server struct {
+	URL string
+	// APIKey is the x-api-key the server accepts; empty accepts any non-empty key.
+	APIKey string
+	// Handler, when set, answers every request the queue does not.
+	Handler func(r *Request) Reply
+	// Script, when set, answers every request the queue and Handler do not.
+	Script *Script
+	// NoNativeSearch lists models that reject the tool search tool.
+	NoNativeSearch map[string]bool
+	// Padding adds trailing spaces inside SSE data lines, as some recordings show.
+	Padding bool
+
+	srv     *httptest.Server
+	mu      sync.Mutex
+	queue   []Reply
+	reqs    []*Request
+	rng     *rand.Rand
+	cached  int
+	msgSeq  int
+	toolSeq int
+}
+
+// NewServer starts a fake closed with the test.
+func NewServer(t testing.TB) *Server {
+	s := &Server{APIKey: DefaultAPIKey, rng: rand.New(rand.NewPCG(1, 2))}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.srv.URL
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// Close stops the server early.
+func (s *Server) Close() { s.srv.Close() }
+
+// Enqueue adds replies answered in order, before Handler and Script.
+func (s *Server) Enqueue(rs ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, rs...)
+}
+
+// Requests returns every request received so far, rejected ones included.
+func (s *Server) Requests() []*Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*Request(nil), s.reqs...)
+}
+
+// Request is one received request.
+type Request struct {
+	Header http.Header
+	Path   string
+	// Body is exactly what the client sent.
+	Body []byte
+	// Status is what the server answered.
+	Status int
+	// Rejection is the error message of a rejected request.
+	Rejection string
+
+	parsed wireRequest
+}
+
+// Tools returns the tools array exactly as sent.
+func (r *Request) Tools() json.RawMessage { return r.parsed.Tools }
+
+// Messages returns the messages exactly as sent.
+func (r *Request) Messages() []json.RawMessage {
+	out := make([]json.RawMessage, len(r.parsed.Messages))
+	for i, m := range r.parsed.Messages {
+		out[i] = m.raw
+	}
+	return out
+}
+
+// Stream reports whether the request asked for SSE.
+func (r *Request) Stream() bool { return r.parsed.Stream }
+
+// Model is the requested model.
+func (r *Request) Model() string { return r.parsed.Model }
+
+// Reply is one scripted answer.
+type Reply struct {
+	// Status other than 0/200 answers with an error body of ErrorType/ErrorMessage.
+	Status       int
+	ErrorType    string
+	ErrorMessage string
+	Header       map[string]string
+	// Content blocks of the message (see Text, ToolUse, ... helpers).
+	Content    []json.RawMessage
+	StopReason string
+	// CutAfter, when > 0, closes a stream after that many SSE events.
+	CutAfter int
+	// StreamError, when set, sends an SSE error event of that type (e.g.
+	// overloaded_error) after CutAfter events (or at once) and ends the stream.
+	StreamError string
+	// ServerToolUses is reported in usage.server_tool_use.
+	ServerToolUses map[string]int
+}
+
+// Error replies with status and the API's error body.
+func Error(status int, typ, msg string) Reply {
+	return Reply{Status: status, ErrorType: typ, ErrorMessage: msg}
+}
+
+// Overloaded is a 529 with retry-after.
+func Overloaded(retryAfter string) Reply {
+	r := Error(529, "overloaded_error", "Overloaded")
+	if retryAfter != "" {
+		r.Header = map[string]string{"retry-after": retryAfter}
+	}
+	return r
+}
+
+// RateLimited is a 429 with retry-after.
+func RateLimited(retryAfter string) Reply {
+	r := Error(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit")
+	if retryAfter != "" {
+		r.Header = map[string]string{"retry-after": retryAfter}
+	}
+	return r
+}
+
+// Message replies with blocks; the stop reason is tool_use when a block
+// calls a client tool, else end_turn.
+func Message(blocks ...json.RawMessage) Reply { return Reply{Content: blocks} }
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// Text is a text block.
+func Text(s string) json.RawMessage {
+	return mustJSON(map[string]any{"type": "text", "text": s})
+}
+
+// ToolUse is a client tool call block.
+func ToolUse(id, name string, input any) json.RawMessage {
+	return mustJSON(struct {
+		Type  string `json:"type"`
+		ID    string `json:"id"`
+		Name  string `json:"name"`
+		Input any    `json:"input"`
+	}{"tool_use", id, name, input})
+}
+
+// ServerSearch is a native bm25 search call block.
+func ServerSearch(id, query string) json.RawMessage {
+	return mustJSON(struct {
+		Type  string         `json:"type"`
+		ID    string         `json:"id"`
+		Name  string         `json:"name"`
+		Input map[string]any `json:"input"`
+	}{"server_tool_use", id, "tool_search_tool_bm25", map[string]any{"query": query}})
+}
+
+// SearchResult is a tool_search_tool_result block naming tools.
+func SearchResult(id string, tools ...string) json.RawMessage {
+	refs := []map[string]string{}
+	for _, t := range tools {
+		refs = append(refs, map[string]string{"type": "tool_reference", "tool_name": t})
+	}
+	return mustJSON(map[string]any{"type": "tool_search_tool_result", "tool_use_id": id,
+		"content": map[string]any{"type": "tool_search_tool_search_result", "tool_references": refs}})
+}
+
+// SearchError is a tool_search_tool_result error block.
+func SearchError(id, code, msg string) json.RawMessage {
+	return mustJSON(map[string]any{"type": "tool_search_tool_result", "tool_use_id": id,
+		"content": map[string]any{"type": "tool_search_tool_result_error", "error_code": code, "error_message": msg}})
+}
+
+// WebSearch is a web_search call and its result listing pages (url, title pairs).
+func WebSearch(id, query string, pages ...[2]string) []json.RawMessage {
+	use := mustJSON(map[string]any{"type": "server_tool_use", "id": id, "name": "web_search", "input": map[string]any{"query": query}})
+	var res []map[string]any
+	for _, p := range pages {
+		res = append(res, map[string]any{"type": "web_search_result", "url": p[0], "title": p[1], "encrypted_content": "ZW5j", "page_age": nil})
+	}
+	return []json.RawMessage{use, mustJSON(map[string]any{"type": "web_search_tool_result", "tool_use_id": id, "content": res})}
+}
+
+// CitedText is a text block citing a web page.
+func CitedText(text, url, title string) json.RawMessage {
+	return mustJSON(map[string]any{"type": "text", "text": text, "citations": []map[string]any{{
+		"type": "web_search_result_location", "url": url, "title": title, "cited_text": text, "encrypted_index": "aWR4"}}})
+}
+
+func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
+	body, _ := readAll(hr)
+	req := &Request{Header: hr.Header.Clone(), Path: hr.URL.Path, Body: body}
+	s.mu.Lock()
+	s.reqs = append(s.reqs, req)
+	s.mu.Unlock()
+	reject := func(status int, typ, msg string) {
+		req.Status, req.Rejection = status, msg
+		writeError(w, status, typ, msg, nil)
+	}
+	if hr.Method != http.MethodPost || hr.URL.Path != "/v1/messages" {
+		reject(404, "not_found_error", "Not found: "+hr.Method+" "+hr.URL.Path)
+		return
+	}
+	key := hr.Header.Get("x-api-key")
+	if key == "" {
+		reject(401, "authentication_error", "x-api-key header is required")
+		return
+	}
+	if s.APIKey != "" && key != s.APIKey {
+		reject(401, "authentication_error", "invalid x-api-key")
+		return
+	}
+	if hr.Header.Get("anthropic-version") == "" {
+		reject(400, "invalid_request_error", "anthropic-version: header is required")
+		return
+	}
+	if err := json.Unmarshal(body, &req.parsed); err != nil {
+		reject(400, "invalid_request_error", "There was an issue with the form of the request: "+err.Error())
+		return
+	}
+	if msg := s.validate(&req.parsed); msg != "" {
+		reject(400, "invalid_request_error", msg)
+		return
+	}
+	rep := s.next(req)
+	if rep.Status != 0 && rep.Status != 200 {
+		req.Status = rep.Status
+		writeError(w, rep.Status, rep.ErrorType, rep.ErrorMessage, rep.Header)
+		return
+	}
+	req.Status = 200
+	// A search call left without its result at the end of the history is
+	// answered first, as the API does when it splits a search.
+	if open := req.parsed.openServerCalls(); len(open) > 0 {
+		var pre []json.RawMessage
+		for _, c := range open {
+			pre = append(pre, s.runSearch(&req.parsed, c))
+		}
+		rep.Content = append(pre, rep.Content...)
+	}
+	s.write(w, req, rep)
+}
+
+// next picks the reply: queue, then Handler, then Script.
+func (s *Server) next(req *Request) Reply {
+	s.mu.Lock()
+	if len(s.queue) > 0 {
+		r := s.queue[0]
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		return r
+	}
+	s.mu.Unlock()
+	if s.Handler != nil {
+		return s.Handler(req)
+	}
+	if s.Script != nil {
+		return s.Script.reply(s, req)
+	}
+	return Error(500, "api_error", "anthropictest: no reply queued and no Handler or Script")
+}
+
+func writeError(w http.ResponseWriter, status int, typ, msg string, hdr map[string]string) {
+	for k, v := range hdr {
+		w.Header().Set(k, v)
+	}
+	w.Header().Set("content-type", "application/json")
+	w.Header().Set("request-id", "req_fake_error")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"type": "error",
+		"error": map[string]string{"type": typ, "message": msg}, "request_id": "req_fake_error"})
+}
+
+func (s *Server) ids() (msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.msgSeq++
+	return fmt.Sprintf("msg_fake%04d", s.msgSeq)
+}
+
+func (s *Server) toolID(prefix string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.toolSeq++
+	return fmt.Sprintf("%s_fake%04d", prefix, s.toolSeq)
+}
+
+func stopReason(r Reply) string {
+	if r.StopReason != "" {
+		return r.StopReason
+	}
+	for _, b := range r.Content {
+		var t struct{ Type string }
+		_ = json.Unmarshal(b, &t)
+		if t.Type == "tool_use" {
+			return "tool_use"
+		}
+	}
+	return "end_turn"
+}
+
+// usage makes plausible token counts; cache tokens follow cache_control.
+func (s *Server) usage(req *Request, r Reply) map[string]any {
+	in := len(req.Body) / 4
+	u := map[string]any{"input_tokens": in, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	if strings.Contains(string(req.Body), `"cache_control"`) {
+		s.mu.Lock()
+		if s.cached > 0 && s.cached <= in {
+			u["cache_read_input_tokens"] = s.cached
+			u["cache_creation_input_tokens"] = in - s.cached
+		} else {
+			u["cache_creation_input_tokens"] = in
+		}
+		s.cached = in
+		s.mu.Unlock()
+	}
+	stu := map[string]int{"web_search_requests": 0, "web_fetch_requests": 0}
+	for k, v := range r.ServerToolUses {
+		stu[k] = v
+	}
+	u["server_tool_use"] = stu
+	return u
+}

@@ -1,0 +1,314 @@
+package anthropictest
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+type wireRequest struct {
+	Model     string            `json:"model"`
+	MaxTokens int               `json:"max_tokens"`
+	Stream    bool              `json:"stream"`
+	Tools     json.RawMessage   `json:"tools"`
+	Messages  []wireMessage     `json:"messages"`
+	System    json.RawMessage   `json:"system"`
+	MCP       []json.RawMessage `json:"mcp_servers"`
+
+	tools []wireTool
+}
+
+type wireTool struct {
+	Type         string          `json:"type"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	DeferLoading bool            `json:"defer_loading"`
+	CacheControl json.RawMessage `json:"cache_control"`
+}
+
+type wireMessage struct {
+	raw     json.RawMessage
+	Role    string
+	Content []wireBlock
+}
+
+func (m *wireMessage) UnmarshalJSON(b []byte) error {
+	m.raw = append(json.RawMessage(nil), b...)
+	var w struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	m.Role = w.Role
+	var s string
+	if json.Unmarshal(w.Content, &s) == nil {
+		m.Content = []wireBlock{{Type: "text", Text: &s}}
+		return nil
+	}
+	return json.Unmarshal(w.Content, &m.Content)
+}
+
+type wireBlock struct {
+	Type         string          `json:"type"`
+	Text         *string         `json:"text"`
+	ID           string          `json:"id"`
+	Name         string          `json:"name"`
+	Input        json.RawMessage `json:"input"`
+	ToolUseID    string          `json:"tool_use_id"`
+	Content      json.RawMessage `json:"content"`
+	CacheControl json.RawMessage `json:"cache_control"`
+	ToolName     string          `json:"tool_name"`
+}
+
+func (b wireBlock) isServerUse() bool { return b.Type == "server_tool_use" || b.Type == "mcp_tool_use" }
+func (b wireBlock) isServerResult() bool {
+	return b.ToolUseID != "" && b.Type != "tool_result"
+}
+
+// validate enforces what the real API rejects with a 400 and returns its
+// message, or "" when the request is acceptable.
+func (s *Server) validate(r *wireRequest) string {
+	if r.Model == "" {
+		return "model: Field required"
+	}
+	if r.MaxTokens <= 0 {
+		return "max_tokens: Field required"
+	}
+	if len(r.Messages) == 0 {
+		return "messages: at least one message is required"
+	}
+	if len(r.Tools) > 0 {
+		if err := json.Unmarshal(r.Tools, &r.tools); err != nil {
+			return "tools: " + err.Error()
+		}
+	}
+	names := map[string]bool{}
+	deferred, eager, breakpoints := 0, 0, 0
+	hasSearch := false
+	for _, t := range r.tools {
+		if t.Name != "" {
+			if names[t.Name] {
+				return "tools: Tool names must be unique."
+			}
+			names[t.Name] = true
+		}
+		if strings.HasPrefix(t.Type, "tool_search_tool_") {
+			hasSearch = true
+			if t.DeferLoading {
+				return "tools: the tool search tool cannot have defer_loading=true"
+			}
+		}
+		if t.Type == "" && len(t.InputSchema) == 0 {
+			return fmt.Sprintf("tools: tool '%s': input_schema: Field required", t.Name)
+		}
+		if len(t.CacheControl) > 0 {
+			breakpoints++
+			if t.DeferLoading {
+				return fmt.Sprintf("tools: Tool '%s' has defer_loading=true and cache_control set. Tools with defer_loading cannot use prompt caching.", t.Name)
+			}
+		}
+		if t.DeferLoading {
+			deferred++
+		} else {
+			eager++
+		}
+	}
+	if deferred > 0 && eager == 0 {
+		return "At least one tool must have defer_loading=false. All tools cannot be deferred."
+	}
+	if hasSearch && s.NoNativeSearch[r.Model] {
+		return fmt.Sprintf("'%s' does not support tool search. Use a model that supports the tool search tool.", r.Model)
+	}
+	for i, m := range r.Messages {
+		if m.Role != "user" && m.Role != "assistant" {
+			return fmt.Sprintf("messages.%d.role: Input should be 'user' or 'assistant'", i)
+		}
+		if len(m.Content) == 0 {
+			return fmt.Sprintf("messages.%d: all messages must have non-empty content", i)
+		}
+		for j, b := range m.Content {
+			if len(b.CacheControl) > 0 {
+				breakpoints++
+			}
+			if b.Type == "text" && (b.Text == nil || *b.Text == "") {
+				return fmt.Sprintf("messages.%d.content.%d: text content blocks must be non-empty", i, j)
+			}
+			if msg := checkReferences(i, j, b, names); msg != "" {
+				return msg
+			}
+		}
+	}
+	if breakpoints > 4 {
+		return fmt.Sprintf("A maximum of 4 blocks with cache_control may be provided. Found %d.", breakpoints)
+	}
+	if msg := checkToolPairs(r.Messages); msg != "" {
+		return msg
+	}
+	return checkServerPairs(r.Messages)
+}
+
+// checkReferences rejects a tool_reference to a tool the request does not carry.
+func checkReferences(i, j int, b wireBlock, names map[string]bool) string {
+	var refs []string
+	switch b.Type {
+	case "tool_result":
+		var items []wireBlock
+		if json.Unmarshal(b.Content, &items) == nil {
+			for _, it := range items {
+				if it.Type == "tool_reference" {
+					refs = append(refs, it.ToolName)
+				}
+			}
+		}
+	case "tool_search_tool_result":
+		var c struct {
+			Refs []wireBlock `json:"tool_references"`
+		}
+		_ = json.Unmarshal(b.Content, &c)
+		for _, it := range c.Refs {
+			refs = append(refs, it.ToolName)
+		}
+	}
+	for _, name := range refs {
+		if !names[name] {
+			return fmt.Sprintf("messages.%d.content.%d: Tool reference '%s' not found in available tools", i, j, name)
+		}
+	}
+	return ""
+}
+
+// checkToolPairs: every tool_use is answered by a tool_result in the next
+// (user) message, and every tool_result answers a tool_use of the previous one.
+func checkToolPairs(msgs []wireMessage) string {
+	for i, m := range msgs {
+		if m.Role == "user" {
+			prev := map[string]bool{}
+			if i > 0 && msgs[i-1].Role == "assistant" {
+				for _, b := range msgs[i-1].Content {
+					if b.Type == "tool_use" {
+						prev[b.ID] = true
+					}
+				}
+			}
+			for j, b := range m.Content {
+				if b.Type != "tool_result" {
+					continue
+				}
+				if strings.HasPrefix(b.ToolUseID, "srvtoolu_") {
+					return fmt.Sprintf("messages.%d.content.%d: tool_result block(s) provided for server tool use id(s) %s: server tools are run by the API, do not send tool_result for them", i, j, b.ToolUseID)
+				}
+				if !prev[b.ToolUseID] {
+					return fmt.Sprintf("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, b.ToolUseID)
+				}
+			}
+			continue
+		}
+		var missing []string
+		answered := map[string]bool{}
+		if i+1 < len(msgs) && msgs[i+1].Role == "user" {
+			for _, b := range msgs[i+1].Content {
+				if b.Type == "tool_result" {
+					answered[b.ToolUseID] = true
+				}
+			}
+		}
+		last := i == len(msgs)-1
+		for _, b := range m.Content {
+			if b.Type == "tool_use" && !answered[b.ID] && !last {
+				missing = append(missing, b.ID)
+			}
+		}
+		if len(missing) > 0 {
+			sort.Strings(missing)
+			return fmt.Sprintf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i, strings.Join(missing, ", "))
+		}
+	}
+	return ""
+}
+
+// checkServerPairs: a server tool call and its result sit in the same
+// assistant message, or the result opens the next assistant message. A
+// call still open in the last assistant message is what the API resumes.
+func checkServerPairs(msgs []wireMessage) string {
+	var asst []int
+	for i, m := range msgs {
+		if m.Role == "assistant" {
+			asst = append(asst, i)
+		}
+	}
+	for k, i := range asst {
+		results := map[string]bool{}
+		for _, b := range msgs[i].Content {
+			if b.isServerResult() {
+				results[b.ToolUseID] = true
+			}
+		}
+		var next map[string]bool
+		if k+1 < len(asst) {
+			next = map[string]bool{}
+			for _, b := range msgs[asst[k+1]].Content {
+				if b.isServerResult() {
+					next[b.ToolUseID] = true
+				}
+			}
+		}
+		uses := map[string]bool{}
+		for _, b := range msgs[i].Content {
+			if b.isServerUse() {
+				uses[b.ID] = true
+				if !results[b.ID] && next != nil && !next[b.ID] {
+					return fmt.Sprintf("messages.%d: `%s` block %s has no corresponding result block. Server tool use blocks must be followed by their result.", i, b.Type, b.ID)
+				}
+			}
+		}
+		var prevUses map[string]bool
+		if k > 0 {
+			prevUses = map[string]bool{}
+			for _, b := range msgs[asst[k-1]].Content {
+				if b.isServerUse() {
+					prevUses[b.ID] = true
+				}
+			}
+		}
+		for _, b := range msgs[i].Content {
+			if b.isServerResult() && !uses[b.ToolUseID] && !prevUses[b.ToolUseID] {
+				return fmt.Sprintf("messages.%d: `%s` block for %s has no corresponding server tool use block.", i, b.Type, b.ToolUseID)
+			}
+		}
+	}
+	return ""
+}
+
+// openServerCall is a search the last assistant message began but whose
+// result has not been sent yet.
+type openServerCall struct {
+	ID, Name string
+	Input    json.RawMessage
+}
+
+func (r *wireRequest) openServerCalls() []openServerCall {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		m := r.Messages[i]
+		if m.Role != "assistant" {
+			continue
+		}
+		done := map[string]bool{}
+		for _, b := range m.Content {
+			if b.isServerResult() {
+				done[b.ToolUseID] = true
+			}
+		}
+		var out []openServerCall
+		for _, b := range m.Content {
+			if b.Type == "server_tool_use" && strings.HasPrefix(b.Name, "tool_search_tool_") && !done[b.ID] {
+				out = append(out, openServerCall{b.ID, b.Name, b.Input})
+			}
+		}
+		return out
+	}
+	return nil
+}
