@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -62,6 +63,9 @@ func startManager(t *testing.T, opts Options, servers ...config.MCPServer) (*Man
 	t.Helper()
 	ev := newEvents()
 	opts.OnEvent = ev.add
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
 	m := NewManager(servers, opts)
 	t.Cleanup(func() { _ = m.Close() })
 	errs := m.Start(t.Context())

@@ -11,7 +11,7 @@ import (
 const MaxNameLen = 64
 
 // maxPrefixLen keeps long server names from eating the tool's part.
-const maxPrefixLen = 24
+const maxPrefixLen = 32
 
 // ToolName is the name a server's tool gets in the agent: "<server>__<tool>",
 // valid for every provider, the same on every run, and distinct for distinct
