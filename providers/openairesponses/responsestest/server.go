@@ -141,14 +141,16 @@ func bad(param any, format string, a ...any) *apiErr {
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	entry := Request{Header: r.Header.Clone(), Body: body, Status: 200}
-	defer func() {
-		s.mu.Lock()
-		s.log = append(s.log, entry)
-		s.mu.Unlock()
-	}()
+	// The log entry is written before the answer, so a test that has its
+	// answer always finds the request logged.
+	s.mu.Lock()
+	idx := len(s.log)
+	s.log = append(s.log, Request{Header: r.Header.Clone(), Body: body, Status: 200})
+	s.mu.Unlock()
 	fail := func(e *apiErr) {
-		entry.Status, entry.Error = e.status, e.message
+		s.mu.Lock()
+		s.log[idx].Status, s.log[idx].Error = e.status, e.message
+		s.mu.Unlock()
 		e.write(w)
 	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
