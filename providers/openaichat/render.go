@@ -112,6 +112,20 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 		}
 		defs = append(defs, string(b))
 	}
+	// Raw provider tools pass through (compacted, so the bytes are stable).
+	// Aliases such as web_search name hosted tools this API does not have;
+	// they are skipped rather than failing a conversation that moved here
+	// from a provider that has them.
+	for _, pt := range req.ProviderTools {
+		if len(pt.Raw) == 0 {
+			continue
+		}
+		var c bytes.Buffer
+		if err := json.Compact(&c, pt.Raw); err != nil {
+			return nil, fmt.Errorf("provider tool: %w", err)
+		}
+		defs = append(defs, c.String())
+	}
 	if mode == agent.SearchClient {
 		defs = append(defs, searchToolDef, callToolDef)
 	}

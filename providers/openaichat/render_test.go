@@ -232,3 +232,17 @@ func TestWireName(t *testing.T) {
 		t.Error("a.b and a_b collide")
 	}
 }
+
+func TestProviderToolsPassThrough(t *testing.T) {
+	req := &agent.Request{Model: "m", Messages: []agent.Message{user("x")}, ProviderTools: []agent.ProviderTool{
+		{Alias: "web_search"},
+		{Raw: json.RawMessage(`{ "type": "function", "function": {"name": "custom", "parameters": {"type": "object"}} }`)},
+	}}
+	r, err := New(Options{}).render(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(r.tools) != `[{"type":"function","function":{"name":"custom","parameters":{"type":"object"}}}]` {
+		t.Errorf("tools %s", r.tools)
+	}
+}

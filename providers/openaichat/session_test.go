@@ -225,3 +225,38 @@ func TestSessionRetriesRateLimit(t *testing.T) {
 		t.Errorf("%d requests, want 2 (one 429, one retry)", n)
 	}
 }
+
+// A conversation begun on Anthropic with native search continues here: the
+// provider's search becomes a tool_search call answered by the schemas, the
+// tool it found is reachable through tool_call without searching again, and
+// the fake rejects nothing.
+func TestSessionContinuesAnthropicConversation(t *testing.T) {
+	fake := chattest.NewServer(t)
+	fake.Script(
+		chattest.Calls(chattest.WrappedCall("call_w9", "weather_lookup", map[string]any{"city": "Paris"})),
+		chattest.Text("Sunny in Paris too."),
+	)
+	s := testSession(t, fake)
+	s.History = anthropicHistory()
+	run(t, s, "And Paris?")
+	if rej := fake.Rejected(); len(rej) > 0 {
+		t.Fatalf("fake rejected: %s", rej[0].Error)
+	}
+	reqs := fake.Requests()
+	first := reqs[0].Parsed.Messages
+	var sawSchema bool
+	for _, m := range first {
+		if m.Role == "tool" && m.ToolCallID == "srvtoolu_1" && strings.Contains(m.Text(), `"name":"weather_lookup"`) {
+			sawSchema = true
+		}
+		if strings.Contains(string(m.Content), "server_tool_use") {
+			t.Error("another provider's raw blocks were sent")
+		}
+	}
+	if !sawSchema {
+		t.Error("the natively found tool's schema was not carried over")
+	}
+	if got := lastMessage(reqs[1]).Text(); got != "Sunny in Paris" {
+		t.Errorf("tool result %q", got)
+	}
+}
