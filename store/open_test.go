@@ -81,7 +81,9 @@ func TestOpenRefusesFilesThatAreNotOurs(t *testing.T) {
 		msg  string
 	}{
 		{"text file", func(t *testing.T, p string) { os.WriteFile(p, []byte("hello, I am notes.txt\n"), 0o600) }, ErrNotDatabase, "not a database"},
-		{"random bytes", func(t *testing.T, p string) { os.WriteFile(p, bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef}, 1024), 0o600) }, ErrNotDatabase, "not a database"},
+		{"random bytes", func(t *testing.T, p string) {
+			os.WriteFile(p, bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef}, 1024), 0o600)
+		}, ErrNotDatabase, "not a database"},
 		{"sqlite header then garbage", func(t *testing.T, p string) {
 			os.WriteFile(p, append([]byte("SQLite format 3\x00"), bytes.Repeat([]byte{0xff}, 4080)...), 0o600)
 		}, ErrNotDatabase, "not a database or is corrupt"},
