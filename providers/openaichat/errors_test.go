@@ -24,6 +24,8 @@ func TestHTTPErrors(t *testing.T) {
 		{name: "ollama string error", fault: chattest.Fault{Status: 404, Body: `{"error":"model \"qwen9\" not found, try pulling it first"}`}, status: 404, msg: `model "qwen9" not found, try pulling it first`},
 		{name: "gemini array error", fault: chattest.Fault{Status: 400, Body: `[{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT"}}]`}, status: 400, typ: "INVALID_ARGUMENT", msg: "API key not valid."},
 		{name: "mistral top-level message", fault: chattest.Fault{Status: 422, Body: `{"object":"error","message":"Tool call id was toolu_1 but must be a-z, A-Z, 0-9, with a length of 9.","type":"invalid_request_message_error"}`}, status: 422, typ: "invalid_request_message_error", msg: "Tool call id was"},
+		{name: "mistral validation detail", fault: chattest.Fault{Status: 422, Body: `{"object":"error","message":{"detail":[{"type":"extra_forbidden","loc":["body","stream_options","include_usage"],"msg":"Extra inputs are not permitted","input":true}]},"type":"invalid_request_error","param":null,"code":null}`}, status: 422, typ: "invalid_request_error", msg: "body.stream_options.include_usage: Extra inputs are not permitted"},
+		{name: "fastapi detail string", fault: chattest.Fault{Status: 400, Body: `{"detail":"Not Found"}`}, status: 400, msg: "Not Found"},
 		{name: "not json", fault: chattest.Fault{Status: 502, Body: `<html>Bad Gateway</html>`}, retryable: true, status: 502, msg: "<html>Bad Gateway</html>"},
 		{name: "missing key", key: "sk-right", status: 401, typ: "invalid_request_error", msg: "You didn't provide an API key"},
 	}
@@ -98,8 +100,18 @@ func TestPresets(t *testing.T) {
 			t.Errorf("preset %s is inconsistent: %+v", name, ps)
 		}
 	}
-	if p, _ := FromPreset("mistral", Options{}, func(string) string { return "k" }); !p.opts.ShortCallIDs || !p.opts.DropReasoning || p.Label() != "mistral" {
-		t.Errorf("mistral preset options not applied: %+v", p.opts)
+	mistral, _ := FromPreset("mistral", Options{}, func(string) string { return "k" })
+	if !mistral.opts.ShortCallIDs || !mistral.opts.DropReasoning || !mistral.opts.NoStreamOptions || mistral.Label() != "mistral" {
+		t.Errorf("mistral preset options not applied: %+v", mistral.opts)
+	}
+	r, _ := mistral.render(&agent.Request{Model: "m", MaxTokens: 10, Messages: []agent.Message{user("x")}})
+	if strings.Contains(string(r.body), "stream_options") || !strings.Contains(string(r.body), `"max_tokens":10`) {
+		t.Errorf("mistral body %s", r.body)
+	}
+	openai, _ := FromPreset("openai", Options{}, func(string) string { return "k" })
+	r, _ = openai.render(&agent.Request{Model: "m", MaxTokens: 10, Messages: []agent.Message{user("x")}})
+	if !strings.Contains(string(r.body), `"max_completion_tokens":10`) {
+		t.Errorf("openai body %s", r.body)
 	}
 }
 
@@ -130,5 +142,33 @@ func TestReasoningReplay(t *testing.T) {
 	}
 	if err := chattest.Check(keep.body, false); err == nil {
 		t.Error("the strict fake should reject reasoning_content as OpenAI does")
+	}
+}
+
+// With ShortCallIDs, ids inside a replayed raw message another server made
+// are mapped like the ids of their results, so the pairs still match.
+func TestShortCallIDsInRaw(t *testing.T) {
+	hist := []agent.Message{
+		user("q"),
+		{Role: agent.RoleAssistant, Parts: []agent.Part{
+			agent.ToolCallPart(agent.ToolCall{ID: "call_abcdef123", Name: "read_file", Input: []byte(`{}`)}),
+			agent.RawPart(ProviderName, APIName, []byte(`{"role":"assistant","content":null,"tool_calls":[{"id":"call_abcdef123","type":"function","function":{"name":"read_file","arguments":"{}"}}]}`)),
+		}},
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.ToolResultPart(agent.ToolResult{CallID: "call_abcdef123", Text: ""})}},
+	}
+	p := New(Options{ShortCallIDs: true})
+	r, err := p.render(&agent.Request{Model: "m", Tools: []agent.ToolDef{readFile}, Messages: hist})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := p.callID("call_abcdef123")
+	if strings.Contains(string(r.body), "call_abcdef123") || strings.Count(string(r.body), `"`+id+`"`) != 2 {
+		t.Errorf("ids not mapped consistently to %s: %s", id, r.body)
+	}
+	if !strings.Contains(string(r.body), "(no output)") {
+		t.Errorf("empty tool result sent empty: %s", r.body)
+	}
+	if err := chattest.Check(r.body, false); err != nil {
+		t.Error(err)
 	}
 }

@@ -94,6 +94,11 @@ func (h *historyRenderer) user(m agent.Message) error {
 		case pt.Type == agent.PartToolResult && pt.ToolResult != nil:
 			r := pt.ToolResult
 			text := r.Text
+			if text == "" && len(r.Images) == 0 {
+				// Some servers reject an empty tool message, and models
+				// read nothing as "still running".
+				text = "(no output)"
+			}
 			if r.IsError && !strings.HasPrefix(strings.ToLower(text), "error") {
 				text = "Error: " + text
 			}
@@ -186,8 +191,18 @@ func (h *historyRenderer) assistant(m agent.Message) error {
 		var w wireAssistant
 		if err := json.Unmarshal(raw.Data, &w); err == nil && h.rawFits(w) {
 			data := json.RawMessage(raw.Data)
+			changed := false
 			if h.p.opts.DropReasoning && w.ReasoningContent != "" {
-				w.ReasoningContent = ""
+				w.ReasoningContent, changed = "", true
+			}
+			for i, c := range w.ToolCalls {
+				// Another server behind the same wire format may have made
+				// these ids; the results get the mapped ids too.
+				if id := h.p.callID(c.ID); id != c.ID {
+					w.ToolCalls[i].ID, changed = id, true
+				}
+			}
+			if changed {
 				data, _ = json.Marshal(w)
 			}
 			var ids []string

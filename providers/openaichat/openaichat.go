@@ -43,9 +43,10 @@ type Options struct {
 	// MaxTokensField names the output limit field; "max_tokens" (what every
 	// compatible server reads) unless set, e.g. to "max_completion_tokens".
 	MaxTokensField string
-	// DropReasoning and ShortCallIDs: see Preset.
-	DropReasoning bool
-	ShortCallIDs  bool
+	// DropReasoning, ShortCallIDs and NoStreamOptions: see Preset.
+	DropReasoning   bool
+	ShortCallIDs    bool
+	NoStreamOptions bool
 }
 
 // Provider implements agent.Provider for one Chat Completions server.
@@ -172,19 +173,20 @@ func parseErrorBody(body []byte) (typ, msg string) {
 	}
 	var top struct {
 		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
+		Message json.RawMessage `json:"message"`
+		Detail  json.RawMessage `json:"detail"`
 		Type    string          `json:"type"`
 	}
 	if json.Unmarshal(body, &top) != nil {
 		return "", ""
 	}
-	if len(top.Error) > 0 {
+	if len(top.Error) > 0 && string(top.Error) != "null" {
 		var s string
 		if json.Unmarshal(top.Error, &s) == nil {
 			return "", s
 		}
 		var obj struct {
-			Message string          `json:"message"`
+			Message json.RawMessage `json:"message"`
 			Type    string          `json:"type"`
 			Status  string          `json:"status"`
 			Code    json.RawMessage `json:"code"`
@@ -200,10 +202,60 @@ func parseErrorBody(body []byte) (typ, msg string) {
 					typ = code
 				}
 			}
-			return typ, obj.Message
+			return typ, messageText(obj.Message)
 		}
 	}
-	return top.Type, top.Message
+	if m := messageText(top.Message); m != "" {
+		return top.Type, m
+	}
+	return top.Type, detailText(top.Detail)
+}
+
+// messageText reads a message that is a string or, on Mistral, an object
+// holding a FastAPI-style detail list.
+func messageText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var obj struct {
+		Detail json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(raw, &obj) == nil {
+		return detailText(obj.Detail)
+	}
+	return ""
+}
+
+// detailText renders FastAPI / pydantic validation details: a string, or a
+// list of {loc, msg}.
+func detailText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var list []struct {
+		Loc []any  `json:"loc"`
+		Msg string `json:"msg"`
+	}
+	if json.Unmarshal(raw, &list) != nil {
+		return ""
+	}
+	var parts []string
+	for _, d := range list {
+		var loc []string
+		for _, l := range d.Loc {
+			loc = append(loc, fmt.Sprint(l))
+		}
+		parts = append(parts, strings.Join(loc, ".")+": "+d.Msg)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // errStreamCut is wrapped by every error that ends a stream early.

@@ -33,12 +33,19 @@ type Preset struct {
 	// 9 alphanumeric characters: Mistral rejects any other id shape, which
 	// matters once a conversation carries ids from another provider.
 	ShortCallIDs bool
+	// NoStreamOptions leaves out stream_options: Mistral answers 422 to it
+	// (and sends usage in the last chunk anyway).
+	NoStreamOptions bool
+	// MaxTokensField overrides "max_tokens": OpenAI's newer models accept
+	// only max_completion_tokens, which Mistral in turn rejects.
+	MaxTokensField string
 }
 
 // Presets are the named servers, keyed by Preset.Name.
 var Presets = map[string]Preset{
 	"openai": {Name: "openai", BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY",
-		BaseURLEnv: "OPENAI_BASE_URL", KeyRequired: true, DefaultModel: "gpt-4.1", DropReasoning: true},
+		BaseURLEnv: "OPENAI_BASE_URL", KeyRequired: true, DefaultModel: "gpt-4.1", DropReasoning: true,
+		MaxTokensField: "max_completion_tokens"},
 	"ollama":   {Name: "ollama", BaseURL: "http://127.0.0.1:11434/v1", KeyEnv: "OLLAMA_API_KEY", DefaultModel: "qwen3"},
 	"llamacpp": {Name: "llamacpp", BaseURL: "http://127.0.0.1:8080/v1", KeyEnv: "LLAMA_API_KEY", DefaultModel: "default"},
 	"vllm":     {Name: "vllm", BaseURL: "http://127.0.0.1:8000/v1", KeyEnv: "VLLM_API_KEY"},
@@ -50,7 +57,8 @@ var Presets = map[string]Preset{
 	"deepseek": {Name: "deepseek", BaseURL: "https://api.deepseek.com/v1", KeyEnv: "DEEPSEEK_API_KEY",
 		KeyRequired: true, DefaultModel: "deepseek-chat"},
 	"mistral": {Name: "mistral", BaseURL: "https://api.mistral.ai/v1", KeyEnv: "MISTRAL_API_KEY",
-		KeyRequired: true, DefaultModel: "mistral-large-latest", DropReasoning: true, ShortCallIDs: true},
+		KeyRequired: true, DefaultModel: "mistral-large-latest", DropReasoning: true, ShortCallIDs: true,
+		NoStreamOptions: true},
 	"gemini": {Name: "gemini", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", KeyEnv: "GEMINI_API_KEY",
 		KeyRequired: true, DefaultModel: "gemini-2.5-flash", DropReasoning: true},
 }
@@ -113,5 +121,9 @@ func FromPreset(name string, o Options, getenv func(string) string) (*Provider, 
 	}
 	o.DropReasoning = o.DropReasoning || ps.DropReasoning
 	o.ShortCallIDs = o.ShortCallIDs || ps.ShortCallIDs
+	o.NoStreamOptions = o.NoStreamOptions || ps.NoStreamOptions
+	if o.MaxTokensField == "" {
+		o.MaxTokensField = ps.MaxTokensField
+	}
 	return New(o), nil
 }

@@ -159,9 +159,12 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 		writeJSON(&b, p.opts.MaxTokensField)
 		b.WriteString(`:` + strconv.Itoa(req.MaxTokens))
 	}
-	if req.NoStream {
+	switch {
+	case req.NoStream:
 		b.WriteString(`,"stream":false}`)
-	} else {
+	case p.opts.NoStreamOptions:
+		b.WriteString(`,"stream":true}`)
+	default:
 		b.WriteString(`,"stream":true,"stream_options":{"include_usage":true}}`)
 	}
 	r.body = b.Bytes()
