@@ -6,6 +6,7 @@
 package anthropictest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -147,18 +148,25 @@ func RateLimited(retryAfter string) Reply {
 // calls a client tool, else end_turn.
 func Message(blocks ...json.RawMessage) Reply { return Reply{Content: blocks} }
 
+// mustJSON encodes like the API: compact, <>& unescaped.
 func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		panic(err)
 	}
-	return b
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+type textBlock struct {
+	Type      string            `json:"type"`
+	Text      string            `json:"text"`
+	Citations []json.RawMessage `json:"citations,omitempty"`
 }
 
 // Text is a text block.
-func Text(s string) json.RawMessage {
-	return mustJSON(map[string]any{"type": "text", "text": s})
-}
+func Text(s string) json.RawMessage { return mustJSON(textBlock{Type: "text", Text: s}) }
 
 // ToolUse is a client tool call block.
 func ToolUse(id, name string, input any) json.RawMessage {
@@ -180,36 +188,66 @@ func ServerSearch(id, query string) json.RawMessage {
 	}{"server_tool_use", id, "tool_search_tool_bm25", map[string]any{"query": query}})
 }
 
+type resultBlock struct {
+	Type      string `json:"type"`
+	ToolUseID string `json:"tool_use_id"`
+	Content   any    `json:"content"`
+}
+
+type toolRef struct {
+	Type     string `json:"type"`
+	ToolName string `json:"tool_name"`
+}
+
 // SearchResult is a tool_search_tool_result block naming tools.
 func SearchResult(id string, tools ...string) json.RawMessage {
-	refs := []map[string]string{}
+	refs := []toolRef{}
 	for _, t := range tools {
-		refs = append(refs, map[string]string{"type": "tool_reference", "tool_name": t})
+		refs = append(refs, toolRef{"tool_reference", t})
 	}
-	return mustJSON(map[string]any{"type": "tool_search_tool_result", "tool_use_id": id,
-		"content": map[string]any{"type": "tool_search_tool_search_result", "tool_references": refs}})
+	return mustJSON(resultBlock{"tool_search_tool_result", id, struct {
+		Type string    `json:"type"`
+		Refs []toolRef `json:"tool_references"`
+	}{"tool_search_tool_search_result", refs}})
 }
 
 // SearchError is a tool_search_tool_result error block.
 func SearchError(id, code, msg string) json.RawMessage {
-	return mustJSON(map[string]any{"type": "tool_search_tool_result", "tool_use_id": id,
-		"content": map[string]any{"type": "tool_search_tool_result_error", "error_code": code, "error_message": msg}})
+	return mustJSON(resultBlock{"tool_search_tool_result", id, struct {
+		Type    string `json:"type"`
+		Code    string `json:"error_code"`
+		Message string `json:"error_message"`
+	}{"tool_search_tool_result_error", code, msg}})
 }
 
 // WebSearch is a web_search call and its result listing pages (url, title pairs).
 func WebSearch(id, query string, pages ...[2]string) []json.RawMessage {
-	use := mustJSON(map[string]any{"type": "server_tool_use", "id": id, "name": "web_search", "input": map[string]any{"query": query}})
-	var res []map[string]any
-	for _, p := range pages {
-		res = append(res, map[string]any{"type": "web_search_result", "url": p[0], "title": p[1], "encrypted_content": "ZW5j", "page_age": nil})
+	use := ToolUse(id, "web_search", map[string]any{"query": query})
+	use = bytes.Replace(use, []byte(`"type":"tool_use"`), []byte(`"type":"server_tool_use"`), 1)
+	type page struct {
+		Type             string  `json:"type"`
+		Title            string  `json:"title"`
+		URL              string  `json:"url"`
+		EncryptedContent string  `json:"encrypted_content"`
+		PageAge          *string `json:"page_age"`
 	}
-	return []json.RawMessage{use, mustJSON(map[string]any{"type": "web_search_tool_result", "tool_use_id": id, "content": res})}
+	res := []page{}
+	for _, p := range pages {
+		res = append(res, page{"web_search_result", p[1], p[0], "ZW5j", nil})
+	}
+	return []json.RawMessage{use, mustJSON(resultBlock{"web_search_tool_result", id, res})}
 }
 
 // CitedText is a text block citing a web page.
 func CitedText(text, url, title string) json.RawMessage {
-	return mustJSON(map[string]any{"type": "text", "text": text, "citations": []map[string]any{{
-		"type": "web_search_result_location", "url": url, "title": title, "cited_text": text, "encrypted_index": "aWR4"}}})
+	c := mustJSON(struct {
+		Type           string `json:"type"`
+		CitedText      string `json:"cited_text"`
+		URL            string `json:"url"`
+		Title          string `json:"title"`
+		EncryptedIndex string `json:"encrypted_index"`
+	}{"web_search_result_location", text, url, title, "aWR4"})
+	return mustJSON(textBlock{Type: "text", Text: text, Citations: []json.RawMessage{c}})
 }
 
 func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {

@@ -27,10 +27,17 @@ func (s *Server) write(w http.ResponseWriter, req *Request, rep Reply) {
 	id := s.ids()
 	if !req.parsed.Stream {
 		w.Header().Set("content-type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"id": id, "type": "message", "role": "assistant", "model": req.parsed.Model,
-			"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": usage,
-		})
+		usage["output_tokens"] = 1 + len(mustJSON(content))/4
+		_, _ = w.Write(mustJSON(struct {
+			ID           string            `json:"id"`
+			Type         string            `json:"type"`
+			Role         string            `json:"role"`
+			Model        string            `json:"model"`
+			Content      []json.RawMessage `json:"content"`
+			StopReason   string            `json:"stop_reason"`
+			StopSequence *string           `json:"stop_sequence"`
+			Usage        map[string]any    `json:"usage"`
+		}{id, "message", "assistant", req.parsed.Model, content, stop, nil, usage}))
 		return
 	}
 	w.Header().Set("content-type", "text/event-stream; charset=utf-8")
@@ -107,7 +114,7 @@ func (s *Server) emitBlock(emit func(string, any) bool, i int, b json.RawMessage
 		_ = json.Unmarshal(m["text"], &text)
 		var cites []json.RawMessage
 		_ = json.Unmarshal(m["citations"], &cites)
-		if !start(map[string]any{"type": "text", "text": ""}) {
+		if !start(textBlock{Type: "text"}) {
 			return false
 		}
 		for _, c := range cites {
@@ -123,18 +130,16 @@ func (s *Server) emitBlock(emit func(string, any) bool, i int, b json.RawMessage
 		}
 		return stop()
 	case "tool_use", "server_tool_use", "mcp_tool_use":
-		in := m["input"]
-		startBlock := map[string]json.RawMessage{}
-		for k, v := range m {
-			startBlock[k] = v
-		}
-		startBlock["input"] = json.RawMessage(`{}`)
+		// The start block keeps the block's own key order, input emptied.
+		var whole bytes.Buffer
+		_ = json.Compact(&whole, b)
+		var compact bytes.Buffer
+		_ = json.Compact(&compact, m["input"])
+		text := compact.String()
+		startBlock := json.RawMessage(bytes.Replace(whole.Bytes(), []byte(`"input":`+text), []byte(`"input":{}`), 1))
 		if !start(startBlock) {
 			return false
 		}
-		var compact bytes.Buffer
-		_ = json.Compact(&compact, in)
-		text := compact.String()
 		pieces := append([]string{""}, s.split(text)...)
 		for _, p := range pieces {
 			*out++
