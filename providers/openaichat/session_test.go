@@ -161,6 +161,7 @@ func TestSessionClientSearchEndToEnd(t *testing.T) {
 			usages = append(usages, *e.Usage)
 		}
 	}
+	t.Logf("usage per request: %+v", usages)
 	for i, u := range usages[1:] {
 		if u.CacheReadTokens == 0 || u.InputTokens <= 0 {
 			t.Errorf("request %d: usage %+v, want cache reads", i+2, u)
