@@ -139,7 +139,10 @@ func (c *conn) handshake(ctx context.Context, cl *client.Client, stderr *tail) (
 	// The transport's Start context is the stdio process's lifetime and the
 	// SSE stream's: it must be the manager's, not this attempt's timeout.
 	if err := cl.Start(c.m.ctx); err != nil {
-		return "", fmt.Errorf("start %s transport: %w", c.cfg.Type, err)
+		if c.cfg.Type == config.MCPStdio {
+			return "", err // already says which command failed and why
+		}
+		return "", fmt.Errorf("connect to %s: %w", c.cfg.URL, err)
 	}
 	if c.cfg.Type == config.MCPStdio {
 		if r, ok := client.GetStderr(cl); ok {
@@ -196,8 +199,10 @@ func (c *conn) newClient() (*client.Client, error) {
 // command builds a stdio server's process.
 func (c *conn) command(ctx context.Context, command string, _ []string, args []string) (*exec.Cmd, error) {
 	path, err := exec.LookPath(command)
-	if err != nil {
-		return nil, fmt.Errorf("command %q not found: %w", command, err)
+	if errors.Is(err, exec.ErrNotFound) {
+		return nil, fmt.Errorf("command %q not found on PATH", command)
+	} else if err != nil {
+		return nil, fmt.Errorf("command %q: %w", command, err)
 	}
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Env = os.Environ()
