@@ -107,7 +107,9 @@ func (s *Server) emitBlock(emit func(string, any) bool, i int, b json.RawMessage
 	delta := func(d any) bool {
 		return emit("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": d})
 	}
-	stop := func() bool { return emit("content_block_stop", map[string]any{"type": "content_block_stop", "index": i}) }
+	stop := func() bool {
+		return emit("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+	}
 	switch typ {
 	case "text":
 		var text string
