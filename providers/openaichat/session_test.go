@@ -163,8 +163,9 @@ func TestSessionClientSearchEndToEnd(t *testing.T) {
 	}
 	t.Logf("usage per request: %+v", usages)
 	for i, u := range usages[1:] {
-		if u.CacheReadTokens == 0 || u.InputTokens <= 0 {
-			t.Errorf("request %d: usage %+v, want cache reads", i+2, u)
+		// Everything but the newest messages is a cached prefix.
+		if u.InputTokens <= 0 || u.CacheReadTokens*10 < (u.InputTokens+u.CacheReadTokens)*6 {
+			t.Errorf("request %d: usage %+v, want most of the prompt cached", i+2, u)
 		}
 	}
 

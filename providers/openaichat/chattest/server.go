@@ -260,25 +260,38 @@ func (s *Server) next(req ChatRequest) (Turn, bool) {
 	return Turn{}, false
 }
 
-// promptTokens estimates tokens at 4 bytes each and, like a prefix cache,
-// counts as cached the bytes shared with the previous accepted request.
-// The tools array comes before nothing that changes, so a stable tools
-// array shows up here as cache hits.
+// promptTokens estimates tokens at 4 bytes each and, like a server's
+// prefix cache, counts as cached the part of the prompt shared with the
+// previous accepted request. The prompt is laid out as chat templates do:
+// the tools first, then the messages; so a stable tools array and a history
+// replayed byte for byte show up here as cache hits.
 func (s *Server) promptTokens(body []byte) (prompt, cached int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var prev []byte
 	for i := len(s.requests) - 2; i >= 0; i-- {
 		if s.requests[i].Status == 200 {
-			prev = s.requests[i].Body
+			prev = promptOf(s.requests[i].Body)
 			break
 		}
 	}
+	cur := promptOf(body)
 	n := 0
-	for n < len(prev) && n < len(body) && prev[n] == body[n] {
+	for n < len(prev) && n < len(cur) && prev[n] == cur[n] {
 		n++
 	}
-	return len(body)/4 + 1, n / 4
+	return len(cur)/4 + 1, n / 4
+}
+
+func promptOf(body []byte) []byte {
+	top := raw(body)
+	out := append([]byte(nil), top["tools"]...)
+	var msgs []json.RawMessage
+	_ = json.Unmarshal(top["messages"], &msgs)
+	for _, m := range msgs {
+		out = append(out, m...)
+	}
+	return out
 }
 
 func writeError(w http.ResponseWriter, status int, typ, code, param, msg string) {
