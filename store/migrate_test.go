@@ -16,10 +16,10 @@ var seeds = map[int64]func(t *testing.T, db *sql.DB){
 			INSERT INTO sessions (id, title, created_at, updated_at, workdir, provider, api, model, settings)
 				VALUES ('seed0001', 'seeded', 1, 2, '/w', 'anthropic', 'messages', 'm', '{"search":"native"}');
 			INSERT INTO messages (id, session_id, seq, role, interrupted, partial, created_at) VALUES (1, 'seed0001', 1, 'user', 0, 0, 1);
-			INSERT INTO parts (message_id, idx, type, json) VALUES (1, 0, 'text', '{"type":"text","text":"hello"}');
+			INSERT INTO parts (message_id, idx, type, text) VALUES (1, 0, 'text', 'hello');
 			INSERT INTO messages (id, session_id, seq, role, interrupted, partial, created_at) VALUES (2, 'seed0001', 2, 'assistant', 0, 0, 2);
-			INSERT INTO parts (message_id, idx, type, json, raw_provider, raw_api, raw)
-				VALUES (2, 0, 'raw', '{"type":"raw"}', 'anthropic', 'messages', CAST('[{"type":"text","text":"hi"}]' AS BLOB));
+			INSERT INTO parts (message_id, idx, type, raw_provider, raw_api, raw)
+				VALUES (2, 0, 'raw', 'anthropic', 'messages', CAST('[{"type":"text","text":"hi"}]' AS BLOB));
 			INSERT INTO requests (session_id, seq, provider, api, model, tools_hash, created_at) VALUES ('seed0001', 1, 'anthropic', 'messages', 'm', 'h1', 2);`)
 		if err != nil {
 			t.Fatal(err)

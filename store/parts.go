@@ -39,13 +39,21 @@ type storedServerTool struct {
 // partRow is one row of the parts table.
 type partRow struct {
 	typ         string
-	json        []byte
-	rawProvider any // nil or string
+	text        *string // text parts only
+	json        []byte  // nil for text and raw parts
+	rawProvider any     // nil or string
 	rawAPI      any
 	raw         []byte
 }
 
 func encodePart(p agent.Part) (partRow, error) {
+	switch {
+	case p.Type == agent.PartText && p == agent.TextPart(p.Text):
+		return partRow{typ: string(p.Type), text: &p.Text}, nil
+	case p.Type == agent.PartRaw && p.Raw != nil && p == (agent.Part{Type: agent.PartRaw, Raw: p.Raw}):
+		// A non-nil empty slice so a present-but-empty payload is not NULL.
+		return partRow{typ: string(p.Type), rawProvider: p.Raw.Provider, rawAPI: p.Raw.API, raw: append([]byte{}, p.Raw.Data...)}, nil
+	}
 	sp := storedPart{Part: p}
 	if c := p.ToolCall; c != nil {
 		sp.ToolCall = &storedToolCall{ID: c.ID, Name: c.Name, Input: string(c.Input)}
@@ -63,16 +71,24 @@ func encodePart(p agent.Part) (partRow, error) {
 	row := partRow{typ: string(p.Type), json: bytes.TrimRight(buf.Bytes(), "\n")}
 	if p.Raw != nil {
 		row.rawProvider, row.rawAPI = p.Raw.Provider, p.Raw.API
-		// A non-nil empty slice so a present-but-empty payload is not NULL.
 		row.raw = append([]byte{}, p.Raw.Data...)
 	}
 	return row, nil
 }
 
-func decodePart(js []byte, rawProvider, rawAPI *string, raw []byte) (agent.Part, error) {
+func decodePart(typ string, text *string, js []byte, rawProvider, rawAPI *string, raw []byte) (agent.Part, error) {
 	var sp storedPart
-	if err := json.Unmarshal(js, &sp); err != nil {
-		return agent.Part{}, fmt.Errorf("decode part: %w", err)
+	switch {
+	case js != nil:
+		if err := json.Unmarshal(js, &sp); err != nil {
+			return agent.Part{}, fmt.Errorf("decode %s part: %w", typ, err)
+		}
+	case typ == string(agent.PartText) && text != nil:
+		return agent.TextPart(*text), nil
+	case typ == string(agent.PartRaw) && rawProvider != nil:
+		sp.Type = agent.PartRaw
+	default:
+		return agent.Part{}, fmt.Errorf("decode %s part: no content stored", typ)
 	}
 	p := sp.Part
 	if c := sp.ToolCall; c != nil {

@@ -51,7 +51,7 @@ func insertMessage(ctx context.Context, tx *sql.Tx, session string, seq int64, m
 	if len(m.Parts) == 0 {
 		return id, nil
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO parts (message_id, idx, type, json, raw_provider, raw_api, raw) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO parts (message_id, idx, type, text, json, raw_provider, raw_api, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return 0, err
 	}
@@ -61,11 +61,17 @@ func insertMessage(ctx context.Context, tx *sql.Tx, session string, seq int64, m
 		if err != nil {
 			return 0, err
 		}
-		var raw any
+		var text, js, raw any
+		if row.text != nil {
+			text = *row.text
+		}
+		if row.json != nil {
+			js = string(row.json)
+		}
 		if row.raw != nil {
 			raw = row.raw
 		}
-		if _, err := stmt.ExecContext(ctx, id, i, row.typ, string(row.json), row.rawProvider, row.rawAPI, raw); err != nil {
+		if _, err := stmt.ExecContext(ctx, id, i, row.typ, text, js, row.rawProvider, row.rawAPI, raw); err != nil {
 			return 0, fmt.Errorf("insert part %d of message %d: %w", i, seq, err)
 		}
 	}
@@ -107,7 +113,7 @@ func findQuery(m agent.Message, callID string) string {
 // loadMessages reads a session's messages in order, with their parts, in
 // one query. onlySeq > 0 reads that message alone.
 func loadMessages(ctx context.Context, q queryer, session string, onlySeq int64) ([]StoredMessage, error) {
-	query := `SELECT m.seq, m.role, m.interrupted, m.partial, m.created_at, p.json, p.raw_provider, p.raw_api, p.raw
+	query := `SELECT m.seq, m.role, m.interrupted, m.partial, m.created_at, p.type, p.text, p.json, p.raw_provider, p.raw_api, p.raw
 		FROM messages m LEFT JOIN parts p ON p.message_id = m.id
 		WHERE m.session_id = ?`
 	args := []any{session}
@@ -126,28 +132,35 @@ func loadMessages(ctx context.Context, q queryer, session string, onlySeq int64)
 			seq, created         int64
 			role                 string
 			interrupted, partial bool
-			js                   sql.NullString
+			typ, text, js        sql.NullString
 			rawProvider, rawAPI  sql.NullString
 			raw                  []byte
 		)
-		if err := rows.Scan(&seq, &role, &interrupted, &partial, &created, &js, &rawProvider, &rawAPI, &raw); err != nil {
+		if err := rows.Scan(&seq, &role, &interrupted, &partial, &created, &typ, &text, &js, &rawProvider, &rawAPI, &raw); err != nil {
 			return nil, mapErr(err)
 		}
 		if n := len(out); n == 0 || out[n-1].Seq != seq {
 			out = append(out, StoredMessage{Seq: seq, Created: fromMS(created), Partial: partial,
 				Message: agent.Message{Role: agent.Role(role), Interrupted: interrupted}})
 		}
-		if !js.Valid {
+		if !typ.Valid {
 			continue // a message without parts
 		}
-		var prov, api *string
+		var prov, api, txt *string
+		var jsb []byte
+		if text.Valid {
+			txt = &text.String
+		}
+		if js.Valid {
+			jsb = []byte(js.String)
+		}
 		if rawProvider.Valid {
 			prov = &rawProvider.String
 		}
 		if rawAPI.Valid {
 			api = &rawAPI.String
 		}
-		p, err := decodePart([]byte(js.String), prov, api, raw)
+		p, err := decodePart(typ.String, txt, jsb, prov, api, raw)
 		if err != nil {
 			return nil, fmt.Errorf("message %d: %w", seq, err)
 		}

@@ -49,8 +49,11 @@ CREATE TABLE parts (
     message_id   INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
     idx          INTEGER NOT NULL,
     type         TEXT    NOT NULL,
-    -- json is the neutral part without its raw payload, which lives in raw.
-    json         TEXT    NOT NULL,
+    -- text parts keep their text in text and raw parts their payload in
+    -- raw (both with json NULL), so a resume decodes no JSON for them;
+    -- every other part is its neutral JSON.
+    text         TEXT,
+    json         TEXT,
     raw_provider TEXT,
     raw_api      TEXT,
     raw          BLOB,

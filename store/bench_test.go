@@ -1,0 +1,160 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+// benchMessage is message i of a realistic tool-using conversation: a user
+// prompt, an assistant answer with a tool call and its raw blocks (~1.5 KB),
+// a tool result.
+func benchMessage(i int) agent.Message {
+	switch i % 3 {
+	case 0:
+		return agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart(fmt.Sprintf("Request %d: ", i) + strings.Repeat("please look into this ", 10))}}
+	case 1:
+		text := strings.Repeat("Here is what I found and what I will do next. ", 8)
+		input := fmt.Sprintf(`{"path":"/src/file%d.go","pattern":"func main"}`, i)
+		raw, _ := json.Marshal([]map[string]any{
+			{"type": "text", "text": text},
+			{"type": "tool_use", "id": fmt.Sprintf("toolu_%06d", i), "name": "grep", "input": json.RawMessage(input)},
+		})
+		raw = append(raw, []byte(strings.Repeat(" ", 0))...)
+		return agent.Message{Role: agent.RoleAssistant, Parts: []agent.Part{
+			agent.TextPart(text),
+			agent.ToolCallPart(agent.ToolCall{ID: fmt.Sprintf("toolu_%06d", i), Name: "grep", Input: json.RawMessage(input)}),
+			agent.RawPart("anthropic", "messages", raw),
+		}}
+	}
+	return agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.ToolResultPart(agent.ToolResult{
+		CallID: fmt.Sprintf("toolu_%06d", i-1), Name: "grep", Text: strings.Repeat("src/file.go:12: func main() {}\n", 12)})}}
+}
+
+// BenchmarkResume10k measures a resume: open the database, open a session
+// of 10,000 messages and load its history. Target: under 300 ms.
+func BenchmarkResume10k(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "agent.db")
+	d, err := Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := d.Create(ctx, SessionMeta{Workdir: "/w", Provider: "anthropic", Model: "m"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 10_000; i++ {
+		if err := s.AppendMessage(ctx, benchMessage(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	id := s.ID()
+	s.Close()
+	d.Close()
+	for b.Loop() {
+		d, err := Open(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := d.OpenSession(ctx, id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs, err := s.Messages(ctx)
+		if err != nil || len(msgs) != 10_000 {
+			b.Fatalf("loaded %d messages: %v", len(msgs), err)
+		}
+		s.Close()
+		d.Close()
+	}
+}
+
+// BenchmarkAppend measures committing one completed message. Target: p50
+// under 2 ms.
+func BenchmarkAppend(b *testing.B) {
+	ctx := context.Background()
+	d, _ := openTest(b)
+	s, err := d.Create(ctx, SessionMeta{Workdir: "/w", Provider: "anthropic", Model: "m"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	var times []time.Duration
+	i := 0
+	for b.Loop() {
+		m := benchMessage(i)
+		start := time.Now()
+		if err := s.AppendMessage(ctx, m); err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, time.Since(start))
+		i++
+	}
+	sort.Slice(times, func(a, c int) bool { return times[a] < times[c] })
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(times[len(times)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkSavePartial measures one streaming checkpoint of a growing answer.
+func BenchmarkSavePartial(b *testing.B) {
+	ctx := context.Background()
+	d, _ := openTest(b)
+	s, err := d.Create(ctx, SessionMeta{Workdir: "/w"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	text := ""
+	for b.Loop() {
+		text += "a few more streamed words "
+		if len(text) > 8000 {
+			text = ""
+		}
+		if err := s.SavePartial(ctx, agent.Message{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart(text)}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSizePer1000 reports the database size per 1,000 messages of
+// the benchmark conversation, after a checkpoint.
+func BenchmarkSizePer1000(b *testing.B) {
+	ctx := context.Background()
+	var size int64
+	for b.Loop() {
+		path := filepath.Join(b.TempDir(), "agent.db")
+		d, err := Open(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := d.Create(ctx, SessionMeta{Workdir: "/w"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < 1000; i++ {
+			if err := s.AppendMessage(ctx, benchMessage(i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		s.Close()
+		if _, err := d.sql.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+			b.Fatal(err)
+		}
+		d.Close()
+		st, err := os.Stat(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = st.Size()
+	}
+	b.ReportMetric(float64(size)/1024, "KiB/1000msgs")
+}
