@@ -300,7 +300,7 @@ func normItem(raw, rec json.RawMessage) any {
 	if _, ok := r["id"]; !ok {
 		delete(v, "id") // E6
 	}
-	delete(v, "status") // E2
+	delete(v, "status")                                                   // E2
 	if v["type"] == "message" || (v["type"] == nil && v["role"] != nil) { // E10
 		if parts, ok := v["content"].([]any); ok {
 			var text string

@@ -35,7 +35,10 @@ func toolSet(t *testing.T) (*tools.Set, *int) {
 	ran := 0
 	set := tools.NewSet()
 	exec := func(text string) tools.Executor {
-		return func(context.Context, json.RawMessage) (tools.Result, error) { ran++; return tools.Result{Text: text}, nil }
+		return func(context.Context, json.RawMessage) (tools.Result, error) {
+			ran++
+			return tools.Result{Text: text}, nil
+		}
 	}
 	obj := json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)
 	if err := set.Add([]tools.Option{tools.Defer(false)}, tools.Tool{Name: "read_file", Description: "Read a file", Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`), Exec: exec("file")}); err != nil {

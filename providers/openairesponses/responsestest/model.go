@@ -30,7 +30,9 @@ type Source struct {
 }
 
 // Text answers text; citations become url_citation annotations.
-func Text(s string, citations ...Source) Step { return Step{kind: "text", text: s, citations: citations} }
+func Text(s string, citations ...Source) Step {
+	return Step{kind: "text", text: s, citations: citations}
+}
 
 // Call calls a function with JSON arguments. The namespace is the one the
 // real API would set: the function's own name for a deferred function, the
