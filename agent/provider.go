@@ -70,7 +70,10 @@ type Request struct {
 	NoStream bool
 }
 
-// Usage is token accounting for one request.
+// Usage is token accounting for one request. InputTokens follows Anthropic's
+// convention: input NOT read from or written to the cache, so the three input
+// figures add up to the whole prompt. Adapters of APIs that count cached
+// tokens inside their input figure subtract them.
 type Usage struct {
 	InputTokens      int            `json:"input_tokens"`
 	OutputTokens     int            `json:"output_tokens"`
