@@ -35,6 +35,8 @@ type renderer struct {
 	// provResults indexes provider search results of the whole history: an
 	// Anthropic search can be answered at the start of the next message.
 	provResults map[string]*agent.SearchResult
+	// reasoning holds reasoning items until the item after them is known.
+	reasoning []json.RawMessage
 	userText    []string
 }
 
@@ -67,7 +69,11 @@ func renderInput(req *agent.Request, pl plan) ([]json.RawMessage, error) {
 	return r.out, nil
 }
 
+// add appends an item the adapter built. A reasoning item waiting for the
+// item it preceded is dropped: the API rejects a reasoning item replayed
+// without its following item, and that item was just rewritten.
 func (r *renderer) add(v any) {
+	r.reasoning = nil
 	b, err := json.Marshal(v)
 	if err != nil {
 		return // only our own well-formed values reach here
@@ -78,14 +84,16 @@ func (r *renderer) add(v any) {
 // addRaw appends a received item, dropping its id if the id is already in
 // the input (the API rejects duplicates).
 func (r *renderer) addRaw(raw json.RawMessage, id string) {
-	if id == "" || !r.seen[id] {
-		if id != "" {
-			r.seen[id] = true
-		}
-		r.out = append(r.out, raw)
-		return
+	for _, rs := range r.reasoning {
+		r.out = append(r.out, rs)
 	}
-	r.add(withField(raw, "id", nil))
+	r.reasoning = nil
+	if id != "" && r.seen[id] {
+		raw = withField(raw, "id", nil)
+	} else if id != "" {
+		r.seen[id] = true
+	}
+	r.out = append(r.out, raw)
 }
 
 // withField sets (or, with v nil, deletes) one top-level field of an item.
@@ -398,7 +406,11 @@ func (r *renderer) rawItems(items []json.RawMessage, m agent.Message) {
 			if rs.EncryptedContent == nil && !r.pl.store {
 				continue
 			}
-			r.addRaw(raw, it.ID)
+			if r.seen[it.ID] {
+				raw = withField(raw, "id", nil)
+			}
+			r.seen[it.ID] = true
+			r.reasoning = append(r.reasoning, raw)
 		case "mcp_approval_request":
 			r.approvals[it.ID] = true
 			r.addRaw(raw, it.ID)
@@ -406,6 +418,7 @@ func (r *renderer) rawItems(items []json.RawMessage, m agent.Message) {
 			r.addRaw(raw, it.ID)
 		}
 	}
+	r.reasoning = nil
 }
 
 func (r *renderer) functionCallItem(raw json.RawMessage, it item, callID string, p agent.Part) {
