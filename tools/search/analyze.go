@@ -20,57 +20,79 @@ const maxTokenLen = 40
 // letters and digits. So "getUserByID", "get_user_by_id", "get-user.by.id"
 // and "GetUserById" all give get, user, by, id. Runs of CJK characters become
 // overlapping character bigrams, the usual way to index text without spaces.
-func words(s string, emit func(w string)) {
-	var run []rune // the current run of letters and digits
+// The slice given to emit is only valid during the call: words runs for
+// every tool at index time, so it does not allocate per word.
+func words(s string, emit func(w []byte)) {
+	var arr [64]byte
+	buf := arr[:0]
+	var pc, ppc byte // classes of the word's last two runes: 'l', 'u', 'd'
+	last := 0        // where the word's last rune starts in buf
 	flush := func() {
-		splitRun(run, emit)
-		run = run[:0]
+		if len(buf) > 0 && len(buf) <= maxTokenLen {
+			emit(buf)
+		}
+		buf, pc, ppc = buf[:0], 0, 0
 	}
 	var prevCJK rune
 	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
 		i += size
-		if isCJK(r) {
+		var cls byte
+		switch {
+		case 'a' <= r && r <= 'z':
+			cls = 'l'
+		case 'A' <= r && r <= 'Z':
+			cls = 'u'
+		case '0' <= r && r <= '9':
+			cls = 'd'
+		case r < utf8.RuneSelf:
+		case isCJK(r):
 			flush()
 			if prevCJK != 0 {
-				emit(string([]rune{prevCJK, r}))
+				emit(utf8.AppendRune(utf8.AppendRune(buf, prevCJK), r))
 			} else if next, _ := utf8.DecodeRuneInString(s[i:]); !isCJK(next) {
-				emit(string(r)) // a lone character is its own token
+				emit(utf8.AppendRune(buf, r)) // a lone character is its own token
 			}
 			prevCJK = r
 			continue
+		case unicode.IsUpper(r):
+			cls = 'u'
+		case unicode.IsLetter(r):
+			cls = 'l'
+		case unicode.IsDigit(r):
+			cls = 'd'
 		}
 		prevCJK = 0
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			run = append(run, r)
+		if cls == 0 {
+			flush()
 			continue
 		}
-		flush()
+		switch {
+		case pc == 0:
+		case (cls == 'd') != (pc == 'd'), pc == 'l' && cls == 'u':
+			flush()
+		case pc == 'u' && cls == 'l' && ppc == 'u':
+			// "HTTPServer": the S starts the next word.
+			if last <= maxTokenLen {
+				emit(buf[:last])
+			}
+			buf = buf[:copy(buf, buf[last:])]
+		}
+		last = len(buf)
+		if r < utf8.RuneSelf {
+			if cls == 'u' {
+				r += 'a' - 'A'
+			}
+			buf = append(buf, byte(r))
+		} else {
+			buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		}
+		ppc, pc = pc, cls
 	}
 	flush()
-}
-
-// splitRun cuts one run of letters and digits at case and digit boundaries.
-func splitRun(run []rune, emit func(w string)) {
-	start := 0
-	piece := func(end int) {
-		if end > start && end-start <= maxTokenLen {
-			emit(strings.ToLower(string(run[start:end])))
-		}
-		start = end
-	}
-	for i := 1; i < len(run); i++ {
-		p, r := run[i-1], run[i]
-		switch {
-		case unicode.IsDigit(p) != unicode.IsDigit(r):
-			piece(i)
-		case unicode.IsLower(p) && unicode.IsUpper(r):
-			piece(i)
-		case unicode.IsUpper(p) && unicode.IsUpper(r) && i+1 < len(run) && unicode.IsLower(run[i+1]):
-			piece(i) // "HTTPServer": the S starts the next word
-		}
-	}
-	piece(len(run))
 }
 
 func isCJK(r rune) bool {
@@ -79,35 +101,66 @@ func isCJK(r rune) bool {
 }
 
 // analyzer turns text into index terms: words, minus stop words, stemmed.
-// It memoises stems, so a term's string is shared by every document that
-// has it (less memory, cheaper map keys). Not safe for concurrent use.
+// At index time (newAnalyzer) it also numbers terms and memoises each
+// word's term number, so the hot path is one map lookup per word and a
+// term's string is stored once. Not safe for concurrent use; a query uses
+// a fresh zero analyzer with only stem set.
 type analyzer struct {
-	stems map[string]string
-	stem  func(string) string // nil: no stemming
+	stem    func(string) string // nil: no stemming
+	wordID  map[string]int32    // word -> term id, -1 for a stop word
+	termID  map[string]int32
+	termStr []string
 }
 
 func newAnalyzer(stemmer string) *analyzer {
-	return &analyzer{stems: map[string]string{}, stem: stemmerFunc(stemmer)}
+	return &analyzer{stem: stemmerFunc(stemmer), wordID: map[string]int32{}, termID: map[string]int32{}}
+}
+
+// intern numbers a term.
+func (a *analyzer) intern(t string) int32 {
+	id, ok := a.termID[t]
+	if !ok {
+		id = int32(len(a.termStr))
+		a.termID[t] = id
+		a.termStr = append(a.termStr, t)
+	}
+	return id
+}
+
+// termIDs calls emit with the number of each index term of s (index time).
+func (a *analyzer) termIDs(s string, emit func(id int32)) {
+	words(s, func(w []byte) {
+		id, ok := a.wordID[string(w)]
+		if !ok {
+			id = -1
+			if !stopWords[string(w)] {
+				id = a.intern(a.stemOf(string(w)))
+			}
+			a.wordID[string(w)] = id
+		}
+		if id >= 0 {
+			emit(id)
+		}
+	})
+}
+
+func (a *analyzer) stemOf(w string) string {
+	if a.stem == nil {
+		return w
+	}
+	return a.stem(w)
 }
 
 // terms calls emit for each index term of s.
 func (a *analyzer) terms(s string, emit func(term string)) {
-	words(s, func(w string) {
-		if stopWords[w] {
-			return
+	if a.wordID != nil {
+		a.termIDs(s, func(id int32) { emit(a.termStr[id]) })
+		return
+	}
+	words(s, func(w []byte) {
+		if !stopWords[string(w)] {
+			emit(a.stemOf(string(w)))
 		}
-		if a.stem == nil {
-			emit(w)
-			return
-		}
-		t, ok := a.stems[w]
-		if !ok {
-			t = a.stem(w)
-			if a.stems != nil {
-				a.stems[strings.Clone(w)] = t
-			}
-		}
-		emit(t)
 	})
 }
 
@@ -115,26 +168,35 @@ func (a *analyzer) terms(s string, emit func(term string)) {
 // together, so a name written "word_cloud" also matches "wordcloud" and a
 // query saying "screen shot" matches a tool named "screenshot".
 func (a *analyzer) joins(s string, emit func(term string)) {
-	prev := ""
-	words(s, func(w string) {
-		if stopWords[w] || isNumber(w) {
-			prev = ""
+	var prev []byte
+	words(s, func(w []byte) {
+		if stopWords[string(w)] || isNumber(w) {
+			prev = prev[:0]
 			return
 		}
-		if prev != "" && len(prev)+len(w) <= maxTokenLen {
-			if a.stem == nil {
-				emit(prev + w)
-			} else {
-				emit(a.stem(prev + w))
-			}
+		if len(prev) > 0 && len(prev)+len(w) <= maxTokenLen {
+			emit(a.stemOf(string(append(prev, w...))))
 		}
-		prev = w
+		prev = append(prev[:0], w...)
 	})
 }
 
-func isNumber(w string) bool {
+// pairs calls emit with each pair of adjacent index terms, as one term
+// "a b": a query that says "fear greed index" then favours the tool whose
+// description says "Fear & Greed Index" over one that has the words apart.
+func (a *analyzer) pairs(s string, emit func(term string)) {
+	prev := ""
+	a.terms(s, func(t string) {
+		if prev != "" {
+			emit(prev + " " + t)
+		}
+		prev = t
+	})
+}
+
+func isNumber(w []byte) bool {
 	for _, r := range w {
-		if !unicode.IsDigit(r) {
+		if r < '0' || r > '9' {
 			return false
 		}
 	}

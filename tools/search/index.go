@@ -1,7 +1,6 @@
 package search
 
 import (
-	"encoding/json"
 	"math"
 	"sort"
 	"strings"
@@ -15,6 +14,7 @@ const (
 	fieldDesc
 	fieldParams
 	fieldServer
+	fieldPhrase
 	numFields
 )
 
@@ -30,6 +30,7 @@ type Config struct {
 	B      [numFields]float64
 	// Stemmer is "porter", "s" (plurals only) or "" (none).
 	Stemmer string
+	Concat  bool
 	// Joins indexes adjacent name words glued together ("wordcloud").
 	Joins bool
 	// ServerMix is how much of a tool's score comes from how well its server
@@ -47,8 +48,8 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		K1:             1.2,
-		Weight:         [numFields]float64{3, 1, 0.5, 0.5},
-		B:              [numFields]float64{0.3, 0.75, 0.75, 0.75},
+		Weight:         [numFields]float64{3, 1, 0.5, 0.5, 0},
+		B:              [numFields]float64{0.3, 0.75, 0.75, 0.75, 0.75},
 		Stemmer:        "porter",
 		Joins:          true,
 		ServerMix:      0,
@@ -67,8 +68,8 @@ type analysed struct {
 }
 
 type termCount struct {
-	term string
-	tf   [numFields]uint16
+	id int32 // the analyzer's term number
+	tf [numFields]uint16
 }
 
 // posting is one (document, precomputed score contribution) pair.
@@ -105,6 +106,10 @@ type Index struct {
 	servers  []string // in first-seen order
 	byServer map[string][]*analysed
 	snap     atomic.Pointer[snapshot]
+	// slot and scratch are analyse's reusable buffers: slot[id] is the
+	// position of term id in scratch, or -1.
+	slot    []int32
+	scratch []termCount
 }
 
 // New indexes docs with DefaultConfig.
@@ -132,26 +137,43 @@ func NewWithConfig(docs []Doc, cfg Config) *Index {
 // server). Only these docs are analysed again; the rest of the index is
 // rebuilt from cached analyses, since idf and average lengths are global.
 func (ix *Index) ReplaceServer(server string, docs []Doc) {
+	ix.ReplaceServers(map[string][]Doc{server: docs})
+}
+
+// ReplaceServers is ReplaceServer for several servers at once, with one
+// rebuild.
+func (ix *Index) ReplaceServers(changed map[string][]Doc) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	for i := range docs {
-		docs[i].Server = server
+	servers := make([]string, 0, len(changed))
+	for s := range changed {
+		servers = append(servers, s)
 	}
-	_, had := ix.byServer[server]
-	switch {
-	case len(docs) == 0 && had:
-		delete(ix.byServer, server)
-		for i, s := range ix.servers {
-			if s == server {
-				ix.servers = append(ix.servers[:i:i], ix.servers[i+1:]...)
-				break
+	sort.Strings(servers) // new servers join in a stable order
+	for _, server := range servers {
+		docs := changed[server]
+		_, had := ix.byServer[server]
+		if len(docs) == 0 {
+			if had {
+				delete(ix.byServer, server)
+				for i, s := range ix.servers {
+					if s == server {
+						ix.servers = append(ix.servers[:i:i], ix.servers[i+1:]...)
+						break
+					}
+				}
 			}
+			continue
 		}
-	case len(docs) > 0:
+		own := make([]Doc, len(docs))
+		for i, d := range docs {
+			d.Server = server
+			own[i] = d
+		}
 		if !had {
 			ix.servers = append(ix.servers, server)
 		}
-		ix.byServer[server] = ix.analyseAll(docs)
+		ix.byServer[server] = ix.analyseAll(own)
 	}
 	ix.snap.Store(ix.finalize())
 }
@@ -173,32 +195,51 @@ func (ix *Index) analyseAll(docs []Doc) []*analysed {
 }
 
 func (ix *Index) analyse(d Doc) *analysed {
-	counts := map[string]*[numFields]uint16{}
 	a := &analysed{doc: d}
-	add := func(f int) func(string) {
-		return func(t string) {
-			c := counts[t]
-			if c == nil {
-				c = new([numFields]uint16)
-				counts[t] = c
+	ix.scratch = ix.scratch[:0]
+	addID := func(f int) func(int32) {
+		return func(id int32) {
+			for int(id) >= len(ix.slot) {
+				ix.slot = append(ix.slot, -1)
 			}
-			if c[f] < math.MaxUint16 {
-				c[f]++
+			p := ix.slot[id]
+			if p < 0 {
+				p = int32(len(ix.scratch))
+				ix.slot[id] = p
+				ix.scratch = append(ix.scratch, termCount{id: id})
+			}
+			if tf := &ix.scratch[p].tf[f]; *tf < math.MaxUint16 {
+				*tf++
 			}
 			a.lens[f]++
 		}
 	}
-	ix.an.terms(d.Name, add(fieldName))
-	if ix.cfg.Joins {
-		ix.an.joins(d.Name, add(fieldName))
+	add := func(f int) func(string) {
+		to := addID(f)
+		return func(t string) { to(ix.an.intern(t)) }
 	}
-	ix.an.terms(d.Description, add(fieldDesc))
-	ix.an.terms(schemaText(d.Schema), add(fieldParams))
-	ix.an.terms(d.Server, add(fieldServer))
-	ix.an.terms(d.ServerDescription, add(fieldServer))
-	a.terms = make([]termCount, 0, len(counts))
-	for t, c := range counts {
-		a.terms = append(a.terms, termCount{t, *c})
+	fn, fp := fieldName, fieldParams
+	if ix.cfg.Concat {
+		fn, fp = fieldDesc, fieldDesc
+	}
+	ix.an.termIDs(d.Name, addID(fn))
+	if ix.cfg.Joins {
+		ix.an.joins(d.Name, add(fn))
+	}
+	ix.an.termIDs(d.Description, addID(fieldDesc))
+	if ix.cfg.Weight[fieldParams] > 0 {
+		ix.an.termIDs(schemaText(d.Schema), addID(fp))
+	}
+	if ix.cfg.Weight[fieldPhrase] > 0 {
+		ix.an.pairs(d.Name, add(fieldPhrase))
+		ix.an.pairs(d.Description, add(fieldPhrase))
+	}
+	ix.an.termIDs(d.Server, addID(fieldServer))
+	ix.an.termIDs(d.ServerDescription, addID(fieldServer))
+	a.terms = make([]termCount, len(ix.scratch))
+	copy(a.terms, ix.scratch)
+	for _, tc := range ix.scratch {
+		ix.slot[tc.id] = -1
 	}
 	return a
 }
@@ -219,19 +260,15 @@ func (ix *Index) finalize() *snapshot {
 	}
 	n := len(s.docs)
 	var avg [numFields]float64
-	var df []int32
+	// Number the terms in use densely: the analyzer's numbering also has
+	// terms of tools since replaced.
+	local := make([]int32, len(ix.an.termStr))
 	for d, a := range s.docs {
 		for f := range numFields {
 			avg[f] += float64(a.lens[f])
 		}
 		for _, tc := range a.terms {
-			id, ok := s.vocab[tc.term]
-			if !ok {
-				id = int32(len(df))
-				s.vocab[tc.term] = id
-				df = append(df, 0)
-			}
-			df[id]++
+			local[tc.id]++
 		}
 		lname := strings.ToLower(a.doc.Name)
 		s.names[lname] = append(s.names[lname], int32(d))
@@ -239,6 +276,16 @@ func (ix *Index) finalize() *snapshot {
 			lid := strings.ToLower(a.doc.ID)
 			s.names[lid] = append(s.names[lid], int32(d))
 		}
+	}
+	var df []int32
+	for id, c := range local {
+		if c == 0 {
+			local[id] = -1
+			continue
+		}
+		local[id] = int32(len(df))
+		s.vocab[ix.an.termStr[id]] = int32(len(df))
+		df = append(df, c)
 	}
 	for f := range numFields {
 		avg[f] = math.Max(avg[f]/math.Max(float64(n), 1), 1)
@@ -260,7 +307,7 @@ func (ix *Index) finalize() *snapshot {
 		}
 		dt := make([]posting, 0, len(a.terms))
 		for _, tc := range a.terms {
-			id := s.vocab[tc.term]
+			id := local[tc.id]
 			tfw := 0.0
 			for f := range numFields {
 				tfw += float64(tc.tf[f]) * norm[f]
@@ -274,14 +321,14 @@ func (ix *Index) finalize() *snapshot {
 		}
 		s.docTerms[d] = dt
 	}
-	ix.buildServerLevel(s, idf)
+	ix.buildServerLevel(s, local)
 	return s
 }
 
 // buildServerLevel indexes each server as one document made of its own name
 // and description and all its tools' names and descriptions, scored with
 // plain BM25 over servers.
-func (ix *Index) buildServerLevel(s *snapshot, _ []float64) {
+func (ix *Index) buildServerLevel(s *snapshot, local []int32) {
 	ns := len(s.servers)
 	s.serverPost = make([][]posting, len(s.postings))
 	if ix.cfg.ServerMix == 0 || ns == 0 {
@@ -300,7 +347,7 @@ func (ix *Index) buildServerLevel(s *snapshot, _ []float64) {
 			if c == 0 {
 				continue
 			}
-			tf[sv][s.vocab[tc.term]] += c
+			tf[sv][local[tc.id]] += c
 			lens[sv] += c
 			total += c
 		}
@@ -313,7 +360,7 @@ func (ix *Index) buildServerLevel(s *snapshot, _ []float64) {
 		}
 		for _, tc := range a.terms {
 			if c := float64(tc.tf[fieldServer]); c > 0 {
-				tf[sv][s.vocab[tc.term]] += c
+				tf[sv][local[tc.id]] += c
 				lens[sv] += c
 				total += c
 			}
@@ -332,76 +379,6 @@ func (ix *Index) buildServerLevel(s *snapshot, _ []float64) {
 			idf := math.Log(1 + (float64(ns)-float64(sdf[t])+0.5)/(float64(sdf[t])+0.5))
 			tfn := c / (1 - b + b*lens[sv]/avg)
 			s.serverPost[t] = append(s.serverPost[t], posting{int32(sv), float32(idf * tfn * (k1 + 1) / (k1 + tfn))})
-		}
-	}
-}
-
-// schemaText gathers the words of a JSON schema that say what a tool takes:
-// property names, titles, descriptions and enum values, nested ones too.
-func schemaText(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return "" // a schema that is not JSON has nothing to offer search
-	}
-	var b strings.Builder
-	walkSchema(v, &b, 0)
-	return b.String()
-}
-
-func walkSchema(v any, b *strings.Builder, depth int) {
-	const maxDepth, maxText = 10, 8 << 10
-	if depth > maxDepth || b.Len() > maxText {
-		return
-	}
-	switch n := v.(type) {
-	case []any:
-		for _, e := range n {
-			walkSchema(e, b, depth+1)
-		}
-	case map[string]any:
-		if depth > 0 {
-			for _, k := range []string{"title", "description"} {
-				if s, ok := n[k].(string); ok {
-					b.WriteString(s)
-					b.WriteByte('\n')
-				}
-			}
-		}
-		if enum, ok := n["enum"].([]any); ok {
-			for _, e := range enum {
-				if s, ok := e.(string); ok {
-					b.WriteString(s)
-					b.WriteByte(' ')
-				}
-			}
-		}
-		if props, ok := n["properties"].(map[string]any); ok {
-			keys := make([]string, 0, len(props))
-			for k := range props {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				b.WriteString(k)
-				b.WriteByte('\n')
-				walkSchema(props[k], b, depth+1)
-			}
-		}
-		for _, k := range []string{"items", "anyOf", "oneOf", "allOf", "additionalProperties", "$defs", "definitions"} {
-			if sub, ok := n[k]; ok {
-				if k == "$defs" || k == "definitions" {
-					if m, ok := sub.(map[string]any); ok {
-						for _, d := range m {
-							walkSchema(d, b, depth+1)
-						}
-					}
-					continue
-				}
-				walkSchema(sub, b, depth+1)
-			}
 		}
 	}
 }

@@ -78,6 +78,13 @@ func (s *snapshot) queryTerms(q string) map[int32]float64 {
 			}
 		})
 	}
+	if s.cfg.Weight[fieldPhrase] > 0 {
+		an.pairs(q, func(t string) {
+			if id, ok := s.vocab[t]; ok {
+				qt[id]++
+			}
+		})
+	}
 	// A word said twice matters more, but not twice as much.
 	for t, c := range qt {
 		qt[t] = 1 + math.Log(c)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/agent-dev/agent/tools/search"
 	"github.com/agent-dev/agent/tools/search/internal/bench"
@@ -43,6 +44,40 @@ func run(shared string, ablate bool) error {
 	}
 	for _, v := range bench.Variants(ablate) {
 		row(v.Name, v.Config)
+	}
+	return speed(shared, set)
+}
+
+func speed(shared string, set *bench.Set) error {
+	real, err := bench.RealDocs(shared)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\n%-8s %10s %10s %10s %10s %12s %10s\n", "tools", "build", "replace", "p50", "p99", "max", "index MB")
+	for _, n := range []int{1000, 10000, 50000} {
+		docs := bench.Synthetic(real, n, 1)
+		var build time.Duration
+		for range 3 {
+			t := time.Now()
+			search.New(docs)
+			if d := time.Since(t); build == 0 || d < build {
+				build = d
+			}
+		}
+		ix, mem := bench.Footprint(docs)
+		t := time.Now()
+		srv := docs[len(docs)/2].Server
+		var own []search.Doc
+		for _, d := range docs {
+			if d.Server == srv {
+				own = append(own, d)
+			}
+		}
+		ix.ReplaceServer(srv, own)
+		replace := time.Since(t)
+		lat := bench.MeasureLatency(ix, bench.Queries(set, docs))
+		fmt.Printf("%-8d %10s %10s %10s %10s %12s %10.1f\n", n, build.Round(time.Millisecond), replace.Round(time.Millisecond),
+			lat.P50.Round(time.Microsecond), lat.P99.Round(time.Microsecond), lat.Max.Round(time.Microsecond), float64(mem)/(1<<20))
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ func Variants(ablate bool) []Variant {
 	def := search.DefaultConfig()
 	plain := search.Config{K1: 1.2}
 	plain.Weight[0], plain.Weight[1] = 1, 1
-	plain.B = [4]float64{0.75, 0.75, 0.75, 0.75}
+	plain.B = [5]float64{0.75, 0.75, 0.75, 0.75, 0.75}
 	params := plain
 	params.Weight[2] = 1
 	vs := []Variant{

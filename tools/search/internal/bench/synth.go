@@ -1,0 +1,126 @@
+package bench
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agent-dev/agent/tools/search"
+)
+
+// RealDocs loads every real tool the shared folder has: the MCP catalogs
+// (one server per file) and the livemcpbench tools.
+func RealDocs(shared string) ([]search.Doc, error) {
+	var all []search.Doc
+	files, _ := filepath.Glob(filepath.Join(shared, "catalogs", "*.json"))
+	for _, f := range files {
+		if filepath.Base(f) == "ALL.json" {
+			continue // the merge of the others
+		}
+		docs, err := search.LoadCatalogFile(f)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, docs...)
+	}
+	docs, err := search.LoadCatalogFile(filepath.Join(shared, "retrieval", "livemcpbench", "tools.jsonl"))
+	if err == nil {
+		all = append(all, docs...)
+	} else if !os.IsNotExist(err) {
+		return nil, err
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("no catalogs under %s", shared)
+	}
+	return all, nil
+}
+
+// Synthetic grows real tools to n by copying them onto renamed servers and
+// perturbing names and descriptions: each copy gets a server suffix, a name
+// prefix and a few description words swapped with words of other tools, so
+// the vocabulary and postings grow the way a big real catalog's would
+// instead of repeating one catalog's terms.
+func Synthetic(real []search.Doc, n int, seed uint64) []search.Doc {
+	r := rand.New(rand.NewPCG(seed, 42))
+	var vocab []string
+	for _, d := range real {
+		vocab = append(vocab, strings.Fields(d.Description)...)
+	}
+	prefixes := []string{"", "cloud", "team", "pro", "lite", "org", "v2", "ext", "my", "corp"}
+	out := make([]search.Doc, 0, n)
+	for copyN := 0; len(out) < n; copyN++ {
+		for _, d := range real {
+			if len(out) >= n {
+				break
+			}
+			if copyN > 0 {
+				p := prefixes[r.IntN(len(prefixes))]
+				d.Server = fmt.Sprintf("%s-%d", d.Server, copyN)
+				d.Name = strings.TrimPrefix(fmt.Sprintf("%s_%s_%d", p, d.Name, copyN), "_")
+				d.ID = ""
+				ws := strings.Fields(d.Description)
+				for i := 0; i < len(ws)/5; i++ {
+					ws[r.IntN(len(ws))] = vocab[r.IntN(len(vocab))]
+				}
+				d.Description = strings.Join(ws, " ")
+			}
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Latency is a latency distribution.
+type Latency struct{ P50, P99, Max time.Duration }
+
+// MeasureLatency runs each query once (after one warm-up pass) and returns
+// the distribution of single-query times.
+func MeasureLatency(ix *search.Index, queries []string) Latency {
+	for _, q := range queries {
+		_, _ = ix.Search(q, search.Options{Limit: 10})
+	}
+	ds := make([]time.Duration, 0, len(queries))
+	for _, q := range queries {
+		t := time.Now()
+		_, _ = ix.Search(q, search.Options{Limit: 10})
+		ds = append(ds, time.Since(t))
+	}
+	slices.Sort(ds)
+	at := func(p float64) time.Duration { return ds[min(len(ds)-1, int(p*float64(len(ds))))] }
+	return Latency{P50: at(0.50), P99: at(0.99), Max: ds[len(ds)-1]}
+}
+
+// Footprint is the heap an index built from docs keeps alive, in bytes: its
+// own structures, not the docs' strings it shares with the caller.
+func Footprint(docs []search.Doc) (*search.Index, uint64) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	ix := search.New(docs)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if after.HeapAlloc < before.HeapAlloc {
+		return ix, 0
+	}
+	return ix, after.HeapAlloc - before.HeapAlloc
+}
+
+// Queries returns the set's query texts plus short keyword queries made of
+// tool names, the two shapes of query a model sends.
+func Queries(set *Set, docs []search.Doc) []string {
+	var qs []string
+	if set != nil {
+		for _, q := range set.Queries {
+			qs = append(qs, q.Query)
+		}
+	}
+	for i := 0; i < len(docs) && i < 2000; i += 20 {
+		qs = append(qs, strings.ReplaceAll(docs[i].Name, "_", " "))
+	}
+	return qs
+}

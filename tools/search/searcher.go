@@ -1,0 +1,140 @@
+package search
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/tools"
+)
+
+// Limits of a model's search call: DefaultSearchLimit when it gives none,
+// never more than MaxSearchLimit, so one search cannot flood the context.
+const (
+	DefaultSearchLimit = 5
+	MaxSearchLimit     = 20
+)
+
+// Searcher runs the agent's client-side searches over a tool set's deferred
+// tools. It re-indexes when the set's version changes, and then only the
+// servers whose deferred tools changed.
+type Searcher struct {
+	set *tools.Set
+
+	mu      sync.Mutex
+	version uint64
+	built   bool
+	ix      *Index
+	sums    map[string][32]byte // server -> digest of its deferred tools
+}
+
+var _ agent.Searcher = (*Searcher)(nil)
+
+// NewSearcher returns a Searcher over set's deferred tools.
+func NewSearcher(set *tools.Set) *Searcher { return &Searcher{set: set} }
+
+// Search implements agent.Searcher: Names select tools, a Pattern is a
+// regular expression, and a Query is read as in ModeAuto.
+func (s *Searcher) Search(ctx context.Context, call agent.SearchCall) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ix := s.index()
+	limit := call.Limit
+	switch {
+	case limit <= 0:
+		limit = DefaultSearchLimit
+	case limit > MaxSearchLimit:
+		limit = MaxSearchLimit
+	}
+	var (
+		hits []Hit
+		err  error
+	)
+	switch {
+	case len(call.Names) > 0:
+		hits, err = ix.Search(strings.Join(call.Names, ","), Options{Mode: ModeSelect})
+	case call.Pattern != "":
+		hits, err = ix.Search(call.Pattern, Options{Mode: ModeRegex, Limit: limit})
+	default:
+		hits, err = ix.Search(call.Query, Options{Mode: ModeAuto, Limit: limit})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tool search: %w", err)
+	}
+	names := make([]string, 0, len(hits))
+	for _, h := range hits {
+		names = append(names, h.Name)
+	}
+	return names, nil
+}
+
+// Index returns the index over the set's current deferred tools.
+func (s *Searcher) Index() *Index { return s.index() }
+
+func (s *Searcher) index() *Index {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.set.Version()
+	if s.built && v == s.version {
+		return s.ix
+	}
+	// Read the version before the tools: a change in between makes the next
+	// search look again rather than miss it.
+	byServer := map[string][]Doc{}
+	var order []string
+	for _, d := range FromTools(s.set.Deferred()) {
+		if _, ok := byServer[d.Server]; !ok {
+			order = append(order, d.Server)
+		}
+		byServer[d.Server] = append(byServer[d.Server], d)
+	}
+	sums := make(map[string][32]byte, len(byServer))
+	for srv, docs := range byServer {
+		sums[srv] = digest(docs)
+	}
+	if !s.built {
+		var all []Doc
+		for _, srv := range order {
+			all = append(all, byServer[srv]...)
+		}
+		s.ix = New(all)
+	} else {
+		changed := map[string][]Doc{}
+		for _, srv := range order {
+			if old, ok := s.sums[srv]; !ok || old != sums[srv] {
+				changed[srv] = byServer[srv]
+			}
+		}
+		for srv := range s.sums {
+			if _, ok := sums[srv]; !ok {
+				changed[srv] = nil
+			}
+		}
+		if len(changed) > 0 {
+			s.ix.ReplaceServers(changed)
+		}
+	}
+	s.built, s.version, s.sums = true, v, sums
+	return s.ix
+}
+
+// digest fingerprints what search sees of a server's tools.
+func digest(docs []Doc) [32]byte {
+	h := sha256.New()
+	var n [8]byte
+	for _, d := range docs {
+		for _, f := range []string{d.Name, d.Description, string(d.Schema), d.ServerDescription} {
+			binary.LittleEndian.PutUint64(n[:], uint64(len(f)))
+			h.Write(n[:])
+			h.Write([]byte(f))
+		}
+	}
+	var out [32]byte
+	copy(out[:], h.Sum(nil))
+	return out
+}
