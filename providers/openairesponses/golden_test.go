@@ -44,7 +44,9 @@ var (
 	stock    = agent.ToolDef{Name: "stock_price", Description: "Stock price", Schema: json.RawMessage(`{"type":"object","properties":{"symbol":{"type":"string"}}}`), Server: "finance"}
 )
 
-func user(parts ...agent.Part) agent.Message { return agent.Message{Role: agent.RoleUser, Parts: parts} }
+func user(parts ...agent.Part) agent.Message {
+	return agent.Message{Role: agent.RoleUser, Parts: parts}
+}
 func asst(parts ...agent.Part) agent.Message {
 	return agent.Message{Role: agent.RoleAssistant, Parts: parts}
 }

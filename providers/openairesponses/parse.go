@@ -327,15 +327,21 @@ func loadedList(tools []json.RawMessage) json.RawMessage {
 }
 
 func dedupeSources(have, add []agent.Source) []agent.Source {
-	seen := map[string]bool{}
-	for _, s := range have {
-		seen[s.URL] = true
+	seen := map[string]int{}
+	for i, s := range have {
+		seen[s.URL] = i
 	}
 	for _, s := range add {
-		if s.URL == "" || seen[s.URL] {
+		if s.URL == "" {
 			continue
 		}
-		seen[s.URL] = true
+		if i, ok := seen[s.URL]; ok {
+			if have[i].Title == "" { // a citation names a source the search listed bare
+				have[i].Title = s.Title
+			}
+			continue
+		}
+		seen[s.URL] = len(have)
 		have = append(have, agent.Source{URL: s.URL, Title: s.Title})
 	}
 	return have

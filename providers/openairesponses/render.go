@@ -37,7 +37,7 @@ type renderer struct {
 	provResults map[string]*agent.SearchResult
 	// reasoning holds reasoning items until the item after them is known.
 	reasoning []json.RawMessage
-	userText    []string
+	userText  []string
 }
 
 func renderInput(req *agent.Request, pl plan) ([]json.RawMessage, error) {
