@@ -1,0 +1,190 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/spf13/cobra"
+
+	"github.com/agent-dev/agent/tools"
+	"github.com/agent-dev/agent/tools/search"
+)
+
+// loadMCPTools connects the configured MCP servers plus those named and
+// returns their tools. cmd/mcp.go assigns it; it is a variable so this
+// command builds and is testable without MCP.
+var loadMCPTools func(ctx context.Context, g *Globals, names []string) ([]tools.Tool, error)
+
+type toolsSearchOpts struct {
+	limit   int
+	asJSON  bool
+	catalog string
+	queries string
+	mode    string
+}
+
+func newToolsSearchCmd(g *Globals) *cobra.Command {
+	var o toolsSearchOpts
+	c := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Search tools with the agent's own engine, as a model's client-side search would",
+		Long: `Ranks the tools of the MCP servers (configured, plus those named with --mcp) or of a
+catalog file for QUERY, and prints rank, name, server, score and the first line of each
+description.
+
+QUERY is words describing the tool, "select:NAME,NAME" for exact names, or "/regex/"
+(see --mode). --catalog reads a JSON array or JSONL of
+{id?, name, description, input_schema | inputSchema, server?}, or an MCP tools/list
+result {"tools": [...]}. --queries answers each line {id, query} of a JSONL file with a
+line {id, results: [tool id or name, ...]}, for evaluating a catalog.`,
+		Example: `  agent tools search --mcp github "open a pull request"
+  agent tools search --catalog tools.jsonl --limit 5 --json "convert a docx to pdf"
+  agent tools search --catalog tools.jsonl --queries queries.jsonl > run.jsonl`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runToolsSearch(cmd.Context(), g, o, args, cmd.OutOrStdout())
+		},
+	}
+	f := c.Flags()
+	f.IntVar(&o.limit, "limit", search.DefaultLimit, "most tools to show per query")
+	f.BoolVar(&o.asJSON, "json", false, "print the hits as a JSON array")
+	f.StringVar(&o.catalog, "catalog", "", "search this catalog file instead of MCP servers")
+	f.StringVar(&o.queries, "queries", "", "answer every {id, query} line of this JSONL file with {id, results}")
+	f.StringVar(&o.mode, "mode", "auto", "how QUERY is read: auto, bm25, regex or select")
+	return c
+}
+
+func runToolsSearch(ctx context.Context, g *Globals, o toolsSearchOpts, args []string, out io.Writer) error {
+	mode, err := search.ParseMode(o.mode)
+	if err != nil {
+		return &UsageError{err}
+	}
+	if o.limit <= 0 {
+		return usagef("--limit must be at least 1, got %d", o.limit)
+	}
+	query := strings.Join(args, " ")
+	switch {
+	case o.queries == "" && strings.TrimSpace(query) == "":
+		return usagef("give a QUERY to search for, or --queries FILE")
+	case o.queries != "" && query != "":
+		return usagef("give either a QUERY or --queries, not both")
+	}
+	docs, err := searchDocs(ctx, g, o.catalog)
+	if err != nil {
+		return err
+	}
+	ix := search.New(docs)
+	opts := search.Options{Limit: o.limit, Mode: mode}
+	if o.queries != "" {
+		return answerQueries(ix, opts, o.queries, out)
+	}
+	hits, err := ix.Search(query, opts)
+	if err != nil {
+		return &UsageError{err}
+	}
+	if o.asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(hits)
+	}
+	if len(hits) == 0 {
+		_, err := fmt.Fprintf(out, "no tools match %q among %d tools\n", query, ix.Len())
+		return err
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tNAME\tSERVER\tSCORE\tDESCRIPTION")
+	for i, h := range hits {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%s\n", i+1, h.Name, orDash(h.Server), h.Score,
+			ansi.Truncate(search.FirstLine(h.Description), 80, "…"))
+	}
+	return tw.Flush()
+}
+
+// searchDocs loads the catalog file, or the tools of the MCP servers.
+func searchDocs(ctx context.Context, g *Globals, catalog string) ([]search.Doc, error) {
+	if catalog != "" {
+		docs, err := search.LoadCatalogFile(catalog)
+		if err != nil {
+			return nil, &UsageError{err}
+		}
+		return docs, nil
+	}
+	if loadMCPTools == nil {
+		return nil, errors.New("searching MCP servers is not available in this build: use --catalog FILE")
+	}
+	ts, err := loadMCPTools(ctx, g, g.MCP)
+	if err != nil {
+		return nil, fmt.Errorf("load MCP tools: %w", err)
+	}
+	if len(ts) == 0 {
+		return nil, usagef("no MCP tools to search: name servers with --mcp NAME or give --catalog FILE")
+	}
+	return search.FromTools(ts), nil
+}
+
+type queryLine struct {
+	ID    json.RawMessage `json:"id"`
+	Query string          `json:"query"`
+}
+
+type answerLine struct {
+	ID      json.RawMessage `json:"id"`
+	Results []string        `json:"results"`
+	Error   string          `json:"error,omitempty"`
+}
+
+// answerQueries runs every query of a JSONL file. A query the engine
+// refuses (empty, bad regex) is answered with no results and its error, so
+// one bad line does not lose a whole evaluation run.
+func answerQueries(ix *search.Index, opts search.Options, path string, out io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return &UsageError{fmt.Errorf("read queries: %w", err)}
+	}
+	defer f.Close()
+	bw := bufio.NewWriter(out)
+	enc := json.NewEncoder(bw)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for line := 1; sc.Scan(); line++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var q queryLine
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			return &UsageError{fmt.Errorf("queries %s line %d: %w", path, line, err)}
+		}
+		if len(q.ID) == 0 {
+			q.ID = json.RawMessage(fmt.Sprint(line))
+		}
+		a := answerLine{ID: q.ID, Results: []string{}}
+		hits, err := ix.Search(q.Query, opts)
+		if err != nil {
+			a.Error = err.Error()
+		}
+		for _, h := range hits {
+			a.Results = append(a.Results, search.Doc{ID: h.ID, Name: h.Name}.Key())
+		}
+		if err := enc.Encode(a); err != nil {
+			return fmt.Errorf("write answers: %w", err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read queries %s: %w", path, err)
+	}
+	return bw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,107 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-dev/agent/tools"
+)
+
+func runSearchCmd(t *testing.T, g *Globals, args ...string) (string, error) {
+	t.Helper()
+	c := newToolsSearchCmd(g)
+	var out bytes.Buffer
+	c.SetOut(&out)
+	c.SetErr(&out)
+	c.SetArgs(args)
+	err := c.ExecuteContext(t.Context())
+	return out.String(), err
+}
+
+func TestToolsSearchCatalog(t *testing.T) {
+	dir := t.TempDir()
+	catalog := filepath.Join(dir, "tools.jsonl")
+	data := `{"id":"fs_read","name":"read_file","description":"Read a file.\nMore text.","input_schema":{"type":"object","properties":{"path":{"type":"string"}}},"server":"fs"}
+{"id":"fs_write","name":"write_file","description":"Write a file.","inputSchema":{"type":"object"},"server":"fs"}
+{"name":"get_weather","description":"Weather forecast for a city."}
+`
+	if err := os.WriteFile(catalog, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	queries := filepath.Join(dir, "queries.jsonl")
+	if err := os.WriteFile(queries, []byte(`{"id":"q1","query":"read a file"}
+{"id":2,"query":"/(/"}
+{"id":"q3","query":"weather"}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := &Globals{}
+	tests := []struct {
+		name string
+		args []string
+		want []string
+		err  string
+	}{
+		{name: "text", args: []string{"--catalog", catalog, "read", "a", "file"},
+			want: []string{"#  NAME", "1  read_file   fs      ", "Read a file.\n"}},
+		{name: "json", args: []string{"--catalog", catalog, "--json", "--limit", "1", "weather"},
+			want: []string{`"name": "get_weather"`}},
+		{name: "regex mode", args: []string{"--catalog", catalog, "--mode", "regex", "^write"}, want: []string{"write_file"}},
+		{name: "no match", args: []string{"--catalog", catalog, "xylophone"}, want: []string{`no tools match "xylophone" among 3 tools`}},
+		{name: "queries", args: []string{"--catalog", catalog, "--queries", queries, "--limit", "2"},
+			want: []string{`{"id":"q1","results":["fs_read","fs_write"]}`, `{"id":2,"results":[],"error":"invalid regex`, `{"id":"q3","results":["get_weather"]}`}},
+		{name: "empty query", args: []string{"--catalog", catalog, " "}, err: "give a QUERY"},
+		{name: "bad regex", args: []string{"--catalog", catalog, "/(/"}, err: "invalid regex"},
+		{name: "bad mode", args: []string{"--catalog", catalog, "--mode", "fuzzy", "x"}, err: "unknown search mode"},
+		{name: "bad limit", args: []string{"--catalog", catalog, "--limit", "0", "x"}, err: "--limit"},
+		{name: "missing catalog", args: []string{"--catalog", filepath.Join(dir, "nope.json"), "x"}, err: "read catalog"},
+		{name: "query and queries", args: []string{"--catalog", catalog, "--queries", queries, "x"}, err: "not both"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := runSearchCmd(t, g, tt.args...)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				var ue *UsageError
+				if !errors.As(err, &ue) {
+					t.Errorf("%v is not a usage error", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+func TestToolsSearchMCP(t *testing.T) {
+	saved := loadMCPTools
+	t.Cleanup(func() { loadMCPTools = saved })
+	var asked []string
+	loadMCPTools = func(ctx context.Context, g *Globals, names []string) ([]tools.Tool, error) {
+		asked = names
+		return []tools.Tool{{Name: "github__create_issue", Description: "Create an issue.", Server: "github", Schema: json.RawMessage(`{}`)}}, nil
+	}
+	out, err := runSearchCmd(t, &Globals{MCP: []string{"github"}}, "create", "issue")
+	if err != nil || !strings.Contains(out, "github__create_issue") || len(asked) != 1 || asked[0] != "github" {
+		t.Errorf("out %q, err %v, asked %v", out, err, asked)
+	}
+	loadMCPTools = nil
+	if _, err := runSearchCmd(t, &Globals{}, "x"); err == nil || !strings.Contains(err.Error(), "use --catalog") {
+		t.Errorf("nil loader: %v", err)
+	}
+}
