@@ -395,9 +395,11 @@ func (a *assembler) finish() *agent.Response {
 	resp := &agent.Response{Message: msg, StopReason: stop}
 	if r := a.resp; r != nil {
 		if r.Usage != nil {
-			usage.InputTokens = r.Usage.InputTokens
-			usage.OutputTokens = r.Usage.OutputTokens
+			// OpenAI counts cached tokens inside input_tokens; the neutral
+			// Usage keeps them apart (see agent.Usage).
 			usage.CacheReadTokens = r.Usage.InputTokensDetails.CachedTokens
+			usage.InputTokens = max(0, r.Usage.InputTokens-usage.CacheReadTokens)
+			usage.OutputTokens = r.Usage.OutputTokens
 		}
 		if r.Status == "incomplete" && r.IncompleteDetails != nil {
 			resp.StopReason = r.IncompleteDetails.Reason
