@@ -1,0 +1,108 @@
+package anthropic_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+)
+
+// Web search runs on the provider: its sources are parsed once each, usage
+// counts it, and a resumed session replays its blocks.
+func TestSessionWebSearchResumed(t *testing.T) {
+	srv := anthropictest.NewServer(t)
+	reply := anthropictest.Reply{Content: append(
+		anthropictest.WebSearch("srvtoolu_web1", "berlin weather", [2]string{"https://a.example/w", "Weather A"}, [2]string{"https://b.example/x", "B"}),
+		anthropictest.CitedText("Sunny, says A.", "https://a.example/w", "Weather A"),
+		anthropictest.CitedText(" Again A.", "https://a.example/w", "Weather A")),
+		ServerToolUses: map[string]int{"web_search_requests": 1}}
+	srv.Enqueue(reply, anthropictest.Message(anthropictest.Text("Still sunny.")))
+	s := newSession(t, srv, agent.SearchNative, false)
+	s.ProviderTools = []agent.ProviderTool{{Alias: "web_search", Options: json.RawMessage(`{"max_uses":3}`)}}
+	evs, err := run(t, s, "Weather in Berlin? Search the web.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st *agent.ServerTool
+	for _, p := range s.Messages()[1].Parts {
+		if p.ServerTool != nil {
+			st = p.ServerTool
+		}
+	}
+	if st == nil || st.Name != "web_search" || len(st.Sources) != 2 || st.Sources[0].Title != "Weather A" || string(st.Input) != `{"query":"berlin weather"}` {
+		t.Fatalf("server tool %+v", st)
+	}
+	served := 0
+	for _, e := range evs {
+		if e.Type == agent.EventServerTool {
+			served++
+		}
+	}
+	if served != 1 || s.Totals.ServerToolUses["web_search_requests"] != 1 {
+		t.Errorf("server tool events %d, usage %+v", served, s.Totals)
+	}
+	if !bytes.Contains(srv.Requests()[0].Tools(), []byte(`{"type":"web_search_20250305","name":"web_search","max_uses":3`)) {
+		t.Errorf("tools %s", srv.Requests()[0].Tools())
+	}
+	// Resume: a new session over the stored history.
+	resumed := newSession(t, srv, agent.SearchNative, false)
+	resumed.ProviderTools = s.ProviderTools
+	resumed.History = s.Messages()
+	if _, err := run(t, resumed, "And tomorrow?"); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Requests()[1]
+	if r.Status != 200 || !bytes.Contains(r.Body, s.Messages()[1].RawFor("anthropic", "messages").Data) {
+		t.Errorf("resumed request %d %s: web search blocks not replayed verbatim", r.Status, r.Rejection)
+	}
+}
+
+// A conversation switches search mode, model and provider history under
+// way; the strict fake accepts every request.
+func TestSessionSwitchesAreAccepted(t *testing.T) {
+	srv := anthropictest.NewServer(t)
+	srv.Script = anthropictest.NewScript(
+		anthropictest.Turn{Search: "weather", Call: "$found", Input: `{"city":"Berlin"}`},
+		anthropictest.Turn{Text: "Sunny."},
+		anthropictest.Turn{Text: "Client mode now."},
+		anthropictest.Turn{Text: "Search off now."},
+		anthropictest.Turn{Text: "Old model now."},
+		anthropictest.Turn{Text: "After another provider."},
+	)
+	s := newSession(t, srv, agent.SearchNative, false)
+	steps := []func(){
+		func() {},
+		func() { s.Search = agent.SearchClient },
+		func() { s.Search = agent.SearchOff },
+		func() { s.Search, s.Model = agent.SearchNative, "claude-3-5-haiku-20241022" },
+		func() {
+			s.Model = model
+			s.History = append(s.History, agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("(from openai)")}},
+				agent.Message{Role: agent.RoleAssistant, Parts: []agent.Part{
+					agent.SearchCallPart(agent.SearchCall{ID: "tsc_1", Where: agent.WhereProvider, Names: []string{"stock_price"}}),
+					agent.SearchResultPart(agent.SearchResult{CallID: "tsc_1", Where: agent.WhereProvider, Tools: []string{"stock_price"}}),
+					agent.ToolCallPart(agent.ToolCall{ID: "fc_1.x", Name: "stock_price", Input: json.RawMessage(`{"ticker":"ACME"}`)}),
+					agent.RawPart("openai", "responses", json.RawMessage(`[]`)),
+				}},
+				agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.ToolResultPart(agent.ToolResult{CallID: "fc_1.x", Text: "42"})}},
+				agent.Message{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("ACME is at 42.")}})
+		},
+	}
+	for i, step := range steps {
+		step()
+		if _, err := run(t, s, "next"); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	for i, r := range srv.Requests() {
+		if r.Status != 200 {
+			t.Errorf("request %d rejected: %s", i, r.Rejection)
+		}
+	}
+	last := srv.Requests()[len(srv.Requests())-1]
+	if bytes.Contains(last.Body, []byte("tool_search_call")) || !bytes.Contains(last.Body, []byte(`"tool_use_id":"fc_1_x"`)) {
+		t.Errorf("foreign history not rendered in this API's form: %s", last.Body)
+	}
+}
