@@ -6,10 +6,14 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agent-dev/agent/agent"
 )
 
 func TestOpenCreatesPrivateFiles(t *testing.T) {
@@ -154,5 +158,38 @@ func TestOpenPathIsADirectory(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := Open(t.Context(), dir); err == nil || !strings.Contains(err.Error(), "directory") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A full disk is simulated with max_page_count: the write fails with
+// ErrDiskFull, nothing already stored is lost, and writing resumes once
+// there is room.
+func TestDiskFull(t *testing.T) {
+	ctx := t.Context()
+	d, _ := openTest(t)
+	d.sql.SetMaxOpenConns(1) // the page limit is per connection
+	s := create(t, d, "/w")
+	appendAll(t, s, conversation()...)
+	if err := s.SavePartial(ctx, agent.Message{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("streaming")}}); err != nil {
+		t.Fatal(err)
+	}
+	var pages int
+	d.sql.QueryRow(`PRAGMA page_count`).Scan(&pages)
+	if _, err := d.sql.Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages)); err != nil {
+		t.Fatal(err)
+	}
+	big := agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart(strings.Repeat("x", 1<<20))}}
+	err := s.AppendMessage(ctx, big)
+	if !errors.Is(err, ErrDiskFull) {
+		t.Fatalf("append on a full disk: %v", err)
+	}
+	if err := s.SavePartial(ctx, big); !errors.Is(err, ErrDiskFull) {
+		t.Fatalf("partial on a full disk: %v", err)
+	}
+	d.sql.Exec(`PRAGMA max_page_count = 1073741823`)
+	appendAll(t, s, big)
+	got, err := s.Messages(ctx)
+	if err != nil || len(got) != len(conversation())+1 || !reflect.DeepEqual(got[:len(got)-1], conversation()) {
+		t.Fatalf("history after a full disk: %d messages, %v", len(got), err)
 	}
 }

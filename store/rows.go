@@ -132,7 +132,8 @@ func loadMessages(ctx context.Context, q queryer, session string, onlySeq int64)
 			seq, created         int64
 			role                 string
 			interrupted, partial bool
-			typ, text, js        sql.NullString
+			typ, text            sql.NullString
+			js                   sql.RawBytes // decoded before the next row
 			rawProvider, rawAPI  sql.NullString
 			raw                  []byte
 		)
@@ -147,12 +148,8 @@ func loadMessages(ctx context.Context, q queryer, session string, onlySeq int64)
 			continue // a message without parts
 		}
 		var prov, api, txt *string
-		var jsb []byte
 		if text.Valid {
 			txt = &text.String
-		}
-		if js.Valid {
-			jsb = []byte(js.String)
 		}
 		if rawProvider.Valid {
 			prov = &rawProvider.String
@@ -160,7 +157,7 @@ func loadMessages(ctx context.Context, q queryer, session string, onlySeq int64)
 		if rawAPI.Valid {
 			api = &rawAPI.String
 		}
-		p, err := decodePart(typ.String, txt, jsb, prov, api, raw)
+		p, err := decodePart(typ.String, txt, js, prov, api, raw)
 		if err != nil {
 			return nil, fmt.Errorf("message %d: %w", seq, err)
 		}

@@ -22,7 +22,6 @@ type Session struct {
 	meta    SessionMeta
 	nextSeq int64 // seq of the next completed message
 	nextReq int64
-	partial int64 // row id of the in-flight partial message, 0 if none
 	prev    *agent.Message
 	closed  bool
 
@@ -89,7 +88,8 @@ func (d *DB) OpenSession(ctx context.Context, idOrPrefix string) (*Session, erro
 		}
 		s.meta = m
 		// A partial left by a crash becomes a completed, interrupted message.
-		if _, err := tx.ExecContext(ctx, `UPDATE messages SET partial = 0, interrupted = 1 WHERE session_id = ? AND partial = 1`, id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE messages SET partial = 0, interrupted = 1
+			WHERE session_id = ? AND partial = 1 AND seq = (SELECT max(seq) FROM messages WHERE session_id = ?)`, id, id); err != nil {
 			return err
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?`, id).Scan(&s.nextSeq); err != nil {
@@ -197,10 +197,8 @@ func (s *Session) AppendMessage(ctx context.Context, m agent.Message) error {
 		title = titleFrom(m.Text())
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if s.partial != 0 {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE id = ?`, s.partial); err != nil {
-				return err
-			}
+		if err := s.dropPartial(ctx, tx); err != nil {
+			return err
 		}
 		if _, err := insertMessage(ctx, tx, s.meta.ID, s.nextSeq, m, false, ms(now)); err != nil {
 			return err
@@ -219,7 +217,6 @@ func (s *Session) AppendMessage(ctx context.Context, m agent.Message) error {
 		return fmt.Errorf("append message to session %s: %w", s.meta.ID, err)
 	}
 	s.nextSeq++
-	s.partial = 0
 	s.prev = &m
 	s.meta.Updated = now
 	if title != "" {
@@ -237,22 +234,26 @@ func (s *Session) SavePartial(ctx context.Context, m agent.Message) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if s.partial != 0 {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE id = ?`, s.partial); err != nil {
-				return err
-			}
+		if err := s.dropPartial(ctx, tx); err != nil {
+			return err
 		}
 		m.Role = agent.RoleAssistant
 		m.Interrupted = true
-		id, err := insertMessage(ctx, tx, s.meta.ID, s.nextSeq, m, true, ms(s.db.now()))
-		s.partial = id
+		_, err := insertMessage(ctx, tx, s.meta.ID, s.nextSeq, m, true, ms(s.db.now()))
 		return err
 	})
 	if err != nil {
-		s.partial = 0
 		return fmt.Errorf("save partial message of session %s: %w", s.meta.ID, err)
 	}
 	return nil
+}
+
+// dropPartial deletes the checkpoint of the message being streamed, which
+// sits at the next seq. Keyed by seq, not by a remembered row, so a failed
+// transaction can leave nothing stale behind.
+func (s *Session) dropPartial(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ? AND seq = ? AND partial = 1`, s.meta.ID, s.nextSeq)
+	return err
 }
 
 // RecordRequest keeps the usage and tools hash of one provider request.
@@ -328,7 +329,6 @@ func (s *Session) Messages(ctx context.Context) ([]agent.Message, error) {
 		return nil, fmt.Errorf("store repaired history of session %s: %w", s.meta.ID, err)
 	}
 	s.nextSeq = seq + int64(len(fixed)-from)
-	s.partial = 0
 	if len(fixed) > 0 {
 		s.prev = &fixed[len(fixed)-1]
 	}
