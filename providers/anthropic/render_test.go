@@ -2,6 +2,8 @@ package anthropic
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"os"
@@ -165,6 +167,12 @@ func TestToolsIdenticalBeforeAndAfterDiscoveries(t *testing.T) {
 		}
 		if !bytes.Equal(toolsOf(t, b1), toolsOf(t, b2)) {
 			t.Errorf("%s: tools differ:\n%s\n%s", mode, toolsOf(t, b1), toolsOf(t, b2))
+		}
+		r1, _ := buildRequest(&before, agent.ResolveSearch(p, &before))
+		r2, _ := buildRequest(&after, agent.ResolveSearch(p, &after))
+		sum := sha256.Sum256(toolsOf(t, b1))
+		if r1.toolsHash != r2.toolsHash || r1.toolsHash != hex.EncodeToString(sum[:]) {
+			t.Errorf("%s: tools hash %s / %s", mode, r1.toolsHash, r2.toolsHash)
 		}
 	}
 }
