@@ -78,9 +78,11 @@ type mcpOptions struct {
 
 // renderedProviderTools is what the provider tools add to a request.
 type renderedProviderTools struct {
-	tools      []json.RawMessage
-	mcpServers []json.RawMessage
-	betas      []string
+	tools []json.RawMessage
+	// passthrough[i] is set when tools[i] is a raw user definition.
+	passthrough []bool
+	mcpServers  []json.RawMessage
+	betas       []string
 	// hasSearchTool is set when a raw definition brings its own tool search
 	// tool, which then replaces the default one.
 	hasSearchTool bool
@@ -117,6 +119,7 @@ func renderProviderTools(pts []agent.ProviderTool) (renderedProviderTools, error
 				addBeta(mcpBeta)
 			}
 			r.tools = append(r.tools, compact(pt.Raw))
+			r.passthrough = append(r.passthrough, true)
 			continue
 		}
 		if last[pt.Alias] != i {
@@ -142,6 +145,7 @@ func renderProviderTools(pts []agent.ProviderTool) (renderedProviderTools, error
 				return r, fmt.Errorf("provider tool %s: %w", pt.Alias, err)
 			}
 			r.tools = append(r.tools, b)
+			r.passthrough = append(r.passthrough, false)
 			switch pt.Alias {
 			case "web_fetch":
 				addBeta(webFetchBeta)
@@ -172,6 +176,7 @@ func renderProviderTools(pts []agent.ProviderTool) (renderedProviderTools, error
 				ts = append(ts, field{"default_config", json.RawMessage(`{"enabled":false}`)}, field{"configs", mustMarshal(cfg)})
 			}
 			r.tools = append(r.tools, mustMarshal(ts))
+			r.passthrough = append(r.passthrough, false)
 			addBeta(mcpBeta)
 		}
 	}

@@ -95,13 +95,16 @@ func buildRequest(req *agent.Request, mode agent.SearchMode) (*rendered, error) 
 
 // renderTools lays out: active tools, provider tools, then per mode the
 // deferred tools (defer_loading) and the search tool last. The prompt-cache
-// breakpoint goes on the last tool that is not deferred: a deferred tool
-// with cache_control is a 400.
+// breakpoint goes on the last tool that is not deferred (a deferred tool
+// with cache_control is a 400) and not a raw user definition.
 func renderTools(req *agent.Request, mode agent.SearchMode, pt renderedProviderTools) (json.RawMessage, error) {
 	type entry struct {
 		raw      json.RawMessage
 		tool     *wireTool
 		deferred bool
+		// passthrough marks a user's raw definition: it goes out as given,
+		// so it never carries the breakpoint.
+		passthrough bool
 	}
 	var es []entry
 	plain := func(d agent.ToolDef, deferred bool) entry {
@@ -114,8 +117,8 @@ func renderTools(req *agent.Request, mode agent.SearchMode, pt renderedProviderT
 	for _, d := range req.Tools {
 		es = append(es, plain(d, false))
 	}
-	for _, r := range pt.tools {
-		es = append(es, entry{raw: r})
+	for i, r := range pt.tools {
+		es = append(es, entry{raw: r, passthrough: pt.passthrough[i]})
 	}
 	switch mode {
 	case agent.SearchNative, agent.SearchClient:
@@ -142,7 +145,7 @@ func renderTools(req *agent.Request, mode agent.SearchMode, pt renderedProviderT
 		return nil, nil
 	}
 	for i := len(es) - 1; i >= 0; i-- {
-		if es[i].deferred {
+		if es[i].deferred || es[i].passthrough {
 			continue
 		}
 		if es[i].tool != nil {
