@@ -58,6 +58,8 @@ func TestValidateProviderTools(t *testing.T) {
 		{"unknown alias", []agent.ProviderTool{{Alias: "image_generation"}}, `"image_generation" is not supported by anthropic: available aliases are code_execution, mcp, web_fetch, web_search`},
 		{"options not object", []agent.ProviderTool{{Alias: "web_search", Options: json.RawMessage(`[1]`)}}, "options must be a JSON object"},
 		{"mcp without url", []agent.ProviderTool{{Alias: "mcp", Options: json.RawMessage(`{"name":"x"}`)}}, `need "name" and "url"`},
+		{"mcp approval", []agent.ProviderTool{{Alias: "mcp", Options: json.RawMessage(`{"name":"x","url":"https://x","require_approval":"always"}`)}}, "cannot ask for approval"},
+		{"mcp never", []agent.ProviderTool{{Alias: "mcp", Options: json.RawMessage(`{"name":"x","url":"https://x","require_approval":"never"}`)}}, ""},
 		{"raw", []agent.ProviderTool{{Raw: json.RawMessage(`{"type":"tool_search_tool_regex_20251119","name":"tool_search_tool_regex"}`)}}, ""},
 		{"raw without type", []agent.ProviderTool{{Raw: json.RawMessage(`{"name":"x"}`)}}, `needs a "type"`},
 	}

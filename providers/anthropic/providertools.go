@@ -63,6 +63,13 @@ func ValidateProviderTools(pts []agent.ProviderTool) error {
 			if m.Name == "" || m.URL == "" {
 				return fmt.Errorf(`provider tool mcp: options need "name" and "url", e.g. mcp:{"name":"docs","url":"https://example.com/mcp"}`)
 			}
+			// The connector runs calls without asking: refuse rather than
+			// silently drop an approval the user asked for.
+			switch string(m.RequireApproval) {
+			case "", "null", "false", `"never"`:
+			default:
+				return fmt.Errorf(`provider tool mcp: Anthropic's MCP connector cannot ask for approval (require_approval); limit the server with "allowed_tools" instead`)
+			}
 		}
 	}
 	return nil
@@ -74,6 +81,8 @@ type mcpOptions struct {
 	AuthorizationToken string   `json:"authorization_token"`
 	TokenEnv           string   `json:"token_env"`
 	AllowedTools       []string `json:"allowed_tools"`
+	// RequireApproval is OpenAI's vocabulary; only "never" can be honoured here.
+	RequireApproval json.RawMessage `json:"require_approval"`
 }
 
 // renderedProviderTools is what the provider tools add to a request.
