@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -87,7 +88,7 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 // NewRootCmd builds the command tree.
 func NewRootCmd(g *Globals) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "agent",
+		Use:   "agent [-p PROMPT]",
 		Short: "A terminal agent for models wired to hundreds of tools, with deferred tools found by search",
 		Long: `agent keeps two tool sets: active tools, sent on every request, and deferred tools,
 which stay out of the model's context until the model searches for them. Anthropic and OpenAI
@@ -98,13 +99,13 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
+			if len(args) > 0 && !g.PromptSet {
 				return usagef("unexpected argument %q: to run a prompt use agent -p %q", args[0], args[0])
 			}
+			g.Prompt = strings.Join(args, " ")
 			return nil
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			g.PromptSet = cmd.Flags().Changed("print")
 			return resolveConfig(cmd, g)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -131,7 +132,7 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 	f.StringVar(&g.Search, "search", "", "tool search: native (provider's own where it has one), client (the agent's engine) or off (send every tool)")
 
 	lf := root.Flags()
-	lf.StringVarP(&g.Prompt, "print", "p", "", "run one prompt to the end and print the answer (piped stdin is appended)")
+	lf.BoolVarP(&g.PromptSet, "print", "p", false, "print mode: run the prompt given as argument to the end and print the answer (piped stdin is appended)")
 	lf.StringVar(&g.OutputFormat, "output-format", "text", "print mode output: text, json or stream-json")
 	lf.StringVar(&g.Resume, "resume", "", "resume the session with this ID (a unique prefix is enough)")
 	lf.BoolVarP(&g.Continue, "continue", "c", false, "continue the newest session of this working directory")
@@ -155,6 +156,9 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 func subcommands(g *Globals) []*cobra.Command {
 	return []*cobra.Command{
 		newVersionCmd(),
+		newToolsCmd(g),
+		newMCPCmd(g),
+		newSessionsCmd(g),
 	}
 }
 

@@ -8,7 +8,9 @@ import (
 	"sync"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/store"
 	"github.com/agent-dev/agent/tools"
+	mcptools "github.com/agent-dev/agent/tools/mcp"
 )
 
 // providerFactory builds a provider for a resolved config. Each adapter
@@ -28,11 +30,18 @@ func providerNames() []string {
 
 // runtime is a wired session plus what must be closed after it.
 type runtime struct {
-	Session  *agent.Session
-	Warnings []string
-	closers  []func()
-	mu       sync.Mutex
-	hash     string
+	Session       *agent.Session
+	ProviderLabel string
+	DB            *store.DB
+	Store         *store.Session
+	MCP           *mcptools.Manager
+	// Warnings are shown once at start; Notices come from MCP servers.
+	Warnings   []string
+	Notices    []string
+	ResumeHash string
+	closers    []func()
+	mu         sync.Mutex
+	hash       string
 }
 
 func (r *runtime) Close() {
@@ -77,6 +86,20 @@ func approvalPolicy(patterns []string) func(tools.Tool) bool {
 		}
 		return false
 	}
+}
+
+// toolsHash is the hash of the tools array the provider would render now.
+func toolsHash(s *agent.Session) string {
+	type renderer interface {
+		ToolsHash(req *agent.Request) (string, error)
+	}
+	if r, ok := s.Provider.(renderer); ok {
+		h, err := r.ToolsHash(s.BuildRequest())
+		if err == nil {
+			return h
+		}
+	}
+	return ""
 }
 
 var _ = context.Background

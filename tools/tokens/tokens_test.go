@@ -27,3 +27,22 @@ func TestToolCountsTheDefinition(t *testing.T) {
 		t.Errorf("small=%d big=%d", small, big)
 	}
 }
+
+func TestEstimateContext(t *testing.T) {
+	big := Def{Name: "big", Description: string(make([]byte, 0)) + "a long description of a tool that does many things with many words", Schema: []byte(`{"type":"object","properties":{"a":{"type":"string","description":"the first argument of the tool"}}}`)}
+	var many []Def
+	for i := 0; i < 50; i++ {
+		many = append(many, big)
+	}
+	off := EstimateContext(nil, many, "off")
+	native := EstimateContext(nil, many, "native")
+	if off.Context != off.Eager || off.Saved != 0 {
+		t.Errorf("off = %+v", off)
+	}
+	if native.Eager != off.Eager || native.Context >= off.Context/5 || native.Saved != native.Eager-native.Context {
+		t.Errorf("native = %+v (eager %d)", native, off.Eager)
+	}
+	if e := EstimateContext([]Def{big}, nil, "native"); e.Saved != 0 || e.Context != e.Eager {
+		t.Errorf("nothing deferred = %+v", e)
+	}
+}

@@ -1,0 +1,156 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/tools"
+	"github.com/agent-dev/agent/tools/tokens"
+)
+
+// toolRow is one line of agent tools.
+type toolRow struct {
+	Name     string `json:"name"`
+	Server   string `json:"server"`
+	Deferred bool   `json:"deferred"`
+	Tokens   int    `json:"tokens"`
+}
+
+// toolsReport is what agent tools prints.
+type toolsReport struct {
+	Provider string          `json:"provider"`
+	Model    string          `json:"model"`
+	Search   string          `json:"search_mode"`
+	Resolved string          `json:"resolved_mode"`
+	Active   int             `json:"active"`
+	Deferred int             `json:"deferred"`
+	Servers  []serverTokens  `json:"servers"`
+	Tools    []toolRow       `json:"tools"`
+	Sent     tokens.Estimate `json:"estimate"`
+	Warnings []string        `json:"warnings,omitempty"`
+}
+
+type serverTokens struct {
+	Server   string `json:"server"`
+	Tools    int    `json:"tools"`
+	Deferred int    `json:"deferred"`
+	Tokens   int    `json:"tokens"`
+}
+
+func newToolsCmd(g *Globals) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "tools",
+		Short: "List the active and deferred tools of the configured MCP servers, with their token cost",
+		Long: `List every tool of the MCP servers this run would connect (--mcp NAME, or every configured
+server), whether it is active or deferred, its estimated token cost (o200k), each server's total, and
+what the current provider, model and search mode would send.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rep, err := buildToolsReport(cmd, g)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				e := json.NewEncoder(g.Stdout)
+				e.SetIndent("", "  ")
+				return e.Encode(rep)
+			}
+			return writeToolsReport(g.Stdout, rep)
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.AddCommand(newToolsSearchCmd(g))
+	return c
+}
+
+func buildToolsReport(cmd *cobra.Command, g *Globals) (*toolsReport, error) {
+	ctx := cmd.Context()
+	rt := &runtime{}
+	defer rt.Close()
+	p, defModel, perr := newProvider(g, g.Config.Provider)
+	model := g.Config.Model
+	if model == "" {
+		model = defModel
+	}
+	mode, _ := agent.ParseSearchMode(g.Config.Search)
+	rt.Session = &agent.Session{Provider: p, Model: model, Tools: tools.NewSet(), Search: mode}
+	mgr, err := attachMCP(ctx, g, rt, nil)
+	if err != nil {
+		return nil, err
+	}
+	rt.MCP = mgr
+	rt.applyAutoDefer(g, model)
+	set := rt.Session.Tools
+	rep := &toolsReport{Model: model, Search: string(mode), Warnings: append(rt.Warnings, rt.Notices...)}
+	if perr == nil {
+		rep.Provider = g.Config.Provider
+		rep.Resolved = string(agent.ResolveSearch(p, rt.Session.BuildRequest()))
+	} else {
+		rep.Provider = g.Config.Provider + " (not configured: " + perr.Error() + ")"
+		rep.Resolved = string(mode)
+	}
+	var active, deferred []tokens.Def
+	per := map[string]*serverTokens{}
+	for _, t := range set.All() {
+		d := set.IsDeferred(t.Name)
+		row := toolRow{Name: t.Name, Server: t.Server, Deferred: d, Tokens: t.Cost()}
+		rep.Tools = append(rep.Tools, row)
+		st := per[t.Server]
+		if st == nil {
+			st = &serverTokens{Server: t.Server}
+			per[t.Server] = st
+		}
+		st.Tools++
+		st.Tokens += row.Tokens
+		def := tokens.Def{Name: t.Name, Description: t.Description, Schema: t.Schema}
+		if d {
+			st.Deferred++
+			rep.Deferred++
+			deferred = append(deferred, def)
+		} else {
+			rep.Active++
+			active = append(active, def)
+		}
+	}
+	for _, st := range per {
+		rep.Servers = append(rep.Servers, *st)
+	}
+	sort.Slice(rep.Servers, func(i, j int) bool { return rep.Servers[i].Server < rep.Servers[j].Server })
+	rep.Sent = tokens.EstimateContext(active, deferred, rep.Resolved)
+	return rep, nil
+}
+
+func writeToolsReport(w io.Writer, rep *toolsReport) error {
+	for _, warn := range rep.Warnings {
+		fmt.Fprintln(w, "warning: "+warn)
+	}
+	fmt.Fprintf(w, "%s %s, search %s (resolves to %s): %d active, %d deferred\n\n", rep.Provider, rep.Model, rep.Search, rep.Resolved, rep.Active, rep.Deferred)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tTOOLS\tDEFERRED\tTOKENS")
+	for _, s := range rep.Servers {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", orDash(s.Server), s.Tools, s.Deferred, s.Tokens)
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOL\tSERVER\tSET\tTOKENS")
+	for _, t := range rep.Tools {
+		set := "active"
+		if t.Deferred {
+			set = "deferred"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", t.Name, orDash(t.Server), set, t.Tokens)
+	}
+	_ = tw.Flush()
+	e := rep.Sent
+	fmt.Fprintf(w, "\nin the model's context per request: about %d tokens of tool definitions (every tool eager: %d; saved by deferral: %d)\n",
+		e.Context, e.Eager, e.Saved)
+	return nil
+}
