@@ -21,22 +21,22 @@ func (e *printError) Unwrap() error { return e.err }
 
 // PrintResult is the -p --output-format json object.
 type PrintResult struct {
-	Type            string             `json:"type,omitempty"`
-	SessionID       string             `json:"session_id"`
-	Result          string             `json:"result"`
-	IsError         bool               `json:"is_error"`
-	Error           string             `json:"error,omitempty"`
-	NumRequests     int                `json:"num_requests"`
-	Provider        string             `json:"provider"`
-	Model           string             `json:"model"`
-	Usage           PrintUsage         `json:"usage"`
-	Searches        []PrintSearch      `json:"searches"`
-	ToolCalls       []PrintToolCall    `json:"tool_calls"`
-	ServerToolCalls []PrintServerTool  `json:"server_tool_calls"`
-	Sources         []agent.Source     `json:"sources"`
-	Warnings        []string           `json:"warnings,omitempty"`
-	Discovered      []string           `json:"discovered_tools"`
-	ToolsHash       string             `json:"tools_hash,omitempty"`
+	Type            string            `json:"type,omitempty"`
+	SessionID       string            `json:"session_id"`
+	Result          string            `json:"result"`
+	IsError         bool              `json:"is_error"`
+	Error           string            `json:"error,omitempty"`
+	NumRequests     int               `json:"num_requests"`
+	Provider        string            `json:"provider"`
+	Model           string            `json:"model"`
+	Usage           PrintUsage        `json:"usage"`
+	Searches        []PrintSearch     `json:"searches"`
+	ToolCalls       []PrintToolCall   `json:"tool_calls"`
+	ServerToolCalls []PrintServerTool `json:"server_tool_calls"`
+	Sources         []agent.Source    `json:"sources"`
+	Warnings        []string          `json:"warnings,omitempty"`
+	Discovered      []string          `json:"discovered_tools"`
+	ToolsHash       string            `json:"tools_hash,omitempty"`
 }
 
 // PrintUsage mirrors the provider usage fields.
