@@ -484,6 +484,7 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 			}
 		}
 		if s != nil {
+			m.pane.version++
 			s.Running = false
 			s.Found = msg.Tools
 			if msg.Err != nil {

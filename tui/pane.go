@@ -88,22 +88,32 @@ type pane struct {
 	height   int
 	active   int
 	deferred int
+	// seen counts discovered tools incrementally: the pane is drawn every
+	// frame and a long session has thousands of searches.
+	seen map[string]bool
+	// version is bumped by every change; View caches its output on it.
+	version   int
+	cacheKey  string
+	cacheView string
 }
 
 func newPane(st *themes.Styles) *pane {
-	return &pane{st: st, byID: map[string]*searchEntry{}}
+	return &pane{st: st, byID: map[string]*searchEntry{}, seen: map[string]bool{}}
 }
 
 func (p *pane) SetSize(w, h int) { p.width, p.height = w, h }
 
 func (p *pane) reset() {
+	p.version++
 	p.searches = nil
 	p.byID = map[string]*searchEntry{}
+	p.seen = map[string]bool{}
 }
 
 // started records a search that began; it returns the entry so the chat can
 // mirror it.
 func (p *pane) started(ev agent.SearchEvent) (*searchEntry, bool) {
+	p.version++
 	if s, ok := p.byID[ev.ID]; ok && ev.ID != "" {
 		s.Running = true
 		if ev.Query != "" {
@@ -132,12 +142,16 @@ func (p *pane) finished(ev agent.SearchEvent, found []ToolInfo) (*searchEntry, b
 		}
 	}
 	s.Found = found
+	for _, t := range found {
+		p.seen[t.Name] = true
+	}
 	s.touch()
 	return s, created
 }
 
 // called links a tool call to the latest search that found the tool.
 func (p *pane) called(name string, status cardStatus, d time.Duration) {
+	p.version++
 	for i := len(p.searches) - 1; i >= 0; i-- {
 		s := p.searches[i]
 		for _, t := range s.Found {
@@ -167,22 +181,22 @@ func (p *pane) running() bool {
 	return false
 }
 
-func (p *pane) discovered() int {
-	seen := map[string]bool{}
-	for _, s := range p.searches {
-		if s.Manual {
-			continue
-		}
-		for _, t := range s.Found {
-			seen[t.Name] = true
-		}
-	}
-	return len(seen)
-}
+// discovered counts the distinct tools the model's searches found (a
+// manual /search is not the model's and does not count).
+func (p *pane) discovered() int { return len(p.seen) }
 
 // View renders newest search first, so the live one is always visible.
 // A compact pane (folded below the chat) puts the header on one line.
 func (p *pane) View(spin string, compact bool) string {
+	key := fmt.Sprintf("%d/%d/%d/%d/%d/%v/%s/%p", p.version, p.width, p.height, p.active, p.deferred, compact, spin, p.st)
+	if key == p.cacheKey {
+		return p.cacheView
+	}
+	p.cacheKey, p.cacheView = key, p.render(spin, compact)
+	return p.cacheView
+}
+
+func (p *pane) render(spin string, compact bool) string {
 	st := p.st
 	w := p.width - 2 // left border and padding
 	if w < 8 {
@@ -196,7 +210,8 @@ func (p *pane) View(spin string, compact bool) string {
 	if len(p.searches) == 0 {
 		ls = append(ls, st.Notice.Render("no searches yet"))
 	}
-	for i := len(p.searches) - 1; i >= 0; i-- {
+	// Newest first, and only as many as fill the pane.
+	for i := len(p.searches) - 1; i >= 0 && len(ls) < p.height; i-- {
 		s := p.searches[i]
 		mark := "●"
 		if s.Running {
