@@ -136,6 +136,11 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 		}
 		results := s.runCalls(ctx, resp.Message, emit)
 		if len(results) == 0 {
+			// A provider pauses a long server-side tool run; sending the
+			// history back lets it continue where it stopped.
+			if resp.StopReason == "pause_turn" {
+				continue
+			}
 			return nil
 		}
 		if err := s.appendMessage(context.WithoutCancel(ctx), Message{Role: RoleUser, Parts: results}, emit); err != nil {

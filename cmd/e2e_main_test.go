@@ -1,0 +1,53 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// TestMain lets the test binary double as a small stdio MCP server (a
+// weather and a calendar service), so the end-to-end tests start a real MCP
+// server process without anything installed.
+func TestMain(m *testing.M) {
+	if os.Getenv("AGENT_TEST_MCP_SERVER") == "1" {
+		serveTestMCP()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func serveTestMCP() {
+	s := server.NewMCPServer("testtools", "1.0.0", server.WithToolCapabilities(true))
+	text := func(f func(mcpgo.CallToolRequest) string) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText(f(req)), nil
+		}
+	}
+	s.AddTool(mcpgo.NewTool("get_weather",
+		mcpgo.WithDescription("Get the current weather forecast and temperature for a city"),
+		mcpgo.WithString("city", mcpgo.Required(), mcpgo.Description("City name, e.g. Berlin"))),
+		text(func(r mcpgo.CallToolRequest) string {
+			return fmt.Sprintf("Weather in %s: 21°C, sunny", r.GetString("city", "?"))
+		}))
+	s.AddTool(mcpgo.NewTool("list_events",
+		mcpgo.WithDescription("List calendar events for a day"),
+		mcpgo.WithString("date", mcpgo.Required(), mcpgo.Description("ISO date"))),
+		text(func(r mcpgo.CallToolRequest) string { return "no events on " + r.GetString("date", "?") }))
+	s.AddTool(mcpgo.NewTool("convert_currency",
+		mcpgo.WithDescription("Convert an amount between currencies using the exchange rate"),
+		mcpgo.WithNumber("amount", mcpgo.Required()), mcpgo.WithString("from", mcpgo.Required()), mcpgo.WithString("to", mcpgo.Required())),
+		text(func(r mcpgo.CallToolRequest) string { return "converted" }))
+	s.AddTool(mcpgo.NewTool("send_email",
+		mcpgo.WithDescription("Send an email message to a recipient"),
+		mcpgo.WithString("to", mcpgo.Required()), mcpgo.WithString("body", mcpgo.Required())),
+		text(func(r mcpgo.CallToolRequest) string { return "sent" }))
+	if err := server.ServeStdio(s); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}

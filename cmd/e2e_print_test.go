@@ -1,0 +1,159 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+)
+
+// testMCPConfig writes an --mcp-config whose "tt" server is this test binary.
+func testMCPConfig(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := map[string]any{"mcpServers": map[string]any{
+		"tt": map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1"}},
+	}}
+	b, _ := json.Marshal(cfg)
+	p := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// isolate keeps a test away from the user's config and data.
+func isolate(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	wd := t.TempDir()
+	t.Chdir(wd)
+	return wd
+}
+
+type runResult struct {
+	code           int
+	stdout, stderr string
+}
+
+func runAgent(t *testing.T, env map[string]string, args ...string) runResult {
+	t.Helper()
+	var out, errb bytes.Buffer
+	getenv := func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	}
+	code := Execute(t.Context(), args, strings.NewReader(""), &out, &errb, getenv)
+	return runResult{code, out.String(), errb.String()}
+}
+
+func decodePrint(t *testing.T, s string) PrintResult {
+	t.Helper()
+	var r PrintResult
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		t.Fatalf("decode -p json: %v\n%s", err, s)
+	}
+	return r
+}
+
+// The spine's "done when": a deferred tool found by Anthropic's own search,
+// called, answered; the second request replays the search pair verbatim
+// with a byte-identical tools array; the JSON reports search and call.
+func TestPrintAnthropicNativeSearch(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	fake.Script = anthropictest.NewScript(
+		anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Berlin"}},
+		anthropictest.Turn{Text: "It is sunny in Berlin."},
+	)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	db := filepath.Join(t.TempDir(), "agent.db")
+	res := runAgent(t, env, "-p", "What's the weather in Berlin?", "--provider", "anthropic", "--base-url", fake.URL,
+		"--mcp-config", testMCPConfig(t), "--mcp", "tt", "--defer", "--db", db, "--output-format", "json")
+	if res.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", res.code, res.stderr, res.stdout)
+	}
+	out := decodePrint(t, res.stdout)
+	if out.Result != "It is sunny in Berlin." || out.IsError || out.SessionID == "" || out.NumRequests != 2 {
+		t.Errorf("result = %+v", out)
+	}
+	if len(out.Searches) != 1 || out.Searches[0].Where != "provider" || len(out.Searches[0].Tools) == 0 || out.Searches[0].Tools[0] != "tt__get_weather" {
+		t.Errorf("searches = %+v", out.Searches)
+	}
+	if len(out.ToolCalls) != 1 || out.ToolCalls[0].Name != "tt__get_weather" || out.ToolCalls[0].IsError {
+		t.Errorf("tool calls = %+v", out.ToolCalls)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("requests = %d", len(reqs))
+	}
+	if !bytes.Equal(reqs[0].Tools(), reqs[1].Tools()) {
+		t.Errorf("tools array changed between requests:\n%s\n%s", reqs[0].Tools(), reqs[1].Tools())
+	}
+	if !bytes.Contains(reqs[0].Tools(), []byte(`"defer_loading":true`)) || !bytes.Contains(reqs[0].Tools(), []byte("tool_search_tool_bm25")) {
+		t.Errorf("first request does not defer: %s", reqs[0].Tools())
+	}
+	// The assistant turn with the search pair is replayed verbatim.
+	second := reqs[1].Messages()
+	if len(second) < 2 || !bytes.Contains(second[1], []byte(`"server_tool_use"`)) || !bytes.Contains(second[1], []byte(`"tool_search_tool_result"`)) {
+		t.Errorf("second request does not replay the search pair: %s", second)
+	}
+
+	// Resume by ID prefix: the tools found stay found, no new search.
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Call: "tt__get_weather", Input: map[string]any{"city": "Paris"}}, anthropictest.Turn{Text: "Paris too."})
+	res2 := runAgent(t, env, "-p", "And Paris?", "--base-url", fake.URL, "--mcp-config", testMCPConfig(t),
+		"--resume", out.SessionID[:5], "--db", db, "--output-format", "json")
+	if res2.code != 0 {
+		t.Fatalf("resume exit %d: %s", res2.code, res2.stderr)
+	}
+	out2 := decodePrint(t, res2.stdout)
+	if out2.SessionID != out.SessionID || len(out2.Searches) != 0 || out2.Result != "Paris too." {
+		t.Errorf("resumed = %+v", out2)
+	}
+	all := fake.Requests()
+	if !bytes.Equal(all[2].Tools(), reqs[0].Tools()) {
+		t.Errorf("resumed tools array differs")
+	}
+	if out2.ToolsHash != out.ToolsHash {
+		t.Errorf("tools hash %s != %s", out2.ToolsHash, out.ToolsHash)
+	}
+	if !bytes.Equal(all[2].Messages()[1], second[1]) {
+		t.Errorf("resumed replay differs:\n%s\n%s", all[2].Messages()[1], second[1])
+	}
+}
+
+func TestPrintUsageErrors(t *testing.T) {
+	isolate(t)
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		code int
+		want string
+	}{
+		{[]string{"--bogus"}, nil, 2, "unknown flag: --bogus"},
+		{[]string{"-p", "hi", "--provider", "nope"}, nil, 2, `unknown provider "nope"`},
+		{[]string{"-p", "hi", "--provider", "anthropic"}, map[string]string{"ANTHROPIC_API_KEY": ""}, 2, "ANTHROPIC_API_KEY is not set"},
+		{[]string{"-p", "hi", "--config", "/nonexistent/agent.json"}, nil, 2, "read config /nonexistent/agent.json"},
+		{[]string{"-p", "hi", "--search", "sometimes"}, nil, 2, `unknown search mode "sometimes"`},
+		{[]string{"-p", ""}, nil, 2, "empty prompt"},
+		{[]string{"hello"}, nil, 2, `to run a prompt use agent -p "hello"`},
+		{[]string{"-p", "x", "--provider-tool", "teleport", "--provider", "anthropic"}, map[string]string{"ANTHROPIC_API_KEY": "k"}, 2, "available aliases are"},
+	} {
+		res := runAgent(t, tc.env, tc.args...)
+		if res.code != tc.code || !strings.Contains(res.stderr, tc.want) || strings.Count(strings.TrimSpace(res.stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d stderr %q, want exit %d containing %q on one line", tc.args, res.code, res.stderr, tc.code, tc.want)
+		}
+	}
+}
