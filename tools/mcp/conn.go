@@ -100,13 +100,22 @@ func (c *conn) connect(parent context.Context) error {
 		done <- r
 	}()
 	var r result
+	finished := true
 	select {
 	case r = <-done:
 	case <-ctx.Done():
-		r.err = ctx.Err()
+		r.err, finished = ctx.Err(), false
+		// Close only after the handshake returns (its requests end with
+		// ctx): mcp-go's transports do not guard Start against Close.
+		go func() { <-done; _ = cl.Close() }()
 	}
 	if r.err != nil {
-		go cl.Close()
+		if finished {
+			go cl.Close()
+		}
+		if c.cfg.Type == config.MCPStdio {
+			stderr.settle()
+		}
 		if errors.Is(r.err, context.DeadlineExceeded) && parent.Err() == nil {
 			return withStderr(fmt.Errorf("no answer within %s", timeout), stderr)
 		}
@@ -445,6 +454,10 @@ func (c *conn) markDown(cl *client.Client, cause error) {
 		return
 	}
 	c.mu.Lock()
+	stderr := c.stderr
+	c.mu.Unlock()
+	stderr.settle()
+	c.mu.Lock()
 	if c.cl != cl || c.state != StateRunning {
 		c.mu.Unlock()
 		return
@@ -493,6 +506,18 @@ func (t *tail) Write(p []byte) (int, error) {
 }
 
 func (t *tail) finish() { t.once.Do(func() { close(t.done) }) }
+
+// settle waits a moment for a dying process's last stderr lines, which say
+// why it died: its stdout may close a moment before they are read.
+func (t *tail) settle() {
+	if t == nil {
+		return
+	}
+	select {
+	case <-t.done:
+	case <-time.After(500 * time.Millisecond):
+	}
+}
 
 // last returns the last non-empty line written.
 func (t *tail) last() string {
