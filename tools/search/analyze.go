@@ -110,10 +110,11 @@ type analyzer struct {
 	wordID  map[string]int32    // word -> term id, -1 for a stop word
 	termID  map[string]int32
 	termStr []string
+	pairID  map[uint64]int32
 }
 
 func newAnalyzer(stemmer string) *analyzer {
-	return &analyzer{stem: stemmerFunc(stemmer), wordID: map[string]int32{}, termID: map[string]int32{}}
+	return &analyzer{stem: stemmerFunc(stemmer), wordID: map[string]int32{}, termID: map[string]int32{}, pairID: map[uint64]int32{}}
 }
 
 // intern numbers a term.

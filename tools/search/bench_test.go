@@ -29,3 +29,39 @@ func BenchmarkBuild10k(b *testing.B) {
 		search.New(docs)
 	}
 }
+
+// BenchmarkSearch10k times one query at 10,000 tools; the queries cycle
+// through the benchmark's task descriptions and short keyword queries.
+func BenchmarkSearch10k(b *testing.B) {
+	docs := catalog(b, 10000)
+	ix := search.New(docs)
+	shared, _ := bench.SharedDir()
+	set, _ := bench.LoadSet(shared + "/retrieval/livemcpbench")
+	qs := bench.Queries(set, docs)
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		if _, err := ix.Search(qs[i%len(qs)], search.Options{Limit: 10}); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchmarkReplaceServer10k times swapping one server's tools in a
+// 10,000-tool index, as after a tools/list_changed notification.
+func BenchmarkReplaceServer10k(b *testing.B) {
+	docs := catalog(b, 10000)
+	ix := search.New(docs)
+	srv := docs[len(docs)/2].Server
+	var own []search.Doc
+	for _, d := range docs {
+		if d.Server == srv {
+			own = append(own, d)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		ix.ReplaceServer(srv, own)
+	}
+}

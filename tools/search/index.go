@@ -31,6 +31,10 @@ type Config struct {
 	// Stemmer is "porter", "s" (plurals only) or "" (none).
 	Stemmer string
 	Concat  bool
+	Coord   float64
+	// Entities adds to a query the kind of thing it mentions without
+	// naming it: "file" for a path, "url" for a link, "email" for an address.
+	Entities bool
 	// Joins indexes adjacent name words glued together ("wordcloud").
 	Joins bool
 	// ServerMix is how much of a tool's score comes from how well its server
@@ -48,14 +52,14 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		K1:             1.2,
-		Weight:         [numFields]float64{3, 1, 0.5, 0.5, 0},
+		Weight:         [numFields]float64{2, 1, 1, 1, 1},
 		B:              [numFields]float64{0.3, 0.75, 0.75, 0.75, 0.75},
 		Stemmer:        "porter",
 		Joins:          true,
-		ServerMix:      0,
-		FeedbackDocs:   0,
-		FeedbackTerms:  0,
-		FeedbackWeight: 0,
+		Entities:       true,
+		FeedbackDocs:   3,
+		FeedbackTerms:  10,
+		FeedbackWeight: 0.3,
 	}
 }
 
@@ -95,6 +99,7 @@ type snapshot struct {
 	// docTerms[d] are doc d's term ids with their BM25F weights, for
 	// pseudo-relevance feedback.
 	docTerms [][]posting
+	idf      []float64
 }
 
 // Index is a tool search index. Searches are safe for concurrent use, also
@@ -102,14 +107,10 @@ type snapshot struct {
 type Index struct {
 	mu       sync.Mutex // serialises writers
 	cfg      Config
-	an       *analyzer
-	servers  []string // in first-seen order
+	an       *analyzer // the index's term dictionary (ids, strings)
+	servers  []string  // in first-seen order
 	byServer map[string][]*analysed
 	snap     atomic.Pointer[snapshot]
-	// slot and scratch are analyse's reusable buffers: slot[id] is the
-	// position of term id in scratch, or -1.
-	slot    []int32
-	scratch []termCount
 }
 
 // New indexes docs with DefaultConfig.
@@ -118,7 +119,7 @@ func New(docs []Doc) *Index { return NewWithConfig(docs, DefaultConfig()) }
 // NewWithConfig indexes docs with cfg. Docs without a name are skipped, and
 // of two docs with the same server and key only the first is kept.
 func NewWithConfig(docs []Doc, cfg Config) *Index {
-	ix := &Index{cfg: cfg, an: newAnalyzer(cfg.Stemmer), byServer: map[string][]*analysed{}}
+	ix := &Index{cfg: cfg, an: newAnalyzer(""), byServer: map[string][]*analysed{}}
 	grouped := map[string][]Doc{}
 	for _, d := range docs {
 		if _, ok := grouped[d.Server]; !ok {
@@ -181,69 +182,6 @@ func (ix *Index) ReplaceServers(changed map[string][]Doc) {
 // Len is the number of indexed tools.
 func (ix *Index) Len() int { return len(ix.snap.Load().docs) }
 
-func (ix *Index) analyseAll(docs []Doc) []*analysed {
-	seen := map[string]bool{}
-	var out []*analysed
-	for _, d := range docs {
-		if strings.TrimSpace(d.Name) == "" || seen[d.Key()] {
-			continue
-		}
-		seen[d.Key()] = true
-		out = append(out, ix.analyse(d))
-	}
-	return out
-}
-
-func (ix *Index) analyse(d Doc) *analysed {
-	a := &analysed{doc: d}
-	ix.scratch = ix.scratch[:0]
-	addID := func(f int) func(int32) {
-		return func(id int32) {
-			for int(id) >= len(ix.slot) {
-				ix.slot = append(ix.slot, -1)
-			}
-			p := ix.slot[id]
-			if p < 0 {
-				p = int32(len(ix.scratch))
-				ix.slot[id] = p
-				ix.scratch = append(ix.scratch, termCount{id: id})
-			}
-			if tf := &ix.scratch[p].tf[f]; *tf < math.MaxUint16 {
-				*tf++
-			}
-			a.lens[f]++
-		}
-	}
-	add := func(f int) func(string) {
-		to := addID(f)
-		return func(t string) { to(ix.an.intern(t)) }
-	}
-	fn, fp := fieldName, fieldParams
-	if ix.cfg.Concat {
-		fn, fp = fieldDesc, fieldDesc
-	}
-	ix.an.termIDs(d.Name, addID(fn))
-	if ix.cfg.Joins {
-		ix.an.joins(d.Name, add(fn))
-	}
-	ix.an.termIDs(d.Description, addID(fieldDesc))
-	if ix.cfg.Weight[fieldParams] > 0 {
-		ix.an.termIDs(schemaText(d.Schema), addID(fp))
-	}
-	if ix.cfg.Weight[fieldPhrase] > 0 {
-		ix.an.pairs(d.Name, add(fieldPhrase))
-		ix.an.pairs(d.Description, add(fieldPhrase))
-	}
-	ix.an.termIDs(d.Server, addID(fieldServer))
-	ix.an.termIDs(d.ServerDescription, addID(fieldServer))
-	a.terms = make([]termCount, len(ix.scratch))
-	copy(a.terms, ix.scratch)
-	for _, tc := range ix.scratch {
-		ix.slot[tc.id] = -1
-	}
-	return a
-}
-
 // finalize builds a snapshot from the cached analyses.
 func (ix *Index) finalize() *snapshot {
 	cfg := ix.cfg
@@ -294,6 +232,7 @@ func (ix *Index) finalize() *snapshot {
 	for t, c := range df {
 		idf[t] = math.Log(1 + (float64(n)-float64(c)+0.5)/(float64(c)+0.5))
 	}
+	s.idf = idf
 	s.postings = make([][]posting, len(df))
 	for t, c := range df {
 		s.postings[t] = make([]posting, 0, c)

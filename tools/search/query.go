@@ -85,6 +85,15 @@ func (s *snapshot) queryTerms(q string) map[int32]float64 {
 			}
 		})
 	}
+	if s.cfg.Entities {
+		for _, t := range entityTerms(q) {
+			an.terms(t, func(t string) {
+				if id, ok := s.vocab[t]; ok {
+					qt[id]++
+				}
+			})
+		}
+	}
 	// A word said twice matters more, but not twice as much.
 	for t, c := range qt {
 		qt[t] = 1 + math.Log(c)
@@ -119,6 +128,9 @@ func (s *snapshot) rank(query string, limit int) []Hit {
 		for _, p := range s.postings[t] {
 			scores[p.doc] += float32(w) * p.impact
 		}
+	}
+	if s.cfg.Coord > 0 && len(qt) > 1 {
+		s.coord(scores, qt)
 	}
 	if s.cfg.FeedbackDocs > 0 && s.cfg.FeedbackTerms > 0 && len(qt) > 0 {
 		s.feedback(scores, qt)
@@ -394,4 +406,69 @@ func (s *snapshot) selectNames(list string) ([]Hit, error) {
 		return nil, fmt.Errorf("no tool named %s", strings.Join(missing, ", "))
 	}
 	return out, nil
+}
+
+// entityTerms names the kinds of things a query mentions but does not name:
+// a request that gives a path is about files, one that gives a link is about
+// URLs, though neither says so in words.
+func entityTerms(q string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(t string) {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	for _, w := range strings.Fields(q) {
+		w = strings.Trim(w, "\"'`()[]{}<>,;:!?")
+		lw := strings.ToLower(w)
+		switch {
+		case strings.HasPrefix(lw, "http://") || strings.HasPrefix(lw, "https://") || strings.HasPrefix(lw, "www."):
+			add("url")
+		case strings.Contains(w, "@") && strings.Contains(w[strings.Index(w, "@"):], "."):
+			add("email")
+		case strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~/") || strings.HasPrefix(w, "./") ||
+			strings.Count(w, "/") >= 2 || hasFileExt(w):
+			add("file")
+		}
+	}
+	return out
+}
+
+// hasFileExt reports whether w looks like name.ext.
+func hasFileExt(w string) bool {
+	i := strings.LastIndexByte(w, '.')
+	if i <= 0 || i == len(w)-1 || len(w)-i-1 > 5 {
+		return false
+	}
+	ext := w[i+1:]
+	letters := 0
+	for _, r := range ext {
+		switch {
+		case r >= 'a' && r <= 'z':
+			letters++
+		case r >= '0' && r <= '9':
+		default:
+			return false
+		}
+	}
+	return letters > 0 && ext != "com" && ext != "org" && ext != "net" && ext != "io"
+}
+
+// coord rewards documents that match more of the query's terms.
+func (s *snapshot) coord(scores []float32, qt map[int32]float64) {
+	cnt := make([]float32, len(scores))
+	total := 0.0
+	for t, w := range qt {
+		total += w * s.idf[t]
+		for _, p := range s.postings[t] {
+			cnt[p.doc] += float32(w * s.idf[t])
+		}
+	}
+	for d, c := range cnt {
+		if c > 0 {
+			scores[d] *= float32(math.Pow(float64(c)/total, s.cfg.Coord))
+		}
+	}
 }

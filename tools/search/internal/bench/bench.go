@@ -96,8 +96,8 @@ func LoadSet(dir string) (*Set, error) {
 // Metrics are averages over queries, in percent.
 type Metrics struct {
 	R1, R5, R10, NDCG10 float64
-	// ServerR5: a query counts a hit when a right server is among the
-	// servers of the first five tools.
+	// ServerR5 ranks servers by their best tool: a query counts a hit when
+	// a right server is among the first five servers of the ranking.
 	ServerR5 float64
 	Queries  int
 }
@@ -127,7 +127,7 @@ func IndexRanker(ix *search.Index) Ranker {
 func (s *Set) Evaluate(rank Ranker) Metrics {
 	var m Metrics
 	for _, q := range s.Queries {
-		got := rank(q.Query, 10)
+		got := rank(q.Query, 50)
 		m.R1 += groupRecall(got, q.Groups, 1)
 		m.R5 += groupRecall(got, q.Groups, 5)
 		m.R10 += groupRecall(got, q.Groups, 10)
@@ -138,9 +138,17 @@ func (s *Set) Evaluate(rank Ranker) Metrics {
 				gold[s.serverOf[id]] = true
 			}
 		}
-		for i := 0; i < len(got) && i < 5; i++ {
-			if gold[s.serverOf[got[i]]] {
+		seen := map[string]bool{}
+		for _, id := range got {
+			srv := s.serverOf[id]
+			if seen[srv] {
+				continue
+			}
+			if seen[srv] = true; gold[srv] {
 				m.ServerR5++
+				break
+			}
+			if len(seen) == 5 {
 				break
 			}
 		}

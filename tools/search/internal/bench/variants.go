@@ -33,9 +33,13 @@ func Variants(ablate bool) []Variant {
 	with("- stemming", func(c *search.Config) { c.Stemmer = "" })
 	with("porter -> s-stemmer", func(c *search.Config) { c.Stemmer = "s" })
 	with("- name joins", func(c *search.Config) { c.Joins = false })
+	with("- phrase field", func(c *search.Config) { c.Weight[4] = 0 })
 	with("- params field", func(c *search.Config) { c.Weight[2] = 0 })
 	with("- server field", func(c *search.Config) { c.Weight[3] = 0 })
-	with("- server mix", func(c *search.Config) { c.ServerMix = 0 })
+	with("- coordination", func(c *search.Config) { c.Coord = 0 })
+	with("- entity terms", func(c *search.Config) { c.Entities = false })
 	with("- feedback", func(c *search.Config) { c.FeedbackDocs = 0 })
+	with("+ server mix 0.25", func(c *search.Config) { c.ServerMix = 0.25 })
+	with("+ server mix 0.5", func(c *search.Config) { c.ServerMix = 0.5 })
 	return vs
 }

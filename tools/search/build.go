@@ -1,0 +1,134 @@
+package search
+
+import (
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+// parallelMin is the number of tools from which analysis is split across
+// CPUs: below it the goroutines cost more than they save.
+const parallelMin = 512
+
+// analyseAll analyses docs, dropping nameless ones and repeated keys. Big
+// inputs are analysed in parallel, each worker numbering terms on its own;
+// the numbers are then mapped onto the index's dictionary, which costs one
+// lookup per distinct term per worker rather than one per word.
+func (ix *Index) analyseAll(docs []Doc) []*analysed {
+	seen := map[string]bool{}
+	keep := docs[:0:0]
+	for _, d := range docs {
+		if strings.TrimSpace(d.Name) == "" || seen[d.Key()] {
+			continue
+		}
+		seen[d.Key()] = true
+		keep = append(keep, d)
+	}
+	out := make([]*analysed, len(keep))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(keep)/parallelMin))
+	chunk := (len(keep) + workers - 1) / max(workers, 1)
+	ws := make([]*worker, workers)
+	var wg sync.WaitGroup
+	for w := range ws {
+		ws[w] = &worker{cfg: ix.cfg, an: newAnalyzer(ix.cfg.Stemmer)}
+		lo, hi := w*chunk, min((w+1)*chunk, len(keep))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				out[i] = ws[w].analyse(keep[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for w, wk := range ws {
+		remap := make([]int32, len(wk.an.termStr))
+		for id, t := range wk.an.termStr {
+			remap[id] = ix.an.intern(t)
+		}
+		lo, hi := w*chunk, min((w+1)*chunk, len(keep))
+		for _, a := range out[lo:hi] {
+			for i := range a.terms {
+				a.terms[i].id = remap[a.terms[i].id]
+			}
+		}
+	}
+	return out
+}
+
+// worker analyses documents with its own analyzer and buffers.
+type worker struct {
+	cfg Config
+	an  *analyzer
+	// slot[id] is the position of term id in scratch, or -1.
+	slot    []int32
+	scratch []termCount
+	a       *analysed
+}
+
+func (w *worker) count(f int, id int32) {
+	for int(id) >= len(w.slot) {
+		w.slot = append(w.slot, -1)
+	}
+	p := w.slot[id]
+	if p < 0 {
+		p = int32(len(w.scratch))
+		w.slot[id] = p
+		w.scratch = append(w.scratch, termCount{id: id})
+	}
+	if tf := &w.scratch[p].tf[f]; *tf < math.MaxUint16 {
+		*tf++
+	}
+	w.a.lens[f]++
+}
+
+// text counts the terms of s in field f and, when phrases are on, the
+// pairs of adjacent terms in the phrase field, in one pass.
+func (w *worker) text(s string, f int, phrases bool) {
+	prev := int32(-1)
+	w.an.termIDs(s, func(id int32) {
+		w.count(f, id)
+		if !phrases {
+			return
+		}
+		if prev >= 0 {
+			k := uint64(prev)<<32 | uint64(id)
+			pid, ok := w.an.pairID[k]
+			if !ok {
+				pid = w.an.intern(w.an.termStr[prev] + " " + w.an.termStr[id])
+				w.an.pairID[k] = pid
+			}
+			w.count(fieldPhrase, pid)
+		}
+		prev = id
+	})
+}
+
+func (w *worker) analyse(d Doc) *analysed {
+	w.a = &analysed{doc: d}
+	w.scratch = w.scratch[:0]
+	phrases := w.cfg.Weight[fieldPhrase] > 0
+	fn, fp := fieldName, fieldParams
+	if w.cfg.Concat {
+		fn, fp = fieldDesc, fieldDesc
+	}
+	w.text(d.Name, fn, phrases)
+	if w.cfg.Joins {
+		w.an.joins(d.Name, func(t string) { w.count(fn, w.an.intern(t)) })
+	}
+	w.text(d.Description, fieldDesc, phrases)
+	if w.cfg.Weight[fieldParams] > 0 {
+		w.text(schemaText(d.Schema), fp, false)
+	}
+	w.text(d.Server, fieldServer, false)
+	w.text(d.ServerDescription, fieldServer, false)
+	a := w.a
+	a.terms = make([]termCount, len(w.scratch))
+	copy(a.terms, w.scratch)
+	for _, tc := range w.scratch {
+		w.slot[tc.id] = -1
+	}
+	w.a = nil
+	return a
+}
