@@ -85,7 +85,12 @@ func seed(parts ...string) uint64 {
 		h.Write([]byte(strings.ToLower(p)))
 		h.Write([]byte{0})
 	}
-	return h.Sum64()
+	// splitmix64 finaliser: FNV alone leaves small moduli barely changed
+	// when only the last byte differs.
+	z := h.Sum64() + 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
 }
 
 func pick[T any](s uint64, xs []T) T { return xs[s%uint64(len(xs))] }

@@ -143,14 +143,15 @@ func (c *chat) finishMessage(m agent.Message) {
 	c.stream = nil
 }
 
-// interrupt marks what is streaming as cut off (the user cancelled).
+// interrupt marks what is streaming as cut off (the user cancelled). The
+// items stay the message's: the partial message the session saves still
+// arrives and must land in them, not in a new item.
 func (c *chat) interrupt() {
 	for _, it := range c.stream {
 		it.streaming = false
 		it.interrupted = true
 		it.version++
 	}
-	c.stream = nil
 	for _, it := range c.cards {
 		if it.card.Status == statusRunning {
 			it.card.Status = statusFailed

@@ -136,7 +136,7 @@ func (c *toolCard) render(st *themes.Styles, width int, expanded bool) []string 
 		if a := summarizeArgs(c.Input); a != "" {
 			body = append(body, st.CardArgs.Render(ansi.Truncate(a, inner, "…")))
 		}
-		if p := firstLine(c.Result); p != "" {
+		if p := preview(c.Result); p != "" {
 			body = append(body, st.CardPreview.Render(ansi.Truncate("→ "+p, inner, "…")))
 		}
 	}
@@ -165,6 +165,8 @@ func fmtDuration(d time.Duration) string {
 	switch {
 	case d <= 0:
 		return ""
+	case d < time.Millisecond:
+		return "<1ms"
 	case d < time.Second:
 		return fmt.Sprintf("%dms", d.Milliseconds())
 	case d < time.Minute:
@@ -187,6 +189,15 @@ func firstLine(s string) string {
 		}
 	}
 	return ""
+}
+
+// preview is a result on one line: JSON compacted, else its first line.
+func preview(s string) string {
+	var b bytes.Buffer
+	if json.Valid([]byte(s)) && json.Compact(&b, []byte(s)) == nil {
+		return b.String()
+	}
+	return firstLine(s)
 }
 
 func prettyJSON(raw json.RawMessage) string {

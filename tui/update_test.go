@@ -325,3 +325,18 @@ func TestBridgeForwardsTurnAndApprovals(t *testing.T) {
 		}
 	}
 }
+
+func TestCancelThenPartialMessageMakesOneItem(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 80, 24, Options{})
+	typeText(m, "hi")
+	press(m, "enter")
+	feed(m, b, []agent.Event{{Type: agent.EventTextDelta, Text: "half an ans"}})
+	run(m, press(m, "esc"))
+	partial := agent.Message{Role: agent.RoleAssistant, Interrupted: true, Parts: []agent.Part{agent.TextPart("half an ans")}}
+	feed(m, b, []agent.Event{{Type: agent.EventMessage, Message: &partial}, {Type: agent.EventError, Err: "turn cancelled"}, {Type: agent.EventDone}})
+	if n := strings.Count(frame(m), "◆ assistant"); n != 1 {
+		t.Fatalf("%d assistant items after cancel, want 1:\n%s", n, frame(m))
+	}
+}
