@@ -160,28 +160,22 @@ func runPrint(ctx context.Context, g *Globals) error {
 			lastText.Reset()
 		case agent.EventToolFinished:
 			res.ToolCalls = append(res.ToolCalls, PrintToolCall{Name: ev.Tool.Name, IsError: ev.Tool.IsError})
-		case agent.EventServerTool:
-			st := ev.ServerTool
-			if st != nil && !st.Pending && len(st.Result) > 0 || st != nil && st.IsError {
-				res.ServerToolCalls = append(res.ServerToolCalls, PrintServerTool{Name: st.Name, Input: st.Input, IsError: st.IsError})
-			}
-			if st != nil {
-				for _, s := range st.Sources {
-					if !seenSource[s.URL] {
-						seenSource[s.URL] = true
-						res.Sources = append(res.Sources, s)
-					}
-				}
-			}
 		case agent.EventMessage:
-			if ev.Message != nil {
-				for _, p := range ev.Message.Parts {
-					if p.Type == agent.PartServerTool && p.ServerTool != nil {
-						for _, s := range p.ServerTool.Sources {
-							if !seenSource[s.URL] {
-								seenSource[s.URL] = true
-								res.Sources = append(res.Sources, s)
-							}
+			// Server tool calls are taken from completed assistant messages:
+			// streams announce them before their results arrive.
+			if m := ev.Message; m != nil && m.Role == agent.RoleAssistant {
+				for _, p := range m.Parts {
+					st := p.ServerTool
+					if p.Type != agent.PartServerTool || st == nil {
+						continue
+					}
+					if !st.Pending && st.Name != "citations" {
+						res.ServerToolCalls = append(res.ServerToolCalls, PrintServerTool{Name: st.Name, Input: st.Input, IsError: st.IsError})
+					}
+					for _, s := range st.Sources {
+						if !seenSource[s.URL] {
+							seenSource[s.URL] = true
+							res.Sources = append(res.Sources, s)
 						}
 					}
 				}
