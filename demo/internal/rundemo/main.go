@@ -56,8 +56,10 @@ type backend struct {
 var _ tui.Backend = (*backend)(nil)
 var _ agent.Approver = (*backend)(nil)
 
-func (b *backend) Send(ctx context.Context, text string) <-chan agent.Event { return b.s.Send(ctx, text) }
-func (b *backend) Approvals() <-chan tui.ApprovalRequest                    { return b.approvals }
+func (b *backend) Send(ctx context.Context, text string) <-chan agent.Event {
+	return b.s.Send(ctx, text)
+}
+func (b *backend) Approvals() <-chan tui.ApprovalRequest { return b.approvals }
 
 // Approve hands the call to the TUI and waits for the answer.
 func (b *backend) Approve(ctx context.Context, call agent.ToolEvent) (bool, error) {
