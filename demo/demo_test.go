@@ -10,6 +10,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/tools"
+	"github.com/agent-dev/agent/tools/search"
 )
 
 // keywordSearcher stands in for the real engine: it ranks deferred tools
@@ -38,7 +39,11 @@ func (k keywordSearcher) Search(_ context.Context, c agent.SearchCall) ([]string
 	return out, nil
 }
 
-func newSession(t *testing.T) *agent.Session {
+func newSession(t *testing.T) *agent.Session { return newSessionWith(t, false) }
+
+// newSessionWith builds a demo session; real picks the project's search
+// engine (tools/search), as `agent --demo` wires it, instead of the fake.
+func newSessionWith(t *testing.T, real bool) *agent.Session {
 	t.Helper()
 	kit, err := New(Options{WordDelay: -1})
 	if err != nil {
@@ -48,8 +53,12 @@ func newSession(t *testing.T) *agent.Session {
 	if err := set.Add(nil, kit.Tools...); err != nil {
 		t.Fatal(err)
 	}
+	var searcher agent.Searcher = keywordSearcher{set}
+	if real {
+		searcher = search.NewSearcher(set)
+	}
 	return &agent.Session{ID: "demo-test", Provider: kit.Provider, Model: kit.Model, System: kit.System,
-		Tools: set, Search: agent.SearchNative, Searcher: keywordSearcher{set}}
+		Tools: set, Search: agent.SearchNative, Searcher: searcher}
 }
 
 func TestScriptedTurns(t *testing.T) {
@@ -61,34 +70,36 @@ func TestScriptedTurns(t *testing.T) {
 		Prompts[3]: "tickets_list_tickets",
 		Prompts[4]: "utils_calculate",
 	}
-	for prompt, tool := range want {
-		s := newSession(t)
-		var searched, called bool
-		var result string
-		err := s.Run(t.Context(), prompt, func(e agent.Event) {
-			switch e.Type {
-			case agent.EventSearchStarted:
-				searched = e.Search.Where == agent.WhereClient
-			case agent.EventToolFinished:
-				called = strings.HasPrefix(e.Tool.Name, tool)
-				result = e.Tool.Result
-				if e.Tool.IsError || !e.Tool.Discovered {
-					t.Errorf("%q: call %s error=%v discovered=%v: %s", prompt, e.Tool.Name, e.Tool.IsError, e.Tool.Discovered, e.Tool.Result)
+	for _, real := range []bool{false, true} {
+		for prompt, tool := range want {
+			s := newSessionWith(t, real)
+			var searched, called bool
+			var result string
+			err := s.Run(t.Context(), prompt, func(e agent.Event) {
+				switch e.Type {
+				case agent.EventSearchStarted:
+					searched = e.Search.Where == agent.WhereClient
+				case agent.EventToolFinished:
+					called = strings.HasPrefix(e.Tool.Name, tool)
+					result = e.Tool.Result
+					if e.Tool.IsError || !e.Tool.Discovered {
+						t.Errorf("%q: call %s error=%v discovered=%v: %s", prompt, e.Tool.Name, e.Tool.IsError, e.Tool.Discovered, e.Tool.Result)
+					}
 				}
+			})
+			if err != nil {
+				t.Fatalf("%q: %v", prompt, err)
 			}
-		})
-		if err != nil {
-			t.Fatalf("%q: %v", prompt, err)
+			if !searched || !called {
+				t.Fatalf("%q (real engine %v): searched=%v called %s=%v", prompt, real, searched, tool, called)
+			}
+			h := s.Messages()
+			final := h[len(h)-1]
+			if final.Role != agent.RoleAssistant || !strings.Contains(final.Parts[0].Text, "Scripted demo model") {
+				t.Fatalf("%q: no Markdown answer at the end: %+v", prompt, final)
+			}
+			t.Logf("%q → %s: %s", prompt, tool, strings.Join(strings.Fields(result), " "))
 		}
-		if !searched || !called {
-			t.Fatalf("%q: searched=%v called %s=%v", prompt, searched, tool, called)
-		}
-		h := s.Messages()
-		final := h[len(h)-1]
-		if final.Role != agent.RoleAssistant || !strings.Contains(final.Parts[0].Text, "Scripted demo model") {
-			t.Fatalf("%q: no Markdown answer at the end: %+v", prompt, final)
-		}
-		t.Logf("%q → %s: %s", prompt, tool, strings.Join(strings.Fields(result), " "))
 	}
 }
 

@@ -1,5 +1,5 @@
 // Command rundemo runs the TUI over the demo kit without the cmd/ wiring
-// (no store, a keyword searcher instead of the real engine). It is a
+// (no store). It is a
 // development aid and a reference for implementing tui.Backend:
 //
 //	go run ./demo/internal/rundemo
@@ -10,13 +10,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"sync"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/demo"
 	"github.com/agent-dev/agent/tools"
+	"github.com/agent-dev/agent/tools/search"
 	"github.com/agent-dev/agent/tui"
 )
 
@@ -40,7 +40,7 @@ func run() error {
 	}
 	b := &backend{approvals: make(chan tui.ApprovalRequest), always: map[string]bool{}}
 	b.s = &agent.Session{ID: "rundemo", Provider: kit.Provider, Model: kit.Model, System: kit.System, Tools: set,
-		Search: agent.SearchNative, Searcher: keywords{set}, Approver: b,
+		Search: agent.SearchNative, Searcher: search.NewSearcher(set), Approver: b,
 		// Writing files asks first, to show the approval dialog.
 		NeedsApproval: func(t tools.Tool) bool { return strings.HasPrefix(t.Name, "files_write") }}
 	return tui.Run(ctx, b, tui.Options{Theme: os.Getenv("AGENT_THEME")})
@@ -102,7 +102,7 @@ func (b *backend) Tools() []tui.ToolInfo {
 }
 
 func (b *backend) Search(ctx context.Context, q string) ([]tui.ToolInfo, error) {
-	names, err := keywords{b.s.Tools}.Search(ctx, agent.SearchCall{Query: q})
+	names, err := b.s.Searcher.Search(ctx, agent.SearchCall{Where: agent.WhereClient, Query: q})
 	if err != nil {
 		return nil, err
 	}
@@ -129,34 +129,4 @@ func (b *backend) Resume(context.Context, string) ([]agent.Message, error) {
 func (b *backend) New(context.Context) error {
 	b.s.History = nil
 	return nil
-}
-
-// keywords ranks deferred tools by words shared with the query.
-type keywords struct{ set *tools.Set }
-
-func (k keywords) Search(_ context.Context, c agent.SearchCall) ([]string, error) {
-	q := strings.Fields(strings.ToLower(c.Query))
-	type hit struct {
-		name string
-		n    int
-	}
-	var hits []hit
-	for _, t := range k.set.Deferred() {
-		hay := strings.ToLower(strings.ReplaceAll(t.Name, "_", " ") + " " + t.Description)
-		n := 0
-		for _, w := range q {
-			if strings.Contains(hay, strings.TrimSuffix(w, "s")) {
-				n++
-			}
-		}
-		if n > 0 {
-			hits = append(hits, hit{t.Name, n})
-		}
-	}
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].n > hits[j].n })
-	var out []string
-	for i := 0; i < len(hits) && i < 5; i++ {
-		out = append(out, hits[i].name)
-	}
-	return out, nil
 }
