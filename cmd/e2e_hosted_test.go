@@ -109,3 +109,48 @@ func TestPrintRemoteMCPApproval(t *testing.T) {
 		}
 	}
 }
+
+// Resume on OpenAI: the stored hosted search items are replayed byte for byte
+// and the tool found stays found (no new search).
+func TestPrintResumeOpenAIWithoutSearchingAgain(t *testing.T) {
+	isolate(t)
+	f := rt.NewServer(t)
+	f.Script(rt.Turn{rt.HostedSearch("weather forecast"), rt.Call("tt__get_weather", `{"city":"Oslo"}`)}, rt.Turn{rt.Text("Sunny.")},
+		rt.Turn{rt.Call("tt__get_weather", `{"city":"Rome"}`)}, rt.Turn{rt.Text("Also sunny.")})
+	db := filepath.Join(t.TempDir(), "a.db")
+	env := map[string]string{"OPENAI_API_KEY": f.APIKey}
+	common := []string{"--mcp-config", testMCPConfig(t), "--db", db, "--output-format", "json", "--base-url", f.URL}
+	res := runAgent(t, env, append([]string{"-p", "Oslo?", "--provider", "openai", "--model", "gpt-5.4", "--mcp", "tt", "--defer"}, common...)...)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	first := decodePrint(t, res.stdout)
+	res2 := runAgent(t, env, append([]string{"-p", "Rome?", "--resume", first.SessionID}, common...)...)
+	if res2.code != 0 {
+		t.Fatalf("resume exit %d: %s", res2.code, res2.stderr)
+	}
+	second := decodePrint(t, res2.stdout)
+	if len(second.Searches) != 0 || second.Result != "Also sunny." || len(second.ToolCalls) != 1 || second.ToolCalls[0].IsError {
+		t.Errorf("resumed = %+v", second)
+	}
+	if second.ToolsHash != first.ToolsHash {
+		t.Errorf("tools hash changed on resume")
+	}
+	reqs := f.Requests()
+	if len(f.Rejected()) != 0 || len(reqs) != 4 {
+		t.Fatalf("requests = %d rejected = %d", len(reqs), len(f.Rejected()))
+	}
+	var r1, r3 struct {
+		Input []json.RawMessage `json:"input"`
+	}
+	_ = json.Unmarshal(reqs[1].Body, &r1)
+	_ = json.Unmarshal(reqs[2].Body, &r3)
+	for i, item := range r1.Input {
+		if i >= len(r3.Input) || string(item) != string(r3.Input[i]) {
+			t.Fatalf("input item %d not replayed byte for byte:\n%s\n%s", i, item, r3.Input[min(i, len(r3.Input)-1)])
+		}
+	}
+	if !strings.Contains(string(reqs[2].Body), `"tool_search_call"`) {
+		t.Errorf("search items not replayed")
+	}
+}
