@@ -135,6 +135,10 @@ func (d *DB) Delete(ctx context.Context, idOrPrefix string) (string, error) {
 		_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
 		return err
 	})
+	var le *LockedError
+	if errors.As(err, &le) {
+		return "", fmt.Errorf("cannot delete: %w", le)
+	}
 	if err != nil {
 		return "", fmt.Errorf("delete session %s: %w", id, err)
 	}

@@ -110,6 +110,10 @@ func (d *DB) OpenSession(ctx context.Context, idOrPrefix string) (*Session, erro
 		return nil
 	})
 	if err != nil {
+		var le *LockedError
+		if errors.As(err, &le) {
+			return nil, le // it names the session already
+		}
 		return nil, fmt.Errorf("open session %s: %w", id, err)
 	}
 	s.startHeartbeat()

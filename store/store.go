@@ -165,7 +165,7 @@ func prepareFile(path string) error {
 	}
 	head := make([]byte, 16)
 	if _, err := io.ReadFull(f, head); err != nil || string(head) != "SQLite format 3\x00" {
-		return fmt.Errorf("open database %s: file is not a database (not SQLite); it was left untouched, choose another path with --db: %w", path, ErrNotDatabase)
+		return fmt.Errorf("open database %s: %w: the file is not SQLite (file is not a database); it was left untouched, choose another path with --db", path, ErrNotDatabase)
 	}
 	// The WAL and shared-memory files must be creatable next to it.
 	if err := dirWritable(dir); err != nil {
@@ -203,7 +203,7 @@ func inspect(ctx context.Context, path string) error {
 	if err := db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id); err != nil {
 		err = mapErr(err)
 		if errors.Is(err, ErrNotDatabase) || errors.Is(err, ErrCorrupt) {
-			return fmt.Errorf("open database %s: file is not a database or is corrupt; it was left untouched, choose another path with --db: %w", path, err)
+			return fmt.Errorf("open database %s: file is not a database or is corrupt; it was left untouched, choose another path with --db (%w)", path, err)
 		}
 		return fmt.Errorf("open database %s: %w", path, err)
 	}
@@ -215,7 +215,7 @@ func inspect(ctx context.Context, path string) error {
 		return nil // a new, empty file
 	}
 	if id != appID {
-		return fmt.Errorf("open database %s: it is a SQLite database of another application (%d tables); it was left untouched, choose another path with --db: %w", path, tables, ErrNotDatabase)
+		return fmt.Errorf("open database %s: %w: it is a SQLite database of another application; it was left untouched, choose another path with --db", path, ErrNotDatabase)
 	}
 	var have sql.NullInt64
 	err = db.QueryRowContext(ctx, "SELECT max(version_id) FROM "+goose.DefaultTablename).Scan(&have)
@@ -223,7 +223,7 @@ func inspect(ctx context.Context, path string) error {
 		return fmt.Errorf("open database %s: read schema version: %w", path, mapErr(err))
 	}
 	if want := latestVersion(); have.Int64 > want {
-		return fmt.Errorf("open database %s: schema version %d is newer than this agent knows (%d); upgrade agent or use another --db: %w", path, have.Int64, want, ErrNewerSchema)
+		return fmt.Errorf("open database %s: %w: schema version %d is newer than this agent knows (%d); upgrade agent or use another --db", path, ErrNewerSchema, have.Int64, want)
 	}
 	return nil
 }
