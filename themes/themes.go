@@ -69,8 +69,11 @@ var palettes = map[string]Palette{
 		Success: hex("#50FA7B"), Warning: hex("#F1FA8C"), Error: hex("#FF5555"),
 		Border: hex("#44475A"), BarFg: hex("#F8F8F2"), BarBg: hex("#44475A"),
 	},
-	// plain is what NO_COLOR gets: attributes only, terminal colours.
-	"plain": {Name: "plain", Dark: true, Glamour: "notty"},
+	// plain is what NO_COLOR gets: attributes only, terminal colours. Glamour
+	// keeps its dark style: the colour profile (Ascii under NO_COLOR) strips
+	// its colours and keeps bold and italics, where "notty" would print the
+	// Markdown markers.
+	"plain": {Name: "plain", Dark: true, Glamour: "dark"},
 }
 
 // Names lists the selectable themes (plus "auto", which picks dark or light

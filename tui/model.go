@@ -113,7 +113,7 @@ func (m *Model) resize(w, h int) {
 			chatH = mainH - ph
 			m.pane.SetSize(w, ph)
 		} else {
-			pw := max(w/3, 32)
+			pw := max(w/3, 40)
 			chatW = w - pw
 			m.pane.SetSize(pw, mainH)
 		}

@@ -66,9 +66,11 @@ func (s *statusBar) View(st *themes.Styles, width int) string {
 	if srv > 0 {
 		add(fmt.Sprintf("server tools %d", srv), 5)
 	}
-	note := s.note
-	if note == "" {
-		note = i.Note
+	note := i.Note
+	if s.note != "" && note != "" {
+		note = s.note + " · " + note
+	} else if s.note != "" {
+		note = s.note
 	}
 	right := ""
 	if note != "" {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"image/color"
 	"strings"
 	"sync"
 	"testing"
@@ -338,5 +339,26 @@ func TestCancelThenPartialMessageMakesOneItem(t *testing.T) {
 	feed(m, b, []agent.Event{{Type: agent.EventMessage, Message: &partial}, {Type: agent.EventError, Err: "turn cancelled"}, {Type: agent.EventDone}})
 	if n := strings.Count(frame(m), "◆ assistant"); n != 1 {
 		t.Fatalf("%d assistant items after cancel, want 1:\n%s", n, frame(m))
+	}
+}
+
+func TestThemeFollowsBackgroundAndNoColor(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newTestModel(t, newFakeBackend(), 80, 24, Options{Theme: "auto"})
+	m.Update(tea.BackgroundColorMsg{Color: color.White})
+	if m.st.Palette.Name != "light" {
+		t.Fatalf("auto theme on a white background is %s", m.st.Palette.Name)
+	}
+	m.Update(tea.BackgroundColorMsg{Color: color.Black})
+	if m.st.Palette.Name != "dark" {
+		t.Fatalf("auto theme on a black background is %s", m.st.Palette.Name)
+	}
+	nc, _, _ := newTestModel(t, newFakeBackend(), 80, 24, Options{Theme: "dracula", NoColor: true})
+	nc.Update(tea.BackgroundColorMsg{Color: color.White})
+	if !nc.st.NoColor {
+		t.Fatal("NoColor lost")
+	}
+	if _, err := New(newFakeBackend(), Options{Theme: "nope"}); err == nil {
+		t.Fatal("unknown theme accepted")
 	}
 }
