@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/demo"
 	"github.com/agent-dev/agent/store"
 	"github.com/agent-dev/agent/tools"
 	mcptools "github.com/agent-dev/agent/tools/mcp"
@@ -53,8 +54,20 @@ func buildRuntime(ctx context.Context, g *Globals, approver agent.Approver) (_ *
 	if err != nil {
 		return nil, err
 	}
-	p, defModel, err := newProvider(g, c.Provider)
-	if err != nil {
+	var kit *demo.Kit
+	var p agent.Provider
+	var defModel string
+	if g.Demo {
+		// The demo is a demo of the program: only --demo reaches it.
+		if kit, err = demo.New(demo.Options{}); err != nil {
+			return nil, err
+		}
+		p, defModel, c.Provider, c.Model, c.Search = kit.Provider, kit.Model, "demo", "", "client"
+		if c.System == "" {
+			c.System = kit.System
+		}
+		rt.Note = kit.Note
+	} else if p, defModel, err = newProvider(g, c.Provider); err != nil {
 		return nil, err
 	}
 	if err := validateProviderTools(p, pts); err != nil {
@@ -80,12 +93,18 @@ func buildRuntime(ctx context.Context, g *Globals, approver agent.Approver) (_ *
 	rt.ProviderLabel = c.Provider
 	s.Searcher = search.NewSearcher(s.Tools)
 
-	mgr, err := attachMCP(ctx, g, rt, rt.onMCPEvent)
-	if err != nil {
-		return nil, err
+	if kit != nil {
+		if err := s.Tools.Add(nil, kit.Tools...); err != nil {
+			return nil, err
+		}
+	} else {
+		mgr, err := attachMCP(ctx, g, rt, rt.onMCPEvent)
+		if err != nil {
+			return nil, err
+		}
+		rt.MCP = mgr
+		rt.applyAutoDefer(g, model)
 	}
-	rt.MCP = mgr
-	rt.applyAutoDefer(g, model)
 
 	meta := store.SessionMeta{
 		Workdir: g.Workdir, Provider: c.Provider, API: p.API(), Model: model,

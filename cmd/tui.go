@@ -3,8 +3,246 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/store"
+	"github.com/agent-dev/agent/tools/search"
+	"github.com/agent-dev/agent/tools/tokens"
+	"github.com/agent-dev/agent/tui"
 )
 
 func runTUI(ctx context.Context, g *Globals) error {
-	return fmt.Errorf("the TUI is not wired yet")
+	b := &tuiBackend{g: g, approvals: make(chan tui.ApprovalRequest), always: map[string]bool{}}
+	rt, err := buildRuntime(ctx, g, b)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	b.rt = rt
+	opts := tui.Options{Theme: g.Config.Theme, NoColor: os.Getenv("NO_COLOR") != ""}
+	if g.Resume != "" || g.Continue {
+		opts.History = rt.Session.Messages()
+	}
+	b.notes = append(rt.Warnings, rt.Notices...)
+	return tui.Run(ctx, b, opts)
+}
+
+// tuiBackend is the TUI's view of a wired session.
+type tuiBackend struct {
+	g         *Globals
+	rt        *runtime
+	approvals chan tui.ApprovalRequest
+
+	mu     sync.Mutex
+	always map[string]bool
+	notes  []string
+	saved  struct {
+		version uint64
+		mode    string
+		value   int
+	}
+}
+
+var _ tui.Backend = (*tuiBackend)(nil)
+var _ agent.Approver = (*tuiBackend)(nil)
+
+func (b *tuiBackend) Send(ctx context.Context, text string) <-chan agent.Event {
+	if b.rt.MCP != nil {
+		// Tool list changes take effect at turn boundaries only.
+		if changed, err := b.rt.MCP.Sync(); err == nil && len(changed) > 0 {
+			b.note("tools of " + strings.Join(changed, ", ") + " changed; the new list applies from this turn")
+		}
+	}
+	return b.rt.Session.Send(ctx, text)
+}
+
+func (b *tuiBackend) note(s string) {
+	b.mu.Lock()
+	b.notes = append(b.notes, s)
+	b.mu.Unlock()
+}
+
+// Approve blocks the tool call until the user answers in the TUI.
+func (b *tuiBackend) Approve(ctx context.Context, call agent.ToolEvent) (bool, error) {
+	b.mu.Lock()
+	ok := b.always[call.Name]
+	b.mu.Unlock()
+	if ok {
+		return true, nil
+	}
+	answer := make(chan tui.Decision, 1)
+	req := tui.ApprovalRequest{Tool: call, Reply: func(d tui.Decision) { answer <- d }}
+	select {
+	case b.approvals <- req:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	select {
+	case d := <-answer:
+		if d == tui.AllowAlways {
+			b.mu.Lock()
+			b.always[call.Name] = true
+			b.mu.Unlock()
+		}
+		return d != tui.Deny, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
+func (b *tuiBackend) Approvals() <-chan tui.ApprovalRequest { return b.approvals }
+
+func (b *tuiBackend) Info() tui.Info {
+	s := b.rt.Session
+	active, deferred := len(s.Tools.Active()), len(s.Tools.Deferred())
+	mode := string(s.Search)
+	if resolved := agent.ResolveSearch(s.Provider, s.BuildRequest()); string(resolved) != mode {
+		mode += "→" + string(resolved)
+	}
+	note := b.rt.Note
+	b.mu.Lock()
+	if len(b.notes) > 0 {
+		note = strings.TrimSpace(note + " " + b.notes[len(b.notes)-1])
+	}
+	b.mu.Unlock()
+	return tui.Info{
+		Provider: b.rt.ProviderLabel, Model: s.Model, SessionID: s.ID, SearchMode: mode,
+		Active: active, Deferred: deferred, TokensSaved: b.tokensSaved(), Note: note, Totals: s.Totals,
+	}
+}
+
+// tokensSaved uses the benchmark's method (tokens.EstimateContext), cached
+// per catalog version and discoveries since counting hundreds of schemas
+// takes a while.
+func (b *tuiBackend) tokensSaved() int {
+	s := b.rt.Session
+	mode := string(agent.ResolveSearch(s.Provider, s.BuildRequest()))
+	v := s.Tools.Version()
+	found := len(s.Discovered())
+	mode += fmt.Sprint(found)
+	b.mu.Lock()
+	if b.saved.version == v && b.saved.mode == mode && v != 0 {
+		defer b.mu.Unlock()
+		return b.saved.value
+	}
+	b.mu.Unlock()
+	var active, deferred []tokens.Def
+	for _, t := range s.Tools.Active() {
+		active = append(active, tokens.Def{Name: t.Name, Description: t.Description, Schema: t.Schema})
+	}
+	for _, t := range s.Tools.Deferred() {
+		deferred = append(deferred, tokens.Def{Name: t.Name, Description: t.Description, Schema: t.Schema})
+	}
+	saved := tokens.EstimateContext(active, deferred, string(agent.ResolveSearch(s.Provider, s.BuildRequest()))).Saved
+	b.mu.Lock()
+	b.saved.version, b.saved.mode, b.saved.value = v, mode, saved
+	b.mu.Unlock()
+	return saved
+}
+
+func (b *tuiBackend) Tools() []tui.ToolInfo {
+	s := b.rt.Session.Tools
+	var out []tui.ToolInfo
+	for _, t := range s.All() {
+		out = append(out, tui.ToolInfo{Name: t.Name, Server: t.Server, Description: t.Description, Deferred: s.IsDeferred(t.Name)})
+	}
+	return out
+}
+
+func (b *tuiBackend) Search(ctx context.Context, query string) ([]tui.ToolInfo, error) {
+	set := b.rt.Session.Tools
+	idx := search.New(search.FromTools(set.Deferred()))
+	hits, err := idx.Search(query, search.Options{Limit: 10})
+	if err != nil {
+		return nil, err
+	}
+	var out []tui.ToolInfo
+	for _, h := range hits {
+		out = append(out, tui.ToolInfo{Name: h.Name, Server: h.Server, Description: h.Description, Deferred: true})
+	}
+	return out, nil
+}
+
+// SetModel switches the model: "NAME" on the same provider, or
+// "PROVIDER:NAME" to another one. The tools array is rebuilt for the new
+// model and the history replays under the switching rules of each adapter.
+func (b *tuiBackend) SetModel(name string) error {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return fmt.Errorf("name a model: /model NAME or /model PROVIDER:NAME")
+	}
+	s := b.rt.Session
+	if b.rt.Note != "" && s.Provider.Name() == "demo" {
+		return fmt.Errorf("the demo has one scripted model; run agent without --demo to switch models")
+	}
+	label := b.rt.ProviderLabel
+	if prov, model, ok := strings.Cut(name, ":"); ok {
+		p, _, err := newProvider(b.g, prov)
+		if err != nil {
+			return err
+		}
+		s.Provider, label, name = p, prov, model
+	}
+	s.Model = name
+	b.rt.ProviderLabel = label
+	meta := b.rt.Store.Meta()
+	meta.Provider, meta.API, meta.Model = label, s.Provider.API(), name
+	return b.rt.Store.UpdateMeta(context.Background(), meta)
+}
+
+func (b *tuiBackend) Sessions(ctx context.Context) ([]tui.SessionInfo, error) {
+	rows, err := b.rt.DB.List(ctx, store.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var out []tui.SessionInfo
+	for _, r := range rows {
+		out = append(out, tui.SessionInfo{ID: r.ID, Title: r.Title, Model: r.Provider + "/" + r.Model, Messages: r.Messages, Updated: r.Updated})
+	}
+	return out, nil
+}
+
+func (b *tuiBackend) Resume(ctx context.Context, id string) ([]agent.Message, error) {
+	ss, err := b.rt.DB.OpenSession(ctx, id)
+	if err != nil {
+		return nil, sessionErr(id, err)
+	}
+	hist, err := ss.Messages(ctx)
+	if err != nil {
+		_ = ss.Close()
+		return nil, err
+	}
+	b.swapStore(ss)
+	s := b.rt.Session
+	s.History = hist
+	s.Totals = agent.Usage{}
+	return hist, nil
+}
+
+func (b *tuiBackend) New(ctx context.Context) error {
+	meta := b.rt.Store.Meta()
+	meta.ID, meta.Title = "", ""
+	ss, err := b.rt.DB.Create(ctx, meta)
+	if err != nil {
+		return err
+	}
+	b.swapStore(ss)
+	s := b.rt.Session
+	s.History = nil
+	s.Totals = agent.Usage{}
+	return nil
+}
+
+func (b *tuiBackend) swapStore(ss *store.Session) {
+	old := b.rt.Store
+	b.rt.Store = ss
+	b.rt.closers = append(b.rt.closers, func() { _ = ss.Close() })
+	b.rt.Session.ID = ss.ID()
+	b.rt.Session.Store = hashRecorder{Session: ss, rt: b.rt}
+	if old != nil && old != ss {
+		_ = old.Close()
+	}
 }

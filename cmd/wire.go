@@ -39,6 +39,8 @@ type runtime struct {
 	Warnings   []string
 	Notices    []string
 	ResumeHash string
+	// Note is shown in the status bar (the demo says so there).
+	Note string
 	closers    []func()
 	mu         sync.Mutex
 	hash       string
