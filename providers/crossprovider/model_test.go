@@ -1,13 +1,16 @@
 package crossprovider
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -67,6 +70,10 @@ func intentOf(prompt string) (intent, bool) {
 		return intent{"weather_lookup", "weather", map[string]any{"city": last}}, true
 	case strings.Contains(prompt, "stock"):
 		return intent{"stock_price", "stock price", map[string]any{"ticker": last}}, true
+	case strings.Contains(prompt, "calendar"):
+		return intent{"calendar_create", "calendar event", map[string]any{"title": last}}, true
+	case strings.Contains(prompt, "email"):
+		return intent{"email_send", "email", map[string]any{"to": last}}, true
 	}
 	return intent{}, false
 }
@@ -85,11 +92,16 @@ func (b *brain) log(provider, model, kind, tool string) {
 	b.actions = append(b.actions, action{provider, model, kind, tool})
 }
 
+// id makes ids as long as the real ones (toolu_01 + 22 characters,
+// srvtoolu_01 + 22, call_ + 24), so id length limits are exercised.
 func (b *brain) id(prefix string) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.seq++
-	return fmt.Sprintf("%s%04d", prefix, b.seq)
+	if prefix == "call_" {
+		return fmt.Sprintf("call_x%023d", b.seq)
+	}
+	return fmt.Sprintf("%s01x%021d", prefix, b.seq)
 }
 
 // Actions returns the log since mark.
@@ -228,18 +240,18 @@ func (br *brain) anthropic(r *anthropictest.Request) anthropictest.Reply {
 	switch {
 	case eager || deferred && loaded:
 		log(actCallDirect, in.tool)
-		return anthropictest.Message(anthropictest.ToolUse(br.id("toolu_x"), in.tool, in.args))
+		return anthropictest.Message(anthropictest.ToolUse(br.id("toolu_"), in.tool, in.args))
 	case searched:
 		log(actGiveUp, in.tool)
 		return anthropictest.Message(anthropictest.Text("I cannot find " + in.tool + "."))
 	case native:
 		log(actSearchNative, in.tool)
-		id := br.id("srvtoolu_x")
+		id := br.id("srvtoolu_")
 		blocks := []json.RawMessage{anthropictest.ServerSearch(id, in.query), anthropictest.SearchResult(id, br.search(in.query)...)}
-		return anthropictest.Message(append(blocks, anthropictest.ToolUse(br.id("toolu_x"), in.tool, in.args))...)
+		return anthropictest.Message(append(blocks, anthropictest.ToolUse(br.id("toolu_"), in.tool, in.args))...)
 	case client:
 		log(actSearchClient, in.tool)
-		return anthropictest.Message(anthropictest.ToolUse(br.id("toolu_x"), "tool_search", map[string]any{"query": in.query}))
+		return anthropictest.Message(anthropictest.ToolUse(br.id("toolu_"), "tool_search", map[string]any{"query": in.query}))
 	}
 	log(actGiveUp, in.tool)
 	return anthropictest.Message(anthropictest.Text("No way to reach " + in.tool + "."))
@@ -391,6 +403,12 @@ func responsesFront(t *testing.T, br *brain, fake *responsestest.Server) string 
 	}
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	proxy.FlushInterval = -1
+	proxy.ModifyResponse = func(r *http.Response) error {
+		r.Body = realIDs(r.Body)
+		r.ContentLength = -1
+		r.Header.Del("Content-Length")
+		return nil
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var buf bytes.Buffer
 		if _, err := buf.ReadFrom(r.Body); err != nil {
@@ -404,6 +422,36 @@ func responsesFront(t *testing.T, br *brain, fake *responsestest.Server) string 
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/v1"
+}
+
+// fakeID matches the fake's short ids (tsc_fake0001, call_fake0002).
+var fakeID = regexp.MustCompile(`"(tsc|tso|fc|msg|rs|resp|ws|call|call_added)_fake(\d+)"`)
+
+// realIDs gives the Responses fake's ids the real lengths as they stream
+// through: item ids are 50 characters after the prefix
+// (tsc_0b650d19...), call ids 24 (call_ePxqBm0P...).
+func realIDs(body io.ReadCloser) io.ReadCloser {
+	pr, pw := io.Pipe()
+	go func() {
+		defer body.Close()
+		sc := bufio.NewScanner(body)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			line := fakeID.ReplaceAllStringFunc(sc.Text(), func(m string) string {
+				g := fakeID.FindStringSubmatch(m)
+				n := 50
+				if strings.HasPrefix(g[1], "call") {
+					n = 24
+				}
+				return `"` + g[1] + "_" + strings.Repeat("0", n-len(g[2])-1) + "f" + g[2] + `"`
+			})
+			if _, err := io.WriteString(pw, line+"\n"); err != nil {
+				return
+			}
+		}
+		pw.CloseWithError(sc.Err())
+	}()
+	return pr
 }
 
 // ---- Chat Completions ----
@@ -466,16 +514,16 @@ func (br *brain) chat(req chattest.ChatRequest) chattest.Turn {
 	switch {
 	case direct:
 		log(actCallDirect, in.tool)
-		return chattest.Calls(chattest.DirectCall(br.id("call_c"), in.tool, in.args))
+		return chattest.Calls(chattest.DirectCall(br.id("call_"), in.tool, in.args))
 	case wrapper && known:
 		log(actCallWrapped, in.tool)
-		return chattest.Calls(chattest.WrappedCall(br.id("call_c"), in.tool, in.args))
+		return chattest.Calls(chattest.WrappedCall(br.id("call_"), in.tool, in.args))
 	case searched:
 		log(actGiveUp, in.tool)
 		return chattest.Text("I cannot find " + in.tool + ".")
 	case search:
 		log(actSearchClient, in.tool)
-		return chattest.Calls(chattest.SearchCall(br.id("call_c"), in.query, 0))
+		return chattest.Calls(chattest.SearchCall(br.id("call_"), in.query, 0))
 	}
 	log(actGiveUp, in.tool)
 	return chattest.Text("No way to reach " + in.tool + ".")

@@ -30,6 +30,8 @@ func TestAnthropicToResponsesToChatAndBack(t *testing.T) {
 	w.s.Search = agent.SearchClient
 	st = w.turn(w.responses, gpt54, "Then the weather in Lyon?")
 	w.wantKinds(st, actCallDirect, actAnswer)
+	st = w.turn(w.responses, gpt54, "Put a calendar event: Standup")
+	w.wantKinds(st, actSearchClient, actCallDirect, actAnswer)
 	w.s.Search = agent.SearchNative
 
 	// A model without tool_search: tool_search/tool_call functions; the
@@ -43,6 +45,10 @@ func TestAnthropicToResponsesToChatAndBack(t *testing.T) {
 	w.wantAnswer(`"ticker":"MSFT"`)
 	st = w.turn(w.chatP, chatTest, "The weather in Madrid?")
 	w.wantKinds(st, actCallWrapped, actAnswer)
+	st = w.turn(w.chatP, chatTest, "Another calendar event: Retro")
+	w.wantKinds(st, actCallWrapped, actAnswer)
+	st = w.turn(w.chatP, chatTest, "Send an email to bob")
+	w.wantKinds(st, actSearchClient, actCallWrapped, actAnswer)
 
 	// Back home: the first search replays raw, the others come back as
 	// client-form tool_reference results.
@@ -51,6 +57,11 @@ func TestAnthropicToResponsesToChatAndBack(t *testing.T) {
 	st = w.turn(w.anthropic, sonnet, "And the stock price of ORCL?")
 	w.wantKinds(st, actCallDirect, actAnswer)
 	w.wantAnswer(`"ticker":"ORCL"`)
+	st = w.turn(w.anthropic, sonnet, "A calendar event: Review")
+	w.wantKinds(st, actCallDirect, actAnswer)
+	st = w.turn(w.anthropic, sonnet, "Another email to alice")
+	w.wantKinds(st, actCallDirect, actAnswer)
+	w.wantAnswer(`"to":"alice"`)
 
 	w.checkAll()
 }
@@ -79,12 +90,20 @@ func TestResponsesToAnthropicToChatAndBack(t *testing.T) {
 	w.wantKinds(st, actCallWrapped, actAnswer)
 	st = w.turn(w.chatP, chatTest, "The stock price of MSFT?")
 	w.wantKinds(st, actCallWrapped, actAnswer)
+	st = w.turn(w.chatP, chatTest, "Send an email to bob")
+	w.wantKinds(st, actSearchClient, actCallWrapped, actAnswer)
 
 	st = w.turn(w.responses, gpt54, "Weather in Berlin?")
 	w.wantKinds(st, actCallDirect, actAnswer)
 	st = w.turn(w.responses, gpt54, "Stock price of ORCL?")
 	w.wantKinds(st, actCallDirect, actAnswer)
 	w.wantAnswer(`"ticker":"ORCL"`)
+	st = w.turn(w.responses, gpt54, "One more email to carol")
+	w.wantKinds(st, actCallDirect, actAnswer)
+	// And on a model without tool_search, the wrapped form.
+	st = w.turn(w.responses, gpt41, "Last email to dave")
+	w.wantKinds(st, actCallWrapped, actAnswer)
+	w.wantAnswer(`"to":"dave"`)
 
 	w.checkAll()
 }

@@ -207,11 +207,21 @@ func wireName(name string) string {
 
 var shortID = regexp.MustCompile(`^[a-zA-Z0-9]{9}$`)
 
+// maxCallID is the longest tool call id OpenAI's Chat Completions accepts.
+const maxCallID = 40
+
 // callID maps a call id for servers with id rules (Mistral's 9 alphanumeric
 // characters). The same id always maps to the same value, so a call and its
 // result still match.
 func (p *Provider) callID(id string) string {
 	if !p.opts.ShortCallIDs || shortID.MatchString(id) {
+		if len(id) > maxCallID {
+			// Ids made elsewhere can be longer than OpenAI accepts (a
+			// Responses tool_search_call id is 54 characters): a 400
+			// "string_above_max_length" on every later request.
+			sum := sha256.Sum256([]byte(id))
+			return "call_" + hex.EncodeToString(sum[:16])
+		}
 		return id
 	}
 	const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
