@@ -193,3 +193,48 @@ func TestDiskFull(t *testing.T) {
 		t.Fatalf("history after a full disk: %d messages, %v", len(got), err)
 	}
 }
+
+// A database of ours damaged on disk gives ErrCorrupt somewhere along the
+// way to the history, never a panic.
+func TestCorruptPages(t *testing.T) {
+	ctx := t.Context()
+	d, path := openTest(t)
+	s := create(t, d, "/w")
+	for i := 0; i < 300; i++ {
+		appendAll(t, s, benchMessageLike(i))
+	}
+	id := s.ID()
+	s.Close()
+	d.sql.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	d.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Scribble over everything after the first pages, as a bad disk would.
+	for i := 8 * 4096; i < len(b); i++ {
+		b[i] = byte(i * 7)
+	}
+	os.WriteFile(path, b, 0o600)
+	err = func() error {
+		d, err := Open(ctx, path)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		s, err := d.OpenSession(ctx, id)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		_, err = s.Messages(ctx)
+		return err
+	}()
+	if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrNotDatabase) {
+		t.Fatalf("err = %v; want ErrCorrupt", err)
+	}
+}
+
+func benchMessageLike(i int) agent.Message {
+	return agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart(strings.Repeat(fmt.Sprintf("message %d ", i), 40))}}
+}
