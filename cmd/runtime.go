@@ -171,6 +171,11 @@ func sessionErr(id string, err error) error {
 func applyStoredSettings(g *Globals, m store.SessionMeta) {
 	c := &g.Config
 	st := m.Settings
+	if m.Provider == "demo" && g.Provider == "" {
+		// A demo session resumes in the demo: its scripted model is the only
+		// one that can continue it offline.
+		g.Demo = true
+	}
 	if g.Provider == "" && m.Provider != "" {
 		c.Provider = m.Provider
 		if g.Model == "" {
