@@ -11,28 +11,42 @@ import (
 // CPUs: below it the goroutines cost more than they save.
 const parallelMin = 512
 
-// analyseAll analyses docs, dropping nameless ones and repeated keys. Big
-// inputs are analysed in parallel, each worker numbering terms on its own;
-// the numbers are then mapped onto the index's dictionary, which costs one
-// lookup per distinct term per worker rather than one per word.
+// analyseAll analyses docs, dropping nameless ones and repeated server and
+// key pairs. Big inputs are analysed in parallel, each worker numbering
+// terms on its own; the numbers are then mapped onto the index's
+// dictionary, which costs one lookup per distinct term per worker rather
+// than one per word. Small inputs (one server's update) go through a worker
+// kept for the index's life, whose memo of stemmed words stays warm.
 func (ix *Index) analyseAll(docs []Doc) []*analysed {
-	seen := map[string]bool{}
+	type key struct{ server, key string }
+	seen := map[key]bool{}
 	keep := docs[:0:0]
 	for _, d := range docs {
-		if strings.TrimSpace(d.Name) == "" || seen[d.Key()] {
+		k := key{d.Server, d.Key()}
+		if strings.TrimSpace(d.Name) == "" || seen[k] {
 			continue
 		}
-		seen[d.Key()] = true
+		seen[k] = true
 		keep = append(keep, d)
 	}
 	out := make([]*analysed, len(keep))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(keep)/parallelMin))
-	chunk := (len(keep) + workers - 1) / max(workers, 1)
+	if workers == 1 {
+		if ix.seq == nil {
+			ix.seq = &worker{cfg: ix.cfg, an: newAnalyzer(ix.cfg.Stemmer)}
+		}
+		for i, d := range keep {
+			out[i] = ix.seq.analyse(d)
+		}
+		ix.seq.mapInto(ix.an, out)
+		return out
+	}
+	chunk := (len(keep) + workers - 1) / workers
 	ws := make([]*worker, workers)
 	var wg sync.WaitGroup
 	for w := range ws {
 		ws[w] = &worker{cfg: ix.cfg, an: newAnalyzer(ix.cfg.Stemmer)}
-		lo, hi := w*chunk, min((w+1)*chunk, len(keep))
+		lo, hi := min(w*chunk, len(keep)), min((w+1)*chunk, len(keep))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -43,18 +57,22 @@ func (ix *Index) analyseAll(docs []Doc) []*analysed {
 	}
 	wg.Wait()
 	for w, wk := range ws {
-		remap := make([]int32, len(wk.an.termStr))
-		for id, t := range wk.an.termStr {
-			remap[id] = ix.an.intern(t)
-		}
-		lo, hi := w*chunk, min((w+1)*chunk, len(keep))
-		for _, a := range out[lo:hi] {
-			for i := range a.terms {
-				a.terms[i].id = remap[a.terms[i].id]
-			}
-		}
+		wk.mapInto(ix.an, out[min(w*chunk, len(keep)):min((w+1)*chunk, len(keep))])
 	}
 	return out
+}
+
+// mapInto renumbers the terms of docs from the worker's numbering to
+// dict's.
+func (w *worker) mapInto(dict *analyzer, docs []*analysed) {
+	for id := len(w.remap); id < len(w.an.termStr); id++ {
+		w.remap = append(w.remap, dict.intern(w.an.termStr[id]))
+	}
+	for _, a := range docs {
+		for i := range a.terms {
+			a.terms[i].id = w.remap[a.terms[i].id]
+		}
+	}
 }
 
 // worker analyses documents with its own analyzer and buffers.
@@ -65,6 +83,7 @@ type worker struct {
 	slot    []int32
 	scratch []termCount
 	a       *analysed
+	remap   []int32 // worker term number -> index term number
 }
 
 func (w *worker) count(f int, id int32) {
@@ -83,13 +102,20 @@ func (w *worker) count(f int, id int32) {
 	w.a.lens[f]++
 }
 
+// maxPhraseTerms bounds the terms of a description that form phrases: the
+// first sentences say what a tool does, and pairs are the most numerous
+// terms of the index.
+const maxPhraseTerms = 32
+
 // text counts the terms of s in field f and, when phrases are on, the
-// pairs of adjacent terms in the phrase field, in one pass.
+// pairs of adjacent terms among the first maxPhraseTerms in the phrase
+// field, in one pass.
 func (w *worker) text(s string, f int, phrases bool) {
 	prev := int32(-1)
+	n := 0
 	w.an.termIDs(s, func(id int32) {
 		w.count(f, id)
-		if !phrases {
+		if n++; !phrases || n > maxPhraseTerms {
 			return
 		}
 		if prev >= 0 {

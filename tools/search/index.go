@@ -2,6 +2,7 @@ package search
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -108,6 +109,7 @@ type Index struct {
 	mu       sync.Mutex // serialises writers
 	cfg      Config
 	an       *analyzer // the index's term dictionary (ids, strings)
+	seq      *worker   // analyses small updates; see analyseAll
 	servers  []string  // in first-seen order
 	byServer map[string][]*analysed
 	snap     atomic.Pointer[snapshot]
@@ -120,15 +122,12 @@ func New(docs []Doc) *Index { return NewWithConfig(docs, DefaultConfig()) }
 // of two docs with the same server and key only the first is kept.
 func NewWithConfig(docs []Doc, cfg Config) *Index {
 	ix := &Index{cfg: cfg, an: newAnalyzer(""), byServer: map[string][]*analysed{}}
-	grouped := map[string][]Doc{}
-	for _, d := range docs {
-		if _, ok := grouped[d.Server]; !ok {
-			ix.servers = append(ix.servers, d.Server)
+	for _, a := range ix.analyseAll(docs) {
+		s := a.doc.Server
+		if _, ok := ix.byServer[s]; !ok {
+			ix.servers = append(ix.servers, s)
 		}
-		grouped[d.Server] = append(grouped[d.Server], d)
-	}
-	for _, s := range ix.servers {
-		ix.byServer[s] = ix.analyseAll(grouped[s])
+		ix.byServer[s] = append(ix.byServer[s], a)
 	}
 	ix.snap.Store(ix.finalize())
 	return ix
@@ -151,30 +150,23 @@ func (ix *Index) ReplaceServers(changed map[string][]Doc) {
 		servers = append(servers, s)
 	}
 	sort.Strings(servers) // new servers join in a stable order
+	var all []Doc
 	for _, server := range servers {
-		docs := changed[server]
-		_, had := ix.byServer[server]
-		if len(docs) == 0 {
-			if had {
-				delete(ix.byServer, server)
-				for i, s := range ix.servers {
-					if s == server {
-						ix.servers = append(ix.servers[:i:i], ix.servers[i+1:]...)
-						break
-					}
-				}
-			}
-			continue
-		}
-		own := make([]Doc, len(docs))
-		for i, d := range docs {
+		for _, d := range changed[server] {
 			d.Server = server
-			own[i] = d
+			all = append(all, d)
 		}
-		if !had {
-			ix.servers = append(ix.servers, server)
+		if _, had := ix.byServer[server]; had {
+			delete(ix.byServer, server)
+			ix.servers = slices.DeleteFunc(ix.servers, func(s string) bool { return s == server })
 		}
-		ix.byServer[server] = ix.analyseAll(own)
+	}
+	for _, a := range ix.analyseAll(all) {
+		s := a.doc.Server
+		if _, ok := ix.byServer[s]; !ok {
+			ix.servers = append(ix.servers, s)
+		}
+		ix.byServer[s] = append(ix.byServer[s], a)
 	}
 	ix.snap.Store(ix.finalize())
 }
