@@ -238,7 +238,9 @@ var (
 	srvID        = regexp.MustCompile(`srvtoolu_`)
 	srvIDAllowed = regexp.MustCompile(`"(call_id|tool_call_id)":"srvtoolu_|"id":"srvtoolu_[A-Za-z0-9_]*","type":"function"`)
 	tscID        = regexp.MustCompile(`"tsc_`)
-	chatIDs      = regexp.MustCompile(`"(id|tool_call_id)":"([^"]*)"`)
+	// toolSearchParts is what only a Responses model with tool_search takes.
+	toolSearchParts = regexp.MustCompile(`"type":"tool_search(_call|_output)?"|"namespace"|"defer_loading"`)
+	chatIDs         = regexp.MustCompile(`"(id|tool_call_id)":"([^"]*)"`)
 )
 
 // checkAll is the invariant of every test: no fake rejected a request; per
@@ -287,6 +289,17 @@ func (w *world) checkAll() {
 					if len(id[2]) > 40 {
 						bad("call id " + id[2] + " is longer than the 40 characters OpenAI accepts")
 					}
+				}
+			}
+			// A model without native search gets none of its parts.
+			if r.provider == "anthropic" && !w.anthropic.NativeSearch(r.model) {
+				if m := nativeBlocks.FindString(body); m != "" {
+					bad("native search part " + m + " sent to a model without native search")
+				}
+			}
+			if r.provider == "openai" && !w.responses.NativeSearch(r.model) {
+				if m := toolSearchParts.FindString(body); m != "" {
+					bad("tool_search part " + m + " sent to a model without tool_search")
 				}
 			}
 			if r.provider != "openai-chat" {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 )
 
 // A conversation begun on Anthropic with native search moves to OpenAI
@@ -12,7 +13,20 @@ import (
 // Completions, and back to Anthropic. What one provider found stays
 // callable on the next without a new search.
 func TestAnthropicToResponsesToChatAndBack(t *testing.T) {
-	w := newWorld(t)
+	for _, noStream := range []bool{false, true} {
+		name := "stream"
+		if noStream {
+			name = "no stream"
+		}
+		t.Run(name, func(t *testing.T) {
+			w := newWorld(t)
+			w.s.NoStream = noStream
+			anthropicToResponsesToChatAndBack(t, w)
+		})
+	}
+}
+
+func anthropicToResponsesToChatAndBack(t *testing.T, w *world) {
 
 	st := w.turn(w.anthropic, sonnet, "What is the weather in Paris?")
 	w.wantKinds(st, actSearchNative, actAnswer)
@@ -69,7 +83,20 @@ func TestAnthropicToResponsesToChatAndBack(t *testing.T) {
 // The reverse: OpenAI Responses with hosted search, then Anthropic, then
 // Chat Completions, then Responses again.
 func TestResponsesToAnthropicToChatAndBack(t *testing.T) {
-	w := newWorld(t)
+	for _, noStream := range []bool{false, true} {
+		name := "stream"
+		if noStream {
+			name = "no stream"
+		}
+		t.Run(name, func(t *testing.T) {
+			w := newWorld(t)
+			w.s.NoStream = noStream
+			responsesToAnthropicToChatAndBack(t, w)
+		})
+	}
+}
+
+func responsesToAnthropicToChatAndBack(t *testing.T, w *world) {
 
 	st := w.turn(w.responses, gpt54, "What is the weather in Paris?")
 	w.wantKinds(st, actSearchNative, actAnswer)
@@ -104,6 +131,50 @@ func TestResponsesToAnthropicToChatAndBack(t *testing.T) {
 	st = w.turn(w.responses, gpt41, "Last email to dave")
 	w.wantKinds(st, actCallWrapped, actAnswer)
 	w.wantAnswer(`"to":"dave"`)
+	st = w.turn(w.responses, gpt41, "A calendar event: Sync")
+	w.wantKinds(st, actSearchClient, actCallWrapped, actAnswer)
+	// The function-based search items of gpt-4.1 become a client-form
+	// pair that loads the definition on gpt-5.4.
+	st = w.turn(w.responses, gpt54, "Another calendar event: Demo")
+	w.wantKinds(st, actCallDirect, actAnswer)
 
 	w.checkAll()
+}
+
+// Anthropic can split a native search across two responses: the call ends
+// one response (next to a client tool call), its result opens the next.
+// Every target pairs the two halves again in its own form.
+func TestSplitNativeSearchCarriedOver(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		target func(w *world) (agent.Provider, string)
+		want   string
+	}{
+		{"responses hosted", func(w *world) (agent.Provider, string) { return w.responses, gpt54 }, actCallDirect},
+		{"responses functions", func(w *world) (agent.Provider, string) { return w.responses, gpt41 }, actCallWrapped},
+		{"chat", func(w *world) (agent.Provider, string) { return w.chatP, chatTest }, actCallWrapped},
+		{"anthropic client", func(w *world) (agent.Provider, string) { return w.anthropic, haiku35 }, actCallDirect},
+		{"anthropic native", func(w *world) (agent.Provider, string) { return w.anthropic, sonnet }, actCallDirect},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.ant.NoNativeSearch = map[string]bool{haiku35: true}
+			w.ant.Handler = nil
+			w.ant.Script = anthropictest.NewScript(
+				anthropictest.Turn{Search: "weather", SplitSearch: true, Call: "weather_lookup", Input: map[string]any{"city": "Paris"}},
+				anthropictest.Turn{Text: "Sunny in Paris."},
+			)
+			w.turn(w.anthropic, sonnet, "What is the weather in Paris?")
+			h := w.s.Messages()
+			if n := len(h); n != 4 || h[1].Parts[len(h[1].Parts)-2].SearchCall == nil || h[3].Parts[0].SearchResult == nil {
+				t.Fatalf("the search was not split across the two responses: %+v", h)
+			}
+			w.ant.Script, w.ant.Handler = nil, w.brain.anthropic
+			p, model := c.target(w)
+			st := w.turn(p, model, "And the weather in Rome?")
+			w.wantKinds(st, c.want, actAnswer)
+			w.wantAnswer(`"city":"Rome"`)
+			w.checkAll()
+		})
+	}
 }
