@@ -18,6 +18,11 @@ func TestMain(m *testing.M) {
 		serveTestMCP()
 		return
 	}
+	if os.Getenv("AGENT_TEST_AS_AGENT") == "1" {
+		// The test binary runs as the agent command itself, in a real
+		// terminal, for the tmux end-to-end tests.
+		os.Exit(Execute(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+	}
 	os.Exit(m.Run())
 }
 

@@ -1,0 +1,133 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+)
+
+// tmuxSession runs the agent command in a real terminal under tmux.
+type tmuxSession struct {
+	t      *testing.T
+	socket string
+}
+
+func startTmux(t *testing.T, env map[string]string, args ...string) *tmuxSession {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (.ci/run installs it)")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := &tmuxSession{t: t, socket: fmt.Sprintf("agent-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	var envs []string
+	env["AGENT_TEST_AS_AGENT"] = "1"
+	env["TERM"] = "xterm-256color"
+	for k, v := range env {
+		envs = append(envs, "-e", k+"="+v)
+	}
+	cmdArgs := append([]string{"-L", ts.socket, "new-session", "-d", "-x", "120", "-y", "40"}, envs...)
+	cmdArgs = append(cmdArgs, append([]string{exe}, args...)...)
+	if out, err := exec.Command("tmux", cmdArgs...).CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", ts.socket, "kill-server").Run() })
+	return ts
+}
+
+func (ts *tmuxSession) capture() string {
+	out, _ := exec.Command("tmux", "-L", ts.socket, "capture-pane", "-p").Output()
+	return string(out)
+}
+
+func (ts *tmuxSession) send(keys ...string) {
+	ts.t.Helper()
+	if out, err := exec.Command("tmux", append([]string{"-L", ts.socket, "send-keys"}, keys...)...).CombinedOutput(); err != nil {
+		ts.t.Fatalf("send-keys: %v: %s", err, out)
+	}
+}
+
+// waitFor polls the screen until every want is on it, with a deadline.
+func (ts *tmuxSession) waitFor(want ...string) string {
+	ts.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var screen string
+	for time.Now().Before(deadline) {
+		screen = ts.capture()
+		ok := true
+		for _, w := range want {
+			if !strings.Contains(screen, w) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return screen
+		}
+		<-time.After(50 * time.Millisecond)
+	}
+	ts.t.Fatalf("screen never showed %q:\n%s", want, screen)
+	return ""
+}
+
+// The real program in a real terminal against the fake provider: a typed
+// prompt leads to a native search shown live in the pane, the tool call and
+// the answer; quitting and resuming by ID shows the history again.
+func TestTUIInTmux(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	fake.Script = anthropictest.NewScript(
+		anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Berlin"}},
+		anthropictest.Turn{Text: "It is **sunny** in Berlin today."},
+	)
+	db := filepath.Join(t.TempDir(), "a.db")
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "HOME": os.Getenv("HOME"),
+		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}
+	args := []string{"--provider", "anthropic", "--base-url", fake.URL, "--db", db,
+		"--mcp-config", testMCPConfig(t), "--mcp", "tt", "--defer", "--theme", "dark"}
+	ts := startTmux(t, env, args...)
+	ts.waitFor("Discovered tools", "/help")
+	ts.send("Weather in Berlin?", "Enter")
+	screen := ts.waitFor("weather forecast", "tt__get_weather", "sunny in Berlin")
+	if !strings.Contains(screen, "provider") {
+		t.Errorf("the pane does not say the provider searched:\n%s", screen)
+	}
+	ts.send("C-c")
+	ts.send("C-c")
+	rows, err := runListSessions(t, db)
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("sessions = %v, %v", rows, err)
+	}
+	ts2 := startTmux(t, env, "--db", db, "--base-url", fake.URL, "--mcp-config", testMCPConfig(t), "--resume", rows[0])
+	ts2.waitFor("sunny in Berlin", "weather forecast", "resumed")
+}
+
+func runListSessions(t *testing.T, db string) ([]string, error) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res := runAgent(t, nil, "sessions", "--db", db)
+		var ids []string
+		for _, line := range strings.Split(res.stdout, "\n")[1:] {
+			if f := strings.Fields(line); len(f) > 0 {
+				ids = append(ids, f[0])
+			}
+		}
+		// The first process may still hold the session while it exits.
+		if res.code == 0 && len(ids) > 0 || time.Now().After(deadline) {
+			if res.code != 0 {
+				return nil, fmt.Errorf("%s", res.stderr)
+			}
+			return ids, nil
+		}
+		<-time.After(50 * time.Millisecond)
+	}
+}
