@@ -40,10 +40,10 @@ type runtime struct {
 	Notices    []string
 	ResumeHash string
 	// Note is shown in the status bar (the demo says so there).
-	Note string
-	closers    []func()
-	mu         sync.Mutex
-	hash       string
+	Note    string
+	closers []func()
+	mu      sync.Mutex
+	hash    string
 }
 
 func (r *runtime) Close() {
