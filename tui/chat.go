@@ -56,6 +56,10 @@ type chat struct {
 	cards    map[string]*chatItem
 	// stream holds the assistant items the current message streamed into.
 	stream []*chatItem
+	// anchor is the top visible line while scrolled up, so text arriving
+	// below does not move what the user is reading.
+	anchor     *chatItem
+	anchorLine int
 }
 
 func newChat(st *themes.Styles) *chat {
@@ -72,7 +76,7 @@ func (c *chat) setStyles(st *themes.Styles) {
 }
 
 func (c *chat) reset() {
-	c.items, c.offset, c.stream = nil, 0, nil
+	c.items, c.offset, c.stream, c.anchor = nil, 0, nil, nil
 	c.cards = map[string]*chatItem{}
 }
 
@@ -267,8 +271,14 @@ func (c *chat) render(it *chatItem) []string {
 }
 
 // window renders the lines on screen and reports whether the top of the
-// transcript was reached while filling them.
+// transcript was reached while filling them, and the index of the first
+// item rendered.
 func (c *chat) window() ([]string, bool) {
+	all, first := c.windowFrom()
+	return all, first == 0
+}
+
+func (c *chat) windowFrom() ([]string, int) {
 	need := c.height + c.offset
 	var chunks [][]string
 	n := 0
@@ -282,10 +292,11 @@ func (c *chat) window() ([]string, bool) {
 	for j := len(chunks) - 1; j >= 0; j-- {
 		all = append(all, chunks[j]...)
 	}
-	return all, i < 0
+	return all, i + 1
 }
 
-// clamp keeps the scroll offset inside the transcript.
+// clamp keeps the scroll offset inside the transcript and re-marks the
+// anchor.
 func (c *chat) clamp() {
 	if c.offset < 0 {
 		c.offset = 0
@@ -294,11 +305,47 @@ func (c *chat) clamp() {
 	if top && c.offset > len(all)-c.height {
 		c.offset = max(0, len(all)-c.height)
 	}
+	c.mark()
 }
 
 func (c *chat) scroll(lines int) {
 	c.offset += lines
 	c.clamp()
+}
+
+// mark records which item line is at the top of the screen.
+func (c *chat) mark() {
+	c.anchor = nil
+	if c.offset == 0 {
+		return
+	}
+	all, first := c.windowFrom()
+	start := max(0, len(all)-c.offset-c.height)
+	for k := first; k < len(c.items); k++ {
+		n := len(c.render(c.items[k]))
+		if start < n {
+			c.anchor, c.anchorLine = c.items[k], start
+			return
+		}
+		start -= n
+	}
+}
+
+// reanchor moves the offset so the anchored line stays on top after
+// content changed below it.
+func (c *chat) reanchor() {
+	if c.anchor == nil || c.offset == 0 {
+		return
+	}
+	below := 0
+	for k := len(c.items) - 1; k >= 0; k-- {
+		below += len(c.render(c.items[k]))
+		if c.items[k] == c.anchor {
+			c.offset = max(0, below-c.anchorLine-c.height)
+			return
+		}
+	}
+	c.anchor = nil // the anchored item is gone (/clear)
 }
 
 func (c *chat) View() string {

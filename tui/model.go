@@ -119,6 +119,7 @@ func (m *Model) resize(w, h int) {
 		}
 	}
 	m.chat.SetSize(chatW, chatH)
+	m.chat.reanchor()
 	m.chat.clamp()
 	m.input.SetWidth(w)
 	m.help.SetWidth(w)
@@ -151,7 +152,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case eventMsg:
-		return m, m.handleEvent(msg)
+		cmd := m.handleEvent(msg)
+		m.chat.reanchor()
+		return m, cmd
 	case turnEndMsg:
 		return m, m.endTurn()
 	case approvalMsg:
@@ -160,6 +163,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case flushMsg:
 		m.flushPending = false
 		m.chat.flush()
+		m.chat.reanchor()
 		return m, nil
 	case spinner.TickMsg:
 		if !m.working && !m.pane.running() {
@@ -251,6 +255,9 @@ func (m *Model) handleApprovalKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	m.approvals = m.approvals[1:]
+	if strings.HasPrefix(m.hint, "waiting for your approval") {
+		m.hint = ""
+	}
 	m.chat.notice(itemNotice, fmt.Sprintf("%s: %s", req.Tool.Name, d))
 	return replyCmd(req, d)
 }
@@ -277,7 +284,7 @@ func (m *Model) send() tea.Cmd {
 
 func (m *Model) submit(text string) tea.Cmd {
 	m.chat.add(&chatItem{kind: itemUser, text: text})
-	m.chat.offset = 0
+	m.chat.offset, m.chat.anchor = 0, nil
 	m.working = true
 	m.started = m.opts.Now()
 	m.hint = ""

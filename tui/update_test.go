@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"image/color"
 	"strings"
 	"sync"
@@ -360,5 +361,28 @@ func TestThemeFollowsBackgroundAndNoColor(t *testing.T) {
 	}
 	if _, err := New(newFakeBackend(), Options{Theme: "nope"}); err == nil {
 		t.Fatal("unknown theme accepted")
+	}
+}
+
+func TestScrolledUpViewStaysPut(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 80, 24, Options{})
+	for i := 0; i < 40; i++ {
+		m.chat.notice(itemNotice, fmt.Sprintf("line %d", i))
+	}
+	press(m, "pgup")
+	before := m.chat.View()
+	feed(m, b, []agent.Event{{Type: agent.EventTextDelta, Text: "new text\n\nmore\n\nand more"}})
+	m.chat.add(&chatItem{kind: itemNotice, text: "another"})
+	m.chat.reanchor()
+	if after := m.chat.View(); after != before {
+		t.Fatalf("content arriving below moved the scrolled view:\n%s\n---\n%s", before, after)
+	}
+	press(m, "pgdown")
+	press(m, "pgdown")
+	press(m, "pgdown")
+	if !strings.Contains(m.chat.View(), "another") {
+		t.Fatal("back at the bottom the new content is not shown")
 	}
 }
