@@ -1,6 +1,7 @@
 package crossprovider
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/agent-dev/agent/agent"
@@ -173,6 +174,42 @@ func TestSplitNativeSearchCarriedOver(t *testing.T) {
 			p, model := c.target(w)
 			st := w.turn(p, model, "And the weather in Rome?")
 			w.wantKinds(st, c.want, actAnswer)
+			w.wantAnswer(`"city":"Rome"`)
+			w.checkAll()
+		})
+	}
+}
+
+// A native search cut off mid-stream (the call arrived, its result never
+// did) leaves half a pair in the history. Every target drops it or answers
+// it as failed, the model searches again, and no request is rejected.
+func TestCutNativeSearchCarriedOver(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		target func(w *world) (agent.Provider, string)
+		want   []string
+	}{
+		{"responses hosted", func(w *world) (agent.Provider, string) { return w.responses, gpt54 }, []string{actSearchNative, actAnswer}},
+		{"responses functions", func(w *world) (agent.Provider, string) { return w.responses, gpt41 }, []string{actSearchClient, actCallWrapped, actAnswer}},
+		{"chat", func(w *world) (agent.Provider, string) { return w.chatP, chatTest }, []string{actSearchClient, actCallWrapped, actAnswer}},
+		{"anthropic client", func(w *world) (agent.Provider, string) { return w.anthropic, haiku35 }, []string{actSearchClient, actCallDirect, actAnswer}},
+		{"anthropic native", func(w *world) (agent.Provider, string) { return w.anthropic, sonnet }, []string{actSearchNative, actAnswer}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.ant.NoNativeSearch = map[string]bool{haiku35: true}
+			id := "srvtoolu_01CutCutCutCutCutCutCut"
+			w.s.History = []agent.Message{
+				{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("What is the weather in Paris?")}},
+				{Role: agent.RoleAssistant, Interrupted: true, Parts: []agent.Part{
+					agent.TextPart("Let me look."),
+					agent.SearchCallPart(agent.SearchCall{ID: id, Where: agent.WhereProvider, Query: "weather"}),
+					agent.RawPart("anthropic", "messages", json.RawMessage(`[{"type":"text","text":"Let me look."},{"type":"server_tool_use","id":"`+id+`","name":"tool_search_tool_bm25","input":{"query":"weather"}}]`)),
+				}},
+			}
+			p, model := c.target(w)
+			st := w.turn(p, model, "And the weather in Rome?")
+			w.wantKinds(st, c.want...)
 			w.wantAnswer(`"city":"Rome"`)
 			w.checkAll()
 		})
