@@ -1,0 +1,353 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/themes"
+)
+
+// Update routes messages to handlers.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+		return m, nil
+	case tea.BackgroundColorMsg:
+		if st, err := themes.Resolve(m.opts.Theme, msg.IsDark(), m.opts.NoColor); err == nil {
+			m.applyStyles(st)
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.handleKey(msg)
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.chat.scroll(3)
+		case tea.MouseWheelDown:
+			m.chat.scroll(-3)
+		}
+		return m, nil
+	case tea.PasteMsg:
+		if m.picker == nil && len(m.approvals) == 0 {
+			return m, m.input.Update(msg)
+		}
+		return m, nil
+	case eventMsg:
+		cmd := m.handleEvent(msg)
+		m.chat.reanchor()
+		return m, cmd
+	case turnEndMsg:
+		return m, m.endTurn()
+	case approvalMsg:
+		m.approvals = append(m.approvals, msg.Req)
+		return m, nil
+	case flushMsg:
+		m.flushPending = false
+		m.chat.flush()
+		m.chat.reanchor()
+		return m, nil
+	case spinner.TickMsg:
+		if !m.working && !m.pane.running() {
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return m, cmd
+	default:
+		if cmd, ok := m.handleResult(msg); ok {
+			return m, cmd
+		}
+	}
+	return m, m.input.Update(msg)
+}
+
+func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
+	if !key.Matches(k, m.keys.Quit) {
+		m.quitArmed = false
+		if m.hint == quitHint {
+			m.hint = ""
+		}
+	}
+	if len(m.approvals) > 0 {
+		return m.handleApprovalKey(k)
+	}
+	if m.picker != nil {
+		picked, closed := m.picker.update(k)
+		if closed {
+			m.picker = nil
+		}
+		if picked != nil {
+			return resumeCmd(m.ctx, m.b, picked.ID)
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(k, m.keys.Quit):
+		if m.working {
+			return m.cancelTurn()
+		}
+		if m.quitArmed {
+			return tea.Quit
+		}
+		m.quitArmed = true
+		m.hint = quitHint
+		return nil
+	case key.Matches(k, m.keys.Cancel):
+		if m.working {
+			return m.cancelTurn()
+		}
+		return nil
+	case key.Matches(k, m.keys.TogglePane):
+		m.showPane = !m.showPane
+		m.resize(m.width, m.height)
+		return nil
+	case key.Matches(k, m.keys.Expand):
+		m.chat.expanded = !m.chat.expanded
+		m.chat.clamp()
+		return nil
+	case key.Matches(k, m.keys.PageUp):
+		m.chat.scroll(max(m.chat.height-2, 1))
+		return nil
+	case key.Matches(k, m.keys.PageDown):
+		m.chat.scroll(-max(m.chat.height-2, 1))
+		return nil
+	case key.Matches(k, m.keys.Send):
+		return m.send()
+	}
+	return m.input.Update(k)
+}
+
+const quitHint = "press ctrl+c again to quit"
+
+func (m *Model) handleApprovalKey(k tea.KeyPressMsg) tea.Cmd {
+	req := m.approvals[0]
+	var d Decision
+	switch {
+	case key.Matches(k, m.keys.Yes):
+		d = Allow
+	case key.Matches(k, m.keys.Always):
+		d = AllowAlways
+	case key.Matches(k, m.keys.No):
+		d = Deny
+	case key.Matches(k, m.keys.Quit):
+		m.approvals = m.approvals[1:]
+		return tea.Batch(replyCmd(req, Deny), m.cancelTurn())
+	default:
+		return nil
+	}
+	m.approvals = m.approvals[1:]
+	if strings.HasPrefix(m.hint, "waiting for your approval") {
+		m.hint = ""
+	}
+	m.chat.notice(itemNotice, fmt.Sprintf("%s: %s", req.Tool.Name, d))
+	return replyCmd(req, d)
+}
+
+// send submits the input: a command, or a prompt when no turn is running.
+func (m *Model) send() tea.Cmd {
+	text := strings.TrimSpace(m.input.Value())
+	if text == "" {
+		return nil
+	}
+	if cmd, ok := m.command(text); ok {
+		m.input.remember(text)
+		m.input.Reset()
+		return cmd
+	}
+	if m.working {
+		m.hint = "a turn is running: esc cancels it"
+		return nil
+	}
+	m.input.remember(text)
+	m.input.Reset()
+	return m.submit(text)
+}
+
+func (m *Model) submit(text string) tea.Cmd {
+	m.chat.add(&chatItem{kind: itemUser, text: text})
+	m.chat.offset, m.chat.anchor = 0, nil
+	m.working = true
+	m.started = m.opts.Now()
+	m.hint = ""
+	m.status.note = ""
+	turns := m.turns
+	return tea.Batch(func() tea.Msg {
+		if turns != nil {
+			turns.Start(text)
+		}
+		return nil
+	}, m.spin.Tick)
+}
+
+func (m *Model) cancelTurn() tea.Cmd {
+	m.hint = "cancelling… what arrived is kept"
+	m.chat.interrupt()
+	turns := m.turns
+	return func() tea.Msg {
+		if turns != nil {
+			turns.Cancel()
+		}
+		return nil
+	}
+}
+
+func (m *Model) endTurn() tea.Cmd {
+	if !m.working {
+		return nil
+	}
+	m.working = false
+	m.chat.flush()
+	for _, it := range m.chat.stream {
+		it.streaming = false
+		it.version++
+	}
+	m.chat.stream = nil
+	if strings.HasPrefix(m.hint, "cancelling") {
+		m.hint = ""
+	}
+	return m.refreshInfo()
+}
+
+// handleEvent applies one agent event.
+func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
+	ev := msg.Event
+	switch ev.Type {
+	case agent.EventTextDelta:
+		m.chat.appendDelta(ev.Text)
+		if !m.flushPending {
+			m.flushPending = true
+			return tea.Tick(m.opts.RenderEvery, func(time.Time) tea.Msg { return flushMsg{} })
+		}
+	case agent.EventSearchStarted, agent.EventSearchFinished:
+		if ev.Search == nil {
+			return nil
+		}
+		var s *searchEntry
+		var created bool
+		if ev.Type == agent.EventSearchStarted {
+			s, created = m.pane.started(*ev.Search)
+		} else {
+			s, created = m.pane.finished(*ev.Search, msg.Found)
+		}
+		if created {
+			s.line = m.chat.add(&chatItem{kind: itemSearch, search: s})
+		}
+		return m.spin.Tick
+	case agent.EventToolStarted:
+		if ev.Tool != nil {
+			m.chat.toolStarted(*ev.Tool)
+			m.pane.called(ev.Tool.Name, statusRunning, 0)
+		}
+	case agent.EventToolFinished:
+		if ev.Tool != nil {
+			m.chat.toolFinished(*ev.Tool)
+			st := statusOK
+			if ev.Tool.IsError {
+				st = statusFailed
+			}
+			m.pane.called(ev.Tool.Name, st, ev.Tool.Duration)
+		}
+	case agent.EventServerTool:
+		if ev.ServerTool != nil {
+			m.chat.serverTool(*ev.ServerTool, false)
+		}
+	case agent.EventApproval:
+		if ev.Tool != nil {
+			m.hint = "waiting for your approval of " + ev.Tool.Name
+		}
+	case agent.EventMessage:
+		if ev.Message != nil && ev.Message.Role == agent.RoleAssistant {
+			m.chat.finishMessage(*ev.Message)
+		}
+	case agent.EventUsage:
+		if ev.Usage != nil {
+			m.status.last = *ev.Usage
+			m.status.totals.Add(*ev.Usage)
+		}
+	case agent.EventWarning:
+		m.chat.notice(itemWarning, ev.Text)
+	case agent.EventError:
+		if strings.Contains(ev.Err, "cancel") {
+			m.chat.notice(itemNotice, "turn cancelled; what arrived is kept")
+		} else {
+			m.chat.notice(itemError, ev.Err)
+		}
+	case agent.EventDone:
+		return m.endTurn()
+	}
+	return nil
+}
+
+// handleResult applies the result of a command's tea.Cmd.
+func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case infoMsg:
+		m.status.info = Info(msg)
+		m.status.totals = msg.Totals
+		m.pane.active, m.pane.deferred = msg.Active, msg.Deferred
+	case modelSetMsg:
+		if msg.Err != nil {
+			m.chat.notice(itemError, "switch model: "+msg.Err.Error())
+			return nil, true
+		}
+		m.chat.notice(itemNotice, "model set to "+msg.Name)
+		return m.refreshInfo(), true
+	case toolsListMsg:
+		m.chat.notice(itemNotice, toolsText(msg.Tools, msg.Filter))
+	case searchDoneMsg:
+		var s *searchEntry
+		for i := len(m.pane.searches) - 1; i >= 0; i-- {
+			if e := m.pane.searches[i]; e.Manual && e.Running && e.Query == msg.Query {
+				s = e
+				break
+			}
+		}
+		if s != nil {
+			m.pane.version++
+			s.Running = false
+			s.Found = msg.Tools
+			if msg.Err != nil {
+				s.Err = msg.Err.Error()
+			}
+			s.touch()
+		}
+	case sessionsMsg:
+		if msg.Err != nil {
+			m.chat.notice(itemError, "list sessions: "+msg.Err.Error())
+			return nil, true
+		}
+		m.picker = &picker{items: msg.Items}
+	case resumedMsg:
+		if msg.Err != nil {
+			m.chat.notice(itemError, "resume "+msg.ID+": "+msg.Err.Error())
+			return nil, true
+		}
+		m.chat.reset()
+		m.pane.reset()
+		m.loadHistory(msg.History, msg.Tools)
+		m.status.note = fmt.Sprintf("resumed · replaying %d messages", len(msg.History))
+		m.status.last = agent.Usage{}
+		return m.refreshInfo(), true
+	case newSessionMsg:
+		if msg.Err != nil {
+			m.chat.notice(itemError, "new session: "+msg.Err.Error())
+			return nil, true
+		}
+		m.chat.reset()
+		m.pane.reset()
+		m.status.note = ""
+		m.status.last = agent.Usage{}
+		m.chat.notice(itemNotice, "new session")
+		return m.refreshInfo(), true
+	default:
+		return nil, false
+	}
+	return nil, true
+}
