@@ -2,10 +2,12 @@ package crossprovider
 
 import (
 	"encoding/json"
+	"regexp"
 	"testing"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+	"github.com/agent-dev/agent/providers/openaichat"
 )
 
 // A conversation begun on Anthropic with native search moves to OpenAI
@@ -214,4 +216,28 @@ func TestCutNativeSearchCarriedOver(t *testing.T) {
 			w.checkAll()
 		})
 	}
+}
+
+// Mistral accepts only 9-character alphanumeric call ids: the ids of every
+// other provider (srvtoolu_..., tsc_..., call_...) are mapped, calls and
+// their results alike.
+func TestMistralCallIDsAfterOtherProviders(t *testing.T) {
+	w := newWorld(t)
+	w.chatP = openaichat.New(openaichat.Options{Name: "mistral", BaseURL: w.chat.BaseURL(), ShortCallIDs: true, NoStreamOptions: true, DropReasoning: true})
+	w.turn(w.anthropic, sonnet, "What is the weather in Paris?")
+	w.turn(w.responses, gpt54, "What is the stock price of ACME?")
+	st := w.turn(w.chatP, "mistral-large-latest", "Weather in Oslo?")
+	w.wantKinds(st, actCallWrapped, actAnswer)
+	st = w.turn(w.chatP, "mistral-large-latest", "Send an email to bob")
+	w.wantKinds(st, actSearchClient, actCallWrapped, actAnswer)
+	nine := regexp.MustCompile(`^[a-zA-Z0-9]{9}$`)
+	for _, r := range st.reqs {
+		for _, id := range chatIDs.FindAllStringSubmatch(string(r.body), -1) {
+			if !nine.MatchString(id[2]) {
+				t.Errorf("call id %q sent to Mistral", id[2])
+			}
+		}
+	}
+	w.turn(w.anthropic, sonnet, "Another email to alice")
+	w.checkAll()
 }
