@@ -1,0 +1,283 @@
+package tokenbench
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/agent-dev/agent/tools/tokens"
+)
+
+// span is a byte range of a body.
+type span struct{ start, end int }
+
+func (s span) of(b []byte) []byte { return b[s.start:s.end] }
+
+// body is a request body split the way the measurements need it.
+type body struct {
+	raw []byte
+	// fields are the top-level members in order; msgKey names the history.
+	fields map[string]span
+	keys   []string
+	msgKey string
+	tools  []span // elements of the tools array
+	msgs   []span // elements of the history array
+	// deferred[i] is set when tools[i] carries "defer_loading": true.
+	deferred []bool
+	names    []string
+}
+
+// messagesKey is the history field of each API.
+func messagesKey(adapter string) string {
+	if adapter == Responses {
+		return "input"
+	}
+	return "messages"
+}
+
+func parseBody(raw []byte, msgKey string) (*body, error) {
+	b := &body{raw: raw, fields: map[string]span{}, msgKey: msgKey}
+	members, err := members(raw, 0)
+	if err != nil {
+		return nil, fmt.Errorf("request body: %w", err)
+	}
+	for _, m := range members {
+		b.fields[m.key] = m.span
+		b.keys = append(b.keys, m.key)
+	}
+	if s, ok := b.fields["tools"]; ok {
+		if b.tools, err = elements(raw, s); err != nil {
+			return nil, fmt.Errorf("tools: %w", err)
+		}
+		for _, t := range b.tools {
+			var d struct {
+				Name         string `json:"name"`
+				DeferLoading bool   `json:"defer_loading"`
+				Function     struct {
+					Name string `json:"name"`
+				} `json:"function"`
+			}
+			_ = json.Unmarshal(t.of(raw), &d)
+			if d.Name == "" {
+				d.Name = d.Function.Name
+			}
+			b.deferred = append(b.deferred, d.DeferLoading)
+			b.names = append(b.names, d.Name)
+		}
+	}
+	if s, ok := b.fields[msgKey]; ok {
+		if b.msgs, err = elements(raw, s); err != nil {
+			return nil, fmt.Errorf("%s: %w", msgKey, err)
+		}
+	}
+	return b, nil
+}
+
+type member struct {
+	key  string
+	span span
+}
+
+// members lists the members of the object at raw[off:] with the spans of
+// their values.
+func members(raw []byte, off int) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw[off:]))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("not an object")
+	}
+	var out []member
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := t.(string)
+		start := skipColon(raw, off+int(dec.InputOffset()))
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, member{key, span{start, off + int(dec.InputOffset())}})
+	}
+	return out, nil
+}
+
+// elements lists the spans of the elements of the array at s.
+func elements(raw []byte, s span) ([]span, error) {
+	dec := json.NewDecoder(bytes.NewReader(s.of(raw)))
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil, fmt.Errorf("not an array")
+	}
+	var out []span
+	for dec.More() {
+		start := skipColon(raw, s.start+int(dec.InputOffset()))
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil && err != io.EOF {
+			return nil, err
+		}
+		out = append(out, span{start, s.start + int(dec.InputOffset())})
+	}
+	return out, nil
+}
+
+// skipColon moves past whitespace, a colon or a comma to a value's start.
+func skipColon(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\n' || raw[i] == '\t' || raw[i] == '\r' || raw[i] == ':' || raw[i] == ',') {
+		i++
+	}
+	return i
+}
+
+// contextBody is the body as it enters the model's context: without the
+// tool definitions sent with defer_loading, which the API keeps out of
+// context until a search loads them.
+func (b *body) contextBody() []byte {
+	s, ok := b.fields["tools"]
+	if !ok {
+		return b.raw
+	}
+	out := append([]byte(nil), b.raw[:s.start]...)
+	out = append(out, b.contextTools()...)
+	return append(out, b.raw[s.end:]...)
+}
+
+// contextTools is the tools array without its deferred definitions.
+func (b *body) contextTools() []byte {
+	out := []byte{'['}
+	n := 0
+	for i, t := range b.tools {
+		if b.deferred[i] {
+			continue
+		}
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, t.of(b.raw)...)
+		n++
+	}
+	return append(out, ']')
+}
+
+func (b *body) toolsRaw() []byte {
+	if s, ok := b.fields["tools"]; ok {
+		return s.of(b.raw)
+	}
+	return nil
+}
+
+// references are the tools the history loads by tool_reference blocks
+// (Anthropic's search results): the API expands each into the tool's full
+// definition in context, so they count as input although the body only
+// names them.
+func (b *body) references() []string {
+	s, ok := b.fields[b.msgKey]
+	if !ok || !bytes.Contains(s.of(b.raw), []byte(`"tool_reference"`)) {
+		return nil
+	}
+	var v any
+	_ = json.Unmarshal(s.of(b.raw), &v)
+	seen := map[string]bool{}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if x["type"] == "tool_reference" {
+				if n, _ := x["tool_name"].(string); n != "" && !seen[n] {
+					seen[n] = true
+					out = append(out, n)
+				}
+			}
+			for _, c := range x {
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// referencedTokens counts the definitions the references load, as plain
+// (not deferred) definitions.
+func (b *body) referencedTokens(refs []string) int {
+	n := 0
+	for _, r := range refs {
+		for i, name := range b.names {
+			if name == r {
+				def := bytes.Replace(b.tools[i].of(b.raw), []byte(`,"defer_loading":true`), nil, 1)
+				n += count(def)
+				break
+			}
+		}
+	}
+	return n
+}
+
+// count is o200k via tools/tokens (exact; see CountCached). Large pieces
+// are remembered by digest: the same tools array comes back on every
+// request of a conversation.
+func count(b []byte) int {
+	if len(b) < 4096 {
+		return tokens.CountCached(string(b))
+	}
+	sum := sha256.Sum256(b)
+	countMu.Lock()
+	n, ok := counted[sum]
+	countMu.Unlock()
+	if ok {
+		return n
+	}
+	n = tokens.CountCached(string(b))
+	countMu.Lock()
+	counted[sum] = n
+	countMu.Unlock()
+	return n
+}
+
+var (
+	countMu sync.Mutex
+	counted = map[[32]byte]int{}
+)
+
+// splitLimit is the body size above which a body's count is the count of
+// its tools array (remembered across requests) plus that of the rest, not
+// of the whole: within a token or two of it, and the 2,000-tool catalog
+// would otherwise take minutes.
+const splitLimit = 256 << 10
+
+// countBody counts a body whose tools array is toolsVal at s.
+func countBody(raw []byte, s span, ok bool) int {
+	if len(raw) <= splitLimit || !ok {
+		return count(raw)
+	}
+	rest := append(append([]byte(nil), raw[:s.start]...), raw[s.end:]...)
+	return count(s.of(raw)) + count(rest)
+}
+
+// sentTokens is the whole body as sent.
+func (b *body) sentTokens() int {
+	s, ok := b.fields["tools"]
+	return countBody(b.raw, s, ok)
+}
+
+// contextTokens is what enters the model's context: the body without
+// deferred definitions, plus the definitions tool_reference blocks load.
+func (b *body) contextTokens() int {
+	cb := b.contextBody()
+	pb, err := parseBody(cb, b.msgKey)
+	n := 0
+	if err == nil {
+		s, ok := pb.fields["tools"]
+		n = countBody(cb, s, ok)
+	} else {
+		n = count(cb)
+	}
+	return n + b.referencedTokens(b.references())
+}

@@ -1,0 +1,299 @@
+package tokenbench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/anthropic"
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+	"github.com/agent-dev/agent/providers/openaichat"
+	"github.com/agent-dev/agent/providers/openaichat/chattest"
+	"github.com/agent-dev/agent/providers/openairesponses"
+	"github.com/agent-dev/agent/providers/openairesponses/responsestest"
+	"github.com/agent-dev/agent/tools"
+)
+
+// Adapter names, as the report shows them.
+const (
+	Anthropic = "anthropic"
+	Responses = "openai-responses"
+	Chat      = "openai-chat"
+)
+
+// Adapters and Modes are what a full run covers.
+var (
+	Adapters = []string{Anthropic, Responses, Chat}
+	Modes    = []agent.SearchMode{agent.SearchOff, agent.SearchNative, agent.SearchClient}
+)
+
+// Models used with each fake: ones whose native tool search the adapters
+// know (Chat Completions has none).
+var Models = map[string]string{Anthropic: "claude-sonnet-4-5", Responses: "gpt-5.4", Chat: "gpt-4.1"}
+
+// Exchange is one request of a conversation as the fake received it.
+type Exchange struct {
+	Body []byte
+	// Usage is what the adapter reported from the fake's answer.
+	Usage agent.Usage
+	// Resolved is the search mode the adapter used.
+	Resolved agent.SearchMode
+	// Loaded is the deferred tools discovered before this request.
+	Loaded []string
+}
+
+// Conversation is one scripted conversation against one fake.
+type Conversation struct {
+	Catalog   string
+	Adapter   string
+	Mode      agent.SearchMode
+	Resolved  agent.SearchMode
+	Targets   []target
+	Exchanges []Exchange
+}
+
+// fake is a started fake server with the adapter pointed at it.
+type fake struct {
+	provider agent.Provider
+	// script queues what the model answers, for the resolved mode.
+	script func(mode agent.SearchMode, targets []target)
+	// bodies returns the accepted request bodies; rejected lists the
+	// fake's 400s, which a correct adapter never gets.
+	bodies   func() [][]byte
+	rejected func() []string
+}
+
+// Converse runs the scripted conversation over cat with adapter in mode,
+// through a real agent.Session, and returns every request it sent.
+func Converse(ctx context.Context, cat Catalog, adapter string, mode agent.SearchMode) (*Conversation, error) {
+	ft := &fakeT{}
+	defer ft.close()
+	f, err := startFake(ft, adapter)
+	if err != nil {
+		return nil, err
+	}
+	model := Models[adapter]
+	set := tools.NewSet()
+	var ts []tools.Tool
+	for _, t := range cat.Tools {
+		name := t.Name
+		t.Exec = func(context.Context, json.RawMessage) (tools.Result, error) {
+			return tools.Result{Text: toolResult(name)}, nil
+		}
+		ts = append(ts, t)
+	}
+	if err := set.Add([]tools.Option{tools.Defer(true)}, ts...); err != nil {
+		return nil, fmt.Errorf("register %s: %w", cat.Name, err)
+	}
+	targets := pickTargets(cat.Tools)
+	s := &agent.Session{
+		ID: "bench", Provider: f.provider, Model: model, System: system, Tools: set,
+		Search: mode, MaxTokens: 4096, MaxSteps: 8, Backoff: time.Millisecond,
+		Searcher: searcher{},
+	}
+	for _, t := range targets {
+		s.Searcher.(searcher)[t.Query] = t.Name
+	}
+	resolved := agent.ResolveSearch(f.provider, s.BuildRequest())
+	f.script(resolved, targets)
+	conv := &Conversation{Catalog: cat.Name, Adapter: adapter, Mode: mode, Resolved: resolved, Targets: targets}
+	var usages []agent.Usage
+	for turn := 1; turn <= Turns; turn++ {
+		var turnErr string
+		err := s.Run(ctx, userText(turn), func(e agent.Event) {
+			switch e.Type {
+			case agent.EventUsage:
+				usages = append(usages, *e.Usage)
+			case agent.EventError:
+				turnErr = e.Err
+			}
+		})
+		if err == nil && turnErr != "" {
+			err = fmt.Errorf("%s", turnErr)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s %s %s turn %d: %w", cat.Name, adapter, mode, turn, err)
+		}
+		if err := ft.err(); err != nil {
+			return nil, fmt.Errorf("%s %s %s turn %d: %w", cat.Name, adapter, mode, turn, err)
+		}
+	}
+	if rej := f.rejected(); len(rej) > 0 {
+		return nil, fmt.Errorf("%s %s %s: the fake rejected a request: %s", cat.Name, adapter, mode, rej[0])
+	}
+	bodies := f.bodies()
+	if len(bodies) != len(usages) {
+		return nil, fmt.Errorf("%s %s %s: %d requests logged, %d answered", cat.Name, adapter, mode, len(bodies), len(usages))
+	}
+	// Loaded before request i: what the history sent in request i names.
+	hist := s.Messages()
+	for i, b := range bodies {
+		conv.Exchanges = append(conv.Exchanges, Exchange{Body: b, Usage: usages[i], Resolved: resolved, Loaded: loadedBefore(hist, i)})
+	}
+	return conv, nil
+}
+
+// loadedBefore lists the tools discovered in the history request i sent.
+// Request i (0-based) carries the history up to its i-th assistant
+// message, so count assistant messages.
+func loadedBefore(hist []agent.Message, i int) []string {
+	n := 0
+	for k, m := range hist {
+		if m.Role == agent.RoleAssistant {
+			if n == i {
+				return agent.Discovered(hist[:k])
+			}
+			n++
+		}
+	}
+	return agent.Discovered(hist)
+}
+
+func startFake(ft *fakeT, adapter string) (*fake, error) {
+	switch adapter {
+	case Anthropic:
+		srv := anthropictest.NewServer(ft)
+		return &fake{
+			provider: anthropic.New(anthropic.Options{APIKey: anthropictest.DefaultAPIKey, BaseURL: srv.URL}),
+			script:   func(m agent.SearchMode, ts []target) { srv.Enqueue(anthropicReplies(m, ts)...) },
+			bodies: func() [][]byte {
+				var out [][]byte
+				for _, r := range srv.Requests() {
+					if r.Status == 200 {
+						out = append(out, r.Body)
+					}
+				}
+				return out
+			},
+			rejected: func() []string {
+				var out []string
+				for _, r := range srv.Requests() {
+					if r.Status >= 400 && r.Status < 500 {
+						out = append(out, r.Rejection)
+					}
+				}
+				return out
+			},
+		}, nil
+	case Responses:
+		srv := responsestest.NewServer(ft)
+		return &fake{
+			provider: openairesponses.New(openairesponses.Options{APIKey: responsestest.DefaultKey, BaseURL: srv.URL}),
+			script:   func(m agent.SearchMode, ts []target) { srv.Script(responsesTurns(m, ts)...) },
+			bodies: func() [][]byte {
+				var out [][]byte
+				for _, r := range srv.Requests() {
+					if r.Status == 200 {
+						out = append(out, r.Body)
+					}
+				}
+				return out
+			},
+			rejected: func() []string {
+				var out []string
+				for _, r := range srv.Rejected() {
+					out = append(out, r.Error)
+				}
+				return out
+			},
+		}, nil
+	case Chat:
+		srv := chattest.NewServer(ft)
+		return &fake{
+			provider: openaichat.New(openaichat.Options{BaseURL: srv.BaseURL()}),
+			script:   func(m agent.SearchMode, ts []target) { srv.Script(chatTurns(m, ts)...) },
+			bodies: func() [][]byte {
+				var out [][]byte
+				for _, r := range srv.Requests() {
+					if r.Status == 200 {
+						out = append(out, r.Body)
+					}
+				}
+				return out
+			},
+			rejected: func() []string {
+				var out []string
+				for _, r := range srv.Rejected() {
+					out = append(out, r.Error)
+				}
+				return out
+			},
+		}, nil
+	}
+	return nil, fmt.Errorf("unknown adapter %q (want %s, %s or %s)", adapter, Anthropic, Responses, Chat)
+}
+
+// anthropicReplies scripts the model for the resolved mode. A native
+// search is the bm25 server tool with its result naming the one target.
+func anthropicReplies(mode agent.SearchMode, ts []target) []anthropictest.Reply {
+	var out []anthropictest.Reply
+	text := func(turn int) anthropictest.Reply {
+		return anthropictest.Message(anthropictest.Text(assistantText(turn)))
+	}
+	for turn := 1; turn <= Turns; turn++ {
+		t, ok := discovery(turn, ts)
+		if !ok {
+			out = append(out, text(turn))
+			continue
+		}
+		call := anthropictest.ToolUse(fmt.Sprintf("toolu_bench%02d", turn), t.Name, t.Args)
+		switch mode {
+		case agent.SearchNative:
+			id := fmt.Sprintf("srvtoolu_bench%02d", turn)
+			out = append(out, anthropictest.Message(anthropictest.ServerSearch(id, t.Query), anthropictest.SearchResult(id, t.Name), call))
+		case agent.SearchClient:
+			out = append(out, anthropictest.Message(anthropictest.ToolUse(fmt.Sprintf("toolu_search%02d", turn), anthropic.ClientSearchTool, map[string]any{"query": t.Query})),
+				anthropictest.Message(call))
+		default:
+			out = append(out, anthropictest.Message(call))
+		}
+		out = append(out, text(turn))
+	}
+	return out
+}
+
+func responsesTurns(mode agent.SearchMode, ts []target) []responsestest.Turn {
+	var out []responsestest.Turn
+	for turn := 1; turn <= Turns; turn++ {
+		text := responsestest.Turn{responsestest.Text(assistantText(turn))}
+		t, ok := discovery(turn, ts)
+		if !ok {
+			out = append(out, text)
+			continue
+		}
+		call := responsestest.Call(t.Name, string(t.Args))
+		switch mode {
+		case agent.SearchNative:
+			out = append(out, responsestest.Turn{responsestest.HostedSearch(t.Query), call})
+		case agent.SearchClient:
+			out = append(out, responsestest.Turn{responsestest.ClientSearch(t.Query)}, responsestest.Turn{call})
+		default:
+			out = append(out, responsestest.Turn{call})
+		}
+		out = append(out, text)
+	}
+	return out
+}
+
+func chatTurns(mode agent.SearchMode, ts []target) []chattest.Turn {
+	var out []chattest.Turn
+	for turn := 1; turn <= Turns; turn++ {
+		t, ok := discovery(turn, ts)
+		if !ok {
+			out = append(out, chattest.Text(assistantText(turn)))
+			continue
+		}
+		id := fmt.Sprintf("call_bench%02d", turn)
+		if mode == agent.SearchOff {
+			out = append(out, chattest.Calls(chattest.DirectCall(id, t.Name, t.Args)))
+		} else {
+			// Native resolves to client here: the two fixed functions.
+			out = append(out, chattest.Calls(chattest.SearchCall(id+"s", t.Query, 0)),
+				chattest.Calls(chattest.WrappedCall(id, t.Name, t.Args)))
+		}
+		out = append(out, chattest.Text(assistantText(turn)))
+	}
+	return out
+}
