@@ -101,7 +101,7 @@ var specials = map[string]func(argv) (any, error){
 	"weather_current": func(a argv) (any, error) {
 		city := a.str("city", "Lisbon")
 		s := seed(city)
-		t := 8 + float64(s%20)
+		t := 6 + float64(s%12)
 		unit := "°C"
 		if a.str("units", "metric") == "imperial" {
 			t, unit = t*9/5+32, "°F"
@@ -118,7 +118,7 @@ var specials = map[string]func(argv) (any, error){
 		var days []map[string]any
 		for i := 0; i < n; i++ {
 			s := seed(city, fmt.Sprint(i))
-			hi := 10 + int(s%15)
+			hi := 9 + int(s%9)
 			days = append(days, map[string]any{"date": today().AddDate(0, 0, i).Format("Mon 2 Jan"),
 				"high_c": hi, "low_c": hi - 4 - int(s%5), "sky": pick(s>>5, skies), "rain_pct": (s >> 9) % 90})
 		}

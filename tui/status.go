@@ -44,12 +44,12 @@ func (s *statusBar) View(st *themes.Styles, width int) string {
 	items := []item{{st.BarAccent.Render(" " + orText(model, "no model")), 0}}
 	add := func(s string, prio int) { items = append(items, item{st.BarItem.Render(s), prio}) }
 	if i.SessionID != "" {
-		add("sess "+shortID(i.SessionID), 6)
+		add("sess "+shortID(i.SessionID), 1)
 	}
 	if i.SearchMode != "" {
 		add("search "+i.SearchMode, 2)
 	}
-	add(fmt.Sprintf("last %s↑ %s↓", fmtTokens(s.last.InputTokens+s.last.CacheReadTokens+s.last.CacheWriteTokens), fmtTokens(s.last.OutputTokens)), 1)
+	add(fmt.Sprintf("last %s↑ %s↓", fmtTokens(s.last.InputTokens+s.last.CacheReadTokens+s.last.CacheWriteTokens), fmtTokens(s.last.OutputTokens)), 3)
 	t := s.totals
 	in := t.InputTokens + t.CacheReadTokens + t.CacheWriteTokens
 	add(fmt.Sprintf("Σ %s↑ %s↓", fmtTokens(in), fmtTokens(t.OutputTokens)), 4)
