@@ -297,6 +297,9 @@ func (w *world) checkAll() {
 					bad("native search part " + m + " sent to a model without native search")
 				}
 			}
+			if r.provider == "openai" && !strings.HasPrefix(r.model, "gpt-5") && strings.Contains(body, `"type":"reasoning"`) {
+				bad("a reasoning model's reasoning item sent to " + r.model + ", which does not reason")
+			}
 			if r.provider == "openai" && !w.responses.NativeSearch(r.model) {
 				if m := toolSearchParts.FindString(body); m != "" {
 					bad("tool_search part " + m + " sent to a model without tool_search")

@@ -298,7 +298,21 @@ func wrappedName(args json.RawMessage) string {
 	return w.Name
 }
 
+// responses answers as a Responses model; gpt-5 models think first, as the
+// real ones do, so reasoning items travel in the history too.
 func (br *brain) responses(body []byte) responsestest.Turn {
+	turn := br.responsesTurn(body)
+	var m struct {
+		Model string `json:"model"`
+	}
+	_ = json.Unmarshal(body, &m)
+	if strings.HasPrefix(m.Model, "gpt-5") {
+		turn = append(responsestest.Turn{responsestest.Reasoning()}, turn...)
+	}
+	return turn
+}
+
+func (br *brain) responsesTurn(body []byte) responsestest.Turn {
 	var req struct {
 		Model string  `json:"model"`
 		Tools []rTool `json:"tools"`

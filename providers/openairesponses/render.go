@@ -397,6 +397,12 @@ func (r *renderer) rawItems(items []json.RawMessage, m agent.Message) {
 		case "function_call":
 			r.functionCallItem(raw, it, callID, byID[callID])
 		case "reasoning":
+			// A model that does not reason cannot take another model's
+			// reasoning (after a switch to, say, gpt-4.1): it rejects
+			// encrypted content, so the items are left out.
+			if !reasoningModel(r.req.Model) {
+				continue
+			}
 			// Without storage a reasoning item can only be replayed with its
 			// encrypted content; the API answers 404 for a bare rs_ id.
 			var rs struct {
