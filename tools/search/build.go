@@ -125,7 +125,7 @@ func (w *worker) text(s string, f int, phrases bool) {
 				pid = w.an.intern(w.an.termStr[prev] + " " + w.an.termStr[id])
 				w.an.pairID[k] = pid
 			}
-			w.count(fieldPhrase, pid)
+			w.count(FieldPhrase, pid)
 		}
 		prev = id
 	})
@@ -134,21 +134,18 @@ func (w *worker) text(s string, f int, phrases bool) {
 func (w *worker) analyse(d Doc) *analysed {
 	w.a = &analysed{doc: d}
 	w.scratch = w.scratch[:0]
-	phrases := w.cfg.Weight[fieldPhrase] > 0
-	fn, fp := fieldName, fieldParams
-	if w.cfg.Concat {
-		fn, fp = fieldDesc, fieldDesc
-	}
+	phrases := w.cfg.Weight[FieldPhrase] > 0
+	fn, fp := FieldName, FieldParams
 	w.text(d.Name, fn, phrases)
 	if w.cfg.Joins {
 		w.an.joins(d.Name, func(t string) { w.count(fn, w.an.intern(t)) })
 	}
-	w.text(d.Description, fieldDesc, phrases)
-	if w.cfg.Weight[fieldParams] > 0 {
+	w.text(d.Description, FieldDescription, phrases)
+	if w.cfg.Weight[FieldParams] > 0 {
 		w.text(schemaText(d.Schema), fp, false)
 	}
-	w.text(d.Server, fieldServer, false)
-	w.text(d.ServerDescription, fieldServer, false)
+	w.text(d.Server, FieldServer, false)
+	w.text(d.ServerDescription, FieldServer, false)
 	a := w.a
 	a.terms = make([]termCount, len(w.scratch))
 	copy(a.terms, w.scratch)

@@ -1,15 +1,21 @@
 // Package search is the agent's own tool search engine: a lexical index over
-// the deferred catalog that every client-side search mode uses.
+// the deferred catalog that every client-side search mode uses. Everything
+// ships in the binary: no network, no model.
 //
-// A tool is indexed in four fields, each weighted and length-normalised on
-// its own (BM25F): its name split into words (snake_case, camelCase,
-// kebab-case, dots, digits), its description, the names and descriptions of
-// its parameters (nested ones too), and its server's name and description.
-// Terms are stemmed (Porter) and stop words dropped. On top of the tool score
-// the engine mixes a server score, so that tools of a server that matches the
-// query as a whole rise together, and it expands the query with terms of the
-// best first-pass hits (pseudo-relevance feedback). Exact tool names, and
-// select:NAME lists, come first. A regex mode matches names and descriptions.
+// A tool is indexed in five fields, each weighted and length-normalised on
+// its own and combined before term-frequency saturation (BM25F): its name
+// split into words (snake_case, camelCase, kebab-case, dots, digits) plus
+// adjacent words glued together, its description, the names, titles,
+// descriptions and enum values of its parameters (nested ones too), its
+// server's name and description, and pairs of adjacent terms (phrases).
+// Terms are Porter-stemmed and stop words dropped. A query is expanded with
+// the best terms of its first-pass hits (pseudo-relevance feedback) and
+// with the kind of thing it mentions without naming it (a path means files,
+// a link URLs). Tools named verbatim in the query, and select:NAME lists,
+// come first. A regex mode matches names and descriptions.
+//
+// Each signal is kept because it measurably helps on the benchmark; see
+// README.md for the figures, including what was tried and dropped.
 //
 // The index is immutable once built; ReplaceServer swaps in a new one that
 // re-analyses only that server's tools. Search is safe for concurrent use.

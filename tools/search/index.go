@@ -9,14 +9,22 @@ import (
 	"sync/atomic"
 )
 
-// The fields a tool is indexed in.
+// The fields a tool is indexed in, the indexes of Config.Weight and B.
 const (
-	fieldName = iota
-	fieldDesc
-	fieldParams
-	fieldServer
-	fieldPhrase
-	numFields
+	// FieldName is the tool name, split into words, plus adjacent words
+	// glued ("wordcloud").
+	FieldName = iota
+	// FieldDescription is the tool's description.
+	FieldDescription
+	// FieldParams holds parameter names, titles, descriptions and enum
+	// values, nested ones too.
+	FieldParams
+	// FieldServer is the server's name and description.
+	FieldServer
+	// FieldPhrase holds pairs of adjacent terms of the name and the start of
+	// the description, so words that appear together match more.
+	FieldPhrase
+	NumFields
 )
 
 // Config holds the ranking parameters. DefaultConfig is what the benchmark
@@ -26,13 +34,12 @@ type Config struct {
 	// K1 is BM25's term-frequency saturation.
 	K1 float64
 	// Weight and B are each field's weight and length normalisation
-	// (0 = none, 1 = full), indexed name, description, parameters, server.
-	Weight [numFields]float64
-	B      [numFields]float64
+	// (0 = none, 1 = full), indexed by FieldName ... FieldPhrase. A field of
+	// weight 0 is not indexed.
+	Weight [NumFields]float64
+	B      [NumFields]float64
 	// Stemmer is "porter", "s" (plurals only) or "" (none).
 	Stemmer string
-	Concat  bool
-	Coord   float64
 	// Entities adds to a query the kind of thing it mentions without
 	// naming it: "file" for a path, "url" for a link, "email" for an address.
 	Entities bool
@@ -53,8 +60,8 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		K1:             1.2,
-		Weight:         [numFields]float64{2, 1, 1, 1, 1},
-		B:              [numFields]float64{0.3, 0.75, 0.75, 0.75, 0.75},
+		Weight:         [NumFields]float64{2, 1, 1, 1, 1},
+		B:              [NumFields]float64{0.3, 0.75, 0.75, 0.75, 0.75},
 		Stemmer:        "porter",
 		Joins:          true,
 		Entities:       true,
@@ -69,12 +76,12 @@ func DefaultConfig() Config {
 type analysed struct {
 	doc   Doc
 	terms []termCount
-	lens  [numFields]float32
+	lens  [NumFields]float32
 }
 
 type termCount struct {
 	id int32 // the analyzer's term number
-	tf [numFields]uint16
+	tf [NumFields]uint16
 }
 
 // posting is one (document, precomputed score contribution) pair.
@@ -189,12 +196,12 @@ func (ix *Index) finalize() *snapshot {
 		s.servers = append(s.servers, srv)
 	}
 	n := len(s.docs)
-	var avg [numFields]float64
+	var avg [NumFields]float64
 	// Number the terms in use densely: the analyzer's numbering also has
 	// terms of tools since replaced.
 	local := make([]int32, len(ix.an.termStr))
 	for d, a := range s.docs {
-		for f := range numFields {
+		for f := range NumFields {
 			avg[f] += float64(a.lens[f])
 		}
 		for _, tc := range a.terms {
@@ -217,7 +224,7 @@ func (ix *Index) finalize() *snapshot {
 		s.vocab[ix.an.termStr[id]] = int32(len(df))
 		df = append(df, c)
 	}
-	for f := range numFields {
+	for f := range NumFields {
 		avg[f] = math.Max(avg[f]/math.Max(float64(n), 1), 1)
 	}
 	idf := make([]float64, len(df))
@@ -232,15 +239,15 @@ func (ix *Index) finalize() *snapshot {
 	s.docTerms = make([][]posting, n)
 	k1 := cfg.K1
 	for d, a := range s.docs {
-		var norm [numFields]float64
-		for f := range numFields {
+		var norm [NumFields]float64
+		for f := range NumFields {
 			norm[f] = cfg.Weight[f] / (1 - cfg.B[f] + cfg.B[f]*float64(a.lens[f])/avg[f])
 		}
 		dt := make([]posting, 0, len(a.terms))
 		for _, tc := range a.terms {
 			id := local[tc.id]
 			tfw := 0.0
-			for f := range numFields {
+			for f := range NumFields {
 				tfw += float64(tc.tf[f]) * norm[f]
 			}
 			if tfw == 0 {
@@ -274,7 +281,7 @@ func (ix *Index) buildServerLevel(s *snapshot, local []int32) {
 			tf[sv] = map[int32]float64{}
 		}
 		for _, tc := range a.terms {
-			c := float64(tc.tf[fieldName]) + float64(tc.tf[fieldDesc])
+			c := float64(tc.tf[FieldName]) + float64(tc.tf[FieldDescription])
 			if c == 0 {
 				continue
 			}
@@ -290,7 +297,7 @@ func (ix *Index) buildServerLevel(s *snapshot, local []int32) {
 			continue
 		}
 		for _, tc := range a.terms {
-			if c := float64(tc.tf[fieldServer]); c > 0 {
+			if c := float64(tc.tf[FieldServer]); c > 0 {
 				tf[sv][local[tc.id]] += c
 				lens[sv] += c
 				total += c

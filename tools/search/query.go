@@ -78,7 +78,7 @@ func (s *snapshot) queryTerms(q string) map[int32]float64 {
 			}
 		})
 	}
-	if s.cfg.Weight[fieldPhrase] > 0 {
+	if s.cfg.Weight[FieldPhrase] > 0 {
 		an.pairs(q, func(t string) {
 			if id, ok := s.vocab[t]; ok {
 				qt[id]++
@@ -128,9 +128,6 @@ func (s *snapshot) rank(query string, limit int) []Hit {
 		for _, p := range s.postings[t] {
 			scores[p.doc] += float32(w) * p.impact
 		}
-	}
-	if s.cfg.Coord > 0 && len(qt) > 1 {
-		s.coord(scores, qt)
 	}
 	if s.cfg.FeedbackDocs > 0 && s.cfg.FeedbackTerms > 0 && len(qt) > 0 {
 		s.feedback(scores, qt)
@@ -454,21 +451,4 @@ func hasFileExt(w string) bool {
 		}
 	}
 	return letters > 0 && ext != "com" && ext != "org" && ext != "net" && ext != "io"
-}
-
-// coord rewards documents that match more of the query's terms.
-func (s *snapshot) coord(scores []float32, qt map[int32]float64) {
-	cnt := make([]float32, len(scores))
-	total := 0.0
-	for t, w := range qt {
-		total += w * s.idf[t]
-		for _, p := range s.postings[t] {
-			cnt[p.doc] += float32(w * s.idf[t])
-		}
-	}
-	for d, c := range cnt {
-		if c > 0 {
-			scores[d] *= float32(math.Pow(float64(c)/total, s.cfg.Coord))
-		}
-	}
 }

@@ -36,7 +36,7 @@ func sStem(w string) string {
 // and a description need not agree on a word's form. Words of fewer than
 // three letters and words with non-ASCII letters are left alone.
 func stem(w string) string {
-	if len(w) < 3 {
+	if len(w) < 3 || keepWhole[w] {
 		return w
 	}
 	for i := 0; i < len(w); i++ {
@@ -54,6 +54,14 @@ func stem(w string) string {
 		s.step5()
 	}
 	return string(s.b)
+}
+
+// keepWhole are words the Porter rules would wrongly cut: "news" is not
+// the plural of "new", nor "series" of "sery".
+var keepWhole = map[string]bool{
+	"news": true, "series": true, "species": true, "means": true, "physics": true,
+	"mathematics": true, "economics": true, "politics": true, "statistics": true,
+	"analytics": true, "graphics": true, "ethics": true, "lyrics": true,
 }
 
 type porter struct {

@@ -13,10 +13,10 @@ type Variant struct {
 func Variants(ablate bool) []Variant {
 	def := search.DefaultConfig()
 	plain := search.Config{K1: 1.2}
-	plain.Weight[0], plain.Weight[1] = 1, 1
-	plain.B = [5]float64{0.75, 0.75, 0.75, 0.75, 0.75}
+	plain.Weight[search.FieldName], plain.Weight[search.FieldDescription] = 1, 1
+	plain.B = [search.NumFields]float64{0.75, 0.75, 0.75, 0.75, 0.75}
 	params := plain
-	params.Weight[2] = 1
+	params.Weight[search.FieldParams] = 1
 	vs := []Variant{
 		{"BM25 name+desc (reference)", plain},
 		{"BM25 name+desc+params (reference)", params},
@@ -33,10 +33,9 @@ func Variants(ablate bool) []Variant {
 	with("- stemming", func(c *search.Config) { c.Stemmer = "" })
 	with("porter -> s-stemmer", func(c *search.Config) { c.Stemmer = "s" })
 	with("- name joins", func(c *search.Config) { c.Joins = false })
-	with("- phrase field", func(c *search.Config) { c.Weight[4] = 0 })
-	with("- params field", func(c *search.Config) { c.Weight[2] = 0 })
-	with("- server field", func(c *search.Config) { c.Weight[3] = 0 })
-	with("- coordination", func(c *search.Config) { c.Coord = 0 })
+	with("- phrase field", func(c *search.Config) { c.Weight[search.FieldPhrase] = 0 })
+	with("- params field", func(c *search.Config) { c.Weight[search.FieldParams] = 0 })
+	with("- server field", func(c *search.Config) { c.Weight[search.FieldServer] = 0 })
 	with("- entity terms", func(c *search.Config) { c.Entities = false })
 	with("- feedback", func(c *search.Config) { c.FeedbackDocs = 0 })
 	with("+ server mix 0.25", func(c *search.Config) { c.ServerMix = 0.25 })
