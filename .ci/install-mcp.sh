@@ -26,6 +26,9 @@ if [[ "${1:-}" == "--bench" ]]; then
     "@modelcontextprotocol/server-github@2025.4.8"
     "@playwright/mcp@0.0.83"
     "@notionhq/notion-mcp-server@2.5.2"
+    "@wonderwhy-er/desktop-commander@0.2.52"
+    "chrome-devtools-mcp@1.11.0"
+    "@modelcontextprotocol/server-puppeteer@2025.5.12"
   )
 fi
 

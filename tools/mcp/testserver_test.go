@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -52,6 +53,11 @@ func runTestServer(mode string) {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "fatal: MISSING_TOKEN is not set")
 		os.Exit(2)
+	case "slow":
+		// Starts like a server that loads something for a while without
+		// using the CPU (a network fetch), then serves as "tools".
+		d, _ := time.ParseDuration(os.Getenv("AGENT_MCP_TEST_DELAY"))
+		time.Sleep(d)
 	}
 	s := server.NewMCPServer("edge", "1.0.0", server.WithToolCapabilities(true), server.WithPaginationLimit(3),
 		server.WithInstructions("Edge cases for the agent's MCP client."))
