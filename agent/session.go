@@ -109,7 +109,7 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 		if step > s.MaxSteps {
 			return fmt.Errorf("step budget of %d requests spent: the model is still calling tools; raise --max-steps or ask again", s.MaxSteps)
 		}
-		resp, err := s.request(ctx, emit)
+		resp, used, err := s.request(ctx, emit)
 		if resp != nil {
 			if len(resp.Message.Parts) > 0 {
 				if aerr := s.appendMessage(context.WithoutCancel(ctx), resp.Message, emit); aerr != nil && err == nil {
@@ -123,7 +123,7 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 			emit(Event{Type: EventUsage, Usage: &u, Request: step})
 			if s.Store != nil {
 				_ = s.Store.RecordRequest(context.WithoutCancel(ctx), RequestRecord{
-					Provider: s.Provider.Name(), API: s.Provider.API(), Model: s.Model,
+					Provider: used.p.Name(), API: used.p.API(), Model: used.model,
 					Usage: u, ToolsHash: resp.ToolsHash, Resolved: resp.Resolved,
 				})
 			}
@@ -201,9 +201,17 @@ func defOf(t tools.Tool) ToolDef {
 	return ToolDef{Name: t.Name, Description: t.Description, Schema: t.Schema, Server: t.Server}
 }
 
+// target is the provider and model a request went to.
+type target struct {
+	p     Provider
+	model string
+}
+
 // request sends one request with retries. A retryable error is retried only
-// while nothing has streamed, so no text is ever shown twice.
-func (s *Session) request(ctx context.Context, emit func(Event)) (*Response, error) {
+// while nothing has streamed, so no text is ever shown twice. Once the
+// retries are spent on an overloaded model, the fallback (if any) is tried
+// under the same rules; the target that answered is returned.
+func (s *Session) request(ctx context.Context, emit func(Event)) (*Response, target, error) {
 	p, model := s.Provider, s.Model
 	var lastErr error
 	for attempt := 0; ; attempt++ {
@@ -234,27 +242,28 @@ func (s *Session) request(ctx context.Context, emit func(Event)) (*Response, err
 				emit(Event{Type: EventServerTool, ServerTool: se.ServerTool})
 			}
 		})
+		used := target{p, model}
 		if err == nil {
-			return resp, nil
+			return resp, used, nil
 		}
 		lastErr = err
 		var ae *APIError
 		if streamed || ctx.Err() != nil || !errors.As(err, &ae) || !ae.Retryable() {
-			return resp, err
+			return resp, used, err
 		}
 		if attempt >= s.Retries {
-			if s.Fallback != nil && p != s.Fallback {
+			if s.Fallback != nil && (p != s.Fallback || model != s.FallbackModel) {
 				emit(Event{Type: EventWarning, Text: fmt.Sprintf("%s: switching to fallback model %s", err, s.FallbackModel)})
 				p, model, attempt = s.Fallback, s.FallbackModel, -1
 				continue
 			}
-			return resp, fmt.Errorf("gave up after %d retries: %w", s.Retries, lastErr)
+			return resp, used, fmt.Errorf("gave up after %d retries: %w", s.Retries, lastErr)
 		}
 		d := backoff(s.Backoff, attempt, ae.RetryAfter)
 		emit(Event{Type: EventWarning, Text: fmt.Sprintf("%s; retrying in %s", err, d.Round(time.Millisecond))})
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, used, ctx.Err()
 		case <-time.After(d):
 		}
 	}
