@@ -134,9 +134,12 @@ func (c *conn) connect(parent context.Context) error {
 	} else {
 		c.info = r.info
 	}
+	wasUp := c.everUp
 	c.everUp = true
 	c.mu.Unlock()
-	c.install(r.list, r.seq, false)
+	// A restarted server may offer other tools than before: that is a
+	// change like tools/list_changed.
+	c.install(r.list, r.seq, wasUp)
 	if c.cfg.Type == config.MCPStdio {
 		go c.watchStderr(cl, stderr)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -433,4 +434,64 @@ func TestHTTPTransportsInProcess(t *testing.T) {
 			t.Errorf("a request went without the configured header: %q", a)
 		}
 	}
+}
+
+func TestHTTPListChangedAndRestart(t *testing.T) {
+	t.Parallel()
+	srv := newInProcessServer()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	serve := func(l net.Listener) *http.Server {
+		hs := &http.Server{Handler: server.NewStreamableHTTPServer(srv)}
+		go func() { _ = hs.Serve(l) }()
+		return hs
+	}
+	hs := serve(l)
+	t.Cleanup(func() { _ = hs.Close() })
+
+	m, ev, errs := startManager(t, Options{}, config.MCPServer{Name: "web", Type: config.MCPHTTP, URL: "http://" + addr + "/mcp"})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	set := tools.NewSet()
+	if err := m.Register(set, false); err != nil {
+		t.Fatal(err)
+	}
+
+	// tools/list_changed reaches an HTTP client through the GET stream.
+	srv.AddTool(mcpgo.NewTool("late", mcpgo.WithDescription("added later")),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("late ok"), nil
+		})
+	got := ev.wait(t, "tools_changed", func(e Event) bool { return e.Kind == EventToolsChanged })
+	if !slices.Equal(got.Added, []string{"web__late"}) {
+		t.Errorf("event %+v", got)
+	}
+	if _, err := m.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if r := call(t, set, "web__late", `{}`); r.Text != "late ok" {
+		t.Errorf("%+v", r)
+	}
+
+	// The server goes away: its tools say so, and come back with it.
+	_ = hs.Close()
+	r := call(t, set, "web__late", `{}`)
+	if !r.IsError || !strings.Contains(r.Text, "MCP server web is not running") {
+		t.Fatalf("after the server stopped: %+v", r)
+	}
+	ev.wait(t, "server_down", func(e Event) bool { return e.Kind == EventServerDown })
+	l2, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("cannot listen on %s again: %v", addr, err)
+	}
+	hs2 := serve(l2)
+	t.Cleanup(func() { _ = hs2.Close() })
+	if r := call(t, set, "web__late", `{}`); r.Text != "late ok" || r.IsError {
+		t.Errorf("after the server came back: %+v", r)
+	}
+	ev.wait(t, "server_up", func(e Event) bool { return e.Kind == EventServerUp })
 }
