@@ -42,13 +42,8 @@ func words(s string, emit func(w []byte)) {
 		i += size
 		var cls byte
 		switch {
-		case 'a' <= r && r <= 'z':
-			cls = 'l'
-		case 'A' <= r && r <= 'Z':
-			cls = 'u'
-		case '0' <= r && r <= '9':
-			cls = 'd'
 		case r < utf8.RuneSelf:
+			cls = asciiClass[r]
 		case isCJK(r):
 			flush()
 			if prevCJK != 0 {
@@ -95,6 +90,21 @@ func words(s string, emit func(w []byte)) {
 	flush()
 }
 
+// asciiClass is the class of each ASCII byte: 'l' lower, 'u' upper, 'd'
+// digit, 0 a separator. Most catalog text is ASCII; a table beats branches.
+var asciiClass = func() (t [utf8.RuneSelf]byte) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = 'l'
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = 'u'
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = 'd'
+	}
+	return t
+}()
+
 func isCJK(r rune) bool {
 	return r >= 0x2E80 && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r))
@@ -131,17 +141,40 @@ func (a *analyzer) intern(t string) int32 {
 // termIDs calls emit with the number of each index term of s (index time).
 func (a *analyzer) termIDs(s string, emit func(id int32)) {
 	words(s, func(w []byte) {
-		id, ok := a.wordID[string(w)]
-		if !ok {
-			id = -1
-			if !stopWords[string(w)] {
-				id = a.intern(a.stemOf(string(w)))
-			}
-			a.wordID[string(w)] = id
-		}
-		if id >= 0 {
+		if id := a.wordTerm(w); id >= 0 {
 			emit(id)
 		}
+	})
+}
+
+// wordTerm is the term number of word w, -1 for a stop word.
+func (a *analyzer) wordTerm(w []byte) int32 {
+	id, ok := a.wordID[string(w)]
+	if !ok {
+		id = -1
+		if !stopWords[string(w)] {
+			id = a.intern(a.stemOf(string(w)))
+		}
+		a.wordID[string(w)] = id
+	}
+	return id
+}
+
+// joinIDs is joins at index time, memoised like single words.
+func (a *analyzer) joinIDs(s string, emit func(id int32)) {
+	var prev, buf []byte
+	words(s, func(w []byte) {
+		if stopWords[string(w)] || isNumber(w) {
+			prev = prev[:0]
+			return
+		}
+		if len(prev) > 0 && len(prev)+len(w) <= maxTokenLen {
+			buf = append(append(buf[:0], prev...), w...)
+			if id := a.wordTerm(buf); id >= 0 {
+				emit(id)
+			}
+		}
+		prev = append(prev[:0], w...)
 	})
 }
 

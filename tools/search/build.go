@@ -138,7 +138,7 @@ func (w *worker) analyse(d Doc) *analysed {
 	fn, fp := FieldName, FieldParams
 	w.text(d.Name, fn, phrases)
 	if w.cfg.Joins {
-		w.an.joins(d.Name, func(t string) { w.count(fn, w.an.intern(t)) })
+		w.an.joinIDs(d.Name, func(id int32) { w.count(fn, id) })
 	}
 	w.text(d.Description, FieldDescription, phrases)
 	if w.cfg.Weight[FieldParams] > 0 {
