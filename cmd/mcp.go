@@ -30,7 +30,7 @@ func init() {
 		}
 		// The tools' executors need the servers; they stop with ctx.
 		context.AfterFunc(ctx, func() { _ = m.Close() })
-		return m.Tools(g.Defer == "true"), nil
+		return m.Tools(false), nil
 	}
 }
 
@@ -75,9 +75,10 @@ func mcpConfigured(g *Globals) (map[string]config.MCPServer, error) {
 	return out, nil
 }
 
-// startMCP connects the servers of a run: those named (configured or
-// preset), or every enabled configured server when none is named. Servers
-// that fail are returned as warnings; err is for a bad config or name.
+// startMCP connects the servers of a run: every enabled configured server
+// plus those named (configured or preset), with --defer applied to the
+// named ones (to all when none is named). Servers that fail are returned as
+// warnings; err is for a bad config or name.
 func startMCP(ctx context.Context, g *Globals, names []string, onEvent func(mcptools.Event)) (*mcptools.Manager, []error, error) {
 	configured, err := mcpConfigured(g)
 	if err != nil {
@@ -86,6 +87,9 @@ func startMCP(ctx context.Context, g *Globals, names []string, onEvent func(mcpt
 	servers, err := config.SelectMCP(configured, config.MCPPresets(g.Workdir), names)
 	if err != nil {
 		return nil, nil, &UsageError{err}
+	}
+	if g.Defer == "true" {
+		servers = config.DeferAll(servers, names)
 	}
 	m := mcptools.NewManager(servers, mcptools.Options{
 		Workdir: g.Workdir, OnEvent: onEvent, ClientName: "agent", ClientVersion: versionString(),
@@ -106,7 +110,8 @@ func attachMCP(ctx context.Context, g *Globals, rt *runtime, onEvent func(mcptoo
 	for _, w := range warnings {
 		rt.Warnings = append(rt.Warnings, w.Error())
 	}
-	if err := m.Register(rt.Session.Tools, g.Defer == "true"); err != nil {
+	// --defer is already in the servers' settings (startMCP).
+	if err := m.Register(rt.Session.Tools, false); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -165,15 +170,17 @@ with --all) to count their tools, each within --timeout. Other presets are liste
 					start = append(start, s)
 				}
 			}
+			if g.Defer == "true" {
+				start = config.DeferAll(start, g.MCP)
+			}
 			m := mcptools.NewManager(start, mcptools.Options{
 				Workdir: g.Workdir, StartTimeout: timeout, ClientName: "agent", ClientVersion: versionString(),
 				Logger: slog.New(slog.DiscardHandler),
 			})
 			defer m.Close()
 			m.Start(cmd.Context())
-			deferAll := g.Defer == "true"
 			byServer := map[string][]tools.Tool{}
-			for _, t := range m.Tools(deferAll) {
+			for _, t := range m.Tools(false) {
 				byServer[t.Server] = append(byServer[t.Server], t)
 			}
 			var entries []mcpListEntry
@@ -188,7 +195,6 @@ with --all) to count their tools, each within --timeout. Other presets are liste
 					st = mcptools.Status{Name: n, Transport: s.Type, Source: s.Source, State: mcptools.State("available"), Target: mcpTarget(s), Error: s.Unavailable}
 				}
 				e := mcpListEntry{Status: st, Preset: s.Source == "preset"}
-				// Counted again here: --defer changes what starts deferred.
 				e.Deferred = 0
 				for _, t := range byServer[n] {
 					ref, _ := m.Lookup(t.Name)

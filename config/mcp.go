@@ -500,20 +500,40 @@ func ResolveMCPIn(configured, presets map[string]MCPServer, names []string) ([]M
 	return out, nil
 }
 
-// SelectMCP is what a run connects: the servers named with --mcp, or, when
-// none is named, every configured server that is not disabled (presets are
-// only used when named).
+// SelectMCP is what a run connects: every configured server that is not
+// disabled, plus the servers named with --mcp (configured or preset), in
+// that order. An unknown name is an error.
 func SelectMCP(configured map[string]MCPServer, presets map[string]MCPServer, names []string) ([]MCPServer, error) {
-	if len(names) > 0 {
-		return ResolveMCPIn(configured, presets, names)
+	named, err := ResolveMCPIn(configured, presets, names)
+	if err != nil {
+		return nil, err
 	}
 	var out []MCPServer
 	for _, n := range mcpSortedKeys(configured) {
-		if !configured[n].Disabled {
+		if !configured[n].Disabled && !slices.ContainsFunc(named, func(s MCPServer) bool { return s.Name == n }) {
 			out = append(out, configured[n])
 		}
 	}
-	return out, nil
+	return append(out, named...), nil
+}
+
+// DeferAll marks every tool of the servers named with --mcp as deferred
+// (their alwaysLoad lists still win); with no names it marks every server.
+// This is what --defer means.
+func DeferAll(servers []MCPServer, names []string) []MCPServer {
+	want := map[string]bool{}
+	for _, raw := range names {
+		for _, n := range strings.Split(raw, ",") {
+			want[strings.TrimSpace(n)] = true
+		}
+	}
+	out := slices.Clone(servers)
+	for i := range out {
+		if len(want) == 0 || want[out[i].Name] {
+			out[i].Defer = DeferSetting{Set: true, All: true}
+		}
+	}
+	return out
 }
 
 func knownServers(configured, presets map[string]MCPServer) string {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -161,9 +162,23 @@ func TestResolveMCP(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `unknown MCP server "nope": configured: local, memory, off; presets: everything, fetch, filesystem, github, playwright`) {
 		t.Errorf("unknown name error: %v", err)
 	}
-	all, _ := SelectMCP(configured, pre, nil)
-	if len(all) != 2 || all[0].Name != "local" || all[1].Name != "memory" {
-		t.Errorf("SelectMCP without names: %+v", all)
+	selNames := func(ss []MCPServer) (out []string) {
+		for _, s := range ss {
+			d, _ := s.Defer.Defers("x")
+			out = append(out, s.Name+":"+strconv.FormatBool(d))
+		}
+		return out
+	}
+	sel, _ := SelectMCP(configured, pre, nil)
+	if got, want := selNames(sel), []string{"local:false", "memory:false"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("SelectMCP without names: %v, want %v", got, want)
+	}
+	sel, _ = SelectMCP(configured, pre, []string{"everything", "memory"})
+	if got, want := selNames(DeferAll(sel, []string{"everything", "memory"})), []string{"local:false", "everything:true", "memory:true"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("SelectMCP + DeferAll with names: %v, want %v", got, want)
+	}
+	if got, want := selNames(DeferAll(sel, nil)), []string{"local:true", "everything:true", "memory:true"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("DeferAll without names: %v, want %v", got, want)
 	}
 }
 
