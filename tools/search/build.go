@@ -83,7 +83,11 @@ type worker struct {
 	slot    []int32
 	scratch []termCount
 	a       *analysed
-	remap   []int32 // worker term number -> index term number
+	// The server text of the last tool: every tool of a server shares it,
+	// so its terms are worked out once per server.
+	lastServer, lastServerDesc string
+	serverIDs                  []int32
+	remap                      []int32 // worker term number -> index term number
 }
 
 func (w *worker) count(f int, id int32) {
@@ -144,8 +148,7 @@ func (w *worker) analyse(d Doc) *analysed {
 	if w.cfg.Weight[FieldParams] > 0 {
 		w.text(schemaText(d.Schema), fp, false)
 	}
-	w.text(d.Server, FieldServer, false)
-	w.text(d.ServerDescription, FieldServer, false)
+	w.serverText(d)
 	a := w.a
 	a.terms = make([]termCount, len(w.scratch))
 	copy(a.terms, w.scratch)
@@ -154,4 +157,17 @@ func (w *worker) analyse(d Doc) *analysed {
 	}
 	w.a = nil
 	return a
+}
+
+func (w *worker) serverText(d Doc) {
+	if d.Server != w.lastServer || d.ServerDescription != w.lastServerDesc || w.serverIDs == nil {
+		w.lastServer, w.lastServerDesc = d.Server, d.ServerDescription
+		w.serverIDs = w.serverIDs[:0:0]
+		collect := func(id int32) { w.serverIDs = append(w.serverIDs, id) }
+		w.an.termIDs(d.Server, collect)
+		w.an.termIDs(d.ServerDescription, collect)
+	}
+	for _, id := range w.serverIDs {
+		w.count(FieldServer, id)
+	}
 }

@@ -232,10 +232,18 @@ func (ix *Index) finalize() *snapshot {
 		idf[t] = math.Log(1 + (float64(n)-float64(c)+0.5)/(float64(c)+0.5))
 	}
 	s.idf = idf
+	// One slab for all postings, one for all document term lists: two
+	// allocations instead of one per term and one per tool.
+	total := 0
+	for _, c := range df {
+		total += int(c)
+	}
+	slab := make([]posting, total)
 	s.postings = make([][]posting, len(df))
 	for t, c := range df {
-		s.postings[t] = make([]posting, 0, c)
+		s.postings[t], slab = slab[:0:c], slab[c:]
 	}
+	dtSlab := make([]posting, total)
 	s.docTerms = make([][]posting, n)
 	k1 := cfg.K1
 	for d, a := range s.docs {
@@ -243,7 +251,8 @@ func (ix *Index) finalize() *snapshot {
 		for f := range NumFields {
 			norm[f] = cfg.Weight[f] / (1 - cfg.B[f] + cfg.B[f]*float64(a.lens[f])/avg[f])
 		}
-		dt := make([]posting, 0, len(a.terms))
+		dt := dtSlab[:0:len(a.terms)]
+		dtSlab = dtSlab[len(a.terms):]
 		for _, tc := range a.terms {
 			id := local[tc.id]
 			tfw := 0.0

@@ -68,12 +68,12 @@ func (s *schemaScanner) value(ctx, depth int) bool {
 				s.i++
 				return true
 			}
-			key, ok := s.str(ctx == ctxProps)
+			key, esc, ok := s.str()
 			if !ok {
 				return false
 			}
 			if ctx == ctxProps {
-				s.write(key)
+				s.write(key, esc)
 			}
 			s.ws()
 			if s.i >= len(s.b) || s.b[s.i] != ':' {
@@ -86,13 +86,13 @@ func (s *schemaScanner) value(ctx, depth int) bool {
 				sub = ctxSkip
 			case ctx == ctxProps:
 				sub = ctxSchema
-			case key == "properties":
+			case string(key) == "properties":
 				sub = ctxProps
-			case key == "description" || key == "title":
+			case string(key) == "description" || string(key) == "title":
 				sub = ctxText
-			case key == "enum":
+			case string(key) == "enum":
 				sub = ctxEnum
-			case key == "default" || key == "examples" || key == "const" || key == "required":
+			case string(key) == "default" || string(key) == "examples" || string(key) == "const" || string(key) == "required":
 				sub = ctxSkip
 			}
 			if !s.value(sub, depth+1) {
@@ -120,10 +120,9 @@ func (s *schemaScanner) value(ctx, depth int) bool {
 			}
 		}
 	case '"':
-		keep := ctx == ctxText || ctx == ctxEnum
-		v, ok := s.str(keep)
-		if keep {
-			s.write(v)
+		v, esc, ok := s.str()
+		if ok && (ctx == ctxText || ctx == ctxEnum) {
+			s.write(v, esc)
 		}
 		return ok
 	default: // number, true, false, null
@@ -135,22 +134,14 @@ func (s *schemaScanner) value(ctx, depth int) bool {
 	}
 }
 
-func (s *schemaScanner) write(v string) {
-	if s.out.Len() < maxSchemaText {
-		s.out.WriteString(v)
-		s.out.WriteByte('\n')
-	}
-}
-
-// str scans a string. Keys are needed to decide what follows, so the text
-// is decoded when keep is set or when it is short enough to be a keyword.
-func (s *schemaScanner) str(keep bool) (string, bool) {
+// str scans a string and returns its raw bytes (escapes undecoded) without
+// allocating: keys are only compared, most values skipped.
+func (s *schemaScanner) str() (raw []byte, escaped, ok bool) {
 	if s.i >= len(s.b) || s.b[s.i] != '"' {
-		return "", false
+		return nil, false, false
 	}
 	s.i++
 	start := s.i
-	escaped := false
 	for s.i < len(s.b) && s.b[s.i] != '"' {
 		if s.b[s.i] == '\\' {
 			escaped = true
@@ -159,18 +150,24 @@ func (s *schemaScanner) str(keep bool) (string, bool) {
 		s.i++
 	}
 	if s.i >= len(s.b) {
-		return "", false
+		return nil, false, false
 	}
-	raw := s.b[start:s.i]
+	raw = s.b[start:s.i]
 	s.i++
-	if !keep && len(raw) > len("description") {
-		return "", true
+	return raw, escaped, true
+}
+
+// write keeps a string's text, decoding escapes.
+func (s *schemaScanner) write(raw []byte, escaped bool) {
+	if s.out.Len() >= maxSchemaText {
+		return
 	}
 	if !escaped {
-		return string(raw), true
+		s.out.Write(raw)
+	} else if v, err := strconv.Unquote(`"` + string(raw) + `"`); err == nil {
+		s.out.WriteString(v)
+	} else {
+		s.out.WriteString(strings.ToValidUTF8(string(raw), string(utf8.RuneError)))
 	}
-	if v, err := strconv.Unquote(`"` + string(raw) + `"`); err == nil {
-		return v, true
-	}
-	return strings.ToValidUTF8(string(raw), string(utf8.RuneError)), true
+	s.out.WriteByte('\n')
 }
