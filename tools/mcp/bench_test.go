@@ -154,13 +154,17 @@ func BenchmarkStartConcurrency(b *testing.B) {
 		s.Env["AGENT_MCP_TEST_DELAY"] = "1s"
 		servers = append(servers, s)
 	}
-	var alone, together time.Duration
+	var alones, togethers, cpus []time.Duration
 	for b.Loop() {
-		alone, _, _ = startTime(b, servers[0])
-		together, _, _ = startTime(b, servers...)
+		d, _, _ := startTime(b, servers[0])
+		alones = append(alones, d)
+		d, _, c := startTime(b, servers...)
+		togethers = append(togethers, d)
+		cpus = append(cpus, c)
 	}
-	fmt.Printf("\n8 servers that each take 1 s to answer: one alone %s, all 8 together %s (sequential would be about %s)\n",
-		ms(alone), ms(together), ms(8*alone))
+	alone, together := median(alones), median(togethers)
+	fmt.Printf("\n8 servers that each take 1 s to answer: one alone %s, all 8 together %s (sequential would be about %s); the 8 used %s of CPU; medians of %d runs\n",
+		ms(alone), ms(together), ms(8*alone), ms(median(cpus)), len(togethers))
 	b.ReportMetric(float64(together.Milliseconds()), "together-ms")
 	b.ReportMetric(float64(alone.Milliseconds()), "alone-ms")
 	b.ReportMetric(0, "ns/op")
