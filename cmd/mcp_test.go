@@ -4,12 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/agent-dev/agent/providers/openaichat/chattest"
 	mcptools "github.com/agent-dev/agent/tools/mcp"
 )
 
@@ -89,7 +95,6 @@ func TestMCPList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Log("\n" + text)
 	for _, want := range []string{"NAME", "everything", "running", "everything__echo", "active", "deferred", "broken", "failed", "playwright", "available"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text output lacks %q:\n%s", want, text)
@@ -118,5 +123,86 @@ func TestMCPConfigErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.As(err, &ue) {
 			t.Errorf("got %v, want a usage error containing %q", err, tt.want)
 		}
+	}
+}
+
+// serveEverything starts server-everything on an HTTP transport and
+// returns its base URL once it accepts connections.
+func serveEverything(t *testing.T, bin, mode string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(bin, mode)
+	cmd.Env = append(os.Environ(), "PORT="+strings.TrimPrefix(addr[strings.LastIndex(addr, ":"):], ":"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return "http://" + addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server-everything %s did not listen on %s", mode, addr)
+		}
+		_, _ = http.Get("http://" + addr) //nolint:noctx // readiness probe, paces the loop
+	}
+}
+
+// The MCP issue's "done when": agent --mcp-config cfg.json --mcp everything
+// --defer -p finds a tool of the real server-everything through search and
+// calls it, on each transport.
+func TestPrintFindsAndCallsRealEverythingOnEveryTransport(t *testing.T) {
+	bin := everythingBin()
+	if bin == "" {
+		t.Skip("server-everything not installed: run .ci/install-mcp.sh")
+	}
+	httpBase := serveEverything(t, bin, "streamableHttp")
+	sseBase := serveEverything(t, bin, "sse")
+	transports := map[string]map[string]any{
+		"stdio": {"command": bin, "args": []string{"stdio"}},
+		"http":  {"type": "http", "url": httpBase + "/mcp"},
+		"sse":   {"type": "sse", "url": sseBase + "/sse"},
+	}
+	for _, name := range []string{"stdio", "http", "sse"} {
+		t.Run(name, func(t *testing.T) {
+			isolate(t)
+			b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"everything": transports[name]}})
+			cfg := filepath.Join(t.TempDir(), "cfg.json")
+			if err := os.WriteFile(cfg, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			f := chattest.NewServer(t)
+			f.Script(chattest.Calls(chattest.SearchCall("call_1", "echo back the input message", 3)),
+				chattest.Calls(chattest.WrappedCall("call_2", "everything__echo", map[string]any{"message": "hi from " + name})),
+				chattest.Text("It echoed."))
+			res := runAgent(t, nil, "-p", "Echo something", "--mcp-config", cfg, "--mcp", "everything", "--defer",
+				"--db", filepath.Join(t.TempDir(), "a.db"), "--output-format", "json",
+				"--provider", "ollama", "--base-url", f.URL+"/v1", "--model", "qwen3")
+			if res.code != 0 {
+				t.Fatalf("exit %d\nstderr: %s\nstdout: %s", res.code, res.stderr, res.stdout)
+			}
+			out := decodePrint(t, res.stdout)
+			if len(out.Searches) != 1 || !slices.Contains(out.Searches[0].Tools, "everything__echo") {
+				t.Errorf("searches = %+v", out.Searches)
+			}
+			if len(out.ToolCalls) != 1 || out.ToolCalls[0].Name != "everything__echo" || out.ToolCalls[0].IsError {
+				t.Errorf("tool calls = %+v", out.ToolCalls)
+			}
+			reqs := f.Requests()
+			if len(reqs) != 3 || !strings.Contains(string(reqs[2].Body), "hi from "+name) {
+				t.Errorf("the tool's answer did not reach the model (%d requests)", len(reqs))
+			}
+			if n := len(f.Rejected()); n != 0 {
+				t.Errorf("the fake rejected %d requests", n)
+			}
+		})
 	}
 }
