@@ -120,8 +120,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	rep := &Report{}
-	for _, cat := range cats {
-		info, results, err := runCatalog(ctx, cat, o)
+	for i := range cats {
+		info, results, err := runCatalog(ctx, &cats[i], o)
 		if err != nil {
 			return nil, err
 		}
@@ -133,13 +133,13 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-func runCatalog(ctx context.Context, cat Catalog, o Options) (CatalogInfo, []Result, error) {
+func runCatalog(ctx context.Context, cat *Catalog, o Options) (CatalogInfo, []Result, error) {
 	var defs []tokens.Def
 	for _, t := range cat.Tools {
 		defs = append(defs, tokens.Def{Name: t.Name, Description: t.Description, Schema: t.Schema})
 	}
 	info := CatalogInfo{Name: cat.Name, Tools: len(cat.Tools), Generated: cat.Generated}
-	for _, t := range pickTargets(cat.Tools) {
+	for _, t := range cat.Targets() {
 		info.Targets = append(info.Targets, t.Name+" ("+t.Query+")")
 	}
 	// The status bar's method, once per catalog: its native and client

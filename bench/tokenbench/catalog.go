@@ -20,6 +20,17 @@ type Catalog struct {
 	Tools []tools.Tool
 	// Generated is set on the synthetic catalog.
 	Generated bool
+
+	// targets caches pickTargets, which scans the whole catalog.
+	targets []target
+}
+
+// Targets are the tools the scripted conversation discovers.
+func (c *Catalog) Targets() []target {
+	if c.targets == nil {
+		c.targets = pickTargets(c.Tools)
+	}
+	return c.targets
 }
 
 // catalogEntry is one tool of a tools/list capture; ALL.json adds server.

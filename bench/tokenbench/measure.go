@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io"
 	"sync"
 
 	"github.com/agent-dev/agent/tools/tokens"
@@ -49,24 +48,14 @@ func parseBody(raw []byte, msgKey string) (*body, error) {
 		b.keys = append(b.keys, m.key)
 	}
 	if s, ok := b.fields["tools"]; ok {
-		if b.tools, err = elements(raw, s); err != nil {
+		ta, err := parseTools(s.of(raw))
+		if err != nil {
 			return nil, fmt.Errorf("tools: %w", err)
 		}
-		for _, t := range b.tools {
-			var d struct {
-				Name         string `json:"name"`
-				DeferLoading bool   `json:"defer_loading"`
-				Function     struct {
-					Name string `json:"name"`
-				} `json:"function"`
-			}
-			_ = json.Unmarshal(t.of(raw), &d)
-			if d.Name == "" {
-				d.Name = d.Function.Name
-			}
-			b.deferred = append(b.deferred, d.DeferLoading)
-			b.names = append(b.names, d.Name)
+		for _, t := range ta.elems {
+			b.tools = append(b.tools, span{s.start + t.start, s.start + t.end})
 		}
+		b.deferred, b.names = ta.deferred, ta.names
 	}
 	if s, ok := b.fields[msgKey]; ok {
 		if b.msgs, err = elements(raw, s); err != nil {
@@ -76,51 +65,149 @@ func parseBody(raw []byte, msgKey string) (*body, error) {
 	return b, nil
 }
 
+// toolsArray is a parsed tools array; spans are relative to it.
+type toolsArray struct {
+	elems    []span
+	deferred []bool
+	names    []string
+}
+
+// parseTools parses a tools array, once per distinct array: a
+// conversation sends the same one every time.
+func parseTools(raw []byte) (*toolsArray, error) {
+	sum := sha256.Sum256(raw)
+	countMu.Lock()
+	ta, ok := parsedTools[sum]
+	countMu.Unlock()
+	if ok {
+		return ta, nil
+	}
+	elems, err := elements(raw, span{0, len(raw)})
+	if err != nil {
+		return nil, err
+	}
+	ta = &toolsArray{elems: elems}
+	for _, t := range elems {
+		var d struct {
+			Name         string `json:"name"`
+			DeferLoading bool   `json:"defer_loading"`
+			Function     struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		}
+		_ = json.Unmarshal(t.of(raw), &d)
+		if d.Name == "" {
+			d.Name = d.Function.Name
+		}
+		ta.deferred = append(ta.deferred, d.DeferLoading)
+		ta.names = append(ta.names, d.Name)
+	}
+	countMu.Lock()
+	parsedTools[sum] = ta
+	countMu.Unlock()
+	return ta, nil
+}
+
 type member struct {
 	key  string
 	span span
 }
 
 // members lists the members of the object at raw[off:] with the spans of
-// their values.
+// their values. Bodies are scanned by hand: json.Decoder is too slow for
+// thousands of multi-megabyte bodies.
 func members(raw []byte, off int) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw[off:]))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	i := skipSpace(raw, off)
+	if i >= len(raw) || raw[i] != '{' {
 		return nil, fmt.Errorf("not an object")
 	}
+	i = skipSpace(raw, i+1)
 	var out []member
-	for dec.More() {
-		t, err := dec.Token()
+	for i < len(raw) && raw[i] != '}' {
+		kend, err := scanValue(raw, i)
 		if err != nil {
 			return nil, err
 		}
-		key, _ := t.(string)
-		start := skipColon(raw, off+int(dec.InputOffset()))
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
+		var key string
+		if err := json.Unmarshal(raw[i:kend], &key); err != nil {
+			return nil, fmt.Errorf("key at byte %d: %w", i, err)
+		}
+		start := skipColon(raw, kend)
+		end, err := scanValue(raw, start)
+		if err != nil {
 			return nil, err
 		}
-		out = append(out, member{key, span{start, off + int(dec.InputOffset())}})
+		out = append(out, member{key, span{start, end}})
+		i = skipColon(raw, end)
+	}
+	if i >= len(raw) {
+		return nil, fmt.Errorf("object not closed")
 	}
 	return out, nil
 }
 
 // elements lists the spans of the elements of the array at s.
 func elements(raw []byte, s span) ([]span, error) {
-	dec := json.NewDecoder(bytes.NewReader(s.of(raw)))
-	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+	i := skipSpace(raw, s.start)
+	if i >= s.end || raw[i] != '[' {
 		return nil, fmt.Errorf("not an array")
 	}
+	i = skipColon(raw, i+1)
 	var out []span
-	for dec.More() {
-		start := skipColon(raw, s.start+int(dec.InputOffset()))
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil && err != io.EOF {
+	for i < s.end && raw[i] != ']' {
+		end, err := scanValue(raw, i)
+		if err != nil {
 			return nil, err
 		}
-		out = append(out, span{start, s.start + int(dec.InputOffset())})
+		out = append(out, span{i, end})
+		i = skipColon(raw, end)
 	}
 	return out, nil
+}
+
+// scanValue returns the end of the JSON value starting at raw[i].
+func scanValue(raw []byte, i int) (int, error) {
+	depth := 0
+	for j := i; j < len(raw); j++ {
+		switch raw[j] {
+		case '"':
+			j++
+			for j < len(raw) && raw[j] != '"' {
+				if raw[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if depth == 0 {
+				return j + 1, nil
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return j + 1, nil
+			}
+			if depth < 0 {
+				return j, nil
+			}
+		case ',', ' ', '\n', '\t', '\r', ':':
+			if depth == 0 {
+				return j, nil
+			}
+		}
+	}
+	if depth == 0 {
+		return len(raw), nil
+	}
+	return 0, fmt.Errorf("JSON value at byte %d not closed", i)
+}
+
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\n' || raw[i] == '\t' || raw[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // skipColon moves past whitespace, a colon or a comma to a value's start.
@@ -242,8 +329,9 @@ func count(b []byte) int {
 }
 
 var (
-	countMu sync.Mutex
-	counted = map[[32]byte]int{}
+	countMu     sync.Mutex
+	counted     = map[[32]byte]int{}
+	parsedTools = map[[32]byte]*toolsArray{}
 )
 
 // splitLimit is the body size above which a body's count is the count of
@@ -270,14 +358,12 @@ func (b *body) sentTokens() int {
 // contextTokens is what enters the model's context: the body without
 // deferred definitions, plus the definitions tool_reference blocks load.
 func (b *body) contextTokens() int {
-	cb := b.contextBody()
-	pb, err := parseBody(cb, b.msgKey)
 	n := 0
-	if err == nil {
-		s, ok := pb.fields["tools"]
-		n = countBody(cb, s, ok)
+	if s, ok := b.fields["tools"]; ok && len(b.raw) > splitLimit {
+		rest := append(append([]byte(nil), b.raw[:s.start]...), b.raw[s.end:]...)
+		n = count(b.contextTools()) + count(rest)
 	} else {
-		n = count(cb)
+		n = count(b.contextBody())
 	}
 	return n + b.referencedTokens(b.references())
 }

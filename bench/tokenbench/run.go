@@ -67,7 +67,7 @@ type fake struct {
 
 // Converse runs the scripted conversation over cat with adapter in mode,
 // through a real agent.Session, and returns every request it sent.
-func Converse(ctx context.Context, cat Catalog, adapter string, mode agent.SearchMode) (*Conversation, error) {
+func Converse(ctx context.Context, cat *Catalog, adapter string, mode agent.SearchMode) (*Conversation, error) {
 	ft := &fakeT{}
 	defer ft.close()
 	f, err := startFake(ft, adapter)
@@ -87,7 +87,7 @@ func Converse(ctx context.Context, cat Catalog, adapter string, mode agent.Searc
 	if err := set.Add([]tools.Option{tools.Defer(true)}, ts...); err != nil {
 		return nil, fmt.Errorf("register %s: %w", cat.Name, err)
 	}
-	targets := pickTargets(cat.Tools)
+	targets := cat.Targets()
 	s := &agent.Session{
 		ID: "bench", Provider: f.provider, Model: model, System: system, Tools: set,
 		Search: mode, MaxTokens: 4096, MaxSteps: 8, Backoff: time.Millisecond,
