@@ -90,6 +90,15 @@ func (s *Session) Send(ctx context.Context, text string) <-chan Event {
 // tool calls it contains and loops until the model stops, the step budget is
 // spent or ctx is cancelled. Every event goes to emit; the last is done.
 func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err error) {
+	// Tool calls run concurrently and each reports its events: emit is
+	// serialised so listeners never see two events at once.
+	var emitMu sync.Mutex
+	unsafeEmit := emit
+	emit = func(e Event) {
+		emitMu.Lock()
+		defer emitMu.Unlock()
+		unsafeEmit(e)
+	}
 	defer func() {
 		if err != nil {
 			emit(Event{Type: EventError, Err: err.Error()})
