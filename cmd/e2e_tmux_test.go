@@ -48,6 +48,19 @@ func (ts *tmuxSession) capture() string {
 	return string(out)
 }
 
+// waitExit polls until the program has quit (its tmux session ends with it).
+func (ts *tmuxSession) waitExit() {
+	ts.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if exec.Command("tmux", "-L", ts.socket, "has-session").Run() != nil {
+			return
+		}
+		<-time.After(50 * time.Millisecond)
+	}
+	ts.t.Fatalf("the program did not quit:\n%s", ts.capture())
+}
+
 func (ts *tmuxSession) send(keys ...string) {
 	ts.t.Helper()
 	if out, err := exec.Command("tmux", append([]string{"-L", ts.socket, "send-keys"}, keys...)...).CombinedOutput(); err != nil {
@@ -101,7 +114,9 @@ func TestTUIInTmux(t *testing.T) {
 		t.Errorf("the pane does not say the provider searched:\n%s", screen)
 	}
 	ts.send("C-c")
+	ts.waitFor("ctrl+c again")
 	ts.send("C-c")
+	ts.waitExit()
 	rows, err := runListSessions(t, db)
 	if err != nil || len(rows) != 1 {
 		t.Fatalf("sessions = %v, %v", rows, err)
