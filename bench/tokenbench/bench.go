@@ -49,6 +49,10 @@ type Result struct {
 	// of it that enters context (no deferred definitions).
 	T1ToolsSentTokens    int `json:"t1_tools_sent_tokens"`
 	T1ToolsContextTokens int `json:"t1_tools_context_tokens"`
+	// T1VisibleDeferred is the part of T1ToolsContextTokens that deferred
+	// definitions still cost: OpenAI shows the model the name and
+	// description of every deferred function.
+	T1VisibleDeferred int `json:"t1_visible_deferred_tokens"`
 	// EagerContextTokens is the same adapter's turn-1 context with search
 	// off; ShareOfEager = T1ContextTokens / EagerContextTokens.
 	EagerContextTokens int     `json:"eager_context_tokens"`
@@ -86,7 +90,12 @@ type CatalogInfo struct {
 	Tools     int    `json:"tools"`
 	DefTokens int    `json:"definition_tokens"`
 	Generated bool   `json:"generated,omitempty"`
-	Targets   []string
+	Targets   []string `json:"discovered"`
+	Servers   []string `json:"servers"`
+	// NamespaceTokens is what OpenAI would show of the deferred tools if
+	// they were grouped in one namespace per server, each described by
+	// one sentence: the namespaces' names and descriptions.
+	NamespaceTokens int `json:"namespace_tokens"`
 }
 
 // Run runs the benchmark.
@@ -141,6 +150,14 @@ func runCatalog(ctx context.Context, cat *Catalog, o Options) (CatalogInfo, []Re
 	info := CatalogInfo{Name: cat.Name, Tools: len(cat.Tools), Generated: cat.Generated}
 	for _, t := range cat.Targets() {
 		info.Targets = append(info.Targets, t.Name+" ("+t.Query+")")
+	}
+	seen := map[string]bool{}
+	for _, t := range cat.Tools {
+		if !seen[t.Server] {
+			seen[t.Server] = true
+			info.Servers = append(info.Servers, t.Server)
+			info.NamespaceTokens += tokens.CountCached(t.Server + ": Tools of the " + t.Server + " MCP server.\n")
+		}
 	}
 	// The status bar's method, once per catalog: its native and client
 	// figures are the same, and off saves nothing.
@@ -203,10 +220,11 @@ func summarize(c *Conversation, reqs []Request, bodies []*body) Result {
 	t1 := bodies[0]
 	r.T1Bytes = reqs[0].Bytes
 	r.T1SentTokens = count(t1.raw)
-	r.T1ContextTokens = count(t1.contextBody()) + t1.referencedTokens(t1.references())
+	r.T1ContextTokens = count(t1.contextBody()) + t1.visible + t1.referencedTokens(t1.references())
 	if tr := t1.toolsRaw(); tr != nil {
 		r.T1ToolsSentTokens = count(tr)
-		r.T1ToolsContextTokens = count(t1.contextTools())
+		r.T1ToolsContextTokens = count(t1.contextTools()) + t1.visible
+		r.T1VisibleDeferred = t1.visible
 	}
 	for i, q := range reqs {
 		r.ConvSentTokens += q.SentTokens

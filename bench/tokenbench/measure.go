@@ -27,6 +27,9 @@ type body struct {
 	// deferred[i] is set when tools[i] carries "defer_loading": true.
 	deferred []bool
 	names    []string
+	// visible is the part of the deferred definitions the model still
+	// sees (OpenAI: names and descriptions of deferred functions).
+	visible int
 }
 
 // messagesKey is the history field of each API.
@@ -55,7 +58,7 @@ func parseBody(raw []byte, msgKey string) (*body, error) {
 		for _, t := range ta.elems {
 			b.tools = append(b.tools, span{s.start + t.start, s.start + t.end})
 		}
-		b.deferred, b.names = ta.deferred, ta.names
+		b.deferred, b.names, b.visible = ta.deferred, ta.names, ta.visible
 	}
 	if s, ok := b.fields[msgKey]; ok {
 		if b.msgs, err = elements(raw, s); err != nil {
@@ -70,6 +73,8 @@ type toolsArray struct {
 	elems    []span
 	deferred []bool
 	names    []string
+	// visible is what the model still sees of the deferred definitions.
+	visible int
 }
 
 // parseTools parses a tools array, once per distinct array: a
@@ -89,7 +94,9 @@ func parseTools(raw []byte) (*toolsArray, error) {
 	ta = &toolsArray{elems: elems}
 	for _, t := range elems {
 		var d struct {
+			Type         string `json:"type"`
 			Name         string `json:"name"`
+			Description  string `json:"description"`
 			DeferLoading bool   `json:"defer_loading"`
 			Function     struct {
 				Name string `json:"name"`
@@ -101,6 +108,13 @@ func parseTools(raw []byte) (*toolsArray, error) {
 		}
 		ta.deferred = append(ta.deferred, d.DeferLoading)
 		ta.names = append(ta.names, d.Name)
+		if d.DeferLoading && d.Type == "function" {
+			// OpenAI: "For individual deferred functions, the model still
+			// sees the function name and description, so in practice tool
+			// search mainly defers the parameter schemas." Counted as the
+			// bare text, a lower bound of however the API lays it out.
+			ta.visible += tokens.CountCached(d.Name + ": " + d.Description + "\n")
+		}
 	}
 	countMu.Lock()
 	parsedTools[sum] = ta
@@ -365,5 +379,5 @@ func (b *body) contextTokens() int {
 	} else {
 		n = count(b.contextBody())
 	}
-	return n + b.referencedTokens(b.references())
+	return n + b.visible + b.referencedTokens(b.references())
 }

@@ -46,6 +46,12 @@ func Markdown(w io.Writer, rep *Report) error {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", c.Target, met, esc(strings.TrimSuffix(c.Detail, "; ")))
 	}
+	if fs := Findings(rep); len(fs) > 0 {
+		b.WriteString("\n## Findings\n\n")
+		for _, f := range fs {
+			b.WriteString("- " + f + "\n")
+		}
+	}
 	b.WriteString("\n## Turn 1, all catalogs (context tokens; % of eager)\n\n")
 	b.WriteString("| catalog | tools | defs (o200k) |")
 	for _, a := range adaptersIn(rep) {
@@ -103,6 +109,64 @@ func Markdown(w io.Writer, rep *Report) error {
 	fmt.Fprintf(&b, "\nRun time: %s.\n", rep.Duration.Round(100_000_000))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Findings explain what the figures show: why a target is missed, what
+// the strict byte comparison catches, how the status bar's estimate
+// compares.
+func Findings(rep *Report) []string {
+	var out []string
+	for _, ci := range rep.Catalogs {
+		if ci.Name != "ALL" && !ci.Generated {
+			continue
+		}
+		for _, r := range rep.Results {
+			if r.Catalog != ci.Name || r.Mode == "off" || r.ShareOfEager <= MaxShare {
+				continue
+			}
+			if r.T1VisibleDeferred == 0 {
+				out = append(out, fmt.Sprintf("%s %s %s: turn-1 context is %.1f%% of eager, above the 5%% target.", ci.Name, r.Adapter, modeLabel(r), 100*r.ShareOfEager))
+				continue
+			}
+			fixed := r.T1ContextTokens - r.T1VisibleDeferred + ci.NamespaceTokens
+			out = append(out, fmt.Sprintf("**%s %s %s misses the 5%% target: %.1f%% of eager.** %s of its %s turn-1 context tokens are the names "+
+				"and descriptions of the %d deferred functions, which OpenAI keeps in context (\"For individual deferred functions, the model still "+
+				"sees the function name and description, so in practice tool search mainly defers the parameter schemas\", "+
+				"developers.openai.com/api/docs/guides/tools-tool-search). The adapter sends every deferred tool as a top-level "+
+				"`{\"type\":\"function\",...,\"defer_loading\":true}` (providers/openairesponses/tools.go, renderTools); with one "+
+				"`{\"type\":\"namespace\"}` per MCP server (%d here), only the namespaces' names and descriptions would show: about %s "+
+				"tokens, so turn-1 context ≈ %s (%.1f%% of eager).",
+				ci.Name, r.Adapter, modeLabel(r), 100*r.ShareOfEager, num(r.T1VisibleDeferred), num(r.T1ContextTokens), ci.Tools,
+				len(ci.Servers), num(ci.NamespaceTokens), num(fixed), 100*float64(fixed)/float64(r.EagerContextTokens)))
+		}
+	}
+	for _, r := range rep.Results {
+		if r.StableStrict < r.Compared && r.StableMarkers == r.Compared {
+			out = append(out, fmt.Sprintf("%s bodies are not byte-identical before the new messages on any request: the adapter puts "+
+				"`cache_control` on the last block of the last user message and drops it there when a newer message takes it "+
+				"(e.g. %s %s %s). That is Anthropic's documented multi-turn caching pattern: the marker is not prompt content, "+
+				"the cached prefix is unchanged. Every other byte before the new messages, and the tools array, is identical on every request.",
+				r.Adapter, r.Catalog, modeLabel(r), r.Unstable))
+			break
+		}
+	}
+	for _, r := range rep.Results {
+		if r.StableMarkers < r.Compared {
+			out = append(out, fmt.Sprintf("**Prefix broken:** %s %s %s: %s", r.Catalog, r.Adapter, modeLabel(r), r.Unstable))
+		}
+	}
+	for _, r := range rep.Results {
+		if r.Catalog != "ALL" || r.Mode != "native" {
+			continue
+		}
+		out = append(out, fmt.Sprintf("Status bar vs measured, ALL, %s %s: tokens.EstimateContext says %s saved, the wire shows %s.",
+			r.Adapter, modeLabel(r), num(r.Estimate.Saved), num(r.SavedTokens)))
+	}
+	out = append(out, "The fakes' usage figures are models, not the APIs': responsestest counts as cached the byte prefix a body shares "+
+		"with the previous one, and the Responses adapter writes `input` before `tools`, so the fake credits almost nothing to "+
+		"the stable tools array (OpenAI caches the rendered prompt, tools first, whatever the JSON order); the Anthropic fake "+
+		"reports the previous request's size as cache read. Chat's fake models the prompt as tools then messages.")
+	return out
 }
 
 func adaptersIn(rep *Report) []string {
