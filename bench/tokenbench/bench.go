@@ -86,10 +86,10 @@ type Report struct {
 
 // CatalogInfo describes a catalog run.
 type CatalogInfo struct {
-	Name      string `json:"name"`
-	Tools     int    `json:"tools"`
-	DefTokens int    `json:"definition_tokens"`
-	Generated bool   `json:"generated,omitempty"`
+	Name      string   `json:"name"`
+	Tools     int      `json:"tools"`
+	DefTokens int      `json:"definition_tokens"`
+	Generated bool     `json:"generated,omitempty"`
 	Targets   []string `json:"discovered"`
 	Servers   []string `json:"servers"`
 	// NamespaceTokens is what OpenAI would show of the deferred tools if
