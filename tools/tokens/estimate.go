@@ -1,6 +1,9 @@
 package tokens
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"sync"
+)
 
 // Def is a tool definition to count.
 type Def struct {
@@ -23,11 +26,15 @@ type Estimate struct {
 // searchToolCost approximates the definitions that stand in for the deferred
 // catalog: the provider's search tool, or the client's tool_search and
 // tool_call pair.
-var searchToolCost = Tool("tool_search",
-	"Search the catalog of deferred tools by keywords, select:NAME,NAME or /regex/; returns matching tools.",
-	json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer"}},"required":["query"]}`)) +
-	Tool("tool_call", "Call a tool found by tool_search with its arguments.",
-		json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"arguments":{"type":"object"}},"required":["name","arguments"]}`))
+// It is counted on first use: loading the encoder costs about 400 ms, which
+// a program start must not pay.
+var searchToolCost = sync.OnceValue(func() int {
+	return Tool("tool_search",
+		"Search the catalog of deferred tools by keywords, select:NAME,NAME or /regex/; returns matching tools.",
+		json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer"}},"required":["query"]}`)) +
+		Tool("tool_call", "Call a tool found by tool_search with its arguments.",
+			json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"arguments":{"type":"object"}},"required":["name","arguments"]}`))
+})
 
 // EstimateContext counts the definitions in context for a resolved search
 // mode ("native", "client" or "off"). Deferred definitions that a provider
@@ -46,7 +53,7 @@ func EstimateContext(active, deferred []Def, mode string) Estimate {
 	case len(deferred) == 0 || mode == "off" || mode == "":
 		e.Context = a + d
 	default:
-		e.Context = a + searchToolCost
+		e.Context = a + searchToolCost()
 	}
 	e.Saved = max(0, e.Eager-e.Context)
 	return e
