@@ -91,15 +91,17 @@ func press(m *Model, k string) tea.Cmd {
 }
 
 // run executes a command and feeds what it returns back, like the runtime
-// would (one level of batches is enough for these tests).
-func run(m *Model, cmd tea.Cmd) {
-	if cmd == nil {
+// would. Depth is bounded: cursor blinking would otherwise loop forever.
+func run(m *Model, cmd tea.Cmd) { runDepth(m, cmd, 0) }
+
+func runDepth(m *Model, cmd tea.Cmd, depth int) {
+	if cmd == nil || depth > 3 {
 		return
 	}
 	msg := cmd()
 	if batch, ok := msg.(tea.BatchMsg); ok {
 		for _, c := range batch {
-			run(m, c)
+			runDepth(m, c, depth+1)
 		}
 		return
 	}
@@ -109,7 +111,7 @@ func run(m *Model, cmd tea.Cmd) {
 		return
 	}
 	_, next := m.Update(msg)
-	run(m, next)
+	runDepth(m, next, depth+1)
 }
 
 func frame(m *Model) string {

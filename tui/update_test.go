@@ -386,3 +386,16 @@ func TestScrolledUpViewStaysPut(t *testing.T) {
 		t.Fatal("back at the bottom the new content is not shown")
 	}
 }
+
+func TestPasteAndInitialPrompt(t *testing.T) {
+	t.Parallel()
+	m, turns, _ := newTestModel(t, newFakeBackend(), 80, 24, Options{Prompt: "first question"})
+	m.Update(tea.PasteMsg{Content: "line one\nline two"})
+	if v := m.input.Value(); v != "line one\nline two" {
+		t.Fatalf("paste: input %q", v)
+	}
+	run(m, m.Init())
+	if len(turns.started) != 1 || turns.started[0] != "first question" || !m.working {
+		t.Fatalf("initial prompt not sent: %v", turns.started)
+	}
+}
