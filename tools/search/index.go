@@ -43,6 +43,9 @@ type Config struct {
 	// Entities adds to a query the kind of thing it mentions without
 	// naming it: "file" for a path, "url" for a link, "email" for an address.
 	Entities bool
+	// Synonyms is the weight of the action-word synonyms of the query's
+	// words (save: write, store; fetch: get, retrieve; ...). 0 is off.
+	Synonyms float64
 	// Joins indexes adjacent name words glued together ("wordcloud").
 	Joins bool
 	// ServerMix is how much of a tool's score comes from how well its server
@@ -64,7 +67,7 @@ func DefaultConfig() Config {
 		B:              [NumFields]float64{0.3, 0.75, 0.75, 0.75, 0.75},
 		Stemmer:        "porter",
 		Joins:          true,
-		Entities:       true,
+		Synonyms:       0.5,
 		FeedbackDocs:   3,
 		FeedbackTerms:  10,
 		FeedbackWeight: 0.3,
@@ -269,6 +272,7 @@ func (ix *Index) finalize() *snapshot {
 		s.docTerms[d] = dt
 	}
 	ix.buildServerLevel(s, local)
+
 	return s
 }
 

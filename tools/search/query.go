@@ -98,6 +98,19 @@ func (s *snapshot) queryTerms(q string) map[int32]float64 {
 	for t, c := range qt {
 		qt[t] = 1 + math.Log(c)
 	}
+	if s.cfg.Synonyms > 0 {
+		var extra []string
+		an.terms(q, func(t string) { extra = append(extra, verbSynonyms[t]...) })
+		for _, e := range extra {
+			an.terms(e, func(t string) {
+				if id, ok := s.vocab[t]; ok {
+					if _, had := qt[id]; !had {
+						qt[id] = s.cfg.Synonyms
+					}
+				}
+			})
+		}
+	}
 	return qt
 }
 
@@ -452,3 +465,37 @@ func hasFileExt(w string) bool {
 	}
 	return letters > 0 && ext != "com" && ext != "org" && ext != "net" && ext != "io"
 }
+
+// verbSynonyms maps the stem of an action word to words software tools use
+// for the same action. Tool names use a small verb vocabulary (get, list,
+// create, write, delete...) while people use many more.
+var verbSynonyms = func() map[string][]string {
+	groups := [][]string{
+		{"save", "write", "store", "export"},
+		{"fetch", "get", "retrieve", "download"},
+		{"find", "search", "lookup", "query"},
+		{"remove", "delete"},
+		{"edit", "update", "modify", "change"},
+		{"create", "make", "new", "add", "generate"},
+		{"show", "display", "view", "list"},
+		{"run", "execute", "launch"},
+		{"open", "navigate", "visit", "browse"},
+		{"read", "load", "view", "open"},
+		{"send", "post", "publish"},
+		{"summarize", "summary"},
+		{"picture", "image", "photo"},
+		{"page", "website", "site", "web"},
+	}
+	m := map[string][]string{}
+	for _, g := range groups {
+		for _, w := range g {
+			k := stem(w)
+			for _, o := range g {
+				if o != w {
+					m[k] = append(m[k], o)
+				}
+			}
+		}
+	}
+	return m
+}()
