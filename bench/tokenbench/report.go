@@ -144,9 +144,9 @@ func Findings(rep *Report) []string {
 		if r.StableStrict < r.Compared && r.StableMarkers == r.Compared {
 			out = append(out, fmt.Sprintf("%s bodies are not byte-identical before the new messages on any request: the adapter puts "+
 				"`cache_control` on the last block of the last user message and drops it there when a newer message takes it "+
-				"(e.g. %s %s %s). That is Anthropic's documented multi-turn caching pattern: the marker is not prompt content, "+
+				"(first seen in %s %s, %s). That is Anthropic's documented multi-turn caching pattern: the marker is not prompt content, "+
 				"the cached prefix is unchanged. Every other byte before the new messages, and the tools array, is identical on every request.",
-				r.Adapter, r.Catalog, modeLabel(r), r.Unstable))
+				r.Adapter, r.Catalog, modeLabel(r), strings.TrimPrefix(r.Unstable, "cache markers only; first at ")))
 			break
 		}
 	}
