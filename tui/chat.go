@@ -66,7 +66,7 @@ func newChat(st *themes.Styles) *chat {
 	return &chat{st: st, md: newMarkdown(st), cards: map[string]*chatItem{}}
 }
 
-func (c *chat) SetSize(w, h int) { c.width, c.height = w, h }
+func (c *chat) SetSize(w, h int) { c.width, c.height = max(w, 1), max(h, 1) }
 
 func (c *chat) setStyles(st *themes.Styles) {
 	c.st, c.md = st, newMarkdown(st)

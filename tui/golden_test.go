@@ -2,8 +2,11 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agent-dev/agent/agent"
 )
@@ -74,7 +77,17 @@ func TestGoldenFrames(t *testing.T) {
 				b := newFakeBackend()
 				m, _, c := newTestModel(t, b, sz[0], sz[1], tt.opts)
 				tt.setup(m, b, c)
-				golden(t, name, frame(m))
+				f := frame(m)
+				lines := strings.Split(strings.TrimSuffix(f, "\n"), "\n")
+				if len(lines) != sz[1] {
+					t.Errorf("frame has %d lines, want %d", len(lines), sz[1])
+				}
+				for i, l := range lines {
+					if w := ansi.StringWidth(l); w > sz[0] {
+						t.Errorf("line %d is %d cells wide, terminal has %d: %q", i, w, sz[0], l)
+					}
+				}
+				golden(t, name, f)
 			})
 		}
 	}

@@ -107,7 +107,7 @@ func (m *Model) resize(w, h int) {
 	chatW, chatH := w, mainH
 	if m.showPane {
 		if m.narrow() {
-			ph := min(max(mainH/3, 4), 12)
+			ph := min(max(mainH/3, 4), 12, mainH-1)
 			chatH = mainH - ph
 			m.pane.SetSize(w, ph)
 		} else {

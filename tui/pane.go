@@ -101,7 +101,7 @@ func newPane(st *themes.Styles) *pane {
 	return &pane{st: st, byID: map[string]*searchEntry{}, seen: map[string]bool{}}
 }
 
-func (p *pane) SetSize(w, h int) { p.width, p.height = w, h }
+func (p *pane) SetSize(w, h int) { p.width, p.height = max(w, 1), max(h, 0) }
 
 func (p *pane) reset() {
 	p.version++

@@ -399,3 +399,18 @@ func TestPasteAndInitialPrompt(t *testing.T) {
 		t.Fatalf("initial prompt not sent: %v", turns.started)
 	}
 }
+
+func TestTinyTerminalsDoNotPanic(t *testing.T) {
+	t.Parallel()
+	for _, sz := range [][2]int{{1, 1}, {10, 4}, {20, 8}, {40, 10}, {99, 12}} {
+		b := newFakeBackend()
+		m, _, _ := newTestModel(t, b, sz[0], sz[1], Options{History: history()})
+		typeText(m, "hello")
+		press(m, "enter")
+		feed(m, b, conversation())
+		press(m, "ctrl+o")
+		press(m, "pgup")
+		m.Update(approvalMsg{Req: ApprovalRequest{Tool: agent.ToolEvent{Name: "x"}}})
+		_ = m.View()
+	}
+}
