@@ -33,7 +33,7 @@ func newInput(st *themes.Styles, keys KeyMap) *input {
 	ta.MaxHeight = 0
 	ta.KeyMap.InsertNewline = keys.Newline
 	ta.SetHeight(inputLines)
-	ta.SetStyles(textarea.DefaultStyles(st.Palette.Dark))
+	ta.SetStyles(textareaStyles(st))
 	ta.Focus()
 	return &input{ta: ta, keys: keys, st: st}
 }
@@ -45,7 +45,23 @@ func (in *input) SetWidth(w int) {
 
 func (in *input) setStyles(st *themes.Styles) {
 	in.st = st
-	in.ta.SetStyles(textarea.DefaultStyles(st.Palette.Dark))
+	in.ta.SetStyles(textareaStyles(st))
+}
+
+// textareaStyles takes the textarea's defaults and recolours the parts that
+// show from the theme, so no colour literal of bubbles leaks in.
+func textareaStyles(st *themes.Styles) textarea.Styles {
+	s := textarea.DefaultStyles(st.Palette.Dark)
+	for _, state := range []*textarea.StyleState{&s.Focused, &s.Blurred} {
+		state.Text = st.Text
+		state.CursorLine = st.Text
+		state.Placeholder = st.Subtle
+		state.Prompt = st.Accent
+		state.EndOfBuffer = st.Subtle
+	}
+	s.Blurred.Text = st.Muted
+	s.Cursor.Color = st.Palette.Accent
+	return s
 }
 
 func (in *input) Value() string { return in.ta.Value() }
