@@ -8,6 +8,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -121,8 +122,8 @@ type Options struct {
 	// RenderEvery throttles Markdown re-rendering while text streams.
 	RenderEvery time.Duration
 	// Input and Output replace the terminal (tests); nil means stdin/stdout.
-	Input  *os.File
-	Output *os.File
+	Input  io.Reader
+	Output io.Writer
 }
 
 func (o *Options) defaults() {
