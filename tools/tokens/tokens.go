@@ -46,5 +46,5 @@ type ToolDef struct {
 // Tool counts one definition as it is sent: its JSON.
 func Tool(name, description string, schema json.RawMessage) int {
 	b, _ := json.Marshal(ToolDef{Name: name, Description: description, Schema: schema})
-	return Count(string(b))
+	return CountCached(string(b))
 }
