@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -44,8 +45,8 @@ func (e catalogEntry) doc() Doc {
 
 // LoadCatalogFile reads a tool catalog: a JSON array or JSONL of
 // {id?, name, description, input_schema | inputSchema, server?}, or an MCP
-// tools/list result {"tools": [...]}, whose tools get the file's base name as
-// their server when they name none. A missing schema is fine; a tool
+// tools/list result {"tools": [...]}. When no tool names a server, the
+// file's base name is the server of all. A missing schema is fine; a tool
 // without a name, or the same server and name twice, is an error naming the
 // entry.
 func LoadCatalogFile(path string) ([]Doc, error) {
@@ -92,6 +93,13 @@ func ParseCatalog(data []byte, defaultServer string) ([]Doc, error) {
 		}
 	default:
 		return nil, fmt.Errorf("not a JSON array, JSONL or tools/list result")
+	}
+	// A catalog that names no server at all is one server's tools/list (the
+	// files in shared/catalogs are bare arrays): the file names the server.
+	if !slices.ContainsFunc(entries, func(e catalogEntry) bool { return e.Server != "" }) {
+		for i := range entries {
+			entries[i].Server = defaultServer
+		}
 	}
 	docs := make([]Doc, 0, len(entries))
 	seen := map[[2]string]int{}
