@@ -156,6 +156,9 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 	if opts.Output != nil {
 		popts = append(popts, tea.WithOutput(opts.Output))
 	}
+	if opts.Width > 0 && opts.Height > 0 {
+		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
+	}
 	m.ctx = ctx
 	p := tea.NewProgram(m, popts...)
 	br := newBridge(ctx, b, p)
