@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/demo/internal/catalogdef"
 	"github.com/agent-dev/agent/tools"
 	"github.com/agent-dev/agent/tools/search"
 )
@@ -168,5 +170,18 @@ func TestCatalog(t *testing.T) {
 		if _, err := kit.Tools[i].Exec(t.Context(), args); err != nil {
 			t.Errorf("%s(%s): %v", c.Name, args, err)
 		}
+	}
+}
+
+// TestCatalogIsGenerated keeps catalog.json equal to its definition; run
+// `go generate ./demo` after changing catalogdef.
+func TestCatalogIsGenerated(t *testing.T) {
+	t.Parallel()
+	want, err := catalogdef.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(catalogJSON, want) {
+		t.Fatal("catalog.json is stale: run go generate ./demo")
 	}
 }
