@@ -185,3 +185,18 @@ func TestCatalogIsGenerated(t *testing.T) {
 		t.Fatal("catalog.json is stale: run go generate ./demo")
 	}
 }
+
+func TestNoFittingTool(t *testing.T) {
+	t.Parallel()
+	s := newSessionWith(t, true)
+	called := false
+	if err := s.Run(t.Context(), "hello there", func(e agent.Event) {
+		called = called || e.Type == agent.EventToolStarted
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h := s.Messages()
+	if last := h[len(h)-1].Parts[0].Text; called || !strings.Contains(last, "Try one of") {
+		t.Fatalf("called=%v, answer %q", called, last)
+	}
+}

@@ -52,7 +52,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 		text = answer(*resultOf(last), req, prompt)
 	case searchOf(last) != nil:
 		sr := searchOf(last)
-		if t, ok := bestTool(sr.Tools, req, prompt); ok {
+		if t, ok := bestTool(sr.Tools, req, prompt); ok && score(t, queryFrom(prompt)) > 0 {
 			text = fmt.Sprintf("The search found %d tools; **%s** (%s) fits best. Calling it.", len(sr.Tools), t.Name, orWord(t.Server, "built-in"))
 			parts = append(parts, agent.ToolCallPart(agent.ToolCall{ID: p.id("call"), Name: t.Name, Input: argsFor(t, prompt)}))
 			resp.StopReason = "tool_use"
@@ -72,7 +72,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 		for _, t := range req.Tools {
 			names = append(names, t.Name)
 		}
-		if t, ok := bestTool(names, req, prompt); ok && score(t, prompt) > 0 {
+		if t, ok := bestTool(names, req, prompt); ok && score(t, queryFrom(prompt)) > 0 {
 			text = fmt.Sprintf("**%s** looks right for this. Calling it.", t.Name)
 			parts = append(parts, agent.ToolCallPart(agent.ToolCall{ID: p.id("call"), Name: t.Name, Input: argsFor(t, prompt)}))
 			resp.StopReason = "tool_use"
@@ -292,7 +292,9 @@ func bestTool(names []string, req *agent.Request, prompt string) (agent.ToolDef,
 	if len(defs) == 0 {
 		return agent.ToolDef{}, false
 	}
-	sort.SliceStable(defs, func(i, j int) bool { return score(defs[i], prompt) > score(defs[j], prompt) })
+	// Score against the query, which carries the synonyms a model adds.
+	q := queryFrom(prompt)
+	sort.SliceStable(defs, func(i, j int) bool { return score(defs[i], q) > score(defs[j], q) })
 	return defs[0], true
 }
 
@@ -449,8 +451,12 @@ func noTool(sr *agent.SearchResult, prompt string) string {
 	if sr.Error != "" {
 		return fmt.Sprintf("The tool search failed (%s), so I cannot do that here.", sr.Error)
 	}
-	return fmt.Sprintf("I searched the catalog for “%s” but found no tool for it. Try one of:\n\n- %s",
-		queryFrom(prompt), strings.Join(Prompts, "\n- "))
+	found := "no tool"
+	if len(sr.Tools) > 0 {
+		found = fmt.Sprintf("%d tools, none of which fits", len(sr.Tools))
+	}
+	return fmt.Sprintf("I searched the catalog for “%s” and found %s. Try one of:\n\n- %s",
+		queryFrom(prompt), found, strings.Join(Prompts, "\n- "))
 }
 
 // answer writes the Markdown reply from a tool result.
