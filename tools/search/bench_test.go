@@ -8,7 +8,7 @@ import (
 	"github.com/agent-dev/agent/tools/search/internal/bench"
 )
 
-// catalog10k is a 10,000-tool catalog grown from the real ones in
+// catalog is an n-tool catalog grown from the real ones in
 // ../shared, or a skip when they are absent.
 func catalog(b *testing.B, n int) []search.Doc {
 	b.Helper()
