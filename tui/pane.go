@@ -46,13 +46,20 @@ func (s *searchEntry) where() string {
 		w = agent.WhereClient
 	}
 	if s.Manual {
-		w += " /search"
+		return "/search"
 	}
 	return w
 }
 
+func (s *searchEntry) label() string {
+	if s.Manual {
+		return "/search"
+	}
+	return s.where() + " search"
+}
+
 func (s *searchEntry) chatLine(st *themes.Styles, width int) []string {
-	head := st.PaneWhere.Render("◇ "+s.where()+" search") + " " + st.PaneQuery.Render(quote(s.Query))
+	head := st.PaneWhere.Render("◇ "+s.label()) + " " + st.PaneQuery.Render(quote(s.Query))
 	var tail string
 	switch {
 	case s.Running:

@@ -58,12 +58,44 @@ func (m *markdown) render(text string, width int) []string {
 	return lines
 }
 
-// wrapLines word-wraps plain text to width, measuring cells, not bytes.
+// wrapLines word-wraps plain text to width, measuring cells, not bytes. A
+// wrapped line continues under its own indentation plus two cells, so
+// indented lists stay readable.
 func wrapLines(text string, width int) []string {
 	if width < 1 {
 		width = 1
 	}
-	return strings.Split(ansi.Wrap(strings.TrimRight(text, "\n"), width, ""), "\n")
+	var out []string
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		if ansi.StringWidth(line) <= width {
+			out = append(out, line)
+			continue
+		}
+		indent := line[:len(line)-len(strings.TrimLeft(line, " "))] + "  "
+		if len(indent) >= width/2 {
+			indent = ""
+		}
+		first := true
+		rest := line
+		for rest != "" {
+			w := width
+			prefix := ""
+			if !first {
+				w, prefix = width-len(indent), indent
+			}
+			wrapped := strings.SplitN(ansi.Wrap(rest, w, ""), "\n", 2)
+			out = append(out, prefix+wrapped[0])
+			rest = ""
+			if len(wrapped) == 2 {
+				rest = strings.TrimLeft(wrapped[1], " ")
+				// Re-join the remainder: it is wrapped again at the
+				// continuation width.
+				rest = strings.ReplaceAll(rest, "\n", " ")
+			}
+			first = false
+		}
+	}
+	return out
 }
 
 type cardStatus int

@@ -1,0 +1,57 @@
+package tui
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+func TestWrapLines(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in    string
+		width int
+		want  []string
+	}{
+		{"short", 10, []string{"short"}},
+		{"one two three four", 9, []string{"one two", "  three", "  four"}},
+		{"  a list item that wraps", 12, []string{"  a list", "    item", "    that", "    wraps"}},
+		{"héllo wörld ünïcode", 11, []string{"héllo wörld", "  ünïcode"}},
+	}
+	for _, tt := range tests {
+		got := wrapLines(tt.in, tt.width)
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("wrapLines(%q, %d) = %q, want %q", tt.in, tt.width, got, tt.want)
+		}
+		for _, l := range got {
+			if ansi.StringWidth(l) > tt.width {
+				t.Errorf("line %q wider than %d", l, tt.width)
+			}
+		}
+	}
+}
+
+func TestSummariesAndFormats(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ got, want string }{
+		{summarizeArgs(json.RawMessage(`{"b":2,"a":"x"}`)), `a="x", b=2`},
+		{summarizeArgs(json.RawMessage(`{}`)), `{}`},
+		{preview("{\n  \"a\": 1\n}"), `{"a":1}`},
+		{preview("\n\nfirst line\nsecond"), "first line"},
+		{fmtDuration(0), ""},
+		{fmtDuration(500 * time.Microsecond), "<1ms"},
+		{fmtDuration(120 * time.Millisecond), "120ms"},
+		{fmtDuration(2500 * time.Millisecond), "2.5s"},
+		{fmtTokens(950), "950"},
+		{fmtTokens(12345), "12.3k"},
+		{fmtTokens(2_500_000), "2.5M"},
+	}
+	for i, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("case %d: got %q, want %q", i, tt.got, tt.want)
+		}
+	}
+}
