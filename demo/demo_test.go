@@ -200,3 +200,22 @@ func TestNoFittingTool(t *testing.T) {
 		t.Fatalf("called=%v, answer %q", called, last)
 	}
 }
+
+func TestSearchOffCallsDirectly(t *testing.T) {
+	t.Parallel()
+	s := newSession(t)
+	s.Search = agent.SearchOff
+	var searched bool
+	var called string
+	if err := s.Run(t.Context(), "Convert 250 EUR to USD", func(e agent.Event) {
+		searched = searched || e.Type == agent.EventSearchStarted
+		if e.Type == agent.EventToolFinished {
+			called = e.Tool.Name
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if searched || called != "finance_currency_convert" {
+		t.Fatalf("search off: searched=%v called=%q", searched, called)
+	}
+}
