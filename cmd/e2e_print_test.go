@@ -157,3 +157,16 @@ func TestPrintUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// A model that rejects native search: the provider's error is shown with
+// the hint to search client-side.
+func TestPrintNativeSearchRejectedSuggestsClient(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	fake.NoNativeSearch = map[string]bool{"claude-sonnet-4-5": true}
+	res := runAgent(t, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}, "-p", "hi", "--base-url", fake.URL,
+		"--mcp-config", testMCPConfig(t), "--mcp", "tt", "--defer", "--db", filepath.Join(t.TempDir(), "a.db"))
+	if res.code != 1 || !strings.Contains(res.stderr, "invalid_request_error") || !strings.Contains(res.stderr, "try --search client") {
+		t.Errorf("exit %d stderr %q", res.code, res.stderr)
+	}
+}

@@ -210,6 +210,7 @@ func runPrint(ctx context.Context, g *Globals) error {
 	}
 	res.ToolsHash = rt.LastToolsHash()
 	if turnErr != "" {
+		turnErr = withSearchHint(turnErr, rt.Session)
 		res.IsError = true
 		res.Error = turnErr
 	}
@@ -230,4 +231,19 @@ func runPrint(ctx context.Context, g *Globals) error {
 		return &printError{fmt.Errorf("%s", turnErr)}
 	}
 	return nil
+}
+
+// withSearchHint points at --search client when a provider refused its own
+// tool search (a model the table thinks supports it, but does not).
+func withSearchHint(msg string, s *agent.Session) string {
+	if s.Search != agent.SearchNative || strings.Contains(msg, "--search client") {
+		return msg
+	}
+	low := strings.ToLower(msg)
+	for _, k := range []string{"tool_search", "tool search", "defer_loading"} {
+		if strings.Contains(low, k) {
+			return msg + " (this model may not support native tool search: try --search client)"
+		}
+	}
+	return msg
 }
