@@ -101,13 +101,24 @@ const bottomRows = 1 + inputLines + 2 + 1 + 1
 
 func (m *Model) narrow() bool { return m.width < narrowWidth }
 
+// relayout sizes the panes again when the folded pane's content may have
+// grown or shrunk.
+func (m *Model) relayout() {
+	if m.width > 0 && m.showPane && m.narrow() {
+		m.resize(m.width, m.height)
+	}
+}
+
 func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
 	mainH := max(h-bottomRows, 3)
 	chatW, chatH := w, mainH
 	if m.showPane {
 		if m.narrow() {
+			// Folded below the chat the pane takes only the lines it
+			// needs, up to a third of the screen.
 			ph := min(max(mainH/3, 4), 12, mainH-1)
+			ph = min(ph, max(m.pane.needed(true, ph), 2))
 			chatH = mainH - ph
 			m.pane.SetSize(w, ph)
 		} else {

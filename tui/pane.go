@@ -204,6 +204,17 @@ func (p *pane) View(spin string, compact bool) string {
 }
 
 func (p *pane) render(spin string, compact bool) string {
+	w := max(p.width-2, 8)
+	return p.st.Pane.Render(strings.Join(fit(p.lines(spin, compact, p.height), w, p.height), "\n"))
+}
+
+// needed is how many lines the pane's content takes, up to limit.
+func (p *pane) needed(compact bool, limit int) int {
+	return min(len(p.lines("", compact, limit)), limit)
+}
+
+// lines renders the content, newest search first, stopping at limit lines.
+func (p *pane) lines(spin string, compact bool, limit int) []string {
 	st := p.st
 	w := p.width - 2 // left border and padding
 	if w < 8 {
@@ -218,7 +229,7 @@ func (p *pane) render(spin string, compact bool) string {
 		ls = append(ls, st.Notice.Render("no searches yet"))
 	}
 	// Newest first, and only as many as fill the pane.
-	for i := len(p.searches) - 1; i >= 0 && len(ls) < p.height; i-- {
+	for i := len(p.searches) - 1; i >= 0 && len(ls) < limit; i-- {
 		s := p.searches[i]
 		mark := "●"
 		if s.Running {
@@ -247,7 +258,7 @@ func (p *pane) render(spin string, compact bool) string {
 	for i, l := range ls {
 		ls[i] = ansi.Truncate(l, w, "…")
 	}
-	return st.Pane.Render(strings.Join(fit(ls, w, p.height), "\n"))
+	return ls
 }
 
 func callLabel(st *themes.Styles, c *callInfo) string {

@@ -41,6 +41,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case eventMsg:
 		cmd := m.handleEvent(msg)
+		m.relayout()
 		m.chat.reanchor()
 		return m, cmd
 	case turnEndMsg:
@@ -62,6 +63,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	default:
 		if cmd, ok := m.handleResult(msg); ok {
+			m.relayout()
 			return m, cmd
 		}
 	}
@@ -119,7 +121,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.chat.scroll(-max(m.chat.height-2, 1))
 		return nil
 	case key.Matches(k, m.keys.Send):
-		return m.send()
+		cmd := m.send()
+		m.relayout()
+		return cmd
 	}
 	return m.input.Update(k)
 }
