@@ -55,6 +55,11 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 	name, arg, _ := strings.Cut(strings.TrimSpace(text), " ")
 	arg = strings.TrimSpace(arg)
 	b, ctx := m.b, m.ctx
+	// These change the session under a running turn: the turn first.
+	if m.working && (name == "/new" || name == "/sessions" || (name == "/model" && arg != "")) {
+		m.hint = name + " waits for the turn to end: esc cancels it"
+		return nil, true
+	}
 	switch name {
 	case "/quit", "/exit":
 		return tea.Quit, true

@@ -414,3 +414,21 @@ func TestTinyTerminalsDoNotPanic(t *testing.T) {
 		_ = m.View()
 	}
 }
+
+func TestSessionCommandsWaitForTheTurn(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 120, 40, Options{})
+	typeText(m, "go")
+	press(m, "enter")
+	for _, c := range []string{"/new", "/model x", "/sessions"} {
+		typeText(m, c)
+		run(m, press(m, "enter"))
+	}
+	if b.newCalls != 0 || b.model != "" || m.picker != nil {
+		t.Fatal("a session command ran during a turn")
+	}
+	if !strings.Contains(frame(m), "waits for the turn to end") {
+		t.Fatal("no hint")
+	}
+}
