@@ -312,6 +312,22 @@ func (s *Session) appendMessage(ctx context.Context, m Message, emit func(Event)
 	return nil
 }
 
+// Reset replaces the history (a resumed or new session) and clears usage.
+func (s *Session) Reset(history []Message) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.History = history
+	s.Totals = Usage{}
+}
+
+// Usage returns the tokens the session used so far.
+func (s *Session) Usage() Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := s.Totals
+	return u
+}
+
 // Messages returns a copy of the history.
 func (s *Session) Messages() []Message {
 	s.mu.Lock()

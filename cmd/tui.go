@@ -110,7 +110,7 @@ func (b *tuiBackend) Info() tui.Info {
 	b.mu.Unlock()
 	return tui.Info{
 		Provider: b.rt.ProviderLabel, Model: s.Model, SessionID: s.ID, SearchMode: mode,
-		Active: active, Deferred: deferred, TokensSaved: b.tokensSaved(), Note: note, Totals: s.Totals,
+		Active: active, Deferred: deferred, TokensSaved: b.tokensSaved(), Note: note, Totals: s.Usage(),
 	}
 }
 
@@ -216,9 +216,7 @@ func (b *tuiBackend) Resume(ctx context.Context, id string) ([]agent.Message, er
 		return nil, err
 	}
 	b.swapStore(ss)
-	s := b.rt.Session
-	s.History = hist
-	s.Totals = agent.Usage{}
+	b.rt.Session.Reset(hist)
 	return hist, nil
 }
 
@@ -230,9 +228,7 @@ func (b *tuiBackend) New(ctx context.Context) error {
 		return err
 	}
 	b.swapStore(ss)
-	s := b.rt.Session
-	s.History = nil
-	s.Totals = agent.Usage{}
+	b.rt.Session.Reset(nil)
 	return nil
 }
 
