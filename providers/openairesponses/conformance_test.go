@@ -32,7 +32,13 @@ package openairesponses
 //   E8 tools arrays are compared as sets, and a client tool_search by type
 //      and execution only (our description and schema are our own);
 //      cassettes declaring {"type":"namespace"} tools are not compared on
-//      tools (the agent renders deferred tools as top-level functions).
+//      tools (their namespaces are not rebuilt as neutral tools).
+//   E13 deferred tools: the recorded clients sent them as top-level
+//      functions, we send them grouped in namespaces (namespaces.go). Tools
+//      arrays and tool_search_output.tools are compared with namespaces
+//      flattened to their member functions, and a recorded function_call
+//      of a deferred function, whose namespace was the function's own
+//      name, is expected with its group's namespace instead.
 // Every request we build is also sent to the strict fake, which must accept it.
 
 import (
@@ -257,6 +263,7 @@ func compareRequest(t *testing.T, i int, req *agent.Request, recorded map[string
 		}
 		got.Input = kept
 	}
+	want = regroupCalls(p, req, want) // E13
 	if len(got.Input) != len(want) {
 		t.Fatalf("request %d: %d input items, recorded %d\n got: %s", i, len(got.Input), len(want), body)
 	}
@@ -314,6 +321,7 @@ func normItem(raw, rec json.RawMessage) any {
 		delete(v, "type")
 	}
 	if v["type"] == "tool_search_output" { // E11
+		v["tools"] = flattenNamespaces(v["tools"]) // E13
 		if ts, ok := v["tools"].([]any); ok {
 			for _, tl := range ts {
 				if m, ok := tl.(map[string]any); ok {
@@ -352,10 +360,11 @@ func scrub(v any) any {
 }
 
 func normTools(raw json.RawMessage) []string {
-	var ts []map[string]any
+	var ts []any
 	_ = json.Unmarshal(raw, &ts)
 	var out []string
-	for _, tl := range ts {
+	for _, t := range flattenNamespaces(ts).([]any) { // E13
+		tl, _ := t.(map[string]any)
 		if tl["type"] == "tool_search" && tl["execution"] == "client" {
 			tl = map[string]any{"type": "tool_search", "execution": "client"}
 		}
@@ -381,4 +390,43 @@ func countType(items []json.RawMessage, typ string) int {
 		}
 	}
 	return n
+}
+
+// flattenNamespaces replaces each namespace of a decoded tools list by its
+// member functions (E13).
+func flattenNamespaces(v any) any {
+	ts, ok := v.([]any)
+	if !ok {
+		return v
+	}
+	out := []any{}
+	for _, t := range ts {
+		m, _ := t.(map[string]any)
+		if m != nil && m["type"] == "namespace" {
+			if members, ok := m["tools"].([]any); ok {
+				out = append(out, members...)
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// regroupCalls rewrites the recorded function_calls of deferred functions
+// to the namespace our grouping gives them (E13).
+func regroupCalls(p *Provider, req *agent.Request, items []json.RawMessage) []json.RawMessage {
+	pl := p.plan(req, agent.ResolveSearch(p, req))
+	out := make([]json.RawMessage, len(items))
+	for i, raw := range items {
+		out[i] = raw
+		var it item
+		if json.Unmarshal(raw, &it) != nil || it.Type != "function_call" || it.Namespace != it.Name {
+			continue
+		}
+		if ns := pl.nsOf[it.Name]; ns != "" && !pl.topLevel[it.Name] {
+			out[i] = withField(raw, "namespace", ns)
+		}
+	}
+	return out
 }

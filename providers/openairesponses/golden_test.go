@@ -67,12 +67,24 @@ func anthropicHistory() []agent.Message {
 	}
 }
 
-// openaiHistory is our own hosted-search turn, replayed from raw items.
+// openaiHistory is our own hosted-search turn, replayed from raw items: the
+// search loaded the weather namespace and the call came back in it.
 func openaiHistory() []agent.Message {
-	raw := `[{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"enc"},` +
-		`{"id":"tsc_1","type":"tool_search_call","status":"completed","arguments":{"paths":["get_weather"]},"call_id":null,"execution":"server"},` +
+	return openaiHistoryRaw(`[{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"enc"},` +
+		`{"id":"tsc_1","type":"tool_search_call","status":"completed","arguments":{"paths":["weather"]},"call_id":null,"execution":"server"},` +
+		`{"id":"tso_1","type":"tool_search_output","status":"completed","call_id":null,"execution":"server","tools":[{"type":"namespace","name":"weather","description":"Tools of the weather MCP server: get_weather","tools":[{"type":"function","name":"get_weather","defer_loading":true,"parameters":{"type":"object"},"strict":true}]}]},` +
+		`{"id":"fc_1","type":"function_call","status":"completed","arguments":"{\"city\":\"Paris\"}","call_id":"call_1","name":"get_weather","namespace":"weather"}]`)
+}
+
+// legacyHistory is a hosted-search turn from before deferred tools were
+// grouped: get_weather was a top-level deferred function, its own namespace.
+func legacyHistory() []agent.Message {
+	return openaiHistoryRaw(`[{"id":"tsc_1","type":"tool_search_call","status":"completed","arguments":{"paths":["get_weather"]},"call_id":null,"execution":"server"},` +
 		`{"id":"tso_1","type":"tool_search_output","status":"completed","call_id":null,"execution":"server","tools":[{"type":"function","name":"get_weather","defer_loading":true,"parameters":{"type":"object"}}]},` +
-		`{"id":"fc_1","type":"function_call","status":"completed","arguments":"{\"city\":\"Paris\"}","call_id":"call_1","name":"get_weather","namespace":"get_weather"}]`
+		`{"id":"fc_1","type":"function_call","status":"completed","arguments":"{\"city\":\"Paris\"}","call_id":"call_1","name":"get_weather","namespace":"get_weather"}]`)
+}
+
+func openaiHistoryRaw(raw string) []agent.Message {
 	pc := parseContext{}
 	a := newAssembler(pc, func(agent.StreamEvent) {}, false)
 	var items []json.RawMessage
@@ -108,6 +120,7 @@ func TestGoldenRequests(t *testing.T) {
 		{name: "replay_client", model: "gpt-5.4", mode: agent.SearchClient, hist: openaiHistory()},
 		{name: "replay_functions", model: "gpt-4.1", mode: agent.SearchNative, hist: openaiHistory()},
 		{name: "replay_off", model: "gpt-5.4", mode: agent.SearchOff, hist: openaiHistory()},
+		{name: "replay_legacy_native", model: "gpt-5.4", mode: agent.SearchNative, hist: legacyHistory()},
 		{name: "provider_tools", model: "gpt-5.4", mode: agent.SearchNative, plain: true, pts: []agent.ProviderTool{
 			{Alias: "web_search", Options: json.RawMessage(`{"allowed_domains":["go.dev"],"search_context_size":"low"}`)},
 			{Alias: "code_execution"},

@@ -165,7 +165,9 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	if hresp.StatusCode/100 != 2 {
 		return nil, apiError(hresp)
 	}
-	pc := parseContext{fnSearch: p.plan(req, mode).fnSearch, requestID: hresp.Header.Get("x-request-id")}
+	// The same test as plan's, without grouping the catalog again.
+	fnSearch := mode == agent.SearchClient && !p.NativeSearch(req.Model)
+	pc := parseContext{fnSearch: fnSearch, requestID: hresp.Header.Get("x-request-id")}
 	var resp *agent.Response
 	if req.NoStream {
 		resp, err = parseJSON(hresp.Body, pc, emit)

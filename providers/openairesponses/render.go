@@ -12,9 +12,10 @@ import (
 //
 // Rules (PROTOCOLS.md §2.3):
 //   - our own assistant messages are replayed from their Raw items; a
-//     function_call keeps the namespace it came with, and a call of a
-//     deferred function that came back without one gets namespace = its
-//     name, which the API requires for deferred functions;
+//     function_call keeps the namespace it came with, unless the function
+//     now lives elsewhere (another namespace group, or the default
+//     namespace): the API requires the namespace the function has in the
+//     request's tools array;
 //   - hosted search items are replayed only when this request uses hosted
 //     search; otherwise they become the client form the request uses
 //     (tool_search_call/output with execution "client", or the
@@ -189,22 +190,51 @@ func (r *renderer) clientResult(res agent.SearchResult) {
 func (r *renderer) searchOutput(callID string, names []string, errText string) {
 	switch {
 	case r.pl.hosted || r.pl.clientTS:
-		defs := []functionTool{}
-		for _, n := range names {
-			if d, ok := r.pl.catalog[n]; ok {
-				defs = append(defs, fnDef(d, true))
-			}
-		}
 		r.add(struct {
-			Type      string         `json:"type"`
-			CallID    string         `json:"call_id"`
-			Execution string         `json:"execution"`
-			Status    string         `json:"status"`
-			Tools     []functionTool `json:"tools"`
-		}{"tool_search_output", callID, "client", "completed", defs})
+			Type      string          `json:"type"`
+			CallID    string          `json:"call_id"`
+			Execution string          `json:"execution"`
+			Status    string          `json:"status"`
+			Tools     []namespaceTool `json:"tools"`
+		}{"tool_search_output", callID, "client", "completed", r.loadedNamespaces(names)})
 	case r.pl.fnSearch:
 		r.add(functionCallOutput{"function_call_output", callID, fnSearchOutput(r.pl, names, errText)})
 	}
+}
+
+// loadedNamespaces is what a client tool_search_output loads: each found
+// tool inside its namespace, the namespace holding only the found members,
+// the way hosted search answers (a namespace with the members it loaded)
+// and the way OpenAI's agents SDK answers a client search over namespace
+// members. Namespaces come in the order of their first found tool.
+func (r *renderer) loadedNamespaces(names []string) []namespaceTool {
+	out := []namespaceTool{}
+	at := map[string]int{}
+	for _, n := range names {
+		ns, ok := r.pl.nsOf[n]
+		if !ok {
+			continue
+		}
+		i, ok := at[ns]
+		if !ok {
+			i = len(out)
+			at[ns] = i
+			for _, g := range r.pl.groups {
+				if g.Name == ns {
+					out = append(out, g.defOf(nil))
+					break
+				}
+			}
+		}
+		dup := false
+		for _, f := range out[i].Tools {
+			dup = dup || f.Name == n
+		}
+		if !dup {
+			out[i].Tools = append(out[i].Tools, fnDef(r.pl.catalog[n], true))
+		}
+	}
+	return out
 }
 
 // fnSearchOutput is the text a tool_search function call returns: the found
@@ -259,13 +289,14 @@ func (r *renderer) toolCall(tc agent.ToolCall) {
 	r.add(functionCall{"function_call", tc.ID, tc.Name, args, r.namespaceFor(tc.Name)})
 }
 
-// namespaceFor is the namespace a call of a function needs: deferred
-// top-level functions live in a namespace named after themselves.
+// namespaceFor is the namespace a call of a function needs in this
+// request: its group's name for a deferred tool sent with tool_search, none
+// for a function in the default namespace.
 func (r *renderer) namespaceFor(name string) string {
-	if _, ok := r.pl.deferred[name]; ok && !r.pl.topLevel[name] {
-		return name
+	if r.pl.topLevel[name] {
+		return ""
 	}
-	return ""
+	return r.pl.nsOf[name]
 }
 
 // searchCall renders the call half of a client-form search (a neutral
@@ -454,11 +485,17 @@ func (r *renderer) functionCallItem(raw json.RawMessage, it item, callID string,
 		}
 	}
 	r.calls[callID] = true
+	// A call is replayed with the namespace it came with, which is the one
+	// this request's tools array gives it while the settings are unchanged.
+	// When they changed (search mode, the deferred set, or history from
+	// before tools were grouped, where a deferred function was its own
+	// namespace), the namespace is the one the function has now: the API
+	// rejects a call whose namespace does not hold the function.
 	want := r.namespaceFor(it.Name)
 	switch {
-	case it.Namespace == "" && want != "":
+	case want != "" && it.Namespace != want:
 		raw = withField(raw, "namespace", want)
-	case it.Namespace != "" && it.Namespace == it.Name && want == "" && r.pl.topLevel[it.Name]:
+	case want == "" && it.Namespace != "" && r.pl.topLevel[it.Name]:
 		// The function is in the default namespace in this request.
 		raw = withField(raw, "namespace", nil)
 	}

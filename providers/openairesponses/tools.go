@@ -82,6 +82,10 @@ type plan struct {
 	// deferred holds the deferred definitions by name when they are sent with
 	// defer_loading (hosted or clientTS); their calls carry a namespace.
 	deferred map[string]agent.ToolDef
+	// groups are the namespaces the deferred definitions are sent in
+	// (hosted or clientTS); nsOf maps a deferred tool to its namespace.
+	groups []namespaceGroup
+	nsOf   map[string]string
 	// catalog holds every deferred definition by name, whatever the mode.
 	catalog map[string]agent.ToolDef
 	// topLevel holds the names of the functions in the default namespace.
@@ -115,6 +119,13 @@ func (p *Provider) plan(req *agent.Request, mode agent.SearchMode) plan {
 	}
 	if pl.hosted || pl.clientTS {
 		pl.deferred = pl.catalog
+		pl.groups = groupDeferred(req.Deferred, pl.topLevel)
+		pl.nsOf = map[string]string{}
+		for _, g := range pl.groups {
+			for _, t := range g.Tools {
+				pl.nsOf[t.Name] = g.Name
+			}
+		}
 	}
 	return pl
 }
@@ -154,10 +165,8 @@ var toolCallParams = json.RawMessage(`{"type":"object","properties":{"name":{"ty
 
 // renderTools renders the tools array. It is a pure function of the tool
 // definitions, the plan, the provider tools and the model, so it does not
-// change while a conversation goes on. Deferred tools are top-level functions
-// with defer_loading rather than namespaces: agent tool names are unique, the
-// neutral ToolCall has no namespace field, and a top-level deferred function
-// round-trips with namespace = its own name.
+// change while a conversation goes on. With tool_search, deferred tools are
+// sent as namespaces of deferred functions (see namespaces.go).
 func renderTools(req *agent.Request, pl plan) ([]byte, error) {
 	var out []any
 	for _, t := range req.Tools {
@@ -185,10 +194,8 @@ func renderTools(req *agent.Request, pl plan) ([]byte, error) {
 			functionTool{Type: "function", Name: fnSearchName, Description: searchDescription + " Returns the tools' names, descriptions and input schemas; call one with tool_call.", Parameters: searchParams},
 			functionTool{Type: "function", Name: fnCallName, Description: "Call a tool found by tool_search, by exact name, with its arguments.", Parameters: toolCallParams})
 	}
-	if pl.hosted || pl.clientTS {
-		for _, t := range req.Deferred {
-			out = append(out, fnDef(t, true))
-		}
+	for _, g := range pl.groups {
+		out = append(out, g.def())
 	}
 	if out == nil {
 		return []byte("[]"), nil
