@@ -147,25 +147,31 @@ func (s *Server) generate(turn Turn, req *parsed) ([]obj, error) {
 }
 
 // search is the hosted search: every deferred function or namespace sharing
-// a word with the query, best first, at most 5.
+// a word with the query, best first, at most 5. A namespace is loaded with
+// the deferred members that match the query themselves, or with all of its
+// deferred members when only its name or description matched (as in the
+// recorded answer to a search for a whole namespace); the output holds the
+// namespace with just those members, and paths name the namespace.
 func (p *parsed) search(query string) ([]string, []json.RawMessage) {
 	words := strings.Fields(strings.ToLower(query))
+	score := func(text string) int {
+		text = strings.ToLower(strings.NewReplacer("_", " ", "-", " ", ".", " ").Replace(text))
+		n := 0
+		for _, w := range words {
+			if strings.Contains(text, w) {
+				n++
+			}
+		}
+		return n
+	}
 	type hit struct {
 		s     searchable
 		score int
-		i     int
 	}
 	var hits []hit
-	for i, d := range p.DeferredOrder {
-		text := strings.ToLower(strings.NewReplacer("_", " ", "-", " ", ".", " ").Replace(d.Text))
-		score := 0
-		for _, w := range words {
-			if strings.Contains(text, w) {
-				score++
-			}
-		}
-		if score > 0 {
-			hits = append(hits, hit{d, score, i})
+	for _, d := range p.DeferredOrder {
+		if n := score(d.Text); n > 0 {
+			hits = append(hits, hit{d, n})
 		}
 	}
 	sort.SliceStable(hits, func(a, b int) bool { return hits[a].score > hits[b].score })
@@ -175,7 +181,23 @@ func (p *parsed) search(query string) ([]string, []json.RawMessage) {
 			break
 		}
 		paths = append(paths, h.s.Path)
-		defs = append(defs, h.s.Def)
+		if h.s.Members == nil {
+			defs = append(defs, h.s.Def)
+			continue
+		}
+		var loaded []json.RawMessage
+		for _, m := range h.s.Members {
+			if score(m.Text) > 0 {
+				loaded = append(loaded, m.Def)
+			}
+		}
+		if loaded == nil {
+			for _, m := range h.s.Members {
+				loaded = append(loaded, m.Def)
+			}
+		}
+		def, _ := json.Marshal(obj{"type": "namespace", "name": h.s.Path, "description": h.s.Description, "tools": loaded})
+		defs = append(defs, def)
 	}
 	return paths, defs
 }

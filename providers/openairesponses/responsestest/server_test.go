@@ -2,10 +2,20 @@ package responsestest
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
 )
+
+// nsTools has two namespaces of deferred functions, as the adapter sends them.
+const nsTools = `[{"type":"tool_search"},` +
+	`{"type":"namespace","name":"gh","description":"Tools of the gh MCP server: create_issue, list_pulls","tools":[` +
+	`{"type":"function","name":"gh__create_issue","description":"Create an issue","parameters":{"type":"object"},"strict":false,"defer_loading":true},` +
+	`{"type":"function","name":"gh__list_pulls","description":"List pull requests","parameters":{"type":"object"},"strict":false,"defer_loading":true}]},` +
+	`{"type":"namespace","name":"fs","description":"Tools of the fs MCP server: read","tools":[` +
+	`{"type":"function","name":"fs__read","description":"Read a file","parameters":{"type":"object"},"strict":false,"defer_loading":true}]}]`
 
 func TestRejects(t *testing.T) {
 	tools := `[{"type":"tool_search"},{"type":"function","name":"get_weather","parameters":{"type":"object"},"defer_loading":true}]`
@@ -20,6 +30,18 @@ func TestRejects(t *testing.T) {
 		{"orphan search output", DefaultKey, `{"model":"gpt-5.4","tools":` + tools + `,"input":[{"type":"tool_search_output","execution":"client","call_id":"s1","tools":[]}]}`, "No tool search call found", 400},
 		{"unsupported model", DefaultKey, `{"model":"gpt-4.1","tools":` + tools + `,"input":"hi"}`, "Tool 'tool_search' is not supported with model 'gpt-4.1'", 400},
 		{"bare reasoning without store", DefaultKey, `{"model":"gpt-5.4","store":false,"input":[{"id":"rs_1","type":"reasoning","summary":[]}]}`, "Items are not persisted", 404},
+		{"namespace missing on replay", DefaultKey, `{"model":"gpt-5.4","tools":` + nsTools + `,"input":[{"type":"function_call","call_id":"c1","name":"gh__create_issue","arguments":"{}"}]}`, "Missing namespace for function_call 'gh__create_issue'", 400},
+		{"wrong namespace on replay", DefaultKey, `{"model":"gpt-5.4","tools":` + nsTools + `,"input":[{"type":"function_call","call_id":"c1","name":"gh__create_issue","namespace":"gh__create_issue","arguments":"{}"}]}`, "Function 'gh__create_issue' not found in namespace 'gh__create_issue'", 400},
+		{"other group's namespace", DefaultKey, `{"model":"gpt-5.4","tools":` + nsTools + `,"input":[{"type":"function_call","call_id":"c1","name":"gh__create_issue","namespace":"fs","arguments":"{}"}]}`, "not found in namespace 'fs'", 400},
+		{"namespace accepted", DefaultKey, `{"model":"gpt-5.4","tools":` + nsTools + `,"input":[{"type":"function_call","call_id":"c1","name":"gh__create_issue","namespace":"gh","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"x"}]}`, "", 200},
+		{"namespace loaded by a client search", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search","execution":"client"}],"input":[` +
+			`{"type":"tool_search_call","execution":"client","call_id":"s1","arguments":{"query":"x"}},` +
+			`{"type":"tool_search_output","execution":"client","call_id":"s1","tools":[{"type":"namespace","name":"crm","description":"CRM","tools":[{"type":"function","name":"crm__find","parameters":{"type":"object"}}]}]},` +
+			`{"type":"function_call","call_id":"c1","name":"crm__find","namespace":"crm","arguments":"{}"}]}`, "", 200},
+		{"bad namespace name", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search"},{"type":"namespace","name":"git hub","description":"d","tools":[{"type":"function","name":"a","defer_loading":true}]}],"input":"hi"}`, "does not match pattern", 400},
+		{"duplicate namespace", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search"},{"type":"namespace","name":"gh","description":"d","tools":[{"type":"function","name":"a","defer_loading":true}]},{"type":"namespace","name":"gh","description":"d","tools":[{"type":"function","name":"b","defer_loading":true}]}],"input":"hi"}`, "Duplicate namespace name 'gh'", 400},
+		{"namespace without description", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search"},{"type":"namespace","name":"gh","tools":[{"type":"function","name":"a","defer_loading":true}]}],"input":"hi"}`, "'tools[1].description'", 400},
+		{"deferred namespace member without tool_search", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"namespace","name":"gh","description":"d","tools":[{"type":"function","name":"a","defer_loading":true}]}],"input":"hi"}`, "require a tool_search tool", 400},
 		{"accepted", DefaultKey, `{"model":"gpt-5.4","tools":` + tools + `,"input":[{"type":"function_call","call_id":"c1","name":"get_weather","namespace":"get_weather","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"x"}]}`, "", 200},
 	}
 	for _, c := range cases {
@@ -39,5 +61,49 @@ func TestRejects(t *testing.T) {
 				t.Errorf("status %d error %q, want %d %q", res.StatusCode, got.Error, c.status, c.want)
 			}
 		})
+	}
+}
+
+// A hosted search loads a namespace with the members that match, and the
+// model's call carries the namespace; the next request must replay it.
+func TestHostedSearchLoadsNamespaceMembers(t *testing.T) {
+	s := NewServer(t)
+	s.Script(Turn{HostedSearch("issue"), Call("gh__create_issue", `{}`)})
+	body := `{"model":"gpt-5.4","stream":false,"tools":` + nsTools + `,"input":"open an issue"}`
+	req, _ := http.NewRequest("POST", s.URL+"/responses", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+DefaultKey)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	var r struct {
+		Output []struct {
+			Type      string `json:"type"`
+			Arguments any    `json:"arguments"`
+			Namespace string `json:"namespace"`
+			Tools     []struct {
+				Type  string `json:"type"`
+				Name  string `json:"name"`
+				Tools []struct {
+					Name string `json:"name"`
+				} `json:"tools"`
+			} `json:"tools"`
+		} `json:"output"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil || len(r.Output) != 3 {
+		t.Fatalf("output: %s", b)
+	}
+	paths, _ := json.Marshal(r.Output[0].Arguments)
+	if string(paths) != `{"paths":["gh"]}` {
+		t.Errorf("search paths = %s", paths)
+	}
+	loaded := r.Output[1].Tools
+	if len(loaded) != 1 || loaded[0].Type != "namespace" || loaded[0].Name != "gh" || len(loaded[0].Tools) != 1 || loaded[0].Tools[0].Name != "gh__create_issue" {
+		t.Errorf("loaded = %+v, want namespace gh with gh__create_issue only", loaded)
+	}
+	if r.Output[2].Type != "function_call" || r.Output[2].Namespace != "gh" {
+		t.Errorf("call = %+v, want namespace gh", r.Output[2])
 	}
 }

@@ -3,6 +3,7 @@ package responsestest
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 )
 
 // parsed is a validated request.
@@ -17,6 +18,9 @@ type parsed struct {
 	// and namespace groups: namespace -> member -> definition.
 	Deferred   map[string]json.RawMessage
 	Namespaces map[string]map[string]json.RawMessage
+	// Loaded holds what tool_search_output items of the input loaded:
+	// namespace -> member -> definition, and top-level functions under "".
+	Loaded map[string]map[string]json.RawMessage
 	// DeferredOrder keeps the request order of searchable definitions.
 	DeferredOrder []searchable
 	Hosted        bool
@@ -32,7 +36,14 @@ type searchable struct {
 	Path string          // name to put in paths
 	Def  json.RawMessage // definition loaded by a search
 	Text string          // what is matched
+	// For a namespace: its description and deferred members, which a
+	// search loads selectively.
+	Description string
+	Members     []searchable
 }
+
+// nameRE is the API's pattern for function and namespace names.
+var nameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 func str(r json.RawMessage) string {
 	var s string
@@ -57,7 +68,8 @@ func (s *Server) validate(body []byte) (*parsed, *apiErr) {
 	}
 	p := &parsed{Model: raw.Model, Stream: raw.Stream, Store: raw.Store == nil || *raw.Store,
 		Default: map[string]json.RawMessage{}, Deferred: map[string]json.RawMessage{}, Namespaces: map[string]map[string]json.RawMessage{},
-		MCP: map[string]bool{}, Approvals: map[string]bool{}, Requests: map[string]map[string]json.RawMessage{}}
+		Loaded: map[string]map[string]json.RawMessage{},
+		MCP:    map[string]bool{}, Approvals: map[string]bool{}, Requests: map[string]map[string]json.RawMessage{}}
 	if raw.PreviousResponseID != "" && !p.Store {
 		return nil, bad("previous_response_id", "Previous response with id '%s' not found.", raw.PreviousResponseID)
 	}
@@ -94,7 +106,7 @@ func (s *Server) validate(body []byte) (*parsed, *apiErr) {
 					return nil, bad(fmt.Sprintf("tools[%d].defer_loading", i), "defer_loading is not supported with model '%s'.", raw.Model)
 				}
 				p.Deferred[d.Name] = t
-				p.DeferredOrder = append(p.DeferredOrder, searchable{d.Name, t, d.Name + " " + d.Description})
+				p.DeferredOrder = append(p.DeferredOrder, searchable{Path: d.Name, Def: t, Text: d.Name + " " + d.Description})
 			} else {
 				if _, dup := p.Default[d.Name]; dup {
 					return nil, bad("tools", "Duplicate function name '%s' in tools.", d.Name)
@@ -102,26 +114,8 @@ func (s *Server) validate(body []byte) (*parsed, *apiErr) {
 				p.Default[d.Name] = t
 			}
 		case "namespace":
-			members := map[string]json.RawMessage{}
-			var deferred []json.RawMessage
-			text := d.Name + " " + d.Description
-			for _, m := range d.Tools {
-				var md struct {
-					Name         string `json:"name"`
-					Description  string `json:"description"`
-					DeferLoading bool   `json:"defer_loading"`
-				}
-				_ = json.Unmarshal(m, &md)
-				members[md.Name] = m
-				if md.DeferLoading {
-					deferred = append(deferred, m)
-					text += " " + md.Name + " " + md.Description
-				}
-			}
-			p.Namespaces[d.Name] = members
-			if len(deferred) > 0 {
-				def, _ := json.Marshal(map[string]any{"type": "namespace", "name": d.Name, "description": d.Description, "tools": deferred})
-				p.DeferredOrder = append(p.DeferredOrder, searchable{d.Name, def, text})
+			if e := p.addNamespace(i, d.Name, d.Description, d.Tools, supports, raw.Model); e != nil {
+				return nil, e
 			}
 		case "web_search", "web_search_preview":
 			p.WebSearch = true
@@ -129,13 +123,106 @@ func (s *Server) validate(body []byte) (*parsed, *apiErr) {
 			p.MCP[d.ServerLabel] = true
 		}
 	}
-	if len(p.Deferred) > 0 && !p.Hosted && !p.ClientSearch {
+	if p.hasDeferred() && !p.Hosted && !p.ClientSearch {
 		return nil, bad("tools", "Tools with defer_loading require a tool_search tool.")
 	}
 	if err := p.readInput(raw.Input); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// addNamespace validates and records the namespace at tools[i]: a valid
+// unique name, a description, and member functions; its deferred members
+// are searchable.
+func (p *parsed) addNamespace(i int, name, desc string, tools []json.RawMessage, supports bool, model string) *apiErr {
+	if !nameRE.MatchString(name) {
+		return bad(fmt.Sprintf("tools[%d].name", i), "Invalid 'tools[%d].name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.", i)
+	}
+	if _, dup := p.Namespaces[name]; dup {
+		return bad("tools", "Duplicate namespace name '%s' in tools.", name)
+	}
+	if desc == "" {
+		return bad(fmt.Sprintf("tools[%d].description", i), "Missing required parameter: 'tools[%d].description'.", i)
+	}
+	if len(tools) == 0 {
+		return bad(fmt.Sprintf("tools[%d].tools", i), "Missing required parameter: 'tools[%d].tools'.", i)
+	}
+	members := map[string]json.RawMessage{}
+	ns := searchable{Path: name, Description: desc, Text: name + " " + desc}
+	for k, m := range tools {
+		var md struct {
+			Type         string `json:"type"`
+			Name         string `json:"name"`
+			Description  string `json:"description"`
+			DeferLoading bool   `json:"defer_loading"`
+		}
+		_ = json.Unmarshal(m, &md)
+		param := fmt.Sprintf("tools[%d].tools[%d]", i, k)
+		if md.Type != "function" && md.Type != "custom" {
+			return bad(param+".type", "Invalid value: '%s'. Supported values are: 'function' and 'custom'.", md.Type)
+		}
+		if !nameRE.MatchString(md.Name) {
+			return bad(param+".name", "Invalid '%s.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.", param)
+		}
+		if _, dup := members[md.Name]; dup {
+			return bad("tools", "Duplicate function name '%s' in namespace '%s'.", md.Name, name)
+		}
+		members[md.Name] = m
+		if md.DeferLoading {
+			if !supports {
+				return bad(param+".defer_loading", "defer_loading is not supported with model '%s'.", model)
+			}
+			text := md.Name + " " + md.Description
+			ns.Members = append(ns.Members, searchable{Path: md.Name, Def: m, Text: text})
+			ns.Text += " " + text
+		}
+	}
+	p.Namespaces[name] = members
+	if len(ns.Members) > 0 {
+		p.DeferredOrder = append(p.DeferredOrder, ns)
+	}
+	return nil
+}
+
+func (p *parsed) hasDeferred() bool {
+	if len(p.Deferred) > 0 {
+		return true
+	}
+	for _, d := range p.DeferredOrder {
+		if len(d.Members) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// load records the definitions a tool_search_output makes callable.
+func (p *parsed) load(tools json.RawMessage) {
+	var ts []struct {
+		Type  string `json:"type"`
+		Name  string `json:"name"`
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	_ = json.Unmarshal(tools, &ts)
+	add := func(ns, name string) {
+		if p.Loaded[ns] == nil {
+			p.Loaded[ns] = map[string]json.RawMessage{}
+		}
+		p.Loaded[ns][name] = nil
+	}
+	for _, t := range ts {
+		switch t.Type {
+		case "namespace":
+			for _, m := range t.Tools {
+				add(t.Name, m.Name)
+			}
+		case "function":
+			add("", t.Name)
+		}
+	}
 }
 
 func (p *parsed) readInput(in json.RawMessage) *apiErr {
@@ -197,6 +284,7 @@ func (p *parsed) readInput(in json.RawMessage) *apiErr {
 			if str(it["execution"]) == "client" && !searches[str(it["call_id"])] {
 				return bad("input", "No tool search call found for tool_search_output with call_id %s.", str(it["call_id"]))
 			}
+			p.load(it["tools"])
 		case "reasoning":
 			if !p.Store && it["encrypted_content"] == nil {
 				return &apiErr{status: 404, message: fmt.Sprintf("Item with id '%s' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.", str(it["id"])), param: "input"}
@@ -233,11 +321,20 @@ func (p *parsed) inSomeNamespace(name string) bool {
 	return false
 }
 
+// inNamespace: ns holds name, in the tools array or as loaded by a
+// tool_search_output. A deferred or loaded top-level function is its own
+// namespace.
 func (p *parsed) inNamespace(ns, name string) bool {
 	if _, ok := p.Deferred[name]; ok && ns == name {
 		return true
 	}
-	_, ok := p.Namespaces[ns][name]
+	if _, ok := p.Loaded[""][name]; ok && ns == name {
+		return true
+	}
+	if _, ok := p.Namespaces[ns][name]; ok {
+		return true
+	}
+	_, ok := p.Loaded[ns][name]
 	return ok
 }
 
@@ -248,6 +345,14 @@ func (p *parsed) namespaceOf(name string) string {
 	}
 	if _, ok := p.Deferred[name]; ok {
 		return name
+	}
+	// In request order, so the answer does not depend on map order.
+	for _, d := range p.DeferredOrder {
+		for _, m := range d.Members {
+			if m.Path == name {
+				return d.Path
+			}
+		}
 	}
 	for ns, m := range p.Namespaces {
 		if _, ok := m[name]; ok {
