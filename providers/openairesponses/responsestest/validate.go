@@ -68,8 +68,8 @@ func (s *Server) validate(body []byte) (*parsed, *apiErr) {
 	}
 	p := &parsed{Model: raw.Model, Stream: raw.Stream, Store: raw.Store == nil || *raw.Store,
 		Default: map[string]json.RawMessage{}, Deferred: map[string]json.RawMessage{}, Namespaces: map[string]map[string]json.RawMessage{},
-		Loaded: map[string]map[string]json.RawMessage{},
-		MCP:    map[string]bool{}, Approvals: map[string]bool{}, Requests: map[string]map[string]json.RawMessage{}}
+		Loaded: map[string]map[string]json.RawMessage{}, MCP: map[string]bool{}, Approvals: map[string]bool{},
+		Requests: map[string]map[string]json.RawMessage{}}
 	if raw.PreviousResponseID != "" && !p.Store {
 		return nil, bad("previous_response_id", "Previous response with id '%s' not found.", raw.PreviousResponseID)
 	}
