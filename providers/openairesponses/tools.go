@@ -72,16 +72,13 @@ func reasoningModel(model string) bool {
 // plan is the per-request rendering decision derived from the resolved mode.
 type plan struct {
 	mode agent.SearchMode
-	// hosted: {"type":"tool_search"} and deferred functions.
+	// hosted: {"type":"tool_search"} and namespaces of deferred functions.
 	hosted bool
-	// clientTS: {"type":"tool_search","execution":"client"} and deferred functions.
+	// clientTS: {"type":"tool_search","execution":"client"} and the same namespaces.
 	clientTS bool
 	// fnSearch: client search through plain tool_search/tool_call functions,
 	// for models without tool_search; deferred tools are not sent at all.
 	fnSearch bool
-	// deferred holds the deferred definitions by name when they are sent with
-	// defer_loading (hosted or clientTS); their calls carry a namespace.
-	deferred map[string]agent.ToolDef
 	// groups are the namespaces the deferred definitions are sent in
 	// (hosted or clientTS); nsOf maps a deferred tool to its namespace.
 	groups []namespaceGroup
@@ -95,7 +92,7 @@ type plan struct {
 }
 
 func (p *Provider) plan(req *agent.Request, mode agent.SearchMode) plan {
-	pl := plan{mode: mode, store: p.opts.Store, catalog: map[string]agent.ToolDef{}, deferred: map[string]agent.ToolDef{}, topLevel: map[string]bool{}}
+	pl := plan{mode: mode, store: p.opts.Store, catalog: map[string]agent.ToolDef{}, topLevel: map[string]bool{}}
 	for _, d := range req.Deferred {
 		pl.catalog[d.Name] = d
 	}
@@ -118,7 +115,6 @@ func (p *Provider) plan(req *agent.Request, mode agent.SearchMode) plan {
 		}
 	}
 	if pl.hosted || pl.clientTS {
-		pl.deferred = pl.catalog
 		pl.groups = groupDeferred(req.Deferred, pl.topLevel)
 		pl.nsOf = map[string]string{}
 		for _, g := range pl.groups {
