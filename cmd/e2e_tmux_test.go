@@ -48,13 +48,19 @@ func (ts *tmuxSession) capture() string {
 	return string(out)
 }
 
-// waitExit polls until the program has quit (its tmux session ends with it).
-func (ts *tmuxSession) waitExit() {
+// quit presses ctrl+c (the first on an idle prompt shows a hint, the
+// second quits) until the program has exited, which ends its tmux session.
+func (ts *tmuxSession) quit() {
 	ts.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
+	next := time.Now()
 	for time.Now().Before(deadline) {
 		if exec.Command("tmux", "-L", ts.socket, "has-session").Run() != nil {
 			return
+		}
+		if time.Now().After(next) {
+			ts.send("C-c")
+			next = time.Now().Add(500 * time.Millisecond)
 		}
 		<-time.After(50 * time.Millisecond)
 	}
@@ -113,10 +119,7 @@ func TestTUIInTmux(t *testing.T) {
 	if !strings.Contains(screen, "provider") {
 		t.Errorf("the pane does not say the provider searched:\n%s", screen)
 	}
-	ts.send("C-c")
-	ts.waitFor("ctrl+c again")
-	ts.send("C-c")
-	ts.waitExit()
+	ts.quit()
 	rows, err := runListSessions(t, db)
 	if err != nil || len(rows) != 1 {
 		t.Fatalf("sessions = %v, %v", rows, err)
