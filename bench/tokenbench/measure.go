@@ -101,10 +101,30 @@ func parseTools(raw []byte) (*toolsArray, error) {
 			Function     struct {
 				Name string `json:"name"`
 			} `json:"function"`
+			Tools []struct {
+				DeferLoading bool `json:"defer_loading"`
+			} `json:"tools"`
 		}
 		_ = json.Unmarshal(t.of(raw), &d)
 		if d.Name == "" {
 			d.Name = d.Function.Name
+		}
+		if d.Type == "namespace" && len(d.Tools) > 0 {
+			// OpenAI: "For a namespace or MCP server, that means the model
+			// sees only the namespace or server name and description at the
+			// beginning" (tools-tool-search guide). A namespace whose
+			// members are all deferred is out of context but for its name
+			// and description; one with an immediate member counts whole.
+			all := true
+			for _, m := range d.Tools {
+				all = all && m.DeferLoading
+			}
+			ta.deferred = append(ta.deferred, all)
+			ta.names = append(ta.names, d.Name)
+			if all {
+				ta.visible += tokens.CountCached(d.Name + ": " + d.Description + "\n")
+			}
+			continue
 		}
 		ta.deferred = append(ta.deferred, d.DeferLoading)
 		ta.names = append(ta.names, d.Name)

@@ -285,6 +285,26 @@ func (it rItem) callID() string {
 	return *it.CallID
 }
 
+// flattenNamespaces lists namespaces' member functions in place of the
+// namespaces: the model sees a namespace's functions once it is loaded, and
+// calls them by their own names.
+func flattenNamespaces(ts []rTool) []rTool {
+	var out []rTool
+	for _, t := range ts {
+		if t.Type != "namespace" {
+			out = append(out, t)
+			continue
+		}
+		for _, m := range t.Tools {
+			var mt rTool
+			if json.Unmarshal(m, &mt) == nil {
+				out = append(out, mt)
+			}
+		}
+	}
+	return out
+}
+
 // wrappedName is the tool a tool_call function call runs.
 func wrappedName(args json.RawMessage) string {
 	var s string
@@ -351,7 +371,7 @@ func (br *brain) responsesTurn(body []byte) responsestest.Turn {
 		return responsestest.Turn{responsestest.Text("answer: " + out)}
 	}
 	eager, deferred, hosted, clientTS, fn := false, false, false, false, false
-	for _, t := range req.Tools {
+	for _, t := range flattenNamespaces(req.Tools) {
 		switch {
 		case t.Type == "function" && t.Name == in.tool:
 			eager, deferred = !t.DeferLoading, t.DeferLoading
@@ -367,7 +387,7 @@ func (br *brain) responsesTurn(body []byte) responsestest.Turn {
 	for i, it := range req.Input {
 		switch it.Type {
 		case "tool_search_output":
-			for _, t := range it.Tools {
+			for _, t := range flattenNamespaces(it.Tools) {
 				loaded = loaded || t.Name == in.tool
 			}
 		case "function_call_output":
