@@ -22,7 +22,7 @@ const maxTokenLen = 40
 // overlapping character bigrams, the usual way to index text without spaces.
 // The slice given to emit is only valid during the call: words runs for
 // every tool at index time, so it does not allocate per word.
-func words(s string, emit func(w []byte)) {
+func words[T ~string | ~[]byte](s T, emit func(w []byte)) {
 	var arr [64]byte
 	buf := arr[:0]
 	var pc, ppc byte // classes of the word's last two runes: 'l', 'u', 'd'
@@ -37,7 +37,7 @@ func words(s string, emit func(w []byte)) {
 	for i := 0; i < len(s); {
 		r, size := rune(s[i]), 1
 		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
+			r, size = decodeRune(s, i)
 		}
 		i += size
 		var cls byte
@@ -48,7 +48,7 @@ func words(s string, emit func(w []byte)) {
 			flush()
 			if prevCJK != 0 {
 				emit(utf8.AppendRune(utf8.AppendRune(buf, prevCJK), r))
-			} else if next, _ := utf8.DecodeRuneInString(s[i:]); !isCJK(next) {
+			} else if next, _ := decodeRune(s, i); !isCJK(next) {
 				emit(utf8.AppendRune(buf, r)) // a lone character is its own token
 			}
 			prevCJK = r
@@ -90,6 +90,17 @@ func words(s string, emit func(w []byte)) {
 	flush()
 }
 
+// decodeRune decodes the rune at s[i:] of a string or byte slice.
+func decodeRune[T ~string | ~[]byte](s T, i int) (rune, int) {
+	switch v := any(s).(type) {
+	case string:
+		return utf8.DecodeRuneInString(v[i:])
+	case []byte:
+		return utf8.DecodeRune(v[i:])
+	}
+	return utf8.DecodeRuneInString(string(s[i:]))
+}
+
 // asciiClass is the class of each ASCII byte: 'l' lower, 'u' upper, 'd'
 // digit, 0 a separator. Most catalog text is ASCII; a table beats branches.
 var asciiClass = func() (t [utf8.RuneSelf]byte) {
@@ -117,14 +128,15 @@ func isCJK(r rune) bool {
 // a fresh zero analyzer with only stem set.
 type analyzer struct {
 	stem    func(string) string // nil: no stemming
-	wordID  map[string]int32    // word -> term id, -1 for a stop word
+	wordID  *wordTable          // word -> term id, -1 for a stop word
 	termID  map[string]int32
-	termStr []string
+	termStr []string   // "" for a pair
+	pairOf  [][2]int32 // the terms of pair id, {-1, -1} for a plain term
 	pairID  map[uint64]int32
 }
 
 func newAnalyzer(stemmer string) *analyzer {
-	return &analyzer{stem: stemmerFunc(stemmer), wordID: map[string]int32{}, termID: map[string]int32{}, pairID: map[uint64]int32{}}
+	return &analyzer{stem: stemmerFunc(stemmer), wordID: &wordTable{}, termID: map[string]int32{}}
 }
 
 // intern numbers a term.
@@ -138,8 +150,13 @@ func (a *analyzer) intern(t string) int32 {
 	return id
 }
 
+func pairKey(x, y int32) uint64 { return uint64(uint32(x))<<32 | uint64(uint32(y)) }
+
 // termIDs calls emit with the number of each index term of s (index time).
-func (a *analyzer) termIDs(s string, emit func(id int32)) {
+func (a *analyzer) termIDs(s string, emit func(id int32)) { termIDsOf(a, s, emit) }
+
+// termIDsOf is termIDs for a string or a byte slice.
+func termIDsOf[T ~string | ~[]byte](a *analyzer, s T, emit func(id int32)) {
 	words(s, func(w []byte) {
 		if id := a.wordTerm(w); id >= 0 {
 			emit(id)
@@ -149,13 +166,14 @@ func (a *analyzer) termIDs(s string, emit func(id int32)) {
 
 // wordTerm is the term number of word w, -1 for a stop word.
 func (a *analyzer) wordTerm(w []byte) int32 {
-	id, ok := a.wordID[string(w)]
+	h := wordHash(w)
+	id, ok := a.wordID.get(w, h)
 	if !ok {
 		id = -1
 		if !stopWords[string(w)] {
 			id = a.intern(a.stemOf(string(w)))
 		}
-		a.wordID[string(w)] = id
+		a.wordID.put(w, h, id)
 	}
 	return id
 }
@@ -212,19 +230,6 @@ func (a *analyzer) joins(s string, emit func(term string)) {
 			emit(a.stemOf(string(append(prev, w...))))
 		}
 		prev = append(prev[:0], w...)
-	})
-}
-
-// pairs calls emit with each pair of adjacent index terms, as one term
-// "a b": a query that says "fear greed index" then favours the tool whose
-// description says "Fear & Greed Index" over one that has the words apart.
-func (a *analyzer) pairs(s string, emit func(term string)) {
-	prev := ""
-	a.terms(s, func(t string) {
-		if prev != "" {
-			emit(prev + " " + t)
-		}
-		prev = t
 	})
 }
 

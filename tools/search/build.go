@@ -2,21 +2,15 @@ package search
 
 import (
 	"math"
-	"runtime"
 	"strings"
-	"sync"
 )
 
-// parallelMin is the number of tools from which analysis is split across
-// CPUs: below it the goroutines cost more than they save.
-const parallelMin = 512
-
 // analyseAll analyses docs, dropping nameless ones and repeated server and
-// key pairs. Big inputs are analysed in parallel, each worker numbering
-// terms on its own; the numbers are then mapped onto the index's
-// dictionary, which costs one lookup per distinct term per worker rather
-// than one per word. Small inputs (one server's update) go through a worker
-// kept for the index's life, whose memo of stemmed words stays warm.
+// key pairs. One worker, kept for the index's life, does it all and numbers
+// terms straight in the index's dictionary: its memo of analysed words stays
+// warm across updates. Splitting across CPUs was tried: each worker then
+// needs its own dictionary mapped onto the index's afterwards, which cost
+// more CPU than it saved wall time on the 2-core machines this runs on.
 func (ix *Index) analyseAll(docs []Doc) []*analysed {
 	type key struct{ server, key string }
 	seen := map[key]bool{}
@@ -29,53 +23,17 @@ func (ix *Index) analyseAll(docs []Doc) []*analysed {
 		seen[k] = true
 		keep = append(keep, d)
 	}
+	if ix.seq == nil {
+		ix.seq = &worker{cfg: ix.cfg, an: ix.an}
+	}
 	out := make([]*analysed, len(keep))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(keep)/parallelMin))
-	if workers == 1 {
-		if ix.seq == nil {
-			ix.seq = &worker{cfg: ix.cfg, an: newAnalyzer(ix.cfg.Stemmer)}
-		}
-		for i, d := range keep {
-			out[i] = ix.seq.analyse(d)
-		}
-		ix.seq.mapInto(ix.an, out)
-		return out
-	}
-	chunk := (len(keep) + workers - 1) / workers
-	ws := make([]*worker, workers)
-	var wg sync.WaitGroup
-	for w := range ws {
-		ws[w] = &worker{cfg: ix.cfg, an: newAnalyzer(ix.cfg.Stemmer)}
-		lo, hi := min(w*chunk, len(keep)), min((w+1)*chunk, len(keep))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				out[i] = ws[w].analyse(keep[i])
-			}
-		}()
-	}
-	wg.Wait()
-	for w, wk := range ws {
-		wk.mapInto(ix.an, out[min(w*chunk, len(keep)):min((w+1)*chunk, len(keep))])
+	for i, d := range keep {
+		out[i] = ix.seq.analyse(d)
 	}
 	return out
 }
 
-// mapInto renumbers the terms of docs from the worker's numbering to
-// dict's.
-func (w *worker) mapInto(dict *analyzer, docs []*analysed) {
-	for id := len(w.remap); id < len(w.an.termStr); id++ {
-		w.remap = append(w.remap, dict.intern(w.an.termStr[id]))
-	}
-	for _, a := range docs {
-		for i := range a.terms {
-			a.terms[i].id = w.remap[a.terms[i].id]
-		}
-	}
-}
-
-// worker analyses documents with its own analyzer and buffers.
+// worker analyses documents with the index's analyzer and its own buffers.
 type worker struct {
 	cfg Config
 	an  *analyzer
@@ -87,10 +45,27 @@ type worker struct {
 	// so its terms are worked out once per server.
 	lastServer, lastServerDesc string
 	serverIDs                  []int32
-	remap                      []int32 // worker term number -> index term number
+	// schemas memoises the parameter terms of each schema seen: tools of
+	// one kind share schemas ({path}, {url}, {query, limit}), and a catalog
+	// that has one server twice under two names shares all of them.
+	schemas   map[string][]schemaTerm
+	schemaBuf []byte
+	seq       []int32 // buffer of analysed.seq
+	pslot     []int32 // like slot, for one schema's terms
 }
 
-func (w *worker) count(f int, id int32) {
+// schemaTerm is one term of a schema's text and how often it occurs.
+type schemaTerm struct {
+	id int32
+	n  uint16
+}
+
+// maxSchemaMemo bounds the memo of the worker kept for an index's life.
+const maxSchemaMemo = 4096
+
+func (w *worker) count(f int, id int32) { w.countN(f, id, 1) }
+
+func (w *worker) countN(f int, id int32, n uint16) {
 	for int(id) >= len(w.slot) {
 		w.slot = append(w.slot, -1)
 	}
@@ -100,10 +75,9 @@ func (w *worker) count(f int, id int32) {
 		w.slot[id] = p
 		w.scratch = append(w.scratch, termCount{id: id})
 	}
-	if tf := &w.scratch[p].tf[f]; *tf < math.MaxUint16 {
-		*tf++
-	}
-	w.a.lens[f]++
+	tf := &w.scratch[p].tf[f]
+	*tf = uint16(min(int(*tf)+int(n), math.MaxUint16))
+	w.a.lens[f] += float32(n)
 }
 
 // maxPhraseTerms bounds the terms of a description that form phrases: the
@@ -111,52 +85,84 @@ func (w *worker) count(f int, id int32) {
 // terms of the index.
 const maxPhraseTerms = 32
 
-// text counts the terms of s in field f and, when phrases are on, the
-// pairs of adjacent terms among the first maxPhraseTerms in the phrase
-// field, in one pass.
+// text counts the terms of s in field f and, when phrases are on, keeps its
+// first maxPhraseTerms terms in order: pairs of adjacent terms (the phrase
+// field) are matched against them at query time. Numbering every pair at
+// index time made pairs the largest part of the vocabulary and of build time.
 func (w *worker) text(s string, f int, phrases bool) {
-	prev := int32(-1)
 	n := 0
+	if phrases && len(w.a.seq) > 0 {
+		w.a.seq = append(w.a.seq, -1) // no pair across fields
+	}
 	w.an.termIDs(s, func(id int32) {
 		w.count(f, id)
-		if n++; !phrases || n > maxPhraseTerms {
-			return
-		}
-		if prev >= 0 {
-			k := uint64(prev)<<32 | uint64(id)
-			pid, ok := w.an.pairID[k]
-			if !ok {
-				pid = w.an.intern(w.an.termStr[prev] + " " + w.an.termStr[id])
-				w.an.pairID[k] = pid
+		if n++; phrases && n <= maxPhraseTerms {
+			if n > 1 {
+				w.a.lens[FieldPhrase]++
 			}
-			w.count(FieldPhrase, pid)
+			w.a.seq = append(w.a.seq, id)
 		}
-		prev = id
 	})
 }
 
 func (w *worker) analyse(d Doc) *analysed {
 	w.a = &analysed{doc: d}
 	w.scratch = w.scratch[:0]
+	w.seq = w.seq[:0]
+	w.a.seq = w.seq
 	phrases := w.cfg.Weight[FieldPhrase] > 0
-	fn, fp := FieldName, FieldParams
+	fn := FieldName
 	w.text(d.Name, fn, phrases)
 	if w.cfg.Joins {
 		w.an.joinIDs(d.Name, func(id int32) { w.count(fn, id) })
 	}
 	w.text(d.Description, FieldDescription, phrases)
-	if w.cfg.Weight[FieldParams] > 0 {
-		w.text(schemaText(d.Schema), fp, false)
+	if w.cfg.Weight[FieldParams] > 0 && len(d.Schema) > 0 {
+		w.params(d.Schema)
 	}
 	w.serverText(d)
 	a := w.a
 	a.terms = make([]termCount, len(w.scratch))
 	copy(a.terms, w.scratch)
+	w.seq = a.seq
+	a.seq = append([]int32(nil), a.seq...)
 	for _, tc := range w.scratch {
 		w.slot[tc.id] = -1
 	}
 	w.a = nil
 	return a
+}
+
+// params counts the terms of a schema's text in the params field, once per
+// distinct schema.
+func (w *worker) params(raw []byte) {
+	ts, ok := w.schemas[string(raw)]
+	if !ok {
+		w.schemaBuf = appendSchemaText(w.schemaBuf[:0], raw)
+		termIDsOf(w.an, w.schemaBuf, func(id int32) {
+			for int(id) >= len(w.pslot) {
+				w.pslot = append(w.pslot, -1)
+			}
+			if i := w.pslot[id]; i >= 0 {
+				if ts[i].n < math.MaxUint16 {
+					ts[i].n++
+				}
+				return
+			}
+			w.pslot[id] = int32(len(ts))
+			ts = append(ts, schemaTerm{id, 1})
+		})
+		for _, t := range ts {
+			w.pslot[t.id] = -1
+		}
+		if w.schemas == nil || len(w.schemas) >= maxSchemaMemo {
+			w.schemas = map[string][]schemaTerm{}
+		}
+		w.schemas[string(raw)] = ts
+	}
+	for _, t := range ts {
+		w.countN(FieldParams, t.id, t.n)
+	}
 }
 
 func (w *worker) serverText(d Doc) {

@@ -80,6 +80,9 @@ type analysed struct {
 	doc   Doc
 	terms []termCount
 	lens  [NumFields]float32
+	// seq is the name's terms, -1, and the description's first terms, in
+	// order, for phrase matches.
+	seq []int32
 }
 
 type termCount struct {
@@ -95,9 +98,21 @@ type posting struct {
 
 // snapshot is an immutable, searchable index.
 type snapshot struct {
-	cfg      Config
-	docs     []*analysed
-	vocab    map[string]int32
+	cfg   Config
+	docs  []*analysed
+	vocab map[string]int32
+	// local maps the analyzer's term numbers to this snapshot's (-1: not
+	// in use), global the other way.
+	local, global []int32
+	// norm[d][f] is field f's weight over its length normalisation for doc
+	// d, the factor of a term frequency in BM25F.
+	norm      [][NumFields]float32
+	avgPhrase float64
+	// pairBits has a bit set for each pair of adjacent terms (phrase field)
+	// of any doc, by hash: a query's pairs are mostly found nowhere, and
+	// this rules them out before their postings are walked.
+	pairBits []uint64
+	seqs     [][]int32   // docs[d].seq, at hand without a pointer chase
 	postings [][]posting // by term id
 	// names maps a lower-cased tool name (and ID) to documents, for exact
 	// name matches and select:.
@@ -107,10 +122,7 @@ type snapshot struct {
 	servers    []string
 	docServer  []int32
 	serverPost [][]posting
-	// docTerms[d] are doc d's term ids with their BM25F weights, for
-	// pseudo-relevance feedback.
-	docTerms [][]posting
-	idf      []float64
+	idf        []float64
 }
 
 // Index is a tool search index. Searches are safe for concurrent use, also
@@ -131,7 +143,7 @@ func New(docs []Doc) *Index { return NewWithConfig(docs, DefaultConfig()) }
 // NewWithConfig indexes docs with cfg. Docs without a name are skipped, and
 // of two docs with the same server and key only the first is kept.
 func NewWithConfig(docs []Doc, cfg Config) *Index {
-	ix := &Index{cfg: cfg, an: newAnalyzer(""), byServer: map[string][]*analysed{}}
+	ix := &Index{cfg: cfg, an: newAnalyzer(cfg.Stemmer), byServer: map[string][]*analysed{}}
 	for _, a := range ix.analyseAll(docs) {
 		s := a.doc.Server
 		if _, ok := ix.byServer[s]; !ok {
@@ -224,6 +236,7 @@ func (ix *Index) finalize() *snapshot {
 			continue
 		}
 		local[id] = int32(len(df))
+		s.global = append(s.global, int32(id))
 		s.vocab[ix.an.termStr[id]] = int32(len(df))
 		df = append(df, c)
 	}
@@ -246,16 +259,16 @@ func (ix *Index) finalize() *snapshot {
 	for t, c := range df {
 		s.postings[t], slab = slab[:0:c], slab[c:]
 	}
-	dtSlab := make([]posting, total)
-	s.docTerms = make([][]posting, n)
+	s.local = local
+	s.avgPhrase = avg[FieldPhrase]
+	s.norm = make([][NumFields]float32, n)
 	k1 := cfg.K1
 	for d, a := range s.docs {
 		var norm [NumFields]float64
 		for f := range NumFields {
 			norm[f] = cfg.Weight[f] / (1 - cfg.B[f] + cfg.B[f]*float64(a.lens[f])/avg[f])
+			s.norm[d][f] = float32(norm[f])
 		}
-		dt := dtSlab[:0:len(a.terms)]
-		dtSlab = dtSlab[len(a.terms):]
 		for _, tc := range a.terms {
 			id := local[tc.id]
 			tfw := 0.0
@@ -267,11 +280,10 @@ func (ix *Index) finalize() *snapshot {
 			}
 			imp := float32(idf[id] * tfw * (k1 + 1) / (k1 + tfw))
 			s.postings[id] = append(s.postings[id], posting{int32(d), imp})
-			dt = append(dt, posting{id, imp})
 		}
-		s.docTerms[d] = dt
 	}
 	ix.buildServerLevel(s, local)
+	s.buildPairBits()
 
 	return s
 }
@@ -332,4 +344,46 @@ func (ix *Index) buildServerLevel(s *snapshot, local []int32) {
 			s.serverPost[t] = append(s.serverPost[t], posting{int32(sv), float32(idf * tfn * (k1 + 1) / (k1 + tfn))})
 		}
 	}
+}
+
+// buildPairBits fills pairBits, about 16 bits per pair so that few pairs
+// that occur nowhere pass.
+func (s *snapshot) buildPairBits() {
+	if s.cfg.Weight[FieldPhrase] == 0 {
+		return
+	}
+	total := 0
+	for _, a := range s.docs {
+		total += len(a.seq)
+	}
+	size := 64
+	for size < 16*total {
+		size *= 2
+	}
+	s.pairBits = make([]uint64, size/64)
+	s.seqs = make([][]int32, len(s.docs))
+	for d, a := range s.docs {
+		s.seqs[d] = a.seq
+		for x := 1; x < len(a.seq); x++ {
+			if a.seq[x-1] >= 0 && a.seq[x] >= 0 {
+				h := pairHash(a.seq[x-1], a.seq[x]) & uint64(size-1)
+				s.pairBits[h/64] |= 1 << (h % 64)
+			}
+		}
+	}
+}
+
+// mayHavePair reports whether some doc may have analyser terms x, y
+// adjacent; false is certain.
+func (s *snapshot) mayHavePair(x, y int32) bool {
+	if len(s.pairBits) == 0 {
+		return false
+	}
+	h := pairHash(x, y) & uint64(len(s.pairBits)*64-1)
+	return s.pairBits[h/64]&(1<<(h%64)) != 0
+}
+
+func pairHash(x, y int32) uint64 {
+	h := pairKey(x, y) * 0x9E3779B97F4A7C15
+	return h ^ h>>29
 }

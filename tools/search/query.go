@@ -78,13 +78,6 @@ func (s *snapshot) queryTerms(q string) map[int32]float64 {
 			}
 		})
 	}
-	if s.cfg.Weight[FieldPhrase] > 0 {
-		an.pairs(q, func(t string) {
-			if id, ok := s.vocab[t]; ok {
-				qt[id]++
-			}
-		})
-	}
 	if s.cfg.Entities {
 		for _, t := range entityTerms(q) {
 			an.terms(t, func(t string) {
@@ -112,6 +105,95 @@ func (s *snapshot) queryTerms(q string) map[int32]float64 {
 		}
 	}
 	return qt
+}
+
+// queryPairs are the pairs of adjacent terms of a query, with weights as
+// for terms: "fear greed index" gives (fear, greed) and (greed, index).
+func (s *snapshot) queryPairs(q string) map[uint64]float64 {
+	if s.cfg.Weight[FieldPhrase] == 0 {
+		return nil
+	}
+	an := analyzer{stem: stemmerFunc(s.cfg.Stemmer)}
+	pairs := map[uint64]float64{}
+	prev := int32(-1)
+	an.terms(q, func(t string) {
+		id, ok := s.vocab[t]
+		if !ok {
+			id = -1
+		} else if prev >= 0 {
+			pairs[pairKey(prev, id)]++
+		}
+		prev = id
+	})
+	for k, c := range pairs {
+		pairs[k] = 1 + math.Log(c)
+	}
+	return pairs
+}
+
+// phrases adds the phrase field's BM25F score: a tool whose name or first
+// description terms have a query pair adjacent, in order, scores as if the
+// pair were one more term. Pairs are matched here, not indexed: the docs
+// that have both terms are few, and their terms are at hand in order.
+func (s *snapshot) phrases(scores []float32, pairs map[uint64]float64) {
+	for k, w := range pairs {
+		s.addPair(scores, s.pairHits(k, nil), w)
+	}
+}
+
+// phraseHit is a doc where a pair occurs, with the pair's BM25F weight there.
+type phraseHit struct {
+	d      int32
+	impact float32
+}
+
+// pairHits finds the docs where the pair k occurs and weighs it there.
+func (s *snapshot) pairHits(k uint64, hits []phraseHit) []phraseHit {
+	a, b := int32(k>>32), int32(uint32(k))
+	ga, gb := s.global[a], s.global[b]
+	hits = hits[:0]
+	if !s.mayHavePair(ga, gb) {
+		return hits
+	}
+	pa, pb := s.postings[a], s.postings[b]
+	// Both lists are in document order: walk them together.
+	for i, j := 0, 0; i < len(pa) && j < len(pb); {
+		switch da, db := pa[i].doc, pb[j].doc; {
+		case da < db:
+			i++
+		case da > db:
+			j++
+		default:
+			tf := 0
+			seq := s.seqs[da]
+			for x := 1; x < len(seq); x++ {
+				if seq[x] == gb && seq[x-1] == ga {
+					tf++
+				}
+			}
+			if tf > 0 {
+				hits = append(hits, phraseHit{da, float32(tf)})
+			}
+			i++
+			j++
+		}
+	}
+	if len(hits) == 0 {
+		return hits
+	}
+	n, df, k1 := float64(len(s.docs)), float64(len(hits)), s.cfg.K1
+	idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+	for i, h := range hits {
+		tfw := float64(h.impact) * float64(s.norm[h.d][FieldPhrase])
+		hits[i].impact = float32(idf * tfw * (k1 + 1) / (k1 + tfw))
+	}
+	return hits
+}
+
+func (s *snapshot) addPair(scores []float32, hits []phraseHit, w float64) {
+	for _, h := range hits {
+		scores[h.d] += float32(w) * h.impact
+	}
 }
 
 var scorePool sync.Pool // *[]float32
@@ -142,6 +224,8 @@ func (s *snapshot) rank(query string, limit int) []Hit {
 			scores[p.doc] += float32(w) * p.impact
 		}
 	}
+	qp := s.queryPairs(q)
+	s.phrases(scores, qp)
 	if s.cfg.FeedbackDocs > 0 && s.cfg.FeedbackTerms > 0 && len(qt) > 0 {
 		s.feedback(scores, qt)
 	}
@@ -198,9 +282,9 @@ func (s *snapshot) feedback(scores []float32, qt map[int32]float64) {
 			break
 		}
 		rel := float64(scores[d] / max)
-		for _, p := range s.docTerms[d] {
-			if _, inQuery := qt[p.doc]; !inQuery {
-				cand[p.doc] += rel * float64(p.impact)
+		for t, imp := range s.termImpacts(d) {
+			if _, inQuery := qt[t]; !inQuery {
+				cand[t] += rel * imp
 			}
 		}
 	}
@@ -228,6 +312,29 @@ func (s *snapshot) feedback(scores []float32, qt map[int32]float64) {
 		w := float32(cfg.FeedbackWeight * e.w / ts[0].w)
 		for _, p := range s.postings[e.t] {
 			scores[p.doc] += w * p.impact
+		}
+	}
+}
+
+// termImpacts yields doc d's terms with their BM25F weights, as in its
+// postings: worked out again for the few docs feedback reads rather than
+// kept for every doc.
+func (s *snapshot) termImpacts(d int32) func(yield func(int32, float64) bool) {
+	return func(yield func(int32, float64) bool) {
+		norm := &s.norm[d]
+		k1 := s.cfg.K1
+		for _, tc := range s.docs[d].terms {
+			id := s.local[tc.id]
+			tfw := 0.0
+			for f := range NumFields {
+				tfw += float64(tc.tf[f]) * float64(norm[f])
+			}
+			if tfw == 0 || id < 0 {
+				continue
+			}
+			if !yield(id, float64(float32(s.idf[id]*tfw*(k1+1)/(k1+tfw)))) {
+				return
+			}
 		}
 	}
 }

@@ -14,12 +14,18 @@ import (
 // most of a catalog's bytes, and decoding them dominated index build time.
 // Malformed JSON yields whatever was read before the fault.
 func schemaText(raw json.RawMessage) string {
+	return string(appendSchemaText(nil, raw))
+}
+
+// appendSchemaText is schemaText appending to dst, so index workers reuse
+// one buffer.
+func appendSchemaText(dst []byte, raw json.RawMessage) []byte {
 	if len(raw) == 0 {
-		return ""
+		return dst
 	}
-	sc := schemaScanner{b: raw}
+	sc := schemaScanner{b: raw, out: dst, start: len(dst)}
 	sc.value(ctxSchema, 0)
-	return sc.out.String()
+	return sc.out
 }
 
 // What the value being scanned is, from the key that led to it.
@@ -37,9 +43,10 @@ const (
 )
 
 type schemaScanner struct {
-	b   []byte
-	i   int
-	out strings.Builder
+	b     []byte
+	i     int
+	out   []byte
+	start int // where this schema's text starts in out
 }
 
 func (s *schemaScanner) ws() {
@@ -159,15 +166,15 @@ func (s *schemaScanner) str() (raw []byte, escaped, ok bool) {
 
 // write keeps a string's text, decoding escapes.
 func (s *schemaScanner) write(raw []byte, escaped bool) {
-	if s.out.Len() >= maxSchemaText {
+	if len(s.out)-s.start >= maxSchemaText {
 		return
 	}
 	if !escaped {
-		s.out.Write(raw)
+		s.out = append(s.out, raw...)
 	} else if v, err := strconv.Unquote(`"` + string(raw) + `"`); err == nil {
-		s.out.WriteString(v)
+		s.out = append(s.out, v...)
 	} else {
-		s.out.WriteString(strings.ToValidUTF8(string(raw), string(utf8.RuneError)))
+		s.out = append(s.out, strings.ToValidUTF8(string(raw), string(utf8.RuneError))...)
 	}
-	s.out.WriteByte('\n')
+	s.out = append(s.out, '\n')
 }
