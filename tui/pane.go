@@ -220,10 +220,18 @@ func (p *pane) lines(spin string, compact bool, limit int) []string {
 	if w < 8 {
 		w = 8
 	}
-	counts := st.Muted.Render(fmt.Sprintf("active %d · deferred %d · discovered %d", p.active, p.deferred, p.discovered()))
-	ls := []string{st.PaneHeader.Render("Discovered tools"), counts, st.Subtle.Render(strings.Repeat("─", w))}
+	counts := []string{fmt.Sprintf("active %d", p.active), fmt.Sprintf("deferred %d", p.deferred), fmt.Sprintf("discovered %d", p.discovered())}
+	var ls []string
 	if compact {
-		ls = []string{st.PaneHeader.Render("Discovered tools") + st.Muted.Render(" · ") + counts}
+		ls = []string{st.PaneHeader.Render("Discovered tools") + st.Muted.Render(" · "+strings.Join(counts, " · "))}
+	} else {
+		// The counts wrap rather than lose the discovered figure, the one
+		// that changes, to the truncation below.
+		ls = []string{st.PaneHeader.Render("Discovered tools")}
+		for _, l := range joinWrapped(counts, " · ", w) {
+			ls = append(ls, st.Muted.Render(l))
+		}
+		ls = append(ls, st.Subtle.Render(strings.Repeat("─", w)))
 	}
 	if len(p.searches) == 0 {
 		ls = append(ls, st.Notice.Render("no searches yet"))
@@ -273,4 +281,26 @@ func callLabel(st *themes.Styles, c *callInfo) string {
 		return st.Fail.Render("↳ called" + n + " ✗ " + fmtDuration(c.Duration))
 	}
 	return st.Running.Render("↳ calling" + n + "…")
+}
+
+// joinWrapped joins parts with sep into lines of at most width cells,
+// breaking only between parts.
+func joinWrapped(parts []string, sep string, width int) []string {
+	var out []string
+	cur := ""
+	for _, p := range parts {
+		switch {
+		case cur == "":
+			cur = p
+		case ansi.StringWidth(cur+sep+p) <= width:
+			cur += sep + p
+		default:
+			out = append(out, cur)
+			cur = p
+		}
+	}
+	if cur != "" {
+		out = append(out, cur)
+	}
+	return out
 }

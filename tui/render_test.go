@@ -55,3 +55,24 @@ func TestSummariesAndFormats(t *testing.T) {
 		}
 	}
 }
+
+func TestJoinWrapped(t *testing.T) {
+	t.Parallel()
+	parts := []string{"active 3", "deferred 254", "discovered 10"}
+	tests := []struct {
+		width int
+		want  []string
+	}{
+		{80, []string{"active 3 · deferred 254 · discovered 10"}},
+		// The pane's narrowest width: the discovered count moves to a
+		// line of its own instead of being cut.
+		{38, []string{"active 3 · deferred 254", "discovered 10"}},
+		{5, []string{"active 3", "deferred 254", "discovered 10"}},
+	}
+	for _, tt := range tests {
+		got := joinWrapped(parts, " · ", tt.width)
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("joinWrapped(width %d) = %q, want %q", tt.width, got, tt.want)
+		}
+	}
+}
