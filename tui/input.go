@@ -28,7 +28,8 @@ func newInput(st *themes.Styles, keys KeyMap) *input {
 	ta := textarea.New()
 	ta.Placeholder = "Ask anything · /help for commands"
 	ta.ShowLineNumbers = false
-	ta.Prompt = ""
+	// A one-cell prompt keeps typed text off the box's left border.
+	ta.Prompt = " "
 	ta.CharLimit = 0
 	ta.MaxHeight = 0
 	ta.KeyMap.InsertNewline = keys.Newline

@@ -122,8 +122,10 @@ func (m *Model) resize(w, h int) {
 			chatH = mainH - ph
 			m.pane.SetSize(w, ph)
 		} else {
+			// One blank column between chat and pane keeps card borders
+			// and full-width text off the pane's border.
 			pw := max(w/3, 40)
-			chatW = w - pw
+			chatW = w - pw - 1
 			m.pane.SetSize(pw, mainH)
 		}
 	}
@@ -159,7 +161,7 @@ func (m *Model) render() string {
 	case m.narrow():
 		main = m.chat.View() + "\n" + m.pane.View(m.spin.View(), true)
 	default:
-		main = lipgloss.JoinHorizontal(lipgloss.Top, m.chat.View(), m.pane.View(m.spin.View(), false))
+		main = lipgloss.JoinHorizontal(lipgloss.Top, m.chat.View(), " ", m.pane.View(m.spin.View(), false))
 	}
 	var bottom string
 	if len(m.approvals) > 0 {
