@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/demo"
 	"github.com/agent-dev/agent/store"
 	"github.com/agent-dev/agent/tools/search"
 	"github.com/agent-dev/agent/tools/tokens"
@@ -25,6 +26,9 @@ func runTUI(ctx context.Context, g *Globals) error {
 	opts := tui.Options{Theme: g.Config.Theme, NoColor: os.Getenv("NO_COLOR") != ""}
 	if g.Resume != "" || g.Continue {
 		opts.History = rt.Session.Messages()
+	}
+	if g.Demo {
+		opts.Suggestions = demo.Prompts
 	}
 	b.notes = append(rt.Warnings, rt.Notices...)
 	return tui.Run(ctx, b, opts)

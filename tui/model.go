@@ -65,6 +65,15 @@ func New(b Backend, opts Options) (*Model, error) {
 		m.loadHistory(opts.History, b.Tools())
 		m.status.note = fmt.Sprintf("resumed · replaying %d messages", len(opts.History))
 	}
+	if len(opts.Suggestions) > 0 {
+		// Newest history entry first under ↑, so the list reads top down.
+		for i := len(opts.Suggestions) - 1; i >= 0; i-- {
+			m.input.remember(opts.Suggestions[i])
+		}
+		if len(opts.History) == 0 {
+			m.chat.notice(itemNotice, "Try one of these (↑ puts it in the input, enter sends):\n  • "+strings.Join(opts.Suggestions, "\n  • "))
+		}
+	}
 	if opts.Width > 0 && opts.Height > 0 {
 		m.resize(opts.Width, opts.Height)
 	}

@@ -115,6 +115,9 @@ type Options struct {
 	History []agent.Message
 	// Prompt, when set, is sent as the first message once the program starts.
 	Prompt string
+	// Suggestions are prompts worth trying (the demo's): listed in the
+	// empty chat and put in the input history, so ↑ recalls them.
+	Suggestions []string
 	// Width and Height fix the initial size (tests); 0 waits for the terminal.
 	Width, Height int
 	// Now is the clock for elapsed times; tests pin it. Defaults to time.Now.

@@ -432,3 +432,30 @@ func TestSessionCommandsWaitForTheTurn(t *testing.T) {
 		t.Fatal("no hint")
 	}
 }
+
+func TestSuggestionsListedAndRecalled(t *testing.T) {
+	t.Parallel()
+	sugg := []string{"weather in Lisbon", "convert 250 EUR"}
+	tests := []struct {
+		name    string
+		history []agent.Message
+		listed  bool
+	}{
+		{name: "fresh", listed: true},
+		// A resumed session shows its history, not the list; ↑ still works.
+		{name: "resumed", history: history(), listed: false},
+	}
+	for _, tt := range tests {
+		m, _, _ := newTestModel(t, newFakeBackend(), 120, 40, Options{Suggestions: sugg, History: tt.history})
+		if got := strings.Contains(frame(m), "• convert 250 EUR"); got != tt.listed {
+			t.Errorf("%s: suggestions listed = %v, want %v", tt.name, got, tt.listed)
+		}
+		// ↑ walks the list in the order it is shown.
+		for _, want := range sugg {
+			press(m, "up")
+			if v := m.input.Value(); v != want {
+				t.Errorf("%s: up: input %q, want %q", tt.name, v, want)
+			}
+		}
+	}
+}
