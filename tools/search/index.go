@@ -57,6 +57,15 @@ type Config struct {
 	FeedbackDocs   int
 	FeedbackTerms  int
 	FeedbackWeight float64
+	// NamePrior adds to a candidate this share of the best score times the
+	// idf-weighted share of its name's terms the query has. 0 is off.
+	NamePrior float64
+	// PhraseFeedback lets feedback add pairs of adjacent terms (phrase
+	// field) of the first hits, not only single terms.
+	PhraseFeedback bool
+	// Diversity is how much a query term counts less for each ranked tool
+	// that already covers it (0 off, 1 once covered it no longer counts).
+	Diversity float64
 }
 
 // DefaultConfig returns the tuned defaults.
@@ -71,6 +80,7 @@ func DefaultConfig() Config {
 		FeedbackDocs:   3,
 		FeedbackTerms:  10,
 		FeedbackWeight: 0.3,
+		NamePrior:      0.3,
 	}
 }
 
@@ -112,7 +122,12 @@ type snapshot struct {
 	// of any doc, by hash: a query's pairs are mostly found nowhere, and
 	// this rules them out before their postings are walked.
 	pairBits []uint64
-	seqs     [][]int32   // docs[d].seq, at hand without a pointer chase
+	seqs     [][]int32 // docs[d].seq, at hand without a pointer chase
+	// pairDF counts the docs each pair of adjacent terms occurs in, keyed
+	// by pairKey of their local ids. Only feedback needs it, so the first
+	// search that does builds it.
+	pairOnce sync.Once
+	pairDF   map[uint64]int32
 	postings [][]posting // by term id
 	// names maps a lower-cased tool name (and ID) to documents, for exact
 	// name matches and select:.
@@ -386,4 +401,26 @@ func (s *snapshot) mayHavePair(x, y int32) bool {
 func pairHash(x, y int32) uint64 {
 	h := pairKey(x, y) * 0x9E3779B97F4A7C15
 	return h ^ h>>29
+}
+
+// pairDocFreq returns pairDF, building it on first use.
+func (s *snapshot) pairDocFreq() map[uint64]int32 {
+	s.pairOnce.Do(func() {
+		s.pairDF = map[uint64]int32{}
+		var seen []uint64
+		for _, seq := range s.seqs {
+			seen = seen[:0]
+			for x := 1; x < len(seq); x++ {
+				if seq[x-1] < 0 || seq[x] < 0 {
+					continue
+				}
+				k := pairKey(s.local[seq[x-1]], s.local[seq[x]])
+				if !slices.Contains(seen, k) {
+					seen = append(seen, k)
+					s.pairDF[k]++
+				}
+			}
+		}
+	})
+	return s.pairDF
 }

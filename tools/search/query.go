@@ -227,18 +227,18 @@ func (s *snapshot) rank(query string, limit int) []Hit {
 	qp := s.queryPairs(q)
 	s.phrases(scores, qp)
 	if s.cfg.FeedbackDocs > 0 && s.cfg.FeedbackTerms > 0 && len(qt) > 0 {
-		s.feedback(scores, qt)
+		s.feedback(scores, qt, qp)
 	}
 	if s.cfg.ServerMix > 0 && len(qt) > 0 {
 		s.mixServers(scores, qt)
 	}
 	exact := s.exactNames(q)
-	top := topK(scores, limit, s)
+	top := s.rerank(scores, qt, limit)
 	var out []Hit
 	seen := map[int32]bool{}
 	best := 0.0
 	if len(top) > 0 {
-		best = float64(scores[top[0]])
+		best = top[0].score
 	}
 	for i, d := range exact {
 		if len(out) >= limit {
@@ -247,12 +247,12 @@ func (s *snapshot) rank(query string, limit int) []Hit {
 		seen[d] = true
 		out = append(out, s.hit(d, best+float64(len(exact)-i)))
 	}
-	for _, d := range top {
+	for _, r := range top {
 		if len(out) >= limit {
 			break
 		}
-		if !seen[d] && scores[d] > 0 {
-			out = append(out, s.hit(d, float64(scores[d])))
+		if !seen[r.d] && scores[r.d] > 0 {
+			out = append(out, s.hit(r.d, r.score))
 		}
 	}
 	if out == nil {
@@ -269,7 +269,7 @@ func (s *snapshot) hit(d int32, score float64) Hit {
 // feedback adds to scores the best terms of the first-pass top documents
 // (pseudo-relevance feedback): a query that says "meeting point" also finds
 // tools whose descriptions share the vocabulary of the tools it matched.
-func (s *snapshot) feedback(scores []float32, qt map[int32]float64) {
+func (s *snapshot) feedback(scores []float32, qt map[int32]float64, qp map[uint64]float64) {
 	cfg := s.cfg
 	top := topK(scores, cfg.FeedbackDocs, s)
 	if len(top) == 0 || scores[top[0]] <= 0 {
@@ -277,6 +277,7 @@ func (s *snapshot) feedback(scores []float32, qt map[int32]float64) {
 	}
 	max := scores[top[0]]
 	cand := map[int32]float64{}
+	pairCand := map[uint64]float64{}
 	for _, d := range top {
 		if scores[d] <= 0 {
 			break
@@ -287,18 +288,28 @@ func (s *snapshot) feedback(scores []float32, qt map[int32]float64) {
 				cand[t] += rel * imp
 			}
 		}
+		if cfg.PhraseFeedback && cfg.Weight[FieldPhrase] > 0 {
+			s.pairCandidates(d, rel, qp, pairCand)
+		}
 	}
 	type tw struct {
-		t int32
-		w float64
+		t    uint64
+		pair bool
+		w    float64
 	}
 	var ts []tw
 	for t, w := range cand {
-		ts = append(ts, tw{t, w})
+		ts = append(ts, tw{uint64(t), false, w})
+	}
+	for k, w := range pairCand {
+		ts = append(ts, tw{k, true, w})
 	}
 	sort.Slice(ts, func(i, j int) bool {
 		if ts[i].w != ts[j].w {
 			return ts[i].w > ts[j].w
+		}
+		if ts[i].pair != ts[j].pair {
+			return !ts[i].pair
 		}
 		return ts[i].t < ts[j].t
 	})
@@ -310,9 +321,37 @@ func (s *snapshot) feedback(scores []float32, qt map[int32]float64) {
 	}
 	for _, e := range ts {
 		w := float32(cfg.FeedbackWeight * e.w / ts[0].w)
+		if e.pair {
+			s.addPair(scores, s.pairHits(e.t, nil), float64(w))
+			continue
+		}
 		for _, p := range s.postings[e.t] {
 			scores[p.doc] += w * p.impact
 		}
+	}
+}
+
+// pairCandidates adds to cand the pairs of adjacent terms of doc d that the
+// query does not have, weighted as feedback terms are: rel times the pair's
+// BM25F weight in d.
+func (s *snapshot) pairCandidates(d int32, rel float64, qp map[uint64]float64, cand map[uint64]float64) {
+	df := s.pairDocFreq()
+	seq := s.seqs[d]
+	n, k1, norm := float64(len(s.docs)), s.cfg.K1, float64(s.norm[d][FieldPhrase])
+	tf := map[uint64]int{}
+	for x := 1; x < len(seq); x++ {
+		if seq[x-1] >= 0 && seq[x] >= 0 {
+			tf[pairKey(s.local[seq[x-1]], s.local[seq[x]])]++
+		}
+	}
+	for k, c := range tf {
+		if _, inQuery := qp[k]; inQuery {
+			continue
+		}
+		f := float64(df[k])
+		idf := math.Log(1 + (n-f+0.5)/(f+0.5))
+		tfw := float64(c) * norm
+		cand[k] += rel * idf * tfw * (k1 + 1) / (k1 + tfw)
 	}
 }
 

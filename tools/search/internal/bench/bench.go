@@ -211,3 +211,18 @@ func ndcg(got []string, groups [][]string, k int) float64 {
 	}
 	return dcg / idcg
 }
+
+// Split divides the set's queries in two halves by position (even, odd), on
+// the same catalog: tune on one, report on the other, to see whether a
+// setting generalises beyond the queries it was chosen on.
+func (s *Set) Split() (even, odd *Set) {
+	even, odd = &Set{Name: s.Name + "/even", Docs: s.Docs, serverOf: s.serverOf}, &Set{Name: s.Name + "/odd", Docs: s.Docs, serverOf: s.serverOf}
+	for i, q := range s.Queries {
+		if i%2 == 0 {
+			even.Queries = append(even.Queries, q)
+		} else {
+			odd.Queries = append(odd.Queries, q)
+		}
+	}
+	return even, odd
+}

@@ -41,5 +41,12 @@ func Variants(ablate bool) []Variant {
 	with("- feedback", func(c *search.Config) { c.FeedbackDocs = 0 })
 	with("+ server mix 0.25", func(c *search.Config) { c.ServerMix = 0.25 })
 	with("+ server mix 0.5", func(c *search.Config) { c.ServerMix = 0.5 })
+	with("- name prior", func(c *search.Config) { c.NamePrior = 0 })
+	with("name prior 0.15", func(c *search.Config) { c.NamePrior = 0.15 })
+	with("name prior 0.6", func(c *search.Config) { c.NamePrior = 0.6 })
+	with("+ phrase feedback", func(c *search.Config) { c.PhraseFeedback = true })
+	with("+ phrase feedback - name prior", func(c *search.Config) { c.PhraseFeedback = true; c.NamePrior = 0 })
+	with("+ diversity 0.2", func(c *search.Config) { c.Diversity = 0.2 })
+	with("+ diversity 0.4", func(c *search.Config) { c.Diversity = 0.4 })
 	return vs
 }

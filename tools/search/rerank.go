@@ -1,0 +1,115 @@
+package search
+
+import (
+	"math"
+	"slices"
+)
+
+// rerankDepth is how many first-pass candidates the second pass reorders.
+const rerankDepth = 30
+
+// ranked is a document with the score it is ranked by.
+type ranked struct {
+	d     int32
+	score float64
+}
+
+// rerank orders the best candidates of a first pass. Two signals that need a
+// whole document's terms are applied here, to a few dozen candidates rather
+// than the catalog:
+//
+//   - name coverage (Config.NamePrior): the share of a tool name's terms,
+//     weighted by idf, that the query has. A name is a tool's shortest
+//     exact summary; a query that says all of it is about that tool.
+//   - query-term diversity (Config.Diversity): a request for a task that
+//     needs several tools names several things. Once a tool covering a query
+//     term is ranked, that term counts less for the tools after it (the
+//     query terms act as the aspects of explicit diversification, as in
+//     xQuAD or PM2), so one aspect that many tools match cannot fill the list.
+func (s *snapshot) rerank(scores []float32, qt map[int32]float64, limit int) []ranked {
+	cfg := s.cfg
+	if cfg.NamePrior == 0 && cfg.Diversity == 0 {
+		top := topK(scores, limit, s)
+		out := make([]ranked, len(top))
+		for i, d := range top {
+			out[i] = ranked{d, float64(scores[d])}
+		}
+		return out
+	}
+	cand := topK(scores, max(limit, rerankDepth), s)
+	if len(cand) == 0 {
+		return nil
+	}
+	terms := make([]int32, 0, len(qt))
+	for t := range qt {
+		terms = append(terms, t)
+	}
+	slices.Sort(terms)
+	col := make(map[int32]int, len(terms))
+	for i, t := range terms {
+		col[t] = i
+	}
+	best := float64(scores[cand[0]])
+	base := make([]float64, len(cand))
+	contrib := make([]float64, len(cand)*len(terms)) // [candidate][term]
+	for c, d := range cand {
+		base[c] = float64(scores[d])
+		row := contrib[c*len(terms) : (c+1)*len(terms)]
+		var have, all float64
+		norm := &s.norm[d]
+		for _, tc := range s.docs[d].terms {
+			id := s.local[tc.id]
+			if id < 0 {
+				continue
+			}
+			i, inQuery := col[id]
+			if tc.tf[FieldName] > 0 {
+				all += s.idf[id]
+				if inQuery {
+					have += s.idf[id] * math.Min(1, qt[id])
+				}
+			}
+			if inQuery && cfg.Diversity > 0 {
+				tfw := 0.0
+				for f := range NumFields {
+					tfw += float64(tc.tf[f]) * float64(norm[f])
+				}
+				row[i] = qt[id] * s.idf[id] * tfw * (cfg.K1 + 1) / (cfg.K1 + tfw)
+			}
+		}
+		if all > 0 {
+			base[c] += cfg.NamePrior * best * have / all
+		}
+	}
+	cover := make([]float64, len(terms))
+	for i := range cover {
+		cover[i] = 1
+	}
+	out := make([]ranked, 0, min(limit, len(cand)))
+	used := make([]bool, len(cand))
+	for len(out) < limit && len(out) < len(cand) {
+		pick, pickScore := -1, 0.0
+		for c := range cand {
+			if used[c] {
+				continue
+			}
+			v := base[c]
+			row := contrib[c*len(terms) : (c+1)*len(terms)]
+			for i, x := range row {
+				v -= (1 - cover[i]) * x
+			}
+			if pick < 0 || v > pickScore || (v == pickScore && s.docs[cand[c]].doc.Name < s.docs[cand[pick]].doc.Name) {
+				pick, pickScore = c, v
+			}
+		}
+		used[pick] = true
+		out = append(out, ranked{cand[pick], pickScore})
+		row := contrib[pick*len(terms) : (pick+1)*len(terms)]
+		for i, x := range row {
+			if x > 0 {
+				cover[i] *= 1 - cfg.Diversity
+			}
+		}
+	}
+	return out
+}
