@@ -170,3 +170,22 @@ func TestPrintNativeSearchRejectedSuggestsClient(t *testing.T) {
 		t.Errorf("exit %d stderr %q", res.code, res.stderr)
 	}
 }
+
+// Text mode prints each assistant message as its own paragraph.
+func TestPrintTextSeparatesMessages(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	fake.Script = anthropictest.NewScript(
+		anthropictest.Turn{Text: "Let me look that up.", Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Berlin"}},
+		anthropictest.Turn{Text: "It is sunny in Berlin."},
+	)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	res := runAgent(t, env, "-p", "Weather in Berlin?", "--base-url", fake.URL, "--mcp-config", testMCPConfig(t),
+		"--mcp", "tt", "--defer", "--db", filepath.Join(t.TempDir(), "agent.db"))
+	if res.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", res.code, res.stderr)
+	}
+	if want := "Let me look that up.\n\nIt is sunny in Berlin.\n"; res.stdout != want {
+		t.Errorf("stdout = %q, want %q", res.stdout, want)
+	}
+}

@@ -129,6 +129,7 @@ func runPrint(ctx context.Context, g *Globals) error {
 	searchIdx := map[string]int{}
 	seenSource := map[string]bool{}
 	var lastText, allText strings.Builder
+	breakNext := false
 	var turnErr string
 	for ev := range rt.Session.Send(ctx, prompt) {
 		if g.OutputFormat == "stream-json" {
@@ -136,6 +137,19 @@ func runPrint(ctx context.Context, g *Globals) error {
 		}
 		switch ev.Type {
 		case agent.EventTextDelta:
+			if breakNext {
+				// Each assistant message is its own paragraph; without
+				// this, "…for that." and "The search found…" run together.
+				breakNext = false
+				sep := "\n\n"
+				if strings.HasSuffix(allText.String(), "\n") {
+					sep = "\n"
+				}
+				if g.OutputFormat == "text" {
+					fmt.Fprint(g.Stdout, sep)
+				}
+				allText.WriteString(sep)
+			}
 			if g.OutputFormat == "text" {
 				fmt.Fprint(g.Stdout, ev.Text)
 			}
@@ -164,6 +178,7 @@ func runPrint(ctx context.Context, g *Globals) error {
 			// Server tool calls are taken from completed assistant messages:
 			// streams announce them before their results arrive.
 			if m := ev.Message; m != nil && m.Role == agent.RoleAssistant {
+				breakNext = allText.Len() > 0
 				for _, p := range m.Parts {
 					st := p.ServerTool
 					if p.Type != agent.PartServerTool || st == nil {
