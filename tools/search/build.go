@@ -49,7 +49,7 @@ type worker struct {
 	// one kind share schemas ({path}, {url}, {query, limit}), and a catalog
 	// that has one server twice under two names shares all of them.
 	schemas   map[string][]schemaTerm
-	schemaBuf []byte
+	frags     map[string][]int32 // term ids of each schema text piece
 	seq       []int32 // buffer of analysed.seq
 	pslot     []int32 // like slot, for one schema's terms
 }
@@ -60,8 +60,12 @@ type schemaTerm struct {
 	n  uint16
 }
 
-// maxSchemaMemo bounds the memo of the worker kept for an index's life.
-const maxSchemaMemo = 4096
+// maxSchemaMemo and maxFragMemo bound the memos of the worker kept for an
+// index's life.
+const (
+	maxSchemaMemo = 4096
+	maxFragMemo   = 1 << 16
+)
 
 func (w *worker) count(f int, id int32) { w.countN(f, id, 1) }
 
@@ -138,8 +142,7 @@ func (w *worker) analyse(d Doc) *analysed {
 func (w *worker) params(raw []byte) {
 	ts, ok := w.schemas[string(raw)]
 	if !ok {
-		w.schemaBuf = appendSchemaText(w.schemaBuf[:0], raw)
-		termIDsOf(w.an, w.schemaBuf, func(id int32) {
+		add := func(id int32) {
 			for int(id) >= len(w.pslot) {
 				w.pslot = append(w.pslot, -1)
 			}
@@ -151,6 +154,19 @@ func (w *worker) params(raw []byte) {
 			}
 			w.pslot[id] = int32(len(ts))
 			ts = append(ts, schemaTerm{id, 1})
+		}
+		schemaFragments(raw, func(text []byte) {
+			ids, ok := w.frags[string(text)]
+			if !ok {
+				termIDsOf(w.an, text, func(id int32) { ids = append(ids, id) })
+				if w.frags == nil || len(w.frags) >= maxFragMemo {
+					w.frags = map[string][]int32{}
+				}
+				w.frags[string(text)] = ids
+			}
+			for _, id := range ids {
+				add(id)
+			}
 		})
 		for _, t := range ts {
 			w.pslot[t.id] = -1

@@ -47,6 +47,22 @@ type schemaScanner struct {
 	i     int
 	out   []byte
 	start int // where this schema's text starts in out
+	// frag, when set, gets each piece of text (a name, a description)
+	// instead of out; n counts their bytes against maxSchemaText.
+	frag func(text []byte)
+	n    int
+}
+
+// schemaFragments calls frag with each piece of text of a schema that
+// schemaText would gather, decoded. Pieces repeat across tools far more
+// than whole schemas do ("path", "Maximum number of results"), so the
+// index memoises their analysis.
+func schemaFragments(raw json.RawMessage, frag func(text []byte)) {
+	if len(raw) == 0 {
+		return
+	}
+	sc := schemaScanner{b: raw, frag: frag}
+	sc.value(ctxSchema, 0)
 }
 
 func (s *schemaScanner) ws() {
@@ -166,6 +182,21 @@ func (s *schemaScanner) str() (raw []byte, escaped, ok bool) {
 
 // write keeps a string's text, decoding escapes.
 func (s *schemaScanner) write(raw []byte, escaped bool) {
+	if s.frag != nil {
+		if s.n >= maxSchemaText {
+			return
+		}
+		s.n += len(raw) + 1
+		if escaped {
+			if v, err := strconv.Unquote(`"` + string(raw) + `"`); err == nil {
+				raw = []byte(v)
+			} else {
+				raw = []byte(strings.ToValidUTF8(string(raw), string(utf8.RuneError)))
+			}
+		}
+		s.frag(raw)
+		return
+	}
 	if len(s.out)-s.start >= maxSchemaText {
 		return
 	}
