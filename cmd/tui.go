@@ -10,12 +10,20 @@ import (
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/demo"
 	"github.com/agent-dev/agent/store"
+	"github.com/agent-dev/agent/themes"
 	"github.com/agent-dev/agent/tools/search"
 	"github.com/agent-dev/agent/tools/tokens"
 	"github.com/agent-dev/agent/tui"
 )
 
 func runTUI(ctx context.Context, g *Globals) error {
+	// Checked before any server starts or any session is created.
+	if f, ok := g.Stdout.(*os.File); !ok || !isTerminal(f) {
+		return usagef("the terminal UI needs a terminal on stdout: run agent in one, or use -p PROMPT to print one answer")
+	}
+	if _, err := themes.Get(g.Config.Theme); err != nil {
+		return &UsageError{err}
+	}
 	b := &tuiBackend{g: g, approvals: make(chan tui.ApprovalRequest), always: map[string]bool{}}
 	rt, err := buildRuntime(ctx, g, b)
 	if err != nil {
@@ -32,6 +40,11 @@ func runTUI(ctx context.Context, g *Globals) error {
 	}
 	b.notes = append(rt.Warnings, rt.Notices...)
 	return tui.Run(ctx, b, opts)
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // tuiBackend is the TUI's view of a wired session.
