@@ -48,10 +48,10 @@ type worker struct {
 	// schemas memoises the parameter terms of each schema seen: tools of
 	// one kind share schemas ({path}, {url}, {query, limit}), and a catalog
 	// that has one server twice under two names shares all of them.
-	schemas   map[string][]schemaTerm
-	frags     map[string][]int32 // term ids of each schema text piece
-	seq       []int32 // buffer of analysed.seq
-	pslot     []int32 // like slot, for one schema's terms
+	schemas map[string][]schemaTerm
+	frags   map[string][]int32 // term ids of each schema text piece
+	seq     []int32            // buffer of analysed.seq
+	pslot   []int32            // like slot, for one schema's terms
 }
 
 // schemaTerm is one term of a schema's text and how often it occurs.
