@@ -39,12 +39,36 @@ func runTUI(ctx context.Context, g *Globals) error {
 		opts.Suggestions = demo.Prompts
 	}
 	b.notes = append(rt.Warnings, rt.Notices...)
-	return tui.Run(ctx, b, opts)
+	err = tui.Run(ctx, b, opts)
+	b.leave()
+	return err
 }
 
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// leave drops a session nothing was written to, so opening and quitting
+// does not leave an empty session for --continue to pick, and says how to
+// come back to one that has messages.
+func (b *tuiBackend) leave() {
+	s := b.rt.Session
+	if s == nil || s.ID == "" {
+		return
+	}
+	if len(s.Messages()) == 0 {
+		if b.rt.Store != nil {
+			_ = b.rt.Store.Close()
+		}
+		_, _ = b.rt.DB.Delete(context.Background(), s.ID)
+		return
+	}
+	db := ""
+	if b.g.DBPath != "" {
+		db = " --db " + b.g.DBPath
+	}
+	fmt.Fprintf(b.g.Stderr, "Session %s saved; resume it with: agent --resume %s%s\n", s.ID, s.ID, db)
 }
 
 // tuiBackend is the TUI's view of a wired session.
