@@ -150,6 +150,8 @@ func TestPrintUsageErrors(t *testing.T) {
 		{[]string{"-p", ""}, nil, 2, "empty prompt"},
 		{[]string{"hello"}, nil, 2, `to run a prompt use agent -p "hello"`},
 		{[]string{"-p", "x", "--provider-tool", "teleport", "--provider", "anthropic"}, map[string]string{"ANTHROPIC_API_KEY": "k"}, 2, "available aliases are"},
+		// The TUI on a non-terminal stdout (here a buffer).
+		{[]string{"--demo"}, nil, 2, "use -p PROMPT"},
 	} {
 		res := runAgent(t, tc.env, tc.args...)
 		if res.code != tc.code || !strings.Contains(res.stderr, tc.want) || strings.Count(strings.TrimSpace(res.stderr), "\n") != 0 {
