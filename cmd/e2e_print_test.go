@@ -191,3 +191,12 @@ func TestPrintTextSeparatesMessages(t *testing.T) {
 		t.Errorf("stdout = %q, want %q", res.stdout, want)
 	}
 }
+
+// Nothing listening at the provider's address: one line with what to do.
+func TestPrintConnectionRefusedHint(t *testing.T) {
+	isolate(t)
+	res := runAgent(t, nil, "-p", "hi", "--provider", "ollama", "--base-url", "http://127.0.0.1:1/v1", "--db", filepath.Join(t.TempDir(), "agent.db"))
+	if res.code != 1 || !strings.Contains(res.stderr, "point --base-url at it") || strings.Count(strings.TrimSpace(res.stderr), "\n") != 0 {
+		t.Errorf("exit %d stderr %q, want exit 1 and the --base-url hint on one line", res.code, res.stderr)
+	}
+}

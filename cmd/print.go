@@ -225,7 +225,7 @@ func runPrint(ctx context.Context, g *Globals) error {
 	}
 	res.ToolsHash = rt.LastToolsHash()
 	if turnErr != "" {
-		turnErr = withSearchHint(turnErr, rt.Session)
+		turnErr = withConnHint(withSearchHint(turnErr, rt.Session))
 		res.IsError = true
 		res.Error = turnErr
 	}
@@ -259,6 +259,15 @@ func withSearchHint(msg string, s *agent.Session) string {
 		if strings.Contains(low, k) {
 			return msg + " (this model may not support native tool search: try --search client)"
 		}
+	}
+	return msg
+}
+
+// withConnHint says what to do when nothing answers at the provider's
+// address (a local server that is not running, a mistyped --base-url).
+func withConnHint(msg string) string {
+	if strings.Contains(msg, "connection refused") || strings.Contains(msg, "no such host") {
+		return msg + " (nothing answers there: start the server, or point --base-url at it)"
 	}
 	return msg
 }
