@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -131,7 +132,12 @@ func writeToolsReport(w io.Writer, rep *toolsReport) error {
 	for _, warn := range rep.Warnings {
 		fmt.Fprintln(w, "warning: "+warn)
 	}
-	fmt.Fprintf(w, "%s %s, search %s (resolves to %s): %d active, %d deferred\n\n", rep.Provider, rep.Model, rep.Search, rep.Resolved, rep.Active, rep.Deferred)
+	// The model is empty when the provider is not configured.
+	fmt.Fprintf(w, "%s, search %s (resolves to %s): %d active, %d deferred\n\n", strings.TrimSpace(rep.Provider+" "+rep.Model), rep.Search, rep.Resolved, rep.Active, rep.Deferred)
+	if len(rep.Tools) == 0 {
+		fmt.Fprintln(w, "no tools: no MCP server is configured or started (agent mcp list shows the presets; connect one with --mcp NAME)")
+		return nil
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tTOOLS\tDEFERRED\tTOKENS")
 	for _, s := range rep.Servers {
