@@ -89,13 +89,23 @@ func (p *picker) View(st *themes.Styles, width, height int) string {
 	if p.cursor >= room {
 		start = p.cursor - room + 1
 	}
+	// The model column is as wide as its longest entry, so
+	// "provider/model" is cut only when it must be: at most 30 cells, and
+	// less on a narrow screen, where about 20 stay for the title.
+	limit := min(max(width-62, 14), 30)
+	mw := 5
+	for _, s := range p.items {
+		mw = max(mw, min(ansi.StringWidth(s.Model), limit))
+	}
 	for i := start; i < len(p.items) && i < start+room; i++ {
 		s := p.items[i]
 		when := ""
 		if !s.Updated.IsZero() {
 			when = s.Updated.Format("2006-01-02 15:04")
 		}
-		row := fmt.Sprintf("%-8s  %-16s  %3d msgs  %-14s  %s", shortID(s.ID), when, s.Messages, ansi.Truncate(s.Model, 14, "…"), s.Title)
+		model := ansi.Truncate(s.Model, mw, "…")
+		model += strings.Repeat(" ", mw-ansi.StringWidth(model))
+		row := fmt.Sprintf("%-8s  %-16s  %3d msgs  %s  %s", shortID(s.ID), when, s.Messages, model, s.Title)
 		row = ansi.Truncate(row, width-2, "…")
 		if i == p.cursor {
 			row = st.Selected.Render("› " + row)

@@ -37,7 +37,7 @@ func newFakeBackend() *fakeBackend {
 			{Name: "currency_convert", Server: "finance", Description: "Convert an amount between currencies.", Deferred: true},
 		},
 		sessions: []SessionInfo{
-			{ID: "aaaaaaaa-1111", Title: "weather in Paris", Model: "fake-1", Messages: 6, Updated: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)},
+			{ID: "aaaaaaaa-1111", Title: "weather in Paris", Model: "anthropic/claude-sonnet-4-5", Messages: 6, Updated: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)},
 			{ID: "bbbbbbbb-2222", Title: "convert money", Model: "fake-1", Messages: 4, Updated: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)},
 		},
 	}
