@@ -58,7 +58,7 @@ func TestHTTPErrors(t *testing.T) {
 func TestConnectionRefused(t *testing.T) {
 	p := New(Options{Name: "ollama", BaseURL: "http://127.0.0.1:1/v1"})
 	_, err := p.Send(t.Context(), &agent.Request{Model: "m", Messages: []agent.Message{user("x")}}, nil)
-	if err == nil || !strings.Contains(err.Error(), "ollama: post http://127.0.0.1:1/v1/chat/completions") {
+	if err == nil || !strings.Contains(err.Error(), "ollama: send request") || !strings.Contains(err.Error(), "http://127.0.0.1:1/v1/chat/completions") {
 		t.Errorf("error %v should name the server and URL", err)
 	}
 }

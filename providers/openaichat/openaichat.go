@@ -119,7 +119,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	}
 	resp, err := p.client.Do(hreq)
 	if err != nil {
-		return nil, fmt.Errorf("%s: post %s: %w", p.opts.Name, p.url, err)
+		return nil, fmt.Errorf("%s: send request: %w", p.opts.Name, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
