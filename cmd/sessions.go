@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -134,7 +135,12 @@ func withSessionDB(ctx context.Context, g *Globals, fn func(*store.DB) error) er
 		return err
 	}
 	defer db.Close()
-	return fn(db)
+	err = fn(db)
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
+		// A wrong ID is a mistake in how the command was called.
+		return &UsageError{err}
+	}
+	return err
 }
 
 func sessionsJSON(w io.Writer, v any) error {
