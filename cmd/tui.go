@@ -97,7 +97,18 @@ func (b *tuiBackend) Send(ctx context.Context, text string) <-chan agent.Event {
 			b.note("tools of " + strings.Join(changed, ", ") + " changed; the new list applies from this turn")
 		}
 	}
-	return b.rt.Session.Send(ctx, text)
+	in := b.rt.Session.Send(ctx, text)
+	out := make(chan agent.Event, cap(in))
+	go func() {
+		defer close(out)
+		for ev := range in {
+			if ev.Type == agent.EventError {
+				ev.Err = withConnHint(withSearchHint(ev.Err, b.rt.Session))
+			}
+			out <- ev
+		}
+	}()
+	return out
 }
 
 func (b *tuiBackend) note(s string) {
