@@ -54,7 +54,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 
 // commandHelp documents the slash commands, in /help order.
 var commandHelp = [][2]string{
-	{"/model NAME", "switch the model for the next requests"},
+	{"/model NAME", "switch the model (PROVIDER:NAME for another provider)"},
 	{"/tools [FILTER]", "list active and deferred tools, optionally filtered"},
 	{"/search QUERY", "run the client-side tool search without asking the model"},
 	{"/sessions", "pick a stored session and resume it"},
