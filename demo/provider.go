@@ -52,7 +52,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 		text = answer(*resultOf(last), req, prompt)
 	case searchOf(last) != nil:
 		sr := searchOf(last)
-		if t, ok := bestTool(sr.Tools, req, prompt); ok && score(t, queryFrom(prompt)) > 0 {
+		if t, ok := bestTool(sr.Tools, req, prompt); ok && score(t, queryFrom(prompt)) >= minFit {
 			text = fmt.Sprintf("The search found %d tools; **%s** (%s) fits best. Calling it.", len(sr.Tools), t.Name, orWord(t.Server, "built-in"))
 			parts = append(parts, agent.ToolCallPart(agent.ToolCall{ID: p.id("call"), Name: t.Name, Input: argsFor(t, prompt)}))
 			resp.StopReason = "tool_use"
@@ -72,7 +72,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 		for _, t := range req.Tools {
 			names = append(names, t.Name)
 		}
-		if t, ok := bestTool(names, req, prompt); ok && score(t, queryFrom(prompt)) > 0 {
+		if t, ok := bestTool(names, req, prompt); ok && score(t, queryFrom(prompt)) >= minFit {
 			text = fmt.Sprintf("**%s** looks right for this. Calling it.", t.Name)
 			parts = append(parts, agent.ToolCallPart(agent.ToolCall{ID: p.id("call"), Name: t.Name, Input: argsFor(t, prompt)}))
 			resp.StopReason = "tool_use"
@@ -558,3 +558,8 @@ func compact(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// minFit is the overlap a tool needs before the demo calls it: one word of
+// the tool's own name (which counts twice) or two of its description. One
+// stray description word is not enough to invent arguments for a call.
+const minFit = 2
