@@ -23,10 +23,16 @@ const maxTokenLen = 40
 // The slice given to emit is only valid during the call: words runs for
 // every tool at index time, so it does not allocate per word.
 func words[T ~string | ~[]byte](s T, emit func(w []byte)) {
+	var arr [64]byte
+	splitWords(s, arr[:0], emit)
+}
+
+// splitWords is words with the caller's buffer, which the index's analyzer
+// keeps: a buffer handed to emit escapes, so words allocates one per call.
+func splitWords[T ~string | ~[]byte](s T, buf []byte, emit func(w []byte)) {
 	// No flush closure: state a closure captures lives in memory, and this
 	// loop runs for every byte of the catalog (about 20% faster without).
-	var arr [64]byte
-	buf := arr[:0]
+	buf = buf[:0]
 	var pc, ppc byte // classes of the word's last two runes: 'l', 'u', 'd'
 	last := 0        // where the word's last rune starts in buf
 	var prevCJK rune
@@ -141,13 +147,13 @@ type analyzer struct {
 	stem    func(string) string // nil: no stemming
 	wordID  *wordTable          // word -> term id, -1 for a stop word
 	termID  map[string]int32
-	termStr []string   // "" for a pair
-	pairOf  [][2]int32 // the terms of pair id, {-1, -1} for a plain term
-	pairID  map[uint64]int32
+	termStr []string
+	// Buffers of index-time analysis; analysis is not reentrant.
+	wbuf, jprev, jbuf []byte
 }
 
 func newAnalyzer(stemmer string) *analyzer {
-	return &analyzer{stem: stemmerFunc(stemmer), wordID: &wordTable{}, termID: map[string]int32{}}
+	return &analyzer{stem: stemmerFunc(stemmer), wordID: &wordTable{}, termID: map[string]int32{}, wbuf: make([]byte, 0, 64)}
 }
 
 // intern numbers a term.
@@ -168,7 +174,7 @@ func (a *analyzer) termIDs(s string, emit func(id int32)) { termIDsOf(a, s, emit
 
 // termIDsOf is termIDs for a string or a byte slice.
 func termIDsOf[T ~string | ~[]byte](a *analyzer, s T, emit func(id int32)) {
-	words(s, func(w []byte) {
+	splitWords(s, a.wbuf, func(w []byte) {
 		if id := a.wordTerm(w); id >= 0 {
 			emit(id)
 		}
@@ -191,8 +197,9 @@ func (a *analyzer) wordTerm(w []byte) int32 {
 
 // joinIDs is joins at index time, memoised like single words.
 func (a *analyzer) joinIDs(s string, emit func(id int32)) {
-	var prev, buf []byte
-	words(s, func(w []byte) {
+	prev, buf := a.jprev[:0], a.jbuf[:0]
+	defer func() { a.jprev, a.jbuf = prev, buf }()
+	splitWords(s, a.wbuf, func(w []byte) {
 		if stopWords[string(w)] || isNumber(w) {
 			prev = prev[:0]
 			return

@@ -72,6 +72,8 @@ func TestSchemaText(t *testing.T) {
 			"opts format pdf docx items uid Element"},
 		{"property named description", `{"properties":{"description":{"type":"string","description":"The text"}}}`,
 			"description The text"},
+		{"escaped backslash before the quote", `{"properties":{"p":{"description":"a dir\\"},"q":{"title":"say \"hi\" \\ ok"}}}`,
+			`p a dir\ q say "hi" \ ok`},
 		{"unicode escapes", `{"properties":{"q":{"description":"\u641c\u7d22"}}}`, "q 搜索"},
 		{"bools and nulls", `{"additionalProperties":false,"properties":{"x":true,"y":null}}`, "x y"},
 	}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"hash/maphash"
 	"math"
 	"strings"
 )
@@ -27,8 +28,10 @@ func (ix *Index) analyseAll(docs []Doc) []*analysed {
 		ix.seq = &worker{cfg: ix.cfg, an: ix.an}
 	}
 	out := make([]*analysed, len(keep))
+	all := make([]analysed, len(keep)) // one allocation, not one per tool
 	for i, d := range keep {
-		out[i] = ix.seq.analyse(d)
+		out[i] = &all[i]
+		ix.seq.analyse(d, out[i])
 	}
 	return out
 }
@@ -48,11 +51,69 @@ type worker struct {
 	// schemas memoises the parameter terms of each schema seen: tools of
 	// one kind share schemas ({path}, {url}, {query, limit}), and a catalog
 	// that has one server twice under two names shares all of them.
-	schemas map[string][]schemaTerm
-	frags   map[string][]int32 // term ids of each schema text piece
-	seq     []int32            // buffer of analysed.seq
-	pslot   []int32            // like slot, for one schema's terms
+	schemas     map[schemaKey]int32 // schema -> index in schemaTerms
+	schemaTerms [][]schemaTerm
+	// frags memoises the terms of each piece of schema text, for the
+	// schemas not seen whole: frags maps a piece to its index in fragIDs,
+	// whose slices share fragBuf's arrays.
+	frags   wordTable
+	fragIDs [][]int32
+	fragBuf []int32
+	seq     []int32 // buffer of analysed.seq
+	pslot   []int32 // like slot, for one schema's terms
+
+	termSlab  slab[termCount]
+	seqSlab   slab[int32]
+	paramSlab slab[schemaTerm]
+	ts        []schemaTerm // the schema being analysed
+	fragFn    func([]byte)
 }
+
+// fragment adds the terms of one piece of schema text to w.ts, memoised.
+func (w *worker) fragment(text []byte) {
+	fh := wordHash(text)
+	i, ok := w.frags.get(text, fh)
+	if !ok {
+		start := len(w.fragBuf)
+		termIDsOf(w.an, text, func(id int32) { w.fragBuf = append(w.fragBuf, id) })
+		if w.frags.n >= maxFragMemo {
+			w.frags, w.fragIDs = wordTable{}, nil
+		}
+		i = int32(len(w.fragIDs))
+		w.frags.put(text, fh, i)
+		w.fragIDs = append(w.fragIDs, w.fragBuf[start:len(w.fragBuf):len(w.fragBuf)])
+	}
+	for _, id := range w.fragIDs[i] {
+		w.addParam(id)
+	}
+}
+
+// addParam counts term id once more in the schema being analysed.
+func (w *worker) addParam(id int32) {
+	for int(id) >= len(w.pslot) {
+		w.pslot = append(w.pslot, -1)
+	}
+	if i := w.pslot[id]; i >= 0 {
+		if w.ts[i].n < math.MaxUint16 {
+			w.ts[i].n++
+		}
+		return
+	}
+	w.pslot[id] = int32(len(w.ts))
+	w.ts = append(w.ts, schemaTerm{id, 1})
+}
+
+// schemaKey identifies a schema by a 64-bit hash with a per-process random
+// seed and its length. Keeping whole schemas as keys copied megabytes at
+// 10,000 tools; two different schemas with the same key are about as likely
+// as a failing memory bit (below 1e-11 for 10,000 distinct schemas), and
+// would only swap one tool's parameter words.
+type schemaKey struct {
+	h uint64
+	n int
+}
+
+var schemaSeed = maphash.MakeSeed()
 
 // schemaTerm is one term of a schema's text and how often it occurs.
 type schemaTerm struct {
@@ -98,7 +159,12 @@ func (w *worker) text(s string, f int, phrases bool) {
 	if phrases && len(w.a.seq) > 0 {
 		w.a.seq = append(w.a.seq, -1) // no pair across fields
 	}
-	w.an.termIDs(s, func(id int32) {
+	an := w.an
+	splitWords(s, an.wbuf, func(b []byte) {
+		id := an.wordTerm(b)
+		if id < 0 {
+			return
+		}
 		w.count(f, id)
 		if n++; phrases && n <= maxPhraseTerms {
 			if n > 1 {
@@ -109,8 +175,9 @@ func (w *worker) text(s string, f int, phrases bool) {
 	})
 }
 
-func (w *worker) analyse(d Doc) *analysed {
-	w.a = &analysed{doc: d}
+func (w *worker) analyse(d Doc, into *analysed) {
+	*into = analysed{doc: d}
+	w.a = into
 	w.scratch = w.scratch[:0]
 	w.seq = w.seq[:0]
 	w.a.seq = w.seq
@@ -126,59 +193,63 @@ func (w *worker) analyse(d Doc) *analysed {
 	}
 	w.serverText(d)
 	a := w.a
-	a.terms = make([]termCount, len(w.scratch))
+	a.terms = w.termSlab.take(len(w.scratch))
 	copy(a.terms, w.scratch)
 	w.seq = a.seq
-	a.seq = append([]int32(nil), a.seq...)
+	a.seq = w.seqSlab.take(len(w.seq))
+	copy(a.seq, w.seq)
 	for _, tc := range w.scratch {
 		w.slot[tc.id] = -1
 	}
 	w.a = nil
-	return a
+}
+
+// slab hands out slices carved from big chunks: the analysis of 10,000 tools
+// made 20,000 small allocations for their term lists otherwise. A chunk
+// stays alive while any tool analysed into it is indexed; chunks are small
+// enough for that not to matter.
+type slab[T any] struct{ buf []T }
+
+const slabChunk = 8192
+
+func (s *slab[T]) take(n int) []T {
+	if n == 0 {
+		return nil
+	}
+	if cap(s.buf)-len(s.buf) < n {
+		s.buf = make([]T, 0, max(slabChunk, n))
+	}
+	l := len(s.buf)
+	s.buf = s.buf[:l+n]
+	return s.buf[l : l+n : l+n]
 }
 
 // params counts the terms of a schema's text in the params field, once per
 // distinct schema.
 func (w *worker) params(raw []byte) {
-	ts, ok := w.schemas[string(raw)]
-	if !ok {
-		add := func(id int32) {
-			for int(id) >= len(w.pslot) {
-				w.pslot = append(w.pslot, -1)
-			}
-			if i := w.pslot[id]; i >= 0 {
-				if ts[i].n < math.MaxUint16 {
-					ts[i].n++
-				}
-				return
-			}
-			w.pslot[id] = int32(len(ts))
-			ts = append(ts, schemaTerm{id, 1})
+	key := schemaKey{maphash.Bytes(schemaSeed, raw), len(raw)}
+	if i, ok := w.schemas[key]; ok {
+		for _, t := range w.schemaTerms[i] {
+			w.countN(FieldParams, t.id, t.n)
 		}
-		schemaFragments(raw, func(text []byte) {
-			ids, ok := w.frags[string(text)]
-			if !ok {
-				termIDsOf(w.an, text, func(id int32) { ids = append(ids, id) })
-				if w.frags == nil || len(w.frags) >= maxFragMemo {
-					w.frags = map[string][]int32{}
-				}
-				w.frags[string(text)] = ids
-			}
-			for _, id := range ids {
-				add(id)
-			}
-		})
-		for _, t := range ts {
-			w.pslot[t.id] = -1
-		}
-		if w.schemas == nil || len(w.schemas) >= maxSchemaMemo {
-			w.schemas = map[string][]schemaTerm{}
-		}
-		w.schemas[string(raw)] = ts
+		return
 	}
+	w.ts = w.ts[:0]
+	if w.fragFn == nil {
+		w.fragFn = w.fragment // one closure for the worker's life
+	}
+	schemaFragments(raw, w.fragFn)
+	ts := w.paramSlab.take(len(w.ts))
+	copy(ts, w.ts)
 	for _, t := range ts {
+		w.pslot[t.id] = -1
 		w.countN(FieldParams, t.id, t.n)
 	}
+	if w.schemas == nil || len(w.schemas) >= maxSchemaMemo {
+		w.schemas, w.schemaTerms = map[schemaKey]int32{}, nil
+	}
+	w.schemas[key] = int32(len(w.schemaTerms))
+	w.schemaTerms = append(w.schemaTerms, ts)
 }
 
 func (w *worker) serverText(d Doc) {

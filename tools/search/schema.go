@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -150,8 +151,12 @@ func (s *schemaScanner) value(ctx, depth int) bool {
 		return ok
 	default: // number, true, false, null
 		start := s.i
-		for s.i < len(s.b) && !strings.ContainsRune(",}] \t\n\r", rune(s.b[s.i])) {
-			s.i++
+	scalar:
+		for ; s.i < len(s.b); s.i++ {
+			switch s.b[s.i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				break scalar
+			}
 		}
 		return s.i > start
 	}
@@ -165,15 +170,29 @@ func (s *schemaScanner) str() (raw []byte, escaped, ok bool) {
 	}
 	s.i++
 	start := s.i
-	for s.i < len(s.b) && s.b[s.i] != '"' {
-		if s.b[s.i] == '\\' {
-			escaped = true
+	for {
+		// IndexByte is vectorised: strings are most of a schema's bytes.
+		q := bytes.IndexByte(s.b[s.i:], '"')
+		if q < 0 {
+			return nil, false, false
+		}
+		end := s.i + q
+		if bytes.IndexByte(s.b[s.i:end], '\\') < 0 {
+			s.i = end
+			break
+		}
+		// An escape before the quote: step through this stretch by hand.
+		for s.i < end {
+			if s.b[s.i] == '\\' {
+				escaped = true
+				s.i++
+			}
 			s.i++
 		}
-		s.i++
-	}
-	if s.i >= len(s.b) {
-		return nil, false, false
+		if s.i == end {
+			break // the quote ends the string
+		}
+		s.i = end + 1 // the quote was escaped
 	}
 	raw = s.b[start:s.i]
 	s.i++

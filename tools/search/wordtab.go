@@ -2,11 +2,12 @@ package search
 
 import "encoding/binary"
 
-// wordTable maps a word's bytes to its term number. It is the index-time
-// memo of analysis, looked up once per word of every tool, so it is built
-// for that: open addressing over a power-of-two slot array, the words'
-// bytes in one arena, and a hash read eight bytes at a time. A Go map keyed
-// by string cost about three times as much per lookup here.
+// wordTable maps a byte string to a number. It is the index-time memo of
+// analysis, looked up once per word of every tool (and once per schema and
+// schema text piece), so it is built for that: open addressing over a
+// power-of-two slot array, the keys' bytes in one arena, and a hash read
+// eight bytes at a time. A Go map keyed by string cost about three times as
+// much per lookup here, and copied each key into an allocation of its own.
 type wordTable struct {
 	slots []wordSlot
 	arena []byte
@@ -17,7 +18,7 @@ type wordTable struct {
 type wordSlot struct {
 	hash uint32
 	off  uint32
-	len  uint16
+	len  uint32
 	id   int32
 }
 
@@ -30,8 +31,14 @@ func wordHash(w []byte) uint64 {
 		w = w[8:]
 	}
 	var tail uint64
-	for i, c := range w {
-		tail |= uint64(c) << (8 * i)
+	if cap(w) >= 8 {
+		// One load and a mask instead of a loop: words come from buffers
+		// with room, and the bytes past the word are masked off.
+		tail = binary.LittleEndian.Uint64(w[:8]) & (1<<(8*len(w)) - 1)
+	} else {
+		for i, c := range w {
+			tail |= uint64(c) << (8 * i)
+		}
 	}
 	h = (h ^ tail) * m
 	return h ^ h>>32
@@ -64,7 +71,7 @@ func (t *wordTable) put(w []byte, h uint64, id int32) {
 	}
 	off := uint32(len(t.arena))
 	t.arena = append(t.arena, w...)
-	t.insert(wordSlot{hash: uint32(h), off: off, len: uint16(len(w)), id: id}, h)
+	t.insert(wordSlot{hash: uint32(h), off: off, len: uint32(len(w)), id: id}, h)
 	t.n++
 }
 
