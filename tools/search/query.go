@@ -63,14 +63,14 @@ func truncate(s string, n int) string {
 
 // queryTerms analyses a query into term ids and weights. Terms the catalog
 // does not have are dropped: they cannot score.
-func (s *snapshot) queryTerms(q string) map[int32]float64 {
+func (s *snapshot) queryTerms(q string, terms []string) map[int32]float64 {
 	an := analyzer{stem: stemmerFunc(s.cfg.Stemmer)} // no memo: Search must not write shared state
 	qt := map[int32]float64{}
-	an.terms(q, func(t string) {
+	for _, t := range terms {
 		if id, ok := s.vocab[t]; ok {
 			qt[id]++
 		}
-	})
+	}
 	if s.cfg.Joins {
 		an.joins(q, func(t string) {
 			if id, ok := s.vocab[t]; ok {
@@ -93,7 +93,9 @@ func (s *snapshot) queryTerms(q string) map[int32]float64 {
 	}
 	if s.cfg.Synonyms > 0 {
 		var extra []string
-		an.terms(q, func(t string) { extra = append(extra, verbSynonyms[t]...) })
+		for _, t := range terms {
+			extra = append(extra, verbSynonyms[t]...)
+		}
 		for _, e := range extra {
 			an.terms(e, func(t string) {
 				if id, ok := s.vocab[t]; ok {
@@ -109,14 +111,13 @@ func (s *snapshot) queryTerms(q string) map[int32]float64 {
 
 // queryPairs are the pairs of adjacent terms of a query, with weights as
 // for terms: "fear greed index" gives (fear, greed) and (greed, index).
-func (s *snapshot) queryPairs(q string) map[uint64]float64 {
+func (s *snapshot) queryPairs(terms []string) map[uint64]float64 {
 	if s.cfg.Weight[FieldPhrase] == 0 {
 		return nil
 	}
-	an := analyzer{stem: stemmerFunc(s.cfg.Stemmer)}
 	pairs := map[uint64]float64{}
 	prev := int32(-1)
-	an.terms(q, func(t string) {
+	for _, t := range terms {
 		id, ok := s.vocab[t]
 		if !ok {
 			id = -1
@@ -124,7 +125,7 @@ func (s *snapshot) queryPairs(q string) map[uint64]float64 {
 			pairs[pairKey(prev, id)]++
 		}
 		prev = id
-	})
+	}
 	for k, c := range pairs {
 		pairs[k] = 1 + math.Log(c)
 	}
@@ -215,7 +216,11 @@ func (s *snapshot) rank(query string, limit int) []Hit {
 	if n == 0 {
 		return []Hit{}
 	}
-	qt := s.queryTerms(q)
+	// The query's terms, analysed once for terms, pairs and synonyms.
+	var terms []string
+	an := analyzer{stem: stemmerFunc(s.cfg.Stemmer)}
+	an.terms(q, func(t string) { terms = append(terms, t) })
+	qt := s.queryTerms(q, terms)
 	buf := getScores(n)
 	defer scorePool.Put(buf)
 	scores := *buf
@@ -224,7 +229,7 @@ func (s *snapshot) rank(query string, limit int) []Hit {
 			scores[p.doc] += float32(w) * p.impact
 		}
 	}
-	qp := s.queryPairs(q)
+	qp := s.queryPairs(terms)
 	s.phrases(scores, qp)
 	if s.cfg.FeedbackDocs > 0 && s.cfg.FeedbackTerms > 0 && len(qt) > 0 {
 		s.feedback(scores, qt, qp)
@@ -449,9 +454,11 @@ func topK(scores []float32, k int, s *snapshot) []int32 {
 		if v <= 0 {
 			continue
 		}
-		if h.Len() < k {
+		if len(h.ids) < k {
 			heap.Push(h, int32(d))
-		} else if h.less(h.ids[0], int32(d)) {
+		} else if v >= scores[h.ids[0]] && h.less(h.ids[0], int32(d)) {
+			// Most docs score below the weakest kept: the first comparison
+			// turns them away without the tie-break on names.
 			h.ids[0] = int32(d)
 			heap.Fix(h, 0)
 		}

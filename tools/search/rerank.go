@@ -58,6 +58,9 @@ func (s *snapshot) rerank(scores []float32, qt map[int32]float64, limit int) []r
 		var have, all float64
 		norm := &s.norm[d]
 		for _, tc := range s.docs[d].terms {
+			if cfg.Diversity == 0 && tc.tf[FieldName] == 0 {
+				continue // only name terms matter then
+			}
 			id := s.local[tc.id]
 			if id < 0 {
 				continue
