@@ -7,12 +7,13 @@
 // split into words (snake_case, camelCase, kebab-case, dots, digits) plus
 // adjacent words glued together, its description, the names, titles,
 // descriptions and enum values of its parameters (nested ones too), its
-// server's name and description, and pairs of adjacent terms (phrases).
-// Terms are Porter-stemmed and stop words dropped. A query is expanded with
-// the best terms of its first-pass hits (pseudo-relevance feedback) and
-// with the kind of thing it mentions without naming it (a path means files,
-// a link URLs). Tools named verbatim in the query, and select:NAME lists,
-// come first. A regex mode matches names and descriptions.
+// server's name and description, and pairs of adjacent terms (phrases,
+// matched against each tool's first terms at query time). Terms are
+// Porter-stemmed and stop words dropped. A query is expanded with action-word
+// synonyms and with the best terms of its first-pass hits (pseudo-relevance
+// feedback); a second pass over the first 30 hits adds a prior for tools
+// whose name the query says in full. Tools named verbatim in the query, and
+// select:NAME lists, come first. A regex mode matches names and descriptions.
 //
 // Each signal is kept because it measurably helps on the benchmark; see
 // README.md for the figures, including what was tried and dropped.
