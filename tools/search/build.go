@@ -74,11 +74,11 @@ func (w *worker) fragment(text []byte) {
 	fh := wordHash(text)
 	i, ok := w.frags.get(text, fh)
 	if !ok {
+		if w.frags.n >= maxFragMemo {
+			w.frags, w.fragIDs, w.fragBuf = wordTable{}, nil, nil
+		}
 		start := len(w.fragBuf)
 		termIDsOf(w.an, text, func(id int32) { w.fragBuf = append(w.fragBuf, id) })
-		if w.frags.n >= maxFragMemo {
-			w.frags, w.fragIDs = wordTable{}, nil
-		}
 		i = int32(len(w.fragIDs))
 		w.frags.put(text, fh, i)
 		w.fragIDs = append(w.fragIDs, w.fragBuf[start:len(w.fragBuf):len(w.fragBuf)])
