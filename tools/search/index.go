@@ -46,6 +46,9 @@ type Config struct {
 	// Synonyms is the weight of the action-word synonyms of the query's
 	// words (save: write, store; fetch: get, retrieve; ...). 0 is off.
 	Synonyms float64
+	// WordNet is the weight of the WordNet synonyms (most frequent sense)
+	// of the query's words that the catalog has. 0 is off.
+	WordNet float64
 	// Joins indexes adjacent name words glued together ("wordcloud").
 	Joins bool
 	// ServerMix is how much of a tool's score comes from how well its server
@@ -66,7 +69,25 @@ type Config struct {
 	// Diversity is how much a query term counts less for each ranked tool
 	// that already covers it (0 off, 1 once covered it no longer counts).
 	Diversity float64
+	// Intents ranks each intent of a multi-step request (its sentences and
+	// clauses) on its own as well as the whole request, and fuses the
+	// rankings (see intent.go). IntentsOff ranks the request as one.
+	Intents Fusion
+	// RRFK is reciprocal rank fusion's k; 0 means 60.
+	RRFK float64
+	// WholeWeight is the weight of the whole request's ranking in RRF
+	// against 1 for each intent; 0 means 1, below 0 the number of intents.
+	WholeWeight float64
 }
+
+// Fusion is how Config.Intents combines the rankings of a request's intents.
+type Fusion int
+
+const (
+	IntentsOff        Fusion = iota
+	IntentsRRF               // reciprocal rank fusion, whole request counted once
+	IntentsRoundRobin        // whole request first, then the intents' tops in turn
+)
 
 // DefaultConfig returns the tuned defaults.
 func DefaultConfig() Config {

@@ -106,6 +106,20 @@ func (s *snapshot) queryTerms(q string, terms []string) map[int32]float64 {
 			})
 		}
 	}
+	if s.cfg.WordNet > 0 {
+		wn := wordnetSynonyms(s.cfg.Stemmer)
+		for _, t := range terms {
+			for _, e := range wn[t] {
+				an.terms(e, func(x string) {
+					if id, ok := s.vocab[x]; ok {
+						if _, had := qt[id]; !had {
+							qt[id] = s.cfg.WordNet
+						}
+					}
+				})
+			}
+		}
+	}
 	return qt
 }
 
@@ -124,33 +138,16 @@ func getScores(n int) *[]float32 {
 
 func (s *snapshot) rank(query string, limit int) []Hit {
 	q := truncate(query, maxQueryBytes)
-	n := len(s.docs)
-	if n == 0 {
+	if len(s.docs) == 0 {
 		return []Hit{}
 	}
-	// The query's terms, analysed once for terms, pairs and synonyms.
-	var terms []string
-	an := analyzer{stem: stemmerFunc(s.cfg.Stemmer)}
-	an.terms(q, func(t string) { terms = append(terms, t) })
-	qt := s.queryTerms(q, terms)
-	buf := getScores(n)
-	defer scorePool.Put(buf)
-	scores := *buf
-	for t, w := range qt {
-		for _, p := range s.postings[t] {
-			scores[p.doc] += float32(w) * p.impact
-		}
-	}
-	qp := s.queryPairs(terms)
-	s.phrases(scores, qp)
-	if s.cfg.FeedbackDocs > 0 && s.cfg.FeedbackTerms > 0 && len(qt) > 0 {
-		s.feedback(scores, qt, qp)
-	}
-	if s.cfg.ServerMix > 0 && len(qt) > 0 {
-		s.mixServers(scores, qt)
+	var top []ranked
+	if s.cfg.Intents != IntentsOff {
+		top = s.rankIntents(q, limit)
+	} else {
+		top = s.ranked(q, limit)
 	}
 	exact := s.exactNames(q)
-	top := s.rerank(scores, qt, limit)
 	var out []Hit
 	seen := map[int32]bool{}
 	best := 0.0
@@ -168,7 +165,7 @@ func (s *snapshot) rank(query string, limit int) []Hit {
 		if len(out) >= limit {
 			break
 		}
-		if !seen[r.d] && scores[r.d] > 0 {
+		if !seen[r.d] {
 			out = append(out, s.hit(r.d, r.score))
 		}
 	}
@@ -176,6 +173,43 @@ func (s *snapshot) rank(query string, limit int) []Hit {
 		out = []Hit{}
 	}
 	return out
+}
+
+// ranked scores q over the catalog (terms, phrases, synonyms, feedback,
+// second pass) and returns its best limit tools that score above zero.
+func (s *snapshot) ranked(q string, limit int) []ranked {
+	n := len(s.docs)
+	// The query's terms, analysed once for terms, pairs and synonyms.
+	var terms []string
+	an := analyzer{stem: stemmerFunc(s.cfg.Stemmer)}
+	an.terms(q, func(t string) { terms = append(terms, t) })
+	qt := s.queryTerms(q, terms)
+	if len(qt) == 0 {
+		return nil
+	}
+	buf := getScores(n)
+	defer scorePool.Put(buf)
+	scores := *buf
+	for t, w := range qt {
+		for _, p := range s.postings[t] {
+			scores[p.doc] += float32(w) * p.impact
+		}
+	}
+	qp := s.queryPairs(terms)
+	s.phrases(scores, qp)
+	if s.cfg.FeedbackDocs > 0 && s.cfg.FeedbackTerms > 0 {
+		s.feedback(scores, qt, qp)
+	}
+	if s.cfg.ServerMix > 0 {
+		s.mixServers(scores, qt)
+	}
+	top := s.rerank(scores, qt, limit)
+	for i, r := range top {
+		if scores[r.d] <= 0 {
+			return top[:i]
+		}
+	}
+	return top
 }
 
 func (s *snapshot) hit(d int32, score float64) Hit {

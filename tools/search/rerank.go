@@ -3,6 +3,7 @@ package search
 import (
 	"math"
 	"slices"
+	"strings"
 )
 
 // rerankDepth is how many first-pass candidates the second pass reorders.
@@ -115,4 +116,17 @@ func (s *snapshot) rerank(scores []float32, qt map[int32]float64, limit int) []r
 		}
 	}
 	return out
+}
+
+// sortRanked orders r by score, best first, ties by name.
+func sortRanked(r []ranked, s *snapshot) {
+	slices.SortFunc(r, func(a, b ranked) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return strings.Compare(s.docs[a.d].doc.Name, s.docs[b.d].doc.Name)
+	})
 }

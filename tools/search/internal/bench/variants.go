@@ -48,5 +48,15 @@ func Variants(ablate bool) []Variant {
 	with("+ phrase feedback - name prior", func(c *search.Config) { c.PhraseFeedback = true; c.NamePrior = 0 })
 	with("+ diversity 0.2", func(c *search.Config) { c.Diversity = 0.2 })
 	with("+ diversity 0.4", func(c *search.Config) { c.Diversity = 0.4 })
+	with("+ intents RRF k=60", func(c *search.Config) { c.Intents = search.IntentsRRF })
+	with("+ intents RRF k=20", func(c *search.Config) { c.Intents = search.IntentsRRF; c.RRFK = 20 })
+	with("+ intents RRF k=60 whole x2", func(c *search.Config) { c.Intents = search.IntentsRRF; c.WholeWeight = 2 })
+	with("+ intents RRF k=60 whole x#intents", func(c *search.Config) { c.Intents = search.IntentsRRF; c.WholeWeight = -1 })
+	with("+ intents RRF k=20 whole x#intents", func(c *search.Config) { c.Intents = search.IntentsRRF; c.RRFK = 20; c.WholeWeight = -1 })
+	with("+ wordnet 0.2", func(c *search.Config) { c.WordNet = 0.2 })
+	with("+ wordnet 0.3", func(c *search.Config) { c.WordNet = 0.3 })
+	with("+ wordnet 0.4", func(c *search.Config) { c.WordNet = 0.4 })
+	with("+ wordnet 0.3 - action synonyms", func(c *search.Config) { c.WordNet = 0.3; c.Synonyms = 0 })
+	with("+ intents round-robin", func(c *search.Config) { c.Intents = search.IntentsRoundRobin })
 	return vs
 }

