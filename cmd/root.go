@@ -64,6 +64,7 @@ func usagef(format string, a ...any) error { return &UsageError{fmt.Errorf(forma
 // Execute runs the command line and returns the process exit code.
 func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	g := &Globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: getenv}
+	defer setupLog(getenv)()
 	root := NewRootCmd(g)
 	root.SetArgs(args)
 	root.SetIn(stdin)
