@@ -205,8 +205,14 @@ func (b *tuiBackend) Tools() []tui.ToolInfo {
 }
 
 func (b *tuiBackend) Search(ctx context.Context, query string) ([]tui.ToolInfo, error) {
-	set := b.rt.Session.Tools
-	idx := search.New(search.FromTools(set.Deferred()))
+	// The session's own index: built once per catalog change, as the
+	// model's searches use it.
+	var idx *search.Index
+	if s, ok := b.rt.Session.Searcher.(*search.Searcher); ok {
+		idx = s.Index()
+	} else {
+		idx = search.New(search.FromTools(b.rt.Session.Tools.Deferred()))
+	}
 	hits, err := idx.Search(query, search.Options{Limit: 10})
 	if err != nil {
 		return nil, err
