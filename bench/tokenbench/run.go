@@ -155,72 +155,37 @@ func startFake(ft *fakeT, adapter string) (*fake, error) {
 	switch adapter {
 	case Anthropic:
 		srv := anthropictest.NewServer(ft)
-		return &fake{
-			provider: anthropic.New(anthropic.Options{APIKey: anthropictest.DefaultAPIKey, BaseURL: srv.URL}),
-			script:   func(m agent.SearchMode, ts []target) { srv.Enqueue(anthropicReplies(m, ts)...) },
-			bodies: func() [][]byte {
-				var out [][]byte
-				for _, r := range srv.Requests() {
-					if r.Status == 200 {
-						out = append(out, r.Body)
-					}
-				}
-				return out
-			},
-			rejected: func() []string {
-				var out []string
-				for _, r := range srv.Requests() {
-					if r.Status >= 400 && r.Status < 500 {
-						out = append(out, r.Rejection)
-					}
-				}
-				return out
-			},
-		}, nil
+		logged := func() []logEntry {
+			var out []logEntry
+			for _, r := range srv.Requests() {
+				out = append(out, logEntry{r.Status, r.Body, r.Rejection})
+			}
+			return out
+		}
+		return newFake(anthropic.New(anthropic.Options{APIKey: anthropictest.DefaultAPIKey, BaseURL: srv.URL}),
+			func(m agent.SearchMode, ts []target) { srv.Enqueue(anthropicReplies(m, ts)...) }, logged), nil
 	case Responses:
 		srv := responsestest.NewServer(ft)
-		return &fake{
-			provider: openairesponses.New(openairesponses.Options{APIKey: responsestest.DefaultKey, BaseURL: srv.URL}),
-			script:   func(m agent.SearchMode, ts []target) { srv.Script(responsesTurns(m, ts)...) },
-			bodies: func() [][]byte {
-				var out [][]byte
-				for _, r := range srv.Requests() {
-					if r.Status == 200 {
-						out = append(out, r.Body)
-					}
-				}
-				return out
-			},
-			rejected: func() []string {
-				var out []string
-				for _, r := range srv.Rejected() {
-					out = append(out, r.Error)
-				}
-				return out
-			},
-		}, nil
+		logged := func() []logEntry {
+			var out []logEntry
+			for _, r := range srv.Requests() {
+				out = append(out, logEntry{r.Status, r.Body, r.Error})
+			}
+			return out
+		}
+		return newFake(openairesponses.New(openairesponses.Options{APIKey: responsestest.DefaultKey, BaseURL: srv.URL}),
+			func(m agent.SearchMode, ts []target) { srv.Script(responsesTurns(m, ts)...) }, logged), nil
 	case Chat:
 		srv := chattest.NewServer(ft)
-		return &fake{
-			provider: openaichat.New(openaichat.Options{BaseURL: srv.BaseURL()}),
-			script:   func(m agent.SearchMode, ts []target) { srv.Script(chatTurns(m, ts)...) },
-			bodies: func() [][]byte {
-				var out [][]byte
-				for _, r := range srv.Requests() {
-					if r.Status == 200 {
-						out = append(out, r.Body)
-					}
-				}
-				return out
-			},
-			rejected: func() []string {
-				var out []string
-				for _, r := range srv.Rejected() {
-					out = append(out, r.Error)
-				}
-				return out
-			},
-		}, nil
+		logged := func() []logEntry {
+			var out []logEntry
+			for _, r := range srv.Requests() {
+				out = append(out, logEntry{r.Status, r.Body, r.Error})
+			}
+			return out
+		}
+		return newFake(openaichat.New(openaichat.Options{BaseURL: srv.BaseURL()}),
+			func(m agent.SearchMode, ts []target) { srv.Script(chatTurns(m, ts)...) }, logged), nil
 	}
 	return nil, fmt.Errorf("unknown adapter %q (want %s, %s or %s)", adapter, Anthropic, Responses, Chat)
 }
@@ -296,4 +261,38 @@ func chatTurns(mode agent.SearchMode, ts []target) []chattest.Turn {
 		out = append(out, chattest.Text(assistantText(turn)))
 	}
 	return out
+}
+
+// logEntry is one request of a fake's log, whichever fake it is.
+type logEntry struct {
+	status int
+	body   []byte
+	reason string
+}
+
+// newFake builds the bench's view of a fake server from its request log:
+// the bodies it accepted, and why it refused the others (a 4xx).
+func newFake(p agent.Provider, script func(agent.SearchMode, []target), logged func() []logEntry) *fake {
+	return &fake{
+		provider: p,
+		script:   script,
+		bodies: func() [][]byte {
+			var out [][]byte
+			for _, e := range logged() {
+				if e.status == 200 {
+					out = append(out, e.body)
+				}
+			}
+			return out
+		},
+		rejected: func() []string {
+			var out []string
+			for _, e := range logged() {
+				if e.status >= 400 && e.status < 500 {
+					out = append(out, e.reason)
+				}
+			}
+			return out
+		},
+	}
 }
