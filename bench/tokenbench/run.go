@@ -288,7 +288,7 @@ func newFake(p agent.Provider, script func(agent.SearchMode, []target), logged f
 		rejected: func() []string {
 			var out []string
 			for _, e := range logged() {
-				if e.status >= 400 && e.status < 500 {
+				if e.status >= 400 && e.status < 500 && e.status != 429 { // 429 is a rate limit, not a refusal
 					out = append(out, e.reason)
 				}
 			}
