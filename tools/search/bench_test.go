@@ -100,3 +100,34 @@ func reportCPU(b *testing.B, since time.Duration) {
 		b.ReportMetric(float64(used.Microseconds())/float64(b.N), "cpu-µs/op")
 	}
 }
+
+// BenchmarkSearch10kStages is Search10k with one stage of the query off at
+// a time, to show what each costs.
+func BenchmarkSearch10kStages(b *testing.B) {
+	docs := catalog(b, 10000)
+	shared, _ := bench.SharedDir()
+	set, _ := bench.LoadSet(shared + "/retrieval/livemcpbench")
+	qs := bench.Queries(set, docs)
+	for _, st := range []struct {
+		name string
+		f    func(*search.Config)
+	}{
+		{"all", func(*search.Config) {}},
+		{"no-chain", func(c *search.Config) { c.Chain = 0 }},
+		{"no-cues", func(c *search.Config) { c.Cues, c.PathStems = 0, false }},
+		{"no-feedback", func(c *search.Config) { c.FeedbackDocs = 0 }},
+	} {
+		cfg := search.DefaultConfig()
+		st.f(&cfg)
+		ix := search.NewWithConfig(docs, cfg)
+		b.Run(st.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				if _, err := ix.Search(qs[i%len(qs)], search.Options{Limit: 10}); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}

@@ -40,9 +40,17 @@ type Config struct {
 	B      [NumFields]float64
 	// Stemmer is "porter", "s" (plurals only) or "" (none).
 	Stemmer string
-	// Entities adds to a query the kind of thing it mentions without
-	// naming it: "file" for a path, "url" for a link, "email" for an address.
-	Entities bool
+	// Cues is the weight of the words a query implies by the values it
+	// carries (a path: file and its format; a path and "save": write file;
+	// a link: url; "next Wednesday": current date). 0 is off. See cues.go.
+	Cues float64
+	// Chain lifts a tool that the best hits need first (it makes an input
+	// they require and the request does not give) to this share of their
+	// score. 0 is off. See chain.go.
+	Chain float64
+	// PathStems reads a path in a query as its file name alone, without
+	// the directories and the extension.
+	PathStems bool
 	// Synonyms is the weight of the action-word synonyms of the query's
 	// words (save: write, store; fetch: get, retrieve; ...). 0 is off.
 	Synonyms float64
@@ -102,6 +110,9 @@ func DefaultConfig() Config {
 		FeedbackTerms:  10,
 		FeedbackWeight: 0.3,
 		NamePrior:      0.3,
+		Cues:           1,
+		PathStems:      true,
+		Chain:          0.5,
 	}
 }
 
@@ -155,8 +166,13 @@ type snapshot struct {
 	names map[string][]int32
 	// Server level: docServer[d] is the server of doc d; serverPost[t] are
 	// the servers' BM25 contributions of term t.
-	servers    []string
-	docServer  []int32
+	servers   []string
+	docServer []int32
+	// A server's docs are contiguous: serverStart[sv] up to
+	// serverStart[sv+1].
+	serverStart []int32
+	// required[d] memoises requiredTerms(d), worked out when first needed.
+	required   []atomic.Pointer[[][]int32]
 	serverPost [][]posting
 	idf        []float64
 }
@@ -240,6 +256,7 @@ func (ix *Index) finalize() *snapshot {
 		if len(ix.byServer[srv]) == 0 {
 			continue
 		}
+		s.serverStart = append(s.serverStart, int32(len(s.docs)))
 		for _, a := range ix.byServer[srv] {
 			s.docs = append(s.docs, a)
 			s.docServer = append(s.docServer, int32(len(s.servers)))
@@ -247,6 +264,8 @@ func (ix *Index) finalize() *snapshot {
 		s.servers = append(s.servers, srv)
 	}
 	n := len(s.docs)
+	s.serverStart = append(s.serverStart, int32(n))
+	s.required = make([]atomic.Pointer[[][]int32], n)
 	var avg [NumFields]float64
 	// Number the terms in use densely: the analyzer's numbering also has
 	// terms of tools since replaced.

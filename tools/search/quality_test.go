@@ -30,6 +30,6 @@ func TestQualityFloor(t *testing.T) {
 // Floors a little under the measured figures: a change that costs more is a
 // regression to look at.
 const (
-	floorNDCG     = 40.0
-	floorServerR5 = 76.0
+	floorNDCG     = 44.0
+	floorServerR5 = 80.0
 )

@@ -78,15 +78,6 @@ func (s *snapshot) queryTerms(q string, terms []string) map[int32]float64 {
 			}
 		})
 	}
-	if s.cfg.Entities {
-		for _, t := range entityTerms(q) {
-			an.terms(t, func(t string) {
-				if id, ok := s.vocab[t]; ok {
-					qt[id]++
-				}
-			})
-		}
-	}
 	// A word said twice matters more, but not twice as much.
 	for t, c := range qt {
 		qt[t] = 1 + math.Log(c)
@@ -102,6 +93,15 @@ func (s *snapshot) queryTerms(q string, terms []string) map[int32]float64 {
 					if _, had := qt[id]; !had {
 						qt[id] = s.cfg.Synonyms
 					}
+				}
+			})
+		}
+	}
+	if s.cfg.Cues > 0 {
+		for _, c := range queryCues(q) {
+			an.terms(c, func(t string) {
+				if id, ok := s.vocab[t]; ok {
+					qt[id] = max(qt[id], s.cfg.Cues)
 				}
 			})
 		}
@@ -182,7 +182,11 @@ func (s *snapshot) ranked(q string, limit int) []ranked {
 	// The query's terms, analysed once for terms, pairs and synonyms.
 	var terms []string
 	an := analyzer{stem: stemmerFunc(s.cfg.Stemmer)}
-	an.terms(q, func(t string) { terms = append(terms, t) })
+	text := q
+	if s.cfg.PathStems {
+		text = pathStems(q)
+	}
+	an.terms(text, func(t string) { terms = append(terms, t) })
 	qt := s.queryTerms(q, terms)
 	if len(qt) == 0 {
 		return nil
@@ -202,6 +206,9 @@ func (s *snapshot) ranked(q string, limit int) []ranked {
 	}
 	if s.cfg.ServerMix > 0 {
 		s.mixServers(scores, qt)
+	}
+	if s.cfg.Chain > 0 {
+		s.chain(scores, qt)
 	}
 	top := s.rerank(scores, qt, limit)
 	for i, r := range top {
@@ -491,34 +498,6 @@ func (s *snapshot) selectNames(list string) ([]Hit, error) {
 		return nil, fmt.Errorf("no tool named %s", strings.Join(missing, ", "))
 	}
 	return out, nil
-}
-
-// entityTerms names the kinds of things a query mentions but does not name:
-// a request that gives a path is about files, one that gives a link is about
-// URLs, though neither says so in words.
-func entityTerms(q string) []string {
-	var out []string
-	seen := map[string]bool{}
-	add := func(t string) {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	for _, w := range strings.Fields(q) {
-		w = strings.Trim(w, "\"'`()[]{}<>,;:!?")
-		lw := strings.ToLower(w)
-		switch {
-		case strings.HasPrefix(lw, "http://") || strings.HasPrefix(lw, "https://") || strings.HasPrefix(lw, "www."):
-			add("url")
-		case strings.Contains(w, "@") && strings.Contains(w[strings.Index(w, "@"):], "."):
-			add("email")
-		case strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~/") || strings.HasPrefix(w, "./") ||
-			strings.Count(w, "/") >= 2 || hasFileExt(w):
-			add("file")
-		}
-	}
-	return out
 }
 
 // hasFileExt reports whether w looks like name.ext.

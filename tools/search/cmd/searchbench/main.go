@@ -5,6 +5,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -21,7 +22,15 @@ func main() {
 	ablate := flag.Bool("ablate", false, "also show what each ranking signal is worth")
 	noSpeed := flag.Bool("nospeed", false, "skip the speed table")
 	tune := flag.Bool("tune", false, "tune the settings on half the queries and report both halves")
+	dump := flag.String("dump", "", "print each query's first 50 tools under the named variant (see -ablate) as JSONL and exit")
 	flag.Parse()
+	if *dump != "" {
+		if err := runDump(*shared, *dump); err != nil {
+			fmt.Fprintln(os.Stderr, "searchbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *tune {
 		if err := runTune(*shared); err != nil {
 			fmt.Fprintln(os.Stderr, "searchbench:", err)
@@ -50,12 +59,12 @@ func run(shared string, ablate, speedToo bool) error {
 	// The two halves show whether a difference holds on both or comes
 	// from a few queries of one.
 	even, odd := set.Split()
-	fmt.Printf("%-40s %6s %6s %6s %8s %9s %11s %11s\n", "configuration", "R@1", "R@5", "R@10", "nDCG@10", "srv R@5", "nDCG even", "nDCG odd")
+	fmt.Printf("%-40s %6s %6s %6s %8s %9s %9s %11s %11s\n", "configuration", "R@1", "R@5", "R@10", "nDCG@10", "srv hit@5", "srv R@5", "nDCG even", "nDCG odd")
 	row := func(name string, cfg search.Config) {
 		ix := search.NewWithConfig(set.Docs, cfg)
 		m := set.Evaluate(bench.IndexRanker(ix))
 		me, mo := even.Evaluate(bench.IndexRanker(ix)), odd.Evaluate(bench.IndexRanker(ix))
-		fmt.Printf("%-40s %6.1f %6.1f %6.1f %8.1f %9.1f %11.1f %11.1f\n", name, m.R1, m.R5, m.R10, m.NDCG10, m.ServerR5, me.NDCG10, mo.NDCG10)
+		fmt.Printf("%-40s %6.1f %6.1f %6.1f %8.1f %9.1f %9.1f %11.1f %11.1f\n", name, m.R1, m.R5, m.R10, m.NDCG10, m.ServerR5, m.ServerShareR5, me.NDCG10, mo.NDCG10)
 	}
 	for _, v := range bench.Variants(ablate) {
 		row(v.Name, v.Config)
@@ -90,6 +99,35 @@ func speed(shared string, set *bench.Set) error {
 			lat.P50.Round(time.Microsecond), lat.P99.Round(time.Microsecond), lat.Max.Round(time.Microsecond), float64(mem)/(1<<20))
 	}
 	return nil
+}
+
+// runDump writes {id, results} per query, the format `agent tools search
+// --queries` writes, for looking at single queries under one variant.
+func runDump(shared, variant string) error {
+	if shared == "" {
+		var err error
+		if shared, err = bench.SharedDir(); err != nil {
+			return err
+		}
+	}
+	set, err := bench.LoadSet(filepath.Join(shared, "retrieval", "livemcpbench"))
+	if err != nil {
+		return err
+	}
+	for _, v := range bench.Variants(true) {
+		if v.Name != variant {
+			continue
+		}
+		rank := bench.IndexRanker(search.NewWithConfig(set.Docs, v.Config))
+		enc := json.NewEncoder(os.Stdout)
+		for _, q := range set.Queries {
+			if err := enc.Encode(map[string]any{"id": q.ID, "results": rank(q.Query, 50)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("no variant named %q: see -ablate for the names", variant)
 }
 
 // best runs f n times and returns the shortest wall time and its CPU time.

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agent-dev/agent/tools/search"
@@ -99,7 +100,11 @@ type Metrics struct {
 	// ServerR5 ranks servers by their best tool: a query counts a hit when
 	// a right server is among the first five servers of the ranking.
 	ServerR5 float64
-	Queries  int
+	// ServerShareR5 is recall at server level: the share of a query's
+	// gold groups with a server among the first five servers (a group
+	// whose tool is on two servers is found by either).
+	ServerShareR5 float64
+	Queries       int
 }
 
 // Ranker returns the keys of the best tools for a query, best first.
@@ -138,6 +143,7 @@ func (s *Set) Evaluate(rank Ranker) Metrics {
 				gold[s.serverOf[id]] = true
 			}
 		}
+		m.ServerShareR5 += s.serverShare(got, q.Groups, 5)
 		seen := map[string]bool{}
 		for _, id := range got {
 			srv := s.serverOf[id]
@@ -157,8 +163,48 @@ func (s *Set) Evaluate(rank Ranker) Metrics {
 	m.Queries = len(s.Queries)
 	if n > 0 {
 		m.R1, m.R5, m.R10, m.NDCG10, m.ServerR5 = 100*m.R1/n, 100*m.R5/n, 100*m.R10/n, 100*m.NDCG10/n, 100*m.ServerR5/n
+		m.ServerShareR5 = 100 * m.ServerShareR5 / n
 	}
 	return m
+}
+
+// serverShare is the share of groups' server sets (alike sets counted once)
+// with a server among the first k servers of got, in order of first
+// appearance.
+func (s *Set) serverShare(got []string, groups [][]string, k int) float64 {
+	first := map[string]bool{}
+	for _, id := range got {
+		if len(first) == k {
+			break
+		}
+		first[s.serverOf[id]] = true
+	}
+	sets := map[string]bool{}
+	found := 0
+	for _, g := range groups {
+		var srvs []string
+		hit := false
+		for _, id := range g {
+			srv := s.serverOf[id]
+			if !slices.Contains(srvs, srv) {
+				srvs = append(srvs, srv)
+			}
+			hit = hit || first[srv]
+		}
+		slices.Sort(srvs)
+		key := strings.Join(srvs, "\x00")
+		if sets[key] {
+			continue
+		}
+		sets[key] = true
+		if hit {
+			found++
+		}
+	}
+	if len(sets) == 0 {
+		return 0
+	}
+	return float64(found) / float64(len(sets))
 }
 
 func groupRecall(got []string, groups [][]string, k int) float64 {

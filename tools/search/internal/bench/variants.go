@@ -1,6 +1,10 @@
 package bench
 
-import "github.com/agent-dev/agent/tools/search"
+import (
+	"fmt"
+
+	"github.com/agent-dev/agent/tools/search"
+)
 
 // Variant is a named engine configuration.
 type Variant struct {
@@ -36,7 +40,16 @@ func Variants(ablate bool) []Variant {
 	with("- phrase field", func(c *search.Config) { c.Weight[search.FieldPhrase] = 0 })
 	with("- params field", func(c *search.Config) { c.Weight[search.FieldParams] = 0 })
 	with("- server field", func(c *search.Config) { c.Weight[search.FieldServer] = 0 })
-	with("+ entity terms", func(c *search.Config) { c.Entities = true })
+	with("- cues", func(c *search.Config) { c.Cues = 0 })
+	with("- path stems", func(c *search.Config) { c.PathStems = false })
+	with("- chain", func(c *search.Config) { c.Chain = 0 })
+	with("- cues - path stems - chain", func(c *search.Config) { c.Cues, c.PathStems, c.Chain = 0, false, 0 })
+	for _, w := range []float64{0.5, 1.5} {
+		with(fmt.Sprintf("cues %.1f", w), func(c *search.Config) { c.Cues = w })
+	}
+	for _, w := range []float64{0.3, 0.7} {
+		with(fmt.Sprintf("chain %.1f", w), func(c *search.Config) { c.Chain = w })
+	}
 	with("- action synonyms", func(c *search.Config) { c.Synonyms = 0 })
 	with("- feedback", func(c *search.Config) { c.FeedbackDocs = 0 })
 	with("+ server mix 0.25", func(c *search.Config) { c.ServerMix = 0.25 })

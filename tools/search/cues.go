@@ -1,0 +1,150 @@
+package search
+
+import (
+	"strings"
+	"unicode"
+)
+
+// queryCues names what a request implies but does not say in words, from the
+// values it carries: a path means a file (and its extension a format), a
+// link means a URL, an address means email, and a path together with a verb
+// of producing means writing a file. These are the implied steps of a task
+// ("...and save it to /root/report.md") whose tool shares no word with the
+// request. Relative dates ("next Wednesday", "tomorrow") imply knowing
+// today's date. The words returned are analysed like query text.
+func queryCues(q string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(ws ...string) {
+		for _, w := range ws {
+			if !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	fields := strings.Fields(q)
+	hasPath := false
+	for _, raw := range fields {
+		w := strings.Trim(raw, "\"'`()[]{}<>,;:!?.…‘’“”")
+		lw := strings.ToLower(w)
+		switch {
+		case strings.HasPrefix(lw, "http://") || strings.HasPrefix(lw, "https://") || strings.HasPrefix(lw, "www."):
+			add("url")
+		case strings.Contains(w, "@") && strings.Contains(w[strings.Index(w, "@"):], "."):
+			add("email")
+		case isPathLike(w):
+			hasPath = true
+			add("file")
+			if i := strings.LastIndexByte(lw, '.'); i > 0 && hasFileExt(lw) {
+				add(formatWords[lw[i+1:]]...)
+			}
+		}
+	}
+	words := map[string]bool{}
+	for _, f := range fields {
+		words[strings.ToLower(strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))] = true
+	}
+	if hasPath {
+		for _, v := range produceVerbs {
+			if words[v] {
+				add("write", "file")
+				break
+			}
+		}
+	}
+	if relativeDate(fields, words) {
+		add("current", "date", "time")
+	}
+	return out
+}
+
+// isPathLike reports whether a word is a file system path or a file name.
+func isPathLike(w string) bool {
+	if strings.Contains(w, "://") {
+		return false
+	}
+	return strings.HasPrefix(w, "/") && len(w) > 1 || strings.HasPrefix(w, "~/") || strings.HasPrefix(w, "./") ||
+		strings.Count(w, "/") >= 2 || hasFileExt(w)
+}
+
+// produceVerbs are the verbs (as written, lower case) that, next to a path,
+// ask for a file to be written.
+var produceVerbs = []string{
+	"save", "saved", "saving", "saves", "write", "writes", "written", "store", "stored", "export", "exported",
+	"output", "generate", "generated", "create", "created", "draft", "produce", "put", "record", "dump",
+}
+
+// formatWords are the words tools use for the format a file extension names.
+var formatWords = map[string][]string{
+	"md": {"markdown"}, "markdown": {"markdown"},
+	"txt": {"text"}, "log": {"log", "text"},
+	"doc": {"word", "document"}, "docx": {"word", "document"}, "odt": {"document"}, "rtf": {"document"},
+	"xls": {"excel", "spreadsheet"}, "xlsx": {"excel", "spreadsheet"}, "ods": {"spreadsheet"}, "csv": {"csv"},
+	"ppt": {"powerpoint", "presentation"}, "pptx": {"powerpoint", "presentation"}, "odp": {"presentation"},
+	"pdf":  {"pdf"},
+	"html": {"html"}, "htm": {"html"}, "json": {"json"}, "xml": {"xml"}, "yaml": {"yaml"}, "yml": {"yaml"},
+	"png": {"image"}, "jpg": {"image"}, "jpeg": {"image"}, "gif": {"image"}, "webp": {"image"}, "svg": {"image", "svg"},
+	"mp3": {"audio"}, "wav": {"audio"}, "flac": {"audio"}, "ogg": {"audio"}, "m4a": {"audio"},
+	"mp4": {"video"}, "mov": {"video"}, "mkv": {"video"}, "webm": {"video"},
+	"zip": {"archive"}, "tar": {"archive"}, "gz": {"archive"},
+	"py": {"python", "code"}, "js": {"javascript", "code"}, "ts": {"typescript", "code"}, "go": {"go", "code"},
+	"sql": {"sql"}, "ipynb": {"notebook"},
+}
+
+var weekdays = map[string]bool{
+	"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true, "sunday": true,
+}
+
+var dateUnits = map[string]bool{
+	"day": true, "days": true, "week": true, "weeks": true, "weekend": true, "month": true, "months": true,
+	"year": true, "years": true, "hour": true, "hours": true, "24h": true,
+}
+
+// relativeDate reports whether a request names a date relative to today
+// ("tomorrow", "next Wednesday", "the past three days"), which a tool can
+// only resolve knowing the current date.
+func relativeDate(fields []string, words map[string]bool) bool {
+	if words["tomorrow"] || words["yesterday"] || words["tonight"] {
+		return true
+	}
+	clean := make([]string, len(fields))
+	for i, f := range fields {
+		clean[i] = strings.ToLower(strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+	}
+	for i, w := range clean {
+		if w != "next" && w != "last" && w != "past" && w != "coming" && w != "this" {
+			continue
+		}
+		// "next Wednesday", "last 24h", "past three days", "this week".
+		for j := i + 1; j < len(clean) && j <= i+2; j++ {
+			if weekdays[clean[j]] || dateUnits[clean[j]] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pathStems replaces each path of a request by its file name without the
+// extension: the directories of a path ("/home/me/src/...") are where a file
+// is, not what the request is about, and the extension is read by queryCues.
+func pathStems(q string) string {
+	fields := strings.Fields(q)
+	changed := false
+	for i, raw := range fields {
+		w := strings.Trim(raw, "\"'`()[]{}<>,;:!?…‘’“”")
+		if !isPathLike(w) || strings.HasPrefix(strings.ToLower(w), "www.") {
+			continue
+		}
+		base := w[strings.LastIndexByte(w, '/')+1:]
+		if j := strings.LastIndexByte(base, '.'); j > 0 {
+			base = base[:j]
+		}
+		fields[i], changed = base, true
+	}
+	if !changed {
+		return q
+	}
+	return strings.Join(fields, " ")
+}
