@@ -29,7 +29,7 @@ func queryCues(q string) []string {
 		w := strings.Trim(raw, "\"'`()[]{}<>,;:!?.…‘’“”")
 		lw := strings.ToLower(w)
 		switch {
-		case strings.HasPrefix(lw, "http://") || strings.HasPrefix(lw, "https://") || strings.HasPrefix(lw, "www."):
+		case isLink(lw):
 			add("url")
 		case strings.Contains(w, "@") && strings.Contains(w[strings.Index(w, "@"):], "."):
 			add("email")
@@ -38,6 +38,8 @@ func queryCues(q string) []string {
 			add("file")
 			if i := strings.LastIndexByte(lw, '.'); i > 0 && hasFileExt(lw) {
 				add(formatWords[lw[i+1:]]...)
+			} else if strings.Contains(lw, "/") {
+				add("directory") // a path without an extension is most often a folder
 			}
 		}
 	}
@@ -59,9 +61,31 @@ func queryCues(q string) []string {
 	return out
 }
 
+// isLink reports whether a lower-cased word is a web address: with a scheme,
+// www., or a host name before its first slash (github.com/owner/repo).
+func isLink(lw string) bool {
+	if strings.Contains(lw, "://") || strings.HasPrefix(lw, "www.") {
+		return true
+	}
+	host, _, slash := strings.Cut(lw, "/")
+	if !slash || host == "" || host[0] == '.' || host[0] == '~' {
+		return false
+	}
+	i := strings.LastIndexByte(host, '.')
+	if i <= 0 || i == len(host)-1 {
+		return false
+	}
+	for _, r := range host[i+1:] {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
 // isPathLike reports whether a word is a file system path or a file name.
 func isPathLike(w string) bool {
-	if strings.Contains(w, "://") {
+	if isLink(strings.ToLower(w)) {
 		return false
 	}
 	return strings.HasPrefix(w, "/") && len(w) > 1 || strings.HasPrefix(w, "~/") || strings.HasPrefix(w, "./") ||
@@ -133,8 +157,8 @@ func pathStems(q string) string {
 	fields := strings.Fields(q)
 	changed := false
 	for i, raw := range fields {
-		w := strings.Trim(raw, "\"'`()[]{}<>,;:!?…‘’“”")
-		if !isPathLike(w) || strings.HasPrefix(strings.ToLower(w), "www.") {
+		w := strings.Trim(raw, "\"'`()[]{}<>,;:!?.…‘’“”")
+		if !isPathLike(w) {
 			continue
 		}
 		base := w[strings.LastIndexByte(w, '/')+1:]

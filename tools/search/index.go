@@ -48,6 +48,10 @@ type Config struct {
 	// they require and the request does not give) to this share of their
 	// score. 0 is off. See chain.go.
 	Chain float64
+	// ServerDecay scales down a tool by (1-ServerDecay) for each tool of
+	// its server already ranked beyond the first ServerFree.
+	ServerDecay float64
+	ServerFree  int
 	// PathStems reads a path in a query as its file name alone, without
 	// the directories and the extension.
 	PathStems bool

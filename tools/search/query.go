@@ -539,6 +539,7 @@ var verbSynonyms = func() map[string][]string {
 		{"summarize", "summary"},
 		{"picture", "image", "photo"},
 		{"page", "website", "site", "web"},
+		{"folder", "directory"},
 	}
 	m := map[string][]string{}
 	for _, g := range groups {

@@ -1,0 +1,128 @@
+package search
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestQueryCues(t *testing.T) {
+	tests := []struct {
+		q    string
+		want string
+	}{
+		{"Generate a summary and save it as Markdown to /root/markdown/NCT04280705.md.", "file markdown write"},
+		{"Read the sales data under /root/excel/sales.xlsx", "file excel spreadsheet"},
+		{"write the report to ~/notes/cancer.md?", "file markdown write"},
+		{"open ./build/out.log", "file log text"},
+		{"What files are in my /root/music folder?", "file directory"},
+		{"Extract the key points of https://www.youtube.com/watch?v=arj7oStGLkU", "url"},
+		{"clone github.com/charmbracelet/crush", "url"},
+		{"mail bob@example.com the invoice", "email"},
+		{"Help me check train tickets from Beijing to Shanghai on next Wednesday.", "current date time"},
+		{"Analyze the last 24h of BTC", "current date time"},
+		{"homestays in Paris, I want to stay tomorrow", "current date time"},
+		{"what happened in the past three days?", "current date time"},
+		// Nothing implied: no value, no relative date.
+		{"Show me today's trending topics", ""},
+		{"save my work", ""},
+		{"the last time I checked", ""},
+		{"is amaz0n.com official?", ""},
+	}
+	for _, tt := range tests {
+		got := strings.Join(queryCues(tt.q), " ")
+		if got != tt.want {
+			t.Errorf("queryCues(%q) = %q, want %q", tt.q, got, tt.want)
+		}
+	}
+}
+
+func TestPathStems(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"save it to /root/markdown/NCT04280705.md.", "save it to NCT04280705"},
+		{"diff /root/txt/log_today.txt and /root/txt/log_yesterday.txt", "diff log_today and log_yesterday"},
+		{"What files are in my /root/music folder?", "What files are in my music folder?"},
+		{"see https://example.com/a/b.html and github.com/o/r", "see https://example.com/a/b.html and github.com/o/r"},
+		{"no paths here", "no paths here"},
+	}
+	for _, tt := range tests {
+		if got := pathStems(tt.in); got != tt.want {
+			t.Errorf("pathStems(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// A request that gives a place name needs its coordinates first: the tool
+// that makes them shares no word with the request, and chain finds it
+// because the tool the request matches requires them.
+func TestChainLiftsProducer(t *testing.T) {
+	schema := func(req ...string) json.RawMessage {
+		props := map[string]any{}
+		for _, r := range req {
+			props[r] = map[string]string{"type": "number"}
+		}
+		b, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "required": req})
+		return b
+	}
+	docs := []Doc{
+		{Name: "find_parking_facilities", Description: "Locate parking facilities near a specific location.", Server: "osm", Schema: schema("latitude", "longitude")},
+		{Name: "find_schools_nearby", Description: "Locate schools near a specific location.", Server: "osm", Schema: schema("latitude", "longitude")},
+		{Name: "reverse_geocode", Description: "Convert coordinates to an address.", Server: "osm", Schema: schema("latitude", "longitude")},
+		{Name: "geocode_address", Description: "Convert an address or place name to geographic coordinates (latitude/longitude).", Server: "osm", Schema: schema("address")},
+		{Name: "park_ranger_contacts", Description: "Rangers of national parks and where to find them.", Server: "parks", Schema: schema("park")},
+		{Name: "latitude_converter", Description: "Convert latitude between formats.", Server: "units", Schema: schema("value")},
+	}
+	q := "where can I park near the Forbidden City?"
+	rank := func(cfg Config) []string {
+		hits, err := NewWithConfig(docs, cfg).Search(q, Options{Limit: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.Name)
+		}
+		return out
+	}
+	off := DefaultConfig()
+	off.Chain = 0
+	if got := rank(off); slices.Contains(got, "geocode_address") {
+		t.Fatalf("without chain geocode_address should not match at all: %v", got)
+	}
+	got := rank(DefaultConfig())
+	if !slices.Contains(got, "geocode_address") {
+		t.Errorf("chain did not lift the producer of latitude: %v", got)
+	}
+	// A consumer of the same input, and a tool on another server that
+	// mentions it, are not producers.
+	for _, not := range []string{"reverse_geocode", "latitude_converter"} {
+		if slices.Contains(got, not) && slices.Index(got, not) < slices.Index(got, "geocode_address") {
+			t.Errorf("%s ranked above the producer: %v", not, got)
+		}
+	}
+}
+
+// A request that names the input gives it, so nothing is lifted for it:
+// the ranking is the same with chain on and off.
+func TestChainSkipsGivenInputs(t *testing.T) {
+	docs := []Doc{
+		{Name: "get_tickets", Description: "Query train tickets.", Server: "rail", Schema: json.RawMessage(`{"type":"object","required":["date","station_code"]}`)},
+		{Name: "station_lookup", Description: "Find the station code of a city.", Server: "rail", Schema: json.RawMessage(`{"type":"object","required":["city"]}`)},
+		{Name: "calendar", Description: "Returns the date of today.", Server: "rail"},
+	}
+	q := "train tickets for station code BJP on date 2026-12-03"
+	off := DefaultConfig()
+	off.Chain = 0
+	with, err := New(docs).Search(q, Options{Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := NewWithConfig(docs, off).Search(q, Options{Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(with, without) {
+		t.Errorf("chain changed the ranking of a request that gives every input:\n with    %v\n without %v", with, without)
+	}
+}
