@@ -60,6 +60,8 @@ type worker struct {
 	fragIDs [][]int32
 	fragBuf []int32
 	seq     []int32 // buffer of analysed.seq
+	// glossed memoises the glosses of runs of Chinese text.
+	glossed map[string]string
 	pslot   []int32 // like slot, for one schema's terms
 
 	termSlab  slab[termCount]
@@ -188,6 +190,9 @@ func (w *worker) analyse(d Doc, into *analysed) {
 		w.an.joinIDs(d.Name, func(id int32) { w.count(fn, id) })
 	}
 	w.text(d.Description, FieldDescription, phrases)
+	if w.cfg.Glosses && hasHan(d.Description) {
+		w.text(w.glosses(d.Description), FieldDescription, false)
+	}
 	if w.cfg.Weight[FieldParams] > 0 && len(d.Schema) > 0 {
 		w.params(d.Schema)
 	}
@@ -202,6 +207,13 @@ func (w *worker) analyse(d Doc, into *analysed) {
 		w.slot[tc.id] = -1
 	}
 	w.a = nil
+}
+
+func (w *worker) glosses(s string) string {
+	if w.glossed == nil || len(w.glossed) >= maxSchemaMemo {
+		w.glossed = map[string]string{}
+	}
+	return glosses(s, w.glossed)
 }
 
 // slab hands out slices carved from big chunks: the analysis of 10,000 tools
@@ -259,6 +271,9 @@ func (w *worker) serverText(d Doc) {
 		collect := func(id int32) { w.serverIDs = append(w.serverIDs, id) }
 		w.an.termIDs(d.Server, collect)
 		w.an.termIDs(d.ServerDescription, collect)
+		if w.cfg.Glosses && hasHan(d.ServerDescription) {
+			w.an.termIDs(w.glosses(d.ServerDescription), collect)
+		}
 	}
 	for _, id := range w.serverIDs {
 		w.count(FieldServer, id)

@@ -52,6 +52,10 @@ type Config struct {
 	// its server already ranked beyond the first ServerFree.
 	ServerDecay float64
 	ServerFree  int
+	// Glosses indexes Chinese text with the English glosses of its words
+	// (CC-CEDICT) and adds them to a Chinese query, so either language
+	// finds tools described in the other. See cedict.go.
+	Glosses bool
 	// PathStems reads a path in a query as its file name alone, without
 	// the directories and the extension.
 	PathStems bool
@@ -116,6 +120,7 @@ func DefaultConfig() Config {
 		NamePrior:      0.3,
 		Cues:           1,
 		PathStems:      true,
+		Glosses:        true,
 		Chain:          0.5,
 	}
 }

@@ -106,6 +106,13 @@ func (s *snapshot) queryTerms(q string, terms []string) map[int32]float64 {
 			})
 		}
 	}
+	if s.cfg.Glosses && hasHan(q) {
+		an.terms(glosses(q, nil), func(t string) {
+			if id, ok := s.vocab[t]; ok {
+				qt[id] = max(qt[id], 1)
+			}
+		})
+	}
 	if s.cfg.WordNet > 0 {
 		wn := wordnetSynonyms(s.cfg.Stemmer)
 		for _, t := range terms {
