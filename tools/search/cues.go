@@ -13,6 +13,20 @@ import (
 // request. Relative dates ("next Wednesday", "tomorrow") imply knowing
 // today's date. The words returned are analysed like query text.
 func queryCues(q string) []string {
+	words, _ := cuesAndSteps(q)
+	return words
+}
+
+// impliedSteps returns the steps a request implies as short queries of their
+// own ("write file", "current date time"): a tool for each belongs among the
+// first results even when the request's own words, which are about the rest
+// of the task, outscore it (see Config.StepSlot).
+func impliedSteps(q string) []string {
+	_, steps := cuesAndSteps(q)
+	return steps
+}
+
+func cuesAndSteps(q string) (cues, steps []string) {
 	var out []string
 	seen := map[string]bool{}
 	add := func(ws ...string) {
@@ -51,14 +65,16 @@ func queryCues(q string) []string {
 		for _, v := range produceVerbs {
 			if words[v] {
 				add("write", "file")
+				steps = append(steps, "write file")
 				break
 			}
 		}
 	}
 	if relativeDate(fields, words) {
 		add("current", "date", "time")
+		steps = append(steps, "current date time")
 	}
-	return out
+	return out, steps
 }
 
 // isLink reports whether a lower-cased word is a web address: with a scheme,

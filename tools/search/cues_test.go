@@ -126,3 +126,42 @@ func TestChainSkipsGivenInputs(t *testing.T) {
 		t.Errorf("chain changed the ranking of a request that gives every input:\n with    %v\n without %v", with, without)
 	}
 }
+
+// The step a request implies (writing the file it names) gets a place on the
+// first page even though the rest of the request outscores it.
+func TestImpliedStepOnFirstPage(t *testing.T) {
+	var docs []Doc
+	for _, n := range []string{"repositories", "developers", "languages", "topics", "stars", "forks"} {
+		docs = append(docs, Doc{Name: "get_github_trending_" + n, Description: "Get trending " + n + " on GitHub, ranked by GitHub stars today.", Server: "github-trending"})
+	}
+	docs = append(docs,
+		Doc{Name: "write_file", Description: "Create a new file or overwrite an existing one.", Server: "filesystem"},
+		Doc{Name: "read_file", Description: "Read a file.", Server: "filesystem"},
+	)
+	// Other servers' tools, so that GitHub's words are rare and a file's
+	// are common, as in a real catalog.
+	for _, n := range []string{"upload", "download", "convert", "compress", "share", "scan", "print", "sign", "tag", "sync"} {
+		docs = append(docs, Doc{Name: n + "_document", Description: "Take a file and " + n + " it: works on any file type.", Server: "docs"})
+	}
+	q := "Find the trending GitHub repositories and draft an intro for the top one in /root/markdown/github_trends.md"
+	off := DefaultConfig()
+	off.StepSlot = 0
+	for _, tt := range []struct {
+		cfg  Config
+		want bool
+	}{{off, false}, {DefaultConfig(), true}} {
+		hits, err := NewWithConfig(docs, tt.cfg).Search(q, Options{Limit: DefaultSearchLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(hits, func(h Hit) bool { return h.Name == "write_file" })
+		if got != tt.want {
+			t.Errorf("StepSlot %d: write_file on the first page = %v, want %v: %v", tt.cfg.StepSlot, got, tt.want, hits)
+		}
+		for i := 1; i < len(hits); i++ {
+			if hits[i].Score > hits[i-1].Score {
+				t.Errorf("scores not in order: %v", hits)
+			}
+		}
+	}
+}

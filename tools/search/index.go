@@ -52,6 +52,9 @@ type Config struct {
 	// its server already ranked beyond the first ServerFree.
 	ServerDecay float64
 	ServerFree  int
+	// StepSlot is the position (from 1) at which the best tool of each step
+	// a request implies (cues.go) is placed when it ranks lower. 0 is off.
+	StepSlot int
 	// Glosses indexes Chinese text with the English glosses of its words
 	// (CC-CEDICT) and adds them to a Chinese query, so either language
 	// finds tools described in the other. See cedict.go.
@@ -121,6 +124,7 @@ func DefaultConfig() Config {
 		Cues:           1,
 		PathStems:      true,
 		Glosses:        true,
+		StepSlot:       DefaultSearchLimit, // the last place of a model's first page
 		Chain:          0.5,
 	}
 }

@@ -31,7 +31,7 @@ func TestQualityFloor(t *testing.T) {
 // Floors a little under the measured figures: a change that costs more is a
 // regression to look at.
 const (
-	floorNDCG       = 46.0
+	floorNDCG       = 47.5
 	floorServerHit5 = 84.0
-	floorServerR5   = 72.0
+	floorServerR5   = 74.5
 )

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -154,6 +155,9 @@ func (s *snapshot) rank(query string, limit int) []Hit {
 	} else {
 		top = s.ranked(q, limit)
 	}
+	if s.cfg.StepSlot > 0 {
+		top = s.placeSteps(q, top)
+	}
 	exact := s.exactNames(q)
 	var out []Hit
 	seen := map[int32]bool{}
@@ -180,6 +184,38 @@ func (s *snapshot) rank(query string, limit int) []Hit {
 		out = []Hit{}
 	}
 	return out
+}
+
+// placeSteps puts the best tool of each step the request implies (a path to
+// save to: write file; "next Wednesday": the current date) at position
+// StepSlot of top, unless it is already there or higher. The request's own
+// words are about the rest of the task and outscore such a tool, which shares
+// none of them; a search whose first page lacks it makes the model search
+// again or guess.
+func (s *snapshot) placeSteps(q string, top []ranked) []ranked {
+	slot := s.cfg.StepSlot - 1
+	for _, step := range impliedSteps(q) {
+		best := s.ranked(step, 1)
+		if len(best) == 0 || slot > len(top) {
+			continue
+		}
+		d := best[0].d
+		i := slices.IndexFunc(top, func(r ranked) bool { return r.d == d })
+		if i >= 0 && i <= slot {
+			continue
+		}
+		if i >= 0 {
+			top = slices.Delete(top, i, i+1)
+		}
+		score := 0.0
+		if slot < len(top) {
+			score = top[slot].score
+		} else if len(top) > 0 {
+			score = top[len(top)-1].score
+		}
+		top = slices.Insert(top, min(slot, len(top)), ranked{d, score})
+	}
+	return top
 }
 
 // ranked scores q over the catalog (terms, phrases, synonyms, feedback,

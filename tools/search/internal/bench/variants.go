@@ -42,6 +42,10 @@ func Variants(ablate bool) []Variant {
 	with("- server field", func(c *search.Config) { c.Weight[search.FieldServer] = 0 })
 	with("- cues", func(c *search.Config) { c.Cues = 0 })
 	with("- path stems", func(c *search.Config) { c.PathStems = false })
+	with("- implied steps", func(c *search.Config) { c.StepSlot = 0 })
+	for _, slot := range []int{3, 8} {
+		with(fmt.Sprintf("implied steps at %d", slot), func(c *search.Config) { c.StepSlot = slot })
+	}
 	with("- Chinese glosses", func(c *search.Config) { c.Glosses = false })
 	with("- chain", func(c *search.Config) { c.Chain = 0 })
 	with("- cues - path stems - chain", func(c *search.Config) { c.Cues, c.PathStems, c.Chain = 0, false, 0 })
