@@ -45,6 +45,8 @@ func cuesAndSteps(q string) (cues, steps []string) {
 		switch {
 		case isLink(lw):
 			add("url")
+		case isDomain(lw):
+			add("domain", "website")
 		case strings.Contains(w, "@") && strings.Contains(w[strings.Index(w, "@"):], "."):
 			add("email")
 		case isPathLike(w):
@@ -97,6 +99,28 @@ func isLink(lw string) bool {
 		}
 	}
 	return true
+}
+
+// isDomain reports whether a lower-cased word is a bare host name
+// (amaz0n.com, example.co.uk): labels of letters, digits and hyphens, the
+// last a common top-level domain. File names (report.md) are not.
+func isDomain(lw string) bool {
+	labels := strings.Split(lw, ".")
+	if len(labels) < 2 || !commonTLDs[labels[len(labels)-1]] {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || strings.Trim(l, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+var commonTLDs = map[string]bool{
+	"com": true, "org": true, "net": true, "io": true, "dev": true, "app": true, "ai": true, "co": true,
+	"edu": true, "gov": true, "info": true, "biz": true, "me": true, "us": true, "uk": true, "de": true,
+	"fr": true, "cn": true, "jp": true, "ru": true, "in": true, "br": true, "au": true, "ca": true, "eu": true,
 }
 
 // isPathLike reports whether a word is a file system path or a file name.

@@ -28,7 +28,8 @@ func TestQueryCues(t *testing.T) {
 		{"Show me today's trending topics", ""},
 		{"save my work", ""},
 		{"the last time I checked", ""},
-		{"is amaz0n.com official?", ""},
+		{"is amaz0n.com official?", "domain website"},
+		{"compare report.md and notes.txt", "file markdown text"},
 	}
 	for _, tt := range tests {
 		got := strings.Join(queryCues(tt.q), " ")
