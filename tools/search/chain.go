@@ -5,6 +5,10 @@ import (
 	"slices"
 )
 
+// maxMakers is how many tools of a server may mention an input for them to
+// count as its producers.
+const maxMakers = 2
+
 // chainDepth is how many of the best first-pass tools have their required
 // inputs looked at.
 const chainDepth = 5
@@ -33,10 +37,16 @@ func (s *snapshot) chain(scores []float32, qt map[int32]float64) {
 				continue // the request names it, so it may well give it
 			}
 			srv := s.docServer[d]
-			for o := s.serverStart[srv]; o < s.serverStart[srv+1]; o++ {
-				if o == d || !s.mentionsAll(o, need) || s.requires(o, need) {
-					continue
+			var makers []int32
+			for o := s.serverStart[srv]; o < s.serverStart[srv+1] && len(makers) <= maxMakers; o++ {
+				if o != d && s.mentionsAll(o, need) && !s.requires(o, need) {
+					makers = append(makers, o)
 				}
+			}
+			if len(makers) > maxMakers {
+				continue // an input many tools mention ("data", "project") names no producer
+			}
+			for _, o := range makers {
 				lift[o] = max(lift[o], float32(s.cfg.Chain)*scores[d])
 			}
 		}
@@ -94,11 +104,12 @@ func (s *snapshot) mentionsAll(d int32, terms []int32) bool {
 	return found == len(terms)
 }
 
-// requires reports whether doc d has a required parameter with the same
-// words: a tool that needs the input too consumes it, it does not make it.
+// requires reports whether doc d has a required parameter with these words
+// (and maybe more: "home_latitude" for "latitude"): a tool that needs the
+// input too consumes it, it does not make it.
 func (s *snapshot) requires(d int32, terms []int32) bool {
 	for _, r := range s.requiredTerms(d) {
-		if len(r) == len(terms) && !slices.ContainsFunc(r, func(t int32) bool { return !slices.Contains(terms, t) }) {
+		if !slices.ContainsFunc(terms, func(t int32) bool { return !slices.Contains(r, t) }) {
 			return true
 		}
 	}

@@ -31,7 +31,7 @@ func TestQualityFloor(t *testing.T) {
 // Floors a little under the measured figures: a change that costs more is a
 // regression to look at.
 const (
-	floorNDCG       = 47.5
-	floorServerHit5 = 84.0
-	floorServerR5   = 74.5
+	floorNDCG       = 48.5
+	floorServerHit5 = 85.0
+	floorServerR5   = 75.5
 )
