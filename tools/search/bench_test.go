@@ -115,6 +115,8 @@ func BenchmarkSearch10kStages(b *testing.B) {
 		{"all", func(*search.Config) {}},
 		{"no-chain", func(c *search.Config) { c.Chain = 0 }},
 		{"no-cues", func(c *search.Config) { c.Cues, c.PathStems = 0, false }},
+		{"no-steps", func(c *search.Config) { c.StepSlot = 0 }},
+		{"no-glosses", func(c *search.Config) { c.Glosses = false }},
 		{"no-feedback", func(c *search.Config) { c.FeedbackDocs = 0 }},
 	} {
 		cfg := search.DefaultConfig()

@@ -184,6 +184,8 @@ type snapshot struct {
 	// A server's docs are contiguous: serverStart[sv] up to
 	// serverStart[sv+1].
 	serverStart []int32
+	// steps memoises stepTool: step query -> best doc (int32, -1: none).
+	steps sync.Map
 	// required[d] memoises requiredTerms(d), worked out when first needed.
 	required   []atomic.Pointer[[][]int32]
 	serverPost [][]posting

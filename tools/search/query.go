@@ -195,11 +195,10 @@ func (s *snapshot) rank(query string, limit int) []Hit {
 func (s *snapshot) placeSteps(q string, top []ranked) []ranked {
 	slot := s.cfg.StepSlot - 1
 	for _, step := range impliedSteps(q) {
-		best := s.ranked(step, 1)
-		if len(best) == 0 || slot > len(top) {
+		d, ok := s.stepTool(step)
+		if !ok || slot > len(top) {
 			continue
 		}
-		d := best[0].d
 		i := slices.IndexFunc(top, func(r ranked) bool { return r.d == d })
 		if i >= 0 && i <= slot {
 			continue
@@ -216,6 +215,21 @@ func (s *snapshot) placeSteps(q string, top []ranked) []ranked {
 		top = slices.Insert(top, min(slot, len(top)), ranked{d, score})
 	}
 	return top
+}
+
+// stepTool returns the best tool for a step's query. Steps are a few fixed
+// queries, so each is ranked once per snapshot.
+func (s *snapshot) stepTool(step string) (int32, bool) {
+	if v, ok := s.steps.Load(step); ok {
+		d := v.(int32)
+		return d, d >= 0
+	}
+	d := int32(-1)
+	if best := s.ranked(step, 1); len(best) > 0 {
+		d = best[0].d
+	}
+	s.steps.Store(step, d)
+	return d, d >= 0
 }
 
 // ranked scores q over the catalog (terms, phrases, synonyms, feedback,
