@@ -166,3 +166,20 @@ func TestImpliedStepOnFirstPage(t *testing.T) {
 		}
 	}
 }
+
+func FuzzQueryAnalysis(f *testing.F) {
+	for _, s := range []string{"save to /root/x.md", "/", "//", "~/", "a/b/c/", ".", "http://", "@.", "获取 新闻 /tmp/报告.md", "next", "amaz0n.com/", "x.\xff"} {
+		f.Add(s)
+	}
+	docs := []Doc{{Name: "write_file", Description: "Write a file.", Server: "fs", Schema: json.RawMessage(`{"required":["path"]}`)},
+		{Name: "get-news", Description: "获取新闻", Server: "cn", Schema: json.RawMessage(`{"required":7}`)}}
+	ix := New(docs)
+	f.Fuzz(func(t *testing.T, q string) {
+		queryCues(q)
+		pathStems(q)
+		glosses(q, nil)
+		if _, err := ix.Search(q, Options{Limit: 5}); err != nil && strings.TrimSpace(q) != "" && !strings.HasPrefix(strings.TrimSpace(q), "/") && !strings.HasPrefix(strings.ToLower(strings.TrimSpace(q)), "select:") {
+			t.Errorf("Search(%q): %v", q, err)
+		}
+	})
+}
