@@ -24,6 +24,21 @@ type catalogEntry struct {
 	ServerDescription  string          `json:"server_description"`
 	ServerDescription2 string          `json:"serverDescription"`
 	ServerTitle        string          `json:"server_title"`
+	// Function is OpenAI's {"type": "function", "function": {name,
+	// description, parameters}} wrapping.
+	Function *struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
+}
+
+// unwrapped folds an OpenAI function wrapping into the entry.
+func (e catalogEntry) unwrapped() catalogEntry {
+	if f := e.Function; f != nil && e.Name == "" {
+		e.Name, e.Description, e.Parameters = f.Name, f.Description, f.Parameters
+	}
+	return e
 }
 
 func (e catalogEntry) doc() Doc {
@@ -44,7 +59,8 @@ func (e catalogEntry) doc() Doc {
 }
 
 // LoadCatalogFile reads a tool catalog: a JSON array or JSONL of
-// {id?, name, description, input_schema | inputSchema, server?}, or an MCP
+// {id?, name, description, input_schema | inputSchema | parameters, server?}
+// (or OpenAI's {"type": "function", "function": {...}}), or an MCP
 // tools/list result {"tools": [...]}. When no tool names a server, the
 // file's base name is the server of all. A missing schema is fine; a tool
 // without a name, or the same server and name twice, is an error naming the
@@ -104,6 +120,7 @@ func ParseCatalog(data []byte, defaultServer string) ([]Doc, error) {
 	docs := make([]Doc, 0, len(entries))
 	seen := map[[2]string]int{}
 	for i, e := range entries {
+		e = e.unwrapped()
 		if strings.TrimSpace(e.Name) == "" {
 			return nil, fmt.Errorf("tool %d has no name", i+1)
 		}

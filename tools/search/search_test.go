@@ -240,6 +240,8 @@ func TestLoadCatalogFile(t *testing.T) {
 			want: []search.Doc{{Name: "t1", Server: "memory"}}},
 		{name: "bare array names its server", file: "server-memory.json", data: `[{"name":"read_graph","inputSchema":{"type":"object"}}]`,
 			want: []search.Doc{{Name: "read_graph", Schema: json.RawMessage(`{"type":"object"}`), Server: "server-memory"}}},
+		{name: "openai functions", file: "fns.json", data: `[{"type":"function","function":{"name":"get_weather","description":"Weather","parameters":{"type":"object"}}}]`,
+			want: []search.Doc{{Name: "get_weather", Description: "Weather", Schema: json.RawMessage(`{"type":"object"}`), Server: "fns"}}},
 		{name: "no name", file: "c.json", data: `[{"description":"x"}]`, err: "tool 1 has no name"},
 		{name: "duplicate", file: "d.jsonl", data: "{\"name\":\"a\"}\n{\"name\":\"a\"}", err: "tool 2 (a) repeats tool 1"},
 		{name: "same name other server", file: "e.jsonl", data: "{\"name\":\"a\",\"server\":\"x\"}\n{\"name\":\"a\",\"server\":\"y\"}",
