@@ -27,13 +27,12 @@ func impliedSteps(q string) []string {
 }
 
 func cuesAndSteps(q string) (cues, steps []string) {
-	var out []string
 	seen := map[string]bool{}
 	add := func(ws ...string) {
 		for _, w := range ws {
 			if !seen[w] {
 				seen[w] = true
-				out = append(out, w)
+				cues = append(cues, w)
 			}
 		}
 	}
@@ -76,7 +75,7 @@ func cuesAndSteps(q string) (cues, steps []string) {
 		add("current", "date", "time")
 		steps = append(steps, "current date time")
 	}
-	return out, steps
+	return cues, steps
 }
 
 // isLink reports whether a lower-cased word is a web address: with a scheme,
