@@ -196,7 +196,7 @@ func (s *snapshot) placeSteps(q string, top []ranked) []ranked {
 	slot := s.cfg.StepSlot - 1
 	for _, step := range impliedSteps(q) {
 		d, ok := s.stepTool(step)
-		if !ok || slot > len(top) {
+		if !ok {
 			continue
 		}
 		i := slices.IndexFunc(top, func(r ranked) bool { return r.d == d })
