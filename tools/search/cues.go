@@ -39,7 +39,7 @@ func cuesAndSteps(q string) (cues, steps []string) {
 	fields := strings.Fields(q)
 	hasPath := false
 	for _, raw := range fields {
-		w := strings.Trim(raw, "\"'`()[]{}<>,;:!?.…‘’“”")
+		w := trimWord(raw)
 		lw := strings.ToLower(w)
 		switch {
 		case isLink(lw):
@@ -51,8 +51,8 @@ func cuesAndSteps(q string) (cues, steps []string) {
 		case isPathLike(w):
 			hasPath = true
 			add("file")
-			if i := strings.LastIndexByte(lw, '.'); i > 0 && hasFileExt(lw) {
-				add(formatWords[lw[i+1:]]...)
+			if ext, ok := fileExt(w); ok {
+				add(formatWords[ext]...)
 			} else if strings.Contains(lw, "/") {
 				add("directory") // a path without an extension is most often a folder
 			}
@@ -127,8 +127,51 @@ func isPathLike(w string) bool {
 	if isLink(strings.ToLower(w)) {
 		return false
 	}
+	_, named := fileExt(w)
 	return strings.HasPrefix(w, "/") && len(w) > 1 || strings.HasPrefix(w, "~/") || strings.HasPrefix(w, "./") ||
-		strings.Count(w, "/") >= 2 || hasFileExt(w)
+		strings.Count(w, "/") >= 2 || named
+}
+
+// trimWord cuts the punctuation around a word of a request, keeping a
+// leading dot (".env", "./x") but not a sentence's full stop.
+func trimWord(raw string) string {
+	return strings.TrimRight(strings.TrimLeft(raw, "\"'`([{<‘“"), "\"'`)]}>,;:!?.…’”")
+}
+
+// fileExt returns the lower-cased extension of a file name or path. In a
+// path any short extension counts; a bare word needs an extension files
+// are known by and a name of two letters or more, so that "e.g.", "a.m."
+// and "Next.js" are not files.
+func fileExt(w string) (string, bool) {
+	i := strings.LastIndexByte(w, '.')
+	if i < 0 || i == len(w)-1 || len(w)-i-1 > 5 {
+		return "", false
+	}
+	ext := strings.ToLower(w[i+1:])
+	letters := 0
+	for _, r := range ext {
+		switch {
+		case r >= 'a' && r <= 'z':
+			letters++
+		case r >= '0' && r <= '9':
+		default:
+			return "", false
+		}
+	}
+	if letters == 0 || ext == "com" || ext == "org" || ext == "net" || ext == "io" {
+		return "", false
+	}
+	if strings.Contains(w, "/") {
+		return ext, true
+	}
+	name := w[:i]
+	if _, known := formatWords[ext]; !known || len(name) < 2 && !strings.HasPrefix(w, ".") || strings.Contains(name, ".") {
+		return "", false
+	}
+	if ext == "js" && name[0] >= 'A' && name[0] <= 'Z' {
+		return "", false // Node.js, Next.js: frameworks
+	}
+	return ext, true
 }
 
 // produceVerbs are the verbs (as written, lower case) that, next to a path,
@@ -152,7 +195,9 @@ var formatWords = map[string][]string{
 	"mp4": {"video"}, "mov": {"video"}, "mkv": {"video"}, "webm": {"video"},
 	"zip": {"archive"}, "tar": {"archive"}, "gz": {"archive"},
 	"py": {"python", "code"}, "js": {"javascript", "code"}, "ts": {"typescript", "code"}, "go": {"go", "code"},
-	"sql": {"sql"}, "ipynb": {"notebook"},
+	"sql": {"sql"}, "ipynb": {"notebook"}, "bib": {"bibliography"}, "tex": {"latex"},
+	"sh": {"shell", "script"}, "rs": {"rust", "code"}, "java": {"java", "code"}, "rb": {"ruby", "code"},
+	"c": {"code"}, "cpp": {"code"}, "h": {"code"}, "toml": {"config"}, "ini": {"config"}, "env": {"environment"},
 }
 
 var weekdays = map[string]bool{
@@ -196,11 +241,12 @@ func pathStems(q string) string {
 	fields := strings.Fields(q)
 	changed := false
 	for i, raw := range fields {
-		w := strings.Trim(raw, "\"'`()[]{}<>,;:!?.…‘’“”")
+		w := trimWord(raw)
 		if !isPathLike(w) {
 			continue
 		}
-		base := w[strings.LastIndexByte(w, '/')+1:]
+		p := strings.TrimRight(w, "/")
+		base := p[strings.LastIndexByte(p, '/')+1:]
 		if j := strings.LastIndexByte(base, '.'); j > 0 {
 			base = base[:j]
 		}

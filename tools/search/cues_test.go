@@ -2,6 +2,9 @@ package search
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -29,6 +32,10 @@ func TestQueryCues(t *testing.T) {
 		{"save my work", ""},
 		{"the last time I checked", ""},
 		{"is amaz0n.com official?", "domain website"},
+		{"Create a blog, e.g. a personal one, by 9 a.m.", ""},
+		{"Build a Next.js app and save the notes", ""},
+		{"edit .env and save it", "file environment write"},
+		{"convert paper_list.bib to Word", "file bibliography"},
 		{"compare report.md and notes.txt", "file markdown text"},
 	}
 	for _, tt := range tests {
@@ -46,6 +53,8 @@ func TestPathStems(t *testing.T) {
 		{"What files are in my /root/music folder?", "What files are in my music folder?"},
 		{"see https://example.com/a/b.html and github.com/o/r", "see https://example.com/a/b.html and github.com/o/r"},
 		{"no paths here", "no paths here"},
+		{"list /root/music/ and ~/Downloads/", "list music and Downloads"},
+		{"read ./build/out.log, e.g. the errors", "read out e.g. the errors"},
 	}
 	for _, tt := range tests {
 		if got := pathStems(tt.in); got != tt.want {
@@ -54,10 +63,10 @@ func TestPathStems(t *testing.T) {
 	}
 }
 
-// A request that gives a place name needs its coordinates first: the tool
-// that makes them shares no word with the request, and chain finds it
-// because the tool the request matches requires them.
-func TestChainLiftsProducer(t *testing.T) {
+// chainFixture: a request that gives a place name needs its coordinates
+// first. The tool that makes them shares no word with the request; chain
+// finds it because the tools the request matches require them.
+func chainFixture() []Doc {
 	schema := func(req ...string) json.RawMessage {
 		props := map[string]any{}
 		for _, r := range req {
@@ -66,40 +75,67 @@ func TestChainLiftsProducer(t *testing.T) {
 		b, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "required": req})
 		return b
 	}
-	docs := []Doc{
+	return []Doc{
 		{Name: "find_parking_facilities", Description: "Locate parking facilities near a specific location.", Server: "osm", Schema: schema("latitude", "longitude")},
 		{Name: "find_schools_nearby", Description: "Locate schools near a specific location.", Server: "osm", Schema: schema("latitude", "longitude")},
-		{Name: "reverse_geocode", Description: "Convert coordinates to an address.", Server: "osm", Schema: schema("latitude", "longitude")},
+		// Consumers: they need latitude too (one by a longer name).
+		{Name: "reverse_geocode", Description: "Convert a latitude and longitude to an address.", Server: "osm", Schema: schema("latitude", "longitude")},
+		{Name: "analyze_commute", Description: "Commute between two points given by latitude and longitude.", Server: "osm", Schema: schema("home_latitude", "home_longitude")},
+		// The producer.
 		{Name: "geocode_address", Description: "Convert an address or place name to geographic coordinates (latitude/longitude).", Server: "osm", Schema: schema("address")},
-		{Name: "park_ranger_contacts", Description: "Rangers of national parks and where to find them.", Server: "parks", Schema: schema("park")},
+		// Mentions latitude, but on another server.
 		{Name: "latitude_converter", Description: "Convert latitude between formats.", Server: "units", Schema: schema("value")},
+		{Name: "park_ranger_contacts", Description: "Rangers of national parks and where to find them.", Server: "parks", Schema: schema("park")},
 	}
+}
+
+// scoresOf searches q under cfg and returns each hit's score by name.
+func scoresOf(t *testing.T, docs []Doc, cfg Config, q string) map[string]float64 {
+	t.Helper()
+	hits, err := NewWithConfig(docs, cfg).Search(q, Options{Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, h := range hits {
+		out[h.Name] = h.Score
+	}
+	return out
+}
+
+func TestChainLiftsProducerOnly(t *testing.T) {
+	docs := chainFixture()
 	q := "where can I park near the Forbidden City?"
-	rank := func(cfg Config) []string {
-		hits, err := NewWithConfig(docs, cfg).Search(q, Options{Limit: 4})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, h := range hits {
-			out = append(out, h.Name)
-		}
-		return out
-	}
 	off := DefaultConfig()
 	off.Chain = 0
-	if got := rank(off); slices.Contains(got, "geocode_address") {
-		t.Fatalf("without chain geocode_address should not match at all: %v", got)
+	without, with := scoresOf(t, docs, off, q), scoresOf(t, docs, DefaultConfig(), q)
+	if _, ok := without["geocode_address"]; ok {
+		t.Fatalf("without chain geocode_address should not match at all: %v", without)
 	}
-	got := rank(DefaultConfig())
-	if !slices.Contains(got, "geocode_address") {
-		t.Errorf("chain did not lift the producer of latitude: %v", got)
+	if with["geocode_address"] <= 0 {
+		t.Errorf("chain did not lift the producer of latitude: %v", with)
 	}
-	// A consumer of the same input, and a tool on another server that
-	// mentions it, are not producers.
-	for _, not := range []string{"reverse_geocode", "latitude_converter"} {
-		if slices.Contains(got, not) && slices.Index(got, not) < slices.Index(got, "geocode_address") {
-			t.Errorf("%s ranked above the producer: %v", not, got)
+	// Consumers and a tool of another server are not producers.
+	for _, not := range []string{"reverse_geocode", "analyze_commute", "latitude_converter"} {
+		if with[not] != without[not] {
+			t.Errorf("%s lifted (%.3f, without chain %.3f)", not, with[not], without[not])
+		}
+	}
+}
+
+// An input that more than two siblings mention ("data") names no producer.
+func TestChainSkipsCommonInputs(t *testing.T) {
+	docs := chainFixture()
+	for _, n := range []string{"poi_export", "poi_stats", "poi_history"} {
+		docs = append(docs, Doc{Name: n, Description: "Returns points with latitude and longitude.", Server: "osm", Schema: json.RawMessage(`{"type":"object"}`)})
+	}
+	q := "where can I park near the Forbidden City?"
+	off := DefaultConfig()
+	off.Chain = 0
+	without, with := scoresOf(t, docs, off, q), scoresOf(t, docs, DefaultConfig(), q)
+	for name, v := range with {
+		if without[name] != v {
+			t.Errorf("%s lifted (%.3f, without chain %.3f) though four tools make latitude", name, v, without[name])
 		}
 	}
 }
@@ -115,16 +151,16 @@ func TestChainSkipsGivenInputs(t *testing.T) {
 	q := "train tickets for station code BJP on date 2026-12-03"
 	off := DefaultConfig()
 	off.Chain = 0
-	with, err := New(docs).Search(q, Options{Limit: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	without, err := NewWithConfig(docs, off).Search(q, Options{Limit: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(with, without) {
+	with, without := scoresOf(t, docs, DefaultConfig(), q), scoresOf(t, docs, off, q)
+	if fmt.Sprint(with) != fmt.Sprint(without) {
 		t.Errorf("chain changed the ranking of a request that gives every input:\n with    %v\n without %v", with, without)
+	}
+	// The same tools lift the producer when the request does not give
+	// the station code.
+	q = "train tickets from Beijing to Shanghai on date 2026-12-03"
+	with, without = scoresOf(t, docs, DefaultConfig(), q), scoresOf(t, docs, off, q)
+	if with["station_lookup"] <= without["station_lookup"] {
+		t.Errorf("station_lookup not lifted for a request without a station code: with %v, without %v", with, without)
 	}
 }
 
@@ -168,18 +204,41 @@ func TestImpliedStepOnFirstPage(t *testing.T) {
 }
 
 func FuzzQueryAnalysis(f *testing.F) {
-	for _, s := range []string{"save to /root/x.md", "/", "//", "~/", "a/b/c/", ".", "http://", "@.", "获取 新闻 /tmp/报告.md", "next", "amaz0n.com/", "x.\xff"} {
+	for _, s := range []string{"save to /root/x.md", "/", "//", "~/", "a/b/c/", ".", "./x", "http://", "@.", "获取 新闻 /tmp/报告.md",
+		"next", "amaz0n.com/", "x.\xff", "where can I park near the Forbidden City?", "train tickets tomorrow"} {
 		f.Add(s)
 	}
-	docs := []Doc{{Name: "write_file", Description: "Write a file.", Server: "fs", Schema: json.RawMessage(`{"required":["path"]}`)},
-		{Name: "get-news", Description: "获取新闻", Server: "cn", Schema: json.RawMessage(`{"required":7}`)}}
+	docs := append(chainFixture(),
+		Doc{Name: "write_file", Description: "Write a file.", Server: "fs", Schema: json.RawMessage(`{"required":["path"]}`)},
+		Doc{Name: "read_file", Description: "Read a file.", Server: "fs", Schema: json.RawMessage(`[1,2]`)},
+		Doc{Name: "get-news", Description: "获取新闻", Server: "cn", Schema: json.RawMessage(`{"required":7}`)},
+		Doc{Name: "get-rank", Description: "获取热榜", Server: "cn", Schema: json.RawMessage(`{"required":["type"]}`)},
+		Doc{Name: "current_time", Description: "Current date and time.", Server: "time"})
 	ix := New(docs)
+	n := 0
 	f.Fuzz(func(t *testing.T, q string) {
 		queryCues(q)
 		pathStems(q)
 		glosses(q, nil)
-		if _, err := ix.Search(q, Options{Limit: 5}); err != nil && strings.TrimSpace(q) != "" && !strings.HasPrefix(strings.TrimSpace(q), "/") && !strings.HasPrefix(strings.ToLower(strings.TrimSpace(q)), "select:") {
-			t.Errorf("Search(%q): %v", q, err)
+		// Every few queries a server changes, as an MCP server's list does.
+		if n++; n%7 == 0 {
+			ix.ReplaceServer("fs", docs[len(docs)-5 : len(docs)-3][:1+n%2])
+		}
+		hits, err := ix.Search(q, Options{Limit: 10})
+		if err != nil {
+			if !errors.Is(err, ErrEmptyQuery) && !strings.Contains(err.Error(), "regex") &&
+				!strings.Contains(err.Error(), "pattern") && !strings.Contains(err.Error(), "no tool named") {
+				t.Fatalf("Search(%q): %v", q, err)
+			}
+			return
+		}
+		for i, h := range hits {
+			if math.IsNaN(h.Score) || math.IsInf(h.Score, 0) {
+				t.Fatalf("Search(%q): score %v", q, h.Score)
+			}
+			if i > 0 && h.Score > hits[i-1].Score {
+				t.Fatalf("Search(%q): scores out of order: %v", q, hits)
+			}
 		}
 	})
 }

@@ -228,7 +228,8 @@ func (s *snapshot) stepTool(step string) (int32, bool) {
 	if best := s.ranked(step, 1); len(best) > 0 {
 		d = best[0].d
 	}
-	s.steps.Store(step, d)
+	v, _ := s.steps.LoadOrStore(step, d)
+	d = v.(int32)
 	return d, d >= 0
 }
 
@@ -555,26 +556,6 @@ func (s *snapshot) selectNames(list string) ([]Hit, error) {
 		return nil, fmt.Errorf("no tool named %s", strings.Join(missing, ", "))
 	}
 	return out, nil
-}
-
-// hasFileExt reports whether w looks like name.ext.
-func hasFileExt(w string) bool {
-	i := strings.LastIndexByte(w, '.')
-	if i <= 0 || i == len(w)-1 || len(w)-i-1 > 5 {
-		return false
-	}
-	ext := w[i+1:]
-	letters := 0
-	for _, r := range ext {
-		switch {
-		case r >= 'a' && r <= 'z':
-			letters++
-		case r >= '0' && r <= '9':
-		default:
-			return false
-		}
-	}
-	return letters > 0 && ext != "com" && ext != "org" && ext != "net" && ext != "io"
 }
 
 // verbSynonyms maps the stem of an action word to words software tools use
