@@ -1,44 +1,50 @@
 package search
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
 
-// queryCues names what a request implies but does not say in words, from the
-// values it carries: a path means a file (and its extension a format), a
-// link means a URL, an address means email, and a path together with a verb
-// of producing means writing a file. These are the implied steps of a task
-// ("...and save it to /root/report.md") whose tool shares no word with the
-// request. Relative dates ("next Wednesday", "tomorrow") imply knowing
-// today's date. The words returned are analysed like query text.
-func queryCues(q string) []string {
-	words, _ := cuesAndSteps(q)
-	return words
+// requestValues is what a request says through the values it carries
+// rather than its words. A path means a file (and its extension a format),
+// a link a URL, an address email, a path together with a verb of producing
+// writing a file: the implied steps of a task ("...and save it to
+// /root/report.md") whose tool shares no word with the request. Relative
+// dates ("next Wednesday", "tomorrow") imply knowing today's date.
+type requestValues struct {
+	// text is the request with each path read as its file name: the
+	// directories of a path ("/home/me/src/...") say where a file is, not
+	// what the request is about, and the extension is read as a cue.
+	text string
+	// cues are words to add to the query, analysed like its text.
+	cues []string
+	// steps are the implied steps as short queries of their own ("write
+	// file", "current date time"): a tool for each belongs among the first
+	// results even when the request's own words, which are about the rest
+	// of the task, outscore it (see Config.StepSlot).
+	steps []string
 }
 
-// impliedSteps returns the steps a request implies as short queries of their
-// own ("write file", "current date time"): a tool for each belongs among the
-// first results even when the request's own words, which are about the rest
-// of the task, outscore it (see Config.StepSlot).
-func impliedSteps(q string) []string {
-	_, steps := cuesAndSteps(q)
-	return steps
-}
-
-func cuesAndSteps(q string) (cues, steps []string) {
+// readValues reads a request's values in one pass over its words.
+func readValues(q string) requestValues {
+	var v requestValues
 	seen := map[string]bool{}
 	add := func(ws ...string) {
 		for _, w := range ws {
 			if !seen[w] {
 				seen[w] = true
-				cues = append(cues, w)
+				v.cues = append(v.cues, w)
 			}
 		}
 	}
 	fields := strings.Fields(q)
-	hasPath := false
-	for _, raw := range fields {
+	clean := make([]string, len(fields)) // lower case, letters and digits only at the ends
+	words := map[string]bool{}
+	var stems []string // fields, with paths read as file names; nil: none changed
+	for i, raw := range fields {
+		clean[i] = strings.ToLower(strings.TrimFunc(raw, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+		words[clean[i]] = true
 		w := trimWord(raw)
 		lw := strings.ToLower(w)
 		switch {
@@ -49,33 +55,45 @@ func cuesAndSteps(q string) (cues, steps []string) {
 		case strings.Contains(w, "@") && strings.Contains(w[strings.Index(w, "@"):], "."):
 			add("email")
 		case isPathLike(w):
-			hasPath = true
 			add("file")
 			if ext, ok := fileExt(w); ok {
 				add(formatWords[ext]...)
 			} else if strings.Contains(lw, "/") {
 				add("directory") // a path without an extension is most often a folder
 			}
+			if stems == nil {
+				stems = slices.Clone(fields)
+			}
+			stems[i] = fileStem(w)
 		}
 	}
-	words := map[string]bool{}
-	for _, f := range fields {
-		words[strings.ToLower(strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))] = true
-	}
-	if hasPath {
-		for _, v := range produceVerbs {
-			if words[v] {
+	v.text = q
+	if stems != nil {
+		v.text = strings.Join(stems, " ")
+		for _, verb := range produceVerbs {
+			if words[verb] {
 				add("write", "file")
-				steps = append(steps, "write file")
+				v.steps = append(v.steps, "write file")
 				break
 			}
 		}
 	}
-	if relativeDate(fields, words) {
+	if relativeDate(clean, words) {
 		add("current", "date", "time")
-		steps = append(steps, "current date time")
+		v.steps = append(v.steps, "current date time")
 	}
-	return cues, steps
+	return v
+}
+
+// fileStem is a path's file name without its extension ("/root/music/"
+// gives "music").
+func fileStem(path string) string {
+	p := strings.TrimRight(path, "/")
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	if j := strings.LastIndexByte(base, '.'); j > 0 {
+		base = base[:j]
+	}
+	return base
 }
 
 // isLink reports whether a lower-cased word is a web address: with a scheme,
@@ -212,13 +230,9 @@ var dateUnits = map[string]bool{
 // relativeDate reports whether a request names a date relative to today
 // ("tomorrow", "next Wednesday", "the past three days"), which a tool can
 // only resolve knowing the current date.
-func relativeDate(fields []string, words map[string]bool) bool {
+func relativeDate(clean []string, words map[string]bool) bool {
 	if words["tomorrow"] || words["yesterday"] || words["tonight"] {
 		return true
-	}
-	clean := make([]string, len(fields))
-	for i, f := range fields {
-		clean[i] = strings.ToLower(strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
 	}
 	for i, w := range clean {
 		if w != "next" && w != "last" && w != "past" && w != "coming" && w != "this" {
@@ -232,28 +246,4 @@ func relativeDate(fields []string, words map[string]bool) bool {
 		}
 	}
 	return false
-}
-
-// pathStems replaces each path of a request by its file name without the
-// extension: the directories of a path ("/home/me/src/...") are where a file
-// is, not what the request is about, and the extension is read by queryCues.
-func pathStems(q string) string {
-	fields := strings.Fields(q)
-	changed := false
-	for i, raw := range fields {
-		w := trimWord(raw)
-		if !isPathLike(w) {
-			continue
-		}
-		p := strings.TrimRight(w, "/")
-		base := p[strings.LastIndexByte(p, '/')+1:]
-		if j := strings.LastIndexByte(base, '.'); j > 0 {
-			base = base[:j]
-		}
-		fields[i], changed = base, true
-	}
-	if !changed {
-		return q
-	}
-	return strings.Join(fields, " ")
 }

@@ -39,9 +39,9 @@ func TestQueryCues(t *testing.T) {
 		{"compare report.md and notes.txt", "file markdown text"},
 	}
 	for _, tt := range tests {
-		got := strings.Join(queryCues(tt.q), " ")
+		got := strings.Join(readValues(tt.q).cues, " ")
 		if got != tt.want {
-			t.Errorf("queryCues(%q) = %q, want %q", tt.q, got, tt.want)
+			t.Errorf("cues of %q = %q, want %q", tt.q, got, tt.want)
 		}
 	}
 }
@@ -57,8 +57,8 @@ func TestPathStems(t *testing.T) {
 		{"read ./build/out.log, e.g. the errors", "read out e.g. the errors"},
 	}
 	for _, tt := range tests {
-		if got := pathStems(tt.in); got != tt.want {
-			t.Errorf("pathStems(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := readValues(tt.in).text; got != tt.want {
+			t.Errorf("text of %q = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -217,8 +217,7 @@ func FuzzQueryAnalysis(f *testing.F) {
 	ix := New(docs)
 	n := 0
 	f.Fuzz(func(t *testing.T, q string) {
-		queryCues(q)
-		pathStems(q)
+		readValues(q)
 		glosses(q, nil)
 		// Every few queries a server changes, as an MCP server's list does.
 		if n++; n%7 == 0 {

@@ -64,7 +64,7 @@ func truncate(s string, n int) string {
 
 // queryTerms analyses a query into term ids and weights. Terms the catalog
 // does not have are dropped: they cannot score.
-func (s *snapshot) queryTerms(q string, terms []string) map[int32]float64 {
+func (s *snapshot) queryTerms(q string, terms, cues []string) map[int32]float64 {
 	an := analyzer{stem: stemmerFunc(s.cfg.Stemmer)} // no memo: Search must not write shared state
 	qt := map[int32]float64{}
 	for _, t := range terms {
@@ -99,7 +99,7 @@ func (s *snapshot) queryTerms(q string, terms []string) map[int32]float64 {
 		}
 	}
 	if s.cfg.Cues > 0 {
-		for _, c := range queryCues(q) {
+		for _, c := range cues {
 			an.terms(c, func(t string) {
 				if id, ok := s.vocab[t]; ok {
 					qt[id] = max(qt[id], s.cfg.Cues)
@@ -149,14 +149,15 @@ func (s *snapshot) rank(query string, limit int) []Hit {
 	if len(s.docs) == 0 {
 		return []Hit{}
 	}
+	v := readValues(q)
 	var top []ranked
 	if s.cfg.Intents != IntentsOff {
 		top = s.rankIntents(q, limit)
 	} else {
-		top = s.ranked(q, limit)
+		top = s.rankedValues(q, v, limit)
 	}
 	if s.cfg.StepSlot > 0 {
-		top = s.placeSteps(q, top)
+		top = s.placeSteps(v.steps, top)
 	}
 	exact := s.exactNames(q)
 	var out []Hit
@@ -192,9 +193,9 @@ func (s *snapshot) rank(query string, limit int) []Hit {
 // words are about the rest of the task and outscore such a tool, which shares
 // none of them; a search whose first page lacks it makes the model search
 // again or guess.
-func (s *snapshot) placeSteps(q string, top []ranked) []ranked {
+func (s *snapshot) placeSteps(steps []string, top []ranked) []ranked {
 	slot := s.cfg.StepSlot - 1
-	for _, step := range impliedSteps(q) {
+	for _, step := range steps {
 		d, ok := s.stepTool(step)
 		if !ok {
 			continue
@@ -236,16 +237,21 @@ func (s *snapshot) stepTool(step string) (int32, bool) {
 // ranked scores q over the catalog (terms, phrases, synonyms, feedback,
 // second pass) and returns its best limit tools that score above zero.
 func (s *snapshot) ranked(q string, limit int) []ranked {
+	return s.rankedValues(q, readValues(q), limit)
+}
+
+// rankedValues is ranked with q's values already read.
+func (s *snapshot) rankedValues(q string, v requestValues, limit int) []ranked {
 	n := len(s.docs)
 	// The query's terms, analysed once for terms, pairs and synonyms.
 	var terms []string
 	an := analyzer{stem: stemmerFunc(s.cfg.Stemmer)}
 	text := q
 	if s.cfg.PathStems {
-		text = pathStems(q)
+		text = v.text
 	}
 	an.terms(text, func(t string) { terms = append(terms, t) })
-	qt := s.queryTerms(q, terms)
+	qt := s.queryTerms(q, terms, v.cues)
 	if len(qt) == 0 {
 		return nil
 	}
