@@ -48,10 +48,6 @@ type Config struct {
 	// they require and the request does not give) to this share of their
 	// score. 0 is off. See chain.go.
 	Chain float64
-	// ServerDecay scales down a tool by (1-ServerDecay) for each tool of
-	// its server already ranked beyond the first ServerFree.
-	ServerDecay float64
-	ServerFree  int
 	// StepSlot is the position (from 1) at which the best tool of each step
 	// a request implies (cues.go) is placed when it ranks lower. 0 is off.
 	StepSlot int

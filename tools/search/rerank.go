@@ -29,7 +29,7 @@ type ranked struct {
 //     xQuAD or PM2), so one aspect that many tools match cannot fill the list.
 func (s *snapshot) rerank(scores []float32, qt map[int32]float64, limit int) []ranked {
 	cfg := s.cfg
-	if cfg.NamePrior == 0 && cfg.Diversity == 0 && cfg.ServerDecay == 0 {
+	if cfg.NamePrior == 0 && cfg.Diversity == 0 {
 		top := topK(scores, limit, s)
 		out := make([]ranked, len(top))
 		for i, d := range top {
@@ -91,7 +91,6 @@ func (s *snapshot) rerank(scores []float32, qt map[int32]float64, limit int) []r
 	}
 	out := make([]ranked, 0, min(limit, len(cand)))
 	used := make([]bool, len(cand))
-	perServer := map[int32]int{}
 	for len(out) < limit && len(out) < len(cand) {
 		pick, pickScore := -1, 0.0
 		for c := range cand {
@@ -103,15 +102,11 @@ func (s *snapshot) rerank(scores []float32, qt map[int32]float64, limit int) []r
 			for i, x := range row {
 				v -= (1 - cover[i]) * x
 			}
-			if k := perServer[s.docServer[cand[c]]]; k >= cfg.ServerFree && cfg.ServerDecay > 0 {
-				v *= math.Pow(1-cfg.ServerDecay, float64(k-cfg.ServerFree+1))
-			}
 			if pick < 0 || v > pickScore || (v == pickScore && s.docs[cand[c]].doc.Name < s.docs[cand[pick]].doc.Name) {
 				pick, pickScore = c, v
 			}
 		}
 		used[pick] = true
-		perServer[s.docServer[cand[pick]]]++
 		out = append(out, ranked{cand[pick], pickScore})
 		row := contrib[pick*len(terms) : (pick+1)*len(terms)]
 		for i, x := range row {

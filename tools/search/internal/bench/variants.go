@@ -49,11 +49,6 @@ func Variants(ablate bool) []Variant {
 	with("- Chinese glosses", func(c *search.Config) { c.Glosses = false })
 	with("- chain", func(c *search.Config) { c.Chain = 0 })
 	with("- cues - path stems - chain", func(c *search.Config) { c.Cues, c.PathStems, c.Chain = 0, false, 0 })
-	for _, free := range []int{1, 2, 3} {
-		for _, d := range []float64{0.05, 0.1, 0.2} {
-			with(fmt.Sprintf("server decay %.2f after %d", d, free), func(c *search.Config) { c.ServerDecay, c.ServerFree = d, free })
-		}
-	}
 	for _, w := range []float64{0.5, 1.5} {
 		with(fmt.Sprintf("cues %.1f", w), func(c *search.Config) { c.Cues = w })
 	}
