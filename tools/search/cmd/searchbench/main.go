@@ -45,13 +45,7 @@ func main() {
 }
 
 func run(shared string, ablate, speedToo bool) error {
-	if shared == "" {
-		var err error
-		if shared, err = bench.SharedDir(); err != nil {
-			return err
-		}
-	}
-	set, err := bench.LoadSet(filepath.Join(shared, "retrieval", "livemcpbench"))
+	shared, set, err := loadBenchmark(shared)
 	if err != nil {
 		return err
 	}
@@ -104,13 +98,7 @@ func speed(shared string, set *bench.Set) error {
 // runDump writes {id, results} per query, the format `agent tools search
 // --queries` writes, for looking at single queries under one variant.
 func runDump(shared, variant string) error {
-	if shared == "" {
-		var err error
-		if shared, err = bench.SharedDir(); err != nil {
-			return err
-		}
-	}
-	set, err := bench.LoadSet(filepath.Join(shared, "retrieval", "livemcpbench"))
+	shared, set, err := loadBenchmark(shared)
 	if err != nil {
 		return err
 	}
@@ -128,6 +116,19 @@ func runDump(shared, variant string) error {
 		return nil
 	}
 	return fmt.Errorf("no variant named %q: see -ablate for the names", variant)
+}
+
+// loadBenchmark reads livemcpbench from shared, or from ../shared next to
+// the module root when shared is empty, and returns the directory used.
+func loadBenchmark(shared string) (string, *bench.Set, error) {
+	if shared == "" {
+		var err error
+		if shared, err = bench.SharedDir(); err != nil {
+			return "", nil, err
+		}
+	}
+	set, err := bench.LoadSet(filepath.Join(shared, "retrieval", "livemcpbench"))
+	return shared, set, err
 }
 
 // best runs f n times and returns the shortest wall time and its CPU time.
@@ -149,13 +150,7 @@ func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }
 // and prints each tuned setting on the half it was not tuned on: a setting
 // that only fits its half shows up as a gain there and none on the other.
 func runTune(shared string) error {
-	if shared == "" {
-		var err error
-		if shared, err = bench.SharedDir(); err != nil {
-			return err
-		}
-	}
-	set, err := bench.LoadSet(filepath.Join(shared, "retrieval", "livemcpbench"))
+	shared, set, err := loadBenchmark(shared)
 	if err != nil {
 		return err
 	}

@@ -137,26 +137,12 @@ func (s *Set) Evaluate(rank Ranker) Metrics {
 		m.R5 += groupRecall(got, q.Groups, 5)
 		m.R10 += groupRecall(got, q.Groups, 10)
 		m.NDCG10 += ndcg(got, q.Groups, 10)
-		gold := map[string]bool{}
-		for _, g := range q.Groups {
-			for _, id := range g {
-				gold[s.serverOf[id]] = true
-			}
+		found, of := s.serverRecall(got, q.Groups, 5)
+		if found > 0 {
+			m.ServerR5++
 		}
-		m.ServerShareR5 += s.serverShare(got, q.Groups, 5)
-		seen := map[string]bool{}
-		for _, id := range got {
-			srv := s.serverOf[id]
-			if seen[srv] {
-				continue
-			}
-			if seen[srv] = true; gold[srv] {
-				m.ServerR5++
-				break
-			}
-			if len(seen) == 5 {
-				break
-			}
+		if of > 0 {
+			m.ServerShareR5 += float64(found) / float64(of)
 		}
 	}
 	n := float64(len(s.Queries))
@@ -168,10 +154,10 @@ func (s *Set) Evaluate(rank Ranker) Metrics {
 	return m
 }
 
-// serverShare is the share of groups' server sets (alike sets counted once)
-// with a server among the first k servers of got, in order of first
-// appearance.
-func (s *Set) serverShare(got []string, groups [][]string, k int) float64 {
+// serverRecall ranks servers by their best tool in got and counts the
+// groups' server sets (alike sets once: of) with a server among the first k
+// (found). A group whose tool is on two servers is found by either.
+func (s *Set) serverRecall(got []string, groups [][]string, k int) (found, of int) {
 	first := map[string]bool{}
 	for _, id := range got {
 		if len(first) == k {
@@ -180,7 +166,6 @@ func (s *Set) serverShare(got []string, groups [][]string, k int) float64 {
 		first[s.serverOf[id]] = true
 	}
 	sets := map[string]bool{}
-	found := 0
 	for _, g := range groups {
 		var srvs []string
 		hit := false
@@ -201,10 +186,7 @@ func (s *Set) serverShare(got []string, groups [][]string, k int) float64 {
 			found++
 		}
 	}
-	if len(sets) == 0 {
-		return 0
-	}
-	return float64(found) / float64(len(sets))
+	return found, len(sets)
 }
 
 func groupRecall(got []string, groups [][]string, k int) float64 {
