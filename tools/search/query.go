@@ -83,48 +83,34 @@ func (s *snapshot) queryTerms(q string, terms, cues []string) map[int32]float64 
 	for t, c := range qt {
 		qt[t] = 1 + math.Log(c)
 	}
+	// Expansions: a term the query has keeps the larger weight.
+	expand := func(text string, w float64) {
+		an.terms(text, func(t string) {
+			if id, ok := s.vocab[t]; ok {
+				qt[id] = max(qt[id], w)
+			}
+		})
+	}
 	if s.cfg.Synonyms > 0 {
-		var extra []string
 		for _, t := range terms {
-			extra = append(extra, verbSynonyms[t]...)
-		}
-		for _, e := range extra {
-			an.terms(e, func(t string) {
-				if id, ok := s.vocab[t]; ok {
-					if _, had := qt[id]; !had {
-						qt[id] = s.cfg.Synonyms
-					}
-				}
-			})
+			for _, e := range verbSynonyms[t] {
+				expand(e, s.cfg.Synonyms)
+			}
 		}
 	}
 	if s.cfg.Cues > 0 {
 		for _, c := range cues {
-			an.terms(c, func(t string) {
-				if id, ok := s.vocab[t]; ok {
-					qt[id] = max(qt[id], s.cfg.Cues)
-				}
-			})
+			expand(c, s.cfg.Cues)
 		}
 	}
 	if s.cfg.Glosses && hasHan(q) {
-		an.terms(glosses(q, nil), func(t string) {
-			if id, ok := s.vocab[t]; ok {
-				qt[id] = max(qt[id], 1)
-			}
-		})
+		expand(glosses(q, nil), 1)
 	}
 	if s.cfg.WordNet > 0 {
 		wn := wordnetSynonyms(s.cfg.Stemmer)
 		for _, t := range terms {
 			for _, e := range wn[t] {
-				an.terms(e, func(x string) {
-					if id, ok := s.vocab[x]; ok {
-						if _, had := qt[id]; !had {
-							qt[id] = s.cfg.WordNet
-						}
-					}
-				})
+				expand(e, s.cfg.WordNet)
 			}
 		}
 	}
