@@ -151,39 +151,33 @@ func loadedBefore(hist []agent.Message, i int) []string {
 	return agent.Discovered(hist)
 }
 
+// logOf reads a fake's request log as log entries: each fake names its
+// request type and its error field its own way.
+func logOf[R any](requests func() []R, entry func(R) logEntry) func() []logEntry {
+	return func() []logEntry {
+		var out []logEntry
+		for _, r := range requests() {
+			out = append(out, entry(r))
+		}
+		return out
+	}
+}
+
 func startFake(ft *fakeT, adapter string) (*fake, error) {
 	switch adapter {
 	case Anthropic:
 		srv := anthropictest.NewServer(ft)
-		logged := func() []logEntry {
-			var out []logEntry
-			for _, r := range srv.Requests() {
-				out = append(out, logEntry{r.Status, r.Body, r.Rejection})
-			}
-			return out
-		}
+		logged := logOf(srv.Requests, func(r *anthropictest.Request) logEntry { return logEntry{r.Status, r.Body, r.Rejection} })
 		return newFake(anthropic.New(anthropic.Options{APIKey: anthropictest.DefaultAPIKey, BaseURL: srv.URL}),
 			func(m agent.SearchMode, ts []target) { srv.Enqueue(anthropicReplies(m, ts)...) }, logged), nil
 	case Responses:
 		srv := responsestest.NewServer(ft)
-		logged := func() []logEntry {
-			var out []logEntry
-			for _, r := range srv.Requests() {
-				out = append(out, logEntry{r.Status, r.Body, r.Error})
-			}
-			return out
-		}
+		logged := logOf(srv.Requests, func(r responsestest.Request) logEntry { return logEntry{r.Status, r.Body, r.Error} })
 		return newFake(openairesponses.New(openairesponses.Options{APIKey: responsestest.DefaultKey, BaseURL: srv.URL}),
 			func(m agent.SearchMode, ts []target) { srv.Script(responsesTurns(m, ts)...) }, logged), nil
 	case Chat:
 		srv := chattest.NewServer(ft)
-		logged := func() []logEntry {
-			var out []logEntry
-			for _, r := range srv.Requests() {
-				out = append(out, logEntry{r.Status, r.Body, r.Error})
-			}
-			return out
-		}
+		logged := logOf(srv.Requests, func(r chattest.Request) logEntry { return logEntry{r.Status, r.Body, r.Error} })
 		return newFake(openaichat.New(openaichat.Options{BaseURL: srv.BaseURL()}),
 			func(m agent.SearchMode, ts []target) { srv.Script(chatTurns(m, ts)...) }, logged), nil
 	}
