@@ -229,6 +229,9 @@ func (s *Session) request(ctx context.Context, emit func(Event)) (*Response, tar
 		streamed := false
 		partial := Message{Role: RoleAssistant}
 		lastSave := time.Now()
+		// A provider's search result block carries no query: the finished
+		// event takes it from the call it answers.
+		queries := map[string]string{}
 		resp, err := p.Send(ctx, req, func(se StreamEvent) {
 			streamed = true
 			switch se.Type {
@@ -241,11 +244,12 @@ func (s *Session) request(ctx context.Context, emit func(Event)) (*Response, tar
 				}
 			case EventSearchStarted:
 				if c := se.SearchCall; c != nil {
+					queries[c.ID] = c.Text()
 					emit(Event{Type: EventSearchStarted, Search: &SearchEvent{ID: c.ID, Where: WhereProvider, Query: c.Text()}})
 				}
 			case EventSearchFinished:
 				if r := se.SearchResult; r != nil {
-					emit(Event{Type: EventSearchFinished, Search: &SearchEvent{ID: r.CallID, Where: WhereProvider, Tools: r.Tools, Error: r.Error}})
+					emit(Event{Type: EventSearchFinished, Search: &SearchEvent{ID: r.CallID, Where: WhereProvider, Query: queries[r.CallID], Tools: r.Tools, Error: r.Error}})
 				}
 			case EventServerTool:
 				emit(Event{Type: EventServerTool, ServerTool: se.ServerTool})

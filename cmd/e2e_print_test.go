@@ -200,3 +200,58 @@ func TestPrintConnectionRefusedHint(t *testing.T) {
 		t.Errorf("exit %d stderr %q, want exit 1 and the --base-url hint on one line", res.code, res.stderr)
 	}
 }
+
+// The README lists "warnings" and "usage.server_tool_use" in the JSON: they
+// are there even when empty, and a provider search's stream-json
+// search_finished event carries the query of the call it answers.
+func TestPrintJSONFieldsAlwaysPresent(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Hi."})
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	res := runAgent(t, env, "-p", "hi", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"), "--output-format", "json")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(res.stdout), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if string(raw["warnings"]) != "[]" {
+		t.Errorf("warnings = %s, want []", raw["warnings"])
+	}
+	var usage map[string]json.RawMessage
+	_ = json.Unmarshal(raw["usage"], &usage)
+	if string(usage["server_tool_use"]) != "{}" {
+		t.Errorf("usage.server_tool_use = %s, want {}", usage["server_tool_use"])
+	}
+
+	fake.Script = anthropictest.NewScript(
+		anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Berlin"}},
+		anthropictest.Turn{Text: "Sunny."},
+	)
+	res = runAgent(t, env, "-p", "weather?", "--base-url", fake.URL, "--mcp-config", testMCPConfig(t), "--mcp", "tt", "--defer",
+		"--db", filepath.Join(t.TempDir(), "b.db"), "--output-format", "stream-json")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	found := false
+	for _, line := range strings.Split(res.stdout, "\n") {
+		var ev struct {
+			Type   string `json:"type"`
+			Search *struct {
+				Query string `json:"query"`
+			} `json:"search"`
+		}
+		if json.Unmarshal([]byte(line), &ev) != nil || ev.Type != "search_finished" {
+			continue
+		}
+		found = true
+		if ev.Search == nil || ev.Search.Query != "weather forecast" {
+			t.Errorf("search_finished without its query: %s", line)
+		}
+	}
+	if !found {
+		t.Errorf("no search_finished event:\n%s", res.stdout)
+	}
+}

@@ -34,7 +34,7 @@ type PrintResult struct {
 	ToolCalls       []PrintToolCall   `json:"tool_calls"`
 	ServerToolCalls []PrintServerTool `json:"server_tool_calls"`
 	Sources         []agent.Source    `json:"sources"`
-	Warnings        []string          `json:"warnings,omitempty"`
+	Warnings        []string          `json:"warnings"`
 	Discovered      []string          `json:"discovered_tools"`
 	ToolsHash       string            `json:"tools_hash,omitempty"`
 }
@@ -45,7 +45,7 @@ type PrintUsage struct {
 	OutputTokens             int            `json:"output_tokens"`
 	CacheReadInputTokens     int            `json:"cache_read_input_tokens"`
 	CacheCreationInputTokens int            `json:"cache_creation_input_tokens"`
-	ServerToolUse            map[string]int `json:"server_tool_use,omitempty"`
+	ServerToolUse            map[string]int `json:"server_tool_use"`
 }
 
 // PrintSearch is one tool search of the turn.
@@ -117,7 +117,8 @@ func runPrint(ctx context.Context, g *Globals) error {
 	}
 	defer rt.Close()
 	res := PrintResult{SessionID: rt.Session.ID, Provider: rt.Session.Provider.Name(), Model: rt.Session.Model,
-		Searches: []PrintSearch{}, ToolCalls: []PrintToolCall{}, ServerToolCalls: []PrintServerTool{}, Sources: []agent.Source{}}
+		Searches: []PrintSearch{}, ToolCalls: []PrintToolCall{}, ServerToolCalls: []PrintServerTool{}, Sources: []agent.Source{},
+		Warnings: []string{}, Usage: PrintUsage{ServerToolUse: map[string]int{}}}
 	res.Warnings = append(res.Warnings, rt.Warnings...)
 	for _, w := range rt.Warnings {
 		fmt.Fprintln(g.Stderr, "agent: warning: "+w)
@@ -203,9 +204,6 @@ func runPrint(ctx context.Context, g *Globals) error {
 			res.Usage.CacheReadInputTokens += u.CacheReadTokens
 			res.Usage.CacheCreationInputTokens += u.CacheWriteTokens
 			for k, v := range u.ServerToolUses {
-				if res.Usage.ServerToolUse == nil {
-					res.Usage.ServerToolUse = map[string]int{}
-				}
 				res.Usage.ServerToolUse[k] += v
 			}
 		case agent.EventWarning:
