@@ -80,6 +80,36 @@ func (c *chat) reset() {
 	c.cards = map[string]*chatItem{}
 }
 
+// clear empties the screen (/clear) but keeps what is still arriving: the
+// items the current message streams into and running cards. Cutting a
+// streamed item would restart its Markdown mid-block (inside a code fence
+// the rest of the answer renders as one run-on paragraph).
+func (c *chat) clear() {
+	live := map[*chatItem]bool{}
+	for _, it := range c.stream {
+		live[it] = true
+	}
+	var keep []*chatItem
+	for _, it := range c.items {
+		running := (it.card != nil && it.card.Status == statusRunning) || (it.search != nil && it.search.Running)
+		if live[it] || running {
+			keep = append(keep, it)
+		}
+	}
+	c.items, c.offset, c.anchor = keep, 0, nil
+	for id, it := range c.cards {
+		if it.card.Status != statusRunning {
+			delete(c.cards, id)
+		}
+	}
+}
+
+// newTurn starts a new scope for call ids. Ids are unique within a turn
+// only: a local server or the demo numbers them per process, so after a
+// resume "call_1" comes again and must make a new card, not update an old
+// one.
+func (c *chat) newTurn() { c.cards = map[string]*chatItem{} }
+
 func (c *chat) add(it *chatItem) *chatItem {
 	c.items = append(c.items, it)
 	return it

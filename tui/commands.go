@@ -24,7 +24,7 @@ type (
 		Tools  []ToolInfo
 	}
 	searchDoneMsg struct {
-		Query string
+		ID    string
 		Tools []ToolInfo
 		Err   error
 	}
@@ -66,7 +66,7 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 	case "/help":
 		m.chat.notice(itemNotice, m.helpText())
 	case "/clear":
-		m.chat.reset()
+		m.chat.clear()
 	case "/model":
 		if arg == "" {
 			m.chat.notice(itemNotice, "model: "+m.status.info.Model+" (use /model NAME to switch)")
@@ -80,12 +80,12 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 			m.chat.notice(itemWarning, "usage: /search QUERY")
 			return nil, true
 		}
-		s, _ := m.pane.started(agent.SearchEvent{ID: fmt.Sprintf("manual-%d", len(m.pane.searches)), Where: agent.WhereClient, Query: arg})
-		s.Manual = true
+		s := m.pane.manualSearch(arg)
 		s.line = m.chat.add(&chatItem{kind: itemSearch, search: s})
+		id := s.ID
 		return tea.Batch(func() tea.Msg {
 			ts, err := b.Search(ctx, arg)
-			return searchDoneMsg{Query: arg, Tools: ts, Err: err}
+			return searchDoneMsg{ID: id, Tools: ts, Err: err}
 		}, m.spin.Tick), true
 	case "/sessions":
 		return func() tea.Msg {

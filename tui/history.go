@@ -49,6 +49,8 @@ func (m *Model) loadHistory(msgs []agent.Message, tools []ToolInfo) {
 				}
 			}
 			if t := strings.TrimSpace(strings.Join(text, "\n")); t != "" {
+				c.newTurn()
+				p.newTurn()
 				c.add(&chatItem{kind: itemUser, text: t})
 			}
 			continue

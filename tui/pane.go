@@ -91,6 +91,10 @@ type pane struct {
 	st       *themes.Styles
 	searches []*searchEntry
 	byID     map[string]*searchEntry
+	// manual holds the running /search entries by their own id, so two
+	// searches for the same text each get their own result.
+	manual    map[string]*searchEntry
+	manualSeq int
 	width    int
 	height   int
 	active   int
@@ -105,7 +109,7 @@ type pane struct {
 }
 
 func newPane(st *themes.Styles) *pane {
-	return &pane{st: st, byID: map[string]*searchEntry{}, seen: map[string]bool{}}
+	return &pane{st: st, byID: map[string]*searchEntry{}, manual: map[string]*searchEntry{}, seen: map[string]bool{}}
 }
 
 func (p *pane) SetSize(w, h int) { p.width, p.height = max(w, 1), max(h, 0) }
@@ -114,8 +118,22 @@ func (p *pane) reset() {
 	p.version++
 	p.searches = nil
 	p.byID = map[string]*searchEntry{}
+	p.manual = map[string]*searchEntry{}
 	p.seen = map[string]bool{}
 }
+
+// manualSearch records a /search the user started.
+func (p *pane) manualSearch(query string) *searchEntry {
+	p.version++
+	p.manualSeq++
+	s := &searchEntry{ID: fmt.Sprintf("manual-%d", p.manualSeq), Where: agent.WhereClient, Query: query, Running: true, Manual: true, Calls: map[string]*callInfo{}}
+	p.searches = append(p.searches, s)
+	p.manual[s.ID] = s
+	return s
+}
+
+// newTurn starts a new scope for search ids (see chat.newTurn).
+func (p *pane) newTurn() { p.byID = map[string]*searchEntry{} }
 
 // started records a search that began; it returns the entry so the chat can
 // mirror it.

@@ -175,6 +175,8 @@ func (m *Model) send() tea.Cmd {
 }
 
 func (m *Model) submit(text string) tea.Cmd {
+	m.chat.newTurn()
+	m.pane.newTurn()
 	m.chat.add(&chatItem{kind: itemUser, text: text})
 	m.chat.offset, m.chat.anchor = 0, nil
 	m.working = true
@@ -306,14 +308,8 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 	case toolsListMsg:
 		m.chat.notice(itemNotice, toolsText(msg.Tools, msg.Filter))
 	case searchDoneMsg:
-		var s *searchEntry
-		for i := len(m.pane.searches) - 1; i >= 0; i-- {
-			if e := m.pane.searches[i]; e.Manual && e.Running && e.Query == msg.Query {
-				s = e
-				break
-			}
-		}
-		if s != nil {
+		if s := m.pane.manual[msg.ID]; s != nil {
+			delete(m.pane.manual, msg.ID)
 			m.pane.version++
 			s.Running = false
 			s.Found = msg.Tools
