@@ -95,10 +95,10 @@ type pane struct {
 	// searches for the same text each get their own result.
 	manual    map[string]*searchEntry
 	manualSeq int
-	width    int
-	height   int
-	active   int
-	deferred int
+	width     int
+	height    int
+	active    int
+	deferred  int
 	// seen counts discovered tools incrementally: the pane is drawn every
 	// frame and a long session has thousands of searches.
 	seen map[string]bool
