@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -67,6 +68,9 @@ type Session struct {
 	Retries int
 	// Backoff is the first retry delay; it doubles with jitter.
 	Backoff time.Duration
+	// MaxRetryWait is the longest retry-after honoured (default 60 s); a
+	// provider asking for longer fails the turn at once, saying when to retry.
+	MaxRetryWait time.Duration
 	// PartialEvery is how often streaming text is checkpointed to the store.
 	PartialEvery time.Duration
 
@@ -171,6 +175,9 @@ func (s *Session) defaults() {
 	if s.Backoff <= 0 {
 		s.Backoff = 500 * time.Millisecond
 	}
+	if s.MaxRetryWait <= 0 {
+		s.MaxRetryWait = DefaultMaxRetryWait
+	}
 	if s.PartialEvery <= 0 {
 		s.PartialEvery = 250 * time.Millisecond
 	}
@@ -260,11 +267,21 @@ func (s *Session) request(ctx context.Context, emit func(Event)) (*Response, tar
 			return resp, used, nil
 		}
 		lastErr = err
-		var ae *APIError
-		if streamed || ctx.Err() != nil || !errors.As(err, &ae) || !ae.Retryable() {
+		var re retryable
+		if streamed || ctx.Err() != nil || !errors.As(err, &re) || !re.Retryable() {
 			return resp, used, err
 		}
-		if attempt >= s.Retries {
+		hint := ""
+		var ae *APIError
+		if errors.As(err, &ae) {
+			hint = ae.RetryAfter
+		}
+		asked, hinted := retryAfter(hint)
+		if hinted && asked > s.MaxRetryWait && (s.Fallback == nil || (p == s.Fallback && model == s.FallbackModel)) {
+			return resp, used, fmt.Errorf("%w; the provider asks to wait %s before retrying (until %s), longer than max_retry_wait (%s): try again then, or raise \"max_retry_wait\" in the config file",
+				err, asked.Round(time.Second), time.Now().Add(asked).Format("15:04:05"), s.MaxRetryWait)
+		}
+		if attempt >= s.Retries || (hinted && asked > s.MaxRetryWait) {
 			if s.Fallback != nil && (p != s.Fallback || model != s.FallbackModel) {
 				emit(Event{Type: EventWarning, Text: fmt.Sprintf("%s: switching to fallback model %s", err, s.FallbackModel)})
 				p, model, attempt = s.Fallback, s.FallbackModel, -1
@@ -272,7 +289,10 @@ func (s *Session) request(ctx context.Context, emit func(Event)) (*Response, tar
 			}
 			return resp, used, fmt.Errorf("gave up after %d retries: %w", s.Retries, lastErr)
 		}
-		d := backoff(s.Backoff, attempt, ae.RetryAfter)
+		d := asked
+		if !hinted {
+			d = backoff(s.Backoff, attempt)
+		}
 		emit(Event{Type: EventWarning, Text: fmt.Sprintf("%s; retrying in %s", err, d.Round(time.Millisecond))})
 		select {
 		case <-ctx.Done():
@@ -282,11 +302,28 @@ func (s *Session) request(ctx context.Context, emit func(Event)) (*Response, tar
 	}
 }
 
-// backoff honours retry-after (seconds) when given, else doubles base with
-// full jitter on the upper half.
-func backoff(base time.Duration, attempt int, retryAfter string) time.Duration {
-	if secs, err := strconv.ParseFloat(retryAfter, 64); err == nil && secs >= 0 {
-		return time.Duration(secs * float64(time.Second))
+// DefaultMaxRetryWait is the default of Session.MaxRetryWait.
+const DefaultMaxRetryWait = 60 * time.Second
+
+// retryable is an error that says whether sending again may succeed
+// (*APIError, a provider timeout).
+type retryable interface{ Retryable() bool }
+
+// retryAfter reads a retry-after value in seconds. Values that are not a
+// finite, non-negative number of seconds fitting a Duration are no hint:
+// the caller backs off as usual.
+func retryAfter(v string) (time.Duration, bool) {
+	secs, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(secs) || math.IsInf(secs, 0) || secs < 0 || secs >= float64(math.MaxInt64)/float64(time.Second) {
+		return 0, false
+	}
+	return time.Duration(secs * float64(time.Second)), true
+}
+
+// backoff doubles base with full jitter on the upper half, up to 30 s.
+func backoff(base time.Duration, attempt int) time.Duration {
+	if attempt > 16 {
+		attempt = 16
 	}
 	d := base << attempt
 	if d > 30*time.Second {

@@ -324,3 +324,72 @@ func TestResolveSearch(t *testing.T) {
 		}
 	}
 }
+
+func TestRetryAfterBoundedByMaxRetryWait(t *testing.T) {
+	limited := func(ra string) func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error) {
+		return func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error) {
+			return nil, &agent.APIError{Provider: "x", Status: 429, Type: "rate_limit_error", RetryAfter: ra}
+		}
+	}
+	// Longer than max_retry_wait: fail at once, saying when to retry.
+	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){limited("86400"), answer(agent.TextPart("hi"))}}
+	s := &agent.Session{Provider: p, MaxRetryWait: time.Minute}
+	start := time.Now()
+	_, err := collect(t, s, "go")
+	var ae *agent.APIError
+	if err == nil || !errors.As(err, &ae) || !strings.Contains(err.Error(), "max_retry_wait") || !strings.Contains(err.Error(), "24h0m0s") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(p.reqs) != 1 || time.Since(start) > 10*time.Second {
+		t.Fatalf("requests = %d after %s", len(p.reqs), time.Since(start))
+	}
+
+	// Within it: honoured.
+	p = &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){limited("0.05"), answer(agent.TextPart("hi"))}}
+	s = &agent.Session{Provider: p, MaxRetryWait: time.Minute, Backoff: time.Hour}
+	start = time.Now()
+	if _, err := collect(t, s, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 50*time.Millisecond || d > 10*time.Second {
+		t.Fatalf("waited %s for retry-after 0.05", d)
+	}
+}
+
+func TestRetryAfterUnusableValuesBackOff(t *testing.T) {
+	for _, ra := range []string{"inf", "-inf", "NaN", "-4", "1e12", "1e400"} {
+		limited := func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error) {
+			return nil, &agent.APIError{Provider: "x", Status: 429, RetryAfter: ra}
+		}
+		p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){limited, limited, answer(agent.TextPart("hi"))}}
+		s := &agent.Session{Provider: p, Backoff: 40 * time.Millisecond}
+		start := time.Now()
+		if _, err := collect(t, s, "go"); err != nil {
+			t.Fatalf("%s: %v", ra, err)
+		}
+		// Normal backoff: at least half of 40 ms, then half of 80 ms.
+		if d := time.Since(start); d < 60*time.Millisecond {
+			t.Errorf("retry-after %s: three requests in %s, want the normal backoff", ra, d)
+		}
+	}
+}
+
+// timeoutErr stands for a provider timeout: retryable, not an APIError.
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "no answer for 60s (first_byte_timeout)" }
+func (timeoutErr) Retryable() bool { return true }
+
+func TestRetryableNonAPIErrorIsRetried(t *testing.T) {
+	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){
+		func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error) { return nil, timeoutErr{} },
+		answer(agent.TextPart("hi")),
+	}}
+	s := &agent.Session{Provider: p, Backoff: time.Millisecond}
+	if _, err := collect(t, s, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.reqs) != 2 {
+		t.Fatalf("requests = %d", len(p.reqs))
+	}
+}

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"time"
+
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/providers/openaichat"
 )
@@ -20,7 +22,8 @@ func init() {
 func chatFactory(name string) providerFactory {
 	return func(g *Globals) (agent.Provider, string, error) {
 		ps, _ := openaichat.LookupPreset(name)
-		p, err := openaichat.FromPreset(name, openaichat.Options{BaseURL: g.Config.BaseURL}, g.Getenv)
+		p, err := openaichat.FromPreset(name, openaichat.Options{BaseURL: g.Config.BaseURL,
+			FirstByteTimeout: time.Duration(g.Config.FirstByteTimeout), StreamIdleTimeout: time.Duration(g.Config.StreamIdleTimeout)}, g.Getenv)
 		if err != nil {
 			return nil, "", usagef("%v", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/providers/anthropic"
@@ -14,7 +15,8 @@ import (
 func init() {
 	providerFactories["anthropic"] = func(g *Globals) (agent.Provider, string, error) {
 		o := anthropic.Options{APIKey: g.Getenv("ANTHROPIC_API_KEY"), BaseURL: g.Getenv("ANTHROPIC_BASE_URL"),
-			NativeModels: g.Config.NativeSearchModels}
+			NativeModels: g.Config.NativeSearchModels, FirstByteTimeout: time.Duration(g.Config.FirstByteTimeout),
+			StreamIdleTimeout: time.Duration(g.Config.StreamIdleTimeout)}
 		if g.Config.BaseURL != "" {
 			o.BaseURL = g.Config.BaseURL
 		}
@@ -25,7 +27,8 @@ func init() {
 	}
 	providerFactories["openai"] = func(g *Globals) (agent.Provider, string, error) {
 		o := openairesponses.Options{APIKey: g.Getenv("OPENAI_API_KEY"), BaseURL: g.Getenv("OPENAI_BASE_URL"),
-			NativeModels: g.Config.NativeSearchModels}
+			NativeModels: g.Config.NativeSearchModels, FirstByteTimeout: time.Duration(g.Config.FirstByteTimeout),
+			StreamIdleTimeout: time.Duration(g.Config.StreamIdleTimeout)}
 		if g.Config.BaseURL != "" {
 			o.BaseURL = g.Config.BaseURL
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/demo"
@@ -85,6 +86,7 @@ func buildRuntime(ctx context.Context, g *Globals, approver agent.Approver) (_ *
 		Provider: p, Model: model, System: c.System, Tools: tools.NewSet(), Search: mode,
 		SearchAlgo: c.SearchAlgo, ProviderTools: pts, MaxSteps: c.MaxSteps, MaxTokens: c.MaxTokens,
 		NoStream: g.NoStream, Approver: approver, NeedsApproval: approvalPolicy(c.RequireApproval),
+		MaxRetryWait: time.Duration(c.MaxRetryWait),
 	}
 	if c.FallbackModel != "" {
 		s.Fallback, s.FallbackModel = p, c.FallbackModel

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Config is what shapes a run. Secrets are never part of it: API keys are
@@ -36,7 +37,45 @@ type Config struct {
 	DeferThreshold float64 `json:"defer_threshold,omitempty"`
 	// MCPServers may be given inline in the config file too.
 	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
+	// FirstByteTimeout bounds the wait for a provider's first answer,
+	// StreamIdleTimeout every pause in its stream (defaults 60 s and 5 min).
+	FirstByteTimeout  Duration `json:"first_byte_timeout,omitempty"`
+	StreamIdleTimeout Duration `json:"stream_idle_timeout,omitempty"`
+	// MaxRetryWait is the longest retry-after honoured (default 60 s).
+	MaxRetryWait Duration `json:"max_retry_wait,omitempty"`
 }
+
+// Duration is a config duration: a string time.ParseDuration reads
+// ("90s", "5m") or a number of seconds.
+type Duration time.Duration
+
+// UnmarshalJSON reads "90s" or 90.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("%q is not a duration: write it like \"90s\" or \"5m\"", s)
+		}
+		if v <= 0 {
+			return fmt.Errorf("duration %q must be positive", s)
+		}
+		*d = Duration(v)
+		return nil
+	}
+	var secs float64
+	if err := json.Unmarshal(b, &secs); err != nil {
+		return fmt.Errorf("%s is not a duration: write it like \"90s\" or \"5m\"", b)
+	}
+	if secs <= 0 || secs > 1e9 {
+		return fmt.Errorf("duration %s must be a positive number of seconds", b)
+	}
+	*d = Duration(secs * float64(time.Second))
+	return nil
+}
+
+// MarshalJSON writes the duration as text ("1m30s").
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
 // Defaults returns the built-in settings.
 func Defaults() Config {
@@ -48,6 +87,10 @@ func Defaults() Config {
 		MaxSteps:       25,
 		MaxTokens:      4096,
 		DeferThreshold: 0.1,
+
+		FirstByteTimeout:  Duration(60 * time.Second),
+		StreamIdleTimeout: Duration(5 * time.Minute),
+		MaxRetryWait:      Duration(60 * time.Second),
 	}
 }
 
@@ -117,6 +160,15 @@ func (c *Config) merge(f Config) {
 	}
 	if len(f.MCPServers) > 0 {
 		c.MCPServers = f.MCPServers
+	}
+	if f.FirstByteTimeout > 0 {
+		c.FirstByteTimeout = f.FirstByteTimeout
+	}
+	if f.StreamIdleTimeout > 0 {
+		c.StreamIdleTimeout = f.StreamIdleTimeout
+	}
+	if f.MaxRetryWait > 0 {
+		c.MaxRetryWait = f.MaxRetryWait
 	}
 }
 

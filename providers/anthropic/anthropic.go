@@ -6,16 +6,16 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
+	"time"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/internal/httpx"
 )
 
 const (
@@ -37,17 +37,15 @@ type Options struct {
 	NativeModels map[string]bool
 	// Version is the anthropic-version header.
 	Version string
-}
-
-// FromEnv reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL the way the
-// official SDKs do.
-func FromEnv() Options {
-	return Options{APIKey: os.Getenv("ANTHROPIC_API_KEY"), BaseURL: os.Getenv("ANTHROPIC_BASE_URL")}
+	// FirstByteTimeout and StreamIdleTimeout bound the waits of a request
+	// (config first_byte_timeout and stream_idle_timeout; zero: defaults).
+	FirstByteTimeout, StreamIdleTimeout time.Duration
 }
 
 // Provider implements agent.Provider for the Messages API.
 type Provider struct {
 	opts Options
+	http httpx.Client
 }
 
 var _ agent.Provider = (*Provider)(nil)
@@ -58,13 +56,11 @@ func New(o Options) *Provider {
 		o.BaseURL = DefaultBaseURL
 	}
 	o.BaseURL = strings.TrimSuffix(strings.TrimRight(o.BaseURL, "/"), "/v1")
-	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{} // no timeout: a stream lasts as long as the answer
-	}
 	if o.Version == "" {
 		o.Version = DefaultVersion
 	}
-	return &Provider{opts: o}
+	return &Provider{opts: o, http: httpx.Client{HTTP: o.HTTPClient, Provider: providerName,
+		Timeouts: httpx.Timeouts{FirstByte: o.FirstByteTimeout, StreamIdle: o.StreamIdleTimeout}}}
 }
 
 func (p *Provider) Name() string { return providerName }
@@ -100,24 +96,17 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: build request: %w", err)
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.opts.BaseURL+"/v1/messages", bytes.NewReader(r.body))
-	if err != nil {
-		return nil, fmt.Errorf("anthropic: %w", err)
-	}
-	hreq.Header.Set("content-type", "application/json")
-	hreq.Header.Set("anthropic-version", p.opts.Version)
+	h := http.Header{}
+	h.Set("anthropic-version", p.opts.Version)
 	if p.opts.APIKey != "" {
-		hreq.Header.Set("x-api-key", p.opts.APIKey)
+		h.Set("x-api-key", p.opts.APIKey)
 	}
 	if len(r.betas) > 0 {
-		hreq.Header.Set("anthropic-beta", strings.Join(r.betas, ","))
+		h.Set("anthropic-beta", strings.Join(r.betas, ","))
 	}
-	if !req.NoStream {
-		hreq.Header.Set("accept", "text/event-stream")
-	}
-	resp, err := p.opts.HTTPClient.Do(hreq)
+	resp, err := p.http.Post(ctx, p.opts.BaseURL+"/v1/messages", r.body, !req.NoStream, h)
 	if err != nil {
-		return nil, fmt.Errorf("anthropic: send request: %w", err)
+		return nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
@@ -170,10 +159,10 @@ type wireError struct {
 }
 
 func readAPIError(resp *http.Response) error {
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	data := httpx.ReadErrorBody(resp)
 	e := &agent.APIError{
 		Provider: providerName, Status: resp.StatusCode,
-		RequestID: resp.Header.Get("request-id"), RetryAfter: resp.Header.Get("retry-after"),
+		RequestID: resp.Header.Get("request-id"), RetryAfter: httpx.RetryAfter(resp.Header),
 	}
 	var w wireError
 	if json.Unmarshal(data, &w) == nil && w.Error.Type != "" {
@@ -182,11 +171,7 @@ func readAPIError(resp *http.Response) error {
 			e.RequestID = w.RequestID
 		}
 	} else {
-		msg := strings.TrimSpace(string(data))
-		if len(msg) > 500 {
-			msg = msg[:500] + "..."
-		}
-		e.Message = msg
+		e.Message = httpx.Snippet(data)
 	}
 	return e
 }

@@ -91,8 +91,8 @@ func TestPresets(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if p.URL() != tc.wantURL || p.opts.APIKey != tc.wantKey || p.Name() != ProviderName {
-			t.Errorf("%s: url %s key %q name %s", tc.name, p.URL(), p.opts.APIKey, p.Name())
+		if p.url != tc.wantURL || p.opts.APIKey != tc.wantKey || p.Name() != ProviderName {
+			t.Errorf("%s: url %s key %q name %s", tc.name, p.url, p.opts.APIKey, p.Name())
 		}
 	}
 	for name, ps := range Presets {
@@ -101,7 +101,7 @@ func TestPresets(t *testing.T) {
 		}
 	}
 	mistral, _ := FromPreset("mistral", Options{}, func(string) string { return "k" })
-	if !mistral.opts.ShortCallIDs || !mistral.opts.DropReasoning || !mistral.opts.NoStreamOptions || mistral.Label() != "mistral" {
+	if !mistral.opts.ShortCallIDs || !mistral.opts.DropReasoning || !mistral.opts.NoStreamOptions || mistral.opts.Name != "mistral" {
 		t.Errorf("mistral preset options not applied: %+v", mistral.opts)
 	}
 	r, _ := mistral.render(&agent.Request{Model: "m", MaxTokens: 10, Messages: []agent.Message{user("x")}})

@@ -15,11 +15,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/internal/httpx"
 )
 
 // ProviderName and APIName tag the raw parts this adapter produces. They are
@@ -47,13 +48,16 @@ type Options struct {
 	DropReasoning   bool
 	ShortCallIDs    bool
 	NoStreamOptions bool
+	// FirstByteTimeout and StreamIdleTimeout bound the waits of a request
+	// (config first_byte_timeout and stream_idle_timeout; zero: defaults).
+	FirstByteTimeout, StreamIdleTimeout time.Duration
 }
 
 // Provider implements agent.Provider for one Chat Completions server.
 type Provider struct {
-	opts   Options
-	client *http.Client
-	url    string
+	opts Options
+	http httpx.Client
+	url  string
 }
 
 var _ agent.Provider = (*Provider)(nil)
@@ -69,11 +73,9 @@ func New(o Options) *Provider {
 	if o.MaxTokensField == "" {
 		o.MaxTokensField = "max_tokens"
 	}
-	c := o.HTTPClient
-	if c == nil {
-		c = &http.Client{}
-	}
-	return &Provider{opts: o, client: c, url: strings.TrimRight(o.BaseURL, "/") + "/chat/completions"}
+	return &Provider{opts: o, url: strings.TrimRight(o.BaseURL, "/") + "/chat/completions",
+		http: httpx.Client{HTTP: o.HTTPClient, Provider: o.Name,
+			Timeouts: httpx.Timeouts{FirstByte: o.FirstByteTimeout, StreamIdle: o.StreamIdleTimeout}}}
 }
 
 // Name is the raw-part tag, "openai-chat", whatever the server.
@@ -82,15 +84,19 @@ func (p *Provider) Name() string { return ProviderName }
 // API is "chat.completions".
 func (p *Provider) API() string { return APIName }
 
-// Label is the server's name for people ("ollama", "groq").
-func (p *Provider) Label() string { return p.opts.Name }
-
-// URL is the endpoint requests go to.
-func (p *Provider) URL() string { return p.url }
-
 // NativeSearch is always false: Chat Completions has no tool search, so the
 // agent's own engine serves every model through tool_search / tool_call.
 func (p *Provider) NativeSearch(string) bool { return false }
+
+// Render returns the request body Send would post, for golden tests and
+// debugging, with the resolved search mode. It performs no I/O.
+func (p *Provider) Render(req *agent.Request) ([]byte, agent.SearchMode, error) {
+	r, err := p.render(req)
+	if err != nil {
+		return nil, "", err
+	}
+	return r.body, r.mode, nil
+}
 
 // Send performs one request and parses the answer.
 func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent.StreamEvent)) (*agent.Response, error) {
@@ -101,25 +107,16 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	if err != nil {
 		return nil, fmt.Errorf("%s: render request: %w", p.opts.Name, err)
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(r.body))
-	if err != nil {
-		return nil, fmt.Errorf("%s: build request: %w", p.opts.Name, err)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	if req.NoStream {
-		hreq.Header.Set("Accept", "application/json")
-	} else {
-		hreq.Header.Set("Accept", "text/event-stream")
-	}
+	h := http.Header{}
 	if p.opts.APIKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+p.opts.APIKey)
+		h.Set("Authorization", "Bearer "+p.opts.APIKey)
 	}
 	for k, v := range p.opts.ExtraHeaders {
-		hreq.Header.Set(k, v)
+		h.Set(k, v)
 	}
-	resp, err := p.client.Do(hreq)
+	resp, err := p.http.Post(ctx, p.url, r.body, !req.NoStream, h)
 	if err != nil {
-		return nil, fmt.Errorf("%s: send request: %w", p.opts.Name, err)
+		return nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
@@ -142,19 +139,16 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 // on the error shape: OpenAI's {"error":{...}}, Ollama's {"error":"..."},
 // Mistral's top-level {"message":...}, Gemini's [{"error":{...}}].
 func (p *Provider) apiError(resp *http.Response) error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	body := httpx.ReadErrorBody(resp)
 	e := &agent.APIError{
 		Provider:   p.opts.Name,
 		Status:     resp.StatusCode,
 		RequestID:  resp.Header.Get("x-request-id"),
-		RetryAfter: resp.Header.Get("retry-after"),
+		RetryAfter: httpx.RetryAfter(resp.Header),
 	}
 	e.Type, e.Message = parseErrorBody(body)
 	if e.Message == "" {
-		e.Message = strings.TrimSpace(string(body))
-		if len(e.Message) > 500 {
-			e.Message = e.Message[:500] + "…"
-		}
+		e.Message = httpx.Snippet(body)
 	}
 	if e.Message == "" {
 		e.Message = http.StatusText(resp.StatusCode)

@@ -34,7 +34,7 @@ func BenchmarkBuildBody(b *testing.B) {
 	p := New(Options{})
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, _, err := p.BuildBody(req); err != nil {
+		if _, _, _, err := p.build(req); err != nil {
 			b.Fatal(err)
 		}
 	}

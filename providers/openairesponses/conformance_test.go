@@ -246,7 +246,7 @@ func parseRecorded(t *testing.T, body json.RawMessage, sseBody string) agent.Mes
 func compareRequest(t *testing.T, i int, req *agent.Request, recorded map[string]json.RawMessage, want []json.RawMessage, namespaced bool) {
 	t.Helper()
 	p := New(Options{APIKey: rt.DefaultKey, Store: true})
-	body, tools, _, err := p.BuildBody(req)
+	body, tools, _, err := p.build(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,7 @@ func TestGoldenRequests(t *testing.T) {
 			if req.Messages == nil {
 				req.Messages = []agent.Message{user(agent.TextPart("hi"))}
 			}
-			body, tools, _, err := New(Options{}).BuildBody(req)
+			body, tools, _, err := New(Options{}).build(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +149,7 @@ func TestGoldenRequests(t *testing.T) {
 			golden(t, c.name, body)
 			// The tools array does not depend on the history.
 			req.Messages = nil
-			_, tools2, _, _ := New(Options{}).BuildBody(req)
+			_, tools2, _, _ := New(Options{}).build(req)
 			if !bytes.Equal(tools, tools2) {
 				t.Errorf("tools depend on history")
 			}
@@ -159,7 +159,7 @@ func TestGoldenRequests(t *testing.T) {
 
 func TestPlainRequestHasNoSearch(t *testing.T) {
 	req := &agent.Request{Model: "gpt-5.4", Search: agent.SearchNative, Tools: []agent.ToolDef{readFile}, Messages: []agent.Message{user(agent.TextPart("hi"))}}
-	body, _, mode, _ := New(Options{}).BuildBody(req)
+	body, _, mode, _ := New(Options{}).build(req)
 	if mode != agent.SearchOff || bytes.Contains(body, []byte("tool_search")) || bytes.Contains(body, []byte("defer_loading")) {
 		t.Errorf("plain request mentions search: %s", body)
 	}

@@ -10,7 +10,7 @@ import (
 // ToolsHash is the hash Send would report for req, without sending it: a
 // resume compares it with the hash stored for the last request.
 func (p *Provider) ToolsHash(req *agent.Request) (string, error) {
-	_, tools, _, err := p.BuildBody(req)
+	_, tools, _, err := p.build(req)
 	if err != nil {
 		return "", err
 	}

@@ -102,7 +102,7 @@ func TestGroupDeferredDeterministic(t *testing.T) {
 		return &agent.Request{Model: "gpt-5.4", Search: agent.SearchNative, Tools: []agent.ToolDef{readFile}, Deferred: ds,
 			Messages: []agent.Message{user(agent.TextPart("hi"))}}
 	}
-	_, want, _, err := New(Options{}).BuildBody(req(all))
+	_, want, _, err := New(Options{}).build(req(all))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestGroupDeferredDeterministic(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		shuffled := append([]agent.ToolDef(nil), all...)
 		r.Shuffle(len(shuffled), func(a, b int) { shuffled[a], shuffled[b] = shuffled[b], shuffled[a] })
-		_, got, _, _ := New(Options{}).BuildBody(req(shuffled))
+		_, got, _, _ := New(Options{}).build(req(shuffled))
 		if !bytes.Equal(got, want) {
 			t.Fatalf("tools array depends on the order of the deferred tools")
 		}
@@ -158,7 +158,7 @@ func TestNeutralCallsGetGroupNamespace(t *testing.T) {
 	}
 	for _, mode := range []agent.SearchMode{agent.SearchNative, agent.SearchClient} {
 		req := &agent.Request{Model: "gpt-5.4", Search: mode, Tools: []agent.ToolDef{readFile}, Deferred: deferred, Messages: hist}
-		body, _, _, err := New(Options{}).BuildBody(req)
+		body, _, _, err := New(Options{}).build(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,18 +9,17 @@
 package openairesponses
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"strings"
+	"time"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/internal/httpx"
 )
 
 // DefaultBaseURL is the public OpenAI endpoint, as the official SDKs use it.
@@ -39,11 +38,15 @@ type Options struct {
 	// Store asks OpenAI to keep the responses. Off by default: replay is
 	// stateless, so nothing needs to be stored server side.
 	Store bool
+	// FirstByteTimeout and StreamIdleTimeout bound the waits of a request
+	// (config first_byte_timeout and stream_idle_timeout; zero: defaults).
+	FirstByteTimeout, StreamIdleTimeout time.Duration
 }
 
 // Provider implements agent.Provider for the Responses API.
 type Provider struct {
 	opts Options
+	http httpx.Client
 }
 
 var _ agent.Provider = (*Provider)(nil)
@@ -54,22 +57,8 @@ func New(o Options) *Provider {
 		o.BaseURL = DefaultBaseURL
 	}
 	o.BaseURL = strings.TrimRight(o.BaseURL, "/")
-	if o.HTTPClient == nil {
-		o.HTTPClient = http.DefaultClient
-	}
-	return &Provider{opts: o}
-}
-
-// FromEnv fills APIKey and BaseURL from OPENAI_API_KEY and OPENAI_BASE_URL,
-// as the official SDKs do, keeping values already set in o.
-func FromEnv(o Options) Options {
-	if o.APIKey == "" {
-		o.APIKey = os.Getenv("OPENAI_API_KEY")
-	}
-	if o.BaseURL == "" {
-		o.BaseURL = os.Getenv("OPENAI_BASE_URL")
-	}
-	return o
+	return &Provider{opts: o, http: httpx.Client{HTTP: o.HTTPClient, Provider: "openai",
+		Timeouts: httpx.Timeouts{FirstByte: o.FirstByteTimeout, StreamIdle: o.StreamIdleTimeout}}}
 }
 
 // Name is the provider tag of raw parts.
@@ -83,10 +72,16 @@ func (p *Provider) NativeSearch(model string) bool {
 	return SupportsToolSearch(model, p.opts.NativeModels)
 }
 
-// BuildBody renders the request body and the tools array exactly as Send
-// would send them. It is exported for golden tests and for `agent debug`
-// style tooling; it performs no I/O.
-func (p *Provider) BuildBody(req *agent.Request) (body, tools []byte, mode agent.SearchMode, err error) {
+// Render returns the request body Send would post, for golden tests and
+// debugging, with the resolved search mode. It performs no I/O.
+func (p *Provider) Render(req *agent.Request) ([]byte, agent.SearchMode, error) {
+	body, _, mode, err := p.build(req)
+	return body, mode, err
+}
+
+// build renders the request body and the tools array exactly as Send
+// would send them.
+func (p *Provider) build(req *agent.Request) (body, tools []byte, mode agent.SearchMode, err error) {
 	mode = agent.ResolveSearch(p, req)
 	plan := p.plan(req, mode)
 	tools, err = renderTools(req, plan)
@@ -139,27 +134,18 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	if err := ValidateProviderTools(req.ProviderTools); err != nil {
 		return nil, err
 	}
-	body, tools, mode, err := p.BuildBody(req)
+	body, tools, mode, err := p.build(req)
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(tools)
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.opts.BaseURL+"/responses", bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("build openai request: %w", err)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
+	h := http.Header{}
 	if p.opts.APIKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+p.opts.APIKey)
+		h.Set("Authorization", "Bearer "+p.opts.APIKey)
 	}
-	if req.NoStream {
-		hreq.Header.Set("Accept", "application/json")
-	} else {
-		hreq.Header.Set("Accept", "text/event-stream")
-	}
-	hresp, err := p.opts.HTTPClient.Do(hreq)
+	hresp, err := p.http.Post(ctx, p.opts.BaseURL+"/responses", body, !req.NoStream, h)
 	if err != nil {
-		return nil, fmt.Errorf("openai request: %w", err)
+		return nil, err
 	}
 	defer hresp.Body.Close()
 	if hresp.StatusCode/100 != 2 {
@@ -183,12 +169,12 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 
 // apiError turns a non-2xx answer into *agent.APIError.
 func apiError(r *http.Response) error {
-	b, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	b := httpx.ReadErrorBody(r)
 	e := &agent.APIError{
 		Provider:   "openai",
 		Status:     r.StatusCode,
 		RequestID:  r.Header.Get("x-request-id"),
-		RetryAfter: retryAfter(r.Header),
+		RetryAfter: httpx.RetryAfter(r.Header),
 	}
 	var env struct {
 		Error *struct {
@@ -208,27 +194,12 @@ func apiError(r *http.Response) error {
 			e.Type = jsonString(env.Error.Code)
 		}
 	} else {
-		e.Message = strings.TrimSpace(string(b))
-		if len(e.Message) > 500 {
-			e.Message = e.Message[:500] + "…"
-		}
+		e.Message = httpx.Snippet(b)
 	}
 	if e.Type == "invalid_request_error" && strings.Contains(e.Message, "tool_search") {
 		e.Message += " — this model may not support tool search; try --search client"
 	}
 	return e
-}
-
-// retryAfter prefers retry-after-ms (OpenAI's precise form), converted to
-// seconds, over retry-after.
-func retryAfter(h http.Header) string {
-	if ms := h.Get("retry-after-ms"); ms != "" {
-		var v float64
-		if _, err := fmt.Sscanf(ms, "%g", &v); err == nil {
-			return fmt.Sprintf("%g", v/1000)
-		}
-	}
-	return h.Get("retry-after")
 }
 
 func jsonString(r json.RawMessage) string {

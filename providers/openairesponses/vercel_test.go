@@ -163,7 +163,7 @@ func TestConformanceVercel(t *testing.T) {
 
 func sendToFake(t *testing.T, req *agent.Request) []byte {
 	t.Helper()
-	body, _, _, err := New(Options{APIKey: rt.DefaultKey}).BuildBody(req)
+	body, _, _, err := New(Options{APIKey: rt.DefaultKey}).build(req)
 	if err != nil {
 		t.Fatal(err)
 	}
