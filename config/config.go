@@ -11,24 +11,32 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/agent-dev/agent/models"
 )
 
 // Config is what shapes a run. Secrets are never part of it: API keys are
 // read from the environment by the provider wiring and never stored.
 type Config struct {
-	Provider      string   `json:"provider,omitempty"`
-	Model         string   `json:"model,omitempty"`
-	FallbackModel string   `json:"fallback_model,omitempty"`
-	BaseURL       string   `json:"base_url,omitempty"`
-	Search        string   `json:"search,omitempty"`      // native | client | off
-	SearchAlgo    string   `json:"search_algo,omitempty"` // bm25 | regex (Anthropic native)
-	Theme         string   `json:"theme,omitempty"`
-	MaxSteps      int      `json:"max_steps,omitempty"`
-	MaxTokens     int      `json:"max_tokens,omitempty"`
+	Provider      string `json:"provider,omitempty"`
+	Model         string `json:"model,omitempty"`
+	FallbackModel string `json:"fallback_model,omitempty"`
+	BaseURL       string `json:"base_url,omitempty"`
+	Search        string `json:"search,omitempty"`      // native | client | off
+	SearchAlgo    string `json:"search_algo,omitempty"` // bm25 | regex (Anthropic native)
+	Theme         string `json:"theme,omitempty"`
+	MaxSteps      int    `json:"max_steps,omitempty"`
+	MaxTokens     int    `json:"max_tokens,omitempty"` // 0: the model's default from the models table
+	// Effort is the reasoning effort: none, minimal, low, medium, high or max
+	// ("" leaves the provider's default).
+	Effort        string   `json:"effort,omitempty"`
 	System        string   `json:"system,omitempty"`
 	ProviderTools []string `json:"provider_tools,omitempty"`
 	// NativeSearchModels overrides the model table: model id → searches natively.
 	NativeSearchModels map[string]bool `json:"native_search_models,omitempty"`
+	// Models declares or overrides entries of the capability table: model id
+	// (or "prefix*") → capabilities (see the models package).
+	Models map[string]models.Override `json:"models,omitempty"`
 	// RequireApproval lists glob patterns of tool names ("github__*") or
 	// "server:NAME" entries whose calls wait for the user's approval.
 	RequireApproval []string `json:"require_approval,omitempty"`
@@ -140,6 +148,7 @@ func (c *Config) merge(f Config) {
 	set(&c.SearchAlgo, f.SearchAlgo)
 	set(&c.Theme, f.Theme)
 	set(&c.System, f.System)
+	set(&c.Effort, f.Effort)
 	if f.MaxSteps > 0 {
 		c.MaxSteps = f.MaxSteps
 	}
@@ -157,6 +166,14 @@ func (c *Config) merge(f Config) {
 	}
 	if len(f.NativeSearchModels) > 0 {
 		c.NativeSearchModels = f.NativeSearchModels
+	}
+	if len(f.Models) > 0 {
+		if c.Models == nil {
+			c.Models = map[string]models.Override{}
+		}
+		for k, v := range f.Models {
+			c.Models[k] = v
+		}
 	}
 	if len(f.MCPServers) > 0 {
 		c.MCPServers = f.MCPServers
@@ -200,8 +217,29 @@ func (c *Config) Validate() error {
 	default:
 		return fmt.Errorf("unknown search algorithm %q: use bm25 or regex", c.SearchAlgo)
 	}
+	switch c.Effort {
+	case "", "none", "minimal", "low", "medium", "high", "max":
+	default:
+		return fmt.Errorf("unknown effort %q: use none, minimal, low, medium, high or max", c.Effort)
+	}
+	if c.MaxTokens < 0 {
+		return fmt.Errorf("max tokens must be positive, got %d", c.MaxTokens)
+	}
+	if _, err := c.ModelTable(); err != nil {
+		return err
+	}
 	if c.MaxSteps < 1 {
 		return fmt.Errorf("max steps must be at least 1, got %d", c.MaxSteps)
 	}
 	return nil
+}
+
+// ModelTable is the built-in capability table with the file's "models"
+// entries and native_search_models applied.
+func (c *Config) ModelTable() (*models.Table, error) {
+	t, err := (*models.Table)(nil).With(c.Models)
+	if err != nil {
+		return nil, err
+	}
+	return t.WithNativeSearch(c.NativeSearchModels)
 }

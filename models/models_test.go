@@ -1,0 +1,149 @@
+package models
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestLookupSpellings(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		provider, model            string
+		family                     string
+		native, deferLoad, encrypt bool
+		thinking                   ThinkingKind
+		reasoning                  ReasoningKind
+		maxOut, ctx                int
+		dialect                    Dialect
+	}{
+		{"anthropic", "claude-sonnet-4-5-20250929", "anthropic", true, true, false, ThinkingBudget, ReasoningThinking, 64_000, 200_000, DialectJSONSchema},
+		{"bedrock", "anthropic.claude-sonnet-4-5-20250929-v1:0", "anthropic", true, true, false, ThinkingBudget, ReasoningThinking, 64_000, 200_000, DialectJSONSchema},
+		{"bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", "anthropic", true, true, false, ThinkingBudget, ReasoningThinking, 64_000, 200_000, DialectJSONSchema},
+		{"bedrock", "global.anthropic.claude-opus-4-6-v1", "anthropic", true, true, false, ThinkingAdaptive, ReasoningThinking, 128_000, 200_000, DialectJSONSchema},
+		{"vertex", "claude-sonnet-4-5@20250929", "anthropic", true, true, false, ThinkingBudget, ReasoningThinking, 64_000, 200_000, DialectJSONSchema},
+		{"openrouter", "anthropic/claude-sonnet-4.5", "anthropic", true, true, false, ThinkingBudget, ReasoningThinking, 64_000, 200_000, DialectJSONSchema},
+		{"anthropic", "claude-opus-4-1", "anthropic", false, false, false, ThinkingBudget, ReasoningThinking, 32_000, 200_000, DialectJSONSchema},
+		{"anthropic", "claude-opus-4-1-20250805", "anthropic", false, false, false, ThinkingBudget, ReasoningThinking, 32_000, 200_000, DialectJSONSchema},
+		{"anthropic", "claude-3-5-sonnet-20241022", "anthropic", false, false, false, ThinkingNone, ReasoningNone, 8192, 200_000, DialectJSONSchema},
+		{"anthropic", "claude-3-haiku-20240307", "anthropic", false, false, false, ThinkingNone, ReasoningNone, 4096, 200_000, DialectJSONSchema},
+		{"anthropic", "claude-3-7-sonnet-latest", "anthropic", false, false, false, ThinkingBudget, ReasoningThinking, 64_000, 200_000, DialectJSONSchema},
+		{"anthropic", "claude-haiku-4-5", "anthropic", true, true, false, ThinkingBudget, ReasoningThinking, 64_000, 200_000, DialectJSONSchema},
+		{"anthropic", "claude-opus-4-7", "anthropic", true, true, false, ThinkingAdaptive, ReasoningThinking, 128_000, 1_000_000, DialectJSONSchema},
+		{"anthropic", "claude-sonnet-5", "anthropic", true, true, false, ThinkingAdaptive, ReasoningThinking, 64_000, 1_000_000, DialectJSONSchema},
+		{"anthropic", "claude-fable-5-1", "anthropic", true, true, false, ThinkingAdaptive, ReasoningThinking, 128_000, 1_000_000, DialectJSONSchema},
+		{"anthropic", "glm-4.6", "", false, false, false, ThinkingNone, ReasoningNone, 8192, 200_000, DialectJSONSchema},
+		{"openai", "gpt-5", "openai", false, false, true, ThinkingEffort, ReasoningEffort, 128_000, 400_000, DialectJSONSchema},
+		{"openai", "gpt-5-chat-latest", "openai", false, false, false, ThinkingNone, ReasoningNone, 16_384, 128_000, DialectJSONSchema},
+		{"openai", "gpt-5.1-chat-latest", "openai", false, false, false, ThinkingNone, ReasoningNone, 16_384, 128_000, DialectJSONSchema},
+		{"openai", "gpt-5.4", "openai", true, true, true, ThinkingEffort, ReasoningEffort, 128_000, 1_050_000, DialectJSONSchema},
+		{"openai", "gpt-5.4-mini-2026-03-17", "openai", true, true, true, ThinkingEffort, ReasoningEffort, 128_000, 400_000, DialectJSONSchema},
+		{"openrouter", "openai/gpt-5.6", "openai", true, true, true, ThinkingEffort, ReasoningEffort, 128_000, 1_050_000, DialectJSONSchema},
+		{"openai", "o3", "openai", false, false, true, ThinkingEffort, ReasoningEffort, 100_000, 200_000, DialectJSONSchema},
+		{"openai", "o4-mini-2025-04-16", "openai", false, false, true, ThinkingEffort, ReasoningEffort, 100_000, 200_000, DialectJSONSchema},
+		{"openai", "gpt-4o-mini", "openai", false, false, false, ThinkingNone, ReasoningNone, 16_384, 128_000, DialectJSONSchema},
+		{"openai", "gpt-4.1", "openai", false, false, false, ThinkingNone, ReasoningNone, 32_768, 1_047_576, DialectJSONSchema},
+		{"gemini", "gemini-3-pro-preview", "google", false, false, false, ThinkingLevel, ReasoningGemini, 65_536, 1_048_576, DialectGemini},
+		{"gemini", "models/gemini-2.5-flash", "google", false, false, false, ThinkingBudget, ReasoningGemini, 65_536, 1_048_576, DialectGemini},
+		{"deepseek", "deepseek-chat", "deepseek", false, false, false, ThinkingNone, ReasoningNone, 8192, 128_000, DialectJSONSchema},
+		{"deepseek", "deepseek-reasoner", "deepseek", false, false, false, ThinkingAlways, ReasoningContent, 65_536, 128_000, DialectJSONSchema},
+		{"mistral", "mistral-large-latest", "mistral", false, false, false, ThinkingNone, ReasoningNone, 32_768, 128_000, DialectJSONSchema},
+		{"ollama", "qwen3:8b", "qwen", false, false, false, ThinkingNone, ReasoningContent, 8192, 40_960, DialectJSONSchema},
+		{"groq", "llama-3.3-70b-versatile", "meta", false, false, false, ThinkingNone, ReasoningNone, 32_768, 131_072, DialectJSONSchema},
+		{"vllm", "meta-llama/Llama-3.1-8B-Instruct", "meta", false, false, false, ThinkingNone, ReasoningNone, 8192, 128_000, DialectJSONSchema},
+	}
+	for _, tt := range tests {
+		t.Run(tt.model, func(t *testing.T) {
+			c := Lookup(tt.provider, tt.model)
+			if c.Family != tt.family || c.NativeSearch != tt.native || c.DeferLoading != tt.deferLoad ||
+				c.EncryptedReasoning != tt.encrypt || c.Thinking != tt.thinking || c.Reasoning != tt.reasoning ||
+				c.MaxOutput != tt.maxOut || c.ContextWindow != tt.ctx || c.SchemaDialect != tt.dialect {
+				t.Errorf("Lookup(%q, %q) = %+v", tt.provider, tt.model, c)
+			}
+			if c.DefaultMaxTokens <= 0 || c.DefaultMaxTokens > c.MaxOutput {
+				t.Errorf("default max tokens %d outside (0, %d]", c.DefaultMaxTokens, c.MaxOutput)
+			}
+		})
+	}
+}
+
+func TestDefaultMaxTokensGenerous(t *testing.T) {
+	t.Parallel()
+	for model, want := range map[string]int{
+		"claude-sonnet-4-5": 32_000, "claude-opus-4-6": 64_000, "claude-opus-4-1": 32_000,
+		"claude-3-haiku-20240307": 4096, "gpt-5": 64_000, "gpt-4o": 16_384, "deepseek-chat": 8192,
+	} {
+		if got := Lookup("", model).DefaultMaxTokens; got != want {
+			t.Errorf("%s: default max tokens %d, want %d", model, got, want)
+		}
+	}
+}
+
+func TestWireEffort(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		model, level, want string
+		ok                 bool
+	}{
+		{"gpt-5", "none", "minimal", true},
+		{"gpt-5", "max", "high", true},
+		{"gpt-5.1", "minimal", "low", true},
+		{"gpt-5.2", "max", "xhigh", true},
+		{"claude-opus-4-6", "max", "max", true},
+		{"claude-opus-4-6", "minimal", "low", true},
+		{"gemini-3-pro-preview", "medium", "high", true},
+		{"gpt-4o", "high", "", false},
+		{"deepseek-reasoner", "high", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := Lookup("", tt.model).WireEffort(tt.level)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("%s %s: %q %v, want %q %v", tt.model, tt.level, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	t.Parallel()
+	var ov map[string]Override
+	if err := json.Unmarshal([]byte(`{
+		"my-gpt-deployment": {"like": "gpt-5.4"},
+		"corp-claude-*": {"like": "claude-sonnet-4-5", "native_search": false, "defer_loading": false},
+		"corp-claude-special": {"like": "claude-opus-4-6"},
+		"local-coder": {"context_window": 32768, "max_output": 8192},
+		"gpt-5": {"provider": "azure", "encrypted_reasoning": false}
+	}`), &ov); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := (*Table)(nil).With(ov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := tab.Lookup("azure", "my-gpt-deployment"); !c.NativeSearch || !c.EncryptedReasoning || !c.Known {
+		t.Errorf("deployment like gpt-5.4: %+v", c)
+	}
+	if c := tab.Lookup("anthropic", "corp-claude-fast"); c.NativeSearch || c.DeferLoading || c.Thinking != ThinkingBudget {
+		t.Errorf("prefix override: %+v", c)
+	}
+	if c := tab.Lookup("anthropic", "corp-claude-special"); !c.NativeSearch || c.Thinking != ThinkingAdaptive {
+		t.Errorf("exact beats prefix: %+v", c)
+	}
+	if c := tab.Lookup("ollama", "local-coder"); c.ContextWindow != 32768 || c.MaxOutput != 8192 || c.DefaultMaxTokens != 4096 || !c.Known {
+		t.Errorf("declared local model: %+v", c)
+	}
+	if c := tab.Lookup("azure", "gpt-5"); c.EncryptedReasoning {
+		t.Errorf("provider-scoped override not applied: %+v", c)
+	}
+	if c := tab.Lookup("openai", "gpt-5"); !c.EncryptedReasoning {
+		t.Errorf("provider-scoped override leaked to openai: %+v", c)
+	}
+	if _, err := (*Table)(nil).With(map[string]Override{"x": {Thinking: "sometimes"}}); err == nil {
+		t.Error("an unknown thinking kind is accepted")
+	}
+	ns, err := tab.WithNativeSearch(map[string]bool{"corp-claude-*": true, "proxy-*": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := ns.Lookup("anthropic", "corp-claude-fast"); !c.NativeSearch || c.DeferLoading {
+		t.Errorf("native_search_models merged: %+v", c)
+	}
+}
