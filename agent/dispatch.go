@@ -101,6 +101,10 @@ func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCal
 	fail := func(msg string) ToolResult {
 		return ToolResult{CallID: c.ID, Name: c.Name, Text: msg, IsError: true}
 	}
+	if !ok && (c.Name == "" || c.Name == "tool_call") {
+		// The client-search wrapper arrived without a usable "name".
+		return fail(`tool_call needs "name": the name of a tool that tool_search returned, and "arguments": an object matching its input schema, e.g. {"name": "github__create_issue", "arguments": {"title": "..."}}`)
+	}
 	if !ok {
 		slog.Warn("model called a tool that was never offered", "tool", c.Name)
 		return fail(fmt.Sprintf("unknown tool %q: it is not offered in this conversation; search for tools with tool_search and use a name it returns", c.Name))

@@ -393,3 +393,38 @@ func TestRetryableNonAPIErrorIsRetried(t *testing.T) {
 		t.Fatalf("requests = %d", len(p.reqs))
 	}
 }
+
+// #14 case 8 and 10: a deferred tool never searched for still waits for
+// approval when called directly; tool_call without a name says what it needs.
+func TestApprovalHoldsForUnsearchedDeferredTool(t *testing.T) {
+	ran := false
+	set := tools.NewSet()
+	_ = set.Add(nil, echoTool("srv__rm", true, func(context.Context, json.RawMessage) (tools.Result, error) {
+		ran = true
+		return tools.Result{Text: "gone"}, nil
+	}))
+	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){
+		answer(call("1", "srv__rm", `{"x":1}`), call("2", "tool_call", `{}`)), answer(agent.TextPart("ok")),
+	}}
+	asked := 0
+	s := &agent.Session{Provider: p, Tools: set, Search: agent.SearchClient,
+		NeedsApproval: func(t tools.Tool) bool { return t.Name == "srv__rm" },
+		Approver: approverFunc(func(agent.ToolEvent) bool { asked++; return false })}
+	if _, err := collect(t, s, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if ran || asked != 1 {
+		t.Fatalf("ran = %v asked = %d", ran, asked)
+	}
+	res := s.Messages()[2].Parts
+	if !strings.Contains(res[0].ToolResult.Text, "denied") {
+		t.Errorf("result = %q", res[0].ToolResult.Text)
+	}
+	if txt := res[1].ToolResult.Text; !strings.Contains(txt, `tool_call needs "name"`) || strings.Contains(txt, "unknown tool") {
+		t.Errorf("nameless tool_call: %q", txt)
+	}
+}
+
+type approverFunc func(agent.ToolEvent) bool
+
+func (f approverFunc) Approve(_ context.Context, e agent.ToolEvent) (bool, error) { return f(e), nil }

@@ -82,10 +82,14 @@ func buildRuntime(ctx context.Context, g *Globals, approver agent.Approver) (_ *
 	if err != nil {
 		return nil, &UsageError{err}
 	}
+	approval, needsApproval, err := approvalPolicy(c.RequireApproval)
+	if err != nil {
+		return nil, err
+	}
 	s := &agent.Session{
 		Provider: p, Model: model, System: c.System, Tools: tools.NewSet(), Search: mode,
 		SearchAlgo: c.SearchAlgo, ProviderTools: pts, MaxSteps: c.MaxSteps, MaxTokens: c.MaxTokens,
-		NoStream: g.NoStream, Approver: approver, NeedsApproval: approvalPolicy(c.RequireApproval),
+		NoStream: g.NoStream, Approver: approver, NeedsApproval: needsApproval,
 		MaxRetryWait: time.Duration(c.MaxRetryWait),
 	}
 	if c.FallbackModel != "" {
@@ -107,6 +111,7 @@ func buildRuntime(ctx context.Context, g *Globals, approver agent.Approver) (_ *
 		rt.MCP = mgr
 		rt.applyAutoDefer(g, model)
 	}
+	rt.unmatchedApprovals(approval)
 
 	meta := store.SessionMeta{
 		Workdir: g.Workdir, Provider: c.Provider, API: p.API(), Model: model,

@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"path"
 	"strings"
 	"sync"
 
@@ -67,26 +66,33 @@ func newProvider(g *Globals, name string) (agent.Provider, string, error) {
 	return f(g)
 }
 
-// approvalPolicy turns config patterns into the core's NeedsApproval hook.
-// A pattern matches the tool name ("github__create_*") or, written
-// "server:NAME", every tool of a server.
-func approvalPolicy(patterns []string) func(tools.Tool) bool {
+// approvalPolicy turns config patterns into the core's NeedsApproval hook
+// (tools.Approval: every name of a tool, or "server:NAME").
+func approvalPolicy(patterns []string) (*tools.Approval, func(tools.Tool) bool, error) {
 	if len(patterns) == 0 {
-		return nil
+		return nil, nil, nil
 	}
-	return func(t tools.Tool) bool {
-		for _, p := range patterns {
-			if srv, ok := strings.CutPrefix(p, "server:"); ok {
-				if ok, _ := path.Match(srv, t.Server); ok {
-					return true
-				}
-				continue
-			}
-			if ok, _ := path.Match(p, t.Name); ok {
-				return true
-			}
+	a, err := tools.NewApproval(patterns)
+	if err != nil {
+		return nil, nil, usagef("%v", err)
+	}
+	return a, a.Needs, nil
+}
+
+// unmatchedApprovals warns about require_approval patterns that match no
+// tool: the calls they were meant to hold run without asking.
+func (rt *runtime) unmatchedApprovals(a *tools.Approval) {
+	if a == nil {
+		return
+	}
+	var servers []string
+	if rt.MCP != nil {
+		for _, st := range rt.MCP.Status() {
+			servers = append(servers, st.Name)
 		}
-		return false
+	}
+	for _, p := range a.Unmatched(rt.Session.Tools.All(), servers) {
+		rt.Warnings = append(rt.Warnings, fmt.Sprintf("require_approval pattern %q matches no tool of the configured servers: check its spelling (a tool's wire name, the server's own tool name, SERVER__TOOL or server:SERVER all work)", p))
 	}
 }
 

@@ -35,6 +35,9 @@ type Tool struct {
 	// Server is where the tool comes from (an MCP server name), for display
 	// and search; empty for built-in tools.
 	Server string
+	// Orig is the server's own name for the tool when Name was made from it
+	// ("delete_everything" for "bad_2-dcf9__delete_everything").
+	Orig string
 	// ServerTitle is the server's own description, used by search.
 	ServerDescription string
 	// Deferred is the tool's own wish; registration may override it.

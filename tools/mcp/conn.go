@@ -392,6 +392,7 @@ func (c *conn) agentTools(deferAll bool) []tools.Tool {
 	for _, t := range list {
 		out = append(out, tools.Tool{
 			Name:              ToolName(c.cfg.Name, t.Name),
+			Orig:              t.Name,
 			Description:       t.Description,
 			Schema:            t.Schema,
 			Server:            c.cfg.Name,

@@ -1,0 +1,104 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-dev/agent/providers/openaichat/chattest"
+	mcptools "github.com/agent-dev/agent/tools/mcp"
+)
+
+// writeJSON writes v to a file in a temporary directory.
+func writeJSON(t *testing.T, name string, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// namedMCPConfig is testMCPConfig with the server named name.
+func namedMCPConfig(t *testing.T, name string) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeJSON(t, "mcp.json", map[string]any{"mcpServers": map[string]any{
+		name: map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1"}},
+	}})
+}
+
+// #14 case 1 and 8: a require_approval pattern written with any name of
+// the tool holds, on a direct call and through tool_call, for a deferred
+// tool the model never searched for; -p without --yes denies it.
+func TestApprovalMatchesEveryName(t *testing.T) {
+	wire := mcptools.ToolName("bad.2", "send_email")
+	if wire == "bad.2__send_email" {
+		t.Fatal("the test needs a server name that is rewritten on the wire")
+	}
+	for _, pattern := range []string{"bad.2__send_email", "bad.2__*", "send_email", wire, "server:bad.2", "server:bad.*"} {
+		for _, how := range []string{"tool_call", "direct"} {
+			t.Run(pattern+"/"+how, func(t *testing.T) {
+				isolate(t)
+				f := chattest.NewServer(t)
+				call := chattest.WrappedCall("call_1", wire, map[string]any{"to": "a@b.c", "body": "hi"})
+				if how == "direct" {
+					call = chattest.DirectCall("call_1", wire, map[string]any{"to": "a@b.c", "body": "hi"})
+				}
+				f.Script(chattest.Calls(call), chattest.Text("Done."))
+				cfg := writeJSON(t, "config.json", map[string]any{"require_approval": []string{pattern}})
+				res := runAgent(t, nil, "-p", "mail them", "--config", cfg, "--mcp-config", namedMCPConfig(t, "bad.2"),
+					"--mcp", "bad.2", "--defer", "--provider", "ollama", "--base-url", f.URL+"/v1", "--model", "qwen3",
+					"--db", filepath.Join(t.TempDir(), "a.db"), "--output-format", "json")
+				if res.code != 0 {
+					t.Fatalf("exit %d\nstderr: %s\nstdout: %s", res.code, res.stderr, res.stdout)
+				}
+				out := decodePrint(t, res.stdout)
+				if len(out.ToolCalls) != 1 || !out.ToolCalls[0].IsError {
+					t.Fatalf("tool calls = %+v: the call ran without approval", out.ToolCalls)
+				}
+				reqs := f.Requests()
+				if len(reqs) != 2 || !bytes.Contains(reqs[1].Body, []byte("the user denied this tool call")) {
+					t.Fatalf("the model was not told the call was denied")
+				}
+				if len(out.Warnings) != 0 {
+					t.Errorf("warnings = %q", out.Warnings)
+				}
+			})
+		}
+	}
+}
+
+// #14 case 1: a pattern matching no tool is a warning on stderr and in JSON.
+func TestApprovalPatternMatchingNothingWarns(t *testing.T) {
+	isolate(t)
+	f := chattest.NewServer(t)
+	f.Script(chattest.Text("Hi."))
+	cfg := writeJSON(t, "config.json", map[string]any{"require_approval": []string{"bad2__*", "server:nosuch", "send_email"}})
+	args := []string{"-p", "hello", "--config", cfg, "--mcp-config", namedMCPConfig(t, "bad.2"), "--mcp", "bad.2",
+		"--provider", "ollama", "--base-url", f.URL + "/v1", "--model", "qwen3", "--db", filepath.Join(t.TempDir(), "a.db")}
+	res := runAgent(t, nil, append(args, "--output-format", "json")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	out := decodePrint(t, res.stdout)
+	joined := strings.Join(out.Warnings, "\n")
+	if len(out.Warnings) != 2 || !strings.Contains(joined, `"bad2__*" matches no tool`) || !strings.Contains(joined, `"server:nosuch" matches no tool`) {
+		t.Fatalf("warnings = %q", out.Warnings)
+	}
+	f.Script(chattest.Text("Hi."))
+	res = runAgent(t, nil, args...)
+	if !strings.Contains(res.stderr, `"bad2__*" matches no tool`) {
+		t.Fatalf("stderr = %q", res.stderr)
+	}
+}
