@@ -409,7 +409,7 @@ func TestApprovalHoldsForUnsearchedDeferredTool(t *testing.T) {
 	asked := 0
 	s := &agent.Session{Provider: p, Tools: set, Search: agent.SearchClient,
 		NeedsApproval: func(t tools.Tool) bool { return t.Name == "srv__rm" },
-		Approver: approverFunc(func(agent.ToolEvent) bool { asked++; return false })}
+		Approver:      approverFunc(func(agent.ToolEvent) bool { asked++; return false })}
 	if _, err := collect(t, s, "go"); err != nil {
 		t.Fatal(err)
 	}
