@@ -11,7 +11,17 @@ import (
 // migration N means adding seeds[N-1]'s successor here: the test below
 // fails for any earlier version without a seed.
 var seeds = map[int64]func(t *testing.T, db *sql.DB){
-	1: func(t *testing.T, db *sql.DB) {
+	1: seedV1,
+	2: func(t *testing.T, db *sql.DB) {
+		seedV1(t, db)
+		if _, err := db.Exec(`INSERT INTO mcp_catalog (server, config_hash, tools, tools_hash, listed_at) VALUES ('s', 'h', CAST('[]' AS BLOB), 'x', 1)`); err != nil {
+			t.Fatal(err)
+		}
+	},
+}
+
+func seedV1(t *testing.T, db *sql.DB) {
+	{
 		_, err := db.Exec(`
 			INSERT INTO sessions (id, title, created_at, updated_at, workdir, provider, api, model, settings)
 				VALUES ('seed0001', 'seeded', 1, 2, '/w', 'anthropic', 'messages', 'm', '{"search":"native"}');
@@ -24,7 +34,7 @@ var seeds = map[int64]func(t *testing.T, db *sql.DB){
 		if err != nil {
 			t.Fatal(err)
 		}
-	},
+	}
 }
 
 // checkSeed verifies, through the current API, what every seed holds.

@@ -1,0 +1,97 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// CatalogEntry is one MCP server's last tools/list, as the catalog cache
+// keeps it: the server is found by its name and the hash of its config, so
+// a changed config never starts from an old list.
+type CatalogEntry struct {
+	Server     string
+	ConfigHash string
+	// ServerName and ServerVersion are the server's serverInfo.
+	ServerName    string
+	ServerVersion string
+	Instructions  string
+	// Description is the one line search shows for the server.
+	Description string
+	// Tools is a JSON array the caller defines (the MCP client's own
+	// encoding of the listed tools); the store keeps it byte for byte.
+	Tools []byte
+	// ToolsHash is the sha256 (hex) of Tools; SaveCatalog fills it.
+	ToolsHash string
+	ListedAt  time.Time
+}
+
+// catalogMaxAge drops cached lists of a server's other configs after a
+// month without a listing, so old configs do not pile up.
+const catalogMaxAge = 30 * 24 * time.Hour
+
+// LoadCatalog returns the cached list of server under configHash, or
+// ErrNotFound.
+func (d *DB) LoadCatalog(ctx context.Context, server, configHash string) (CatalogEntry, error) {
+	e := CatalogEntry{Server: server, ConfigHash: configHash}
+	var listed int64
+	err := d.sql.QueryRowContext(ctx, `SELECT server_name, server_version, instructions, description, tools, tools_hash, listed_at
+		FROM mcp_catalog WHERE server = ? AND config_hash = ?`, server, configHash).
+		Scan(&e.ServerName, &e.ServerVersion, &e.Instructions, &e.Description, &e.Tools, &e.ToolsHash, &listed)
+	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return CatalogEntry{}, fmt.Errorf("MCP catalog of %s: %w", server, ErrNotFound)
+		}
+		return CatalogEntry{}, fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
+	}
+	e.ListedAt = fromMS(listed)
+	return e, nil
+}
+
+// SaveCatalog stores e as the server's list for its config hash, replacing
+// the previous one, and drops the server's lists of other configs not seen
+// for a month.
+func (d *DB) SaveCatalog(ctx context.Context, e CatalogEntry) error {
+	if e.Server == "" || e.ConfigHash == "" {
+		return errors.New("save MCP catalog: server and config hash are required")
+	}
+	if e.Tools == nil {
+		e.Tools = []byte("[]")
+	}
+	sum := sha256.Sum256(e.Tools)
+	e.ToolsHash = hex.EncodeToString(sum[:])
+	if e.ListedAt.IsZero() {
+		e.ListedAt = time.Now()
+	}
+	err := d.withTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO mcp_catalog
+			(server, config_hash, server_name, server_version, instructions, description, tools, tools_hash, listed_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (server, config_hash) DO UPDATE SET server_name = excluded.server_name,
+				server_version = excluded.server_version, instructions = excluded.instructions,
+				description = excluded.description, tools = excluded.tools, tools_hash = excluded.tools_hash,
+				listed_at = excluded.listed_at`,
+			e.Server, e.ConfigHash, e.ServerName, e.ServerVersion, e.Instructions, e.Description, e.Tools, e.ToolsHash, ms(e.ListedAt)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM mcp_catalog WHERE server = ? AND config_hash <> ? AND listed_at < ?`,
+			e.Server, e.ConfigHash, ms(e.ListedAt.Add(-catalogMaxAge)))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("save MCP catalog of %s: %w", e.Server, err)
+	}
+	return nil
+}
+
+// ClearCatalog forgets every cached MCP tool list.
+func (d *DB) ClearCatalog(ctx context.Context) error {
+	if _, err := d.sql.ExecContext(ctx, `DELETE FROM mcp_catalog`); err != nil {
+		return fmt.Errorf("clear MCP catalog: %w", mapErr(err))
+	}
+	return nil
+}
