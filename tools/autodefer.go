@@ -6,8 +6,14 @@ import (
 	"github.com/agent-dev/agent/tools/tokens"
 )
 
-// Cost is the estimated token cost of a tool definition as sent.
-func (t Tool) Cost() int { return tokens.Tool(t.Name, t.Description, t.Schema) }
+// Cost is the estimated token cost of a tool definition as sent: the known
+// count when there is one, else counted (which loads the tokenizer).
+func (t Tool) Cost() int {
+	if t.Tokens > 0 {
+		return t.Tokens
+	}
+	return tokens.Tool(t.Name, t.Description, t.Schema)
+}
 
 // ActiveCost sums the estimated tokens of the active tools.
 func (s *Set) ActiveCost() int {

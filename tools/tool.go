@@ -42,7 +42,11 @@ type Tool struct {
 	ServerDescription string
 	// Deferred is the tool's own wish; registration may override it.
 	Deferred bool
-	Exec     Executor
+	// Tokens is the definition's o200k count when already known (the MCP
+	// catalog cache keeps it), so a stable catalog is never counted again;
+	// 0 means count when needed.
+	Tokens int
+	Exec   Executor
 }
 
 // Set is the registry of a chat: every tool, each either active or deferred.

@@ -85,7 +85,7 @@ func (c *conn) downMessageLocked() string {
 	if c.err != nil {
 		cause = c.err.Error()
 	}
-	msg := fmt.Sprintf("MCP server %s is not running: %s; it will be restarted on the next call", c.cfg.Name, cause)
+	msg := fmt.Sprintf("MCP server %s is not running: %s%s; it will be restarted on the next call", c.cfg.Name, cause, c.cachedNoteLocked())
 	if wait := time.Until(c.nextTry); wait > 0 {
 		msg += fmt.Sprintf(" after %s", wait.Round(time.Second))
 	}
@@ -97,6 +97,13 @@ func (c *conn) downMessageLocked() string {
 // during the wait fails at once with a message that says when the next
 // attempt is.
 func (c *conn) ensure(ctx context.Context) (*client.Client, error) {
+	// A server still starting (in the background, from the cache) is
+	// waited for: by this call only, and within its start timeout.
+	select {
+	case <-c.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	if cl, err, retry := c.current(); !retry {
 		return cl, err
 	}
@@ -149,4 +156,28 @@ func (c *conn) current() (cl *client.Client, err error, retry bool) {
 		return nil, errors.New(c.downMessageLocked()), false
 	}
 	return nil, nil, true
+}
+
+// startFailed records a failed first start. A server whose cached tools are
+// registered gets the restart backoff, so its tools answer at once with the
+// error instead of each waiting for another start timeout.
+func (c *conn) startFailed(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.state, c.err = StateFailed, err
+	if c.cached {
+		c.fails = 1
+		c.nextTry = time.Now().Add(time.Second)
+	}
+}
+
+// startFailedText is the warning for a server that failed in the
+// background.
+func (c *conn) startFailedText(err error) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.cached {
+		return err.Error()
+	}
+	return fmt.Sprintf("%v; its %d cached tools stay listed and answer with this error until it starts", err, len(c.list))
 }

@@ -29,6 +29,13 @@ type rawTool struct {
 	Name        string
 	Description string
 	Schema      json.RawMessage
+	// Tokens is the definition's count when the catalog cache knew it.
+	Tokens int
+}
+
+// serverInfo is what initialize told about the server.
+type serverInfo struct {
+	Name, Version, Instructions string
 }
 
 // conn is one server's connection and its current tool list.
@@ -52,7 +59,26 @@ type conn struct {
 	listMu   sync.Mutex // orders tools/list requests of this server
 	listNext uint64     // guarded by listMu
 	dialMu   sync.Mutex // one (re)connection at a time
+
+	// The catalog cache (cache.go). cached: the list is the cached one
+	// (the server has not listed its tools in this run yet).
+	configHash string
+	serverInfo serverInfo
+	cached     bool
+	cachedAt   time.Time
+	cachedHash string
+	// What the cache holds, so an unchanged list is not written again.
+	cachedList []rawTool
+	cachedInfo serverInfo
+	cachedDesc string
+	// ready is closed when the first connection attempt has ended: a call
+	// of a tool waits for its own server's start, and only for it.
+	ready     chan struct{}
+	readyOnce sync.Once
 }
+
+// markReady ends the wait of calls made while the server was starting.
+func (c *conn) markReady() { c.readyOnce.Do(func() { close(c.ready) }) }
 
 var rpcSeq atomic.Int64
 
@@ -87,13 +113,14 @@ func (c *conn) connect(parent context.Context) error {
 	type result struct {
 		list []rawTool
 		info string
+		si   serverInfo
 		seq  uint64
 		err  error
 	}
 	done := make(chan result, 1)
 	go func() {
 		var r result
-		r.info, r.err = c.handshake(ctx, cl, stderr)
+		r.info, r.si, r.err = c.handshake(ctx, cl, stderr)
 		if r.err == nil {
 			r.list, r.seq, r.err = c.listTools(ctx, cl)
 		}
@@ -129,17 +156,24 @@ func (c *conn) connect(parent context.Context) error {
 		return errors.New("manager closed while connecting")
 	}
 	c.cl, c.stderr, c.state, c.err, c.fails = cl, stderr, StateRunning, nil, 0
+	oldInfo := c.info
 	if c.cfg.Description != "" {
 		c.info = c.cfg.Description
 	} else {
 		c.info = r.info
 	}
-	wasUp := c.everUp
+	c.serverInfo = r.si
+	wasUp, fromCache := c.everUp, c.cached
 	c.everUp = true
 	c.mu.Unlock()
 	// A restarted server may offer other tools than before: that is a
-	// change like tools/list_changed.
-	c.install(r.list, r.seq, wasUp)
+	// change like tools/list_changed. So is a list that differs from the
+	// cached one the run started with, or the first list of a server the
+	// run did not wait for.
+	if !c.install(r.list, r.seq, wasUp || fromCache || c.m.registered()) && fromCache && oldInfo != c.info {
+		c.m.toolsChanged(c.cfg.Name) // only the description search uses changed
+	}
+	c.saveCached(r.list, r.si, r.info)
 	if c.cfg.Type == config.MCPStdio {
 		go c.watchStderr(cl, stderr)
 	}
@@ -147,14 +181,14 @@ func (c *conn) connect(parent context.Context) error {
 }
 
 // handshake starts the transport and initializes the session.
-func (c *conn) handshake(ctx context.Context, cl *client.Client, stderr *tail) (string, error) {
+func (c *conn) handshake(ctx context.Context, cl *client.Client, stderr *tail) (string, serverInfo, error) {
 	// The transport's Start context is the stdio process's lifetime and the
 	// SSE stream's: it must be the manager's, not this attempt's timeout.
 	if err := cl.Start(c.m.ctx); err != nil {
 		if c.cfg.Type == config.MCPStdio {
-			return "", err // already says which command failed and why
+			return "", serverInfo{}, err // already says which command failed and why
 		}
-		return "", fmt.Errorf("connect to %s: %w", c.cfg.URL, err)
+		return "", serverInfo{}, fmt.Errorf("connect to %s: %w", c.cfg.URL, err)
 	}
 	if c.cfg.Type == config.MCPStdio {
 		if r, ok := client.GetStderr(cl); ok {
@@ -166,13 +200,13 @@ func (c *conn) handshake(ctx context.Context, cl *client.Client, stderr *tail) (
 	req.Params.ClientInfo = mcpgo.Implementation{Name: c.m.opts.ClientName, Version: c.m.opts.ClientVersion}
 	res, err := cl.Initialize(ctx, req)
 	if err != nil {
-		return "", fmt.Errorf("initialize: %w", err)
+		return "", serverInfo{}, fmt.Errorf("initialize: %w", err)
 	}
 	info := res.ServerInfo.Title
 	if res.Instructions != "" {
 		info = firstLine(res.Instructions, 300)
 	}
-	return info, nil
+	return info, serverInfo{Name: res.ServerInfo.Name, Version: res.ServerInfo.Version, Instructions: res.Instructions}, nil
 }
 
 // newClient builds the client for the server's transport, unstarted.
@@ -328,18 +362,28 @@ func (c *conn) refresh(gen uint64, cl *client.Client) {
 	c.mu.Unlock()
 	if !stale {
 		c.install(list, seq, true)
+		c.mu.Lock()
+		si, info := c.serverInfo, c.info
+		if c.cfg.Description != "" {
+			info = c.cachedDesc
+		}
+		c.mu.Unlock()
+		c.saveCached(list, si, info)
 	}
 }
 
 // install makes list the server's tools unless a newer listing is already
-// installed, and reports the change when announce is set.
-func (c *conn) install(list []rawTool, seq uint64, announce bool) {
+// installed, and reports the change when announce is set. It returns
+// whether it reported one.
+func (c *conn) install(list []rawTool, seq uint64, announce bool) bool {
 	c.mu.Lock()
 	if seq <= c.listSeq {
 		c.mu.Unlock()
-		return
+		return false
 	}
 	c.listSeq = seq
+	fromCache := c.cached
+	c.cached = false
 	old := c.list
 	oldNames := c.names
 	c.list = list
@@ -350,7 +394,7 @@ func (c *conn) install(list []rawTool, seq uint64, announce bool) {
 	running := c.state == StateRunning
 	c.mu.Unlock()
 	if !announce || !running || sameTools(old, list) {
-		return
+		return false
 	}
 	var added, removed []string
 	for n := range c.names {
@@ -366,15 +410,28 @@ func (c *conn) install(list []rawTool, seq uint64, announce bool) {
 	slices.Sort(added)
 	slices.Sort(removed)
 	c.m.toolsChanged(c.cfg.Name)
-	text := fmt.Sprintf("MCP server %s changed its tools (%d now", c.cfg.Name, len(list))
-	if len(added) > 0 {
+	var text string
+	switch {
+	case fromCache:
+		text = fmt.Sprintf("MCP server %s now lists other tools than its cached list (%d now", c.cfg.Name, len(list))
+	case len(old) == 0:
+		text = fmt.Sprintf("MCP server %s is up (%d tools", c.cfg.Name, len(list))
+	default:
+		text = fmt.Sprintf("MCP server %s changed its tools (%d now", c.cfg.Name, len(list))
+	}
+	if len(added) > 0 && len(old) > 0 {
 		text += fmt.Sprintf(", %d added", len(added))
 	}
 	if len(removed) > 0 {
 		text += fmt.Sprintf(", %d removed", len(removed))
 	}
-	c.m.emit(Event{Kind: EventToolsChanged, Server: c.cfg.Name, Text: text + "); the change applies from the next turn",
+	text += "); the change applies from the next turn"
+	if c.m.registered() {
+		text += ", whose request reads the prompt without the cache once (the tools array changes)"
+	}
+	c.m.emit(Event{Kind: EventToolsChanged, Server: c.cfg.Name, Text: text,
 		Added: added, Removed: removed, Tools: len(list)})
+	return true
 }
 
 func sameTools(a, b []rawTool) bool {
@@ -398,6 +455,7 @@ func (c *conn) agentTools(deferAll bool) []tools.Tool {
 			Server:            c.cfg.Name,
 			ServerDescription: info,
 			Deferred:          deferred(c.cfg, t.Name, deferAll),
+			Tokens:            t.Tokens,
 			Exec:              c.executor(t.Name),
 		})
 	}
@@ -414,7 +472,7 @@ func (c *conn) lookup(name string) (string, bool) {
 func (c *conn) status() Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := Status{Name: c.cfg.Name, Transport: c.cfg.Type, Source: c.cfg.Source, State: c.state, Tools: len(c.list)}
+	s := Status{Name: c.cfg.Name, Transport: c.cfg.Type, Source: c.cfg.Source, State: c.state, Tools: len(c.list), Cached: c.cached}
 	if c.cfg.Type == config.MCPStdio {
 		s.Target = strings.Join(append([]string{c.cfg.Command}, c.cfg.Args...), " ")
 	} else {

@@ -43,6 +43,15 @@ type Options struct {
 	// ClientName and ClientVersion identify the agent to servers.
 	ClientName    string
 	ClientVersion string
+	// Cache, when set, keeps each server's last tool list between runs:
+	// Start registers the cached list at once and connects the server in
+	// the background; a list that turns out different applies at the next
+	// Sync, like tools/list_changed.
+	Cache Cache
+	// Background makes Start wait for no server at all: servers without a
+	// cached list add their tools when they are up, at the next Sync (the
+	// TUI's first frame never waits).
+	Background bool
 }
 
 // EventKind names a status change.
@@ -94,6 +103,9 @@ type Status struct {
 	// Deferred counts the tools that start deferred (without --defer).
 	Deferred int    `json:"deferred"`
 	Error    string `json:"error,omitempty"`
+	// Cached: the tools are the cached list; the server has not listed its
+	// own yet (still starting, or failed to).
+	Cached bool `json:"cached,omitempty"`
 }
 
 // ToolRef is where an agent tool name points.
@@ -115,6 +127,9 @@ type Manager struct {
 	deferAll bool
 	pending  map[string]bool // servers whose tools changed since the last Sync
 	closed   bool
+
+	saves   sync.WaitGroup // catalog cache writes in flight
+	started sync.WaitGroup // connections Start left running in the background
 }
 
 // NewManager prepares connections to servers; Start connects them.
@@ -145,14 +160,22 @@ func NewManager(servers []config.MCPServer, opts Options) *Manager {
 			continue
 		}
 		seen[s.Name] = true
-		m.conns = append(m.conns, &conn{m: m, cfg: s, state: StateStarting})
+		m.conns = append(m.conns, &conn{m: m, cfg: s, state: StateStarting, ready: make(chan struct{}),
+			configHash: ConfigHash(s, opts.Workdir)})
 	}
 	return m
 }
 
-// Start connects every server concurrently, each within its timeout, and
-// waits for all of them. A server that fails is a warning (returned, and
-// sent as an event); the others work.
+// Start connects every server concurrently, each within its timeout. A
+// server that fails is a warning (returned, and sent as an event); the
+// others work.
+//
+// Without a cache Start waits for every server. With one, a server whose
+// list is cached (for its current config) has it registered at once and
+// connects in the background: Start waits only for the servers it knows
+// nothing of (for none with Options.Background). A call of a tool waits
+// for its own server's start only. A background server that fails to start
+// is reported by an event; its cached tools answer with that error.
 func (m *Manager) Start(ctx context.Context) []error {
 	errs := make([]error, len(m.conns))
 	var wg sync.WaitGroup
@@ -160,20 +183,45 @@ func (m *Manager) Start(ctx context.Context) []error {
 		switch {
 		case c.cfg.Disabled:
 			c.setState(StateDisabled, nil)
+			c.markReady()
 			errs[i] = fmt.Errorf("MCP server %s is disabled in %s", c.cfg.Name, c.cfg.Source)
 			continue
 		case c.cfg.Unavailable != "":
 			errs[i] = fmt.Errorf("MCP server %s: %s", c.cfg.Name, c.cfg.Unavailable)
 			c.setState(StateFailed, errors.New(c.cfg.Unavailable))
+			c.markReady()
 			continue
 		}
-		wg.Add(1)
+		wait := !c.loadCached(ctx) && !m.opts.Background
+		if wait {
+			wg.Add(1)
+		} else {
+			m.started.Add(1)
+		}
+		// A background start outlives Start's ctx: it ends with Close.
+		cctx := ctx
+		if !wait {
+			cctx = context.WithoutCancel(ctx)
+		}
 		go func() {
-			defer wg.Done()
-			if err := c.connect(ctx); err != nil {
-				c.setState(StateFailed, err)
-				errs[i] = fmt.Errorf("MCP server %s did not start: %w", c.cfg.Name, err)
+			defer func() {
+				if wait {
+					wg.Done()
+				} else {
+					m.started.Done()
+				}
+			}()
+			err := c.connect(cctx)
+			if err != nil {
+				err = fmt.Errorf("MCP server %s did not start: %w", c.cfg.Name, err)
+				c.startFailed(err)
+				if wait {
+					errs[i] = err
+				} else if !m.isClosed() {
+					m.emit(Event{Kind: EventWarning, Server: c.cfg.Name, Text: c.startFailedText(err)})
+				}
 			}
+			c.markReady()
 		}()
 	}
 	wg.Wait()
@@ -185,6 +233,19 @@ func (m *Manager) Start(ctx context.Context) []error {
 		}
 	}
 	return out
+}
+
+// WaitStarted waits until every server Start left connecting in the
+// background has come up or failed, or ctx ends.
+func (m *Manager) WaitStarted(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { m.started.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Tools returns the tools of the running servers, in server order, with
@@ -295,7 +356,20 @@ func (m *Manager) Close() error {
 	}
 	m.cancel()
 	<-done
+	for _, c := range m.conns {
+		c.markReady()
+	}
+	// Cache writes are short; a run must not lose the list it paid for.
+	m.saves.Wait()
 	return nil
+}
+
+// registered reports whether Register has handed the tools to a set, after
+// which a server's new list waits for Sync.
+func (m *Manager) registered() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.set != nil
 }
 
 func (m *Manager) isClosed() bool {

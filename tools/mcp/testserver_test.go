@@ -53,6 +53,14 @@ func runTestServer(mode string) {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "fatal: MISSING_TOKEN is not set")
 		os.Exit(2)
+	case "gated":
+		// Starts only once the test creates the gate file: a slow server
+		// whose start the test decides, without timing anything.
+		for gate := os.Getenv("AGENT_MCP_TEST_GATE"); ; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(gate); err == nil {
+				break
+			}
+		}
 	case "slow":
 		// Starts like a server that loads something for a while without
 		// using the CPU (a network fetch), then serves as "tools".

@@ -1,0 +1,317 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/tools"
+)
+
+// memCache is a Cache in memory.
+type memCache struct {
+	mu      sync.Mutex
+	entries map[string]CatalogEntry
+	saves   int
+}
+
+func newMemCache() *memCache { return &memCache{entries: map[string]CatalogEntry{}} }
+
+func (c *memCache) LoadCatalog(_ context.Context, server, hash string) (CatalogEntry, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[server+"\x00"+hash]
+	return e, ok, nil
+}
+
+func (c *memCache) SaveCatalog(_ context.Context, e CatalogEntry) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries[e.Server+"\x00"+e.ConfigHash] = e
+	c.saves++
+	return nil
+}
+
+func (c *memCache) only(t *testing.T) CatalogEntry {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.entries) != 1 {
+		t.Fatalf("cache has %d entries, want 1", len(c.entries))
+	}
+	for _, e := range c.entries {
+		return e
+	}
+	panic("unreachable")
+}
+
+// gatedServer is the edge server that starts only once its gate file
+// exists; open creates it.
+func gatedServer(t *testing.T, name string) (cfg config.MCPServer, open func()) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	cfg = testServerConfig(t, name, "gated")
+	cfg.Env["AGENT_MCP_TEST_GATE"] = gate
+	return cfg, func() {
+		if err := os.WriteFile(gate, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// fillCache runs a manager on cfg until its tools are listed, so the cache
+// holds its list.
+func fillCache(t *testing.T, cache Cache, cfg config.MCPServer) {
+	t.Helper()
+	m, _, errs := startManager(t, Options{Cache: cache}, cfg)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	m.Close()
+}
+
+func TestCacheSlowServerDoesNotDelayStart(t *testing.T) {
+	t.Parallel()
+	cache := newMemCache()
+	cfg, open := gatedServer(t, "edge")
+	open()
+	fillCache(t, cache, cfg)
+	e := cache.only(t)
+	var cts []cachedTool
+	if err := json.Unmarshal(e.Tools, &cts); err != nil {
+		t.Fatal(err)
+	}
+	if len(cts) != len(edgeTools) || e.ServerName != "edge" || e.ServerVersion != "1.0.0" ||
+		e.Instructions != "Edge cases for the agent's MCP client." || e.ConfigHash != ConfigHash(cfg, "") {
+		t.Fatalf("cached entry: %+v", e)
+	}
+	for _, ct := range cts {
+		if ct.Tokens <= 0 {
+			t.Fatalf("%s cached without a token count", ct.Name)
+		}
+	}
+	if got := string(cts[slices.IndexFunc(cts, func(c cachedTool) bool { return c.Name == "raw_schema" })].InputSchema); got != rawSchema {
+		t.Fatalf("cached schema %s", got)
+	}
+
+	// The gate is closed again: the server now takes as long as the test
+	// wants to start. Start must not wait for it.
+	if err := os.Remove(cfg.Env["AGENT_MCP_TEST_GATE"]); err != nil {
+		t.Fatal(err)
+	}
+	m, ev, errs := startManager(t, Options{Cache: cache}, cfg)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	st := m.Status()[0]
+	if st.State != StateStarting || !st.Cached || st.Tools != len(edgeTools) {
+		t.Fatalf("status right after Start: %+v", st)
+	}
+	set := tools.NewSet()
+	if err := m.Register(set, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(set.Deferred()); got != len(edgeTools) {
+		t.Fatalf("%d tools registered from the cache, want %d", got, len(edgeTools))
+	}
+	if tl, _ := set.Lookup("edge__echo"); tl.Tokens <= 0 || tl.ServerDescription != "Edge cases for the agent's MCP client." {
+		t.Fatalf("cached tool: %+v", tl)
+	}
+	if ref, ok := m.Lookup("edge__raw_schema"); !ok || ref.Tool != "raw_schema" {
+		t.Fatalf("lookup: %+v %v", ref, ok)
+	}
+
+	// A call waits for its own server, which comes up when the gate opens.
+	type res struct {
+		r   tools.Result
+		err error
+	}
+	got := make(chan res, 1)
+	go func() {
+		tl, _ := set.Lookup("edge__echo")
+		r, err := tl.Exec(t.Context(), json.RawMessage(`{"message":"hi"}`))
+		got <- res{r, err}
+	}()
+	select {
+	case r := <-got:
+		t.Fatalf("the call returned before its server started: %+v", r)
+	default:
+	}
+	open()
+	var r res
+	select {
+	case r = <-got:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the call never returned")
+	}
+	if r.err != nil || r.r.IsError || r.r.Text != "echo: hi" {
+		t.Fatalf("call after start: %+v", r)
+	}
+	if err := m.WaitStarted(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Status()[0]; st.State != StateRunning || st.Cached {
+		t.Fatalf("status once up: %+v", st)
+	}
+	// The same list: nothing changes, nothing is written again.
+	if changed, _ := m.Sync(); len(changed) != 0 {
+		t.Fatalf("unchanged server reported changed: %v", changed)
+	}
+	ev.mu.Lock()
+	for _, e := range ev.all {
+		if e.Kind == EventToolsChanged || e.Kind == EventWarning {
+			t.Errorf("unexpected event %+v", e)
+		}
+	}
+	ev.mu.Unlock()
+	m.Close()
+	if cache.saves != 1 {
+		t.Fatalf("%d cache writes, want 1 (the unchanged list is not written again)", cache.saves)
+	}
+}
+
+func TestCacheChangedServerAppliesAtNextSync(t *testing.T) {
+	t.Parallel()
+	cache := newMemCache()
+	cfg := testServerConfig(t, "edge", "tools")
+	fillCache(t, cache, cfg)
+	// The cached list is older: it has a tool the server dropped since
+	// and lacks "structured".
+	e := cache.only(t)
+	var cts []cachedTool
+	if err := json.Unmarshal(e.Tools, &cts); err != nil {
+		t.Fatal(err)
+	}
+	cts = slices.DeleteFunc(cts, func(c cachedTool) bool { return c.Name == "structured" })
+	cts = append(cts, cachedTool{Name: "gone", Description: "dropped since", InputSchema: json.RawMessage(`{"type":"object"}`), Tokens: 9})
+	e.Tools, _ = json.Marshal(cts)
+	if err := cache.SaveCatalog(t.Context(), e); err != nil {
+		t.Fatal(err)
+	}
+
+	m, ev, errs := startManager(t, Options{Cache: cache}, cfg)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	set := tools.NewSet()
+	if err := m.Register(set, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := set.Lookup("edge__gone"); !ok {
+		t.Fatal("the cached list was not registered")
+	}
+	changed := ev.wait(t, "tools_changed", func(e Event) bool { return e.Kind == EventToolsChanged })
+	if !slices.Equal(changed.Added, []string{"edge__structured"}) || !slices.Equal(changed.Removed, []string{"edge__gone"}) ||
+		!strings.Contains(changed.Text, "cached list") || !strings.Contains(changed.Text, "next turn") || !strings.Contains(changed.Text, "cache") {
+		t.Fatalf("event: %+v", changed)
+	}
+	// Until the turn boundary the set is unchanged.
+	if _, ok := set.Lookup("edge__gone"); !ok {
+		t.Fatal("the change applied before Sync")
+	}
+	names, err := m.Sync()
+	if err != nil || !slices.Equal(names, []string{"edge"}) {
+		t.Fatalf("Sync = %v, %v", names, err)
+	}
+	if _, ok := set.Lookup("edge__gone"); ok {
+		t.Fatal("a dropped tool is still registered after Sync")
+	}
+	if r := call(t, set, "edge__structured", `{}`); r.IsError {
+		t.Fatalf("new tool: %+v", r)
+	}
+	m.Close()
+	// The cache now holds the server's own list.
+	var now []cachedTool
+	if err := json.Unmarshal(cache.only(t).Tools, &now); err != nil {
+		t.Fatal(err)
+	}
+	if len(now) != len(edgeTools) || slices.ContainsFunc(now, func(c cachedTool) bool { return c.Name == "gone" }) {
+		t.Fatalf("cache after the change: %d tools", len(now))
+	}
+}
+
+func TestCacheFailedServerToolsAreErrors(t *testing.T) {
+	t.Parallel()
+	cache := newMemCache()
+	cfg := testServerConfig(t, "edge", "exit")
+	// A list cached when the server still worked (its config unchanged).
+	b, _ := json.Marshal([]cachedTool{{Name: "echo", Description: "Echoes", InputSchema: json.RawMessage(`{"type":"object"}`), Tokens: 12}})
+	_ = cache.SaveCatalog(t.Context(), CatalogEntry{Server: "edge", ConfigHash: ConfigHash(cfg, ""), Tools: b,
+		ListedAt: time.Date(2026, 11, 30, 9, 0, 0, 0, time.Local)})
+	m, ev, errs := startManager(t, Options{Cache: cache}, cfg)
+	if len(errs) > 0 {
+		t.Fatalf("a cached server's failure is an event, not a Start error: %v", errs)
+	}
+	set := tools.NewSet()
+	if err := m.Register(set, false); err != nil {
+		t.Fatal(err)
+	}
+	w := ev.wait(t, "warning", func(e Event) bool { return e.Kind == EventWarning })
+	if !strings.Contains(w.Text, "did not start") || !strings.Contains(w.Text, "MISSING_TOKEN") || !strings.Contains(w.Text, "1 cached tools") {
+		t.Fatalf("warning: %q", w.Text)
+	}
+	r := call(t, set, "edge__echo", `{"message":"x"}`)
+	if !r.IsError || !strings.Contains(r.Text, "did not start") || !strings.Contains(r.Text, "cached 2026-11-30 09:00") {
+		t.Fatalf("call of a failed server's cached tool: %+v", r)
+	}
+	if st := m.Status()[0]; st.State != StateFailed || !st.Cached {
+		t.Fatalf("status: %+v", st)
+	}
+}
+
+func TestBackgroundStartWithoutCache(t *testing.T) {
+	t.Parallel()
+	cfg, open := gatedServer(t, "edge")
+	m, ev, errs := startManager(t, Options{Background: true}, cfg)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	set := tools.NewSet()
+	if err := m.Register(set, false); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(set.All()); n != 0 {
+		t.Fatalf("%d tools before the server is up", n)
+	}
+	open()
+	up := ev.wait(t, "tools_changed", func(e Event) bool { return e.Kind == EventToolsChanged })
+	if !strings.Contains(up.Text, "is up") || up.Tools != len(edgeTools) {
+		t.Fatalf("event: %+v", up)
+	}
+	if names, _ := m.Sync(); !slices.Equal(names, []string{"edge"}) {
+		t.Fatalf("Sync = %v", names)
+	}
+	if r := call(t, set, "edge__echo", `{"message":"up"}`); r.Text != "echo: up" {
+		t.Fatalf("call: %+v", r)
+	}
+}
+
+func TestConfigHash(t *testing.T) {
+	a := config.MCPServer{Name: "x", Type: config.MCPStdio, Command: "srv", Args: []string{"/a"}, Env: map[string]string{"K": "1"}}
+	b := a
+	b.Defer, b.Timeout, b.Description, b.AlwaysLoad = config.DeferSetting{}, time.Minute, "d", []string{"t"}
+	if ConfigHash(a, "/w") != ConfigHash(b, "/w") {
+		t.Fatal("settings that do not decide the tools changed the hash")
+	}
+	for _, c := range []func(*config.MCPServer){
+		func(s *config.MCPServer) { s.Args = []string{"/b"} },
+		func(s *config.MCPServer) { s.Env = map[string]string{"K": "2"} },
+		func(s *config.MCPServer) { s.Command = "other" },
+		func(s *config.MCPServer) { s.Cwd = "/elsewhere" },
+	} {
+		d := a
+		c(&d)
+		if ConfigHash(d, "/w") == ConfigHash(a, "/w") {
+			t.Fatalf("changed config %+v kept the hash", d)
+		}
+	}
+	if ConfigHash(a, "/w") == ConfigHash(a, "/v") {
+		t.Fatal("a stdio server's working directory is part of its config")
+	}
+}
