@@ -41,7 +41,7 @@ type Event struct {
 	// Compaction is set on compacted: the summary now sent in place of
 	// the earlier turns, with the estimated tokens before and after.
 	Compaction *Compaction `json:"compaction,omitempty"`
-	Err     string   `json:"error,omitempty"`
+	Err        string      `json:"error,omitempty"`
 	// Request is the 1-based request number within the turn, on usage events.
 	Request int `json:"request,omitempty"`
 }
