@@ -181,12 +181,16 @@ func TestImpliedStepOnFirstPage(t *testing.T) {
 		docs = append(docs, Doc{Name: n + "_document", Description: "Take a file and " + n + " it: works on any file type.", Server: "docs"})
 	}
 	q := "Find the trending GitHub repositories and draft an intro for the top one in /root/markdown/github_trends.md"
-	off := DefaultConfig()
+	// Without the name prior, which lifts write_file on its own here (the
+	// cue "write file" says its whole name), to show what the slot does.
+	on := DefaultConfig()
+	on.NamePrior = 0
+	off := on
 	off.StepSlot = 0
 	for _, tt := range []struct {
 		cfg  Config
 		want bool
-	}{{off, false}, {DefaultConfig(), true}} {
+	}{{off, false}, {on, true}} {
 		hits, err := NewWithConfig(docs, tt.cfg).Search(q, Options{Limit: DefaultSearchLimit})
 		if err != nil {
 			t.Fatal(err)

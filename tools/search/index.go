@@ -64,8 +64,12 @@ type Config struct {
 	// WordNet is the weight of the WordNet synonyms (most frequent sense)
 	// of the query's words that the catalog has. 0 is off.
 	WordNet float64
-	// Joins indexes adjacent name words glued together ("wordcloud").
+	// Joins indexes adjacent name words glued together ("wordcloud"), and
+	// matches a query's adjacent words glued.
 	Joins bool
+	// QueryJoins matches a query's adjacent words glued ("screen shot"
+	// finds "screenshot") without indexing names' glued words.
+	QueryJoins bool
 	// ServerMix is how much of a tool's score comes from how well its server
 	// as a whole (all its tools' names and descriptions) matches the query.
 	ServerMix float64
@@ -107,16 +111,18 @@ const (
 // DefaultConfig returns the tuned defaults.
 func DefaultConfig() Config {
 	return Config{
-		K1:             1.2,
+		K1: 1.2,
+		// b = 0.3 in every field: full length normalisation (0.75) punished
+		// the tools described at length on every set.
 		Weight:         [NumFields]float64{2, 1, 1, 1, 1},
-		B:              [NumFields]float64{0.3, 0.75, 0.75, 0.75, 0.75},
+		B:              [NumFields]float64{0.3, 0.3, 0.3, 0.3, 0.3},
 		Stemmer:        "porter",
-		Joins:          true,
 		Synonyms:       0.5,
-		FeedbackDocs:   3,
-		FeedbackTerms:  10,
+		FeedbackTerms:  10, // feedback stays off (FeedbackDocs 0): it lost on MetaTool
 		FeedbackWeight: 0.3,
-		NamePrior:      0.3,
+		NamePrior:      0.6,
+		QueryJoins:     true,
+		WordNet:        0.3,
 		Cues:           1,
 		PathStems:      true,
 		Glosses:        true,

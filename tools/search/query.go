@@ -72,7 +72,7 @@ func (s *snapshot) queryTerms(q string, terms, cues []string) map[int32]float64 
 			qt[id]++
 		}
 	}
-	if s.cfg.Joins {
+	if s.cfg.Joins || s.cfg.QueryJoins {
 		an.joins(q, func(t string) {
 			if id, ok := s.vocab[t]; ok {
 				qt[id]++

@@ -8,9 +8,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/agent-dev/agent/tools/search"
@@ -20,6 +23,7 @@ import (
 func main() {
 	shared := flag.String("shared", "", "the shared directory (default: ../shared next to the module root)")
 	ablate := flag.Bool("ablate", false, "also show what each ranking signal is worth")
+	explore := flag.Bool("explore", false, "show the exploration variants (bench.Explore) instead of the ablation")
 	noSpeed := flag.Bool("nospeed", false, "skip the speed table")
 	tune := flag.Bool("tune", false, "tune the settings on half the queries and report both halves")
 	dump := flag.String("dump", "", "print each query's first 50 tools under the named variant (see -ablate) as JSONL and exit")
@@ -38,35 +42,108 @@ func main() {
 		}
 		return
 	}
-	if err := run(*shared, *ablate, !*noSpeed); err != nil {
+	if err := run(*shared, *ablate, *explore, !*noSpeed); err != nil {
 		fmt.Fprintln(os.Stderr, "searchbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(shared string, ablate, speedToo bool) error {
-	shared, set, err := loadBenchmark(shared)
+func run(shared string, ablate, explore, speedToo bool) error {
+	shared, sets, err := loadSets(shared)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%s: %d tools, %d queries\n\n", set.Name, len(set.Docs), len(set.Queries))
-	// The two halves show whether a difference holds on both or comes
-	// from a few queries of one.
-	even, odd := set.Split()
-	fmt.Printf("%-40s %6s %6s %6s %8s %9s %9s %11s %11s\n", "configuration", "R@1", "R@5", "R@10", "nDCG@10", "srv hit@5", "srv R@5", "nDCG even", "nDCG odd")
-	row := func(name string, cfg search.Config) {
-		ix := search.NewWithConfig(set.Docs, cfg)
-		m := set.Evaluate(bench.IndexRanker(ix))
-		me, mo := even.Evaluate(bench.IndexRanker(ix)), odd.Evaluate(bench.IndexRanker(ix))
-		fmt.Printf("%-40s %6.1f %6.1f %6.1f %8.1f %9.1f %9.1f %11.1f %11.1f\n", name, m.R1, m.R5, m.R10, m.NDCG10, m.ServerR5, m.ServerShareR5, me.NDCG10, mo.NDCG10)
+	held, err := bench.HeldOut(shared, sets)
+	if err != nil {
+		return err
 	}
-	for _, v := range bench.Variants(ablate) {
-		row(v.Name, v.Config)
+	all := append(append([]*bench.Set(nil), sets...), held...)
+	for _, s := range all {
+		fmt.Printf("%s: %d tools, %d queries\n", s.Name, len(s.Docs), len(s.Queries))
+	}
+	fmt.Printf("\nnDCG@10 on each set, all queries (even half / odd half); held-out checks (*) choose nothing\n\n")
+	fmt.Printf("%-44s", "configuration")
+	for _, s := range all {
+		name := s.Name
+		for _, h := range held {
+			if h == s {
+				name += "*"
+			}
+		}
+		fmt.Printf(" %22s", name)
+	}
+	var lmb *bench.Set
+	for _, s := range sets {
+		if s.Name == "livemcpbench" {
+			lmb = s
+		}
+	}
+	fmt.Printf(" %8s %8s\n", "min Δ", "mean")
+	variants := bench.Variants(ablate)
+	if explore {
+		variants = append(variants[:4:4], bench.Explore()...)
+	}
+	// best[set][half] is the best plain BM25 reference: "min Δ" is a
+	// variant's smallest gain over it on any half of the chosen sets.
+	best := map[string]float64{}
+	for _, v := range variants {
+		fmt.Printf("%-44s", v.Name)
+		minGain, mean := math.Inf(1), 0.0
+		for _, s := range all {
+			ix := search.NewWithConfig(s.Docs, v.Config)
+			even, odd := s.Split()
+			m, me, mo := s.Evaluate(bench.IndexRanker(ix)), even.Evaluate(bench.IndexRanker(ix)), odd.Evaluate(bench.IndexRanker(ix))
+			fmt.Printf(" %22s", fmt.Sprintf("%.1f (%.1f/%.1f)", m.NDCG10, me.NDCG10, mo.NDCG10))
+			if !slices.Contains(sets, s) {
+				continue
+			}
+			mean += m.NDCG10 / float64(len(sets))
+			for half, x := range map[string]float64{"even": me.NDCG10, "odd": mo.NDCG10} {
+				k := s.Name + "/" + half
+				if strings.HasSuffix(v.Name, "(reference)") {
+					best[k] = max(best[k], x)
+				} else {
+					minGain = min(minGain, x-best[k])
+				}
+			}
+		}
+		if math.IsInf(minGain, 1) {
+			fmt.Printf(" %8s %8.1f\n", "", mean)
+		} else {
+			fmt.Printf(" %+8.1f %8.1f\n", minGain, mean)
+		}
+	}
+	if lmb != nil && !explore {
+		fmt.Printf("\n%s in detail\n\n", lmb.Name)
+		even, odd := lmb.Split()
+		fmt.Printf("%-44s %6s %6s %6s %8s %9s %9s %11s %11s\n", "configuration", "R@1", "R@5", "R@10", "nDCG@10", "srv hit@5", "srv R@5", "nDCG even", "nDCG odd")
+		for _, v := range variants {
+			ix := search.NewWithConfig(lmb.Docs, v.Config)
+			m := lmb.Evaluate(bench.IndexRanker(ix))
+			me, mo := even.Evaluate(bench.IndexRanker(ix)), odd.Evaluate(bench.IndexRanker(ix))
+			fmt.Printf("%-44s %6.1f %6.1f %6.1f %8.1f %9.1f %9.1f %11.1f %11.1f\n", v.Name, m.R1, m.R5, m.R10, m.NDCG10, m.ServerR5, m.ServerShareR5, me.NDCG10, mo.NDCG10)
+		}
 	}
 	if !speedToo {
 		return nil
 	}
-	return speed(shared, set)
+	if lmb == nil {
+		return fmt.Errorf("the speed table needs livemcpbench's queries")
+	}
+	return speed(shared, lmb)
+}
+
+// loadSets reads the shared sets from shared, or from ../shared next to
+// the module root when shared is empty, and returns the directory used.
+func loadSets(shared string) (string, []*bench.Set, error) {
+	if shared == "" {
+		var err error
+		if shared, err = bench.SharedDir(); err != nil {
+			return "", nil, err
+		}
+	}
+	sets, err := bench.Sets(shared)
+	return shared, sets, err
 }
 
 func speed(shared string, set *bench.Set) error {

@@ -61,16 +61,21 @@ type Set struct {
 
 // LoadSet reads a set laid out as dir/tools.jsonl and dir/queries.jsonl.
 func LoadSet(dir string) (*Set, error) {
-	docs, err := search.LoadCatalogFile(filepath.Join(dir, "tools.jsonl"))
+	return LoadSetFiles(filepath.Base(dir), filepath.Join(dir, "tools.jsonl"), filepath.Join(dir, "queries.jsonl"))
+}
+
+// LoadSetFiles reads a set from a catalog file and a queries file.
+func LoadSetFiles(name, catalog, queries string) (*Set, error) {
+	docs, err := search.LoadCatalogFile(catalog)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(filepath.Join(dir, "queries.jsonl"))
+	f, err := os.Open(queries)
 	if err != nil {
 		return nil, fmt.Errorf("open queries: %w", err)
 	}
 	defer f.Close()
-	set := &Set{Name: filepath.Base(dir), Docs: docs, serverOf: map[string]string{}}
+	set := &Set{Name: name, Docs: docs, serverOf: map[string]string{}}
 	for _, d := range docs {
 		set.serverOf[d.Key()] = d.Server
 	}
@@ -253,4 +258,117 @@ func (s *Set) Split() (even, odd *Set) {
 		}
 	}
 	return even, odd
+}
+
+// Sets loads the shared benchmark sets the ranking is chosen on:
+// livemcpbench, metatool (single-tool queries) and metatool-multi. A set
+// that is not there is left out; none at all is an error.
+func Sets(shared string) ([]*Set, error) {
+	var out []*Set
+	lmb := filepath.Join(shared, "retrieval", "livemcpbench")
+	mt := filepath.Join(shared, "retrieval", "metatool")
+	for _, s := range []struct{ name, catalog, queries string }{
+		{"livemcpbench", filepath.Join(lmb, "tools.jsonl"), filepath.Join(lmb, "queries.jsonl")},
+		{"metatool", filepath.Join(mt, "tools.jsonl"), filepath.Join(mt, "queries.jsonl")},
+		{"metatool-multi", filepath.Join(mt, "tools.jsonl"), filepath.Join(mt, "queries_multi.jsonl")},
+	} {
+		set, err := LoadSetFiles(s.name, s.catalog, s.queries)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+		out = append(out, set)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no retrieval sets under %s", filepath.Join(shared, "retrieval"))
+	}
+	return out, nil
+}
+
+// HeldOut builds checks that no setting is chosen on, to catch overfitting
+// to the sets Sets loads:
+//
+//   - metatool-history: every 10th pair of metatool's history.jsonl as a
+//     single-tool query (other people's wording of the same needs);
+//   - merged:livemcpbench: livemcpbench's and metatool's catalogs as one
+//     (MCP tools with schemas and Chinese text, and plugins described in a
+//     sentence), with livemcpbench's queries: the plugins are distractors.
+func HeldOut(shared string, sets []*Set) ([]*Set, error) {
+	var out []*Set
+	mt := filepath.Join(shared, "retrieval", "metatool")
+	if uses, err := LoadHistory(filepath.Join(mt, "history.jsonl")); err == nil {
+		var base *Set
+		for _, s := range sets {
+			if s.Name == "metatool" {
+				base = s
+			}
+		}
+		if base != nil {
+			h := &Set{Name: "metatool-history", Docs: base.Docs, serverOf: base.serverOf}
+			for i := 0; i < len(uses); i += 10 {
+				h.Queries = append(h.Queries, Query{ID: fmt.Sprint(i), Query: uses[i].Query, Groups: [][]string{{uses[i].Tool}}})
+			}
+			out = append(out, h)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	var docs []search.Doc
+	serverOf := map[string]string{}
+	var parts []*Set
+	for _, s := range sets {
+		if s.Name != "livemcpbench" && s.Name != "metatool" {
+			continue
+		}
+		for _, d := range s.Docs {
+			if _, dup := serverOf[d.Key()]; !dup {
+				serverOf[d.Key()] = d.Server
+				docs = append(docs, d)
+			}
+		}
+		// MetaTool's queries are left out: livemcpbench has tools that
+		// answer many of them (get_weather, get_route_directions) that
+		// their gold does not list.
+		if s.Name == "livemcpbench" {
+			parts = append(parts, &Set{Name: "merged:" + s.Name, Queries: s.Queries})
+		}
+	}
+	if len(parts) == 1 {
+		for _, p := range parts {
+			p.Docs, p.serverOf = docs, serverOf
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// Use is one earlier (query, tool) pair of a history file.
+type Use struct {
+	Query string `json:"query"`
+	Tool  string `json:"tool"`
+}
+
+// LoadHistory reads JSONL {"query", "tool"} lines.
+func LoadHistory(path string) ([]Use, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Use
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var u Use
+		if err := json.Unmarshal(sc.Bytes(), &u); err != nil {
+			return nil, fmt.Errorf("parse history: %w", err)
+		}
+		out = append(out, u)
+	}
+	return out, sc.Err()
 }

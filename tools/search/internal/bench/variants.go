@@ -1,8 +1,6 @@
 package bench
 
 import (
-	"fmt"
-
 	"github.com/agent-dev/agent/tools/search"
 )
 
@@ -21,8 +19,11 @@ func Variants(ablate bool) []Variant {
 	plain.B = [search.NumFields]float64{0.75, 0.75, 0.75, 0.75, 0.75}
 	params := plain
 	params.Weight[search.FieldParams] = 1
+	porter := plain
+	porter.Stemmer = "porter"
 	vs := []Variant{
 		{"BM25 name+desc (reference)", plain},
+		{"BM25 name+desc, porter (reference)", porter},
 		{"BM25 name+desc+params (reference)", params},
 		{"default", def},
 	}
@@ -34,47 +35,78 @@ func Variants(ablate bool) []Variant {
 		f(&c)
 		vs = append(vs, Variant{name, c})
 	}
+	with("previous default", func(c *search.Config) {
+		c.Joins, c.QueryJoins, c.FeedbackDocs, c.NamePrior, c.WordNet = true, false, 3, 0.3, 0
+		c.B = [search.NumFields]float64{0.3, 0.75, 0.75, 0.75, 0.75}
+	})
 	with("- stemming", func(c *search.Config) { c.Stemmer = "" })
 	with("porter -> s-stemmer", func(c *search.Config) { c.Stemmer = "s" })
-	with("- name joins", func(c *search.Config) { c.Joins = false })
+	with("+ name joins", func(c *search.Config) { c.Joins = true })
+	with("- query joins", func(c *search.Config) { c.QueryJoins = false })
 	with("- phrase field", func(c *search.Config) { c.Weight[search.FieldPhrase] = 0 })
+	with("phrase field 0.5", func(c *search.Config) { c.Weight[search.FieldPhrase] = 0.5 })
 	with("- params field", func(c *search.Config) { c.Weight[search.FieldParams] = 0 })
+	with("params field 2", func(c *search.Config) { c.Weight[search.FieldParams] = 2 })
 	with("- server field", func(c *search.Config) { c.Weight[search.FieldServer] = 0 })
+	with("name field 1", func(c *search.Config) { c.Weight[search.FieldName] = 1 })
+	with("b 0.75 (name 0.3)", func(c *search.Config) { c.B = [search.NumFields]float64{0.3, 0.75, 0.75, 0.75, 0.75} })
+	with("b 0.2", func(c *search.Config) { c.B = [search.NumFields]float64{0.2, 0.2, 0.2, 0.2, 0.2} })
+	with("b 0.4", func(c *search.Config) { c.B = [search.NumFields]float64{0.4, 0.4, 0.4, 0.4, 0.4} })
+	with("k1 0.9", func(c *search.Config) { c.K1 = 0.9 })
+	with("k1 1.6", func(c *search.Config) { c.K1 = 1.6 })
 	with("- cues", func(c *search.Config) { c.Cues = 0 })
 	with("- path stems", func(c *search.Config) { c.PathStems = false })
 	with("- implied steps", func(c *search.Config) { c.StepSlot = 0 })
-	for _, slot := range []int{3, 8} {
-		with(fmt.Sprintf("implied steps at %d", slot), func(c *search.Config) { c.StepSlot = slot })
-	}
 	with("- Chinese glosses", func(c *search.Config) { c.Glosses = false })
 	with("- chain", func(c *search.Config) { c.Chain = 0 })
-	with("- cues - path stems - chain", func(c *search.Config) { c.Cues, c.PathStems, c.Chain = 0, false, 0 })
-	for _, w := range []float64{0.5, 1.5} {
-		with(fmt.Sprintf("cues %.1f", w), func(c *search.Config) { c.Cues = w })
-	}
-	for _, w := range []float64{0.3, 0.7} {
-		with(fmt.Sprintf("chain %.1f", w), func(c *search.Config) { c.Chain = w })
-	}
+	with("- cues - path stems - chain - steps", func(c *search.Config) { c.Cues, c.PathStems, c.Chain, c.StepSlot = 0, false, 0, 0 })
 	with("- action synonyms", func(c *search.Config) { c.Synonyms = 0 })
-	with("- feedback", func(c *search.Config) { c.FeedbackDocs = 0 })
+	with("+ feedback (3 docs, 10 terms, 0.3)", func(c *search.Config) { c.FeedbackDocs = 3 })
+	with("+ feedback 0.15", func(c *search.Config) { c.FeedbackDocs, c.FeedbackWeight = 3, 0.15 })
 	with("+ server mix 0.25", func(c *search.Config) { c.ServerMix = 0.25 })
-	with("+ server mix 0.5", func(c *search.Config) { c.ServerMix = 0.5 })
 	with("- name prior", func(c *search.Config) { c.NamePrior = 0 })
-	with("name prior 0.15", func(c *search.Config) { c.NamePrior = 0.15 })
-	with("name prior 0.6", func(c *search.Config) { c.NamePrior = 0.6 })
-	with("+ phrase feedback", func(c *search.Config) { c.PhraseFeedback = true })
-	with("+ phrase feedback - name prior", func(c *search.Config) { c.PhraseFeedback = true; c.NamePrior = 0 })
+	with("name prior 0.3", func(c *search.Config) { c.NamePrior = 0.3 })
+	with("name prior 0.8", func(c *search.Config) { c.NamePrior = 0.8 })
 	with("+ diversity 0.2", func(c *search.Config) { c.Diversity = 0.2 })
-	with("+ diversity 0.4", func(c *search.Config) { c.Diversity = 0.4 })
-	with("+ intents RRF k=60", func(c *search.Config) { c.Intents = search.IntentsRRF })
-	with("+ intents RRF k=20", func(c *search.Config) { c.Intents = search.IntentsRRF; c.RRFK = 20 })
-	with("+ intents RRF k=60 whole x2", func(c *search.Config) { c.Intents = search.IntentsRRF; c.WholeWeight = 2 })
-	with("+ intents RRF k=60 whole x#intents", func(c *search.Config) { c.Intents = search.IntentsRRF; c.WholeWeight = -1 })
 	with("+ intents RRF k=20 whole x#intents", func(c *search.Config) { c.Intents = search.IntentsRRF; c.RRFK = 20; c.WholeWeight = -1 })
-	with("+ wordnet 0.2", func(c *search.Config) { c.WordNet = 0.2 })
-	with("+ wordnet 0.3", func(c *search.Config) { c.WordNet = 0.3 })
-	with("+ wordnet 0.4", func(c *search.Config) { c.WordNet = 0.4 })
-	with("+ wordnet 0.3 - action synonyms", func(c *search.Config) { c.WordNet = 0.3; c.Synonyms = 0 })
 	with("+ intents round-robin", func(c *search.Config) { c.Intents = search.IntentsRoundRobin })
+	with("- wordnet", func(c *search.Config) { c.WordNet = 0 })
+	with("wordnet 0.2", func(c *search.Config) { c.WordNet = 0.2 })
+	with("wordnet 0.3 - action synonyms", func(c *search.Config) { c.Synonyms = 0 })
+	return vs
+}
+
+// Explore returns the variants tried while choosing the defaults.
+func Explore() []Variant {
+	def := search.DefaultConfig()
+	var vs []Variant
+	with := func(name string, base search.Config, f func(*search.Config)) search.Config {
+		c := base
+		f(&c)
+		vs = append(vs, Variant{name, c})
+		return c
+	}
+	with("default", def, func(c *search.Config) {})
+	g := with("- feedback - joins, b 0.3", def, func(c *search.Config) {
+		c.FeedbackDocs, c.Joins = 0, false
+		c.B = [search.NumFields]float64{0.3, 0.3, 0.3, 0.3, 0.3}
+	})
+	n := with("  name prior 0.6", g, func(c *search.Config) { c.NamePrior = 0.6 })
+	with("    name prior 0.8", n, func(c *search.Config) { c.NamePrior = 0.8 })
+	with("    server mix 0.1", n, func(c *search.Config) { c.ServerMix = 0.1 })
+	with("    k1 1.6", n, func(c *search.Config) { c.K1 = 1.6 })
+	with("    k1 0.9", n, func(c *search.Config) { c.K1 = 0.9 })
+	with("    phrase 0.5", n, func(c *search.Config) { c.Weight[search.FieldPhrase] = 0.5 })
+	with("    params 0.5", n, func(c *search.Config) { c.Weight[search.FieldParams] = 0.5 })
+	with("    name 1.5", n, func(c *search.Config) { c.Weight[search.FieldName] = 1.5 })
+	with("    b 0.4", n, func(c *search.Config) { c.B = [search.NumFields]float64{0.4, 0.4, 0.4, 0.4, 0.4} })
+	with("    synonyms 0.3", n, func(c *search.Config) { c.Synonyms = 0.3 })
+	with("    + joins", n, func(c *search.Config) { c.Joins = true })
+	with("    + query joins", n, func(c *search.Config) { c.QueryJoins = true })
+	with("    feedback 0.15", n, func(c *search.Config) { c.FeedbackDocs = 3; c.FeedbackTerms = 10; c.FeedbackWeight = 0.15 })
+	with("    - chain", n, func(c *search.Config) { c.Chain = 0 })
+	with("    - steps", n, func(c *search.Config) { c.StepSlot = 0 })
+	with("    - cues", n, func(c *search.Config) { c.Cues = 0 })
+	with("    - glosses", n, func(c *search.Config) { c.Glosses = false })
 	return vs
 }
