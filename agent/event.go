@@ -19,6 +19,7 @@ const (
 	EventMessage        EventType = "message"
 	EventUsage          EventType = "usage"
 	EventWarning        EventType = "warning"
+	EventCompacted      EventType = "compacted"
 	EventError          EventType = "error"
 	EventDone           EventType = "done"
 )
@@ -37,7 +38,10 @@ type Event struct {
 	Usage      *Usage      `json:"usage,omitempty"`
 	// Message is set on message: a completed message appended to history.
 	Message *Message `json:"message,omitempty"`
-	Err     string   `json:"error,omitempty"`
+	// Compaction is set on compacted: the summary now sent in place of
+	// the earlier turns, with the estimated tokens before and after.
+	Compaction *Compaction `json:"compaction,omitempty"`
+	Err        string      `json:"error,omitempty"`
 	// Request is the 1-based request number within the turn, on usage events.
 	Request int `json:"request,omitempty"`
 }

@@ -73,10 +73,22 @@ type Session struct {
 	MaxRetryWait time.Duration
 	// PartialEvery is how often streaming text is checkpointed to the store.
 	PartialEvery time.Duration
+	// AutoCompact is the share of ContextWindow (tokens) a request may fill
+	// before the earlier turns are compacted; 0 turns it off, as does a
+	// ContextWindow of 0.
+	AutoCompact   float64
+	ContextWindow int
 
 	mu      sync.Mutex
 	History []Message
 	Totals  Usage
+	// compaction, when set, replaces the history before its boundary in
+	// what is sent (compact.go).
+	compaction *Compaction
+	// lastPrompt is the prompt size the provider reported for the last
+	// response (input, cache and output tokens), when the history was
+	// lastLen messages long: the base of the auto-compaction estimate.
+	lastPrompt, lastLen int
 }
 
 // Send runs one turn in the background and returns its event stream, which
@@ -112,7 +124,9 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 	s.defaults()
 	s.mu.Lock()
 	s.History = RepairHistory(s.History)
+	turnStart := len(s.History)
 	s.mu.Unlock()
+	warned := false
 	if text != "" {
 		if err := s.appendMessage(ctx, Message{Role: RoleUser, Parts: []Part{TextPart(text)}}, emit); err != nil {
 			return err
@@ -122,7 +136,8 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 		if step > s.MaxSteps {
 			return fmt.Errorf("step budget of %d requests spent: the model is still calling tools; raise --max-steps or ask again", s.MaxSteps)
 		}
-		resp, used, err := s.request(ctx, emit)
+		s.autoCompact(ctx, turnStart, &warned, emit)
+		resp, used, err := s.request(ctx, emit, s.BuildRequest, true)
 		if resp != nil {
 			if len(resp.Message.Parts) > 0 {
 				if aerr := s.appendMessage(context.WithoutCancel(ctx), resp.Message, emit); aerr != nil && err == nil {
@@ -130,6 +145,12 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 				}
 			}
 			u := resp.Usage
+			if err == nil {
+				s.mu.Lock()
+				s.lastPrompt = u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens
+				s.lastLen = len(s.History)
+				s.mu.Unlock()
+			}
 			s.mu.Lock()
 			s.Totals.Add(u)
 			s.mu.Unlock()
@@ -192,7 +213,7 @@ func (s *Session) defaults() {
 func (s *Session) BuildRequest() *Request {
 	s.defaults()
 	s.mu.Lock()
-	hist := append([]Message(nil), s.History...)
+	hist := s.compaction.Apply(append([]Message(nil), s.History...))
 	s.mu.Unlock()
 	req := &Request{
 		Model: s.Model, System: s.System, Messages: hist, MaxTokens: s.MaxTokens,
@@ -223,15 +244,16 @@ type target struct {
 	model string
 }
 
-// request sends one request with retries. A retryable error is retried only
-// while nothing has streamed, so no text is ever shown twice. Once the
-// retries are spent on an overloaded model, the fallback (if any) is tried
-// under the same rules; the target that answered is returned.
-func (s *Session) request(ctx context.Context, emit func(Event)) (*Response, target, error) {
+// request sends the request build makes, with retries. A retryable error is
+// retried only while nothing has streamed, so no text is ever shown twice.
+// Once the retries are spent on an overloaded model, the fallback (if any)
+// is tried under the same rules; the target that answered is returned.
+// Streaming text is checkpointed to the store when partials is set.
+func (s *Session) request(ctx context.Context, emit func(Event), build func() *Request, partials bool) (*Response, target, error) {
 	p, model := s.Provider, s.Model
 	var lastErr error
 	for attempt := 0; ; attempt++ {
-		req := s.BuildRequest()
+		req := build()
 		req.Model = model
 		streamed := false
 		partial := Message{Role: RoleAssistant}
@@ -245,7 +267,7 @@ func (s *Session) request(ctx context.Context, emit func(Event)) (*Response, tar
 			case EventTextDelta:
 				emit(Event{Type: EventTextDelta, Text: se.Text})
 				partial.Parts = appendText(partial.Parts, se.Text)
-				if s.Store != nil && time.Since(lastSave) >= s.PartialEvery {
+				if partials && s.Store != nil && time.Since(lastSave) >= s.PartialEvery {
 					lastSave = time.Now()
 					_ = s.Store.SavePartial(context.WithoutCancel(ctx), partial)
 				}
@@ -353,12 +375,15 @@ func (s *Session) appendMessage(ctx context.Context, m Message, emit func(Event)
 	return nil
 }
 
-// Reset replaces the history (a resumed or new session) and clears usage.
+// Reset replaces the history (a resumed or new session) and clears usage
+// and the compaction (SetCompaction restores a stored one).
 func (s *Session) Reset(history []Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.History = history
 	s.Totals = Usage{}
+	s.compaction = nil
+	s.lastPrompt, s.lastLen = 0, 0
 }
 
 // Usage returns the tokens the session used so far.
