@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -27,6 +28,15 @@ func TestMain(m *testing.M) {
 }
 
 func serveTestMCP() {
+	if gate := os.Getenv("AGENT_TEST_MCP_GATE"); gate != "" {
+		// A slow server whose start the test decides: it serves once the
+		// gate file exists.
+		for ; ; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(gate); err == nil {
+				break
+			}
+		}
+	}
 	s := server.NewMCPServer("testtools", "1.0.0", server.WithToolCapabilities(true))
 	text := func(f func(mcpgo.CallToolRequest) string) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {

@@ -21,7 +21,7 @@ import (
 
 func init() {
 	loadMCPTools = func(ctx context.Context, g *Globals, names []string) ([]tools.Tool, error) {
-		m, warnings, err := startMCP(ctx, g, names, nil)
+		m, warnings, err := startMCP(ctx, g, names, nil, mcpStart{})
 		if err != nil {
 			return nil, err
 		}
@@ -79,7 +79,7 @@ func mcpConfigured(g *Globals) (map[string]config.MCPServer, error) {
 // plus those named (configured or preset), with --defer applied to the
 // named ones (to all when none is named). Servers that fail are returned as
 // warnings; err is for a bad config or name.
-func startMCP(ctx context.Context, g *Globals, names []string, onEvent func(mcptools.Event)) (*mcptools.Manager, []error, error) {
+func startMCP(ctx context.Context, g *Globals, names []string, onEvent func(mcptools.Event), o mcpStart) (*mcptools.Manager, []error, error) {
 	configured, err := mcpConfigured(g)
 	if err != nil {
 		return nil, nil, err
@@ -93,6 +93,7 @@ func startMCP(ctx context.Context, g *Globals, names []string, onEvent func(mcpt
 	}
 	m := mcptools.NewManager(servers, mcptools.Options{
 		Workdir: g.Workdir, OnEvent: onEvent, ClientName: "agent", ClientVersion: versionString(),
+		Cache: o.cache, Background: o.background,
 	})
 	return m, m.Start(ctx), nil
 }
@@ -102,7 +103,7 @@ func startMCP(ctx context.Context, g *Globals, names []string, onEvent func(mcpt
 // makes rt close them. Call the manager's Sync before each turn so that
 // tools/list_changed takes effect at turn boundaries.
 func attachMCP(ctx context.Context, g *Globals, rt *runtime, onEvent func(mcptools.Event)) (*mcptools.Manager, error) {
-	m, warnings, err := startMCP(ctx, g, g.MCP, onEvent)
+	m, warnings, err := startMCP(ctx, g, g.MCP, onEvent, mcpStart{cache: rt.catalogCache(ctx, g), background: g.interactive})
 	if err != nil {
 		return nil, err
 	}

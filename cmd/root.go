@@ -45,6 +45,9 @@ type Globals struct {
 	NoStream      bool
 	System        string
 	Workdir       string
+	NoCache       bool
+	// interactive: the TUI, whose first frame waits for no MCP server.
+	interactive bool
 
 	Config config.Config
 	Stdin  io.Reader
@@ -130,6 +133,7 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 	f.StringVar(&g.Provider, "provider", "", "provider: anthropic, openai (Responses), openai-chat, ollama, llamacpp, vllm, lmstudio, openrouter, groq, deepseek, mistral, gemini")
 	f.StringVar(&g.Model, "model", "", "model id")
 	f.StringVar(&g.BaseURL, "base-url", "", "API base URL (overrides the provider's default and *_BASE_URL)")
+	f.BoolVar(&g.NoCache, "no-cache", false, "do not use the MCP catalog cache: wait for every server to list its tools (config: \"mcp_cache\": false)")
 	f.StringVar(&g.Search, "search", "", "tool search: native (provider's own where it has one), client (the agent's engine) or off (send every tool)")
 
 	lf := root.Flags()

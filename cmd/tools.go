@@ -110,7 +110,7 @@ func buildToolsReport(cmd *cobra.Command, g *Globals) (*toolsReport, error) {
 		}
 		st.Tools++
 		st.Tokens += row.Tokens
-		def := tokens.Def{Name: t.Name, Description: t.Description, Schema: t.Schema}
+		def := tokens.Def{Name: t.Name, Description: t.Description, Schema: t.Schema, Tokens: row.Tokens}
 		if d {
 			st.Deferred++
 			rep.Deferred++

@@ -25,6 +25,7 @@ func runTUI(ctx context.Context, g *Globals) error {
 		return &UsageError{err}
 	}
 	b := &tuiBackend{g: g, approvals: make(chan tui.ApprovalRequest), always: map[string]bool{}}
+	g.interactive = true
 	rt, err := buildRuntime(ctx, g, b)
 	if err != nil {
 		return err
@@ -183,10 +184,10 @@ func (b *tuiBackend) tokensSaved() int {
 	b.mu.Unlock()
 	var active, deferred []tokens.Def
 	for _, t := range s.Tools.Active() {
-		active = append(active, tokens.Def{Name: t.Name, Description: t.Description, Schema: t.Schema})
+		active = append(active, tokens.Def{Name: t.Name, Description: t.Description, Schema: t.Schema, Tokens: t.Tokens})
 	}
 	for _, t := range s.Tools.Deferred() {
-		deferred = append(deferred, tokens.Def{Name: t.Name, Description: t.Description, Schema: t.Schema})
+		deferred = append(deferred, tokens.Def{Name: t.Name, Description: t.Description, Schema: t.Schema, Tokens: t.Tokens})
 	}
 	saved := tokens.EstimateContext(active, deferred, string(agent.ResolveSearch(s.Provider, s.BuildRequest()))).Saved
 	b.mu.Lock()

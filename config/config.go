@@ -51,6 +51,9 @@ type Config struct {
 	StreamIdleTimeout Duration `json:"stream_idle_timeout,omitempty"`
 	// MaxRetryWait is the longest retry-after honoured (default 60 s).
 	MaxRetryWait Duration `json:"max_retry_wait,omitempty"`
+	// MCPCache false turns the MCP catalog cache off (as --no-cache does):
+	// every start waits for every server to list its tools.
+	MCPCache *bool `json:"mcp_cache,omitempty"`
 }
 
 // Duration is a config duration: a string time.ParseDuration reads

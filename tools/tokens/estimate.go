@@ -2,7 +2,6 @@ package tokens
 
 import (
 	"encoding/json"
-	"sync"
 )
 
 // Def is a tool definition to count.
@@ -10,6 +9,16 @@ type Def struct {
 	Name        string
 	Description string
 	Schema      json.RawMessage
+	// Tokens is the definition's count when already known (cached with the
+	// catalog); 0 counts it.
+	Tokens int
+}
+
+func (d Def) count() int {
+	if d.Tokens > 0 {
+		return d.Tokens
+	}
+	return Tool(d.Name, d.Description, d.Schema)
 }
 
 // Estimate is what tool definitions cost in the model's context per request.
@@ -25,16 +34,17 @@ type Estimate struct {
 
 // searchToolCost approximates the definitions that stand in for the deferred
 // catalog: the provider's search tool, or the client's tool_search and
-// tool_call pair.
-// It is counted on first use: loading the encoder costs about 400 ms, which
-// a program start must not pay.
-var searchToolCost = sync.OnceValue(func() int {
-	return Tool("tool_search",
-		"Search the catalog of deferred tools by keywords, select:NAME,NAME or /regex/; returns matching tools.",
-		json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer"}},"required":["query"]}`)) +
-		Tool("tool_call", "Call a tool found by tool_search with its arguments.",
-			json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"arguments":{"type":"object"}},"required":["name","arguments"]}`))
-})
+// tool_call pair. It is the count of searchToolDefs, kept as a constant so
+// an estimate never loads the encoder (about 400 ms and tens of MB) for
+// it; TestSearchToolCost holds it to the count.
+const searchToolCost = 108
+
+var searchToolDefs = []Def{
+	{Name: "tool_search", Description: "Search the catalog of deferred tools by keywords, select:NAME,NAME or /regex/; returns matching tools.",
+		Schema: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer"}},"required":["query"]}`)},
+	{Name: "tool_call", Description: "Call a tool found by tool_search with its arguments.",
+		Schema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"arguments":{"type":"object"}},"required":["name","arguments"]}`)},
+}
 
 // EstimateContext counts the definitions in context for a resolved search
 // mode ("native", "client" or "off"). Deferred definitions that a provider
@@ -43,17 +53,17 @@ var searchToolCost = sync.OnceValue(func() int {
 func EstimateContext(active, deferred []Def, mode string) Estimate {
 	var a, d int
 	for _, t := range active {
-		a += Tool(t.Name, t.Description, t.Schema)
+		a += t.count()
 	}
 	for _, t := range deferred {
-		d += Tool(t.Name, t.Description, t.Schema)
+		d += t.count()
 	}
 	e := Estimate{Eager: a + d}
 	switch {
 	case len(deferred) == 0 || mode == "off" || mode == "":
 		e.Context = a + d
 	default:
-		e.Context = a + searchToolCost()
+		e.Context = a + searchToolCost
 	}
 	e.Saved = max(0, e.Eager-e.Context)
 	return e

@@ -46,3 +46,16 @@ func TestEstimateContext(t *testing.T) {
 		t.Errorf("nothing deferred = %+v", e)
 	}
 }
+
+func TestSearchToolCost(t *testing.T) {
+	n := 0
+	for _, d := range searchToolDefs {
+		n += Tool(d.Name, d.Description, d.Schema)
+	}
+	if n != searchToolCost {
+		t.Fatalf("searchToolCost = %d, the definitions count %d: update the constant", searchToolCost, n)
+	}
+	if (Def{Name: "x", Tokens: 7}).count() != 7 {
+		t.Fatal("a known count is not used")
+	}
+}

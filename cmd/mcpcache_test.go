@@ -1,0 +1,111 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+)
+
+// gatedMCPConfig is testMCPConfig's server, started only once the returned
+// gate file exists.
+func gatedMCPConfig(t *testing.T) (cfgPath, gate string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate = filepath.Join(t.TempDir(), "gate")
+	cfg := map[string]any{"mcpServers": map[string]any{
+		"tt": map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_GATE": gate}},
+	}}
+	b, _ := json.Marshal(cfg)
+	cfgPath = filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfgPath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cfgPath, gate
+}
+
+// With the catalog cached, a -p run sends its first request while its MCP
+// server is still starting, and the tool call waits for that server only.
+func TestPrintDoesNotWaitForCachedServer(t *testing.T) {
+	isolate(t)
+	cfg, gate := gatedMCPConfig(t)
+	db := filepath.Join(t.TempDir(), "agent.db")
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	fake := anthropictest.NewServer(t)
+	args := func(prompt string) []string {
+		return []string{"-p", prompt, "--provider", "anthropic", "--base-url", fake.URL, "--mcp-config", cfg,
+			"--db", db, "--output-format", "json"}
+	}
+
+	// First run: nothing cached, the run waits for the server (open gate).
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hello"})
+	if res := runAgent(t, env, args("hi")...); res.code != 0 {
+		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
+	}
+	first := fake.Requests()[0].Tools()
+
+	// Second run: the server will not start until the gate opens again.
+	if err := os.Remove(gate); err != nil {
+		t.Fatal(err)
+	}
+	fake.Script = anthropictest.NewScript(
+		anthropictest.Turn{Call: "tt__get_weather", Input: map[string]any{"city": "Berlin"}},
+		anthropictest.Turn{Text: "Sunny."},
+	)
+	done := make(chan runResult, 1)
+	go func() { done <- runAgent(t, env, args("weather in Berlin?")...) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(fake.Requests()) < 2 {
+		select {
+		case res := <-done:
+			t.Fatalf("the run ended before its first request: %+v", res)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no first request while the MCP server is starting: the run waits for it")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := fake.Requests()[1].Tools(); !bytes.Equal(got, first) {
+		t.Fatalf("the cached tools array differs from the server's:\n%s\n%s", got, first)
+	}
+	if _, err := os.Stat(gate); err == nil {
+		t.Fatal("gate open too early")
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var res runResult
+	select {
+	case res = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the run never ended")
+	}
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	out := decodePrint(t, res.stdout)
+	if len(out.ToolCalls) != 1 || out.ToolCalls[0].IsError {
+		t.Fatalf("tool calls: %+v", out.ToolCalls)
+	}
+	if reqs := fake.Requests(); len(reqs) != 3 || !bytes.Contains(reqs[2].Body, []byte("Weather in Berlin")) {
+		t.Fatalf("the tool result did not reach the model (%d requests)", len(reqs))
+	}
+
+	// --no-cache: the run waits for the server again (the gate is open,
+	// so it just works).
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "ok"})
+	if res := runAgent(t, env, append(args("again"), "--no-cache")...); res.code != 0 {
+		t.Fatalf("--no-cache: exit %d: %s", res.code, res.stderr)
+	}
+}
