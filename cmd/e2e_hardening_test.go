@@ -102,3 +102,67 @@ func TestApprovalPatternMatchingNothingWarns(t *testing.T) {
 		t.Fatalf("stderr = %q", res.stderr)
 	}
 }
+
+// evil carries an OSC 52 clipboard write, a title change, a screen clear
+// and an OSC 8 link.
+const evil = "ok\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b]0;pwned\x07\x1b[2J\x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\"
+
+func noEscapes(t *testing.T, where, s string) {
+	t.Helper()
+	if strings.ContainsAny(s, "\x1b\x07\u009b\u009d") {
+		t.Errorf("%s carries escape sequences: %q", where, s)
+	}
+}
+
+// #14 case 2: -p text output, sessions show, tools search and mcp list
+// never print escape sequences from the model, tools or servers.
+func TestUntrustedTextIsSanitised(t *testing.T) {
+	isolate(t)
+	f := chattest.NewServer(t)
+	f.Script(chattest.Text(evil))
+	db := filepath.Join(t.TempDir(), "a.db")
+	res := runAgent(t, nil, "-p", "hi", "--provider", "ollama", "--base-url", f.URL+"/v1", "--model", "qwen3", "--db", db)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	noEscapes(t, "-p text output", res.stdout)
+	if !strings.Contains(res.stdout, "oklink") {
+		t.Errorf("stdout = %q", res.stdout)
+	}
+
+	// The JSON keeps the text exactly, escaped by JSON itself.
+	f.Script(chattest.Text(evil))
+	res = runAgent(t, nil, "-p", "hi", "--provider", "ollama", "--base-url", f.URL+"/v1", "--model", "qwen3", "--db", db, "--output-format", "json")
+	noEscapes(t, "-p json output", res.stdout)
+	if out := decodePrint(t, res.stdout); out.Result != evil {
+		t.Errorf("json result = %q", out.Result)
+	}
+
+	res = runAgent(t, nil, "sessions", "--db", db)
+	noEscapes(t, "sessions", res.stdout)
+	list := runAgent(t, nil, "sessions", "--db", db, "--json")
+	var sums []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(list.stdout), &sums); err != nil || len(sums) == 0 {
+		t.Fatalf("sessions --json: %v %s", err, list.stdout)
+	}
+	show := runAgent(t, nil, "sessions", "show", sums[0].ID, "--db", db)
+	if show.code != 0 || !strings.Contains(show.stdout, "oklink") {
+		t.Fatalf("show: %d %q %s", show.code, show.stdout, show.stderr)
+	}
+	noEscapes(t, "sessions show", show.stdout)
+
+	catalog := writeJSON(t, "tools.json", []map[string]any{{"name": "evil\x1b[2Jtool", "description": "Reads files " + evil, "server": "s\x1b]0;t\x07"}})
+	search := runAgent(t, nil, "tools", "search", "--catalog", catalog, "reads files")
+	if search.code != 0 || !strings.Contains(search.stdout, "Reads files ok") {
+		t.Fatalf("tools search: %d %q %s", search.code, search.stdout, search.stderr)
+	}
+	noEscapes(t, "tools search", search.stdout)
+
+	var b bytes.Buffer
+	if err := writeMCPList(&b, []mcpListEntry{{Status: mcptools.Status{Name: "x", State: mcptools.StateFailed, Error: "exit status 1: " + evil}}}, false); err != nil {
+		t.Fatal(err)
+	}
+	noEscapes(t, "mcp list", b.String())
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/tools"
 	mcptools "github.com/agent-dev/agent/tools/mcp"
 )
@@ -26,7 +27,7 @@ func init() {
 			return nil, err
 		}
 		for _, w := range warnings {
-			fmt.Fprintln(g.Stderr, "agent: warning: "+w.Error())
+			fmt.Fprintln(g.Stderr, "agent: warning: "+sanitize.Line(w.Error()))
 		}
 		// The tools' executors need the servers; they stop with ctx.
 		context.AfterFunc(ctx, func() { _ = m.Close() })
@@ -223,6 +224,9 @@ with --all) to count their tools, each within --timeout. Other presets are liste
 }
 
 func writeMCPList(w io.Writer, entries []mcpListEntry, showTools bool) error {
+	sw := sanitize.NewWriter(w) // server names, errors and tool names come from outside
+	defer sw.Flush()
+	w = sw
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATUS\tTOOLS\tDEFERRED\tSOURCE\tDETAIL")
 	for _, e := range entries {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/sanitize"
 )
 
 // printError marks a failed turn in print mode: exit code 1 after the output
@@ -121,8 +122,12 @@ func runPrint(ctx context.Context, g *Globals) error {
 		Warnings: []string{}, Usage: PrintUsage{ServerToolUse: map[string]int{}}}
 	res.Warnings = append(res.Warnings, rt.Warnings...)
 	for _, w := range rt.Warnings {
-		fmt.Fprintln(g.Stderr, "agent: warning: "+w)
+		fmt.Fprintln(g.Stderr, "agent: warning: "+sanitize.Line(w))
 	}
+	// Text mode prints the model's words, which may echo a tool result:
+	// escape sequences in them never reach the terminal.
+	text := sanitize.NewWriter(g.Stdout)
+	defer text.Flush()
 	enc := json.NewEncoder(g.Stdout)
 	if g.OutputFormat == "stream-json" {
 		_ = enc.Encode(map[string]any{"type": "init", "session_id": res.SessionID, "provider": res.Provider, "model": res.Model})
@@ -147,12 +152,12 @@ func runPrint(ctx context.Context, g *Globals) error {
 					sep = "\n"
 				}
 				if g.OutputFormat == "text" {
-					fmt.Fprint(g.Stdout, sep)
+					fmt.Fprint(text, sep)
 				}
 				allText.WriteString(sep)
 			}
 			if g.OutputFormat == "text" {
-				fmt.Fprint(g.Stdout, ev.Text)
+				fmt.Fprint(text, ev.Text)
 			}
 			lastText.WriteString(ev.Text)
 			allText.WriteString(ev.Text)
@@ -207,7 +212,7 @@ func runPrint(ctx context.Context, g *Globals) error {
 				res.Usage.ServerToolUse[k] += v
 			}
 		case agent.EventWarning:
-			fmt.Fprintln(g.Stderr, "agent: "+ev.Text)
+			fmt.Fprintln(g.Stderr, "agent: "+sanitize.Line(ev.Text))
 			res.Warnings = append(res.Warnings, ev.Text)
 		case agent.EventError:
 			turnErr = ev.Err
@@ -230,7 +235,7 @@ func runPrint(ctx context.Context, g *Globals) error {
 	switch g.OutputFormat {
 	case "text":
 		if !strings.HasSuffix(allText.String(), "\n") && allText.Len() > 0 {
-			fmt.Fprintln(g.Stdout)
+			fmt.Fprintln(text)
 		}
 	case "json":
 		e := json.NewEncoder(g.Stdout)

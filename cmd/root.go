@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/sanitize"
 )
 
 // Version is set through ldflags by the release build.
@@ -77,7 +78,7 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "agent: "+oneLine(err.Error()))
+	fmt.Fprintln(stderr, "agent: "+sanitize.Line(oneLine(err.Error())))
 	var ue *UsageError
 	if errors.As(err, &ue) {
 		return 2

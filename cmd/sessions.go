@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/store"
 )
 
@@ -151,6 +152,9 @@ func sessionsJSON(w io.Writer, v any) error {
 }
 
 func writeSessionTable(w io.Writer, list []store.Summary, now time.Time) {
+	sw := sanitize.NewWriter(w) // titles are prompts, pasted from anywhere
+	defer sw.Flush()
+	w = sw
 	rows := [][]string{{"ID", "UPDATED", "TITLE", "PROVIDER/MODEL", "MESSAGES", "SEARCHES"}}
 	for _, s := range list {
 		title := s.Title
@@ -198,6 +202,9 @@ func sessionsAgo(now, t time.Time) string {
 // writeSessionTranscript prints a session for reading; raw provider blocks are
 // left to --json.
 func writeSessionTranscript(w io.Writer, e *store.Export) {
+	sw := sanitize.NewWriter(w) // model output and tool results are untrusted
+	defer sw.Flush()
+	w = sw
 	m := e.Session
 	fmt.Fprintf(w, "Session %s · %s/%s · %s\n", m.ID, m.Provider, m.Model, m.Workdir)
 	if m.Title != "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/tools"
 	"github.com/agent-dev/agent/tools/tokens"
 )
@@ -129,6 +130,9 @@ func buildToolsReport(cmd *cobra.Command, g *Globals) (*toolsReport, error) {
 }
 
 func writeToolsReport(w io.Writer, rep *toolsReport) error {
+	sw := sanitize.NewWriter(w) // tool and server names, warnings come from outside
+	defer sw.Flush()
+	w = sw
 	for _, warn := range rep.Warnings {
 		fmt.Fprintln(w, "warning: "+warn)
 	}

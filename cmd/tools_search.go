@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
+	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/tools"
 	"github.com/agent-dev/agent/tools/search"
 )
@@ -101,8 +102,9 @@ func runToolsSearch(ctx context.Context, g *Globals, o toolsSearchOpts, args []s
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tNAME\tSERVER\tSCORE\tDESCRIPTION")
 	for i, h := range hits {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%s\n", i+1, h.Name, orDash(h.Server), h.Score,
-			ansi.Truncate(search.FirstLine(h.Description), 80, "…"))
+		// Catalogs and MCP descriptions are untrusted: no escape reaches the terminal.
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%s\n", i+1, sanitize.Line(h.Name), sanitize.Line(orDash(h.Server)), h.Score,
+			ansi.Truncate(sanitize.Line(search.FirstLine(h.Description)), 80, "…"))
 	}
 	return tw.Flush()
 }
