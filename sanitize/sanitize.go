@@ -53,12 +53,12 @@ func clean(s string) bool {
 type state int
 
 const (
-	normal state = iota
-	esc          // after ESC
-	escInter     // ESC followed by intermediate bytes, waiting for the final one
-	csi          // inside a control sequence
-	str          // inside OSC, DCS, SOS, PM or APC, until BEL or ST
-	strEsc       // ESC inside a string: ST if "\" follows
+	normal   state = iota
+	esc            // after ESC
+	escInter       // ESC followed by intermediate bytes, waiting for the final one
+	csi            // inside a control sequence
+	str            // inside OSC, DCS, SOS, PM or APC, until BEL or ST
+	strEsc         // ESC inside a string: ST if "\" follows
 )
 
 // Writer sanitises text written to it in pieces: a sequence split across
