@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agent-dev/agent/agent"
 	"strings"
 	"time"
 )
@@ -167,6 +168,9 @@ type Export struct {
 	Messages    []StoredMessage `json:"messages"`
 	Discoveries []Discovery     `json:"discoveries"`
 	Requests    []Request       `json:"requests"`
+	// Compactions list where the history was summarised in what is sent;
+	// Messages still hold every message.
+	Compactions []agent.Compaction `json:"compactions"`
 }
 
 // Export reads a whole session without taking its lock, so a session open
@@ -217,6 +221,9 @@ func (d *DB) Export(ctx context.Context, idOrPrefix string) (*Export, error) {
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("export session %s: %w", id, mapErr(err))
+	}
+	if e.Compactions, err = d.compactions(ctx, tx, id, false); err != nil {
+		return nil, err
 	}
 	return e, nil
 }

@@ -12,12 +12,20 @@ import (
 // fails for any earlier version without a seed.
 var seeds = map[int64]func(t *testing.T, db *sql.DB){
 	1: seedV1,
-	2: func(t *testing.T, db *sql.DB) {
-		seedV1(t, db)
-		if _, err := db.Exec(`INSERT INTO mcp_catalog (server, config_hash, tools, tools_hash, listed_at) VALUES ('s', 'h', CAST('[]' AS BLOB), 'x', 1)`); err != nil {
+	2: seedV2,
+	3: func(t *testing.T, db *sql.DB) {
+		seedV2(t, db)
+		if _, err := db.Exec(`INSERT INTO compactions (session_id, seq, boundary, summary, found, created_at) VALUES ('seed0001', 1, 2, 'sum', '["t"]', 3)`); err != nil {
 			t.Fatal(err)
 		}
 	},
+}
+
+func seedV2(t *testing.T, db *sql.DB) {
+	seedV1(t, db)
+	if _, err := db.Exec(`INSERT INTO mcp_catalog (server, config_hash, tools, tools_hash, listed_at) VALUES ('s', 'h', CAST('[]' AS BLOB), 'x', 1)`); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func seedV1(t *testing.T, db *sql.DB) {
