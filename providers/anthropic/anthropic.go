@@ -40,6 +40,9 @@ type Options struct {
 	// FirstByteTimeout and StreamIdleTimeout bound the waits of a request
 	// (config first_byte_timeout and stream_idle_timeout; zero: defaults).
 	FirstByteTimeout, StreamIdleTimeout time.Duration
+	// Platform, when set, posts to a cloud platform serving Claude (Vertex
+	// AI, Bedrock) instead of BaseURL/v1/messages.
+	Platform *Platform
 }
 
 // Provider implements agent.Provider for the Messages API.
@@ -96,15 +99,24 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: build request: %w", err)
 	}
+	url, body, betas := p.opts.BaseURL+"/v1/messages", r.body, r.betas
+	if p.opts.Platform != nil {
+		url, body, betas, err = p.opts.Platform.prepare(req.Model, !req.NoStream, body, betas)
+		if err != nil {
+			return nil, fmt.Errorf("anthropic: %w", err)
+		}
+	}
 	h := http.Header{}
-	h.Set("anthropic-version", p.opts.Version)
+	if p.opts.Platform == nil {
+		h.Set("anthropic-version", p.opts.Version)
+	}
 	if p.opts.APIKey != "" {
 		h.Set("x-api-key", p.opts.APIKey)
 	}
-	if len(r.betas) > 0 {
-		h.Set("anthropic-beta", strings.Join(r.betas, ","))
+	if len(betas) > 0 {
+		h.Set("anthropic-beta", strings.Join(betas, ","))
 	}
-	resp, err := p.http.Post(ctx, p.opts.BaseURL+"/v1/messages", r.body, !req.NoStream, h)
+	resp, err := p.http.Post(ctx, url, body, !req.NoStream, h)
 	if err != nil {
 		return nil, err
 	}
