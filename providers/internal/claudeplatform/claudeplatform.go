@@ -11,6 +11,7 @@ import (
 	"errors"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/anthropic"
 )
 
@@ -27,6 +28,18 @@ type Provider struct {
 	// Explain, when set, rewrites an error of Send (an auth failure into
 	// one line saying what to run).
 	Explain func(error) error
+	// Models, when set, decides native search per model id (the platform's
+	// spellings, "us.anthropic.claude-...-v1:0" or "claude-...@2025...",
+	// resolve like the Anthropic id) with the config's overrides.
+	Models *models.Table
+}
+
+// NativeSearch reads the capability table when there is one.
+func (p *Provider) NativeSearch(model string) bool {
+	if p.Models != nil {
+		return p.Models.Lookup(p.Tag, model).NativeSearch
+	}
+	return p.Provider.NativeSearch(model)
 }
 
 var _ agent.Provider = (*Provider)(nil)
@@ -41,10 +54,15 @@ func (p *Provider) API() string { return messagesAPI }
 // tags what comes back with the platform.
 func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent.StreamEvent)) (*agent.Response, error) {
 	r := *req
-	r.Messages = Retag(req.Messages, p.Tag, anthropicTag)
+	if r.Search != agent.SearchOff && r.Search != agent.SearchClient && !p.NativeSearch(r.Model) {
+		// The table (with the config's overrides) says no: the adapter
+		// must not guess otherwise from the id.
+		r.Search = agent.SearchClient
+	}
+	r.Messages = Retag(req.Messages, messagesAPI, p.Tag, anthropicTag)
 	resp, err := p.Provider.Send(ctx, &r, emit)
 	if resp != nil {
-		resp.Message = Retag([]agent.Message{resp.Message}, anthropicTag, p.Tag)[0]
+		resp.Message = Retag([]agent.Message{resp.Message}, messagesAPI, anthropicTag, p.Tag)[0]
 	}
 	if err != nil {
 		var ae *agent.APIError
@@ -58,19 +76,19 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	return resp, err
 }
 
-// Retag returns msgs with raw Messages parts tagged from retagged to, and
+// Retag returns msgs with raw parts of api tagged from retagged to, and
 // parts already tagged to dropped (they belong to another deployment that
-// the target must not be sent). Messages without raw parts are shared.
-func Retag(msgs []agent.Message, from, to string) []agent.Message {
+// the target must not be sent). Messages without such parts are shared.
+func Retag(msgs []agent.Message, api, from, to string) []agent.Message {
 	out := make([]agent.Message, len(msgs))
 	for i, m := range msgs {
 		out[i] = m
-		if !hasRaw(m, from, to) {
+		if !hasRaw(m, api, from, to) {
 			continue
 		}
 		parts := make([]agent.Part, 0, len(m.Parts))
 		for _, pt := range m.Parts {
-			if pt.Type == agent.PartRaw && pt.Raw != nil && pt.Raw.API == messagesAPI {
+			if pt.Type == agent.PartRaw && pt.Raw != nil && pt.Raw.API == api {
 				switch pt.Raw.Provider {
 				case from:
 					raw := *pt.Raw
@@ -87,9 +105,9 @@ func Retag(msgs []agent.Message, from, to string) []agent.Message {
 	return out
 }
 
-func hasRaw(m agent.Message, tags ...string) bool {
+func hasRaw(m agent.Message, api string, tags ...string) bool {
 	for _, pt := range m.Parts {
-		if pt.Type != agent.PartRaw || pt.Raw == nil || pt.Raw.API != messagesAPI {
+		if pt.Type != agent.PartRaw || pt.Raw == nil || pt.Raw.API != api {
 			continue
 		}
 		for _, t := range tags {
