@@ -53,14 +53,7 @@ func (p *Provider) API() string { return messagesAPI }
 // Send hands the Anthropic adapter the platform's raw blocks as its own and
 // tags what comes back with the platform.
 func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent.StreamEvent)) (*agent.Response, error) {
-	r := *req
-	if r.Search != agent.SearchOff && r.Search != agent.SearchClient && !p.NativeSearch(r.Model) {
-		// The table (with the config's overrides) says no: the adapter
-		// must not guess otherwise from the id.
-		r.Search = agent.SearchClient
-	}
-	r.Messages = Retag(req.Messages, messagesAPI, p.Tag, anthropicTag)
-	resp, err := p.Provider.Send(ctx, &r, emit)
+	resp, err := p.Provider.Send(ctx, p.prepare(req), emit)
 	if resp != nil {
 		resp.Message = Retag([]agent.Message{resp.Message}, messagesAPI, anthropicTag, p.Tag)[0]
 	}
@@ -74,6 +67,29 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 		}
 	}
 	return resp, err
+}
+
+// prepare is the request as the adapter gets it: the table's search
+// decision, the platform's raw blocks under the adapter's tag.
+func (p *Provider) prepare(req *agent.Request) *agent.Request {
+	r := *req
+	if r.Search != agent.SearchOff && r.Search != agent.SearchClient && !p.NativeSearch(r.Model) {
+		// The table (with the config's overrides) says no: the adapter
+		// must not guess otherwise from the id.
+		r.Search = agent.SearchClient
+	}
+	r.Messages = Retag(req.Messages, messagesAPI, p.Tag, anthropicTag)
+	return &r
+}
+
+// Render is the body Send would post (before the platform's changes).
+func (p *Provider) Render(req *agent.Request) ([]byte, agent.SearchMode, error) {
+	return p.Provider.Render(p.prepare(req))
+}
+
+// ToolsHash is the hash of the tools array Send would post.
+func (p *Provider) ToolsHash(req *agent.Request) (string, error) {
+	return p.Provider.ToolsHash(p.prepare(req))
 }
 
 // Retag returns msgs with raw parts of api tagged from retagged to, and
