@@ -39,12 +39,20 @@ func startTmux(t *testing.T, env map[string]string, args ...string) *tmuxSession
 	if out, err := exec.Command("tmux", cmdArgs...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v: %s", err, out)
 	}
+	// Keep the pane after the program exits, to read what it left.
+	_ = exec.Command("tmux", "-L", ts.socket, "set-option", "-g", "remain-on-exit", "on").Run()
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", ts.socket, "kill-server").Run() })
 	return ts
 }
 
 func (ts *tmuxSession) capture() string {
 	out, _ := exec.Command("tmux", "-L", ts.socket, "capture-pane", "-p").Output()
+	return string(out)
+}
+
+// history is the pane's scrollback and screen: what a user scrolls back to.
+func (ts *tmuxSession) history() string {
+	out, _ := exec.Command("tmux", "-L", ts.socket, "capture-pane", "-p", "-S", "-", "-E", "-").Output()
 	return string(out)
 }
 
@@ -55,7 +63,7 @@ func (ts *tmuxSession) quit() {
 	deadline := time.Now().Add(30 * time.Second)
 	next := time.Now()
 	for time.Now().Before(deadline) {
-		if exec.Command("tmux", "-L", ts.socket, "has-session").Run() != nil {
+		if exec.Command("tmux", "-L", ts.socket, "has-session").Run() != nil || ts.exited() {
 			return
 		}
 		if time.Now().After(next) {
@@ -65,6 +73,12 @@ func (ts *tmuxSession) quit() {
 		<-time.After(50 * time.Millisecond)
 	}
 	ts.t.Fatalf("the program did not quit:\n%s", ts.capture())
+}
+
+// exited reports whether the program ended (the pane remains on exit).
+func (ts *tmuxSession) exited() bool {
+	out, err := exec.Command("tmux", "-L", ts.socket, "display-message", "-p", "#{pane_dead}").Output()
+	return err == nil && strings.TrimSpace(string(out)) == "1"
 }
 
 func (ts *tmuxSession) send(keys ...string) {
@@ -113,19 +127,34 @@ func TestTUIInTmux(t *testing.T) {
 	args := []string{"--provider", "anthropic", "--base-url", fake.URL, "--db", db,
 		"--mcp-config", testMCPConfig(t), "--mcp", "tt", "--defer", "--theme", "dark"}
 	ts := startTmux(t, env, args...)
-	ts.waitFor("Discovered tools", "/help")
+	ts.waitFor("/help")
 	ts.send("Weather in Berlin?", "Enter")
 	screen := ts.waitFor("weather forecast", "tt__get_weather", "sunny in Berlin")
-	if !strings.Contains(screen, "provider") {
-		t.Errorf("the pane does not say the provider searched:\n%s", screen)
+	if !strings.Contains(screen, "provider search") {
+		t.Errorf("the search line does not say the provider searched:\n%s", screen)
 	}
 	ts.quit()
+	// Inline: the conversation stays in the terminal after exit.
+	if h := ts.history(); !strings.Contains(h, "Weather in Berlin?") || !strings.Contains(h, "sunny in Berlin") || !strings.Contains(h, "resume it with") {
+		t.Errorf("the transcript is not left in the scrollback after exit:\n%s", h)
+	}
 	rows, err := runListSessions(t, db)
 	if err != nil || len(rows) != 1 {
 		t.Fatalf("sessions = %v, %v", rows, err)
 	}
 	ts2 := startTmux(t, env, "--db", db, "--base-url", fake.URL, "--mcp-config", testMCPConfig(t), "--resume", rows[0])
 	ts2.waitFor("sunny in Berlin", "weather forecast", "resumed")
+	// A new turn on the resumed session reuses the fake's call ids: its
+	// search and card show all the same (#18 bug 1).
+	fake.Script = anthropictest.NewScript(
+		anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Paris"}},
+		anthropictest.Turn{Text: "Rainy in Paris."},
+	)
+	ts2.send("And Paris?", "Enter")
+	ts2.waitFor("Rainy in Paris")
+	if h := ts2.history(); strings.Count(h, "provider search") < 2 || !strings.Contains(h, `"Paris"`) {
+		t.Errorf("the new turn's search or card is missing:\n%s", h)
+	}
 }
 
 func runListSessions(t *testing.T, db string) ([]string, error) {

@@ -40,6 +40,7 @@ type Globals struct {
 	Continue      bool
 	Yes           bool
 	Theme         string
+	AltScreen     bool
 	Demo          bool
 	MaxSteps      int
 	ProviderTools []string
@@ -133,6 +134,7 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 	f.StringVar(&g.DBPath, "db", "", "session database (default $XDG_DATA_HOME/agent/agent.db)")
 	f.StringVar(&g.Provider, "provider", "", "provider: anthropic, openai (Responses), openai-chat, ollama, llamacpp, vllm, lmstudio, openrouter, groq, deepseek, mistral, gemini")
 	f.StringVar(&g.Model, "model", "", "model id")
+	root.Flags().BoolVar(&g.AltScreen, "alt-screen", false, "run the terminal UI full screen (the default runs inline and leaves the conversation in the scrollback)")
 	f.StringVar(&g.BaseURL, "base-url", "", "API base URL (overrides the provider's default and *_BASE_URL)")
 	f.BoolVar(&g.NoCache, "no-cache", false, "do not use the MCP catalog cache: wait for every server to list its tools (config: \"mcp_cache\": false)")
 	f.StringVar(&g.Search, "search", "", "tool search: native (provider's own where it has one), client (the agent's engine) or off (send every tool)")

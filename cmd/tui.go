@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/demo"
+	"github.com/agent-dev/agent/pricing"
 	"github.com/agent-dev/agent/store"
 	"github.com/agent-dev/agent/themes"
 	"github.com/agent-dev/agent/tools/search"
@@ -39,7 +40,10 @@ func runTUI(ctx context.Context, g *Globals) error {
 	if g.Demo {
 		opts.Suggestions = demo.Prompts
 	}
-	b.notes = append(rt.Warnings, rt.Notices...)
+	// Startup warnings go to the chat once, not to the status bar.
+	opts.Warnings = append(append([]string(nil), rt.Warnings...), b.newNotices()...)
+	opts.AltScreen = g.AltScreen
+	b.loadSpend(ctx, rt.Store.ID())
 	err = tui.Run(ctx, b, opts)
 	b.leave()
 	return err
@@ -65,11 +69,41 @@ func (b *tuiBackend) leave() {
 		_, _ = b.rt.DB.Delete(context.Background(), s.ID)
 		return
 	}
-	db := ""
-	if b.g.DBPath != "" {
-		db = " --db " + b.g.DBPath
+	fmt.Fprintf(b.g.Stderr, "Session %s saved; resume it with: %s\n", s.ID, resumeCommand(b.g, s.ID))
+}
+
+// resumeCommand is the command line that comes back to a session: the
+// flags that say where its servers and database are, which the session
+// itself cannot store (a config file path may differ per shell).
+func resumeCommand(g *Globals, id string) string {
+	args := []string{"agent", "--resume", id}
+	if g.DBPath != "" {
+		args = append(args, "--db", shellQuote(g.DBPath))
 	}
-	fmt.Fprintf(b.g.Stderr, "Session %s saved; resume it with: agent --resume %s%s\n", s.ID, s.ID, db)
+	if g.MCPConfig != "" {
+		args = append(args, "--mcp-config", shellQuote(g.MCPConfig))
+	}
+	for _, m := range g.MCP {
+		args = append(args, "--mcp", shellQuote(m))
+	}
+	switch g.Defer {
+	case "", "false":
+	case "true":
+		args = append(args, "--defer")
+	default:
+		args = append(args, "--defer="+g.Defer)
+	}
+	return strings.Join(args, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ':' || r == '=' || r == ',' || r == '@' || r == '+' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // tuiBackend is the TUI's view of a wired session.
@@ -80,8 +114,16 @@ type tuiBackend struct {
 
 	mu     sync.Mutex
 	always map[string]bool
-	notes  []string
-	saved  struct {
+	// noticed is how many of rt.Notices were shown already.
+	noticed int
+	// spend is the session's usage and cost, stored requests included.
+	spend struct {
+		usage, last agent.Usage
+		requests    int
+		cost        float64
+		unpriced    bool
+	}
+	saved struct {
 		version uint64
 		mode    string
 		value   int
@@ -92,19 +134,30 @@ var _ tui.Backend = (*tuiBackend)(nil)
 var _ agent.Approver = (*tuiBackend)(nil)
 
 func (b *tuiBackend) Send(ctx context.Context, text string) <-chan agent.Event {
+	var notes []string
 	if b.rt.MCP != nil {
 		// Tool list changes take effect at turn boundaries only.
 		if changed, err := b.rt.MCP.Sync(); err == nil && len(changed) > 0 {
-			b.note("tools of " + strings.Join(changed, ", ") + " changed; the new list applies from this turn")
+			notes = append(notes, "tools of "+strings.Join(changed, ", ")+" changed; the new list applies from this turn")
 		}
 	}
+	// What MCP servers reported since the last turn is said in the chat.
+	notes = append(b.newNotices(), notes...)
 	in := b.rt.Session.Send(ctx, text)
-	out := make(chan agent.Event, cap(in))
+	out := make(chan agent.Event, cap(in)+len(notes))
+	for _, n := range notes {
+		out <- agent.Event{Type: agent.EventWarning, Text: n}
+	}
 	go func() {
 		defer close(out)
 		for ev := range in {
-			if ev.Type == agent.EventError {
+			switch ev.Type {
+			case agent.EventError:
 				ev.Err = withConnHint(withSearchHint(ev.Err, b.rt.Session))
+			case agent.EventUsage:
+				if ev.Usage != nil {
+					b.spent(b.rt.ProviderLabel, b.rt.Session.Model, *ev.Usage)
+				}
 			}
 			out <- ev
 		}
@@ -112,10 +165,58 @@ func (b *tuiBackend) Send(ctx context.Context, text string) <-chan agent.Event {
 	return out
 }
 
-func (b *tuiBackend) note(s string) {
+// newNotices returns the MCP notices not shown yet.
+func (b *tuiBackend) newNotices() []string {
+	b.rt.mu.Lock()
+	defer b.rt.mu.Unlock()
 	b.mu.Lock()
-	b.notes = append(b.notes, s)
+	defer b.mu.Unlock()
+	out := append([]string(nil), b.rt.Notices[b.noticed:]...)
+	b.noticed = len(b.rt.Notices)
+	return out
+}
+
+// spent adds one request's usage and cost to the session's figures.
+func (b *tuiBackend) spent(provider, model string, u agent.Usage) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	sp := &b.spend
+	sp.usage.Add(u)
+	sp.last = u
+	sp.requests++
+	if p, ok := pricing.Lookup(provider, model); ok {
+		sp.cost += p.Cost(priced(u))
+	} else {
+		sp.unpriced = true
+	}
+}
+
+func priced(u agent.Usage) pricing.Usage {
+	return pricing.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens}
+}
+
+// loadSpend starts the figures from the session's stored requests, so a
+// resumed session's total does not restart at zero.
+func (b *tuiBackend) loadSpend(ctx context.Context, id string) {
+	b.mu.Lock()
+	b.spend = struct {
+		usage, last agent.Usage
+		requests    int
+		cost        float64
+		unpriced    bool
+	}{}
 	b.mu.Unlock()
+	if id == "" {
+		return
+	}
+	e, err := b.rt.DB.Export(ctx, id)
+	if err != nil {
+		return
+	}
+	for _, r := range e.Requests {
+		b.spent(r.Provider, r.Model, agent.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+			CacheReadTokens: r.CacheRead, CacheWriteTokens: r.CacheWrite, ServerToolUses: r.ServerToolUses})
+	}
 }
 
 // Approve blocks the tool call until the user answers in the TUI.
@@ -155,15 +256,16 @@ func (b *tuiBackend) Info() tui.Info {
 	if resolved := agent.ResolveSearch(s.Provider, s.BuildRequest()); string(resolved) != mode {
 		mode += "→" + string(resolved)
 	}
-	note := b.rt.Note
+	saved := b.tokensSaved()
+	price, priced := pricing.Lookup(b.rt.ProviderLabel, s.Model)
 	b.mu.Lock()
-	if len(b.notes) > 0 {
-		note = strings.TrimSpace(note + " " + b.notes[len(b.notes)-1])
-	}
+	sp := b.spend
 	b.mu.Unlock()
 	return tui.Info{
 		Provider: b.rt.ProviderLabel, Model: s.Model, SessionID: s.ID, SearchMode: mode,
-		Active: active, Deferred: deferred, TokensSaved: b.tokensSaved(), Note: note, Totals: s.Usage(),
+		Active: active, Deferred: deferred, TokensSaved: saved, Note: b.rt.Note, Totals: sp.usage,
+		Requests: sp.requests, Last: sp.last, ContextWindow: contextWindow(s.Model),
+		Cost: sp.cost, CostKnown: !sp.unpriced, Price: price, Priced: priced,
 	}
 }
 
@@ -237,19 +339,34 @@ func (b *tuiBackend) SetModel(name string) error {
 	if b.rt.Note != "" && s.Provider.Name() == "demo" {
 		return fmt.Errorf("the demo has one scripted model; run agent without --demo to switch models")
 	}
-	label := b.rt.ProviderLabel
-	if prov, model, ok := strings.Cut(name, ":"); ok {
-		p, _, err := newProvider(b.g, prov)
-		if err != nil {
-			return err
-		}
-		s.Provider, label, name = p, prov, model
+	prov, model, ok := strings.Cut(name, ":")
+	if !ok {
+		prov, model = b.rt.ProviderLabel, name
 	}
-	s.Model = name
-	b.rt.ProviderLabel = label
+	if err := b.useModel(prov, model); err != nil {
+		return err
+	}
 	meta := b.rt.Store.Meta()
-	meta.Provider, meta.API, meta.Model = label, s.Provider.API(), name
+	meta.Provider, meta.API, meta.Model = b.rt.ProviderLabel, s.Provider.API(), s.Model
 	return b.rt.Store.UpdateMeta(context.Background(), meta)
+}
+
+// useModel points the session at a provider and model, building the
+// provider when it is another one. The demo keeps its scripted model.
+func (b *tuiBackend) useModel(provider, model string) error {
+	s := b.rt.Session
+	if b.rt.Note != "" && s.Provider.Name() == "demo" || model == "" {
+		return nil
+	}
+	if provider != "" && provider != b.rt.ProviderLabel {
+		p, _, err := newProvider(b.g, provider)
+		if err != nil {
+			return fmt.Errorf("switch to %s: %w", provider, err)
+		}
+		s.Provider, b.rt.ProviderLabel = p, provider
+	}
+	s.Model = model
+	return nil
 }
 
 func (b *tuiBackend) Sessions(ctx context.Context) ([]tui.SessionInfo, error) {
@@ -274,8 +391,15 @@ func (b *tuiBackend) Resume(ctx context.Context, id string) ([]agent.Message, er
 		_ = ss.Close()
 		return nil, err
 	}
+	// The session continues on its own model, as --resume does.
+	meta := ss.Meta()
+	if err := b.useModel(meta.Provider, meta.Model); err != nil {
+		_ = ss.Close()
+		return nil, err
+	}
 	b.swapStore(ss)
 	b.rt.Session.Reset(hist)
+	b.loadSpend(ctx, ss.ID())
 	return hist, nil
 }
 
@@ -288,6 +412,7 @@ func (b *tuiBackend) New(ctx context.Context) error {
 	}
 	b.swapStore(ss)
 	b.rt.Session.Reset(nil)
+	b.loadSpend(ctx, "")
 	return nil
 }
 

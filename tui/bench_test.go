@@ -36,7 +36,7 @@ func bigHistory(n int) []agent.Message {
 func BenchmarkFirstFrame(b *testing.B) {
 	fb := newFakeBackend()
 	for b.Loop() {
-		m, err := New(fb, Options{Width: 120, Height: 40, Theme: "dark"})
+		m, err := New(fb, Options{AltScreen: true, Width: 120, Height: 40, Theme: "dark"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func BenchmarkFirstFrameResumed10k(b *testing.B) {
 	fb := newFakeBackend()
 	h := bigHistory(10_000)
 	for b.Loop() {
-		m, err := New(fb, Options{Width: 120, Height: 40, Theme: "dark", History: h})
+		m, err := New(fb, Options{AltScreen: true, Width: 120, Height: 40, Theme: "dark", History: h})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func BenchmarkFirstFrameResumed10k(b *testing.B) {
 
 func model10k(b *testing.B) *Model {
 	b.Helper()
-	m, err := New(newFakeBackend(), Options{Width: 120, Height: 40, Theme: "dark", History: bigHistory(10_000)})
+	m, err := New(newFakeBackend(), Options{AltScreen: true, Width: 120, Height: 40, Theme: "dark", History: bigHistory(10_000)})
 	if err != nil {
 		b.Fatal(err)
 	}

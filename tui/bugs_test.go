@@ -3,6 +3,9 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agent-dev/agent/agent"
 )
@@ -81,5 +84,105 @@ func TestManualSearchesKeyedByID(t *testing.T) {
 	run(m, first)
 	if s := m.pane.searches; s[0].Running {
 		t.Fatal("the first search never finished")
+	}
+}
+
+// #18 bug 3: startup warnings are said once in the chat; the status bar
+// keeps the session id and the token figures, and every warning shows.
+func TestStartupWarningsGoToTheChat(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	warns := []string{"server gh failed to start: exit status 1", "tools take 30000 tokens, over the threshold"}
+	m, _, _ := newTestModel(t, b, 120, 40, Options{Warnings: warns})
+	f := frame(m)
+	for _, w := range warns {
+		if !strings.Contains(f, w) {
+			t.Errorf("warning %q not shown:\n%s", w, f)
+		}
+	}
+	bar := m.status.View(m.st, 120)
+	if !strings.Contains(bar, "sess 01234567") || !strings.Contains(bar, "Σ") {
+		t.Errorf("status bar lost its figures: %q", bar)
+	}
+}
+
+// #18 bug 5: every size keeps a usable chat and a whole input box; the
+// status bar keeps the context fill and the cost at 80 columns and the
+// session total and cache share at 120, and cuts with an ellipsis.
+func TestSmallTerminalsKeepChatInputAndFigures(t *testing.T) {
+	t.Parallel()
+	for _, sz := range [][2]int{{40, 12}, {20, 6}, {80, 24}} {
+		b := newFakeBackend()
+		m, _, _ := newTestModel(t, b, sz[0], sz[1], Options{})
+		typeText(m, "hi")
+		run(m, press(m, "enter"))
+		feed(m, b, conversation())
+		f := frame(m)
+		lines := strings.Split(strings.TrimSuffix(f, "\n"), "\n")
+		if len(lines) != sz[1] {
+			t.Fatalf("%dx%d: %d lines", sz[0], sz[1], len(lines))
+		}
+		if min := map[int]int{12: 5, 6: 2, 24: 10}[sz[1]]; m.chat.height < min {
+			t.Errorf("%dx%d: the chat has %d rows, want at least %d:\n%s", sz[0], sz[1], m.chat.height, min, f)
+		}
+		if !strings.Contains(f, "╰") || !strings.Contains(f, "╭") {
+			t.Errorf("%dx%d: the input box is cut:\n%s", sz[0], sz[1], f)
+		}
+	}
+	b := newFakeBackend()
+	b.info.Model = "claude-sonnet-4-5-20250929-with-a-very-long-deployment-name"
+	m, _, _ := newTestModel(t, b, 80, 24, Options{})
+	feed(m, b, conversation())
+	bar := ansi.Strip(m.status.View(m.st, 80))
+	for _, want := range []string{"ctx 0%", "$", "Σ", "…"} {
+		if !strings.Contains(bar, want) {
+			t.Errorf("80 columns: %q missing from %q", want, bar)
+		}
+	}
+	bar = ansi.Strip(m.status.View(m.st, 120))
+	for _, want := range []string{"ctx", "Σ 3.8k↑ 130↓", "cache 60%", "sess"} {
+		if !strings.Contains(bar, want) {
+			t.Errorf("120 columns: %q missing from %q", want, bar)
+		}
+	}
+	bar = ansi.Strip(m.status.View(m.st, 40))
+	if !strings.Contains(bar, "ctx") || !strings.Contains(bar, "$") {
+		t.Errorf("40 columns: %q lost the context fill or the cost", bar)
+	}
+}
+
+// #18 bug 7: a card waiting for approval says so; a denied call says
+// "denied", not "failed"; "saved" appears with the first request and grows.
+func TestApprovalCardStatesAndSavedFigure(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 120, 40, Options{})
+	if bar := ansi.Strip(m.status.View(m.st, 200)); strings.Contains(bar, "saved") {
+		t.Errorf("saved shown before any request: %q", bar)
+	}
+	typeText(m, "delete it")
+	run(m, press(m, "enter"))
+	call := &agent.ToolEvent{ID: "c9", Name: "delete_file", Server: "fs", Input: []byte(`{"path":"/tmp/x"}`)}
+	feed(m, b, []agent.Event{
+		{Type: agent.EventUsage, Usage: &agent.Usage{InputTokens: 10}},
+		{Type: agent.EventToolStarted, Tool: call},
+		{Type: agent.EventApproval, Tool: call},
+	})
+	m.Update(approvalMsg{Req: ApprovalRequest{Tool: *call}})
+	if f := frame(m); !strings.Contains(f, "awaiting approval") || strings.Contains(f, "running") {
+		t.Errorf("the card does not say it waits for approval:\n%s", f)
+	}
+	saved1 := ansi.Strip(m.status.View(m.st, 200))
+	run(m, press(m, "n"))
+	done := *call
+	done.IsError, done.Result, done.Duration = true, "the user denied this tool call", 6800*time.Millisecond
+	feed(m, b, []agent.Event{{Type: agent.EventToolFinished, Tool: &done}, {Type: agent.EventUsage, Usage: &agent.Usage{InputTokens: 10}}})
+	f := frame(m)
+	if !strings.Contains(f, "denied") || strings.Contains(f, "failed") {
+		t.Errorf("a denied call shows as failed:\n%s", f)
+	}
+	saved2 := ansi.Strip(m.status.View(m.st, 200))
+	if !strings.Contains(saved1, "saved ~12.3k") || !strings.Contains(saved2, "saved ~24.7k") {
+		t.Errorf("saved does not grow with requests: %q then %q", saved1, saved2)
 	}
 }

@@ -39,6 +39,8 @@ type chatItem struct {
 	cacheW, cacheV int
 	cacheExp       bool
 	lines          []string
+	// printed is how many of lines are in the scrollback (inline mode).
+	printed int
 }
 
 // chat is the scrollable transcript. It is virtualised: rendering walks
@@ -187,7 +189,7 @@ func (c *chat) interrupt() {
 		it.version++
 	}
 	for _, it := range c.cards {
-		if it.card.Status == statusRunning {
+		if it.card.Status == statusRunning || it.card.Status == statusWaiting {
 			it.card.Status = statusFailed
 			it.card.Result = agent.InterruptedResult
 			it.version++
@@ -205,17 +207,30 @@ func (c *chat) toolStarted(ev agent.ToolEvent) {
 	it.version++
 }
 
-func (c *chat) toolFinished(ev agent.ToolEvent) {
+func (c *chat) toolFinished(ev agent.ToolEvent) cardStatus {
 	if _, ok := c.cards[ev.ID]; !ok {
 		c.toolStarted(ev)
 	}
 	it := c.cards[ev.ID]
 	it.card.Duration, it.card.Result = ev.Duration, ev.Result
-	it.card.Status = statusOK
-	if ev.IsError {
+	switch {
+	case it.card.Status == statusDenied:
+		// The user said no: that is not a failure of the tool.
+	case ev.IsError:
 		it.card.Status = statusFailed
+	default:
+		it.card.Status = statusOK
 	}
 	it.version++
+	return it.card.Status
+}
+
+// setStatus marks a card waiting for approval, denied or running again.
+func (c *chat) setStatus(id string, st cardStatus) {
+	if it, ok := c.cards[id]; ok {
+		it.card.Status = st
+		it.version++
+	}
 }
 
 // serverTool shows a provider-hosted call; done marks it finished even when

@@ -62,11 +62,16 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 	}
 	switch name {
 	case "/quit", "/exit":
-		return tea.Quit, true
+		return m.quit(), true
 	case "/help":
 		m.chat.notice(itemNotice, m.helpText())
 	case "/clear":
 		m.chat.clear()
+		m.committed = 0
+		if !m.opts.AltScreen {
+			// The scrollback keeps what was printed; the screen is cleared.
+			return tea.ClearScreen, true
+		}
 	case "/model":
 		if arg == "" {
 			m.chat.notice(itemNotice, "model: "+m.status.info.Model+" (use /model NAME to switch)")

@@ -22,9 +22,9 @@ func approvalView(st *themes.Styles, req ApprovalRequest, width int) string {
 	lines := []string{
 		ansi.Truncate(st.DialogTitle.Render("Allow this tool call? ")+st.CardTitle.Render(t.Name)+st.CardServer.Render(" · "+who), inner, "…"),
 		st.CardArgs.Render(ansi.Truncate(orText(summarizeArgs(t.Input), "(no arguments)"), inner, "…")),
-		st.HelpKey.Render("y") + st.HelpDesc.Render(" allow once  ") +
-			st.HelpKey.Render("n") + st.HelpDesc.Render(" deny  ") +
-			st.HelpKey.Render("a") + st.HelpDesc.Render(" always allow "+t.Name),
+		ansi.Truncate(st.HelpKey.Render("y")+st.HelpDesc.Render(" allow once  ")+
+			st.HelpKey.Render("n")+st.HelpDesc.Render(" deny  ")+
+			st.HelpKey.Render("a")+st.HelpDesc.Render(" always allow "+t.Name), inner, "…"),
 	}
 	return st.Dialog.Width(width).Render(strings.Join(lines, "\n"))
 }

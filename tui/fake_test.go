@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/pricing"
 )
 
 // fakeBackend is a scripted Backend: Send replays events, the rest returns
@@ -29,7 +30,8 @@ var _ Backend = (*fakeBackend)(nil)
 func newFakeBackend() *fakeBackend {
 	return &fakeBackend{
 		info: Info{Provider: "fake", Model: "fake-1", SessionID: "0123456789abcdef", SearchMode: "client",
-			Active: 2, Deferred: 5, TokensSaved: 12345},
+			Active: 2, Deferred: 5, TokensSaved: 12345, ContextWindow: 200_000, CostKnown: true, Priced: true,
+			Price: pricing.Price{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}},
 		tools: []ToolInfo{
 			{Name: "read_file", Server: "fs", Description: "Read a file from disk."},
 			{Name: "weather_forecast", Server: "weather", Description: "Multi-day forecast for a city.\nMore text.", Deferred: true},

@@ -12,7 +12,7 @@ import (
 )
 
 func TestGoldenFrames(t *testing.T) {
-	sizes := [][2]int{{80, 24}, {120, 40}}
+	sizes := [][2]int{{40, 12}, {80, 24}, {120, 40}, {200, 50}}
 	tests := []struct {
 		name  string
 		opts  Options

@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agent-dev/agent/themes"
 )
@@ -22,8 +23,6 @@ type input struct {
 	width int
 }
 
-const inputLines = 3
-
 func newInput(st *themes.Styles, keys KeyMap) *input {
 	ta := textarea.New()
 	ta.Placeholder = "Ask anything · /help for commands"
@@ -33,15 +32,28 @@ func newInput(st *themes.Styles, keys KeyMap) *input {
 	ta.CharLimit = 0
 	ta.MaxHeight = 0
 	ta.KeyMap.InsertNewline = keys.Newline
-	ta.SetHeight(inputLines)
+	ta.SetHeight(1)
 	ta.SetStyles(textareaStyles(st))
 	ta.Focus()
 	return &input{ta: ta, keys: keys, st: st}
 }
 
-func (in *input) SetWidth(w int) {
+// SetSize sets the box's outer width and the rows of text inside it.
+func (in *input) SetSize(w, rows int) {
 	in.width = w
 	in.ta.SetWidth(max(w-2, 4))
+	in.ta.SetHeight(max(rows, 1))
+}
+
+// rows is how many rows the text needs, wrapped at the box's width, at
+// least one and at most limit: the box grows with what is typed or pasted.
+func (in *input) rows(limit int) int {
+	w := max(in.width-3, 1) // borders and the one-cell prompt
+	n := 0
+	for _, l := range strings.Split(in.ta.Value(), "\n") {
+		n += max(1, (ansi.StringWidth(l)+w)/w)
+	}
+	return min(max(n, 1), max(limit, 1))
 }
 
 func (in *input) setStyles(st *themes.Styles) {

@@ -44,6 +44,16 @@ type Model struct {
 	hint          string
 	approvals     []ApprovalRequest
 	picker        *picker
+
+	// Inline mode: items before committed are printed to the scrollback;
+	// queue holds lines waiting to be printed while a print is in flight.
+	committed int
+	laidOut   frameLayout
+	queue     []string
+	printing  bool
+	quitting  bool
+	// print replaces the terminal print (tests record what is printed).
+	print func(text string) tea.Cmd
 }
 
 // New builds the root model. Run uses it; tests drive it directly.
@@ -57,13 +67,16 @@ func New(b Backend, opts Options) (*Model, error) {
 	m := &Model{
 		b: b, ctx: context.Background(), opts: opts, keys: keys, st: st,
 		chat: newChat(st), pane: newPane(st), input: newInput(st, keys),
-		help: help.New(), showPane: true,
+		help: help.New(), showPane: opts.AltScreen,
 		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 	}
 	m.applyStyles(st)
 	if len(opts.History) > 0 {
 		m.loadHistory(opts.History, b.Tools())
 		m.status.note = fmt.Sprintf("resumed · replaying %d messages", len(opts.History))
+	}
+	for _, w := range opts.Warnings {
+		m.chat.notice(itemWarning, w)
 	}
 	if len(opts.Suggestions) > 0 {
 		// Newest history entry first under ↑, so the list reads top down.
@@ -77,6 +90,7 @@ func New(b Backend, opts Options) (*Model, error) {
 	if opts.Width > 0 && opts.Height > 0 {
 		m.resize(opts.Width, opts.Height)
 	}
+	m.skipOldHistory()
 	return m, nil
 }
 
@@ -105,43 +119,84 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// layout sizes: work line, input box (3 lines + border), status, help.
-const bottomRows = 1 + inputLines + 2 + 1 + 1
+// frameLayout is how the rows of the screen are shared.
+type frameLayout struct {
+	main, box  int
+	work, help bool
+	pane       int // rows of the folded pane (narrow screens), 0 for none
+}
+
+// approvalRows is the approval box's height: three lines and a border.
+const approvalRows = 5
+
+// maxInputRows is how far the input box grows with its content.
+func maxInputRows(h int) int { return min(max(h/3, 1), 10) }
+
+// layout gives the input box what its content needs (up to a third of the
+// screen), then the status bar, the work line and the help line as room
+// allows; the chat takes the rest. Small terminals drop the help line
+// first, then the work line, never the input.
+func (m *Model) layout() frameLayout {
+	h := m.height
+	var l frameLayout
+	l.box = m.input.rows(maxInputRows(h)) + 2
+	if len(m.approvals) > 0 {
+		l.box = approvalRows
+	}
+	l.box = min(l.box, max(h-1, 1))
+	rest := h - 1 - l.box
+	if l.work = rest >= 4; l.work {
+		rest--
+	}
+	if l.help = rest >= 14; l.help {
+		rest--
+	}
+	l.main = max(rest, 0)
+	if m.showPane && (m.narrow() || !m.opts.AltScreen) && l.main >= 10 {
+		// Folded below the chat the pane takes only the lines it needs,
+		// up to a third of the chat's rows.
+		ph := min(max(l.main/3, 4), 12)
+		l.pane = min(ph, max(m.pane.needed(true, ph), 2))
+	}
+	return l
+}
 
 func (m *Model) narrow() bool { return m.width < narrowWidth }
 
-// relayout sizes the panes again when the folded pane's content may have
-// grown or shrunk.
+// relayout sizes the components again after their content changed (the
+// folded pane or the input box may have grown or shrunk).
 func (m *Model) relayout() {
-	if m.width > 0 && m.showPane && m.narrow() {
+	if m.width > 0 {
 		m.resize(m.width, m.height)
 	}
 }
 
 func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
-	mainH := max(h-bottomRows, 3)
-	chatW, chatH := w, mainH
-	if m.showPane {
-		if m.narrow() {
-			// Folded below the chat the pane takes only the lines it
-			// needs, up to a third of the screen.
-			ph := min(max(mainH/3, 4), 12, mainH-1)
-			ph = min(ph, max(m.pane.needed(true, ph), 2))
-			chatH = mainH - ph
-			m.pane.SetSize(w, ph)
-		} else {
-			// One blank column between chat and pane keeps card borders
-			// and full-width text off the pane's border.
-			pw := max(w/3, 40)
-			chatW = w - pw - 1
-			m.pane.SetSize(pw, mainH)
+	l := m.layout()
+	m.laidOut = l
+	chatW, chatH := w, l.main
+	switch {
+	case !m.opts.AltScreen:
+		// Inline: the pane, when shown, is folded under the live items.
+		if m.showPane {
+			m.pane.SetSize(w, l.pane)
 		}
+	case !m.showPane:
+	case m.narrow():
+		chatH = l.main - l.pane
+		m.pane.SetSize(w, l.pane)
+	default:
+		// One blank column between chat and pane keeps card borders
+		// and full-width text off the pane's border.
+		pw := max(w/3, 40)
+		chatW = w - pw - 1
+		m.pane.SetSize(pw, l.main)
 	}
 	m.chat.SetSize(chatW, chatH)
 	m.chat.reanchor()
 	m.chat.clamp()
-	m.input.SetWidth(w)
+	m.input.SetSize(w, l.box-2)
 	m.help.SetWidth(w)
 }
 
@@ -149,45 +204,59 @@ func (m *Model) resize(w, h int) {
 // bar and help line.
 func (m *Model) View() tea.View {
 	var v tea.View
-	v.AltScreen = true
-	v.MouseMode = tea.MouseModeCellMotion
+	v.AltScreen = m.opts.AltScreen
 	v.WindowTitle = "agent"
 	if m.width == 0 || m.height == 0 {
 		v.SetContent("starting…")
 		return v
 	}
-	v.SetContent(m.render())
+	if m.opts.AltScreen {
+		v.SetContent(m.render())
+	} else {
+		v.SetContent(m.renderInline())
+	}
 	return v
 }
 
 func (m *Model) render() string {
+	l := m.layout()
 	var main string
 	switch {
 	case m.picker != nil:
-		main = m.picker.View(m.st, m.width, max(m.height-bottomRows, 3))
+		main = m.picker.View(m.st, m.width, l.main)
 	case !m.showPane:
+		main = m.chat.View()
+	case m.narrow() && l.pane == 0:
 		main = m.chat.View()
 	case m.narrow():
 		main = m.chat.View() + "\n" + m.pane.View(m.spin.View(), true)
 	default:
 		main = lipgloss.JoinHorizontal(lipgloss.Top, m.chat.View(), " ", m.pane.View(m.spin.View(), false))
 	}
-	var bottom string
-	if len(m.approvals) > 0 {
-		bottom = approvalView(m.st, m.approvals[0], m.width)
-	} else {
-		bottom = m.input.View(m.picker == nil)
+	rows := []string{}
+	if l.main > 0 {
+		rows = append(rows, main)
 	}
-	// The approval box may be taller or shorter than the input: keep the
-	// total height fixed so the screen does not jump.
-	bottom = strings.Join(fit(strings.Split(bottom, "\n"), m.width, inputLines+2), "\n")
-	return strings.Join([]string{
-		main,
-		m.workLine(),
-		bottom,
-		m.status.View(m.st, m.width),
-		m.help.ShortHelpView(m.keys.ShortHelp()),
-	}, "\n")
+	if l.work {
+		rows = append(rows, m.workLine())
+	}
+	rows = append(rows, m.bottom(l.box), m.status.View(m.st, m.width))
+	if l.help {
+		rows = append(rows, m.help.ShortHelpView(m.keys.ShortHelp()))
+	}
+	return strings.Join(rows, "\n")
+}
+
+// bottom is the input box, or the approval question in its place, cut or
+// padded to rows.
+func (m *Model) bottom(rows int) string {
+	var b string
+	if len(m.approvals) > 0 {
+		b = approvalView(m.st, m.approvals[0], m.width)
+	} else {
+		b = m.input.View(m.picker == nil)
+	}
+	return strings.Join(fit(strings.Split(b, "\n"), m.width, rows), "\n")
 }
 
 func (m *Model) workLine() string {

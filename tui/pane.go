@@ -293,6 +293,8 @@ func callLabel(st *themes.Styles, c *callInfo) string {
 		n = fmt.Sprintf(" ×%d", c.Count)
 	}
 	switch c.Status {
+	case statusDenied:
+		return st.Fail.Render("↳ denied" + n)
 	case statusOK:
 		return st.OK.Render("↳ called" + n + " ✓ " + fmtDuration(c.Duration))
 	case statusFailed:

@@ -104,6 +104,10 @@ const (
 	statusRunning cardStatus = iota
 	statusOK
 	statusFailed
+	// statusWaiting: the call waits for the user's approval.
+	statusWaiting
+	// statusDenied: the user denied the call.
+	statusDenied
 )
 
 // toolCard is a tool call shown compactly in the chat.
@@ -137,6 +141,10 @@ func (c *toolCard) render(st *themes.Styles, width int, expanded bool) []string 
 	}
 	status := st.Running.Render("… running")
 	switch c.Status {
+	case statusWaiting:
+		status = st.Running.Render("? awaiting approval")
+	case statusDenied:
+		status = st.Fail.Render("⊘ denied")
 	case statusOK:
 		status = st.OK.Render("✓ " + fmtDuration(c.Duration))
 	case statusFailed:

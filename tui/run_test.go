@@ -45,7 +45,9 @@ func TestRunDrivesATurn(t *testing.T) {
 	out := &syncBuffer{ch: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, b, Options{Theme: "dark", Width: 120, Height: 40, Input: in, Output: out}) }()
+	go func() {
+		done <- Run(ctx, b, Options{AltScreen: true, Theme: "dark", Width: 120, Height: 40, Input: in, Output: out})
+	}()
 	waitOut := func(want string) {
 		t.Helper()
 		deadline := time.After(10 * time.Second)

@@ -7,16 +7,88 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/pricing"
 	"github.com/agent-dev/agent/themes"
 )
 
 // statusBar is the one-line summary at the bottom.
 type statusBar struct {
-	info   Info
-	last   agent.Usage
-	totals agent.Usage
+	info Info
+	last agent.Usage
+	// since is the usage that arrived after info was read: the figures
+	// move during a turn, before the backend is asked again.
+	since    agent.Usage
+	requests int
 	// note overrides Info.Note for a while (e.g. "resumed · replaying N messages").
 	note string
+}
+
+// setInfo takes fresh backend data; what arrived since is now included.
+func (s *statusBar) setInfo(i Info) {
+	s.info, s.since, s.requests = i, agent.Usage{}, 0
+	if i.Requests > 0 {
+		s.last = i.Last
+	}
+}
+
+// usage records one request's usage as it arrives.
+func (s *statusBar) usage(u agent.Usage) {
+	s.last = u
+	s.since.Add(u)
+	s.requests++
+}
+
+func (s *statusBar) totals() agent.Usage {
+	t := s.info.Totals
+	t.ServerToolUses = nil
+	for k, v := range s.info.Totals.ServerToolUses {
+		if t.ServerToolUses == nil {
+			t.ServerToolUses = map[string]int{}
+		}
+		t.ServerToolUses[k] = v
+	}
+	t.Add(s.since)
+	return t
+}
+
+func inputOf(u agent.Usage) int { return u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens }
+
+// contextFill is the share of the window the newest request filled, in
+// percent; ok is false when the window or the request is unknown.
+func (s *statusBar) contextFill() (pct int, ok bool) {
+	w := s.info.ContextWindow
+	in := inputOf(s.last) + s.last.OutputTokens
+	if w <= 0 || in == 0 {
+		return 0, w > 0
+	}
+	return min(in*100/w, 999), true
+}
+
+// cost is the session's cost so far; ok is false when a price is missing.
+func (s *statusBar) cost() (float64, bool) {
+	c := s.info.Cost
+	if s.requests > 0 {
+		if !s.info.Priced {
+			return c, false
+		}
+		c += s.info.Price.Cost(pricing.Usage{Input: s.since.InputTokens, Output: s.since.OutputTokens,
+			CacheRead: s.since.CacheReadTokens, CacheWrite: s.since.CacheWriteTokens})
+	}
+	return c, s.info.CostKnown
+}
+
+func fmtCost(c float64, ok bool) string {
+	switch {
+	case !ok:
+		return "$?"
+	case c == 0:
+		return "$0"
+	case c < 0.01:
+		return "<$0.01"
+	case c < 100:
+		return fmt.Sprintf("$%.2f", c)
+	}
+	return fmt.Sprintf("$%.0f", c)
 }
 
 func shortID(id string) string {
@@ -26,6 +98,9 @@ func shortID(id string) string {
 	return id
 }
 
+// View lays the items out by priority: the model, the context fill and the
+// cost always stay (the model name is cut with an ellipsis when it must
+// be); the rest go least important first, never cut mid-word.
 func (s *statusBar) View(st *themes.Styles, width int) string {
 	i := s.info
 	model := i.Provider
@@ -35,36 +110,42 @@ func (s *statusBar) View(st *themes.Styles, width int) string {
 		}
 		model += i.Model
 	}
-	// Items carry a priority; the least important go first when the
-	// terminal is too narrow for all of them.
 	type item struct {
 		text string
 		prio int
 	}
-	items := []item{{st.BarAccent.Render(" " + orText(model, "no model")), 0}}
-	add := func(s string, prio int) { items = append(items, item{st.BarItem.Render(s), prio}) }
+	var items []item
+	add := func(s string, prio int) { items = append(items, item{s, prio}) }
+	if pct, ok := s.contextFill(); ok {
+		add(fmt.Sprintf("ctx %d%%", pct), 0)
+	} else {
+		add("ctx ?", 0)
+	}
+	add(fmtCost(s.cost()), 0)
+	t := s.totals()
+	in := inputOf(t)
+	add(fmt.Sprintf("Σ %s↑ %s↓", fmtTokens(in), fmtTokens(t.OutputTokens)), 1)
+	if in > 0 {
+		add(fmt.Sprintf("cache %d%%", t.CacheReadTokens*100/in), 2)
+	}
 	if i.SessionID != "" {
-		add("sess "+shortID(i.SessionID), 1)
+		add("sess "+shortID(i.SessionID), 3)
+	}
+	// What deferral saved so far: the estimate per request times the
+	// requests made, so it appears with the first request and grows.
+	if n := i.Requests + s.requests; i.TokensSaved > 0 && n > 0 {
+		add("saved ~"+fmtTokens(i.TokensSaved*n)+" tok", 2)
 	}
 	if i.SearchMode != "" {
-		add("search "+i.SearchMode, 2)
+		add("search "+i.SearchMode, 5)
 	}
-	add(fmt.Sprintf("last %s↑ %s↓", fmtTokens(s.last.InputTokens+s.last.CacheReadTokens+s.last.CacheWriteTokens), fmtTokens(s.last.OutputTokens)), 3)
-	t := s.totals
-	in := t.InputTokens + t.CacheReadTokens + t.CacheWriteTokens
-	add(fmt.Sprintf("Σ %s↑ %s↓", fmtTokens(in), fmtTokens(t.OutputTokens)), 4)
-	if in > 0 {
-		add(fmt.Sprintf("cache %d%%", t.CacheReadTokens*100/in), 5)
-	}
-	if i.TokensSaved > 0 {
-		add("saved ~"+fmtTokens(i.TokensSaved)+" tok", 3)
-	}
+	add(fmt.Sprintf("last %s↑ %s↓", fmtTokens(inputOf(s.last)), fmtTokens(s.last.OutputTokens)), 6)
 	srv := 0
 	for _, n := range t.ServerToolUses {
 		srv += n
 	}
 	if srv > 0 {
-		add(fmt.Sprintf("server tools %d", srv), 5)
+		add(fmt.Sprintf("server tools %d", srv), 4)
 	}
 	note := i.Note
 	if s.note != "" && note != "" {
@@ -72,11 +153,7 @@ func (s *statusBar) View(st *themes.Styles, width int) string {
 	} else if s.note != "" {
 		note = s.note
 	}
-	right := ""
-	if note != "" {
-		right = st.BarNote.Render(" " + note + " ")
-	}
-	sep := st.BarItem.Render(" · ")
+	const sep = " · "
 	join := func() string {
 		parts := make([]string, len(items))
 		for k, it := range items {
@@ -84,20 +161,47 @@ func (s *statusBar) View(st *themes.Styles, width int) string {
 		}
 		return strings.Join(parts, sep)
 	}
-	left := join()
-	for ansi.StringWidth(left)+ansi.StringWidth(right)+1 > width && len(items) > 1 {
-		drop := 1
+	// The model takes at most what is left after the must-keep items, and
+	// at least a few cells.
+	width = max(width, 1)
+	modelW := min(ansi.StringWidth(model), 24)
+	for ansi.StringWidth(join())+modelW+4 > width && len(items) > 2 {
+		drop := 0
 		for k := range items {
-			if items[k].prio > items[drop].prio {
+			if items[k].prio >= items[drop].prio {
 				drop = k
 			}
 		}
+		if items[drop].prio == 0 {
+			break
+		}
 		items = append(items[:drop], items[drop+1:]...)
-		left = join()
 	}
-	space := width - ansi.StringWidth(left) - ansi.StringWidth(right)
-	line := left + st.Bar.Render(strings.Repeat(" ", max(space, 0))) + right
-	return ansi.Truncate(line, width, "")
+	right := join()
+	room := width - ansi.StringWidth(right) - 4
+	if room < 6 {
+		// Too narrow for the model beside the figures: the figures win.
+		model = ""
+		room = 0
+	}
+	model = ansi.Truncate(model, max(room, 0), "…")
+	left := st.BarAccent.Render(" " + orText(model, ""))
+	if model == "" {
+		left = st.Bar.Render(" ")
+	}
+	line := left + st.BarItem.Render(" "+sep[1:]+right)
+	if model == "" {
+		line = left + st.BarItem.Render(right)
+	}
+	// The note takes the space that is left, cut with an ellipsis.
+	if space := width - ansi.StringWidth(line) - 1; note != "" && space >= 8 {
+		n := ansi.Truncate(" "+note+" ", space, "… ")
+		pad := width - ansi.StringWidth(line) - ansi.StringWidth(n)
+		line += st.Bar.Render(strings.Repeat(" ", max(pad, 0))) + st.BarNote.Render(n)
+	}
+	space := width - ansi.StringWidth(line)
+	line += st.Bar.Render(strings.Repeat(" ", max(space, 0)))
+	return ansi.Truncate(line, width, "…")
 }
 
 func orText(s, def string) string {

@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/pricing"
 )
 
 // Backend is everything the TUI needs from the agent. cmd/ implements it over
@@ -57,8 +58,22 @@ type Info struct {
 	// Note is shown highlighted at the right of the bar, e.g.
 	// "demo: scripted local model".
 	Note string
-	// Totals is the session's token usage so far (for resumed sessions).
-	Totals agent.Usage
+	// Totals is the session's token usage so far, stored requests of a
+	// resumed session included; Requests counts those requests and Last is
+	// the newest one (its input is what fills the context window).
+	Totals   agent.Usage
+	Requests int
+	Last     agent.Usage
+	// ContextWindow is the model's context size in tokens (0: unknown).
+	ContextWindow int
+	// Cost is what the session cost so far in US dollars; CostKnown is false
+	// when a model it used has no price in the table.
+	Cost      float64
+	CostKnown bool
+	// Price prices the current model's requests as they arrive (Priced
+	// false: unknown), until Info is read again after the turn.
+	Price  pricing.Price
+	Priced bool
 }
 
 // ToolInfo describes one tool for display.
@@ -113,6 +128,12 @@ type Options struct {
 	NoColor bool
 	// History is a resumed session's messages, rendered on start.
 	History []agent.Message
+	// Warnings are shown once in the chat when the program starts.
+	Warnings []string
+	// AltScreen runs full screen. The default runs inline: finished
+	// messages go to the terminal's scrollback, where they stay after exit,
+	// and only what is still changing is redrawn.
+	AltScreen bool
 	// Prompt, when set, is sent as the first message once the program starts.
 	Prompt string
 	// Suggestions are prompts worth trying (the demo's): listed in the

@@ -24,7 +24,38 @@ type clock struct{ t time.Time }
 
 func (c *clock) Now() time.Time { return c.t }
 
+// newTestModel builds a full-screen model (--alt-screen), the layout most
+// tests look at; newInlineModel builds the default inline one.
 func newTestModel(t testing.TB, b *fakeBackend, w, h int, opts Options) (*Model, *fakeTurns, *clock) {
+	t.Helper()
+	opts.AltScreen = true
+	return newModel(t, b, w, h, opts)
+}
+
+// scrollbackRecorder is the terminal's scrollback in inline tests.
+type scrollbackRecorder struct{ lines []string }
+
+func (r *scrollbackRecorder) String() string {
+	out := make([]string, len(r.lines))
+	for i, l := range r.lines {
+		out[i] = strings.TrimRight(ansi.Strip(l), " ")
+	}
+	return strings.Join(out, "\n")
+}
+
+func newInlineModel(t testing.TB, b *fakeBackend, w, h int, opts Options) (*Model, *fakeTurns, *scrollbackRecorder) {
+	t.Helper()
+	opts.AltScreen = false
+	m, turns, _ := newModel(t, b, w, h, opts)
+	rec := &scrollbackRecorder{}
+	m.print = func(text string) tea.Cmd {
+		rec.lines = append(rec.lines, strings.Split(text, "\n")...)
+		return func() tea.Msg { return printedMsg{} }
+	}
+	return m, turns, rec
+}
+
+func newModel(t testing.TB, b *fakeBackend, w, h int, opts Options) (*Model, *fakeTurns, *clock) {
 	t.Helper()
 	c := &clock{t: epoch}
 	opts.Width, opts.Height = w, h

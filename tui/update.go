@@ -13,8 +13,30 @@ import (
 	"github.com/agent-dev/agent/themes"
 )
 
-// Update routes messages to handlers.
+// Update routes messages to handlers. Inline, what became final is then
+// printed to the scrollback.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, ok := msg.(printedMsg); ok {
+		m.printing = false
+	}
+	_, cmd := m.update(msg)
+	if m.width > 0 && m.layout() != m.laidOut {
+		// The input grew, an approval replaced it, the pane folded: the
+		// rows are shared out again.
+		m.relayout()
+	}
+	// Nothing is printed before the width is known: it would be wrapped
+	// to nothing.
+	if !m.opts.AltScreen && !m.quitting && m.width > 0 {
+		m.scrollback()
+		if p := m.printCmd(); p != nil {
+			cmd = tea.Batch(cmd, p)
+		}
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
@@ -96,7 +118,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return m.cancelTurn()
 		}
 		if m.quitArmed {
-			return tea.Quit
+			return m.quit()
 		}
 		m.quitArmed = true
 		m.hint = quitHint
@@ -142,6 +164,7 @@ func (m *Model) handleApprovalKey(k tea.KeyPressMsg) tea.Cmd {
 		d = Deny
 	case key.Matches(k, m.keys.Quit):
 		m.approvals = m.approvals[1:]
+		m.chat.setStatus(req.Tool.ID, statusDenied)
 		return tea.Batch(replyCmd(req, Deny), m.cancelTurn())
 	default:
 		return nil
@@ -151,6 +174,11 @@ func (m *Model) handleApprovalKey(k tea.KeyPressMsg) tea.Cmd {
 		m.hint = ""
 	}
 	m.chat.notice(itemNotice, fmt.Sprintf("%s: %s", req.Tool.Name, d))
+	if d == Deny {
+		m.chat.setStatus(req.Tool.ID, statusDenied)
+	} else {
+		m.chat.setStatus(req.Tool.ID, statusRunning)
+	}
 	return replyCmd(req, d)
 }
 
@@ -253,11 +281,7 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 		}
 	case agent.EventToolFinished:
 		if ev.Tool != nil {
-			m.chat.toolFinished(*ev.Tool)
-			st := statusOK
-			if ev.Tool.IsError {
-				st = statusFailed
-			}
+			st := m.chat.toolFinished(*ev.Tool)
 			m.pane.called(ev.Tool.Name, st, ev.Tool.Duration)
 		}
 	case agent.EventServerTool:
@@ -267,6 +291,7 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 	case agent.EventApproval:
 		if ev.Tool != nil {
 			m.hint = "waiting for your approval of " + ev.Tool.Name
+			m.chat.setStatus(ev.Tool.ID, statusWaiting)
 		}
 	case agent.EventMessage:
 		if ev.Message != nil && ev.Message.Role == agent.RoleAssistant {
@@ -274,8 +299,7 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 		}
 	case agent.EventUsage:
 		if ev.Usage != nil {
-			m.status.last = *ev.Usage
-			m.status.totals.Add(*ev.Usage)
+			m.status.usage(*ev.Usage)
 		}
 	case agent.EventWarning:
 		m.chat.notice(itemWarning, ev.Text)
@@ -295,8 +319,7 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case infoMsg:
-		m.status.info = Info(msg)
-		m.status.totals = msg.Totals
+		m.status.setInfo(Info(msg))
 		m.pane.active, m.pane.deferred = msg.Active, msg.Deferred
 	case modelSetMsg:
 		if msg.Err != nil {
@@ -330,10 +353,11 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		m.chat.reset()
+		m.committed = 0
 		m.pane.reset()
 		m.loadHistory(msg.History, msg.Tools)
 		m.status.note = fmt.Sprintf("resumed · replaying %d messages", len(msg.History))
-		m.status.last = agent.Usage{}
+		m.status.last, m.status.since, m.status.requests = agent.Usage{}, agent.Usage{}, 0
 		return m.refreshInfo(), true
 	case newSessionMsg:
 		if msg.Err != nil {
@@ -341,9 +365,10 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		m.chat.reset()
+		m.committed = 0
 		m.pane.reset()
 		m.status.note = ""
-		m.status.last = agent.Usage{}
+		m.status.last, m.status.since, m.status.requests = agent.Usage{}, agent.Usage{}, 0
 		m.chat.notice(itemNotice, "new session")
 		return m.refreshInfo(), true
 	default:

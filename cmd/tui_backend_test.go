@@ -1,0 +1,91 @@
+package cmd
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+	"github.com/agent-dev/agent/tui"
+)
+
+// newTestTUIBackend wires the TUI's backend as runTUI does, without a
+// terminal: the root command runs with its RunE replaced.
+func newTestTUIBackend(t *testing.T, env map[string]string, args ...string) *tuiBackend {
+	t.Helper()
+	getenv := func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	}
+	g := &Globals{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Getenv: getenv}
+	root := NewRootCmd(g)
+	var b *tuiBackend
+	root.RunE = func(cmd *cobra.Command, _ []string) error {
+		b = &tuiBackend{g: g, approvals: make(chan tui.ApprovalRequest), always: map[string]bool{}}
+		rt, err := buildRuntime(cmd.Context(), g, b)
+		if err != nil {
+			return err
+		}
+		b.rt = rt
+		b.loadSpend(cmd.Context(), rt.Store.ID())
+		t.Cleanup(rt.Close)
+		return nil
+	}
+	root.SetArgs(args)
+	root.SetOut(io.Discard)
+	root.SetErr(io.Discard)
+	if err := root.ExecuteContext(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// #18 bug 2: /sessions resumes a session on its own model, as --resume
+// does; #18 bug 7: the resumed session's total does not restart at zero.
+func TestTUIResumeKeepsModelAndTotals(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Hi."})
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	db := filepath.Join(t.TempDir(), "a.db")
+	res := runAgent(t, env, "-p", "hi", "--base-url", fake.URL, "--db", db, "--model", "claude-opus-4-1", "--output-format", "json")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	old := decodePrint(t, res.stdout)
+
+	b := newTestTUIBackend(t, env, "--base-url", fake.URL, "--db", db, "--model", "claude-sonnet-4-5")
+	if got := b.Info().Model; got != "claude-sonnet-4-5" {
+		t.Fatalf("new session model = %s", got)
+	}
+	if _, err := b.Resume(t.Context(), old.SessionID); err != nil {
+		t.Fatal(err)
+	}
+	info := b.Info()
+	if info.Model != "claude-opus-4-1" {
+		t.Errorf("resumed on %s, want the session's own claude-opus-4-1", info.Model)
+	}
+	if info.Requests != 1 || info.Totals.InputTokens != old.Usage.InputTokens || info.Totals.InputTokens == 0 {
+		t.Errorf("resumed totals = %+v (%d requests), want the stored %+v", info.Totals, info.Requests, old.Usage)
+	}
+	if !info.CostKnown || info.Cost <= 0 {
+		t.Errorf("resumed cost = %v (known %v)", info.Cost, info.CostKnown)
+	}
+}
+
+// #18 bug 7: the resume hint names what the session cannot store.
+func TestResumeCommandNamesServers(t *testing.T) {
+	t.Parallel()
+	g := &Globals{DBPath: "/tmp/my db.sqlite", MCPConfig: "/etc/mcp.json", MCP: []string{"gh", "fs"}, Defer: "auto"}
+	got := resumeCommand(g, "abc")
+	want := "agent --resume abc --db '/tmp/my db.sqlite' --mcp-config /etc/mcp.json --mcp gh --mcp fs --defer=auto"
+	if got != want {
+		t.Errorf("resume command\n got %s\nwant %s", got, want)
+	}
+}

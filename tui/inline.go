@@ -1,0 +1,168 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// Inline mode (the default) draws only what still changes, at the bottom
+// of the terminal: the message streaming in, running cards and searches,
+// the input and the status bar. Everything finished is printed above it
+// once, into the terminal's own scrollback, where the user scrolls, selects
+// and copies it with the terminal's means, and where it stays after exit.
+
+// printedMsg says the lines handed to the terminal were printed, so the
+// next batch may go (prints must keep their order).
+type printedMsg struct{}
+
+// maxReplay is how many items of a resumed history are printed on start;
+// /export writes the whole transcript.
+const maxReplay = 200
+
+// live reports whether an item may still change: it stays in the redrawn
+// area until it is final.
+func (c *chat) live(it *chatItem) bool {
+	switch {
+	case it.card != nil:
+		return it.card.Status == statusRunning || it.card.Status == statusWaiting
+	case it.search != nil:
+		return it.search.Running
+	case it.kind == itemAssistant:
+		for _, s := range c.stream {
+			if s == it {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// scrollback moves finished items, oldest first, from the live area to
+// the print queue, and the head of a streamed answer that no longer fits
+// the live area. It stops at the first item still changing, so the order
+// on screen is the order of the conversation.
+func (m *Model) scrollback() {
+	c := m.chat
+	if m.committed > len(c.items) {
+		m.committed = len(c.items)
+	}
+	room := m.liveRows()
+	for m.committed < len(c.items) {
+		it := c.items[m.committed]
+		ls := c.render(it)
+		if c.live(it) {
+			if it.kind == itemAssistant && len(ls)-it.printed > room {
+				n := len(ls) - room
+				m.queue = append(m.queue, ls[it.printed:n]...)
+				it.printed = n
+			}
+			return
+		}
+		if it.printed < len(ls) {
+			m.queue = append(m.queue, ls[it.printed:]...)
+		}
+		it.printed = len(ls)
+		m.committed++
+	}
+}
+
+// printCmd hands the queued lines to the terminal, one batch at a time.
+func (m *Model) printCmd() tea.Cmd {
+	if m.opts.AltScreen || m.printing || len(m.queue) == 0 {
+		return nil
+	}
+	text := strings.Join(m.queue, "\n")
+	m.queue = nil
+	m.printing = true
+	if m.print != nil {
+		return m.print(text)
+	}
+	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
+}
+
+// liveRows is how many rows the live items may take above the input.
+func (m *Model) liveRows() int {
+	l := m.layout()
+	return max(l.main-l.pane, 1)
+}
+
+// renderInline draws the live area: unprinted items (their tail when they
+// are taller than the room), the folded pane when shown, and the bottom.
+func (m *Model) renderInline() string {
+	if m.quitting {
+		return ""
+	}
+	l := m.layout()
+	var rows []string
+	if m.picker != nil {
+		rows = append(rows, strings.Split(m.picker.View(m.st, m.width, min(max(l.main, 3), 16)), "\n")...)
+	} else {
+		var live []string
+		c := m.chat
+		for _, it := range c.items[min(m.committed, len(c.items)):] {
+			ls := c.render(it)
+			live = append(live, ls[min(it.printed, len(ls)):]...)
+		}
+		if room := max(l.main-l.pane, 0); len(live) > room {
+			live = live[len(live)-room:]
+		}
+		for i, s := range live {
+			live[i] = strings.Join(fit([]string{s}, m.width, 1), "")
+		}
+		rows = append(rows, live...)
+		if m.showPane && l.pane > 0 {
+			m.pane.SetSize(m.width, l.pane)
+			rows = append(rows, m.pane.View(m.spin.View(), true))
+		}
+	}
+	if l.work && (m.working || m.hint != "") {
+		rows = append(rows, m.workLine())
+	}
+	rows = append(rows, m.bottom(l.box), m.status.View(m.st, m.width))
+	if l.help {
+		rows = append(rows, m.help.ShortHelpView(m.keys.ShortHelp()))
+	}
+	return strings.Join(rows, "\n")
+}
+
+// quit prints what is left of the conversation, then ends the program,
+// so the whole transcript stays in the scrollback.
+func (m *Model) quit() tea.Cmd {
+	if m.opts.AltScreen {
+		return tea.Quit
+	}
+	m.quitting = true
+	c := m.chat
+	for ; m.committed < len(c.items); m.committed++ {
+		it := c.items[m.committed]
+		ls := c.render(it)
+		m.queue = append(m.queue, ls[min(it.printed, len(ls)):]...)
+		it.printed = len(ls)
+	}
+	if len(m.queue) == 0 {
+		return tea.Quit
+	}
+	text := strings.Join(m.queue, "\n")
+	m.queue = nil
+	if m.print != nil {
+		return tea.Sequence(m.print(text), tea.Quit)
+	}
+	return tea.Sequence(tea.Println(text), tea.Quit)
+}
+
+// skipOldHistory leaves all but the newest items of a long resumed history
+// out of the replay, with a line saying so.
+func (m *Model) skipOldHistory() {
+	c := m.chat
+	if m.opts.AltScreen || len(c.items) <= maxReplay {
+		return
+	}
+	skip := len(c.items) - maxReplay
+	m.queue = append(m.queue, m.st.Notice.Render(fmt.Sprintf("  … %d earlier items not shown (/export writes the whole transcript)", skip)), "")
+	for _, it := range c.items[:skip] {
+		it.printed = 1 << 30
+	}
+	m.committed = skip
+}
