@@ -9,7 +9,10 @@ import (
 type EventType string
 
 const (
-	EventTextDelta      EventType = "text_delta"
+	EventTextDelta EventType = "text_delta"
+	// EventReasoningDelta is reasoning text (a summary or a thinking
+	// block) as it streams; front ends show it dimmed, apart from the answer.
+	EventReasoningDelta EventType = "reasoning_delta"
 	EventSearchStarted  EventType = "search_started"
 	EventSearchFinished EventType = "search_finished"
 	EventToolStarted    EventType = "tool_call_started"

@@ -68,6 +68,13 @@ type Request struct {
 	ProviderTools []ProviderTool
 	// NoStream asks for a non-streaming request.
 	NoStream bool
+	// Effort is the reasoning effort asked for (none, minimal, low, medium,
+	// high, max; "" leaves the provider's default). Adapters map it to their
+	// API through the models table and say once when the model has none.
+	Effort string
+	// MaxOutput asks for the model's largest output limit instead of
+	// MaxTokens (the retry of a tool call cut at the limit).
+	MaxOutput bool
 }
 
 // Usage is token accounting for one request. InputTokens follows Anthropic's
@@ -106,9 +113,15 @@ type Response struct {
 	ToolsHash string
 	// Resolved is the search mode the adapter actually used for this request.
 	Resolved SearchMode
+	// OutputLimit is the output token limit the request carried and
+	// OutputMax the model's largest; CutCall is set when a tool call was
+	// cut off by the limit (and left out of Message).
+	OutputLimit, OutputMax int
+	CutCall                bool
 }
 
-// StreamEvent is a delta reported by an adapter while it streams.
+// StreamEvent is a delta reported by an adapter while it streams. Notices
+// (EventWarning) carry their text in Text.
 type StreamEvent struct {
 	Type         EventType
 	Text         string

@@ -56,8 +56,11 @@ type Session struct {
 	SearchAlgo    string
 	ProviderTools []ProviderTool
 	// MaxSteps bounds the provider requests of one turn.
-	MaxSteps  int
+	MaxSteps int
+	// MaxTokens is the output limit (0: the model's default from the
+	// models table); Effort the reasoning effort ("": provider default).
 	MaxTokens int
+	Effort    string
 	NoStream  bool
 	Searcher  Searcher
 	Store     Store
@@ -78,6 +81,10 @@ type Session struct {
 	// ContextWindow of 0.
 	AutoCompact   float64
 	ContextWindow int
+
+	// raiseOutput asks the next request for the model's largest output
+	// limit: a tool call was cut by the usual one.
+	raiseOutput bool
 
 	mu      sync.Mutex
 	History []Message
@@ -132,12 +139,17 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 			return err
 		}
 	}
+	raised := false
 	for step := 1; ; step++ {
 		if step > s.MaxSteps {
 			return fmt.Errorf("step budget of %d requests spent: the model is still calling tools; raise --max-steps or ask again", s.MaxSteps)
 		}
 		s.autoCompact(ctx, turnStart, &warned, emit)
 		resp, used, err := s.request(ctx, emit, s.BuildRequest, true)
+		if s.retryCut(resp, err, &raised, emit) {
+			step--
+			continue
+		}
 		if resp != nil {
 			if len(resp.Message.Parts) > 0 {
 				if aerr := s.appendMessage(context.WithoutCancel(ctx), resp.Message, emit); aerr != nil && err == nil {
@@ -186,6 +198,37 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 	}
 }
 
+// retryCut handles a response stopped by the output limit. A tool call cut
+// there cannot run (its arguments are half a JSON document): the response
+// is dropped and asked again once with the model's largest limit. Text cut
+// there is kept, with a warning that says so.
+func (s *Session) retryCut(resp *Response, err error, raised *bool, emit func(Event)) bool {
+	s.raiseOutput = false
+	if err != nil || resp == nil || resp.StopReason != "max_tokens" {
+		return false
+	}
+	if resp.CutCall && !*raised && resp.OutputMax > resp.OutputLimit {
+		*raised = true
+		s.raiseOutput = true
+		u := resp.Usage
+		s.mu.Lock()
+		s.Totals.Add(u)
+		s.mu.Unlock()
+		emit(Event{Type: EventWarning, Text: fmt.Sprintf("a tool call was cut at the output limit of %d tokens; asking again with %d", resp.OutputLimit, resp.OutputMax)})
+		return true
+	}
+	what := "the answer was"
+	if resp.CutCall {
+		what = "a tool call was"
+	}
+	limit := ""
+	if resp.OutputLimit > 0 {
+		limit = fmt.Sprintf(" of %d tokens", resp.OutputLimit)
+	}
+	emit(Event{Type: EventWarning, Text: what + " cut at the output limit" + limit + " (raise --max-tokens)"})
+	return false
+}
+
 func (s *Session) defaults() {
 	if s.MaxSteps <= 0 {
 		s.MaxSteps = 25
@@ -218,6 +261,7 @@ func (s *Session) BuildRequest() *Request {
 	req := &Request{
 		Model: s.Model, System: s.System, Messages: hist, MaxTokens: s.MaxTokens,
 		Search: s.Search, SearchAlgo: s.SearchAlgo, ProviderTools: s.ProviderTools, NoStream: s.NoStream,
+		Effort: s.Effort, MaxOutput: s.raiseOutput,
 	}
 	for _, t := range s.Tools.Active() {
 		req.Tools = append(req.Tools, defOf(t))
@@ -282,6 +326,8 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 				}
 			case EventServerTool:
 				emit(Event{Type: EventServerTool, ServerTool: se.ServerTool})
+			case EventReasoningDelta, EventWarning:
+				emit(Event{Type: se.Type, Text: se.Text})
 			}
 		})
 		used := target{p, model}

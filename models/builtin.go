@@ -18,6 +18,28 @@ import (
 // builtin resolves a model id from the built-in table, falling back to the
 // provider's conservative defaults.
 func builtin(provider, model string) Capabilities {
+	c := lookupModel(provider, model)
+	// Tool search and deferral are features of the vendor's own API: a
+	// Claude id behind the OpenAI API (or the reverse) has neither.
+	if f := apiFamily(provider); f != "" && c.Family != "" && c.Family != f {
+		c.NativeSearch, c.DeferLoading, c.EncryptedReasoning = false, false, false
+	}
+	return c
+}
+
+// apiFamily is the vendor whose API a provider speaks, for the providers
+// that speak exactly one vendor's API.
+func apiFamily(provider string) string {
+	switch strings.ToLower(provider) {
+	case "anthropic", "bedrock":
+		return "anthropic"
+	case "openai", "azure", "responses":
+		return "openai"
+	}
+	return ""
+}
+
+func lookupModel(provider, model string) Capabilities {
 	m := normalize(model)
 	if strings.Contains(m, "claude") {
 		if c, ok := claude(m); ok {
@@ -108,7 +130,7 @@ func claude(m string) (Capabilities, bool) {
 	case "mythos", "fable":
 		// Newest tier: adaptive thinking always on, no effort "none".
 		c.MaxOutput, c.ContextWindow = 128_000, 1_000_000
-		c.Thinking, c.Efforts = ThinkingAdaptive, []string{"low", "medium", "high", "max"}
+		c.Thinking, c.Efforts = ThinkingAdaptive, []string{"low", "medium", "high", "xhigh", "max"}
 		c.NativeSearch, c.DeferLoading = true, true
 		return withDefault(c), true
 	case "opus", "sonnet", "haiku":
@@ -142,7 +164,9 @@ func claude(m string) (Capabilities, bool) {
 			c.MaxOutput = 128_000
 		}
 		if v >= 47 {
+			// Opus 4.7+ and the 5 generation add "xhigh".
 			c.ContextWindow = 1_000_000
+			c.Efforts = []string{"low", "medium", "high", "xhigh", "max"}
 		}
 		c.NativeSearch, c.DeferLoading = true, true
 	}

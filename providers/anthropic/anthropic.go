@@ -12,9 +12,11 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/internal/httpx"
 )
 
@@ -33,8 +35,10 @@ type Options struct {
 	BaseURL    string
 	HTTPClient *http.Client
 	// NativeModels overrides the built-in table of models that support the
-	// tool search tool, by exact model id.
+	// tool search tool, by exact model id (or "prefix*").
 	NativeModels map[string]bool
+	// Models is the capability table (nil: the built-in one).
+	Models *models.Table
 	// Version is the anthropic-version header.
 	Version string
 	// FirstByteTimeout and StreamIdleTimeout bound the waits of a request
@@ -47,8 +51,12 @@ type Options struct {
 
 // Provider implements agent.Provider for the Messages API.
 type Provider struct {
-	opts Options
-	http httpx.Client
+	opts  Options
+	http  httpx.Client
+	table *models.Table
+	// noticed holds the one-time notices already given (an --effort the
+	// model cannot use).
+	noticed sync.Map
 }
 
 var _ agent.Provider = (*Provider)(nil)
@@ -62,7 +70,11 @@ func New(o Options) *Provider {
 	if o.Version == "" {
 		o.Version = DefaultVersion
 	}
-	return &Provider{opts: o, http: httpx.Client{HTTP: o.HTTPClient, Provider: providerName,
+	table, err := o.Models.WithNativeSearch(o.NativeModels)
+	if err != nil {
+		table = o.Models // the keys of a map[string]bool cannot fail validation
+	}
+	return &Provider{opts: o, table: table, http: httpx.Client{HTTP: o.HTTPClient, Provider: providerName,
 		Timeouts: httpx.Timeouts{FirstByte: o.FirstByteTimeout, StreamIdle: o.StreamIdleTimeout}}}
 }
 
@@ -71,16 +83,13 @@ func (p *Provider) API() string  { return apiName }
 
 // NativeSearch reports whether model has the tool search tool.
 func (p *Provider) NativeSearch(model string) bool {
-	if v, ok := p.opts.NativeModels[model]; ok {
-		return v
-	}
-	return nativeSearchModel(model)
+	return p.caps(model).NativeSearch
 }
 
 // Render returns the request body Send would post, for golden tests and
 // debugging, with the resolved search mode.
 func (p *Provider) Render(req *agent.Request) ([]byte, agent.SearchMode, error) {
-	r, err := buildRequest(req, agent.ResolveSearch(p, req))
+	r, err := buildWith(req, agent.ResolveSearch(p, req), p.caps(req.Model))
 	if err != nil {
 		return nil, "", err
 	}
@@ -95,9 +104,15 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	if err := ValidateProviderTools(req.ProviderTools); err != nil {
 		return nil, err
 	}
-	r, err := buildRequest(req, agent.ResolveSearch(p, req))
+	caps := p.caps(req.Model)
+	r, err := buildWith(req, agent.ResolveSearch(p, req), caps)
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: build request: %w", err)
+	}
+	if r.notice != "" {
+		if _, seen := p.noticed.LoadOrStore(r.notice, true); !seen {
+			emit(agent.StreamEvent{Type: agent.EventWarning, Text: r.notice})
+		}
 	}
 	url, body, betas := p.opts.BaseURL+"/v1/messages", r.body, r.betas
 	if p.opts.Platform != nil {
@@ -124,8 +139,8 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	if resp.StatusCode/100 != 2 {
 		return nil, readAPIError(resp)
 	}
-	parser := &contentParser{req: req, emit: emit}
-	out := &agent.Response{ToolsHash: r.toolsHash, Resolved: r.resolved}
+	parser := &contentParser{req: req, emit: emit, fnSearch: r.fnSearch}
+	out := &agent.Response{ToolsHash: r.toolsHash, Resolved: r.resolved, OutputLimit: r.maxTokens, OutputMax: caps.MaxOutput}
 	if req.NoStream || !strings.HasPrefix(resp.Header.Get("content-type"), "text/event-stream") {
 		parser.emitText = true
 		if err := readBody(resp.Body, parser, out); err != nil {
@@ -147,11 +162,19 @@ func readBody(body io.Reader, parser *contentParser, out *agent.Response) error 
 		Content    []json.RawMessage `json:"content"`
 		StopReason string            `json:"stop_reason"`
 		Usage      *wireUsage        `json:"usage"`
+		Container  *wireContainer    `json:"container"`
 	}
 	if err := json.Unmarshal(data, &msg); err != nil {
 		return fmt.Errorf("anthropic: decode response: %w", err)
 	}
-	for _, b := range msg.Content {
+	parser.container = msg.Container
+	for i, b := range msg.Content {
+		// A tool call that ends a message cut by max_tokens has half its
+		// input at best: it cannot run.
+		if i == len(msg.Content)-1 && msg.StopReason == "max_tokens" && blockType(b) == "tool_use" {
+			out.CutCall = true
+			continue
+		}
 		parser.add(compact(b))
 	}
 	out.Message = parser.message()

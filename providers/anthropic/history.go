@@ -59,13 +59,24 @@ type historyRenderer struct {
 	views map[int]*view
 	// known holds the tool names a tool_reference may name.
 	known map[string]bool
+	// fnSearch: client search through tool_search/tool_call functions; the
+	// deferred tools (catalog) are reached through tool_call.
+	fnSearch bool
+	catalog  map[string]agent.ToolDef
+	// userTools are the names of the tools sent as they are.
+	userTools map[string]bool
 }
 
 // renderHistory turns the neutral history into Messages API messages.
-func renderHistory(req *agent.Request, mode agent.SearchMode) ([]wireMessage, error) {
-	h := &historyRenderer{req: req, mode: mode, msgs: req.Messages, views: map[int]*view{}, known: map[string]bool{}}
+func renderHistory(req *agent.Request, mode agent.SearchMode, fnSearch bool) ([]wireMessage, error) {
+	h := &historyRenderer{req: req, mode: mode, msgs: req.Messages, views: map[int]*view{}, known: map[string]bool{},
+		fnSearch: fnSearch, catalog: map[string]agent.ToolDef{}, userTools: map[string]bool{}}
 	for _, d := range req.Tools {
 		h.known[d.Name] = true
+		h.userTools[d.Name] = true
+	}
+	for _, d := range req.Deferred {
+		h.catalog[d.Name] = d
 	}
 	if mode != agent.SearchOff {
 		for _, d := range req.Deferred {
@@ -254,6 +265,21 @@ func (h *historyRenderer) assistant(i int) (blocks, queued []json.RawMessage) {
 			case b.isUse() && !h.keepUse(i, b.ID):
 			case b.isResult() && !h.keepResult(i, b.ToolUseID):
 			case b.Type == "tool_use" && b.Name == ClientSearchTool && h.mode == agent.SearchOff && !h.clientSearchIsTool():
+			case b.Type == "tool_use" && h.wrapped(b.Name):
+				blocks = append(blocks, wrapCall(b.ID, b.Name, b.Input))
+			case b.Type == "tool_use" && b.Name == CallTool && !h.fnSearch && !h.userTools[CallTool]:
+				// Made through tool_call under a model without deferral; this
+				// request offers the tool itself.
+				var w struct {
+					Name      string          `json:"name"`
+					Arguments json.RawMessage `json:"arguments"`
+				}
+				_ = json.Unmarshal(b.Input, &w)
+				in := w.Arguments
+				if len(in) == 0 || string(in) == "null" {
+					in = json.RawMessage(`{}`)
+				}
+				blocks = append(blocks, toolUse(b.ID, w.Name, compact(in)))
 			default:
 				blocks = append(blocks, b.raw)
 			}
@@ -270,6 +296,10 @@ func (h *historyRenderer) assistant(i int) (blocks, queued []json.RawMessage) {
 			in := p.ToolCall.Input
 			if len(in) == 0 {
 				in = json.RawMessage(`{}`)
+			}
+			if h.wrapped(p.ToolCall.Name) {
+				blocks = append(blocks, wrapCall(sanitizeID(p.ToolCall.ID), p.ToolCall.Name, in))
+				continue
 			}
 			blocks = append(blocks, toolUse(sanitizeID(p.ToolCall.ID), p.ToolCall.Name, compact(in)))
 		case p.SearchCall != nil && h.mode != agent.SearchOff:
@@ -306,9 +336,20 @@ func (h *historyRenderer) user(m agent.Message) []json.RawMessage {
 	return out
 }
 
+// wrapped reports whether a call of name goes through tool_call in this
+// request: a deferred tool under function-form search.
+func (h *historyRenderer) wrapped(name string) bool {
+	_, deferred := h.catalog[name]
+	return h.fnSearch && deferred && !h.userTools[name]
+}
+
 // referenceResult answers a client search with tool_reference blocks, one
 // per found tool this request offers; the API loads their definitions.
+// Under function-form search it answers with the definitions as text.
 func (h *historyRenderer) referenceResult(id string, r agent.SearchResult) json.RawMessage {
+	if h.fnSearch {
+		return fnSearchAnswer(id, r, h.catalog)
+	}
 	var content []json.RawMessage
 	var missing []string
 	for _, name := range r.Tools {

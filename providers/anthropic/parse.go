@@ -3,6 +3,7 @@ package anthropic
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/agent-dev/agent/agent"
 )
@@ -17,6 +18,52 @@ type contentParser struct {
 	raws  []json.RawMessage
 	// emitText is set for non-streaming bodies, whose text arrives whole.
 	emitText bool
+	// fnSearch: calls of tool_call run the deferred tool they name.
+	fnSearch bool
+	// container is the code-execution container the response ran in.
+	container *wireContainer
+}
+
+// wireContainer is the code-execution container of a response; the next
+// request names it so the files written there are still there.
+type wireContainer struct {
+	ID        string `json:"id"`
+	ExpiresAt string `json:"expires_at"`
+}
+
+// containerAPI tags the raw part that keeps a response's container.
+const containerAPI = apiName + ".container"
+
+// containerOf is the container of the latest response that ran in one,
+// unless it has expired.
+func containerOf(msgs []agent.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		raw := msgs[i].RawFor(providerName, containerAPI)
+		if raw == nil {
+			continue
+		}
+		var c wireContainer
+		if json.Unmarshal(raw.Data, &c) != nil || c.ID == "" {
+			return ""
+		}
+		if t, err := time.Parse(time.RFC3339, c.ExpiresAt); err == nil && time.Now().After(t) {
+			return ""
+		}
+		return c.ID
+	}
+	return ""
+}
+
+func (p *contentParser) isCallTool(name string) bool {
+	if !p.fnSearch || name != CallTool {
+		return false
+	}
+	for _, d := range p.req.Tools {
+		if d.Name == name {
+			return false
+		}
+	}
+	return true
 }
 
 type wireCitation struct {
@@ -71,6 +118,16 @@ func (p *contentParser) add(raw json.RawMessage) {
 			}
 		}
 		p.cite(srcs)
+	case b.Type == "thinking":
+		if p.emitText {
+			var t struct {
+				Thinking string `json:"thinking"`
+			}
+			_ = json.Unmarshal(raw, &t)
+			if t.Thinking != "" {
+				p.emit(agent.StreamEvent{Type: agent.EventReasoningDelta, Text: t.Thinking})
+			}
+		}
 	case b.Type == "tool_use" && p.isClientSearch(b.Name):
 		c := agent.SearchCall{ID: b.ID, Where: agent.WhereClient}
 		var in struct {
@@ -89,6 +146,21 @@ func (p *contentParser) add(raw json.RawMessage) {
 			c.Query = in.Query
 		}
 		p.parts = append(p.parts, agent.SearchCallPart(c))
+	case b.Type == "tool_use" && p.isCallTool(b.Name):
+		var w struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		_ = json.Unmarshal(b.Input, &w)
+		in := w.Arguments
+		var s string
+		if json.Unmarshal(in, &s) == nil && json.Valid([]byte(s)) { // arguments sent as a JSON string
+			in = json.RawMessage(s)
+		}
+		if len(in) == 0 || string(in) == "null" {
+			in = json.RawMessage(`{}`)
+		}
+		p.parts = append(p.parts, agent.ToolCallPart(agent.ToolCall{ID: b.ID, Name: w.Name, Input: compact(in)}))
 	case b.Type == "tool_use":
 		in := b.Input
 		if len(in) == 0 {
@@ -238,6 +310,9 @@ func (p *contentParser) message() agent.Message {
 	m := agent.Message{Role: agent.RoleAssistant, Parts: append([]agent.Part(nil), p.parts...)}
 	if len(p.raws) > 0 {
 		m.Parts = append(m.Parts, agent.RawPart(providerName, apiName, mustMarshal(p.raws)))
+	}
+	if p.container != nil && p.container.ID != "" {
+		m.Parts = append(m.Parts, agent.RawPart(providerName, containerAPI, mustMarshal(p.container)))
 	}
 	return m
 }

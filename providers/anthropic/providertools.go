@@ -83,13 +83,18 @@ type mcpOptions struct {
 	AllowedTools       []string `json:"allowed_tools"`
 	// RequireApproval is OpenAI's vocabulary; only "never" can be honoured here.
 	RequireApproval json.RawMessage `json:"require_approval"`
+	// DeferLoading defers the server's tools behind the tool search tool
+	// (--defer); it applies when the request carries that tool.
+	DeferLoading bool `json:"defer_loading"`
 }
 
 // renderedProviderTools is what the provider tools add to a request.
 type renderedProviderTools struct {
 	tools []json.RawMessage
-	// passthrough[i] is set when tools[i] is a raw user definition.
+	// passthrough[i] is set when tools[i] is a raw user definition;
+	// deferred[i] when its tools are deferred (no cache_control on it).
 	passthrough []bool
+	deferred    []bool
 	mcpServers  []json.RawMessage
 	betas       []string
 	// hasSearchTool is set when a raw definition brings its own tool search
@@ -97,7 +102,7 @@ type renderedProviderTools struct {
 	hasSearchTool bool
 }
 
-func renderProviderTools(pts []agent.ProviderTool) (renderedProviderTools, error) {
+func renderProviderTools(pts []agent.ProviderTool, searching bool) (renderedProviderTools, error) {
 	var r renderedProviderTools
 	// Enabling an alias again replaces its options: keep the last of each.
 	last := map[string]int{}
@@ -129,6 +134,7 @@ func renderProviderTools(pts []agent.ProviderTool) (renderedProviderTools, error
 			}
 			r.tools = append(r.tools, compact(pt.Raw))
 			r.passthrough = append(r.passthrough, true)
+			r.deferred = append(r.deferred, false)
 			continue
 		}
 		if last[pt.Alias] != i {
@@ -155,6 +161,7 @@ func renderProviderTools(pts []agent.ProviderTool) (renderedProviderTools, error
 			}
 			r.tools = append(r.tools, b)
 			r.passthrough = append(r.passthrough, false)
+			r.deferred = append(r.deferred, false)
 			switch pt.Alias {
 			case "web_fetch":
 				addBeta(webFetchBeta)
@@ -176,16 +183,27 @@ func renderProviderTools(pts []agent.ProviderTool) (renderedProviderTools, error
 			}
 			r.mcpServers = append(r.mcpServers, mustMarshal(srv))
 			ts := object{{"type", mustMarshal("mcp_toolset")}, {"mcp_server_name", mustMarshal(m.Name)}}
-			if len(m.AllowedTools) > 0 {
+			// Deferral goes on the toolset's default_config, never on the
+			// tools one by one (the API's MCP integration rule).
+			deferTools := m.DeferLoading && searching
+			switch {
+			case len(m.AllowedTools) > 0:
 				// An allowlist: everything off by default, the named tools on.
 				cfg := object{}
 				for _, t := range m.AllowedTools {
 					cfg = append(cfg, field{t, json.RawMessage(`{"enabled":true}`)})
 				}
-				ts = append(ts, field{"default_config", json.RawMessage(`{"enabled":false}`)}, field{"configs", mustMarshal(cfg)})
+				def := json.RawMessage(`{"enabled":false}`)
+				if deferTools {
+					def = json.RawMessage(`{"enabled":false,"defer_loading":true}`)
+				}
+				ts = append(ts, field{"default_config", def}, field{"configs", mustMarshal(cfg)})
+			case deferTools:
+				ts = append(ts, field{"default_config", json.RawMessage(`{"defer_loading":true}`)})
 			}
 			r.tools = append(r.tools, mustMarshal(ts))
 			r.passthrough = append(r.passthrough, false)
+			r.deferred = append(r.deferred, deferTools)
 			addBeta(mcpBeta)
 		}
 	}

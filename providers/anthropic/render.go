@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/models"
 )
 
 // Names of the search tools this adapter adds.
@@ -37,7 +38,12 @@ type wireRequest struct {
 	Messages   []wireMessage     `json:"messages"`
 	Tools      json.RawMessage   `json:"tools,omitempty"`
 	MCPServers []json.RawMessage `json:"mcp_servers,omitempty"`
-	Stream     bool              `json:"stream"`
+	// Thinking and OutputConfig carry --effort (adaptive thinking and its
+	// effort, or a budget).
+	Thinking     json.RawMessage `json:"thinking,omitempty"`
+	OutputConfig json.RawMessage `json:"output_config,omitempty"`
+	Container    string          `json:"container,omitempty"`
+	Stream       bool            `json:"stream"`
 }
 
 type wireMessage struct {
@@ -59,45 +65,61 @@ type rendered struct {
 	toolsHash string
 	resolved  agent.SearchMode
 	betas     []string
+	// fnSearch: client search through the tool_search/tool_call functions.
+	fnSearch  bool
+	maxTokens int
+	notice    string
 }
 
 // buildRequest renders req for mode. The tools array depends only on the
 // request's settings (tools, deferred tools, mode, algorithm, provider
 // tools), never on the history, so it is byte-identical on every request.
 func buildRequest(req *agent.Request, mode agent.SearchMode) (*rendered, error) {
-	pt, err := renderProviderTools(req.ProviderTools)
+	return buildWith(req, mode, models.Lookup(providerName, req.Model))
+}
+
+// buildWith renders req for mode and the model's capabilities c.
+func buildWith(req *agent.Request, mode agent.SearchMode, c models.Capabilities) (*rendered, error) {
+	pt, err := renderProviderTools(req.ProviderTools, mode == agent.SearchNative)
 	if err != nil {
 		return nil, err
 	}
-	tools, err := renderTools(req, mode, pt)
+	fnSearch := mode == agent.SearchClient && !c.DeferLoading
+	tools, err := renderTools(req, mode, pt, fnSearch)
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := renderHistory(req, mode)
+	msgs, err := renderHistory(req, mode, fnSearch)
 	if err != nil {
 		return nil, err
 	}
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
-		maxTokens = defaultMaxTokens(req.Model)
+		maxTokens = c.DefaultMaxTokens
 	}
+	if req.MaxOutput && c.MaxOutput > maxTokens {
+		maxTokens = c.MaxOutput
+	}
+	th := thinkingFor(req, c, maxTokens)
 	w := wireRequest{
-		Model: req.Model, MaxTokens: maxTokens, System: req.System, Messages: msgs,
-		Tools: tools, MCPServers: pt.mcpServers, Stream: !req.NoStream,
+		Model: req.Model, MaxTokens: th.maxTokens, System: req.System, Messages: msgs,
+		Tools: tools, MCPServers: pt.mcpServers, Thinking: th.thinking, OutputConfig: th.outputConfig,
+		Container: containerOf(req.Messages), Stream: !req.NoStream,
 	}
 	body, err := marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("encode request: %w", err)
 	}
 	sum := sha256.Sum256(tools)
-	return &rendered{body: body, toolsHash: hex.EncodeToString(sum[:]), resolved: mode, betas: pt.betas}, nil
+	return &rendered{body: body, toolsHash: hex.EncodeToString(sum[:]), resolved: mode, betas: pt.betas,
+		fnSearch: fnSearch, maxTokens: th.maxTokens, notice: th.notice}, nil
 }
 
 // renderTools lays out: active tools, provider tools, then per mode the
 // deferred tools (defer_loading) and the search tool last. The prompt-cache
 // breakpoint goes on the last tool that is not deferred (a deferred tool
 // with cache_control is a 400) and not a raw user definition.
-func renderTools(req *agent.Request, mode agent.SearchMode, pt renderedProviderTools) (json.RawMessage, error) {
+func renderTools(req *agent.Request, mode agent.SearchMode, pt renderedProviderTools, fnSearch bool) (json.RawMessage, error) {
 	type entry struct {
 		raw      json.RawMessage
 		tool     *wireTool
@@ -118,10 +140,19 @@ func renderTools(req *agent.Request, mode agent.SearchMode, pt renderedProviderT
 		es = append(es, plain(d, false))
 	}
 	for i, r := range pt.tools {
-		es = append(es, entry{raw: r, passthrough: pt.passthrough[i]})
+		es = append(es, entry{raw: r, passthrough: pt.passthrough[i], deferred: pt.deferred[i]})
 	}
 	switch mode {
-	case agent.SearchNative, agent.SearchClient:
+	case agent.SearchClient:
+		if fnSearch {
+			// No deferral: the catalog stays out of tools; the two functions
+			// find and run its tools.
+			es = append(es, entry{tool: &wireTool{Name: ClientSearchTool, Description: fnSearchDescription, InputSchema: clientSearchSchema}},
+				entry{tool: &wireTool{Name: CallTool, Description: fnCallDescription, InputSchema: fnCallSchema}})
+			break
+		}
+		fallthrough
+	case agent.SearchNative:
 		for _, d := range req.Deferred {
 			es = append(es, plain(d, true))
 		}

@@ -212,12 +212,13 @@ func TestSearchBlocksReplayedOnlyWhenNative(t *testing.T) {
 		req      agent.Request
 		verbatim bool
 		client   bool
+		fn       bool // function form: definitions as text, no tool_reference
 	}{
-		{"native", agent.Request{Model: nativeModel, Deferred: []agent.ToolDef{weather, stock}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchNative}, true, false},
-		{"client mode", agent.Request{Model: nativeModel, Deferred: []agent.ToolDef{weather, stock}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchClient}, false, true},
-		{"old model", agent.Request{Model: "claude-opus-4-1-20250805", Deferred: []agent.ToolDef{weather, stock}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchNative}, false, true},
-		{"nothing deferred any more", agent.Request{Model: nativeModel, Tools: []agent.ToolDef{readFile, weather, stock}, Search: agent.SearchNative}, false, false},
-		{"off", agent.Request{Model: nativeModel, Tools: []agent.ToolDef{readFile, weather, stock}, Search: agent.SearchOff}, false, false},
+		{"native", agent.Request{Model: nativeModel, Deferred: []agent.ToolDef{weather, stock}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchNative}, true, false, false},
+		{"client mode", agent.Request{Model: nativeModel, Deferred: []agent.ToolDef{weather, stock}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchClient}, false, true, false},
+		{"old model", agent.Request{Model: "claude-opus-4-1-20250805", Deferred: []agent.ToolDef{weather, stock}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchNative}, false, false, true},
+		{"nothing deferred any more", agent.Request{Model: nativeModel, Tools: []agent.ToolDef{readFile, weather, stock}, Search: agent.SearchNative}, false, false, false},
+		{"off", agent.Request{Model: nativeModel, Tools: []agent.ToolDef{readFile, weather, stock}, Search: agent.SearchOff}, false, false, false},
 	}
 	p := New(Options{})
 	for _, c := range cases {
@@ -238,6 +239,15 @@ func TestSearchBlocksReplayedOnlyWhenNative(t *testing.T) {
 				bytes.Contains(b, []byte(`{"type":"tool_result","tool_use_id":"toolu_search_01A","content":[{"type":"tool_reference","tool_name":"weather_lookup"}]}`))
 			if client != c.client {
 				t.Errorf("client-form search = %v, want %v: %s", client, c.client, b)
+			}
+			fn := bytes.Contains(b, []byte(`"name":"tool_search","input":{"query":"weather"}`)) &&
+				bytes.Contains(b, []byte(`"name":"tool_call","input":{"name":"weather_lookup","arguments":{"city":"Berlin"}}`)) &&
+				bytes.Contains(b, []byte(`\"name\":\"weather_lookup\"`))
+			if fn != c.fn {
+				t.Errorf("function-form search = %v, want %v: %s", fn, c.fn, b)
+			}
+			if c.fn && (bytes.Contains(b, []byte("defer_loading")) || bytes.Contains(b, []byte("tool_reference"))) {
+				t.Errorf("function form carries defer_loading or tool_reference: %s", b)
 			}
 			if bytes.Contains(b, []byte(`"tool_use_id":"srvtoolu_`)) && !c.verbatim {
 				t.Errorf("a srvtoolu_ id is answered: %s", b)

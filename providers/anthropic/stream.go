@@ -60,9 +60,11 @@ type streamEvent struct {
 		PartialJSON string          `json:"partial_json"`
 		Citation    json.RawMessage `json:"citation"`
 		StopReason  string          `json:"stop_reason"`
+		Container   *wireContainer  `json:"container"`
 	} `json:"delta"`
 	Message struct {
-		Usage *wireUsage `json:"usage"`
+		Usage     *wireUsage     `json:"usage"`
+		Container *wireContainer `json:"container"`
 	} `json:"message"`
 	Usage *wireUsage `json:"usage"`
 	Error struct {
@@ -124,6 +126,7 @@ func readStream(body io.Reader, parser *contentParser, out *agent.Response, requ
 		case "ping":
 		case "message_start":
 			se.Message.Usage.apply(&out.Usage)
+			parser.container = se.Message.Container
 		case "content_block_start":
 			o, err := parseObject(se.ContentBlock)
 			if err != nil {
@@ -144,6 +147,9 @@ func readStream(body io.Reader, parser *contentParser, out *agent.Response, requ
 				}
 			case "thinking_delta":
 				b.text.WriteString(se.Delta.Thinking)
+				if se.Delta.Thinking != "" {
+					parser.emit(agent.StreamEvent{Type: agent.EventReasoningDelta, Text: se.Delta.Thinking})
+				}
 			case "signature_delta":
 				b.signature.WriteString(se.Delta.Signature)
 			case "input_json_delta":
@@ -159,6 +165,12 @@ func readStream(body io.Reader, parser *contentParser, out *agent.Response, requ
 			delete(open, se.Index)
 			raw, err := b.finish()
 			if err != nil {
+				// A tool call cut by max_tokens ends with half its input:
+				// leave it out and say so; message_delta names the reason.
+				if b.typ == "tool_use" {
+					out.CutCall = true
+					continue
+				}
 				return fmt.Errorf("anthropic: stream cut: %w", err)
 			}
 			parser.add(raw)
@@ -166,8 +178,14 @@ func readStream(body io.Reader, parser *contentParser, out *agent.Response, requ
 			if se.Delta.StopReason != "" {
 				out.StopReason = se.Delta.StopReason
 			}
+			if se.Delta.Container != nil {
+				parser.container = se.Delta.Container
+			}
 			se.Usage.apply(&out.Usage)
 		case "message_stop":
+			if out.CutCall && out.StopReason != "max_tokens" {
+				return errors.New("anthropic: stream cut: tool_use block input is not valid JSON")
+			}
 			return nil
 		case "error":
 			ae := &agent.APIError{

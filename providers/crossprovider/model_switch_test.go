@@ -59,13 +59,16 @@ func TestAnthropicModelSwitch(t *testing.T) {
 		t.Fatalf("no native search in the history (id %q)", searchID)
 	}
 
+	// Claude 3.5 has no deferral either: the found tool's definition is
+	// carried as text and called through tool_call.
 	st := w.turn(w.anthropic, haiku35, "And the weather in Rome?")
-	w.wantKinds(st, actCallDirect, actAnswer)
+	w.wantKinds(st, actCallWrapped, actAnswer)
 	w.wantNone(st, nativeBlocks, "native search block on a model without native search")
 	w.wantNone(st, regexp.MustCompile(regexp.QuoteMeta(searchID)), "the native search id, not renamed")
-	w.wantAll(st, regexp.MustCompile(`"tool_reference","tool_name":"weather_lookup"`), "the found tool is not loaded by a tool_reference")
+	w.wantNone(st, regexp.MustCompile(`defer_loading|tool_reference`), "deferral on a model without it")
+	w.wantAll(st, regexp.MustCompile(regexp.QuoteMeta(`\"name\":\"weather_lookup\"`)), "the found tool's definition is not carried as text")
 	st = w.turn(w.anthropic, haiku35, "What is the stock price of ACME?")
-	w.wantKinds(st, actSearchClient, actCallDirect, actAnswer)
+	w.wantKinds(st, actSearchClient, actCallWrapped, actAnswer)
 	w.wantNone(st, nativeBlocks, "native search block on a model without native search")
 
 	// Back: the raw native blocks replay as they came, and the client
@@ -110,7 +113,7 @@ func assistantBlocks(t *testing.T, body []byte) []string {
 
 // The fallback model takes over when the provider stays overloaded, and
 // follows the same rules: on another Anthropic model without native
-// search the found tool is loaded in the client form; on another provider
+// search the found tool is carried in the function form; on another provider
 // it is carried over in that provider's form.
 func TestFallbackOnOverload(t *testing.T) {
 	overloaded := func(w *world, n int) {
@@ -133,7 +136,7 @@ func TestFallbackOnOverload(t *testing.T) {
 		if r.err != nil {
 			t.Fatal(r.err)
 		}
-		w.wantKinds(r.step, actCallDirect, actAnswer)
+		w.wantKinds(r.step, actCallWrapped, actAnswer)
 		if a := r.actions[0]; a.Model != haiku35 {
 			t.Errorf("first action on %s, want the fallback %s", a.Model, haiku35)
 		}
@@ -191,7 +194,7 @@ func TestFallbackSameProviderValue(t *testing.T) {
 			"(agent.Session.request only falls back when the provider value differs, `p != s.Fallback`; "+
 			"it should compare the model too)", haiku35, r.err)
 	}
-	w.wantKinds(r.step, actCallDirect, actAnswer)
+	w.wantKinds(r.step, actCallWrapped, actAnswer)
 	w.checkAll()
 }
 

@@ -127,6 +127,7 @@ type aBlock struct {
 	ToolUseID string          `json:"tool_use_id"`
 	ToolName  string          `json:"tool_name"`
 	Content   json.RawMessage `json:"content"`
+	Input     json.RawMessage `json:"input"`
 }
 
 type aBody struct {
@@ -206,6 +207,9 @@ func (br *brain) anthropic(r *anthropictest.Request) anthropictest.Reply {
 		for _, b := range body.Messages[n-2].Content {
 			if b.Type == "tool_use" {
 				calls[b.ID] = b.Name
+				if b.Name == "tool_call" {
+					calls[b.ID] = wrappedName(b.Input)
+				}
 			}
 		}
 		for _, b := range body.Messages[n-1].Content {
@@ -215,7 +219,7 @@ func (br *brain) anthropic(r *anthropictest.Request) anthropictest.Reply {
 			}
 		}
 	}
-	eager, deferred, native, client := false, false, false, false
+	eager, deferred, native, client, fn := false, false, false, false, false
 	for _, t := range body.Tools {
 		switch {
 		case t.Name == in.tool:
@@ -224,13 +228,18 @@ func (br *brain) anthropic(r *anthropictest.Request) anthropictest.Reply {
 			native = true
 		case t.Type == "" && t.Name == "tool_search":
 			client = true
+		case t.Type == "" && t.Name == "tool_call":
+			fn = true
 		}
 	}
-	loaded, searched := false, false
+	loaded, known, searched := false, false, false
 	for i, m := range body.Messages {
 		for _, b := range m.Content {
 			for _, ref := range b.references() {
 				loaded = loaded || ref == in.tool
+			}
+			if b.Type == "tool_result" && strings.Contains(b.resultText(), `"name":"`+in.tool+`"`) {
+				known = true
 			}
 			if i > start && m.Role == "assistant" && (b.Type == "server_tool_use" || b.Type == "tool_use" && b.Name == "tool_search") {
 				searched = true
@@ -241,6 +250,9 @@ func (br *brain) anthropic(r *anthropictest.Request) anthropictest.Reply {
 	case eager || deferred && loaded:
 		log(actCallDirect, in.tool)
 		return anthropictest.Message(anthropictest.ToolUse(br.id("toolu_"), in.tool, in.args))
+	case fn && known:
+		log(actCallWrapped, in.tool)
+		return anthropictest.Message(anthropictest.ToolUse(br.id("toolu_"), "tool_call", map[string]any{"name": in.tool, "arguments": in.args}))
 	case searched:
 		log(actGiveUp, in.tool)
 		return anthropictest.Message(anthropictest.Text("I cannot find " + in.tool + "."))

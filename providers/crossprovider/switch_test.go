@@ -156,7 +156,7 @@ func TestSplitNativeSearchCarriedOver(t *testing.T) {
 		{"responses hosted", func(w *world) (agent.Provider, string) { return w.responses, gpt54 }, actCallDirect},
 		{"responses functions", func(w *world) (agent.Provider, string) { return w.responses, gpt41 }, actCallWrapped},
 		{"chat", func(w *world) (agent.Provider, string) { return w.chatP, chatTest }, actCallWrapped},
-		{"anthropic client", func(w *world) (agent.Provider, string) { return w.anthropic, haiku35 }, actCallDirect},
+		{"anthropic client", func(w *world) (agent.Provider, string) { return w.anthropic, haiku35 }, actCallWrapped},
 		{"anthropic native", func(w *world) (agent.Provider, string) { return w.anthropic, sonnet }, actCallDirect},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -194,7 +194,7 @@ func TestCutNativeSearchCarriedOver(t *testing.T) {
 		{"responses hosted", func(w *world) (agent.Provider, string) { return w.responses, gpt54 }, []string{actSearchNative, actAnswer}},
 		{"responses functions", func(w *world) (agent.Provider, string) { return w.responses, gpt41 }, []string{actSearchClient, actCallWrapped, actAnswer}},
 		{"chat", func(w *world) (agent.Provider, string) { return w.chatP, chatTest }, []string{actSearchClient, actCallWrapped, actAnswer}},
-		{"anthropic client", func(w *world) (agent.Provider, string) { return w.anthropic, haiku35 }, []string{actSearchClient, actCallDirect, actAnswer}},
+		{"anthropic client", func(w *world) (agent.Provider, string) { return w.anthropic, haiku35 }, []string{actSearchClient, actCallWrapped, actAnswer}},
 		{"anthropic native", func(w *world) (agent.Provider, string) { return w.anthropic, sonnet }, []string{actSearchNative, actAnswer}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package anthropictest
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -39,6 +40,10 @@ type Turn struct {
 	Input any
 	// Reply overrides everything: the turn answers with it as is.
 	Reply *Reply
+	// NeedTokens cuts the turn's tool call at the output limit (stop
+	// reason max_tokens, half its input sent) while the request's
+	// max_tokens is below it.
+	NeedTokens int
 }
 
 // NewScript returns a script of turns.
@@ -64,10 +69,18 @@ func (sc *Script) reply(s *Server, req *Request) Reply {
 	}
 	r := &req.parsed
 	var blocks []json.RawMessage
+	if r.thinkingOn() {
+		// A thinking model thinks first, on every response.
+		blocks = append(blocks, ThinkingBlock(fmt.Sprintf("Step %d: deciding what to do.", sc.next+1)))
+	}
 	found := ""
+	fn := r.searchKind() == "function"
 	if sc.searched {
 		// Resume after the client answered our tool_search.
 		found = lastReference(r)
+		if fn {
+			found = lastListed(r)
+		}
 		sc.searched = false
 	} else {
 		if t.Text != "" {
@@ -75,7 +88,7 @@ func (sc *Script) reply(s *Server, req *Request) Reply {
 		}
 		if t.Search != "" {
 			switch kind := r.searchKind(); {
-			case kind == "client":
+			case kind == "client" || kind == "function":
 				blocks = append(blocks, ToolUse(s.toolID("toolu"), "tool_search", map[string]any{"query": t.Search}))
 				sc.searched = true
 				return Reply{Content: blocks}
@@ -105,12 +118,48 @@ func (sc *Script) reply(s *Server, req *Request) Reply {
 		call = found
 	}
 	if call != "" {
-		blocks = append(blocks, ToolUse(s.toolID("toolu"), call, input(t.Input)))
+		if fn && t.Call == "$found" {
+			blocks = append(blocks, ToolUse(s.toolID("toolu"), "tool_call", map[string]any{"name": call, "arguments": input(t.Input)}))
+		} else {
+			blocks = append(blocks, ToolUse(s.toolID("toolu"), call, input(t.Input)))
+		}
+		if t.NeedTokens > 0 && r.MaxTokens < t.NeedTokens {
+			sc.next-- // the same turn again, once the limit is raised
+			return Reply{Content: blocks, StopReason: "max_tokens", CutLastInput: true}
+		}
 	}
-	if len(blocks) == 0 {
+	if len(blocks) == 0 || (len(blocks) == 1 && r.thinkingOn()) {
 		blocks = append(blocks, Text("(nothing to say)"))
 	}
 	return Reply{Content: blocks}
+}
+
+// lastListed is the first tool named in the last tool_result's text, the
+// function-form search answer ({"tools":[{"name":...}]}).
+func lastListed(r *wireRequest) string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		for _, b := range r.Messages[i].Content {
+			if b.Type != "tool_result" {
+				continue
+			}
+			var items []wireBlock
+			_ = json.Unmarshal(b.Content, &items)
+			for _, it := range items {
+				if it.Type != "text" || it.Text == nil {
+					continue
+				}
+				var ans struct {
+					Tools []struct {
+						Name string `json:"name"`
+					} `json:"tools"`
+				}
+				if json.Unmarshal([]byte(*it.Text), &ans) == nil && len(ans.Tools) > 0 {
+					return ans.Tools[0].Name
+				}
+			}
+		}
+	}
+	return ""
 }
 
 func input(v any) any {
@@ -131,10 +180,16 @@ func (r *wireRequest) searchKind() string {
 			return t.Name
 		}
 	}
+	search, call := false, false
 	for _, t := range r.tools {
-		if t.Name == "tool_search" && t.Type == "" {
-			return "client"
-		}
+		search = search || t.Name == "tool_search" && t.Type == ""
+		call = call || t.Name == "tool_call" && t.Type == ""
+	}
+	switch {
+	case search && call:
+		return "function"
+	case search:
+		return "client"
 	}
 	return ""
 }

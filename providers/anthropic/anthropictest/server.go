@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agent-dev/agent/models"
 )
 
 // DefaultAPIKey is the key the server expects unless Server.APIKey is changed.
@@ -31,6 +33,12 @@ type Server struct {
 	Script *Script
 	// NoNativeSearch lists models that reject the tool search tool.
 	NoNativeSearch map[string]bool
+	// Models is the capability table the server judges models by (nil:
+	// the built-in one): deferral, thinking and output limits per model.
+	Models *models.Table
+	// Deferral lists models accepted with tool search and defer_loading
+	// whatever the table says (ids the table does not know).
+	Deferral map[string]bool
 	// Padding adds trailing spaces inside SSE data lines, as some recordings show.
 	Padding bool
 
@@ -119,6 +127,9 @@ type Reply struct {
 	StreamError string
 	// ServerToolUses is reported in usage.server_tool_use.
 	ServerToolUses map[string]int
+	// CutLastInput streams only half of the last block's input, as when
+	// max_tokens ends the response inside a tool call.
+	CutLastInput bool
 }
 
 // Error replies with status and the API's error body.

@@ -15,6 +15,12 @@ type wireRequest struct {
 	Messages  []wireMessage     `json:"messages"`
 	System    json.RawMessage   `json:"system"`
 	MCP       []json.RawMessage `json:"mcp_servers"`
+	// Thinking, OutputConfig, Temperature and Container are checked
+	// against the model's capabilities (rules.go).
+	Thinking     *wireThinking     `json:"thinking"`
+	OutputConfig *wireOutputConfig `json:"output_config"`
+	Temperature  *float64          `json:"temperature"`
+	Container    string            `json:"container"`
 
 	tools []wireTool
 }
@@ -62,6 +68,8 @@ type wireBlock struct {
 	Content      json.RawMessage `json:"content"`
 	CacheControl json.RawMessage `json:"cache_control"`
 	ToolName     string          `json:"tool_name"`
+	Thinking     string          `json:"thinking"`
+	Signature    string          `json:"signature"`
 }
 
 func (b wireBlock) isServerUse() bool { return b.Type == "server_tool_use" || b.Type == "mcp_tool_use" }
@@ -120,8 +128,11 @@ func (s *Server) validate(r *wireRequest) string {
 	if deferred > 0 && eager == 0 {
 		return "At least one tool must have defer_loading=false. All tools cannot be deferred."
 	}
-	if hasSearch && s.NoNativeSearch[r.Model] {
+	if hasSearch && (s.NoNativeSearch[r.Model] || !s.caps(r.Model).NativeSearch && !s.Deferral[r.Model]) {
 		return fmt.Sprintf("'%s' does not support tool search. Use a model that supports the tool search tool.", r.Model)
+	}
+	if msg := s.validateCaps(r); msg != "" {
+		return msg
 	}
 	for i, m := range r.Messages {
 		if m.Role != "user" && m.Role != "assistant" {

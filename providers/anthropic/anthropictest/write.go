@@ -78,7 +78,8 @@ func (s *Server) write(w http.ResponseWriter, req *Request, rep Reply) {
 	}
 	out := 0
 	for i, b := range content {
-		if !s.emitBlock(emit, i, b, &out) {
+		cut := rep.CutLastInput && i == len(content)-1
+		if !s.emitBlock(emit, i, b, &out, cut) {
 			return
 		}
 		if i == 0 && !emit("ping", map[string]string{"type": "ping"}) {
@@ -96,7 +97,7 @@ func (s *Server) write(w http.ResponseWriter, req *Request, rep Reply) {
 // emitBlock streams one block the way the API does: text and inputs in
 // pieces (input_json_delta split anywhere, the first piece often empty),
 // result blocks whole in content_block_start.
-func (s *Server) emitBlock(emit func(string, any) bool, i int, b json.RawMessage, out *int) bool {
+func (s *Server) emitBlock(emit func(string, any) bool, i int, b json.RawMessage, out *int, cut bool) bool {
 	var m map[string]json.RawMessage
 	_ = json.Unmarshal(b, &m)
 	var typ string
@@ -142,12 +143,32 @@ func (s *Server) emitBlock(emit func(string, any) bool, i int, b json.RawMessage
 		if !start(startBlock) {
 			return false
 		}
+		if cut {
+			text = text[:len(text)/2]
+		}
 		pieces := append([]string{""}, s.split(text)...)
 		for _, p := range pieces {
 			*out++
 			if !delta(map[string]any{"type": "input_json_delta", "partial_json": p}) {
 				return false
 			}
+		}
+		return stop()
+	case "thinking":
+		var text, sig string
+		_ = json.Unmarshal(m["thinking"], &text)
+		_ = json.Unmarshal(m["signature"], &sig)
+		if !start(map[string]string{"type": "thinking", "thinking": "", "signature": ""}) {
+			return false
+		}
+		for _, piece := range s.split(text) {
+			*out++
+			if !delta(map[string]any{"type": "thinking_delta", "thinking": piece}) {
+				return false
+			}
+		}
+		if !delta(map[string]any{"type": "signature_delta", "signature": sig}) {
+			return false
 		}
 		return stop()
 	default:
