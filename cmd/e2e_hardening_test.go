@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agent-dev/agent/providers/openaichat/chattest"
+	"github.com/agent-dev/agent/store"
 	mcptools "github.com/agent-dev/agent/tools/mcp"
 )
 
@@ -165,4 +166,49 @@ func TestUntrustedTextIsSanitised(t *testing.T) {
 		t.Fatal(err)
 	}
 	noEscapes(t, "mcp list", b.String())
+}
+
+// #14 case 10: --resume mistakes are usage errors (exit 2) alike; a
+// negative max_steps is refused; --resume "" is an error.
+func TestResumeAndLimitMistakes(t *testing.T) {
+	isolate(t)
+	db := filepath.Join(t.TempDir(), "a.db")
+	d, err := store.Open(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := map[byte]int{}
+	prefix := ""
+	for i := 0; i < 200 && prefix == ""; i++ {
+		s, err := d.Create(t.Context(), store.SessionMeta{Workdir: "/w", Provider: "ollama", Model: "qwen3"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		first[s.ID()[0]]++
+		if first[s.ID()[0]] == 2 {
+			prefix = s.ID()[:1]
+		}
+		s.Close()
+	}
+	d.Close()
+	env := map[string]string{}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown id", []string{"-p", "x", "--resume", "zzzzzz", "--db", db}, `no session "zzzzzz"`},
+		{"ambiguous id", []string{"-p", "x", "--resume", prefix, "--db", db}, "matches several sessions"},
+		{"empty id", []string{"-p", "x", "--resume", "", "--db", db}, "--resume needs a session ID"},
+		{"negative max steps flag", []string{"-p", "x", "--max-steps", "-5", "--db", db}, "max steps must be at least 1"},
+		{"negative max_steps in config", []string{"-p", "x", "--config", writeJSON(t, "c.json", map[string]any{"max_steps": -5}), "--db", db}, "max_steps must be at least 1"},
+		{"missing mcp config", []string{"-p", "x", "--mcp-config", "/nonexistent.json", "--db", db}, "/nonexistent.json does not exist"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runAgent(t, env, append(tc.args, "--provider", "ollama", "--model", "qwen3", "--base-url", "http://127.0.0.1:1/v1")...)
+			if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want 2 and %q", res.code, res.stderr, tc.want)
+			}
+		})
+	}
 }

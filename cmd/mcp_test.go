@@ -113,7 +113,7 @@ func TestMCPConfigErrors(t *testing.T) {
 		g    Globals
 		want string
 	}{
-		{Globals{Workdir: dir, MCPConfig: filepath.Join(dir, "missing.json")}, "missing.json: file not found"},
+		{Globals{Workdir: dir, MCPConfig: filepath.Join(dir, "missing.json")}, "missing.json does not exist: check the path given to --mcp-config"},
 		{Globals{Workdir: dir, MCPConfig: bad}, `bad.json: server "x": unknown type "ws"`},
 		{Globals{Workdir: dir, MCP: []string{"nope"}}, `unknown MCP server "nope"`},
 	}

@@ -222,7 +222,7 @@ func resolveConfig(cmd *cobra.Command, g *Globals) error {
 	if g.Theme != "" {
 		c.Theme = g.Theme
 	}
-	if g.MaxSteps > 0 {
+	if fl.Changed("max-steps") {
 		c.MaxSteps = g.MaxSteps
 	}
 	if g.FallbackModel != "" {
@@ -246,6 +246,9 @@ func resolveConfig(cmd *cobra.Command, g *Globals) error {
 	case "", "true", "false", "auto":
 	default:
 		return usagef("unknown --defer value %q: use true, false or auto", g.Defer)
+	}
+	if fl.Changed("resume") && strings.TrimSpace(g.Resume) == "" {
+		return usagef("--resume needs a session ID: list them with agent sessions, or use --continue for the newest")
 	}
 	if g.Resume != "" && g.Continue {
 		return usagef("--resume and --continue are exclusive: pick one")

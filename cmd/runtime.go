@@ -167,6 +167,8 @@ func sessionErr(id string, err error) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return usagef("no session %q: list them with agent sessions", id)
+	case errors.Is(err, store.ErrAmbiguous):
+		return usagef("session ID prefix %q matches several sessions: give more of the ID (agent sessions lists them)", id)
 	case errors.Is(err, store.ErrLocked):
 		return fmt.Errorf("%w", err)
 	}

@@ -31,7 +31,7 @@ tool searches. Resume one with agent --resume ID (a unique ID prefix is enough).
 			if limit <= 0 {
 				return usagef("--limit must be positive (use --all for every session)")
 			}
-			return withSessionDB(cmd.Context(), g, func(db *store.DB) error {
+			return withSessionDBRead(cmd.Context(), g, func(db *store.DB) error {
 				// One more than asked tells whether the list was cut.
 				list, err := db.List(cmd.Context(), store.ListOptions{Limit: limit + 1, All: all})
 				if err != nil {
@@ -71,7 +71,7 @@ func newSessionsShowCmd(g *Globals) *cobra.Command {
 		Short: "Print a session's transcript (--json exports the whole session)",
 		Args:  sessionsExactArgs(1, "a session ID (see agent sessions)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSessionDB(cmd.Context(), g, func(db *store.DB) error {
+			return withSessionDBRead(cmd.Context(), g, func(db *store.DB) error {
 				e, err := db.Export(cmd.Context(), args[0])
 				if err != nil {
 					return err
@@ -128,10 +128,23 @@ func sessionsMinArgs(n int, what string) cobra.PositionalArgs {
 }
 
 func withSessionDB(ctx context.Context, g *Globals, fn func(*store.DB) error) error {
+	return openSessionDB(ctx, g, false, fn)
+}
+
+// withSessionDBRead is withSessionDB for commands that only read: a
+// database the user cannot write is opened read-only.
+func withSessionDBRead(ctx context.Context, g *Globals, fn func(*store.DB) error) error {
+	return openSessionDB(ctx, g, true, fn)
+}
+
+func openSessionDB(ctx context.Context, g *Globals, readOnlyOK bool, fn func(*store.DB) error) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	db, err := store.Open(ctx, g.DBPath)
+	if err != nil && readOnlyOK && errors.Is(err, store.ErrReadOnly) {
+		db, err = store.OpenReadOnly(ctx, g.DBPath)
+	}
 	if err != nil {
 		return err
 	}

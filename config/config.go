@@ -133,6 +133,13 @@ func (c *Config) Load(path string, explicit bool) error {
 	if err := dec.Decode(&f); err != nil {
 		return fmt.Errorf("parse config %s: %v (see README, Configuration)", path, err)
 	}
+	// merge skips zero values, so a negative one would vanish unnoticed.
+	if f.MaxSteps < 0 {
+		return fmt.Errorf("config %s: max_steps must be at least 1, got %d", path, f.MaxSteps)
+	}
+	if f.MaxTokens < 0 {
+		return fmt.Errorf("config %s: max_tokens must be positive, got %d", path, f.MaxTokens)
+	}
 	c.merge(f)
 	return nil
 }

@@ -239,13 +239,22 @@ func LoadMCPConfig(paths ...string) (map[string]MCPServer, error) {
 	return out, nil
 }
 
+// missingFileError is a named MCP config file that does not exist.
+type missingFileError struct{ path string }
+
+func (e *missingFileError) Error() string {
+	return fmt.Sprintf("MCP config %s does not exist: check the path given to --mcp-config", e.path)
+}
+
+func (e *missingFileError) Unwrap() error { return os.ErrNotExist }
+
 // ReadMCPConfigFile reads one mcpServers file. A missing file is an error
 // wrapping os.ErrNotExist.
 func ReadMCPConfigFile(path string) (map[string]MCPServer, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("read MCP config %s: file not found: %w", path, os.ErrNotExist)
+			return nil, &missingFileError{path: path}
 		}
 		return nil, fmt.Errorf("read MCP config %s: %w", path, err)
 	}

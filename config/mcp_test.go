@@ -74,7 +74,7 @@ func TestLoadMCPConfigErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ReadMCPConfigFile(filepath.Join(dir, "nope.json")); err == nil || !strings.Contains(err.Error(), "nope.json: file not found") {
+	if _, err := ReadMCPConfigFile(filepath.Join(dir, "nope.json")); err == nil || !strings.Contains(err.Error(), "nope.json does not exist: check the path given to --mcp-config") {
 		t.Errorf("missing named file: %v", err)
 	}
 }

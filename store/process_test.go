@@ -34,6 +34,24 @@ func TestMain(m *testing.M) {
 		os.Exit(helperCrash())
 	case "open":
 		os.Exit(helperOpen())
+	case "list-ro":
+		d, err := OpenReadOnly(context.Background(), os.Getenv("STORE_DB"))
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(0)
+		}
+		list, err := d.List(context.Background(), ListOptions{})
+		d.Close()
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(0)
+		}
+		fmt.Println("ok", len(list))
+		os.Exit(0)
+	case "open-on-go":
+		// Waits for a line on stdin so that several start at once.
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+		os.Exit(helperOpen())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown helper")
 		os.Exit(3)

@@ -31,6 +31,9 @@ func TestReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := d.Create(t.Context(), SessionMeta{Workdir: "/w", Provider: "p", Model: "m", Title: "seeded"}); err != nil {
+		t.Fatal(err)
+	}
 	d.Close()
 	seedBytes, _ := os.ReadFile(seed)
 
@@ -55,6 +58,21 @@ func TestReadOnly(t *testing.T) {
 		{"read-only database file", mk("rofile", 0o755, true, 0o444), "the file is not writable"},
 		{"directory under a read-only directory", filepath.Join(filepath.Dir(mk("rodir-parent", 0o555, false, 0)), "sub", "agent.db"), "create database directory"},
 	}
+	// #14 case 10: sessions in a database the user cannot write can still
+	// be listed, and nothing is written next to it.
+	for _, name := range []string{"rodir", "rofile"} {
+		p := filepath.Join(base, name, "agent.db")
+		before, _ := os.ReadFile(p)
+		if out := helperAs(t, base, p, "list-ro"); out != "ok 1" {
+			t.Errorf("%s: read-only listing: %q", name, out)
+		}
+		if after, _ := os.ReadFile(p); string(after) != string(before) {
+			t.Errorf("%s: the file was changed", name)
+		}
+		if _, err := os.Stat(p + "-wal"); err == nil {
+			t.Errorf("%s: a -wal file was created", name)
+		}
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before, _ := os.ReadFile(tt.path)
@@ -73,6 +91,12 @@ func TestReadOnly(t *testing.T) {
 // what it printed.
 func openAs(t *testing.T, base, path string) string {
 	t.Helper()
+	return helperAs(t, base, path, "open")
+}
+
+// helperAs runs helper mode on path in a process permissions apply to.
+func helperAs(t *testing.T, base, path, mode string) string {
+	t.Helper()
 	exe, _ := os.Executable()
 	cmd := exec.Command(exe, "-test.run=^$")
 	if os.Geteuid() == 0 {
@@ -87,7 +111,7 @@ func openAs(t *testing.T, base, path string) string {
 		cmd = exec.Command(cp, "-test.run=^$")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	}
-	cmd.Env = append(os.Environ(), "STORE_HELPER=open", "STORE_DB="+path, "HOME="+base)
+	cmd.Env = append(os.Environ(), "STORE_HELPER="+mode, "STORE_DB="+path, "HOME="+base)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("helper: %v: %s", err, out)

@@ -98,7 +98,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	path = abs
-	if err := prepareFile(path); err != nil {
+	if err := prepareFile(ctx, path); err != nil {
 		return nil, err
 	}
 	if err := inspect(ctx, path); err != nil {
@@ -134,20 +134,24 @@ func (d *DB) Path() string { return d.path }
 // Close closes the database. Sessions must be closed first.
 func (d *DB) Close() error { return d.sql.Close() }
 
-// prepareFile creates the directory (0700) and an empty file (0600) so that
-// SQLite never creates them with the umask's wider permissions, and refuses a
-// file that is not SQLite at all before SQLite can touch it.
-func prepareFile(path string) error {
+// prepareFile creates the directory (0700) and, when there is no file yet,
+// a new database (0600) atomically, so that SQLite never creates files with
+// the umask's wider permissions and no process ever sees a half-made
+// database; it refuses a file that is not SQLite at all before SQLite can
+// touch it.
+func prepareFile(ctx context.Context, path string) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create database directory %s: %w", dir, fsErr(err))
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		if err := createFile(ctx, path); err != nil {
+			return err
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) {
-			if _, serr := os.Stat(path); serr != nil {
-				return fmt.Errorf("create database %s: directory %s is not writable: %w", path, dir, ErrReadOnly)
-			}
 			return fmt.Errorf("open database %s: the file is not writable: %w", path, ErrReadOnly)
 		}
 		return fmt.Errorf("open database %s: %w", path, fsErr(err))
@@ -170,6 +174,50 @@ func prepareFile(path string) error {
 	// The WAL and shared-memory files must be creatable next to it.
 	if err := dirWritable(dir); err != nil {
 		return fmt.Errorf("open database %s: directory %s is not writable (SQLite needs it for the -wal file): %w", path, dir, ErrReadOnly)
+	}
+	return nil
+}
+
+// createFile makes a new, fully migrated database under a temporary name and
+// links it into place, which fails if another process got there first: then
+// that process's database, complete too, is the one opened. Concurrent first
+// starts therefore all succeed.
+func createFile(ctx context.Context, path string) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".new-*")
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return fmt.Errorf("create database %s: directory %s is not writable: %w", path, dir, ErrReadOnly)
+		}
+		return fmt.Errorf("create database %s: %w", path, fsErr(err))
+	}
+	tmp := f.Name() // CreateTemp makes it 0600
+	f.Close()
+	defer func() {
+		for _, suffix := range []string{"", "-journal", "-wal", "-shm"} {
+			_ = os.Remove(tmp + suffix)
+		}
+	}()
+	db, err := sql.Open("sqlite", tmp+"?_pragma=foreign_keys(1)")
+	if err != nil {
+		return fmt.Errorf("create database %s: %w", path, mapErr(err))
+	}
+	err = migrate(ctx, db)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("create database %s: %w", path, mapErr(err))
+	}
+	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
+		// No hard links on this file system: rename, unless another
+		// process has made the file meanwhile.
+		if _, serr := os.Lstat(path); serr == nil {
+			return nil
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return fmt.Errorf("create database %s: %w", path, fsErr(err))
+		}
 	}
 	return nil
 }
@@ -305,4 +353,45 @@ func mapErr(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %w", sentinel, err)
+}
+
+// OpenReadOnly opens an existing database without writing to it or next to
+// it, for listing and showing sessions in a database the user cannot write
+// (a read-only file or directory). Writes through it fail with ErrReadOnly.
+func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
+	if path == "" {
+		p, err := DefaultPath()
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	}
+	if strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("open database %s: the path may not contain '?' or '#'", path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	path = abs
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, fsErr(err))
+	}
+	// immutable: SQLite neither locks nor creates the -wal and -shm files,
+	// which a read-only directory would refuse.
+	db, err := sql.Open("sqlite", "file:"+strings.ReplaceAll(path, "%", "%25")+"?mode=ro&immutable=1&_pragma=query_only(1)")
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, mapErr(err))
+	}
+	var id int64
+	if err := db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, mapErr(err))
+	}
+	if id != appID {
+		db.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, ErrNotDatabase)
+	}
+	host, _ := os.Hostname()
+	return &DB{sql: db, path: path, pid: os.Getpid(), host: host, staleAfter: 30 * time.Second, heartbeat: 5 * time.Second, now: time.Now}, nil
 }
