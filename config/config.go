@@ -54,6 +54,12 @@ type Config struct {
 	// MCPCache false turns the MCP catalog cache off (as --no-cache does):
 	// every start waits for every server to list its tools.
 	MCPCache *bool `json:"mcp_cache,omitempty"`
+	// Agents holds named agent profiles (package config/agents reads them,
+	// with their lines, from the file itself).
+	Agents json.RawMessage `json:"agents,omitempty"`
+	// AutoCompact is when a conversation is compacted before a request: a
+	// share of the model's context window (default 0.8), or false for never.
+	AutoCompact *AutoCompact `json:"auto_compact,omitempty"`
 }
 
 // Duration is a config duration: a string time.ParseDuration reads
@@ -187,6 +193,12 @@ func (c *Config) merge(f Config) {
 	}
 	if len(f.MCPServers) > 0 {
 		c.MCPServers = f.MCPServers
+	}
+	if len(f.Agents) > 0 {
+		c.Agents = f.Agents
+	}
+	if f.AutoCompact != nil {
+		c.AutoCompact = f.AutoCompact
 	}
 	if f.FirstByteTimeout > 0 {
 		c.FirstByteTimeout = f.FirstByteTimeout
