@@ -112,7 +112,9 @@ func attachMCP(ctx context.Context, g *Globals, rt *runtime, onEvent func(mcptoo
 	for _, w := range warnings {
 		rt.Warnings = append(rt.Warnings, w.Error())
 	}
-	// --defer is already in the servers' settings (startMCP).
+	// --defer is already in the servers' settings (startMCP); an agent
+	// profile's tool list and deferral list filter what registers.
+	rt.Session.Tools.SetPolicy(toolPolicy(g))
 	if err := m.Register(rt.Session.Tools, false); err != nil {
 		return nil, err
 	}

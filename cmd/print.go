@@ -22,22 +22,24 @@ func (e *printError) Unwrap() error { return e.err }
 
 // PrintResult is the -p --output-format json object.
 type PrintResult struct {
-	Type            string            `json:"type,omitempty"`
-	SessionID       string            `json:"session_id"`
-	Result          string            `json:"result"`
-	IsError         bool              `json:"is_error"`
-	Error           string            `json:"error,omitempty"`
-	NumRequests     int               `json:"num_requests"`
-	Provider        string            `json:"provider"`
-	Model           string            `json:"model"`
-	Usage           PrintUsage        `json:"usage"`
-	Searches        []PrintSearch     `json:"searches"`
-	ToolCalls       []PrintToolCall   `json:"tool_calls"`
-	ServerToolCalls []PrintServerTool `json:"server_tool_calls"`
-	Sources         []agent.Source    `json:"sources"`
-	Warnings        []string          `json:"warnings"`
-	Discovered      []string          `json:"discovered_tools"`
-	ToolsHash       string            `json:"tools_hash,omitempty"`
+	Type      string `json:"type,omitempty"`
+	SessionID string `json:"session_id"`
+	// Compactions lists the automatic compactions of this run.
+	Compactions     []agent.Compaction `json:"compactions,omitempty"`
+	Result          string             `json:"result"`
+	IsError         bool               `json:"is_error"`
+	Error           string             `json:"error,omitempty"`
+	NumRequests     int                `json:"num_requests"`
+	Provider        string             `json:"provider"`
+	Model           string             `json:"model"`
+	Usage           PrintUsage         `json:"usage"`
+	Searches        []PrintSearch      `json:"searches"`
+	ToolCalls       []PrintToolCall    `json:"tool_calls"`
+	ServerToolCalls []PrintServerTool  `json:"server_tool_calls"`
+	Sources         []agent.Source     `json:"sources"`
+	Warnings        []string           `json:"warnings"`
+	Discovered      []string           `json:"discovered_tools"`
+	ToolsHash       string             `json:"tools_hash,omitempty"`
 }
 
 // PrintUsage mirrors the provider usage fields.
@@ -214,6 +216,11 @@ func runPrint(ctx context.Context, g *Globals) error {
 		case agent.EventWarning:
 			fmt.Fprintln(g.Stderr, "agent: "+sanitize.Line(ev.Text))
 			res.Warnings = append(res.Warnings, ev.Text)
+		case agent.EventCompacted:
+			if c := ev.Compaction; c != nil {
+				fmt.Fprintln(g.Stderr, "agent: compacted: "+compactionLine(*c))
+				res.Compactions = append(res.Compactions, *c)
+			}
 		case agent.EventError:
 			turnErr = ev.Err
 		}

@@ -12,8 +12,10 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/config/agents"
 	"github.com/agent-dev/agent/sanitize"
 )
 
@@ -48,6 +50,13 @@ type Globals struct {
 	System        string
 	Workdir       string
 	NoCache       bool
+	// Agent names the agent profile in use (--agent, or the resumed
+	// session's); profile is it, loaded.
+	Agent   string
+	profile *agents.Profile
+	// changed holds the flags given on the command line, which a profile
+	// does not override.
+	changed map[string]bool
 	// interactive: the TUI, whose first frame waits for no MCP server.
 	interactive bool
 
@@ -153,6 +162,7 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 	lf.StringVar(&g.SearchAlgo, "search-algo", "", "native search variant where there is a choice: bm25 or regex")
 	lf.BoolVar(&g.NoStream, "no-stream", false, "send non-streaming requests")
 	lf.StringVar(&g.System, "system", "", "system prompt")
+	lf.StringVar(&g.Agent, "agent", "", "use the agent profile NAME (.agent/agents/NAME.md, ~/.config/agent/agents/NAME.md or the config's agents; agent agents lists them)")
 
 	for _, c := range subcommands(g) {
 		root.AddCommand(c)
@@ -167,6 +177,7 @@ func subcommands(g *Globals) []*cobra.Command {
 		newToolsCmd(g),
 		newMCPCmd(g),
 		newSessionsCmd(g),
+		newAgentsCmd(g),
 	}
 }
 
@@ -233,6 +244,22 @@ func resolveConfig(cmd *cobra.Command, g *Globals) error {
 	}
 	if len(g.ProviderTools) > 0 {
 		c.ProviderTools = append(c.ProviderTools, g.ProviderTools...)
+	}
+	g.changed = map[string]bool{}
+	fl.Visit(func(f *pflag.Flag) { g.changed[f.Name] = true })
+	if g.Workdir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("find working directory: %w", err)
+		}
+		g.Workdir = wd
+	}
+	if g.Agent != "" {
+		g.Config = c
+		if err := useProfile(g, g.Agent); err != nil {
+			return err
+		}
+		c = g.Config
 	}
 	if err := c.Validate(); err != nil {
 		return &UsageError{err}

@@ -48,6 +48,13 @@ func buildRuntime(ctx context.Context, g *Globals, approver agent.Approver) (_ *
 	}
 	if resumed != nil {
 		rt.closers = append(rt.closers, func() { _ = resumed.Close() })
+		// The session's agent profile comes back first; what was stored
+		// (what was sent) then wins over it.
+		if st := resumed.Meta().Settings; g.Agent == "" && st.Agent != "" {
+			if err := useProfile(g, st.Agent); err != nil {
+				rt.Warnings = append(rt.Warnings, fmt.Sprintf("this session used the agent profile %s, which cannot be loaded now (%v): its tool list and approvals are not applied", st.Agent, err))
+			}
+		}
 		applyStoredSettings(g, resumed.Meta())
 	}
 	c := g.Config
@@ -91,6 +98,13 @@ func buildRuntime(ctx context.Context, g *Globals, approver agent.Approver) (_ *
 		SearchAlgo: c.SearchAlgo, ProviderTools: pts, MaxSteps: c.MaxSteps, MaxTokens: c.MaxTokens,
 		NoStream: g.NoStream, Approver: approver, NeedsApproval: needsApproval,
 		MaxRetryWait: time.Duration(c.MaxRetryWait),
+		AutoCompact:  c.CompactShare(),
+	}
+	if table, err := c.ModelTable(); err == nil {
+		s.ContextWindow = table.Lookup(c.Provider, model).ContextWindow
+	}
+	if s.ContextWindow <= 0 {
+		s.ContextWindow = contextWindow(model)
 	}
 	if c.FallbackModel != "" {
 		s.Fallback, s.FallbackModel = p, c.FallbackModel
@@ -118,7 +132,7 @@ func buildRuntime(ctx context.Context, g *Globals, approver agent.Approver) (_ *
 		Settings: store.Settings{
 			Search: mode, SearchAlgo: c.SearchAlgo, Defer: g.Defer, MCPServers: g.MCP,
 			ProviderTools: pts, System: c.System, MaxTokens: c.MaxTokens, NoStream: g.NoStream,
-			FallbackModel: c.FallbackModel,
+			FallbackModel: c.FallbackModel, Agent: g.Agent,
 		},
 	}
 	if resumed != nil {
@@ -127,6 +141,12 @@ func buildRuntime(ctx context.Context, g *Globals, approver agent.Approver) (_ *
 			return nil, fmt.Errorf("load session %s: %w", resumed.ID(), err)
 		}
 		s.History = hist
+		// A compacted session sends its compacted form, as before.
+		if cp, err := resumed.LastCompaction(ctx); err != nil {
+			return nil, fmt.Errorf("load session %s: %w", resumed.ID(), err)
+		} else if cp != nil {
+			s.SetCompaction(cp)
+		}
 		old := resumed.Meta()
 		meta.ID, meta.Title, meta.Created = old.ID, old.Title, old.Created
 		if err := resumed.UpdateMeta(ctx, meta); err != nil {

@@ -60,7 +60,7 @@ tool searches. Resume one with agent --resume ID (a unique ID prefix is enough).
 	c.Flags().BoolVar(&asJSON, "json", false, "print the list as JSON")
 	c.Flags().BoolVar(&all, "all", false, "list every session, not only the most recent")
 	c.Flags().IntVar(&limit, "limit", 50, "how many sessions to list")
-	c.AddCommand(newSessionsShowCmd(g), newSessionsRmCmd(g))
+	c.AddCommand(newSessionsShowCmd(g), newSessionsRmCmd(g), newSessionsCompactCmd(g))
 	return c
 }
 
@@ -251,7 +251,15 @@ func writeSessionTranscript(w io.Writer, e *store.Export) {
 		}
 		fmt.Fprintf(w, "Discovered tools: %s\n", strings.Join(names, ", "))
 	}
-	for _, sm := range e.Messages {
+	compacted := func(i int) {
+		for _, c := range e.Compactions {
+			if c.Boundary == i {
+				fmt.Fprintf(w, "\n── compacted (%d): the messages above are sent as this summary ──\n%s\n", c.Seq, c.Summary)
+			}
+		}
+	}
+	for i, sm := range e.Messages {
+		compacted(i)
 		fmt.Fprintf(w, "\n── %s ──\n", sm.Role)
 		for _, p := range sm.Parts {
 			writeSessionPart(w, p)
@@ -262,6 +270,7 @@ func writeSessionTranscript(w io.Writer, e *store.Export) {
 			fmt.Fprintln(w, "  [interrupted]")
 		}
 	}
+	compacted(len(e.Messages))
 }
 
 func writeSessionPart(w io.Writer, p agent.Part) {

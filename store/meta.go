@@ -40,6 +40,8 @@ type Settings struct {
 	MaxTokens     int                  `json:"max_tokens,omitempty"`
 	NoStream      bool                 `json:"no_stream,omitempty"`
 	FallbackModel string               `json:"fallback_model,omitempty"`
+	// Agent is the agent profile the session runs (restored on resume).
+	Agent string `json:"agent,omitempty"`
 	// Extra holds anything else a caller wants back on resume.
 	Extra map[string]json.RawMessage `json:"extra,omitempty"`
 }

@@ -57,6 +57,18 @@ type Set struct {
 	order    []string
 	deferred map[string]bool
 	version  uint64
+	// allow and deferIf are an agent profile's policy (SetPolicy).
+	allow, deferIf func(Tool) bool
+}
+
+// SetPolicy filters what later registrations (Add, ReplaceServer) keep:
+// a tool allow rejects is not registered at all, neither active nor
+// deferred, and a tool deferIf accepts is deferred whatever its options
+// say. Either may be nil.
+func (s *Set) SetPolicy(allow, deferIf func(Tool) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.allow, s.deferIf = allow, deferIf
 }
 
 // NewSet returns an empty set.
@@ -88,6 +100,9 @@ func (s *Set) Add(opts []Option, ts ...Tool) error {
 		if _, dup := s.tools[t.Name]; dup {
 			return fmt.Errorf("register tool %q: name already registered", t.Name)
 		}
+		if s.allow != nil && !s.allow(t) {
+			continue
+		}
 		t := t
 		if len(t.Schema) == 0 {
 			t.Schema = json.RawMessage(`{"type":"object","properties":{}}`)
@@ -97,6 +112,9 @@ func (s *Set) Add(opts []Option, ts ...Tool) error {
 		d := t.Deferred
 		if o.deferred != nil {
 			d = *o.deferred
+		}
+		if s.deferIf != nil && s.deferIf(t) {
+			d = true
 		}
 		s.deferred[t.Name] = d
 	}

@@ -90,3 +90,23 @@ func TestAutoDeferDefersBiggestServersFirst(t *testing.T) {
 		t.Error("nothing should move under a large budget")
 	}
 }
+
+func TestSetPolicyFiltersAndDefers(t *testing.T) {
+	s := NewSet()
+	s.SetPolicy(func(t Tool) bool { return t.Server != "blocked" }, func(t Tool) bool { return t.Name == "gh__create" })
+	if err := s.Add(nil, tool("gh__create", "gh", false), tool("gh__list", "gh", false), tool("x__y", "blocked", false)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Lookup("x__y"); ok {
+		t.Error("a tool the allow list rejects must not be registered")
+	}
+	if !s.IsDeferred("gh__create") || s.IsDeferred("gh__list") {
+		t.Errorf("deferred: create %v list %v, want true false", s.IsDeferred("gh__create"), s.IsDeferred("gh__list"))
+	}
+	if err := s.ReplaceServer("blocked", nil, tool("x__z", "blocked", false)); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.All()) != 2 {
+		t.Errorf("after a refresh of a blocked server: %d tools, want 2", len(s.All()))
+	}
+}

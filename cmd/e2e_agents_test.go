@@ -1,0 +1,173 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+)
+
+// The profile's model, prompt, servers, deferral and tool list reach the
+// request; `agent agents` lists it; a resume without --agent restores it.
+func TestPrintWithAgentProfile(t *testing.T) {
+	wd := isolate(t)
+	dir := filepath.Join(wd, ".agent", "agents")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	profile := `---
+description: Reviews with the weather in mind
+provider: anthropic
+model: claude-opus-4-5
+mcp: [tt]
+defer: true
+tools: [tt__get_weather, tt__list_events]
+max_tokens: 2000
+---
+You are the reviewer. Be terse.
+`
+	if err := os.WriteFile(filepath.Join(dir, "reviewer.md"), []byte(profile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fake := anthropictest.NewServer(t)
+	fake.Script = anthropictest.NewScript(
+		anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Berlin"}},
+		anthropictest.Turn{Text: "Sunny."},
+	)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	db := filepath.Join(t.TempDir(), "agent.db")
+	res := runAgent(t, env, "-p", "Weather in Berlin?", "--agent", "reviewer", "--base-url", fake.URL,
+		"--mcp-config", testMCPConfig(t), "--db", db, "--output-format", "json")
+	if res.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", res.code, res.stderr, res.stdout)
+	}
+	out := decodePrint(t, res.stdout)
+	if out.Model != "claude-opus-4-5" || out.Result != "Sunny." || len(out.ToolCalls) != 1 || out.ToolCalls[0].Name != "tt__get_weather" {
+		t.Errorf("result %+v", out)
+	}
+	reqs := fake.Requests()
+	var body struct {
+		Model     string          `json:"model"`
+		MaxTokens int             `json:"max_tokens"`
+		System    json.RawMessage `json:"system"`
+	}
+	if err := json.Unmarshal(reqs[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if body.Model != "claude-opus-4-5" || body.MaxTokens != 2000 || !bytes.Contains(body.System, []byte("You are the reviewer. Be terse.")) {
+		t.Errorf("request model %s, max_tokens %d, system %s", body.Model, body.MaxTokens, body.System)
+	}
+	tl := reqs[0].Tools()
+	if !bytes.Contains(tl, []byte(`"tt__get_weather"`)) || !bytes.Contains(tl, []byte(`"defer_loading":true`)) {
+		t.Errorf("the profile's server is not connected with its tools deferred: %s", tl)
+	}
+	for _, gone := range []string{"tt__send_email", "tt__convert_currency"} {
+		if bytes.Contains(tl, []byte(gone)) {
+			t.Errorf("%s is not on the profile's tool list but was offered: %s", gone, tl)
+		}
+	}
+
+	ls := runAgent(t, env, "agents", "--json")
+	if ls.code != 0 {
+		t.Fatalf("agents: exit %d: %s", ls.code, ls.stderr)
+	}
+	var rep agentsReport
+	if err := json.Unmarshal([]byte(ls.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Agents) != 1 || rep.Agents[0].Name != "reviewer" || rep.Agents[0].Source != "project" || rep.Agents[0].Model != "claude-opus-4-5" {
+		t.Errorf("agents --json: %+v", rep)
+	}
+	if txt := runAgent(t, env, "agents"); !strings.Contains(txt.stdout, "reviewer") || !strings.Contains(txt.stdout, "project .agent/agents/reviewer.md") {
+		t.Errorf("agents: %s", txt.stdout)
+	}
+
+	// Resume without --agent: the profile comes back with the session.
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Still here."})
+	res2 := runAgent(t, env, "-p", "Anything else?", "--resume", out.SessionID, "--base-url", fake.URL,
+		"--mcp-config", testMCPConfig(t), "--db", db, "--output-format", "json")
+	if res2.code != 0 {
+		t.Fatalf("resume: exit %d: %s", res2.code, res2.stderr)
+	}
+	all := fake.Requests()
+	if last := all[len(all)-1]; !bytes.Equal(last.Tools(), tl) || !bytes.Contains(last.Body, []byte("You are the reviewer.")) {
+		t.Errorf("resumed request does not carry the profile:\n%s", last.Body)
+	}
+
+	bad := runAgent(t, env, "-p", "x", "--agent", "nobody")
+	if bad.code != 2 || !strings.Contains(bad.stderr, `no agent profile "nobody": the profiles are reviewer`) {
+		t.Errorf("unknown profile: exit %d, %s", bad.code, bad.stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "broken.md"), []byte("---\nmodel: x\nmax_tokens: many\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	broken := runAgent(t, env, "-p", "x", "--agent", "broken")
+	if broken.code != 2 || !strings.Contains(broken.stderr, "broken.md:3: agent profile broken: field max_tokens: must be a positive whole number") ||
+		strings.Count(strings.TrimSpace(broken.stderr), "\n") != 0 {
+		t.Errorf("bad front matter: exit %d, %q", broken.code, broken.stderr)
+	}
+}
+
+// `agent sessions compact ID` shortens what is sent; the next turn calls
+// the tool found before the compaction with no new search, and nothing is
+// rejected; `agent sessions show` still prints every message.
+func TestSessionsCompact(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	fake.Script = anthropictest.NewScript(
+		anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Berlin"}},
+		anthropictest.Turn{Text: "It is sunny in Berlin."},
+	)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	db := filepath.Join(t.TempDir(), "agent.db")
+	mcp := testMCPConfig(t)
+	res := runAgent(t, env, "-p", "What's the weather in Berlin?", "--base-url", fake.URL,
+		"--mcp-config", mcp, "--mcp", "tt", "--defer", "--db", db, "--output-format", "json")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	id := decodePrint(t, res.stdout).SessionID
+	before := fake.Requests()[1].Body
+
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "The user asked for Berlin's weather; tt__get_weather said sunny."})
+	cp := runAgent(t, env, "sessions", "compact", id, "--base-url", fake.URL, "--mcp-config", mcp, "--db", db)
+	if cp.code != 0 {
+		t.Fatalf("compact: exit %d: %s", cp.code, cp.stderr)
+	}
+	if !strings.Contains(cp.stdout, "Compacted session "+id) || !strings.Contains(cp.stdout, "tokens (estimated); 1 found tools stay loaded") ||
+		!strings.Contains(cp.stdout, "The store keeps all 4 messages") {
+		t.Errorf("compact output:\n%s", cp.stdout)
+	}
+
+	fake.Script = anthropictest.NewScript(
+		anthropictest.Turn{Call: "tt__get_weather", Input: map[string]any{"city": "Paris"}},
+		anthropictest.Turn{Text: "Paris too."},
+	)
+	res2 := runAgent(t, env, "-p", "And Paris?", "--resume", id, "--base-url", fake.URL, "--mcp-config", mcp, "--db", db, "--output-format", "json")
+	if res2.code != 0 {
+		t.Fatalf("after compaction: exit %d: %s", res2.code, res2.stderr)
+	}
+	out2 := decodePrint(t, res2.stdout)
+	if out2.Result != "Paris too." || len(out2.Searches) != 0 || len(out2.ToolCalls) != 1 || out2.ToolCalls[0].IsError {
+		t.Errorf("after compaction: %+v", out2)
+	}
+	reqs := fake.Requests()
+	next := reqs[len(reqs)-2].Body
+	for _, r := range reqs {
+		if r.Rejection != "" {
+			t.Errorf("rejected: %s", r.Rejection)
+		}
+	}
+	if len(next) >= len(before) || !bytes.Contains(next, []byte("call_compact_1")) || bytes.Contains(next, []byte("server_tool_use")) ||
+		!bytes.Contains(next, []byte("Berlin's weather")) {
+		t.Errorf("the request after compaction (%d bytes, before %d) is not the compacted form:\n%s", len(next), len(before), next)
+	}
+	show := runAgent(t, env, "sessions", "show", id, "--db", db)
+	if !strings.Contains(show.stdout, "What's the weather in Berlin?") || !strings.Contains(show.stdout, "── compacted (1)") || !strings.Contains(show.stdout, "And Paris?") {
+		t.Errorf("sessions show:\n%s", show.stdout)
+	}
+}
