@@ -21,6 +21,31 @@ import (
 // whose turn was cut off, so the history stays valid for every provider.
 const InterruptedResult = "interrupted: the turn was cancelled before this tool call ran"
 
+// StoppedResult answers a tool call that had started when the agent stopped
+// (a crash, kill -9, a cancelled turn): unlike InterruptedResult, the tool
+// may have done its work. Its start is checkpointed to the store before the
+// tool runs, so a resume can tell the two apart.
+const StoppedResult = "the agent stopped while this tool was running; it may have completed; check before running it again"
+
+// startLog checkpoints, before each tool runs, a user message answering the
+// calls started so far with StoppedResult. The real results replace it when
+// the calls finish; after a crash it is what a resume finds.
+type startLog struct {
+	mu      sync.Mutex
+	s       *Session
+	started []Part
+}
+
+func (l *startLog) start(ctx context.Context, c ToolCall) {
+	if l == nil || l.s.Store == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.started = append(l.started, ToolResultPart(ToolResult{CallID: c.ID, Name: c.Name, Text: StoppedResult, IsError: true}))
+	_ = l.s.Store.SavePartial(context.WithoutCancel(ctx), Message{Role: RoleUser, Parts: append([]Part(nil), l.started...)})
+}
+
 // runCalls runs the client-side searches and tool calls of an assistant
 // message and returns the parts of the user message that answers them.
 // Independent tool calls run concurrently; results keep the calls' order.
@@ -43,11 +68,12 @@ func (s *Session) runCalls(ctx context.Context, m Message, emit func(Event)) []P
 		}
 	}
 	var wg sync.WaitGroup
+	log := &startLog{s: s}
 	for _, c := range calls {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[c.idx] = ToolResultPart(s.runTool(ctx, c.call, emit))
+			out[c.idx] = ToolResultPart(s.runTool(ctx, c.call, log, emit))
 		}()
 	}
 	wg.Wait()
@@ -79,7 +105,7 @@ func (s *Session) approveServerTool(ctx context.Context, st ServerTool, emit fun
 	return ServerToolPart(ServerTool{ID: st.ID, Name: st.Name, Result: res, IsError: !ok})
 }
 
-func (s *Session) runTool(ctx context.Context, c ToolCall, emit func(Event)) ToolResult {
+func (s *Session) runTool(ctx context.Context, c ToolCall, log *startLog, emit func(Event)) ToolResult {
 	t, ok := s.Tools.Lookup(c.Name)
 	ev := ToolEvent{ID: c.ID, Name: c.Name, Input: c.Input}
 	if ok {
@@ -88,7 +114,7 @@ func (s *Session) runTool(ctx context.Context, c ToolCall, emit func(Event)) Too
 	}
 	emit(Event{Type: EventToolStarted, Tool: &ev})
 	start := time.Now()
-	res := s.execute(ctx, t, ok, c, emit)
+	res := s.execute(ctx, t, ok, c, log, emit)
 	fin := ev
 	fin.Duration = time.Since(start)
 	fin.Result = res.Text
@@ -97,7 +123,7 @@ func (s *Session) runTool(ctx context.Context, c ToolCall, emit func(Event)) Too
 	return res
 }
 
-func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCall, emit func(Event)) ToolResult {
+func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCall, log *startLog, emit func(Event)) ToolResult {
 	fail := func(msg string) ToolResult {
 		return ToolResult{CallID: c.ID, Name: c.Name, Text: msg, IsError: true}
 	}
@@ -133,10 +159,14 @@ func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCal
 	if t.Exec == nil {
 		return fail(fmt.Sprintf("tool %s has no executor", c.Name))
 	}
+	if ctx.Err() != nil {
+		return fail(InterruptedResult)
+	}
+	log.start(ctx, c)
 	r, err := t.Exec(ctx, input)
 	if err != nil {
 		if ctx.Err() != nil {
-			return fail(InterruptedResult)
+			return fail(StoppedResult)
 		}
 		return fail(fmt.Sprintf("%s failed: %v", c.Name, err))
 	}

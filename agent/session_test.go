@@ -428,3 +428,50 @@ func TestApprovalHoldsForUnsearchedDeferredTool(t *testing.T) {
 type approverFunc func(agent.ToolEvent) bool
 
 func (f approverFunc) Approve(_ context.Context, e agent.ToolEvent) (bool, error) { return f(e), nil }
+
+// recStore records what the loop checkpoints.
+type recStore struct {
+	mu       sync.Mutex
+	partials []agent.Message
+}
+
+func (r *recStore) AppendMessage(context.Context, agent.Message) error { return nil }
+func (r *recStore) SavePartial(_ context.Context, m agent.Message) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.partials = append(r.partials, m)
+	return nil
+}
+func (r *recStore) RecordRequest(context.Context, agent.RequestRecord) error { return nil }
+
+// #14 case 6: a tool's start is checkpointed before it runs, and a turn
+// cancelled while it runs says it may have completed.
+func TestToolStartIsRecordedBeforeItRuns(t *testing.T) {
+	st := &recStore{}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	sawCheckpoint := false
+	set := tools.NewSet()
+	_ = set.Add(nil, echoTool("slow", false, func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+		st.mu.Lock()
+		for _, m := range st.partials {
+			if m.Role == agent.RoleUser && len(m.Parts) == 1 && m.Parts[0].ToolResult != nil && m.Parts[0].ToolResult.Text == agent.StoppedResult {
+				sawCheckpoint = true
+			}
+		}
+		st.mu.Unlock()
+		cancel()
+		<-ctx.Done()
+		return tools.Result{}, ctx.Err()
+	}))
+	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){answer(call("1", "slow", `{"x":1}`))}}
+	s := &agent.Session{Provider: p, Tools: set, Store: st}
+	_ = s.Run(ctx, "go", func(agent.Event) {})
+	if !sawCheckpoint {
+		t.Fatal("the tool ran before its start was checkpointed")
+	}
+	h := s.Messages()
+	if len(h) != 3 || h[2].Parts[0].ToolResult.Text != agent.StoppedResult {
+		t.Fatalf("history = %+v", h)
+	}
+}

@@ -34,6 +34,8 @@ func TestMain(m *testing.M) {
 		os.Exit(helperCrash())
 	case "open":
 		os.Exit(helperOpen())
+	case "tool-crash":
+		os.Exit(helperToolCrash())
 	case "list-ro":
 		d, err := OpenReadOnly(context.Background(), os.Getenv("STORE_DB"))
 		if err != nil {

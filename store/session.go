@@ -229,8 +229,10 @@ func (s *Session) AppendMessage(ctx context.Context, m agent.Message) error {
 	return nil
 }
 
-// SavePartial checkpoints the assistant message being streamed. It is kept
-// marked partial; on the next open it becomes an interrupted message.
+// SavePartial checkpoints the message being made: the assistant message
+// being streamed (a message without a role is one), or the user message
+// answering tool calls that have started. It is kept marked partial; on the
+// next open it becomes an interrupted message.
 func (s *Session) SavePartial(ctx context.Context, m agent.Message) error {
 	if len(m.Parts) == 0 {
 		return nil
@@ -241,7 +243,9 @@ func (s *Session) SavePartial(ctx context.Context, m agent.Message) error {
 		if err := s.dropPartial(ctx, tx); err != nil {
 			return err
 		}
-		m.Role = agent.RoleAssistant
+		if m.Role == "" {
+			m.Role = agent.RoleAssistant
+		}
 		m.Interrupted = true
 		_, err := insertMessage(ctx, tx, s.meta.ID, s.nextSeq, m, true, ms(s.db.now()))
 		return err
