@@ -109,6 +109,7 @@ func New(o Options) (*Provider, error) {
 	ro := openairesponses.Options{
 		BaseURL: BaseURL(o.Endpoint), HTTPClient: &authed,
 		FirstByteTimeout: o.FirstByteTimeout, StreamIdleTimeout: o.StreamIdleTimeout,
+		Models: o.Models, LookupAs: Name,
 	}
 	return &Provider{Provider: openairesponses.New(ro), models: o.Models, opts: ro, byModel: map[string]*openairesponses.Provider{}}, nil
 }

@@ -16,9 +16,11 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/internal/httpx"
 )
 
@@ -35,6 +37,11 @@ type Options struct {
 	// or a prefix ending in "*"; the value says whether that model supports
 	// tool_search (hosted and client-executed).
 	NativeModels map[string]bool
+	// Models is the capability table (nil: the built-in one); LookupAs is
+	// the provider name entries are looked up under ("openai" when empty;
+	// Azure passes "azure" so entries scoped to it apply).
+	Models   *models.Table
+	LookupAs string
 	// Store asks OpenAI to keep the responses. Off by default: replay is
 	// stateless, so nothing needs to be stored server side.
 	Store bool
@@ -45,8 +52,10 @@ type Options struct {
 
 // Provider implements agent.Provider for the Responses API.
 type Provider struct {
-	opts Options
-	http httpx.Client
+	opts    Options
+	http    httpx.Client
+	table   *models.Table
+	noticed sync.Map // one-time notices given
 }
 
 var _ agent.Provider = (*Provider)(nil)
@@ -57,7 +66,14 @@ func New(o Options) *Provider {
 		o.BaseURL = DefaultBaseURL
 	}
 	o.BaseURL = strings.TrimRight(o.BaseURL, "/")
-	return &Provider{opts: o, http: httpx.Client{HTTP: o.HTTPClient, Provider: "openai",
+	if o.LookupAs == "" {
+		o.LookupAs = "openai"
+	}
+	table, err := o.Models.WithNativeSearch(o.NativeModels)
+	if err != nil {
+		table = o.Models
+	}
+	return &Provider{opts: o, table: table, http: httpx.Client{HTTP: o.HTTPClient, Provider: "openai",
 		Timeouts: httpx.Timeouts{FirstByte: o.FirstByteTimeout, StreamIdle: o.StreamIdleTimeout}}}
 }
 
@@ -69,50 +85,95 @@ func (p *Provider) API() string { return "responses" }
 
 // NativeSearch reports whether model supports tool_search.
 func (p *Provider) NativeSearch(model string) bool {
-	return SupportsToolSearch(model, p.opts.NativeModels)
+	return p.caps(model).NativeSearch
+}
+
+// caps reads model's capabilities from the table.
+func (p *Provider) caps(model string) models.Capabilities {
+	return p.table.Lookup(p.opts.LookupAs, model)
 }
 
 // Render returns the request body Send would post, for golden tests and
 // debugging, with the resolved search mode. It performs no I/O.
 func (p *Provider) Render(req *agent.Request) ([]byte, agent.SearchMode, error) {
-	body, _, mode, err := p.build(req)
-	return body, mode, err
+	b, err := p.render(req)
+	if err != nil {
+		return nil, "", err
+	}
+	return b.body, b.mode, nil
+}
+
+// built is a rendered request and what Send reports of it.
+type built struct {
+	body, tools []byte
+	mode        agent.SearchMode
+	maxTokens   int
+	notice      string
 }
 
 // build renders the request body and the tools array exactly as Send
 // would send them.
 func (p *Provider) build(req *agent.Request) (body, tools []byte, mode agent.SearchMode, err error) {
-	mode = agent.ResolveSearch(p, req)
-	plan := p.plan(req, mode)
-	tools, err = renderTools(req, plan)
+	b, err := p.render(req)
+	return b.body, b.tools, b.mode, err
+}
+
+// render is build with what Send reports besides.
+func (p *Provider) render(req *agent.Request) (built, error) {
+	b := built{mode: agent.ResolveSearch(p, req)}
+	caps := p.caps(req.Model)
+	plan := p.plan(req, b.mode)
+	tools, err := renderTools(req, plan)
 	if err != nil {
-		return nil, nil, mode, err
+		return b, err
 	}
+	b.tools = tools
 	input, err := renderInput(req, plan)
 	if err != nil {
-		return nil, nil, mode, err
+		return b, err
+	}
+	b.maxTokens = req.MaxTokens
+	if b.maxTokens <= 0 {
+		b.maxTokens = caps.DefaultMaxTokens
+	}
+	if req.MaxOutput && caps.MaxOutput > b.maxTokens {
+		b.maxTokens = caps.MaxOutput
 	}
 	rb := requestBody{
 		Model:           req.Model,
 		Instructions:    req.System,
 		Input:           input,
-		MaxOutputTokens: req.MaxTokens,
+		MaxOutputTokens: b.maxTokens,
 		Stream:          !req.NoStream,
 		Store:           p.opts.Store,
 	}
 	if string(tools) != "[]" {
 		rb.Tools = tools
 	}
-	if !p.opts.Store && reasoningModel(req.Model) {
+	if req.Effort != "" {
+		if e, ok := caps.WireEffort(req.Effort); ok && caps.Reasoning == models.ReasoningEffort {
+			// summary "auto": the reasoning summaries stream as
+			// reasoning events (shown dimmed, and in stream-json).
+			rb.Reasoning = &reasoningParam{Effort: e, Summary: "auto"}
+		} else {
+			b.notice = fmt.Sprintf("--effort %s ignored: %s has no reasoning effort", req.Effort, req.Model)
+		}
+	}
+	if !p.opts.Store && plan.reasoning {
 		// Without storage the reasoning items are only replayable with their
-		// encrypted content, so ask for it.
+		// encrypted content, so ask for it, where the model accepts it.
 		rb.Include = []string{"reasoning.encrypted_content"}
 	}
-	body, err = json.Marshal(rb)
+	b.body, err = json.Marshal(rb)
 	if err != nil {
-		return nil, nil, mode, fmt.Errorf("encode responses request: %w", err)
+		return b, fmt.Errorf("encode responses request: %w", err)
 	}
-	return body, tools, mode, nil
+	return b, nil
+}
+
+type reasoningParam struct {
+	Effort  string `json:"effort,omitempty"`
+	Summary string `json:"summary,omitempty"`
 }
 
 type requestBody struct {
@@ -121,6 +182,7 @@ type requestBody struct {
 	Input           []json.RawMessage `json:"input"`
 	Tools           json.RawMessage   `json:"tools,omitempty"`
 	MaxOutputTokens int               `json:"max_output_tokens,omitempty"`
+	Reasoning       *reasoningParam   `json:"reasoning,omitempty"`
 	Stream          bool              `json:"stream"`
 	Store           bool              `json:"store"`
 	Include         []string          `json:"include,omitempty"`
@@ -134,9 +196,15 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	if err := ValidateProviderTools(req.ProviderTools); err != nil {
 		return nil, err
 	}
-	body, tools, mode, err := p.build(req)
+	b, err := p.render(req)
 	if err != nil {
 		return nil, err
+	}
+	body, tools, mode := b.body, b.tools, b.mode
+	if b.notice != "" {
+		if _, seen := p.noticed.LoadOrStore(b.notice, true); !seen {
+			emit(agent.StreamEvent{Type: agent.EventWarning, Text: b.notice})
+		}
 	}
 	sum := sha256.Sum256(tools)
 	h := http.Header{}
@@ -152,7 +220,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 		return nil, apiError(hresp)
 	}
 	// The same test as plan's, without grouping the catalog again.
-	fnSearch := mode == agent.SearchClient && !p.NativeSearch(req.Model)
+	fnSearch := mode == agent.SearchClient && !p.caps(req.Model).DeferLoading
 	pc := parseContext{fnSearch: fnSearch, requestID: hresp.Header.Get("x-request-id")}
 	var resp *agent.Response
 	if req.NoStream {
@@ -163,6 +231,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	if resp != nil {
 		resp.ToolsHash = hex.EncodeToString(sum[:])
 		resp.Resolved = mode
+		resp.OutputLimit, resp.OutputMax = b.maxTokens, p.caps(req.Model).MaxOutput
 	}
 	return resp, err
 }

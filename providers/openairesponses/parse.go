@@ -42,6 +42,7 @@ type item struct {
 	Code        string            `json:"code"`
 	ContainerID string            `json:"container_id"`
 	Outputs     json.RawMessage   `json:"outputs"`
+	Summary     []contentPart     `json:"summary"`
 }
 
 type contentPart struct {
@@ -91,6 +92,9 @@ type assembler struct {
 	parts      map[int][]agent.Part
 	lastSearch string
 	resp       *responseObj
+	// cutCall is set when a function call was cut off by the output limit
+	// (status incomplete); it is left out of the message.
+	cutCall bool
 }
 
 func newAssembler(pc parseContext, emit func(agent.StreamEvent), emitText bool) *assembler {
@@ -100,6 +104,15 @@ func newAssembler(pc parseContext, emit func(agent.StreamEvent), emitText bool) 
 // add records the completed item at output index idx and reports its events.
 func (a *assembler) add(idx int, raw json.RawMessage) {
 	raw = append(json.RawMessage(nil), raw...)
+	var head struct {
+		Type, Status string
+	}
+	if json.Unmarshal(raw, &head) == nil && head.Type == "function_call" && head.Status == "incomplete" {
+		// Half its arguments: it cannot run, and replaying it would only
+		// ask for an output nobody can give.
+		a.cutCall = true
+		return
+	}
 	a.items[idx] = raw
 	ps := a.itemParts(raw)
 	a.parts[idx] = ps
@@ -182,6 +195,13 @@ func (a *assembler) itemParts(raw json.RawMessage) []agent.Part {
 		}
 		return []agent.Part{agent.SearchResultPart(agent.SearchResult{CallID: id, Where: agent.WhereProvider, Tools: loadedNames(it.Tools)})}
 	case "reasoning":
+		if a.emitText {
+			for _, sm := range it.Summary {
+				if sm.Text != "" {
+					a.emit(agent.StreamEvent{Type: agent.EventReasoningDelta, Text: sm.Text + "\n"})
+				}
+			}
+		}
 		return nil
 	case "web_search_call":
 		st := agent.ServerTool{ID: it.ID, Name: "web_search", Input: it.Action, IsError: it.Status == "failed"}
@@ -403,8 +423,12 @@ func (a *assembler) finish() *agent.Response {
 		}
 		if r.Status == "incomplete" && r.IncompleteDetails != nil {
 			resp.StopReason = r.IncompleteDetails.Reason
+			if resp.StopReason == "max_output_tokens" {
+				resp.StopReason = "max_tokens"
+			}
 		}
 	}
+	resp.CutCall = a.cutCall
 	resp.Usage = usage
 	return resp
 }
@@ -523,6 +547,12 @@ func parseStream(ctx context.Context, body io.Reader, pc parseContext, emit func
 			if se.Delta != "" {
 				emit(agent.StreamEvent{Type: agent.EventTextDelta, Text: se.Delta})
 			}
+		case "response.reasoning_summary_text.delta":
+			if se.Delta != "" {
+				emit(agent.StreamEvent{Type: agent.EventReasoningDelta, Text: se.Delta})
+			}
+		case "response.reasoning_summary_text.done":
+			emit(agent.StreamEvent{Type: agent.EventReasoningDelta, Text: "\n"})
 		case "response.output_item.done":
 			idx := len(a.items)
 			if se.OutputIndex != nil {

@@ -431,7 +431,7 @@ func (r *renderer) rawItems(items []json.RawMessage, m agent.Message) {
 			// A model that does not reason cannot take another model's
 			// reasoning (after a switch to, say, gpt-4.1): it rejects
 			// encrypted content, so the items are left out.
-			if !reasoningModel(r.req.Model) {
+			if !r.pl.reasoning {
 				continue
 			}
 			// Without storage a reasoning item can only be replayed with its

@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/models"
 )
 
 // Names of the two functions of the function-based client search, used on
@@ -20,53 +19,15 @@ const (
 	fnCallName   = "tool_call"
 )
 
-var modelVersion = regexp.MustCompile(`^gpt-(\d+)(?:\.(\d+))?`)
-
-// SupportsToolSearch is the capability table: gpt-5.4 and every later model
-// (gpt-5.4*, gpt-5.5, gpt-5.6*, gpt-6…) support tool_search. override maps an
-// exact model id, or a prefix ending in "*", to a forced answer.
+// SupportsToolSearch reports whether model takes tool_search (hosted and
+// client-executed) by the models table, with override (exact model id, or
+// a prefix ending in "*") forcing the answer.
 func SupportsToolSearch(model string, override map[string]bool) bool {
-	if v, ok := override[model]; ok {
-		return v
+	t, err := (*models.Table)(nil).WithNativeSearch(override)
+	if err != nil {
+		return models.Lookup("openai", model).NativeSearch
 	}
-	best, found, val := -1, false, false
-	for k, v := range override {
-		if p, ok := strings.CutSuffix(k, "*"); ok && strings.HasPrefix(model, p) && len(p) > best {
-			best, found, val = len(p), true, v
-		}
-	}
-	if found {
-		return val
-	}
-	m := strings.ToLower(model)
-	if i := strings.LastIndex(m, "/"); i >= 0 { // "openai/gpt-5.4" style routing ids
-		m = m[i+1:]
-	}
-	sm := modelVersion.FindStringSubmatch(m)
-	if sm == nil {
-		return false
-	}
-	major, _ := strconv.Atoi(sm[1])
-	minor := 0
-	if sm[2] != "" {
-		minor, _ = strconv.Atoi(sm[2])
-	}
-	return major > 5 || (major == 5 && minor >= 4)
-}
-
-// reasoningModel guesses whether model emits reasoning items, which need
-// their encrypted content to be replayed statelessly.
-func reasoningModel(model string) bool {
-	m := strings.ToLower(model)
-	if i := strings.LastIndex(m, "/"); i >= 0 {
-		m = m[i+1:]
-	}
-	for _, p := range []string{"gpt-5", "gpt-6", "gpt-7", "o1", "o3", "o4", "codex"} {
-		if strings.HasPrefix(m, p) {
-			return true
-		}
-	}
-	return false
+	return t.Lookup("openai", model).NativeSearch
 }
 
 // plan is the per-request rendering decision derived from the resolved mode.
@@ -89,10 +50,15 @@ type plan struct {
 	topLevel map[string]bool
 	// store mirrors Options.Store: stored reasoning items replay by id.
 	store bool
+	// reasoning: the model takes reasoning items back (with their
+	// encrypted content); a model that does not rejects them.
+	reasoning bool
 }
 
 func (p *Provider) plan(req *agent.Request, mode agent.SearchMode) plan {
-	pl := plan{mode: mode, store: p.opts.Store, catalog: map[string]agent.ToolDef{}, topLevel: map[string]bool{}}
+	caps := p.caps(req.Model)
+	pl := plan{mode: mode, store: p.opts.Store, catalog: map[string]agent.ToolDef{}, topLevel: map[string]bool{},
+		reasoning: caps.Reasoning == models.ReasoningEffort && caps.EncryptedReasoning}
 	for _, d := range req.Deferred {
 		pl.catalog[d.Name] = d
 	}
@@ -103,7 +69,7 @@ func (p *Provider) plan(req *agent.Request, mode agent.SearchMode) plan {
 	case agent.SearchNative:
 		pl.hosted = true
 	case agent.SearchClient:
-		if p.NativeSearch(req.Model) {
+		if caps.DeferLoading {
 			pl.clientTS = true
 		} else {
 			pl.fnSearch = true

@@ -21,6 +21,27 @@ type Step struct {
 	label     string
 	output    string
 	citations []Source
+	// need cuts a call step at the output limit while the request's
+	// max_output_tokens is below it.
+	need int
+}
+
+// CutCall is a function call cut off by the output limit (status
+// incomplete, half its arguments, the response incomplete with reason
+// max_output_tokens) while the request's max_output_tokens is below need,
+// and a plain call once it is not.
+func CutCall(name, args string, need int) Step {
+	return Step{kind: "call", name: name, args: args, need: need}
+}
+
+// cut reports whether the turn is cut at req's output limit.
+func (t Turn) cut(req *parsed) bool {
+	for _, st := range t {
+		if st.need > 0 && req.MaxOutputTokens < st.need {
+			return true
+		}
+	}
+	return false
 }
 
 // Source is a web page for web search steps and citations.
@@ -90,6 +111,9 @@ func (s *Server) generate(turn Turn, req *parsed) ([]obj, error) {
 		case "call":
 			it := obj{"id": s.id("fc"), "type": "function_call", "status": "completed", "arguments": st.args,
 				"call_id": s.id("call"), "name": st.name}
+			if st.need > 0 && req.MaxOutputTokens < st.need {
+				it["status"], it["arguments"] = "incomplete", st.args[:len(st.args)/2]
+			}
 			if ns := req.namespaceOf(st.name); ns != "" {
 				it["namespace"] = ns
 			}
@@ -119,7 +143,14 @@ func (s *Server) generate(turn Turn, req *parsed) ([]obj, error) {
 			out = append(out, obj{"id": s.id("ws"), "type": "web_search_call", "status": "completed",
 				"action": obj{"type": "search", "query": st.text, "sources": srcs}})
 		case "reasoning":
-			out = append(out, obj{"id": s.id("rs"), "type": "reasoning", "summary": []any{}, "encrypted_content": "enc_" + s.id("blob")})
+			it := obj{"id": s.id("rs"), "type": "reasoning", "summary": []any{}, "encrypted_content": nil}
+			if req.Encrypted {
+				it["encrypted_content"] = "enc_" + s.id("blob")
+			}
+			if req.Summary {
+				it["summary"] = []obj{{"type": "summary_text", "text": "**Planning** I should look this up first."}}
+			}
+			out = append(out, it)
 		case "approval":
 			if !req.MCP[st.label] {
 				return nil, fmt.Errorf("MCPApproval step but the request has no mcp tool %q", st.label)
@@ -248,6 +279,10 @@ func (s *Server) stream(w http.ResponseWriter, resp obj, out []obj, cut int) {
 			return
 		}
 	}
+	if resp["status"] == "incomplete" {
+		send("response.incomplete", obj{"response": resp})
+		return
+	}
 	send("response.completed", obj{"response": resp})
 }
 
@@ -301,6 +336,23 @@ func (s *Server) streamItem(send func(string, obj) bool, i int, it obj) bool {
 		}
 		if !send("response.function_call_arguments.done", obj{"item_id": id, "output_index": i, "arguments": args}) {
 			return false
+		}
+	case "reasoning":
+		sums, _ := it["summary"].([]obj)
+		for k, sm := range sums {
+			text, _ := sm["text"].(string)
+			if !send("response.reasoning_summary_part.added", obj{"item_id": id, "output_index": i, "summary_index": k, "part": obj{"type": "summary_text", "text": ""}}) {
+				return false
+			}
+			for _, d := range pieces(text, 5) {
+				if !send("response.reasoning_summary_text.delta", obj{"item_id": id, "output_index": i, "summary_index": k, "delta": d}) {
+					return false
+				}
+			}
+			if !send("response.reasoning_summary_text.done", obj{"item_id": id, "output_index": i, "summary_index": k, "text": text}) ||
+				!send("response.reasoning_summary_part.done", obj{"item_id": id, "output_index": i, "summary_index": k, "part": sm}) {
+				return false
+			}
 		}
 	case "web_search_call":
 		for _, ev := range []string{"in_progress", "searching", "completed"} {

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agent-dev/agent/models"
 )
 
 // DefaultKey is the API key the server accepts unless APIKey is changed.
@@ -29,6 +31,9 @@ type Server struct {
 	// SupportsToolSearch says which models accept tool_search and
 	// defer_loading; by default gpt-5.4 and later.
 	SupportsToolSearch func(model string) bool
+	// Models is the capability table requests are judged by (nil: the
+	// built-in one): encrypted reasoning, efforts, output limits.
+	Models *models.Table
 
 	t   testing.TB
 	srv *httptest.Server
@@ -201,6 +206,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		turn = s.script[s.next]
 	}
 	s.next++
+	if turn.cut(req) {
+		s.next-- // the same turn again once the limit is raised
+	}
 	cached := commonPrefix(s.prev, body)
 	s.prev = body
 	s.mu.Unlock()
@@ -211,6 +219,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp := s.response(req, out, len(body)/4, cached/4)
+	if turn.cut(req) {
+		resp["status"], resp["incomplete_details"] = "incomplete", obj{"reason": "max_output_tokens"}
+	}
 	if !req.Stream {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("x-request-id", "req_fake")

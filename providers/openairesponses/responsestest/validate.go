@@ -4,6 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/agent-dev/agent/models"
 )
 
 // parsed is a validated request.
@@ -30,6 +34,11 @@ type parsed struct {
 	// Approvals maps an mcp_approval_request id to the decision in the input.
 	Approvals map[string]bool
 	Requests  map[string]map[string]json.RawMessage
+	// MaxOutputTokens, Summary and Encrypted are what the request asks of
+	// the output: its limit, reasoning summaries, encrypted reasoning.
+	MaxOutputTokens int
+	Summary         bool
+	Encrypted       bool
 }
 
 type searchable struct {
@@ -59,6 +68,12 @@ func (s *Server) validate(body []byte) (*parsed, *apiErr) {
 		Stream             bool              `json:"stream"`
 		Store              *bool             `json:"store"`
 		PreviousResponseID string            `json:"previous_response_id"`
+		Include            []string          `json:"include"`
+		MaxOutputTokens    int               `json:"max_output_tokens"`
+		Reasoning          *struct {
+			Effort  string `json:"effort"`
+			Summary string `json:"summary"`
+		} `json:"reasoning"`
 	}
 	if err := json.Unmarshal(body, &raw); err != nil {
 		return nil, bad(nil, "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)")
@@ -70,6 +85,16 @@ func (s *Server) validate(body []byte) (*parsed, *apiErr) {
 		Default: map[string]json.RawMessage{}, Deferred: map[string]json.RawMessage{}, Namespaces: map[string]map[string]json.RawMessage{},
 		Loaded: map[string]map[string]json.RawMessage{}, MCP: map[string]bool{}, Approvals: map[string]bool{},
 		Requests: map[string]map[string]json.RawMessage{}}
+	p.MaxOutputTokens = raw.MaxOutputTokens
+	if e := s.checkModel(raw.Model, raw.Include, raw.MaxOutputTokens, raw.Reasoning); e != nil {
+		return nil, e
+	}
+	for _, inc := range raw.Include {
+		p.Encrypted = p.Encrypted || inc == "reasoning.encrypted_content"
+	}
+	if raw.Reasoning != nil {
+		p.Summary = raw.Reasoning.Summary != ""
+	}
 	if raw.PreviousResponseID != "" && !p.Store {
 		return nil, bad("previous_response_id", "Previous response with id '%s' not found.", raw.PreviousResponseID)
 	}
@@ -360,4 +385,41 @@ func (p *parsed) namespaceOf(name string) string {
 		}
 	}
 	return ""
+}
+
+// checkModel applies the model's capabilities (the models table, or
+// Server.Models) with the API's own messages: encrypted reasoning on a model
+// without it (gpt-5-chat-latest; pydantic/pydantic-ai#3326), an effort on a
+// model that does not reason or a level it lacks, an output limit above
+// the model's.
+func (s *Server) checkModel(model string, include []string, maxOut int, r *struct {
+	Effort  string `json:"effort"`
+	Summary string `json:"summary"`
+}) *apiErr {
+	c := s.Models.Lookup("openai", model)
+	for _, inc := range include {
+		if inc == "reasoning.encrypted_content" && !c.EncryptedReasoning {
+			return bad("include", "Encrypted content is not supported with this model.")
+		}
+	}
+	if r != nil && r.Effort != "" {
+		if c.Reasoning != models.ReasoningEffort || len(c.Efforts) == 0 {
+			return bad("reasoning.effort", "Unsupported parameter: 'reasoning.effort' is not supported with this model.")
+		}
+		if !slices.Contains(c.Efforts, r.Effort) {
+			q := make([]string, len(c.Efforts))
+			for i, e := range c.Efforts {
+				q[i] = "'" + e + "'"
+			}
+			list := q[0]
+			if len(q) > 1 {
+				list = strings.Join(q[:len(q)-1], ", ") + ", and " + q[len(q)-1]
+			}
+			return bad("reasoning.effort", "Unsupported value: 'reasoning.effort' does not support '%s' with this model. Supported values are: %s.", r.Effort, list)
+		}
+	}
+	if c.Known && maxOut > c.MaxOutput {
+		return bad("max_output_tokens", "Invalid 'max_output_tokens': integer above maximum value. Expected a value <= %d, but got %d instead.", c.MaxOutput, maxOut)
+	}
+	return nil
 }
