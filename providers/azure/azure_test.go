@@ -77,6 +77,7 @@ func TestDeployments(t *testing.T) {
 	for _, tc := range cases {
 		f := azuretest.NewServer(t)
 		f.Inner.SupportsToolSearch = func(m string) bool { return m == "prod-assistant" || rt.DefaultSupports(m) }
+		f.Inner.Models = tc.table // the deployment is what the table says it is
 		if tc.hosted {
 			f.Inner.Script(rt.Turn{rt.HostedSearch("weather"), rt.Call("get_weather", `{"city":"Oslo"}`)}, rt.Turn{rt.Text("Sunny.")})
 		} else {
