@@ -99,6 +99,7 @@ func buildRuntime(ctx context.Context, g *Globals, approver agent.Approver) (_ *
 		NoStream: g.NoStream, Approver: approver, NeedsApproval: needsApproval,
 		MaxRetryWait: time.Duration(c.MaxRetryWait),
 		AutoCompact:  c.CompactShare(),
+		Effort:       c.Effort,
 	}
 	if table, err := c.ModelTable(); err == nil {
 		s.ContextWindow = table.Lookup(c.Provider, model).ContextWindow

@@ -60,6 +60,9 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 		m.hint = name + " waits for the turn to end: esc cancels it"
 		return nil, true
 	}
+	if cmd, ok := m.agentCommand(name, arg); ok {
+		return cmd, true
+	}
 	switch name {
 	case "/quit", "/exit":
 		return m.quit(), true

@@ -55,6 +55,8 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // commandHelp documents the slash commands, in /help order.
 var commandHelp = [][2]string{
 	{"/model NAME", "switch the model (PROVIDER:NAME for another provider)"},
+	{"/compact [FOCUS]", "summarise the conversation; send the summary instead"},
+	{"/agent [NAME]", "list agent profiles, or switch (keeps the conversation)"},
 	{"/tools [FILTER]", "list active and deferred tools, optionally filtered"},
 	{"/search QUERY", "run the client-side tool search without asking the model"},
 	{"/sessions", "pick a stored session and resume it"},

@@ -303,6 +303,10 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 		}
 	case agent.EventWarning:
 		m.chat.notice(itemWarning, ev.Text)
+	case agent.EventCompacted:
+		if ev.Compaction != nil {
+			m.chat.notice(itemNotice, compactionNotice(*ev.Compaction))
+		}
 	case agent.EventError:
 		if strings.Contains(ev.Err, "cancel") {
 			m.chat.notice(itemNotice, "turn cancelled; what arrived is kept")
@@ -317,6 +321,9 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 
 // handleResult applies the result of a command's tea.Cmd.
 func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
+	if cmd, ok := m.agentResult(msg); ok {
+		return cmd, true
+	}
 	switch msg := msg.(type) {
 	case infoMsg:
 		m.status.setInfo(Info(msg))
