@@ -41,6 +41,41 @@ type chatItem struct {
 	lines          []string
 	// printed is how many of lines are in the scrollback (inline mode).
 	printed int
+	// split is how much of text was printed to the scrollback while it
+	// streamed (inline mode): whole Markdown blocks, so the rest renders
+	// on its own as it would have in place.
+	split int
+}
+
+// splitHead cuts the complete Markdown blocks off the head of a streaming
+// answer and returns their rendering; the item then shows only the rest.
+func (c *chat) splitHead(it *chatItem) []string {
+	k := blockBoundary(it.text, it.split)
+	if k <= it.split {
+		return nil
+	}
+	head := c.renderAssistant(it, it.text[it.split:k], it.split == 0)
+	it.split = k
+	it.version++
+	return head
+}
+
+// blockBoundary is the end of the last complete Markdown block after
+// from: just past a blank line that is outside a code fence and is not
+// the end of the text.
+func blockBoundary(text string, from int) int {
+	best, fence, pos := from, false, 0
+	for _, line := range strings.SplitAfter(text, "\n") {
+		pos += len(line)
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = !fence
+		}
+		if !fence && t == "" && strings.HasSuffix(line, "\n") && pos > from && pos < len(text) {
+			best = pos
+		}
+	}
+	return best
 }
 
 // chat is the scrollable transcript. It is virtualised: rendering walks
@@ -164,8 +199,10 @@ func (c *chat) finishMessage(m agent.Message) {
 			c.stream = append(c.stream, c.add(&chatItem{kind: itemAssistant, text: text.String()}))
 		}
 	case 1:
-		if t := text.String(); t != "" {
-			c.stream[0].text = t
+		// The message's text is authoritative, unless the head already
+		// printed to the scrollback does not match it.
+		if t, s := text.String(), c.stream[0]; t != "" && strings.HasPrefix(t, s.text[:min(s.split, len(s.text))]) {
+			s.text = t
 		}
 	}
 	for i, it := range c.stream {
@@ -263,6 +300,30 @@ func (c *chat) serverTool(st agent.ServerTool, done bool) {
 	it.version++
 }
 
+// renderAssistant renders answer text, with the label on the first part.
+func (c *chat) renderAssistant(it *chatItem, text string, label bool) []string {
+	st := c.st
+	var ls []string
+	if label {
+		l := st.AssistantLabel.Render("◆ assistant")
+		if it.interrupted {
+			l += st.WarningText.Render("  (interrupted)")
+		}
+		ls = append(ls, l)
+	}
+	switch {
+	case strings.TrimSpace(text) != "":
+		ls = append(ls, c.md.render(text, c.width)...)
+	case label:
+		ls = append(ls, st.Muted.Render("  …"))
+	}
+	if !label {
+		// A continuation keeps the blank line that ended the printed part.
+		ls = append([]string{""}, ls...)
+	}
+	return ls
+}
+
 func (c *chat) render(it *chatItem) []string {
 	if it.lines != nil && it.cacheW == c.width && it.cacheV == it.version && it.cacheExp == c.expanded {
 		return it.lines
@@ -277,16 +338,7 @@ func (c *chat) render(it *chatItem) []string {
 			ls = append(ls, "  "+st.UserText.Render(l))
 		}
 	case itemAssistant:
-		label := st.AssistantLabel.Render("◆ assistant")
-		if it.interrupted {
-			label += st.WarningText.Render("  (interrupted)")
-		}
-		ls = append(ls, label)
-		if strings.TrimSpace(it.text) == "" {
-			ls = append(ls, st.Muted.Render("  …"))
-		} else {
-			ls = append(ls, c.md.render(it.text, w)...)
-		}
+		ls = c.renderAssistant(it, it.text[min(it.split, len(it.text)):], it.split == 0)
 		if len(it.sources) > 0 {
 			ls = append(ls, st.Muted.Render("  Sources:"))
 			for i, s := range it.sources {

@@ -53,10 +53,8 @@ func (m *Model) scrollback() {
 		it := c.items[m.committed]
 		ls := c.render(it)
 		if c.live(it) {
-			if it.kind == itemAssistant && len(ls)-it.printed > room {
-				n := len(ls) - room
-				m.queue = append(m.queue, ls[it.printed:n]...)
-				it.printed = n
+			if it.kind == itemAssistant && len(ls) > room {
+				m.queue = append(m.queue, c.splitHead(it)...)
 			}
 			return
 		}
@@ -73,8 +71,13 @@ func (m *Model) printCmd() tea.Cmd {
 	if m.opts.AltScreen || m.printing || len(m.queue) == 0 {
 		return nil
 	}
-	text := strings.Join(m.queue, "\n")
-	m.queue = nil
+	// The terminal makes room for printed lines by scrolling the screen
+	// above the redrawn area: a batch taller than that room would push the
+	// area's own top into the scrollback as a stale copy. Longer output
+	// goes in batches, each after the last was printed.
+	n := min(len(m.queue), m.printBatch())
+	text := strings.Join(m.queue[:n], "\n")
+	m.queue = append([]string(nil), m.queue[n:]...)
 	m.printing = true
 	if m.print != nil {
 		return m.print(text)
@@ -82,10 +85,21 @@ func (m *Model) printCmd() tea.Cmd {
 	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
 }
 
-// liveRows is how many rows the live items may take above the input.
+// printBatch is how many lines may be printed at once: the screen's rows
+// the redrawn area can never take.
+func (m *Model) printBatch() int {
+	l := m.layout()
+	viewMax := m.liveRows() + l.pane + l.box + 3
+	return max(m.height-viewMax-1, 1)
+}
+
+// liveRows is how many rows the live items may take above the input: at
+// most half the screen, so the redrawn area never reaches the top of the
+// terminal (it would scroll the terminal and leave stale copies of itself
+// in the scrollback).
 func (m *Model) liveRows() int {
 	l := m.layout()
-	return max(l.main-l.pane, 1)
+	return max(min(l.main-l.pane, m.height/2), 1)
 }
 
 // renderInline draws the live area: unprinted items (their tail when they
@@ -105,9 +119,11 @@ func (m *Model) renderInline() string {
 			ls := c.render(it)
 			live = append(live, ls[min(it.printed, len(ls)):]...)
 		}
-		if room := max(l.main-l.pane, 0); len(live) > room {
+		room := m.liveRows()
+		if len(live) > room {
 			live = live[len(live)-room:]
 		}
+
 		for i, s := range live {
 			live[i] = strings.Join(fit([]string{s}, m.width, 1), "")
 		}
