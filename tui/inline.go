@@ -17,6 +17,10 @@ import (
 // next batch may go (prints must keep their order).
 type printedMsg struct{}
 
+// readyMsg says the first frame is on the terminal. Lines printed before it
+// would be drawn over by that frame, so printing waits for it.
+type readyMsg struct{}
+
 // maxReplay is how many items of a resumed history are printed on start;
 // /export writes the whole transcript.
 const maxReplay = 200
@@ -68,7 +72,7 @@ func (m *Model) scrollback() {
 
 // printCmd hands the queued lines to the terminal, one batch at a time.
 func (m *Model) printCmd() tea.Cmd {
-	if m.opts.AltScreen || m.printing || len(m.queue) == 0 {
+	if m.opts.AltScreen || m.printing || !m.ready || len(m.queue) == 0 {
 		return nil
 	}
 	// The terminal makes room for printed lines by scrolling the screen

@@ -51,6 +51,7 @@ type Model struct {
 	laidOut   frameLayout
 	queue     []string
 	printing  bool
+	ready     bool
 	quitting  bool
 	// print replaces the terminal print (tests record what is printed).
 	print func(text string) tea.Cmd
@@ -74,6 +75,7 @@ func New(b Backend, opts Options) (*Model, error) {
 	if len(opts.History) > 0 {
 		m.loadHistory(opts.History, b.Tools())
 		m.status.note = fmt.Sprintf("resumed · replaying %d messages", len(opts.History))
+		m.chat.notice(itemNotice, fmt.Sprintf("resumed · replaying %d messages", len(opts.History)))
 	}
 	for _, w := range opts.Warnings {
 		m.chat.notice(itemWarning, w)
@@ -109,7 +111,8 @@ func (m *Model) applyStyles(st *themes.Styles) {
 // Init asks for the status data, the terminal background (for the "auto"
 // theme) and sends the initial prompt, if any.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.refreshInfo(), textarea.Blink}
+	cmds := []tea.Cmd{m.refreshInfo(), textarea.Blink,
+		tea.Tick(150*time.Millisecond, func(time.Time) tea.Msg { return readyMsg{} })}
 	if !m.opts.NoColor && strings.EqualFold(m.opts.Theme, "auto") {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}

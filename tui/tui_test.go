@@ -48,6 +48,7 @@ func newInlineModel(t testing.TB, b *fakeBackend, w, h int, opts Options) (*Mode
 	opts.AltScreen = false
 	m, turns, _ := newModel(t, b, w, h, opts)
 	rec := &scrollbackRecorder{}
+	m.ready = true
 	m.print = func(text string) tea.Cmd {
 		rec.lines = append(rec.lines, strings.Split(text, "\n")...)
 		return func() tea.Msg { return printedMsg{} }

@@ -16,8 +16,11 @@ import (
 // Update routes messages to handlers. Inline, what became final is then
 // printed to the scrollback.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if _, ok := msg.(printedMsg); ok {
+	switch msg.(type) {
+	case printedMsg:
 		m.printing = false
+	case readyMsg:
+		m.ready = true
 	}
 	_, cmd := m.update(msg)
 	if m.width > 0 && m.layout() != m.laidOut {
@@ -364,6 +367,7 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 		m.pane.reset()
 		m.loadHistory(msg.History, msg.Tools)
 		m.status.note = fmt.Sprintf("resumed · replaying %d messages", len(msg.History))
+		m.chat.notice(itemNotice, fmt.Sprintf("resumed %s · replaying %d messages", shortID(msg.ID), len(msg.History)))
 		m.status.last, m.status.since, m.status.requests = agent.Usage{}, agent.Usage{}, 0
 		return m.refreshInfo(), true
 	case newSessionMsg:
