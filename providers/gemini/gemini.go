@@ -1,0 +1,193 @@
+// Package gemini is the adapter for the native Gemini API
+// (POST /v1beta/models/{model}:streamGenerateContent?alt=sse, or
+// :generateContent): contents of parts, functionDeclarations whose schemas
+// are converted to Gemini's dialect, functionCall/functionResponse pairs,
+// thoughtSignature kept on each part and replayed verbatim (Gemini 3
+// rejects a function call turn without it), thinkingConfig from --effort,
+// usage from usageMetadata.
+//
+// Gemini has no tool search of its own, so deferred tools are found by the
+// agent's client-side search through two fixed functions, tool_search and
+// tool_call, as on Chat Completions: the tools array is the active tools
+// plus those two, the same bytes on every request.
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/models"
+	"github.com/agent-dev/agent/providers/internal/httpx"
+)
+
+const (
+	// Name and API tag this adapter's raw parts.
+	Name = "gemini"
+	API  = "generateContent"
+	// DefaultBaseURL is the Gemini API root.
+	DefaultBaseURL = "https://generativelanguage.googleapis.com"
+	// DefaultModel is used when --model is not given.
+	DefaultModel = "gemini-2.5-flash"
+)
+
+// Options configure the adapter.
+type Options struct {
+	// APIKey is sent as x-goog-api-key.
+	APIKey string
+	// BaseURL defaults to DefaultBaseURL; a trailing /v1beta is tolerated.
+	BaseURL    string
+	HTTPClient *http.Client
+	// Models gives each model's schema dialect, output limit and thinking
+	// control (nil: the built-in table).
+	Models *models.Table
+	// Effort is --effort (none, minimal, low, medium, high, max), sent as
+	// thinkingConfig in the model's own terms; empty sends none.
+	Effort string
+	// FirstByteTimeout and StreamIdleTimeout bound the waits of a request.
+	FirstByteTimeout, StreamIdleTimeout time.Duration
+}
+
+// FromEnv reads GEMINI_API_KEY (or GOOGLE_API_KEY) as Google's SDKs do.
+func FromEnv(getenv func(string) string) Options {
+	o := Options{APIKey: getenv("GEMINI_API_KEY")}
+	if o.APIKey == "" {
+		o.APIKey = getenv("GOOGLE_API_KEY")
+	}
+	return o
+}
+
+// Provider implements agent.Provider for the Gemini API.
+type Provider struct {
+	opts Options
+	http httpx.Client
+}
+
+var _ agent.Provider = (*Provider)(nil)
+
+// New returns an adapter.
+func New(o Options) *Provider {
+	if o.BaseURL == "" {
+		o.BaseURL = DefaultBaseURL
+	}
+	o.BaseURL = strings.TrimSuffix(strings.TrimRight(o.BaseURL, "/"), "/v1beta")
+	return &Provider{opts: o, http: httpx.Client{HTTP: o.HTTPClient, Provider: Name,
+		Timeouts: httpx.Timeouts{FirstByte: o.FirstByteTimeout, StreamIdle: o.StreamIdleTimeout}}}
+}
+
+func (p *Provider) Name() string { return Name }
+func (p *Provider) API() string  { return API }
+
+// NativeSearch is always false: the agent searches.
+func (p *Provider) NativeSearch(string) bool { return false }
+
+// Render returns the body Send would post, with the resolved search mode.
+func (p *Provider) Render(req *agent.Request) ([]byte, agent.SearchMode, error) {
+	r, err := p.render(req)
+	if err != nil {
+		return nil, "", err
+	}
+	return r.body, r.mode, nil
+}
+
+// ToolsHash is the sha256 of the tools array Send would post.
+func (p *Provider) ToolsHash(req *agent.Request) (string, error) {
+	r, err := p.render(req)
+	if err != nil {
+		return "", err
+	}
+	return r.toolsHash, nil
+}
+
+// Endpoint is the URL of a request for model.
+func (p *Provider) Endpoint(model string, stream bool) string {
+	u := p.opts.BaseURL + "/v1beta/models/" + url.PathEscape(strings.TrimPrefix(model, "models/"))
+	if stream {
+		return u + ":streamGenerateContent?alt=sse"
+	}
+	return u + ":generateContent"
+}
+
+// Send performs one request.
+func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent.StreamEvent)) (*agent.Response, error) {
+	if emit == nil {
+		emit = func(agent.StreamEvent) {}
+	}
+	for _, pt := range req.ProviderTools {
+		if pt.Alias != "" {
+			return nil, fmt.Errorf("gemini: provider tool %q is not supported: the Gemini adapter has no hosted tools", pt.Alias)
+		}
+	}
+	r, err := p.render(req)
+	if err != nil {
+		return nil, fmt.Errorf("gemini: build request: %w", err)
+	}
+	h := http.Header{}
+	if p.opts.APIKey != "" {
+		h.Set("x-goog-api-key", p.opts.APIKey)
+	}
+	resp, err := p.http.Post(ctx, p.Endpoint(req.Model, !req.NoStream), r.body, !req.NoStream, h)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return nil, apiError(resp)
+	}
+	acc := &accumulator{r: r, emit: emit}
+	out := &agent.Response{ToolsHash: r.toolsHash, Resolved: r.mode}
+	if req.NoStream {
+		err = acc.readJSON(resp.Body)
+	} else {
+		err = acc.readStream(resp.Body)
+	}
+	out.Message, out.StopReason, out.Usage = acc.message(err != nil), acc.stopReason(), acc.usage
+	return out, err
+}
+
+// apiError reads Google's error body: {"error": {code, message, status}}.
+func apiError(resp *http.Response) error {
+	raw := httpx.ReadErrorBody(resp)
+	e := &agent.APIError{Provider: Name, Status: resp.StatusCode, RetryAfter: httpx.RetryAfter(resp.Header)}
+	var w struct {
+		Error struct {
+			Message string `json:"message"`
+			Status  string `json:"status"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(raw, &w) == nil && w.Error.Message != "" {
+		e.Type, e.Message = w.Error.Status, httpx.Cut(w.Error.Message, httpx.SnippetLimit)
+	} else {
+		e.Message = httpx.Snippet(raw)
+	}
+	switch {
+	case resp.StatusCode == 400 && strings.Contains(strings.ToLower(e.Message), "api key"),
+		resp.StatusCode == 401, resp.StatusCode == 403 && e.Type == "PERMISSION_DENIED":
+		e.Message += " — check GEMINI_API_KEY (or GOOGLE_API_KEY)"
+	}
+	return e
+}
+
+// marshal encodes without escaping <, > and &.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+func hashOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
