@@ -18,10 +18,12 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 
+	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/anthropic"
 	"github.com/agent-dev/agent/providers/internal/claudeplatform"
 )
@@ -51,6 +53,11 @@ type Options struct {
 	HTTPClient  *http.Client
 	// NativeModels overrides the tool search table by exact model id.
 	NativeModels map[string]bool
+	// Models is the capability table (nil: the built-in one), read with
+	// this platform's model ids.
+	Models *models.Table
+	// FirstByteTimeout and StreamIdleTimeout bound the waits of a request.
+	FirstByteTimeout, StreamIdleTimeout time.Duration
 }
 
 // FromEnv reads what the AWS SDKs and Claude Code read: AWS_REGION (or
@@ -118,8 +125,10 @@ func New(o Options) (*claudeplatform.Provider, error) {
 	signed := *hc
 	signed.Transport = &transport{base: rt, region: o.Region, bearer: o.BearerToken, creds: o.Credentials}
 	ap := anthropic.New(anthropic.Options{
-		HTTPClient:   &signed,
-		NativeModels: o.NativeModels,
+		HTTPClient:       &signed,
+		NativeModels:     o.NativeModels,
+		Models:           o.Models,
+		FirstByteTimeout: o.FirstByteTimeout, StreamIdleTimeout: o.StreamIdleTimeout,
 		Platform: &anthropic.Platform{
 			URL:           func(model string, stream bool) string { return base + Path(model, stream) },
 			Version:       Version,

@@ -162,7 +162,11 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 	if b.GenerationConfig.MaxOutputTokens <= 0 {
 		b.GenerationConfig.MaxOutputTokens = caps.DefaultMaxTokens
 	}
-	b.GenerationConfig.ThinkingConfig = thinking(caps, p.opts.Effort)
+	effort := req.Effort
+	if effort == "" {
+		effort = p.opts.Effort
+	}
+	b.GenerationConfig.ThinkingConfig = thinking(caps, effort)
 	r.body, err = marshal(b)
 	if err != nil {
 		return nil, fmt.Errorf("encode request: %w", err)

@@ -18,10 +18,12 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
 
+	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/anthropic"
 	"github.com/agent-dev/agent/providers/internal/claudeplatform"
 )
@@ -55,6 +57,11 @@ type Options struct {
 	TokenSource  oauth2.TokenSource
 	HTTPClient   *http.Client
 	NativeModels map[string]bool
+	// Models is the capability table (nil: the built-in one), read with
+	// this platform's model ids.
+	Models *models.Table
+	// FirstByteTimeout and StreamIdleTimeout bound the waits of a request.
+	FirstByteTimeout, StreamIdleTimeout time.Duration
 }
 
 // FromEnv reads what the official SDKs and Claude Code read:
@@ -134,8 +141,10 @@ func New(o Options) (*claudeplatform.Provider, error) {
 	authed.Transport = &transport{base: rt, ts: oauth2.ReuseTokenSource(nil, o.TokenSource)}
 	project, region := o.ProjectID, o.Region
 	ap := anthropic.New(anthropic.Options{
-		HTTPClient:   &authed,
-		NativeModels: o.NativeModels,
+		HTTPClient:       &authed,
+		NativeModels:     o.NativeModels,
+		Models:           o.Models,
+		FirstByteTimeout: o.FirstByteTimeout, StreamIdleTimeout: o.StreamIdleTimeout,
 		Platform: &anthropic.Platform{
 			URL: func(model string, stream bool) string {
 				op := "rawPredict"

@@ -11,7 +11,6 @@ import (
 	"errors"
 
 	"github.com/agent-dev/agent/agent"
-	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/anthropic"
 )
 
@@ -28,18 +27,6 @@ type Provider struct {
 	// Explain, when set, rewrites an error of Send (an auth failure into
 	// one line saying what to run).
 	Explain func(error) error
-	// Models, when set, decides native search per model id (the platform's
-	// spellings, "us.anthropic.claude-...-v1:0" or "claude-...@2025...",
-	// resolve like the Anthropic id) with the config's overrides.
-	Models *models.Table
-}
-
-// NativeSearch reads the capability table when there is one.
-func (p *Provider) NativeSearch(model string) bool {
-	if p.Models != nil {
-		return p.Models.Lookup(p.Tag, model).NativeSearch
-	}
-	return p.Provider.NativeSearch(model)
 }
 
 var _ agent.Provider = (*Provider)(nil)
@@ -69,15 +56,12 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	return resp, err
 }
 
-// prepare is the request as the adapter gets it: the table's search
-// decision, the platform's raw blocks under the adapter's tag.
+// prepare is the request as the adapter gets it: the platform's raw blocks
+// under the adapter's tag. (Capabilities come from the adapter's models
+// table, which reads the platforms' model ids, "us.anthropic.claude-...
+// -v1:0" or "claude-...@2025...", like the Anthropic ones.)
 func (p *Provider) prepare(req *agent.Request) *agent.Request {
 	r := *req
-	if r.Search != agent.SearchOff && r.Search != agent.SearchClient && !p.NativeSearch(r.Model) {
-		// The table (with the config's overrides) says no: the adapter
-		// must not guess otherwise from the id.
-		r.Search = agent.SearchClient
-	}
 	r.Messages = Retag(req.Messages, messagesAPI, p.Tag, anthropicTag)
 	return &r
 }
