@@ -133,7 +133,56 @@ func firstRaw(m Message) *Raw {
 func (s *Session) estimateRequest(req *Request) int {
 	n := tokens.CountCached(req.System) + EstimateMessages(req.Messages)
 	for _, t := range req.Tools {
+		if t.Tokens > 0 {
+			n += t.Tokens
+			continue
+		}
 		n += tokens.Tool(t.Name, t.Description, t.Schema)
+	}
+	return n
+}
+
+// messagesBound is at least EstimateMessages(msgs), counted in bytes: an
+// o200k token is never shorter than a byte.
+func messagesBound(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += 4
+		if raw := firstRaw(m); raw != nil {
+			n += len(raw.Data)
+			continue
+		}
+		for _, p := range m.Parts {
+			switch {
+			case p.Type == PartText:
+				n += len(p.Text)
+			case p.ToolCall != nil:
+				n += 8 + len(p.ToolCall.Name) + len(p.ToolCall.Input)
+			case p.ToolResult != nil:
+				n += 8 + len(p.ToolResult.Text) + 1500*len(p.ToolResult.Images)
+			case p.SearchCall != nil:
+				n += 12 + len(p.SearchCall.Text())
+			case p.SearchResult != nil:
+				n += 8 + 6*len(p.SearchResult.Tools)
+			case p.ServerTool != nil:
+				n += 8 + len(p.ServerTool.Input) + len(p.ServerTool.Result)
+			}
+		}
+	}
+	return n
+}
+
+// requestBound is at least estimateRequest(req). A definition's count is
+// that of its JSON, which escaping makes at most 6 times its description
+// (\u00XX) plus its name, schema (already JSON) and keys.
+func requestBound(req *Request) int {
+	n := len(req.System) + messagesBound(req.Messages)
+	for _, t := range req.Tools {
+		if t.Tokens > 0 {
+			n += t.Tokens
+			continue
+		}
+		n += 64 + 6*len(t.Name) + 6*len(t.Description) + len(t.Schema)
 	}
 	return n
 }
@@ -254,14 +303,25 @@ func (s *Session) autoCompact(ctx context.Context, turnStart int, warned *bool, 
 		return
 	}
 	limit := int(s.AutoCompact * float64(s.ContextWindow))
+	// A bound in bytes first (an o200k token is at least one byte): a
+	// request that fits is never counted, so the tokenizer's tables are
+	// loaded only when a request may be near the limit.
 	s.mu.Lock()
 	est := 0
 	if s.lastPrompt > 0 && s.lastLen <= len(s.History) {
+		if s.lastPrompt+messagesBound(s.History[s.lastLen:]) <= limit {
+			s.mu.Unlock()
+			return
+		}
 		est = s.lastPrompt + EstimateMessages(s.History[s.lastLen:])
 	}
 	s.mu.Unlock()
 	if est == 0 {
-		est = s.estimateRequest(s.BuildRequest())
+		req := s.BuildRequest()
+		if requestBound(req) <= limit {
+			return
+		}
+		est = s.estimateRequest(req)
 	}
 	if est <= limit {
 		return

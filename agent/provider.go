@@ -37,6 +37,8 @@ type ToolDef struct {
 	Schema      json.RawMessage `json:"input_schema"`
 	// Server is the MCP server (or other source) the tool comes from; display only.
 	Server string `json:"server,omitempty"`
+	// Tokens is the definition's o200k count when known (tools.Tool.Tokens).
+	Tokens int `json:"-"`
 }
 
 // ProviderTool is a provider-hosted tool asked for by the user: an alias

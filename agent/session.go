@@ -279,7 +279,7 @@ func (s *Session) BuildRequest() *Request {
 }
 
 func defOf(t tools.Tool) ToolDef {
-	return ToolDef{Name: t.Name, Description: t.Description, Schema: t.Schema, Server: t.Server}
+	return ToolDef{Name: t.Name, Description: t.Description, Schema: t.Schema, Server: t.Server, Tokens: t.Tokens}
 }
 
 // target is the provider and model a request went to.

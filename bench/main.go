@@ -1,9 +1,12 @@
 // Command bench runs the project's benchmarks outside `go test`.
 //
 //	go run ./bench tokens [--json] [--quick] [--catalog FILE] [--out FILE] [--catalogs DIR]
+//	go run ./bench start [--json] [--sizes 282,1000,5000,10000] [--adapters a,b] [--runs 3] [--npm DIR] [--out FILE]
 //
 // tokens measures what deferring tools saves on the real MCP catalogs in
-// ../shared/catalogs (see bench/tokenbench).
+// ../shared/catalogs (see bench/tokenbench). start runs the agent binary
+// on catalogs of 282 to 10,000 tools and with the ten npm MCP servers (see
+// bench/startbench).
 package main
 
 import (
@@ -15,10 +18,12 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agent-dev/agent/bench/startbench"
 	"github.com/agent-dev/agent/bench/tokenbench"
 )
 
 func main() {
+	startbench.Wrap()
 	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -26,8 +31,11 @@ func main() {
 }
 
 func run(args []string, stdout io.Writer) error {
+	if len(args) > 0 && args[0] == "start" {
+		return runStart(args, stdout)
+	}
 	if len(args) == 0 || args[0] != "tokens" {
-		return fmt.Errorf("usage: go run ./bench tokens [--json] [--quick] [--catalog FILE] [--out FILE]")
+		return fmt.Errorf("usage: go run ./bench tokens [--json] [--quick] [--catalog FILE] [--out FILE]\n       go run ./bench start [--json] [--sizes N,N] [--adapters A,B] [--runs N] [--npm DIR] [--out FILE]")
 	}
 	fs := flag.NewFlagSet("tokens", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the report as JSON")

@@ -401,3 +401,14 @@ func (b *body) contextTokens() int {
 	}
 	return n + b.visible + b.referencedTokens(b.references())
 }
+
+// ContextTokens is what of one request body of adapter's wire format enters
+// the model's context: the body without deferred definitions, plus the
+// definitions its tool_reference blocks load (the method of the report).
+func ContextTokens(adapter string, raw []byte) (int, error) {
+	b, err := parseBody(raw, messagesKey(adapter))
+	if err != nil {
+		return 0, err
+	}
+	return b.contextTokens(), nil
+}

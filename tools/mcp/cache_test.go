@@ -159,6 +159,12 @@ func TestCacheSlowServerDoesNotDelayStart(t *testing.T) {
 	if st := m.Status()[0]; st.State != StateRunning || st.Cached {
 		t.Fatalf("status once up: %+v", st)
 	}
+	// The server's own list keeps the cached counts of its unchanged tools.
+	for _, tl := range m.Tools(false) {
+		if tl.Tokens <= 0 {
+			t.Fatalf("%s lost its cached token count once listed", tl.Name)
+		}
+	}
 	// The same list: nothing changes, nothing is written again.
 	if changed, _ := m.Sync(); len(changed) != 0 {
 		t.Fatalf("unchanged server reported changed: %v", changed)

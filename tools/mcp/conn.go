@@ -385,6 +385,7 @@ func (c *conn) install(list []rawTool, seq uint64, announce bool) bool {
 	fromCache := c.cached
 	c.cached = false
 	old := c.list
+	keepCounts(old, list)
 	oldNames := c.names
 	c.list = list
 	c.names = make(map[string]string, len(list))
@@ -432,6 +433,25 @@ func (c *conn) install(list []rawTool, seq uint64, announce bool) bool {
 	c.m.emit(Event{Kind: EventToolsChanged, Server: c.cfg.Name, Text: text,
 		Added: added, Removed: removed, Tools: len(list)})
 	return true
+}
+
+// keepCounts copies the known token counts of old's tools to the same
+// tools of list, so a listing that matches the cached one is never counted.
+func keepCounts(old, list []rawTool) {
+	if len(old) == 0 {
+		return
+	}
+	known := make(map[string]rawTool, len(old))
+	for _, t := range old {
+		if t.Tokens > 0 {
+			known[t.Name] = t
+		}
+	}
+	for i, t := range list {
+		if k, ok := known[t.Name]; ok && t.Tokens == 0 && k.Description == t.Description && bytes.Equal(k.Schema, t.Schema) {
+			list[i].Tokens = k.Tokens
+		}
+	}
 }
 
 func sameTools(a, b []rawTool) bool {

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/agent-dev/agent/bench/startbench"
+)
+
+// runStart builds the agent binary and runs bench/startbench.
+func runStart(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("start", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	sizes := fs.String("sizes", "282,1000,5000,10000", "catalog sizes")
+	adapters := fs.String("adapters", strings.Join(startbench.Adapters, ","), "adapters")
+	runs := fs.Int("runs", 3, "measured runs per cell (after one that fills the cache)")
+	npm := fs.String("npm", "", "node_modules/.bin of the npm MCP servers (default .ci/node_modules/mcp/node_modules/.bin when present; \"none\" skips)")
+	catalog := fs.String("catalog", "", "ALL.json (default ../shared/catalogs/ALL.json)")
+	out := fs.String("out", "", "also write the report to this file")
+	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	o := startbench.Options{Catalog: *catalog, Runs: *runs, Progress: os.Stderr}
+	if *quiet {
+		o.Progress = io.Discard
+	}
+	if o.Catalog == "" {
+		o.Catalog = filepath.Join(root, "..", "shared", "catalogs", "ALL.json")
+	}
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return fmt.Errorf("--sizes: %w", err)
+		}
+		o.Sizes = append(o.Sizes, n)
+	}
+	o.Adapters = strings.Split(*adapters, ",")
+	switch *npm {
+	case "none":
+	case "":
+		if d := filepath.Join(root, ".ci", "node_modules", "mcp", "node_modules", ".bin"); dirExists(d) {
+			o.NodeBin = d
+		}
+	default:
+		o.NodeBin = *npm
+	}
+	dir, err := os.MkdirTemp("", "startbench-bin-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	o.Agent = filepath.Join(dir, "agent")
+	build := exec.Command("go", "build", "-o", o.Agent, ".")
+	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build the agent: %w", err)
+	}
+	rep, err := startbench.Run(context.Background(), o)
+	if err != nil {
+		return err
+	}
+	rep.Command = "go run ./bench " + strings.Join(args, " ")
+	var buf strings.Builder
+	if *asJSON {
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else if err := startbench.Markdown(&buf, rep); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(stdout, buf.String()); err != nil {
+		return err
+	}
+	if *out != "" {
+		return os.WriteFile(*out, []byte(buf.String()), 0o644)
+	}
+	return nil
+}
+
+func dirExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}

@@ -1,0 +1,784 @@
+// Package startbench measures what a run of the real agent binary costs as
+// the catalog grows: wall time, CPU, peak RSS of a -p turn against the
+// providers' fakes, the time from process start to the first request and
+// that request's context tokens, for 282 to 10,000 deferred tools on each
+// adapter; plus eager mode, `agent tools`, and the start with the ten real
+// npm MCP servers, cold and with the catalog cache warm.
+//
+// The agent runs as a subprocess; its CPU and peak RSS come from its
+// rusage. The MCP servers of the catalog runs are streamable HTTP servers
+// inside the bench process (not children of the agent, so its rusage is its
+// own), the fakes too, behind a proxy that notes when the first request
+// arrives.
+package startbench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/agent-dev/agent/bench/tokenbench"
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+	"github.com/agent-dev/agent/providers/openaichat/chattest"
+	"github.com/agent-dev/agent/providers/openairesponses/responsestest"
+	"github.com/agent-dev/agent/tools/mcp"
+)
+
+// Adapters measured, by their tokenbench names.
+var Adapters = []string{tokenbench.Anthropic, tokenbench.Responses, tokenbench.Chat}
+
+// DefaultSizes are the catalog sizes of the issue.
+var DefaultSizes = []int{282, 1000, 5000, 10000}
+
+// Options configure a run.
+type Options struct {
+	// Agent is the agent binary to run.
+	Agent string
+	// Catalog is ALL.json of ../shared/catalogs.
+	Catalog  string
+	Sizes    []int
+	Adapters []string
+	// Runs is the number of measured runs per cell (after one that fills
+	// the cache); the median is reported.
+	Runs int
+	// NodeBin is the .bin directory of the npm servers (.ci/install-mcp.sh
+	// --bench); empty or missing skips the npm rows.
+	NodeBin string
+	// Progress receives a line per run.
+	Progress io.Writer
+}
+
+// Row is one measured cell.
+type Row struct {
+	Adapter string `json:"adapter"`
+	Tools   int    `json:"tools"`
+	Mode    string `json:"mode"` // deferred, eager, tools command, npm cold, npm cached
+	// Medians over the runs.
+	WallMS       float64 `json:"wall_ms"`
+	CPUMS        float64 `json:"cpu_ms"`
+	RSSMB        float64 `json:"peak_rss_mb"`
+	FirstReqMS   float64 `json:"first_request_ms"`
+	ContextToks  int     `json:"first_request_context_tokens"`
+	FirstReqKB   float64 `json:"first_request_kb"`
+	Requests     int     `json:"requests"`
+	Runs         int     `json:"runs"`
+	Note         string  `json:"note,omitempty"`
+	firstReqSeen bool
+}
+
+// Report is the whole table.
+type Report struct {
+	Command string `json:"command"`
+	Rows    []Row  `json:"rows"`
+	// Missing names npm servers that are not installed.
+	Missing []string `json:"missing_npm_servers,omitempty"`
+}
+
+// Run measures every cell.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	if o.Runs <= 0 {
+		o.Runs = 3
+	}
+	if len(o.Sizes) == 0 {
+		o.Sizes = DefaultSizes
+	}
+	if len(o.Adapters) == 0 {
+		o.Adapters = Adapters
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	base, err := loadBase(o.Catalog)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{}
+	for _, n := range o.Sizes {
+		cat := generate(base, n)
+		srv, err := serveCatalog(cat)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range o.Adapters {
+			row, err := measure(ctx, o, a, n, "deferred", srv)
+			if err != nil {
+				srv.close()
+				return nil, fmt.Errorf("%s, %d tools: %w", a, n, err)
+			}
+			rep.Rows = append(rep.Rows, row)
+		}
+		if n == o.Sizes[0] {
+			for _, mode := range []string{"eager", "agent tools"} {
+				row, err := measure(ctx, o, tokenbench.Anthropic, n, mode, srv)
+				if err != nil {
+					srv.close()
+					return nil, fmt.Errorf("%s, %d tools: %w", mode, n, err)
+				}
+				rep.Rows = append(rep.Rows, row)
+			}
+		}
+		srv.close()
+	}
+	if o.NodeBin != "" {
+		rows, missing, err := measureNPM(ctx, o)
+		if err != nil {
+			return nil, fmt.Errorf("npm servers: %w", err)
+		}
+		rep.Rows = append(rep.Rows, rows...)
+		rep.Missing = missing
+	}
+	return rep, nil
+}
+
+// baseTool is one tool of ALL.json.
+type baseTool struct {
+	Server      string          `json:"server"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+func loadBase(path string) ([]baseTool, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the catalog: %w (run from the module root with ../shared/catalogs present, or pass --catalog)", err)
+	}
+	var ts []baseTool
+	if err := json.Unmarshal(b, &ts); err != nil {
+		return nil, fmt.Errorf("catalog %s: %w", path, err)
+	}
+	return ts, nil
+}
+
+var regions = []string{"eu", "us", "ap", "sa", "af", "me", "ca", "oc", "an", "ar"}
+
+// generate makes an n-tool catalog on the real catalog's 11 servers: copy
+// 0 is the real catalog, copy k adds every tool again with a region suffix
+// and a tag in its description, as if each server exposed several
+// deployments.
+func generate(base []baseTool, n int) map[string][]baseTool {
+	out := map[string][]baseTool{}
+	for i := 0; i < n; i++ {
+		t := base[i%len(base)]
+		if k := i / len(base); k > 0 {
+			region := regions[(k-1)%len(regions)]
+			if k > len(regions) {
+				region += fmt.Sprint(k)
+			}
+			t.Name += "_" + region
+			t.Description = fmt.Sprintf("%s (deployment %s, replica zq%04d)", t.Description, region, i)
+		}
+		out[t.Server] = append(out[t.Server], t)
+	}
+	return out
+}
+
+// catalogServers are the catalog's MCP servers, served over streamable
+// HTTP from this process.
+type catalogServers struct {
+	urls  map[string]string
+	close func()
+}
+
+func serveCatalog(cat map[string][]baseTool) (*catalogServers, error) {
+	cs := &catalogServers{urls: map[string]string{}}
+	var closers []func()
+	cs.close = func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	for name, ts := range cat {
+		s := server.NewMCPServer(name, "1.0.0", server.WithToolCapabilities(false))
+		var sts []server.ServerTool
+		for _, t := range ts {
+			tool := mcpgo.NewToolWithRawSchema(t.Name, t.Description, t.InputSchema)
+			sts = append(sts, server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+				return mcpgo.NewToolResultText("ok: " + req.Params.Name), nil
+			}})
+		}
+		s.AddTools(sts...)
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			cs.close()
+			return nil, err
+		}
+		hs := &http.Server{Handler: server.NewStreamableHTTPServer(s)}
+		go func() { _ = hs.Serve(l) }()
+		closers = append(closers, func() { _ = hs.Close() })
+		cs.urls[name] = "http://" + l.Addr().String() + "/mcp"
+	}
+	return cs, nil
+}
+
+// fakeT lets the fakes run outside go test (see tokenbench's).
+type fakeT struct {
+	testing.TB
+	mu       sync.Mutex
+	cleanups []func()
+	errs     []string
+}
+
+func (t *fakeT) Helper() {}
+func (t *fakeT) Cleanup(f func()) {
+	t.mu.Lock()
+	t.cleanups = append(t.cleanups, f)
+	t.mu.Unlock()
+}
+func (t *fakeT) Errorf(format string, args ...any) {
+	t.mu.Lock()
+	t.errs = append(t.errs, fmt.Sprintf(format, args...))
+	t.mu.Unlock()
+}
+func (t *fakeT) Logf(string, ...any) {}
+func (t *fakeT) close() {
+	for i := len(t.cleanups) - 1; i >= 0; i-- {
+		t.cleanups[i]()
+	}
+}
+
+// target is the tool every scripted turn finds and calls.
+var target = mcp.ToolName("server-everything", "echo")
+
+const prompt = "Echo hello back to me with the echo tool."
+
+// provider is one adapter's fake, scripted per run, behind the proxy.
+type provider struct {
+	args   []string
+	env    []string
+	script func(eager bool)
+	// bodies of the accepted requests
+	accepted func() [][]byte
+}
+
+func startProvider(ft *fakeT, adapter, proxyURL string, setUpstream func(string)) (*provider, error) {
+	switch adapter {
+	case tokenbench.Anthropic:
+		f := anthropictest.NewServer(ft)
+		setUpstream(f.URL)
+		return &provider{
+			args: []string{"--provider", "anthropic", "--base-url", proxyURL},
+			env:  []string{"ANTHROPIC_API_KEY=" + anthropictest.DefaultAPIKey},
+			script: func(eager bool) {
+				first := anthropictest.Turn{Search: "echo", Call: "$found", Input: map[string]any{"message": "hello"}}
+				if eager {
+					first = anthropictest.Turn{Call: target, Input: map[string]any{"message": "hello"}}
+				}
+				f.Script = anthropictest.NewScript(first, anthropictest.Turn{Text: "hello"})
+			},
+			accepted: func() [][]byte {
+				var out [][]byte
+				for _, r := range f.Requests() {
+					if r.Status == 200 {
+						out = append(out, r.Body)
+					}
+				}
+				return out
+			},
+		}, nil
+	case tokenbench.Responses:
+		f := responsestest.NewServer(ft)
+		u, _ := url.Parse(f.URL)
+		setUpstream(u.Scheme + "://" + u.Host)
+		return &provider{
+			args: []string{"--provider", "openai", "--base-url", proxyURL + "/v1", "--model", "gpt-5.4"},
+			env:  []string{"OPENAI_API_KEY=" + f.APIKey},
+			script: func(bool) {
+				f.Script(responsestest.Turn{responsestest.HostedSearch("echo"), responsestest.Call(target, `{"message":"hello"}`)},
+					responsestest.Turn{responsestest.Text("hello")})
+			},
+			accepted: func() [][]byte {
+				var out [][]byte
+				for _, r := range f.Requests() {
+					if r.Status == 200 {
+						out = append(out, r.Body)
+					}
+				}
+				return out
+			},
+		}, nil
+	case tokenbench.Chat:
+		f := chattest.NewServer(ft)
+		setUpstream(f.URL)
+		return &provider{
+			args: []string{"--provider", "ollama", "--base-url", proxyURL + "/v1", "--model", "qwen3"},
+			script: func(bool) {
+				f.Script(chattest.Calls(chattest.SearchCall("call_1", "select:"+target, 0)),
+					chattest.Calls(chattest.WrappedCall("call_2", target, map[string]any{"message": "hello"})),
+					chattest.Text("hello"))
+			},
+			accepted: func() [][]byte {
+				var out [][]byte
+				for _, r := range f.Requests() {
+					if r.Status == 200 {
+						out = append(out, r.Body)
+					}
+				}
+				return out
+			},
+		}, nil
+	}
+	return nil, fmt.Errorf("unknown adapter %q", adapter)
+}
+
+// proxy forwards to a fake and notes when the first request of a run
+// arrived.
+type proxy struct {
+	url      string
+	mu       sync.Mutex
+	upstream *url.URL
+	first    time.Time
+	close    func()
+}
+
+func newProxy() (*proxy, error) {
+	p := &proxy{}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		now := time.Now()
+		p.mu.Lock()
+		if p.first.IsZero() {
+			p.first = now
+		}
+		up := p.upstream
+		p.mu.Unlock()
+		rp := httputil.NewSingleHostReverseProxy(up)
+		rp.FlushInterval = -1
+		rp.ServeHTTP(w, r)
+	})}
+	go func() { _ = hs.Serve(l) }()
+	p.url = "http://" + l.Addr().String()
+	p.close = func() { _ = hs.Close() }
+	return p, nil
+}
+
+func (p *proxy) setUpstream(s string) {
+	u, _ := url.Parse(s)
+	p.mu.Lock()
+	p.upstream = u
+	p.mu.Unlock()
+}
+
+func (p *proxy) reset() {
+	p.mu.Lock()
+	p.first = time.Time{}
+	p.mu.Unlock()
+}
+
+func (p *proxy) firstAt() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.first
+}
+
+// sample is one run of the agent.
+type sample struct {
+	wall, cpu, firstReq time.Duration
+	rssKB               int64
+	stdout, stderr      string
+}
+
+// wrapEnv makes the bench binary a wrapper that runs the agent and reports
+// its rusage (see Wrap).
+const wrapEnv = "STARTBENCH_WRAP"
+
+// report is what the wrapper writes on fd 3.
+type report struct {
+	StartNS int64 `json:"start_ns"`
+	WallNS  int64 `json:"wall_ns"`
+	CPUNS   int64 `json:"cpu_ns"`
+	RSSKB   int64 `json:"rss_kb"`
+	Code    int   `json:"code"`
+}
+
+// Wrap runs the agent when the bench binary was started as its wrapper,
+// and exits; otherwise it returns. The agent's peak RSS must be read from
+// a small parent: Linux carries the memory of the process that execs into
+// the child's ru_maxrss, and the bench itself holds tens of MB.
+func Wrap() {
+	if os.Getenv(wrapEnv) != "1" {
+		return
+	}
+	os.Unsetenv(wrapEnv)
+	cmd := exec.Command(os.Args[1], os.Args[2:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	start := time.Now()
+	err := cmd.Run()
+	r := report{StartNS: start.UnixNano(), WallNS: int64(time.Since(start))}
+	if cmd.ProcessState == nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(111)
+	}
+	r.CPUNS = int64(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime())
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.RSSKB = ru.Maxrss
+	}
+	r.Code = cmd.ProcessState.ExitCode()
+	f := os.NewFile(3, "report")
+	_ = json.NewEncoder(f).Encode(r)
+	os.Exit(0)
+}
+
+// runAgent runs the binary through the wrapper and reads its rusage.
+func runAgent(ctx context.Context, bin string, args, env []string, px *proxy) (sample, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return sample{}, err
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return sample{}, err
+	}
+	defer pr.Close()
+	cmd := exec.CommandContext(ctx, self, append([]string{bin}, args...)...)
+	cmd.Env = append(env, wrapEnv+"=1")
+	cmd.ExtraFiles = []*os.File{pw}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if px != nil {
+		px.reset()
+	}
+	err = cmd.Run()
+	pw.Close()
+	s := sample{stdout: out.String(), stderr: errb.String()}
+	var r report
+	if derr := json.NewDecoder(pr).Decode(&r); derr != nil {
+		return s, fmt.Errorf("run %s: %v %v\nstderr: %s", bin, err, derr, cut(s.stderr))
+	}
+	s.wall, s.cpu, s.rssKB = time.Duration(r.WallNS), time.Duration(r.CPUNS), r.RSSKB
+	if px != nil {
+		if f := px.firstAt(); !f.IsZero() {
+			s.firstReq = f.Sub(time.Unix(0, r.StartNS))
+		}
+	}
+	if err != nil || r.Code != 0 {
+		return s, fmt.Errorf("%s %s: exit %d %v\nstderr: %s", filepath.Base(bin), strings.Join(args, " "), r.Code, err, cut(s.stderr))
+	}
+	return s, nil
+}
+
+func cut(s string) string {
+	if len(s) > 2000 {
+		return s[:2000] + "..."
+	}
+	return s
+}
+
+// isolatedEnv is a clean HOME and XDG dirs under dir, plus extra.
+func isolatedEnv(dir string, extra ...string) []string {
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir,
+		"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "XDG_DATA_HOME=" + filepath.Join(dir, "data")}
+	return append(env, extra...)
+}
+
+func writeMCPConfig(dir string, servers map[string]any) (string, error) {
+	b, err := json.Marshal(map[string]any{"mcpServers": servers})
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, "mcp.json")
+	return p, os.WriteFile(p, b, 0o600)
+}
+
+// measure runs one cell: a run that fills the cache, then o.Runs runs.
+func measure(ctx context.Context, o Options, adapter string, n int, mode string, srv *catalogServers) (Row, error) {
+	dir, err := os.MkdirTemp("", "startbench-")
+	if err != nil {
+		return Row{}, err
+	}
+	defer os.RemoveAll(dir)
+	servers := map[string]any{}
+	for name, u := range srv.urls {
+		servers[name] = map[string]any{"type": "http", "url": u}
+	}
+	cfg, err := writeMCPConfig(dir, servers)
+	if err != nil {
+		return Row{}, err
+	}
+	px, err := newProxy()
+	if err != nil {
+		return Row{}, err
+	}
+	defer px.close()
+	ft := &fakeT{}
+	defer ft.close()
+	p, err := startProvider(ft, adapter, px.url, px.setUpstream)
+	if err != nil {
+		return Row{}, err
+	}
+	db := filepath.Join(dir, "agent.db")
+	args := append([]string{"-p", prompt, "--mcp-config", cfg, "--db", db, "--output-format", "json"}, p.args...)
+	switch mode {
+	case "deferred":
+		args = append(args, "--defer")
+	case "agent tools":
+		args = append([]string{"tools", "--mcp-config", cfg, "--db", db}, p.args...)
+	}
+	env := isolatedEnv(dir, p.env...)
+	row := Row{Adapter: adapter, Tools: n, Mode: mode}
+	var samples []sample
+	for i := 0; i <= o.Runs; i++ {
+		if mode != "agent tools" {
+			p.script(mode == "eager")
+		}
+		before := len(p.accepted())
+		s, err := runAgent(ctx, o.Agent, args, env, px)
+		if err != nil {
+			return row, err
+		}
+		if err := ft.err(); err != nil {
+			return row, err
+		}
+		if mode != "agent tools" {
+			var res struct {
+				IsError   bool `json:"is_error"`
+				ToolCalls []struct {
+					IsError bool `json:"is_error"`
+				} `json:"tool_calls"`
+			}
+			if err := json.Unmarshal([]byte(s.stdout), &res); err != nil || res.IsError || len(res.ToolCalls) != 1 || res.ToolCalls[0].IsError {
+				return row, fmt.Errorf("the turn did not find and call the tool: %s\nstderr: %s", cut(s.stdout), cut(s.stderr))
+			}
+			bodies := p.accepted()[before:]
+			row.Requests = len(bodies)
+			if i == o.Runs && len(bodies) > 0 {
+				row.FirstReqKB = float64(len(bodies[0])) / 1024
+				if row.ContextToks, err = tokenbench.ContextTokens(adapter, bodies[0]); err != nil {
+					return row, err
+				}
+			}
+		}
+		fmt.Fprintf(o.Progress, "%s %d %s run %d: wall %s cpu %s rss %d MB first request %s\n", adapter, n, mode, i,
+			s.wall.Round(time.Millisecond), s.cpu.Round(time.Millisecond), s.rssKB/1024, s.firstReq.Round(time.Millisecond))
+		if i > 0 { // run 0 fills the cache
+			samples = append(samples, s)
+		}
+	}
+	row.Runs = len(samples)
+	row.WallMS = median(samples, func(s sample) float64 { return ms(s.wall) })
+	row.CPUMS = median(samples, func(s sample) float64 { return ms(s.cpu) })
+	row.RSSMB = median(samples, func(s sample) float64 { return float64(s.rssKB) / 1024 })
+	row.FirstReqMS = median(samples, func(s sample) float64 { return ms(s.firstReq) })
+	return row, nil
+}
+
+func (t *fakeT) err() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("fake server: %s", t.errs[0])
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func median(ss []sample, f func(sample) float64) float64 {
+	if len(ss) == 0 {
+		return 0
+	}
+	v := make([]float64, len(ss))
+	for i, s := range ss {
+		v[i] = f(s)
+	}
+	sort.Float64s(v)
+	return v[len(v)/2]
+}
+
+// npmServers are the ten npm servers of ../shared/catalogs/SERVERS.md as
+// tools/mcp's start benchmark runs them.
+func npmServers(bin, dir string) (map[string]any, []string) {
+	specs := []struct {
+		name, bin string
+		args      []string
+		env       map[string]string
+	}{
+		{"everything", "mcp-server-everything", []string{"stdio"}, nil},
+		{"filesystem", "mcp-server-filesystem", []string{dir}, nil},
+		{"memory", "mcp-server-memory", nil, map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}},
+		{"sequential-thinking", "mcp-server-sequential-thinking", nil, nil},
+		{"server-github", "mcp-server-github", nil, map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "dummy"}},
+		{"puppeteer", "mcp-server-puppeteer", nil, nil},
+		{"playwright", "playwright-mcp", []string{"--headless", "--isolated"}, nil},
+		{"notion", "notion-mcp-server", nil, map[string]string{"NOTION_TOKEN": "dummy"}},
+		{"desktop-commander", "desktop-commander", nil, map[string]string{"HOME": dir}},
+		{"chrome-devtools", "chrome-devtools-mcp", nil, nil},
+	}
+	out := map[string]any{}
+	var missing []string
+	for _, s := range specs {
+		p := filepath.Join(bin, s.bin)
+		if _, err := os.Stat(p); err != nil {
+			missing = append(missing, s.name)
+			continue
+		}
+		out[s.name] = map[string]any{"command": p, "args": s.args, "env": s.env, "timeout": 120}
+	}
+	return out, missing
+}
+
+// measureNPM times a deferred -p turn with the ten npm servers: cold (no
+// cache: the run waits for every server) and cached.
+func measureNPM(ctx context.Context, o Options) ([]Row, []string, error) {
+	dir, err := os.MkdirTemp("", "startbench-npm-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(dir)
+	servers, missing := npmServers(o.NodeBin, dir)
+	if len(servers) == 0 {
+		return nil, missing, nil
+	}
+	cfg, err := writeMCPConfig(dir, servers)
+	if err != nil {
+		return nil, nil, err
+	}
+	px, err := newProxy()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer px.close()
+	ft := &fakeT{}
+	defer ft.close()
+	f := anthropictest.NewServer(ft)
+	px.setUpstream(f.URL)
+	env := isolatedEnv(dir, "ANTHROPIC_API_KEY="+anthropictest.DefaultAPIKey)
+	var rows []Row
+	for _, mode := range []string{"npm cold", "npm cached"} {
+		var samples []sample
+		for i := 0; i < o.Runs; i++ {
+			db := filepath.Join(dir, "cold.db")
+			if mode == "npm cold" {
+				_ = os.Remove(db)
+				_ = os.Remove(db + "-wal")
+				_ = os.Remove(db + "-shm")
+				db = filepath.Join(dir, fmt.Sprintf("cold-%d.db", i))
+			} else {
+				db = filepath.Join(dir, "warm.db")
+				if i == 0 {
+					// fill the cache
+					f.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hello"})
+					if _, err := runAgent(ctx, o.Agent, []string{"-p", "hi", "--provider", "anthropic", "--base-url", px.url,
+						"--mcp-config", cfg, "--db", db, "--defer"}, env, px); err != nil {
+						return nil, nil, err
+					}
+				}
+			}
+			f.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hello"})
+			s, err := runAgent(ctx, o.Agent, []string{"-p", "hi", "--provider", "anthropic", "--base-url", px.url,
+				"--mcp-config", cfg, "--db", db, "--defer"}, env, px)
+			if err != nil {
+				return nil, nil, err
+			}
+			fmt.Fprintf(o.Progress, "%s run %d: wall %s first request %s rss %d MB\n", mode, i, s.wall.Round(time.Millisecond), s.firstReq.Round(time.Millisecond), s.rssKB/1024)
+			samples = append(samples, s)
+		}
+		row := Row{Adapter: tokenbench.Anthropic, Tools: 0, Mode: mode, Runs: len(samples),
+			Note: fmt.Sprintf("%d npm servers", len(servers))}
+		row.WallMS = median(samples, func(s sample) float64 { return ms(s.wall) })
+		row.CPUMS = median(samples, func(s sample) float64 { return ms(s.cpu) })
+		row.RSSMB = median(samples, func(s sample) float64 { return float64(s.rssKB) / 1024 })
+		row.FirstReqMS = median(samples, func(s sample) float64 { return ms(s.firstReq) })
+		rows = append(rows, row)
+	}
+	return rows, missing, nil
+}
+
+// Markdown writes the report as tables.
+func Markdown(w io.Writer, rep *Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "`%s` (medians; the agent binary as a subprocess, CPU and peak RSS from its rusage)\n\n", rep.Command)
+	b.WriteString("| adapter | tools | mode | wall ms | CPU ms | peak RSS MB | first request ms | first-request context tokens | first request KB | requests |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rep.Rows {
+		tools := fmt.Sprint(r.Tools)
+		if r.Tools == 0 {
+			tools = r.Note
+		}
+		ctx, kb, reqs := "-", "-", "-"
+		if r.ContextToks > 0 {
+			ctx, kb, reqs = fmt.Sprint(r.ContextToks), fmt.Sprintf("%.0f", r.FirstReqKB), fmt.Sprint(r.Requests)
+		}
+		first := "-"
+		if r.FirstReqMS > 0 {
+			first = fmt.Sprintf("%.0f", r.FirstReqMS)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %.0f | %.0f | %.1f | %s | %s | %s | %s |\n", r.Adapter, tools, r.Mode, r.WallMS, r.CPUMS, r.RSSMB, first, ctx, kb, reqs)
+	}
+	if len(rep.Missing) > 0 {
+		fmt.Fprintf(&b, "\nnpm servers not installed (.ci/install-mcp.sh --bench): %s\n", strings.Join(rep.Missing, ", "))
+	}
+	b.WriteString(goals(rep))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// goals checks the issue's targets.
+func goals(rep *Report) string {
+	find := func(adapter string, n int, mode string) *Row {
+		for i := range rep.Rows {
+			r := &rep.Rows[i]
+			if r.Adapter == adapter && r.Tools == n && r.Mode == mode {
+				return r
+			}
+		}
+		return nil
+	}
+	var lines []string
+	for _, a := range Adapters {
+		small, r5, r10 := find(a, 282, "deferred"), find(a, 5000, "deferred"), find(a, 10000, "deferred")
+		if small != nil && r5 != nil {
+			ratio := r5.WallMS / small.WallMS
+			lines = append(lines, fmt.Sprintf("- %s: 5,000 tools take %.2f× the wall of 282 (goal ≤ 3×) %s; peak RSS %.0f MB (goal ≤ 80) %s",
+				a, ratio, mark(ratio <= 3), r5.RSSMB, mark(r5.RSSMB <= 80)))
+		}
+		if r10 != nil {
+			lines = append(lines, fmt.Sprintf("- %s: 10,000 tools peak RSS %.0f MB (goal ≤ 120) %s", a, r10.RSSMB, mark(r10.RSSMB <= 120)))
+		}
+	}
+	for _, r := range rep.Rows {
+		if r.Mode == "deferred" {
+			lines = append(lines, fmt.Sprintf("- %s, %d tools: first request %.0f ms after process start (goal ≤ 150 with a warm cache) %s", r.Adapter, r.Tools, r.FirstReqMS, mark(r.FirstReqMS <= 150)))
+		}
+	}
+	if e := find(tokenbench.Anthropic, 282, "eager"); e != nil {
+		lines = append(lines, fmt.Sprintf("- eager mode at 282 tools: %.0f MB (goal ≤ 45) %s", e.RSSMB, mark(e.RSSMB <= 45)))
+	}
+	if t := find(tokenbench.Anthropic, 282, "agent tools"); t != nil {
+		lines = append(lines, fmt.Sprintf("- `agent tools` at 282 tools: %.2f s (goal ≤ 0.3) %s", t.WallMS/1000, mark(t.WallMS <= 300)))
+	}
+	for _, r := range rep.Rows {
+		if r.Mode == "npm cached" {
+			lines = append(lines, fmt.Sprintf("- %s, cached: first request %.0f ms after process start (goal ≤ 150) %s", r.Note, r.FirstReqMS, mark(r.FirstReqMS <= 150)))
+		}
+	}
+	return "\nGoals:\n" + strings.Join(lines, "\n") + "\n"
+}
+
+func mark(ok bool) string {
+	if ok {
+		return "— met"
+	}
+	return "— **not met**"
+}
