@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/models"
 )
 
 // outMsg is one rendered message plus what the final consistency pass needs.
@@ -19,6 +20,7 @@ type outMsg struct {
 // historyRenderer turns neutral history into Chat Completions messages.
 type historyRenderer struct {
 	p      *Provider
+	model  string
 	mode   agent.SearchMode
 	active map[string]bool
 	// defs finds a tool's definition for a search result.
@@ -33,7 +35,7 @@ type historyRenderer struct {
 
 func (p *Provider) renderMessages(req *agent.Request, mode agent.SearchMode, active map[string]bool) ([]outMsg, error) {
 	h := &historyRenderer{
-		p: p, mode: mode, active: active,
+		p: p, model: req.Model, mode: mode, active: active,
 		defs:            map[string]agent.ToolDef{},
 		providerResults: map[string]agent.SearchResult{},
 		emitted:         map[string]bool{},
@@ -195,12 +197,25 @@ func (h *historyRenderer) assistant(m agent.Message) error {
 			if h.p.opts.DropReasoning && w.ReasoningContent != "" {
 				w.ReasoningContent, changed = "", true
 			}
+			if srv := serverOf(m); srv != h.p.opts.Name {
+				// Opaque per-call fields (Gemini's thought signatures) mean
+				// something to the server that made them only; another
+				// server rejects the unknown member.
+				for i := range w.ToolCalls {
+					if len(w.ToolCalls[i].Extra) > 0 {
+						w.ToolCalls[i].Extra, changed = nil, true
+					}
+				}
+			}
 			for i, c := range w.ToolCalls {
 				// Another server behind the same wire format may have made
 				// these ids; the results get the mapped ids too.
 				if id := h.p.callID(c.ID); id != c.ID {
 					w.ToolCalls[i].ID, changed = id, true
 				}
+			}
+			if h.keepReasoning() && len(w.ToolCalls) > 0 {
+				data, changed = marshalKeep(w), false
 			}
 			if changed {
 				data, _ = json.Marshal(w)
@@ -253,7 +268,11 @@ func (h *historyRenderer) assistant(m agent.Message) error {
 	if s := text.String(); s != "" || len(calls) == 0 {
 		w.Content = &s
 	}
-	if err := h.add("assistant", w, ids, ""); err != nil {
+	var v any = w
+	if h.keepReasoning() && len(calls) > 0 {
+		v = wireAssistantKeep(w)
+	}
+	if err := h.add("assistant", v, ids, ""); err != nil {
 		return err
 	}
 	for _, r := range after {
@@ -365,4 +384,18 @@ func pairCalls(in []outMsg) []outMsg {
 		}
 	}
 	return out
+}
+
+// keepReasoning reports whether assistant tool-call turns must carry
+// reasoning_content, even empty: DeepSeek's thinking mode answers 400
+// "Missing `reasoning_content` field" otherwise, for turns made by another
+// provider too.
+func (h *historyRenderer) keepReasoning() bool {
+	c := h.p.caps(h.model)
+	return c.Family == "deepseek" && c.Reasoning == models.ReasoningContent
+}
+
+func marshalKeep(w wireAssistant) json.RawMessage {
+	b, _ := json.Marshal(wireAssistantKeep(w))
+	return b
 }

@@ -17,9 +17,11 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/internal/httpx"
 )
 
@@ -48,6 +50,9 @@ type Options struct {
 	DropReasoning   bool
 	ShortCallIDs    bool
 	NoStreamOptions bool
+	// Models is the capability table (nil: the built-in one), looked up
+	// under Name: output limits, reasoning effort, reasoning_content.
+	Models *models.Table
 	// FirstByteTimeout and StreamIdleTimeout bound the waits of a request
 	// (config first_byte_timeout and stream_idle_timeout; zero: defaults).
 	FirstByteTimeout, StreamIdleTimeout time.Duration
@@ -55,9 +60,15 @@ type Options struct {
 
 // Provider implements agent.Provider for one Chat Completions server.
 type Provider struct {
-	opts Options
-	http httpx.Client
-	url  string
+	opts    Options
+	http    httpx.Client
+	url     string
+	noticed sync.Map // one-time notices given
+}
+
+// caps reads model's capabilities from the table.
+func (p *Provider) caps(model string) models.Capabilities {
+	return p.opts.Models.Lookup(p.opts.Name, model)
 }
 
 var _ agent.Provider = (*Provider)(nil)
@@ -106,6 +117,11 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	r, err := p.render(req)
 	if err != nil {
 		return nil, fmt.Errorf("%s: render request: %w", p.opts.Name, err)
+	}
+	if r.notice != "" {
+		if _, seen := p.noticed.LoadOrStore(r.notice, true); !seen {
+			emit(agent.StreamEvent{Type: agent.EventWarning, Text: r.notice})
+		}
 	}
 	h := http.Header{}
 	if p.opts.APIKey != "" {

@@ -51,6 +51,33 @@ type deltaCall struct {
 		// send a whole object; both are accepted.
 		Arguments json.RawMessage `json:"arguments"`
 	} `json:"function"`
+	// Extra holds the call's other members (Gemini's extra_content with
+	// its thought_signature, ...): opaque, replayed as they came.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// knownCallFields are the members of a tool call this adapter reads.
+var knownCallFields = map[string]bool{"index": true, "id": true, "type": true, "function": true}
+
+func (d *deltaCall) UnmarshalJSON(b []byte) error {
+	type plain deltaCall
+	if err := json.Unmarshal(b, (*plain)(d)); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	if json.Unmarshal(b, &all) != nil {
+		return nil
+	}
+	for k, v := range all {
+		if knownCallFields[k] || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+			continue
+		}
+		if d.Extra == nil {
+			d.Extra = map[string]json.RawMessage{}
+		}
+		d.Extra[k] = append(json.RawMessage(nil), v...)
+	}
+	return nil
 }
 
 type wireDelta struct {
@@ -74,6 +101,7 @@ type callAcc struct {
 	index    int
 	id, name string
 	args     strings.Builder
+	extra    map[string]json.RawMessage
 }
 
 // accumulator assembles one assistant message from deltas split anywhere:
@@ -83,6 +111,7 @@ type accumulator struct {
 	calls           []*callAcc
 	finish          string
 	usage           *wireUsage
+	cutCall         bool
 }
 
 func (a *accumulator) add(d wireDelta) {
@@ -99,6 +128,12 @@ func (a *accumulator) add(d wireDelta) {
 		}
 		c.name += dc.Function.Name
 		c.args.WriteString(argText(dc.Function.Arguments))
+		for k, v := range dc.Extra {
+			if c.extra == nil {
+				c.extra = map[string]json.RawMessage{}
+			}
+			c.extra[k] = v
+		}
 	}
 }
 
@@ -147,6 +182,12 @@ func argText(raw json.RawMessage) string {
 func (a *accumulator) message(r *rendered, complete bool) agent.Message {
 	m := agent.Message{Role: agent.RoleAssistant, Interrupted: !complete}
 	w := wireAssistant{Role: "assistant", ReasoningContent: a.reasoning.String()}
+	if a.finish == "length" && len(a.calls) > 0 {
+		// The output limit cut the last call: its arguments are half a
+		// document. None of the calls is kept; the response is asked again.
+		a.cutCall, complete = true, false
+		m.Interrupted = false
+	}
 	text := a.text.String()
 	if text != "" {
 		m.Parts = append(m.Parts, agent.TextPart(text))
@@ -163,7 +204,7 @@ func (a *accumulator) message(r *rendered, complete bool) agent.Message {
 			if strings.TrimSpace(args) == "" {
 				args = "{}"
 			}
-			w.ToolCalls = append(w.ToolCalls, wireCall{ID: c.id, Type: "function", Function: wireFunc{Name: c.name, Arguments: args}})
+			w.ToolCalls = append(w.ToolCalls, wireCall{ID: c.id, Type: "function", Function: wireFunc{Name: c.name, Arguments: args}, Extra: c.extra})
 			m.Parts = append(m.Parts, neutralCall(c.id, c.name, args, r))
 		}
 	}
@@ -176,7 +217,44 @@ func (a *accumulator) message(r *rendered, complete bool) agent.Message {
 	}
 	raw, _ := json.Marshal(w)
 	m.Parts = append(m.Parts, agent.RawPart(ProviderName, APIName, raw))
+	extras := false
+	for _, c := range w.ToolCalls {
+		extras = extras || len(c.Extra) > 0
+	}
+	if extras && r.server != "" {
+		// Which server made the message: its opaque per-call fields go
+		// back to it alone.
+		srv, _ := json.Marshal(map[string]string{"server": r.server})
+		m.Parts = append(m.Parts, agent.RawPart(ProviderName, serverAPI, srv))
+	}
 	return m
+}
+
+// serverAPI tags the raw part naming the server a message came from.
+const serverAPI = APIName + ".server"
+
+// serverOf is the server that made m, "" when unknown.
+func serverOf(m agent.Message) string {
+	raw := m.RawFor(ProviderName, serverAPI)
+	if raw == nil {
+		return ""
+	}
+	var v struct {
+		Server string `json:"server"`
+	}
+	_ = json.Unmarshal(raw.Data, &v)
+	return v.Server
+}
+
+// response assembles the neutral response.
+func (a *accumulator) response(r *rendered, complete bool) *agent.Response {
+	msg := a.message(r, complete)
+	stop := a.finish
+	if stop == "length" {
+		stop = "max_tokens"
+	}
+	return &agent.Response{Message: msg, Usage: a.usage.usage(), StopReason: stop, CutCall: a.cutCall,
+		OutputLimit: r.maxTokens, OutputMax: r.maxOutput}
 }
 
 func newCallID() string {
@@ -284,8 +362,7 @@ func (p *Provider) parseStream(body io.Reader, r *rendered, emit func(agent.Stre
 	acc := &accumulator{}
 	rd := sse.NewReader(body)
 	cut := func(err error) (*agent.Response, error) {
-		return &agent.Response{Message: acc.message(r, false), Usage: acc.usage.usage(), StopReason: acc.finish},
-			fmt.Errorf("%s: %w: %w", p.opts.Name, errStreamCut, err)
+		return acc.response(r, false), fmt.Errorf("%s: %w: %w", p.opts.Name, errStreamCut, err)
 	}
 	for {
 		ev, err := rd.Next()
@@ -324,13 +401,16 @@ func (p *Provider) parseStream(body io.Reader, r *rendered, emit func(agent.Stre
 			if c.Delta.Content != nil && *c.Delta.Content != "" {
 				emit(agent.StreamEvent{Type: agent.EventTextDelta, Text: *c.Delta.Content})
 			}
+			if c.Delta.ReasoningContent != nil && *c.Delta.ReasoningContent != "" {
+				emit(agent.StreamEvent{Type: agent.EventReasoningDelta, Text: *c.Delta.ReasoningContent})
+			}
 			acc.add(c.Delta)
 			if c.FinishReason != nil && *c.FinishReason != "" {
 				acc.finish = *c.FinishReason
 			}
 		}
 	}
-	return &agent.Response{Message: acc.message(r, true), Usage: acc.usage.usage(), StopReason: acc.finish}, nil
+	return acc.response(r, true), nil
 }
 
 // parseJSON reads a non-streaming answer.
@@ -363,5 +443,5 @@ func (p *Provider) parseJSON(body io.Reader, r *rendered) (*agent.Response, erro
 			acc.finish = *c.FinishReason
 		}
 	}
-	return &agent.Response{Message: acc.message(r, true), Usage: acc.usage.usage(), StopReason: acc.finish}, nil
+	return acc.response(r, true), nil
 }

@@ -70,7 +70,11 @@ func TestStreamSplitAnywhere(t *testing.T) {
 			fake.Script(turn)
 			p := New(Options{BaseURL: fake.BaseURL()})
 			var streamed strings.Builder
-			resp, err := p.Send(t.Context(), clientReq(noStream), func(e agent.StreamEvent) { streamed.WriteString(e.Text) })
+			resp, err := p.Send(t.Context(), clientReq(noStream), func(e agent.StreamEvent) {
+				if e.Type == agent.EventTextDelta {
+					streamed.WriteString(e.Text)
+				}
+			})
 			if err != nil {
 				t.Fatalf("split %d: %v", split, err)
 			}

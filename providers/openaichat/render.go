@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/models"
 )
 
 // The two fixed functions of client-side search. Their names are part of
@@ -35,6 +37,55 @@ type wireCall struct {
 	ID       string   `json:"id"`
 	Type     string   `json:"type"`
 	Function wireFunc `json:"function"`
+	// Extra are the call's other members as the server sent them
+	// (Gemini's extra_content): written after the known ones, in key order.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func (c wireCall) MarshalJSON() ([]byte, error) {
+	type plain wireCall
+	b, err := json.Marshal(plain(c))
+	if err != nil || len(c.Extra) == 0 {
+		return b, err
+	}
+	keys := make([]string, 0, len(c.Extra))
+	for k := range c.Extra {
+		if !knownCallFields[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var buf bytes.Buffer
+	buf.Write(b[:len(b)-1])
+	for _, k := range keys {
+		buf.WriteByte(',')
+		writeJSON(&buf, k)
+		buf.WriteByte(':')
+		buf.Write(c.Extra[k])
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+func (c *wireCall) UnmarshalJSON(b []byte) error {
+	type plain wireCall
+	if err := json.Unmarshal(b, (*plain)(c)); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	if json.Unmarshal(b, &all) != nil {
+		return nil
+	}
+	for k, v := range all {
+		if knownCallFields[k] {
+			continue
+		}
+		if c.Extra == nil {
+			c.Extra = map[string]json.RawMessage{}
+		}
+		c.Extra[k] = v
+	}
+	return nil
 }
 
 // wireAssistant is an assistant message as replayed. It is also the raw part
@@ -44,6 +95,16 @@ type wireAssistant struct {
 	Role             string     `json:"role"`
 	Content          *string    `json:"content"`
 	ReasoningContent string     `json:"reasoning_content,omitempty"`
+	ToolCalls        []wireCall `json:"tool_calls,omitempty"`
+}
+
+// wireAssistantKeep is wireAssistant with reasoning_content always
+// written: DeepSeek's thinking mode wants it back on every assistant turn
+// with tool calls, even empty.
+type wireAssistantKeep struct {
+	Role             string     `json:"role"`
+	Content          *string    `json:"content"`
+	ReasoningContent string     `json:"reasoning_content"`
 	ToolCalls        []wireCall `json:"tool_calls,omitempty"`
 }
 
@@ -81,13 +142,19 @@ type rendered struct {
 	mode      agent.SearchMode
 	// fromWire maps a sanitized function name back to the tool's name.
 	fromWire map[string]string
+	// server names the server (Options.Name); maxTokens is the output
+	// limit sent, maxOutput the model's largest; notice a one-time notice.
+	server               string
+	maxTokens, maxOutput int
+	notice               string
 }
 
 // render builds the request body. The tools array depends on req.Tools,
 // req.Deferred (only whether it is empty) and req.Search alone.
 func (p *Provider) render(req *agent.Request) (*rendered, error) {
 	mode := agent.ResolveSearch(p, req)
-	r := &rendered{mode: mode, fromWire: map[string]string{}}
+	caps := p.caps(req.Model)
+	r := &rendered{mode: mode, fromWire: map[string]string{}, server: p.opts.Name, maxOutput: caps.MaxOutput}
 	active := map[string]bool{}
 	var defs []string
 	for _, t := range req.Tools {
@@ -154,10 +221,28 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 		b.WriteString(`,"tools":`)
 		b.Write(r.tools)
 	}
-	if req.MaxTokens > 0 {
+	r.maxTokens = req.MaxTokens
+	if r.maxTokens <= 0 {
+		r.maxTokens = caps.DefaultMaxTokens
+	}
+	if req.MaxOutput && caps.MaxOutput > r.maxTokens {
+		r.maxTokens = caps.MaxOutput
+	}
+	if r.maxTokens > 0 {
 		b.WriteString(`,`)
 		writeJSON(&b, p.opts.MaxTokensField)
-		b.WriteString(`:` + strconv.Itoa(req.MaxTokens))
+		b.WriteString(`:` + strconv.Itoa(r.maxTokens))
+	}
+	if req.Effort != "" {
+		// reasoning_effort: OpenAI's reasoning models, Gemini's
+		// compatibility layer (thinking level or budget), gpt-oss.
+		e, ok := caps.WireEffort(req.Effort)
+		if ok && caps.Thinking != models.ThinkingAlways && caps.Thinking != models.ThinkingNone {
+			b.WriteString(`,"reasoning_effort":`)
+			writeJSON(&b, e)
+		} else {
+			r.notice = fmt.Sprintf("--effort %s ignored: %s has no reasoning effort on this API", req.Effort, req.Model)
+		}
 	}
 	switch {
 	case req.NoStream:

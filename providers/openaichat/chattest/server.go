@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agent-dev/agent/models"
 )
 
 // Server is the fake. Configure it before the first request.
@@ -34,6 +36,9 @@ type Server struct {
 	Split int
 	// Reply, when set, answers requests once the script is used up.
 	Reply func(ChatRequest) Turn
+	// Models is the capability table the fake judges models by (nil: the
+	// built-in one): Gemini 3 signatures, DeepSeek thinking, limits.
+	Models *models.Table
 
 	mu       sync.Mutex
 	turns    []Turn

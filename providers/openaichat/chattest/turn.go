@@ -143,10 +143,16 @@ func (s *Server) stream(w http.ResponseWriter, req ChatRequest, t Turn, prompt, 
 	for _, p := range pieces(t.Text, split, rng) {
 		delta(map[string]any{"content": p})
 	}
+	sig := gemini3(s.caps(req.Model))
 	for i, c := range t.Calls {
-		delta(map[string]any{"tool_calls": []any{map[string]any{
+		first := map[string]any{
 			"index": i, "id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": ""},
-		}}})
+		}
+		if sig && i == 0 {
+			// Gemini 3 signs the first call of a step.
+			first["extra_content"] = map[string]any{"google": map[string]any{"thought_signature": ThoughtSignature(c.ID)}}
+		}
+		delta(map[string]any{"tool_calls": []any{first}})
 		for _, p := range pieces(c.Arguments, split, rng) {
 			delta(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": p}}}})
 		}
@@ -174,8 +180,12 @@ func (s *Server) whole(w http.ResponseWriter, req ChatRequest, t Turn, prompt, c
 	}
 	if len(t.Calls) > 0 {
 		var calls []any
-		for _, c := range t.Calls {
-			calls = append(calls, map[string]any{"id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": c.Arguments}})
+		for i, c := range t.Calls {
+			call := map[string]any{"id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": c.Arguments}}
+			if i == 0 && gemini3(s.caps(req.Model)) {
+				call["extra_content"] = map[string]any{"google": map[string]any{"thought_signature": ThoughtSignature(c.ID)}}
+			}
+			calls = append(calls, call)
 		}
 		msg["tool_calls"] = calls
 	}

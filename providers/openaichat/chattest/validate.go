@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/agent-dev/agent/models"
 )
 
 type violation struct{ code, param, msg string }
@@ -56,7 +58,10 @@ func (s *Server) validate(body []byte, req *ChatRequest) *violation {
 	}
 	var msgs []map[string]json.RawMessage
 	_ = json.Unmarshal(top["messages"], &msgs)
-	return s.validateMessages(req.Messages, msgs)
+	if v := s.validateMessages(req.Model, req.Messages, msgs); v != nil {
+		return v
+	}
+	return s.validateModel(body, req, msgs)
 }
 
 func (s *Server) validateTools(tools json.RawMessage) *violation {
@@ -102,7 +107,7 @@ func (s *Server) validateTools(tools json.RawMessage) *violation {
 	return nil
 }
 
-func (s *Server) validateMessages(ms []Message, raws []map[string]json.RawMessage) *violation {
+func (s *Server) validateMessages(model string, ms []Message, raws []map[string]json.RawMessage) *violation {
 	// pending holds the ids of the last assistant message's calls still
 	// waiting for their tool message; inRun is true while only tool
 	// messages have followed that assistant message.
@@ -123,11 +128,12 @@ func (s *Server) validateMessages(ms []Message, raws []map[string]json.RawMessag
 		return bad(fmt.Sprintf("messages.[%d].role", pendingAt),
 			"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s", strings.Join(left, ", "))
 	}
+	caps := s.caps(model)
 	for i, m := range ms {
 		p := fmt.Sprintf("messages[%d]", i)
 		if i < len(raws) {
 			for k := range raws[i] {
-				if k == "reasoning_content" && s.AcceptReasoning {
+				if k == "reasoning_content" && (s.AcceptReasoning || caps.Reasoning == models.ReasoningContent) {
 					continue
 				}
 				if !messageFields[k] {
@@ -227,3 +233,90 @@ func Check(body []byte, acceptReasoning bool) error {
 	}
 	return nil
 }
+
+// caps is what the fake knows of model: the models table, or Server.Models.
+func (s *Server) caps(model string) models.Capabilities {
+	return s.Models.Lookup("openai-chat", model)
+}
+
+// gemini3 reports whether model is a Gemini 3 model, whose function calls
+// carry thought signatures that must come back.
+func gemini3(c models.Capabilities) bool {
+	return c.Reasoning == models.ReasoningGemini && c.Thinking == models.ThinkingLevel
+}
+
+// validateModel applies the rules that depend on the model, with the real
+// servers' messages: Gemini 3's thought signatures on the compatible
+// endpoint (openai/codex#7519), DeepSeek's reasoning_content on tool-call
+// turns in thinking mode, unknown members of tool calls elsewhere,
+// reasoning_effort and the output limit.
+func (s *Server) validateModel(body []byte, req *ChatRequest, raws []map[string]json.RawMessage) *violation {
+	c := s.caps(req.Model)
+	top := raw(body)
+	if e, ok := top["reasoning_effort"]; ok {
+		var v string
+		_ = json.Unmarshal(e, &v)
+		if len(c.Efforts) == 0 {
+			return bad("reasoning_effort", "Unsupported parameter: 'reasoning_effort' is not supported with this model.")
+		}
+		found := false
+		for _, x := range c.Efforts {
+			found = found || x == v
+		}
+		if !found {
+			return bad("reasoning_effort", "Unsupported value: 'reasoning_effort' does not support '%s' with this model. Supported values are: '%s'.", v, strings.Join(c.Efforts, "', '"))
+		}
+	}
+	for _, f := range []string{"max_tokens", "max_completion_tokens"} {
+		var n int
+		if json.Unmarshal(top[f], &n) == nil && c.Known && n > c.MaxOutput {
+			return bad(f, "%s is too large: %d. This model supports at most %d completion tokens, whereas you provided %d.", f, n, c.MaxOutput, n)
+		}
+	}
+	lastUser := -1
+	for i, m := range req.Messages {
+		if m.Role == "user" {
+			lastUser = i
+		}
+	}
+	for i, m := range req.Messages {
+		if m.Role != "assistant" || len(m.ToolCalls) == 0 {
+			continue
+		}
+		var calls []map[string]json.RawMessage
+		if i < len(raws) {
+			_ = json.Unmarshal(raws[i]["tool_calls"], &calls)
+		}
+		for j, call := range calls {
+			for k := range call {
+				if k == "id" || k == "type" || k == "function" || k == "index" {
+					continue
+				}
+				if k == "extra_content" && c.Family == "google" {
+					continue
+				}
+				return bad(fmt.Sprintf("messages[%d].tool_calls[%d]", i, j), "Additional properties are not allowed ('%s' was unexpected) - 'messages.%d.tool_calls.%d'", k, i, j)
+			}
+		}
+		if gemini3(c) && i > lastUser && len(calls) > 0 {
+			var ec struct {
+				Google struct {
+					ThoughtSignature string `json:"thought_signature"`
+				} `json:"google"`
+			}
+			_ = json.Unmarshal(calls[0]["extra_content"], &ec)
+			if ec.Google.ThoughtSignature != ThoughtSignature(m.ToolCalls[0].ID) {
+				return &violation{code: "400", param: "", msg: fmt.Sprintf("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:%s` , position %d. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", m.ToolCalls[0].Function.Name, i+1)}
+			}
+		}
+		if c.Family == "deepseek" && c.Reasoning == models.ReasoningContent {
+			if _, ok := raws[i]["reasoning_content"]; !ok {
+				return bad("", "Missing `reasoning_content` field in the assistant message at message index %d. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls", i)
+			}
+		}
+	}
+	return nil
+}
+
+// ThoughtSignature is the signature the fake gives a Gemini 3 call.
+func ThoughtSignature(callID string) string { return "sig_" + callID }

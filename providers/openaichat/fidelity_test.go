@@ -1,0 +1,149 @@
+package openaichat
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/openaichat/chattest"
+)
+
+func noRejection(t *testing.T, fake *chattest.Server) []chattest.Request {
+	t.Helper()
+	reqs := fake.Requests()
+	for i, r := range reqs {
+		if r.Status != 200 {
+			t.Fatalf("request %d rejected: %d %s", i, r.Status, r.Error)
+		}
+	}
+	return reqs
+}
+
+func searchAndCall(city string) []chattest.Turn {
+	return []chattest.Turn{
+		chattest.Calls(chattest.SearchCall("call_s1", "weather", 0)),
+		chattest.Calls(chattest.WrappedCall("call_w1", "weather_lookup", map[string]any{"city": city})),
+		chattest.Text("It is sunny."),
+	}
+}
+
+// Gemini 3 on the OpenAI-compatible endpoint: the thought signature in
+// each call's extra_content goes back unchanged, to the same server only.
+func TestGemini3ThoughtSignaturesReplayed(t *testing.T) {
+	for _, noStream := range []bool{false, true} {
+		fake := chattest.NewServer(t)
+		fake.Script(searchAndCall("Rome")...)
+		s := testSession(t, fake)
+		s.Provider = New(Options{Name: "gemini", BaseURL: fake.BaseURL()})
+		s.Model, s.NoStream = "gemini-3-pro-preview", noStream
+		run(t, s, "Weather in Rome?")
+		reqs := noRejection(t, fake)
+		if len(reqs) != 3 {
+			t.Fatalf("%d requests", len(reqs))
+		}
+		for _, r := range reqs[1:] {
+			if !bytes.Contains(r.Body, []byte(`"extra_content":{"google":{"thought_signature":"sig_call_s1"}}`)) {
+				t.Fatalf("signature not replayed: %s", r.Body)
+			}
+		}
+		// The same history on another server: the opaque field stays home.
+		other := chattest.NewServer(t)
+		other.Script(chattest.Text("ok"))
+		s.Provider, s.Model = New(Options{Name: "openai", BaseURL: other.BaseURL()}), "gpt-4.1"
+		run(t, s, "Thanks")
+		if r := noRejection(t, other)[0]; bytes.Contains(r.Body, []byte("extra_content")) {
+			t.Errorf("extra_content sent to another server: %s", r.Body)
+		}
+	}
+}
+
+func TestFakeRejectsMissingThoughtSignature(t *testing.T) {
+	body := []byte(`{"model":"gemini-3-pro-preview","messages":[{"role":"user","content":"hi"},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"c1","content":"ok"}]}`)
+	err := chattest.Check(body, false)
+	if err == nil || !strings.Contains(err.Error(), "Function call is missing a thought_signature") {
+		t.Errorf("got %v", err)
+	}
+	body = bytes.Replace(body, []byte("gemini-3-pro-preview"), []byte("deepseek-reasoner"), 1)
+	if err := chattest.Check(body, true); err == nil || !strings.Contains(err.Error(), "Missing `reasoning_content` field in the assistant message at message index 1") {
+		t.Errorf("deepseek: got %v", err)
+	}
+	body = bytes.Replace(body, []byte(`"type":"function","function"`), []byte(`"type":"function","extra_content":{},"function"`), 1)
+	body = bytes.Replace(body, []byte("deepseek-reasoner"), []byte("gpt-4.1"), 1)
+	if err := chattest.Check(body, false); err == nil || !strings.Contains(err.Error(), "('extra_content' was unexpected)") {
+		t.Errorf("openai: got %v", err)
+	}
+}
+
+// DeepSeek thinking: reasoning_content on every assistant tool-call turn,
+// even empty, and on turns another provider made.
+func TestDeepSeekReasoningOnEveryToolTurn(t *testing.T) {
+	fake := chattest.NewServer(t)
+	fake.Script(
+		chattest.Calls(chattest.SearchCall("call_s1", "weather", 0)), // no reasoning at all
+		chattest.Turn{Reasoning: "Found it.", Calls: []chattest.Call{chattest.WrappedCall("call_w1", "weather_lookup", map[string]any{"city": "Oslo"})}},
+		chattest.Text("Cold."),
+	)
+	s := testSession(t, fake)
+	s.Provider = New(Options{Name: "deepseek", BaseURL: fake.BaseURL()})
+	s.Model = "deepseek-reasoner"
+	// A tool-call turn made by another provider, earlier in the conversation.
+	s.History = []agent.Message{
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("Read a.txt")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.ToolCallPart(agent.ToolCall{ID: "toolu_01", Name: "read_file", Input: json.RawMessage(`{"path":"a.txt"}`)}),
+			agent.RawPart("anthropic", "messages", json.RawMessage(`[{"type":"tool_use","id":"toolu_01","name":"read_file","input":{"path":"a.txt"}}]`))}},
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.ToolResultPart(agent.ToolResult{CallID: "toolu_01", Text: "hello"})}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("It says hello.")}},
+	}
+	evs := run(t, s, "Weather in Oslo?")
+	reqs := noRejection(t, fake)
+	last := string(reqs[len(reqs)-1].Body)
+	if strings.Count(last, `"reasoning_content":`) != 3 || !strings.Contains(last, `"reasoning_content":""`) {
+		t.Errorf("reasoning_content not on every tool-call turn: %s", last)
+	}
+	reasoning := false
+	for _, e := range evs {
+		reasoning = reasoning || e.Type == agent.EventReasoningDelta
+	}
+	if !reasoning {
+		t.Error("reasoning_content not streamed as reasoning events")
+	}
+}
+
+// --effort and the per-model output limit on the wire.
+func TestEffortAndMaxTokensOnTheWire(t *testing.T) {
+	cases := []struct{ name, model, effort, want, notWant string }{
+		{"gemini", "gemini-3-pro-preview", "high", `"max_tokens":32768,"reasoning_effort":"high"`, ""},
+		{"gemini", "gemini-2.5-flash", "none", `"reasoning_effort":"none"`, ""},
+		{"openai", "o3", "max", `"max_completion_tokens":50000,"reasoning_effort":"high"`, ""},
+		{"deepseek", "deepseek-reasoner", "high", `"max_tokens":32768`, "reasoning_effort"},
+		{"openai", "gpt-4.1", "high", `"max_completion_tokens":32768`, "reasoning_effort"},
+	}
+	for _, c := range cases {
+		fake := chattest.NewServer(t)
+		fake.Script(chattest.Text("ok"))
+		o := Options{Name: c.name, BaseURL: fake.BaseURL()}
+		if c.name == "openai" {
+			o.MaxTokensField = "max_completion_tokens"
+		}
+		s := testSession(t, fake)
+		s.Provider, s.Model, s.Effort, s.Search = New(o), c.model, c.effort, agent.SearchOff
+		evs := run(t, s, "hi")
+		r := noRejection(t, fake)[0]
+		if !bytes.Contains(r.Body, []byte(c.want)) || c.notWant != "" && bytes.Contains(r.Body, []byte(c.notWant)) {
+			t.Errorf("%s --effort %s: %s", c.model, c.effort, r.Body)
+		}
+		if c.notWant == "reasoning_effort" {
+			noticed := false
+			for _, e := range evs {
+				noticed = noticed || e.Type == agent.EventWarning && strings.Contains(e.Text, "ignored")
+			}
+			if !noticed {
+				t.Errorf("%s: no notice that --effort is ignored", c.model)
+			}
+		}
+	}
+}
