@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/themes"
 )
 
 // #18 bug 1: after a resume, a new turn that reuses the history's call ids
@@ -184,5 +185,56 @@ func TestApprovalCardStatesAndSavedFigure(t *testing.T) {
 	saved2 := ansi.Strip(m.status.View(m.st, 200))
 	if !strings.Contains(saved1, "saved ~12.3k") || !strings.Contains(saved2, "saved ~24.7k") {
 		t.Errorf("saved does not grow with requests: %q then %q", saved1, saved2)
+	}
+}
+
+// #18 bug 8: code is framed with its language and long lines continue
+// inside the frame; list items hang under their text; heading markers are
+// hidden; a table is held back while its rows stream, then drawn once.
+func TestMarkdownLayout(t *testing.T) {
+	t.Parallel()
+	st, _ := themes.Get("dark")
+	md := newMarkdown(st)
+	text := "## Steps\n\n1. Install the package with the system package manager of your distribution first.\n2. Run it.\n\n```go\nfunc main() { fmt.Println(\"a very long line of code that goes past the width of the terminal\") }\n```\n"
+	out := make([]string, 0)
+	for _, l := range md.render(text, 50) {
+		out = append(out, ansi.Strip(l))
+	}
+	joined := strings.Join(out, "\n")
+	if strings.Contains(joined, "##") {
+		t.Errorf("heading marker shown:\n%s", joined)
+	}
+	if !strings.Contains(joined, "  1. Install the package") || !strings.Contains(joined, "\n     ") {
+		t.Errorf("no hanging indent under the list item's text:\n%s", joined)
+	}
+	inCode := false
+	for _, l := range out {
+		switch {
+		case strings.HasPrefix(l, "  ╭─ go "):
+			inCode = true
+		case strings.HasPrefix(l, "  ╰"):
+			inCode = false
+		case inCode && !strings.HasPrefix(l, "  │ "):
+			t.Errorf("a code line left the frame: %q\n%s", l, joined)
+		}
+		if ansi.StringWidth(l) > 50 {
+			t.Errorf("line wider than 50: %q", l)
+		}
+	}
+	if !strings.Contains(joined, "╭─ go ") || !strings.Contains(joined, "↪") {
+		t.Errorf("code block not framed with its language and continuation marks:\n%s", joined)
+	}
+
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 80, 24, Options{})
+	typeText(m, "table?")
+	run(m, press(m, "enter"))
+	feed(m, b, []agent.Event{{Type: agent.EventTextDelta, Text: "Here:\n\n| day | high |\n|---|---|\n| Thu | 14 |\n"}})
+	if f := frame(m); strings.Contains(f, "| Thu") || strings.Contains(f, "Thu") || !strings.Contains(f, "table") {
+		t.Errorf("a streaming table shows raw rows:\n%s", f)
+	}
+	feed(m, b, []agent.Event{{Type: agent.EventTextDelta, Text: "| Fri | 12 |\n\nDone."}})
+	if f := frame(m); !strings.Contains(f, "Thu") || !strings.Contains(f, "Fri") || strings.Contains(f, "| Thu") {
+		t.Errorf("the finished table is not drawn:\n%s", f)
 	}
 }

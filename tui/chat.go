@@ -313,7 +313,7 @@ func (c *chat) renderAssistant(it *chatItem, text string, label bool) []string {
 	}
 	switch {
 	case strings.TrimSpace(text) != "":
-		ls = append(ls, c.md.render(text, c.width)...)
+		ls = append(ls, c.md.renderStream(text, c.width, it.streaming)...)
 	case label:
 		ls = append(ls, st.Muted.Render("  …"))
 	}

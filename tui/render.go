@@ -8,55 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/themes"
 )
-
-// markdown renders Markdown with glamour, keeping one renderer per width:
-// building a renderer costs far more than rendering a short message.
-type markdown struct {
-	style string
-	width int
-	r     *glamour.TermRenderer
-}
-
-func newMarkdown(st *themes.Styles) *markdown { return &markdown{style: st.Palette.Glamour} }
-
-func (m *markdown) render(text string, width int) []string {
-	if width < 10 {
-		width = 10
-	}
-	if m.r == nil || m.width != width {
-		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(m.style), glamour.WithWordWrap(width-4))
-		if err != nil {
-			return wrapLines(text, width)
-		}
-		m.r, m.width = r, width
-	}
-	out, err := m.r.Render(text)
-	if err != nil {
-		return wrapLines(text, width)
-	}
-	lines := strings.Split(strings.TrimRight(out, "\n "), "\n")
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
-		lines = lines[:len(lines)-1]
-	}
-	for i, l := range lines {
-		// glamour pads every line to the wrap width; trailing blanks only
-		// cost cells and make the golden files noisy.
-		lines[i] = strings.TrimRight(l, " ")
-		if ansi.StringWidth(lines[i]) > width {
-			lines[i] = ansi.Truncate(lines[i], width, "")
-		}
-	}
-	return lines
-}
 
 // wrapLines word-wraps plain text to width, measuring cells, not bytes. A
 // wrapped line continues under its own indentation plus two cells, so
