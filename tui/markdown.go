@@ -33,7 +33,9 @@ type markdown struct {
 // noWrap is the word-wrap glamour gets for blocks wrapped here.
 const noWrap = 4000
 
-func newMarkdown(st *themes.Styles) *markdown { return &markdown{st: st, tables: map[int]*glamour.TermRenderer{}} }
+func newMarkdown(st *themes.Styles) *markdown {
+	return &markdown{st: st, tables: map[int]*glamour.TermRenderer{}}
+}
 
 // styleConfig is the theme's glamour style without heading markers.
 func (m *markdown) styleConfig() glamour.TermRendererOption {
