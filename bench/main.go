@@ -1,6 +1,7 @@
 // Command bench runs the project's benchmarks outside `go test`.
 //
 //	go run ./bench tokens [--json] [--quick] [--catalog FILE] [--out FILE] [--catalogs DIR]
+//	go run ./bench compact [--json] [--turns N] [--out FILE]
 //	go run ./bench start [--json] [--sizes 282,1000,5000,10000] [--adapters a,b] [--runs 3] [--npm DIR] [--out FILE]
 //
 // tokens measures what deferring tools saves on the real MCP catalogs in
@@ -34,8 +35,11 @@ func run(args []string, stdout io.Writer) error {
 	if len(args) > 0 && args[0] == "start" {
 		return runStart(args, stdout)
 	}
+	if len(args) > 0 && args[0] == "compact" {
+		return runCompact(args, stdout)
+	}
 	if len(args) == 0 || args[0] != "tokens" {
-		return fmt.Errorf("usage: go run ./bench tokens [--json] [--quick] [--catalog FILE] [--out FILE]\n       go run ./bench start [--json] [--sizes N,N] [--adapters A,B] [--runs N] [--npm DIR] [--out FILE]")
+		return fmt.Errorf("usage: go run ./bench tokens [--json] [--quick] [--catalog FILE] [--out FILE]\n       go run ./bench start [--json] [--sizes N,N] [--adapters A,B] [--runs N] [--npm DIR] [--out FILE]\n       go run ./bench compact [--json] [--turns N] [--out FILE]")
 	}
 	fs := flag.NewFlagSet("tokens", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the report as JSON")

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/agent-dev/agent/bench/compactbench"
+)
+
+// runCompact is `go run ./bench compact`: the 200-turn session with 20
+// discoveries, with and without auto-compaction (see bench/compactbench).
+func runCompact(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("compact", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the report as JSON (with the context of every request)")
+	out := fs.String("out", "", "also write the report to this file")
+	turns := fs.Int("turns", compactbench.Turns, "turns of the session")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	rep, err := compactbench.Run(context.Background(), compactbench.Options{Turns: *turns})
+	if err != nil {
+		return err
+	}
+	rep.Command = "go run ./bench " + strings.Join(args, " ")
+	var buf strings.Builder
+	if *asJSON {
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else if err := compactbench.Markdown(&buf, rep); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(stdout, buf.String()); err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := os.WriteFile(*out, []byte(buf.String()), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", *out, err)
+		}
+	}
+	return nil
+}
