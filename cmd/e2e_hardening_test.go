@@ -212,3 +212,23 @@ func TestResumeAndLimitMistakes(t *testing.T) {
 		})
 	}
 }
+
+// #14 case 7: --mcp NAME for a server that cannot start is an error (exit
+// 1) in -p, saying why (exit status, stderr).
+func TestPrintNamedServerThatCannotStartFails(t *testing.T) {
+	isolate(t)
+	f := chattest.NewServer(t)
+	f.Script(chattest.Text("Hi."))
+	cfg := writeJSON(t, "mcp.json", map[string]any{"mcpServers": map[string]any{
+		"broken": map[string]any{"command": "sh", "args": []string{"-c", "echo 'fatal: no token' >&2; exit 3"}},
+	}})
+	res := runAgent(t, nil, "-p", "hi", "--mcp-config", cfg, "--mcp", "broken", "--provider", "ollama",
+		"--base-url", f.URL+"/v1", "--model", "qwen3", "--db", filepath.Join(t.TempDir(), "a.db"))
+	if res.code != 1 || !strings.Contains(res.stderr, "MCP server broken did not start: the server exited (exit status 3)") ||
+		!strings.Contains(res.stderr, "exit status 3") || !strings.Contains(res.stderr, "fatal: no token") {
+		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
+	}
+	if len(f.Requests()) != 0 {
+		t.Errorf("the prompt was sent without the server")
+	}
+}

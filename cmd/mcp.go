@@ -109,6 +109,15 @@ func attachMCP(ctx context.Context, g *Globals, rt *runtime, onEvent func(mcptoo
 		return nil, err
 	}
 	rt.closers = append(rt.closers, func() { _ = m.Close() })
+	if !g.interactive {
+		// A server the user asked for by name must run: a -p answer
+		// without its tools would be wrong, so it is an error (exit 1).
+		for _, st := range m.Status() {
+			if st.State == mcptools.StateFailed && slices.Contains(g.MCP, st.Name) {
+				return nil, fmt.Errorf("%s; it was named with --mcp, so the run stops (fix the server, or leave out --mcp %s)", st.Error, st.Name)
+			}
+		}
+	}
 	for _, w := range warnings {
 		rt.Warnings = append(rt.Warnings, w.Error())
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -41,12 +42,30 @@ func (c *conn) call(ctx context.Context, tool string, args json.RawMessage) (too
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// A line on stdout that is not JSON answers nothing: the request that
+	// waits fails at once instead of at its timeout.
+	p := c.procOf(cl)
+	var malformed atomic.Pointer[string]
+	if p != nil {
+		p.drainBad()
+		go func() {
+			select {
+			case line := <-p.bad:
+				malformed.Store(&line)
+				cancel()
+			case <-tctx.Done():
+			}
+		}()
+	}
 	var req mcpgo.CallToolRequest
 	req.Params.Name = tool
 	if len(args) > 0 {
 		req.Params.Arguments = args
 	}
 	res, err := cl.CallTool(tctx, req)
+	if line := malformed.Load(); err != nil && line != nil && ctx.Err() == nil {
+		return errResult(fmt.Sprintf("MCP server %s answered %s with a line that is not JSON: %q; the call failed (the server must write only MCP messages on stdout)", c.cfg.Name, tool, *line)), nil
+	}
 	switch {
 	case err == nil:
 		limit := c.cfg.MaxResultBytes
@@ -57,12 +76,33 @@ func (c *conn) call(ctx context.Context, tool string, args json.RawMessage) (too
 	case ctx.Err() != nil:
 		return tools.Result{}, ctx.Err()
 	case errors.Is(tctx.Err(), context.DeadlineExceeded):
-		return errResult(fmt.Sprintf("MCP tool %s on server %s did not answer within %s and was cancelled", tool, c.cfg.Name, timeout)), nil
+		msg := fmt.Sprintf("MCP tool %s on server %s did not answer within %s and was cancelled", tool, c.cfg.Name, timeout)
+		if p != nil {
+			// A stdio server that hangs on one call usually hangs on all:
+			// it is killed with its process group and started again, so
+			// its other tools answer at once instead of each timing out.
+			p.kill()
+			c.markDown(cl, fmt.Errorf("tool %s did not answer within %s; the server was stopped", tool, timeout))
+			go func() { _, _ = c.ensure(c.m.ctx) }()
+			msg += "; the server was stopped and is being restarted"
+		}
+		return errResult(msg), nil
 	case isTransportError(err):
 		c.markDown(cl, err)
 		return errResult(c.downMessage()), nil
 	}
 	return errResult(fmt.Sprintf("MCP server %s could not run %s: %v", c.cfg.Name, tool, err)), nil
+}
+
+// procOf is the process of the stdio connection cl, nil for other transports
+// or a connection that is gone.
+func (c *conn) procOf(cl *client.Client) *proc {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cl != cl {
+		return nil
+	}
+	return c.proc
 }
 
 func errResult(text string) tools.Result { return tools.Result{Text: text, IsError: true} }

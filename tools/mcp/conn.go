@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -45,6 +44,7 @@ type conn struct {
 
 	mu       sync.Mutex
 	cl       *client.Client
+	proc     *proc // the running stdio server's process
 	state    State
 	err      error
 	list     []rawTool
@@ -82,6 +82,9 @@ func (c *conn) markReady() { c.readyOnce.Do(func() { close(c.ready) }) }
 
 var rpcSeq atomic.Int64
 
+// errExited ends a handshake whose process exited.
+var errExited = errors.New("the server exited")
+
 // connect starts the server, performs the handshake and lists its tools,
 // all within the server's start timeout.
 func (c *conn) connect(parent context.Context) error {
@@ -97,11 +100,16 @@ func (c *conn) connect(parent context.Context) error {
 	gen := c.gen
 	c.mu.Unlock()
 
-	cl, err := c.newClient()
+	stderr := newTail(4096)
+	cl, p, err := c.newClient(stderr)
 	if err != nil {
 		return err
 	}
-	stderr := newTail(4096)
+	var bad <-chan string
+	var exited <-chan struct{}
+	if p != nil {
+		bad, exited = p.bad, p.exited
+	}
 	cl.OnNotification(func(n mcpgo.JSONRPCNotification) {
 		if n.Method == mcpgo.MethodNotificationToolsListChanged {
 			// The handler runs on the transport's reader: listing from
@@ -120,21 +128,32 @@ func (c *conn) connect(parent context.Context) error {
 	done := make(chan result, 1)
 	go func() {
 		var r result
-		r.info, r.si, r.err = c.handshake(ctx, cl, stderr)
+		r.info, r.si, r.err = c.handshake(ctx, cl, p, stderr)
 		if r.err == nil {
 			r.list, r.seq, r.err = c.listTools(ctx, cl)
 		}
 		done <- r
 	}()
 	var r result
-	finished := true
+	finished, killed := true, false
 	select {
 	case r = <-done:
 	case <-ctx.Done():
 		r.err, finished = ctx.Err(), false
+	case line := <-bad:
+		r.err, finished = fmt.Errorf("the server wrote a line that is not JSON on stdout: %q (a stdio server must write only MCP messages there, and its logs to stderr)", line), false
+	case <-exited:
+		r.err, finished = errExited, false
+	}
+	if !finished {
 		// Close only after the handshake returns (its requests end with
-		// ctx): mcp-go's transports do not guard Start against Close.
+		// ctx or the closed transport): mcp-go's transports do not guard
+		// Start against Close.
 		go func() { <-done; _ = cl.Close() }()
+		if p != nil && !errors.Is(r.err, context.DeadlineExceeded) && !errors.Is(r.err, context.Canceled) && !errors.Is(r.err, errExited) {
+			p.kill() // a broken server: the handshake ends now
+			killed = true
+		}
 	}
 	if r.err != nil {
 		if finished {
@@ -142,6 +161,16 @@ func (c *conn) connect(parent context.Context) error {
 		}
 		if c.cfg.Type == config.MCPStdio {
 			stderr.settle()
+		}
+		if p != nil && !killed && (errors.Is(r.err, errExited) || isTransportError(r.err)) {
+			// A closed transport is often a process that exited: say how.
+			select {
+			case <-p.exited:
+			case <-time.After(500 * time.Millisecond):
+			}
+			if st := p.status(); st != "" {
+				return withStderr(fmt.Errorf("the server exited (%s) before it was ready", st), stderr)
+			}
 		}
 		if errors.Is(r.err, context.DeadlineExceeded) && parent.Err() == nil {
 			return withStderr(fmt.Errorf("no answer within %s", timeout), stderr)
@@ -155,7 +184,7 @@ func (c *conn) connect(parent context.Context) error {
 		go cl.Close()
 		return errors.New("manager closed while connecting")
 	}
-	c.cl, c.stderr, c.state, c.err, c.fails = cl, stderr, StateRunning, nil, 0
+	c.cl, c.proc, c.stderr, c.state, c.err, c.fails = cl, p, stderr, StateRunning, nil, 0
 	oldInfo := c.info
 	if c.cfg.Description != "" {
 		c.info = c.cfg.Description
@@ -180,8 +209,11 @@ func (c *conn) connect(parent context.Context) error {
 	return nil
 }
 
-// handshake starts the transport and initializes the session.
-func (c *conn) handshake(ctx context.Context, cl *client.Client, stderr *tail) (string, serverInfo, error) {
+// handshake starts the transport and initializes the session. Initialize
+// has its own short timeout (Options.InitTimeout), counted for a stdio
+// server from its first output: a server still being fetched (npx) is
+// silent, one that talks but does not answer is broken.
+func (c *conn) handshake(ctx context.Context, cl *client.Client, p *proc, stderr *tail) (string, serverInfo, error) {
 	// The transport's Start context is the stdio process's lifetime and the
 	// SSE stream's: it must be the manager's, not this attempt's timeout.
 	if err := cl.Start(c.m.ctx); err != nil {
@@ -190,16 +222,32 @@ func (c *conn) handshake(ctx context.Context, cl *client.Client, stderr *tail) (
 		}
 		return "", serverInfo{}, fmt.Errorf("connect to %s: %w", c.cfg.URL, err)
 	}
-	if c.cfg.Type == config.MCPStdio {
-		if r, ok := client.GetStderr(cl); ok {
-			go func() { _, _ = io.Copy(stderr, r); stderr.finish() }()
-		}
-	}
 	var req mcpgo.InitializeRequest
 	req.Params.ProtocolVersion = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
 	req.Params.ClientInfo = mcpgo.Implementation{Name: c.m.opts.ClientName, Version: c.m.opts.ClientVersion}
-	res, err := cl.Initialize(ctx, req)
+	ictx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	initTimeout := c.m.opts.InitTimeout
+	errInit := fmt.Errorf("initialize: no answer within %s (a server that needs longer to start can be given a longer \"timeout\")", initTimeout)
+	go func() {
+		if p != nil {
+			select {
+			case <-p.talked:
+			case <-ictx.Done():
+				return
+			}
+		}
+		select {
+		case <-time.After(initTimeout):
+			cancel(errInit)
+		case <-ictx.Done():
+		}
+	}()
+	res, err := cl.Initialize(ictx, req)
 	if err != nil {
+		if context.Cause(ictx) == errInit && ctx.Err() == nil {
+			return "", serverInfo{}, errInit
+		}
 		return "", serverInfo{}, fmt.Errorf("initialize: %w", err)
 	}
 	info := res.ServerInfo.Title
@@ -209,8 +257,9 @@ func (c *conn) handshake(ctx context.Context, cl *client.Client, stderr *tail) (
 	return info, serverInfo{Name: res.ServerInfo.Name, Version: res.ServerInfo.Version, Instructions: res.Instructions}, nil
 }
 
-// newClient builds the client for the server's transport, unstarted.
-func (c *conn) newClient() (*client.Client, error) {
+// newClient builds the client for the server's transport, unstarted; a
+// stdio server's process is started here.
+func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 	// The legacy handshake skips the server/discover probe, which costs a
 	// timeout (5 s by default) on servers that ignore unknown methods, and it
 	// keeps tools/list a plain request we can send ourselves to read the
@@ -218,32 +267,35 @@ func (c *conn) newClient() (*client.Client, error) {
 	opts := []client.ClientOption{client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)}
 	switch c.cfg.Type {
 	case config.MCPStdio:
-		tr := transport.NewStdioWithOptions(c.cfg.Command, nil, c.cfg.Args,
-			transport.WithCommandFunc(c.command), transport.WithCommandLogger(c.m.log))
-		return client.NewClient(tr, opts...), nil
+		p, tr, err := c.spawn(stderr)
+		if err != nil {
+			return nil, nil, err
+		}
+		return client.NewClient(tr, opts...), p, nil
 	case config.MCPHTTP:
 		tr, err := transport.NewStreamableHTTP(c.cfg.URL, transport.WithHTTPHeaders(c.cfg.Headers),
 			// The GET stream is how a streamable HTTP server sends
 			// tools/list_changed outside of a request.
 			transport.WithContinuousListening(), transport.WithHTTPLogger(c.m.log))
 		if err != nil {
-			return nil, fmt.Errorf("streamable HTTP transport for %s: %w", c.cfg.URL, err)
+			return nil, nil, fmt.Errorf("streamable HTTP transport for %s: %w", c.cfg.URL, err)
 		}
-		return client.NewClient(tr, opts...), nil
+		return client.NewClient(tr, opts...), nil, nil
 	case config.MCPSSE:
 		tr, err := transport.NewSSE(c.cfg.URL, transport.WithHeaders(c.cfg.Headers), transport.WithSSELogger(c.m.log))
 		if err != nil {
-			return nil, fmt.Errorf("SSE transport for %s: %w", c.cfg.URL, err)
+			return nil, nil, fmt.Errorf("SSE transport for %s: %w", c.cfg.URL, err)
 		}
 		cl := client.NewClient(tr, opts...)
 		cl.OnConnectionLost(func(err error) { c.markDown(cl, fmt.Errorf("SSE stream lost: %w", err)) })
-		return cl, nil
+		return cl, nil, nil
 	}
-	return nil, fmt.Errorf("unknown transport %q", c.cfg.Type)
+	return nil, nil, fmt.Errorf("unknown transport %q", c.cfg.Type)
 }
 
 // command builds a stdio server's process.
-func (c *conn) command(ctx context.Context, command string, _ []string, args []string) (*exec.Cmd, error) {
+func (c *conn) command(ctx context.Context) (*exec.Cmd, error) {
+	command, args := c.cfg.Command, c.cfg.Args
 	path, err := exec.LookPath(command)
 	if errors.Is(err, exec.ErrNotFound) {
 		return nil, fmt.Errorf("command %q not found on PATH", command)
@@ -544,8 +596,13 @@ func (c *conn) markDown(cl *client.Client, cause error) {
 		c.mu.Unlock()
 		return
 	}
+	if c.proc != nil {
+		if st := c.proc.status(); st != "" {
+			cause = fmt.Errorf("%w (%s)", cause, st)
+		}
+	}
 	err := withStderr(cause, c.stderr)
-	c.cl, c.state, c.err = nil, StateDown, err
+	c.cl, c.proc, c.state, c.err = nil, nil, StateDown, err
 	c.mu.Unlock()
 	go cl.Close()
 	c.m.emit(Event{Kind: EventServerDown, Server: c.cfg.Name,

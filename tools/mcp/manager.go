@@ -20,6 +20,7 @@ import (
 // Defaults for Options left zero.
 const (
 	DefaultStartTimeout   = 30 * time.Second
+	DefaultInitTimeout    = 10 * time.Second
 	DefaultToolTimeout    = 120 * time.Second
 	DefaultMaxResultBytes = 100_000
 )
@@ -29,6 +30,9 @@ type Options struct {
 	// StartTimeout bounds connecting to one server and listing its tools;
 	// a server's own Timeout wins.
 	StartTimeout time.Duration
+	// InitTimeout bounds the answer to initialize, counted for a stdio
+	// server from its first output (within StartTimeout in any case).
+	InitTimeout time.Duration
 	// ToolTimeout bounds one tool call; a server's own ToolTimeout wins.
 	ToolTimeout time.Duration
 	// MaxResultBytes caps a tool result's text; a server's own value wins.
@@ -139,6 +143,9 @@ func NewManager(servers []config.MCPServer, opts Options) *Manager {
 	}
 	if opts.ToolTimeout <= 0 {
 		opts.ToolTimeout = DefaultToolTimeout
+	}
+	if opts.InitTimeout <= 0 {
+		opts.InitTimeout = DefaultInitTimeout
 	}
 	if opts.MaxResultBytes <= 0 {
 		opts.MaxResultBytes = DefaultMaxResultBytes

@@ -43,20 +43,32 @@ func (t *tail) settle() {
 	}
 }
 
-// last returns the last non-empty line written.
+// stderrLines is how many of a server's last stderr lines errors quote.
+const stderrLines = 3
+
+// last returns the last non-empty lines written (up to stderrLines),
+// joined with " | ".
 func (t *tail) last() string {
 	if t == nil {
 		return ""
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
+	var keep []string
+	for _, l := range strings.Split(strings.TrimSpace(string(t.buf)), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			keep = append(keep, firstLine(l, 200))
+		}
+	}
+	if len(keep) > stderrLines {
+		keep = keep[len(keep)-stderrLines:]
+	}
+	return strings.Join(keep, " | ")
 }
 
 func withStderr(err error, t *tail) error {
 	if l := t.last(); l != "" {
-		return fmt.Errorf("%w (stderr: %s)", err, firstLine(l, 300))
+		return fmt.Errorf("%w (stderr: %s)", err, l)
 	}
 	return err
 }

@@ -61,6 +61,19 @@ func runTestServer(mode string) {
 				break
 			}
 		}
+	case "garbage-init":
+		// Answers initialize with something that is not JSON.
+		fmt.Println("Starting server... (not JSON)")
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		return
+	case "talker":
+		// Talks on stderr, never answers on stdout.
+		fmt.Fprintln(os.Stderr, "listening")
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		return
+	case "freezer", "garbage-call":
+		runHardeningServer(mode)
+		return
 	case "slow":
 		// Starts like a server that loads something for a while without
 		// using the CPU (a network fetch), then serves as "tools".

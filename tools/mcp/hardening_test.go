@@ -1,0 +1,127 @@
+//go:build unix
+
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/agent-dev/agent/tools"
+)
+
+// runHardeningServer serves "echo" and a misbehaving tool: "freeze" stops
+// the whole process (SIGSTOP: every later request hangs too), "garbage"
+// writes a line that is not JSON on stdout and never answers.
+func runHardeningServer(mode string) {
+	s := server.NewMCPServer("hardening", "1.0.0", server.WithToolCapabilities(true))
+	s.AddTool(mcpgo.NewTool("echo", mcpgo.WithString("message")),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("echo: " + req.GetString("message", "")), nil
+		})
+	s.AddTool(mcpgo.NewTool("bad"), func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		if mode == "freezer" {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+		} else {
+			fmt.Fprintln(os.Stdout, "oops: this is not JSON")
+		}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	_ = server.ServeStdio(s)
+}
+
+func register(t *testing.T, m *Manager) *tools.Set {
+	t.Helper()
+	set := tools.NewSet()
+	if err := m.Register(set, false); err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// #14 case 7: a tool that times out on a stdio server restarts it (its
+// process group killed), so the server's other tools answer at once.
+func TestHungServerIsRestartedAfterToolTimeout(t *testing.T) {
+	t.Parallel()
+	cfg := testServerConfig(t, "h", "freezer")
+	cfg.ToolTimeout = 500 * time.Millisecond
+	m, ev, errs := startManager(t, Options{}, cfg)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	set := register(t, m)
+	r := call(t, set, "h__bad", `{}`)
+	if !r.IsError || !strings.Contains(r.Text, "did not answer within 500ms") || !strings.Contains(r.Text, "restarted") {
+		t.Fatalf("timeout result: %+v", r)
+	}
+	ev.wait(t, "server_up", func(e Event) bool { return e.Kind == EventServerUp })
+	start := time.Now()
+	if r := call(t, set, "h__echo", `{"message":"alive"}`); r.IsError || r.Text != "echo: alive" {
+		t.Fatalf("after the restart: %+v", r)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("healthy tool took %s after the restart", d)
+	}
+}
+
+// #14 case 7: a line that is not JSON in answer to a call fails it at once.
+func TestMalformedReplyFailsTheCallAtOnce(t *testing.T) {
+	t.Parallel()
+	cfg := testServerConfig(t, "g", "garbage-call")
+	cfg.ToolTimeout = time.Minute
+	m, _, errs := startManager(t, Options{}, cfg)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	set := register(t, m)
+	start := time.Now()
+	r := call(t, set, "g__bad", `{}`)
+	if !r.IsError || !strings.Contains(r.Text, "not JSON") || !strings.Contains(r.Text, "oops: this is not JSON") {
+		t.Fatalf("result: %+v", r)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the malformed reply took %s to fail the call", d)
+	}
+	if r := call(t, set, "g__echo", `{"message":"still"}`); r.Text != "echo: still" {
+		t.Errorf("after: %+v", r)
+	}
+}
+
+// #14 case 7: garbage in answer to initialize, a server that talks but never
+// answers, and one that exits: each fails fast and says why.
+func TestStartFailuresFastAndExplained(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	_, _, errs := startManager(t, Options{StartTimeout: 30 * time.Second, InitTimeout: 400 * time.Millisecond},
+		testServerConfig(t, "garbage", "garbage-init"), testServerConfig(t, "talker", "talker"), testServerConfig(t, "exits", "exit"))
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("start failures took %s", d)
+	}
+	got := map[string]string{}
+	for _, err := range errs {
+		for _, n := range []string{"garbage", "talker", "exits"} {
+			if strings.HasPrefix(err.Error(), "MCP server "+n+" ") {
+				got[n] = err.Error()
+			}
+		}
+	}
+	for n, want := range map[string][]string{
+		"garbage": {"not JSON", "Starting server... (not JSON)"},
+		"talker":  {"initialize: no answer within 400ms", "listening"},
+		"exits":   {"exit status 2", "fatal: MISSING_TOKEN is not set"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(got[n], w) {
+				t.Errorf("%s: %q does not say %q", n, got[n], w)
+			}
+		}
+	}
+}

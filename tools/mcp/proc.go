@@ -1,0 +1,201 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// proc is a stdio server's process. The agent starts it itself (rather than
+// leaving it to mcp-go) to know its exit status, to kill its process group
+// when a call hangs, and to see every line it writes on stdout: a line that
+// is not JSON fails the request waiting for an answer at once instead of
+// leaving it to its timeout.
+type proc struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+	err    error         // Wait's result, set before exited is closed
+	bad    chan string   // lines on stdout that are not JSON
+	talked chan struct{} // closed at the process's first output
+	once   sync.Once
+}
+
+// spawn starts the server's process with its pipes.
+// Its stderr is copied into stderr from the start, so a process that dies
+// at once still leaves its last words.
+func (c *conn) spawn(stderr *tail) (*proc, *procTransport, error) {
+	cmd, err := c.command(c.m.ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	// os.Pipe rather than StdoutPipe: Wait must not close the read ends
+	// before the last lines (the stderr saying why it died) are read.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW} {
+			f.Close()
+		}
+		return nil, nil, fmt.Errorf("start %s: %w", c.cfg.Command, err)
+	}
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	p := &proc{cmd: cmd, exited: make(chan struct{}), bad: make(chan string, 1), talked: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	go func() {
+		_, _ = io.Copy(stderr, &talkReader{ReadCloser: errR, p: p})
+		stderr.finish()
+		errR.Close()
+	}()
+	tr := transport.NewIO(&lineCheck{r: outR, p: p}, inW, nil)
+	return p, &procTransport{Stdio: tr, p: p, out: outR}, nil
+}
+
+// status says how the process ended, "" while it runs.
+func (p *proc) status() string {
+	select {
+	case <-p.exited:
+	default:
+		return ""
+	}
+	var ee *exec.ExitError
+	if errors.As(p.err, &ee) {
+		return ee.String() // "exit status 2", "signal: killed"
+	}
+	if p.err != nil {
+		return p.err.Error()
+	}
+	return "exit status 0"
+}
+
+// kill ends the process and its process group at once.
+func (p *proc) kill() { killGroup(p.cmd) }
+
+// stop lets the process exit by itself after its stdin closed, and kills
+// its process group if it has not within a grace period.
+func (p *proc) stop() {
+	select {
+	case <-p.exited:
+	case <-time.After(2 * time.Second):
+		p.kill()
+	}
+}
+
+func (p *proc) spoke() { p.once.Do(func() { close(p.talked) }) }
+
+// malformed reports a line that is not JSON; the latest one is kept.
+func (p *proc) malformed(line string) {
+	select {
+	case p.bad <- line:
+	default:
+	}
+}
+
+// drainBad forgets malformed lines seen before a new request.
+func (p *proc) drainBad() {
+	select {
+	case <-p.bad:
+	default:
+	}
+}
+
+// procTransport is mcp-go's stdio transport over the process's pipes;
+// closing it also ends the process.
+type procTransport struct {
+	*transport.Stdio
+	p   *proc
+	out *os.File
+}
+
+func (t *procTransport) Close() error {
+	err := t.Stdio.Close()
+	go func() {
+		t.p.stop()
+		t.out.Close()
+	}()
+	return err
+}
+
+// lineCheck passes stdout through and reports lines that are not JSON.
+type lineCheck struct {
+	r    io.Reader
+	p    *proc
+	line []byte
+	long bool // the current line outgrew the buffer: not checked
+}
+
+const maxCheckedLine = 1 << 20
+
+func (l *lineCheck) Read(b []byte) (int, error) {
+	n, err := l.r.Read(b)
+	if n > 0 {
+		l.p.spoke()
+	}
+	rest := b[:n]
+	for len(rest) > 0 {
+		i := bytes.IndexByte(rest, '\n')
+		chunk := rest
+		if i >= 0 {
+			chunk = rest[:i]
+		}
+		if !l.long {
+			if len(l.line)+len(chunk) > maxCheckedLine {
+				l.long, l.line = true, l.line[:0]
+			} else {
+				l.line = append(l.line, chunk...)
+			}
+		}
+		if i < 0 {
+			break
+		}
+		if line := bytes.TrimSpace(l.line); !l.long && len(line) > 0 && !json.Valid(line) {
+			l.p.malformed(firstLine(string(line), 200))
+		}
+		l.line, l.long = l.line[:0], false
+		rest = rest[i+1:]
+	}
+	return n, err
+}
+
+// talkReader notes the process's first output on stderr.
+type talkReader struct {
+	io.ReadCloser
+	p *proc
+}
+
+func (t *talkReader) Read(b []byte) (int, error) {
+	n, err := t.ReadCloser.Read(b)
+	if n > 0 {
+		t.p.spoke()
+	}
+	return n, err
+}
