@@ -47,7 +47,7 @@ func validateProviderTools(p agent.Provider, pts []agent.ProviderTool) error {
 	}
 	var err error
 	switch p.Name() {
-	case "anthropic":
+	case "anthropic", "vertex":
 		err = anthropic.ValidateProviderTools(pts)
 	case "openai":
 		err = openairesponses.ValidateProviderTools(pts)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/anthropic"
@@ -78,6 +79,11 @@ func FromEnv(ctx context.Context, getenv func(string) string) (Options, error) {
 	}
 	if o.Region != "" {
 		opts = append(opts, config.WithRegion(o.Region))
+	}
+	if id, secret := getenv("AWS_ACCESS_KEY_ID"), getenv("AWS_SECRET_ACCESS_KEY"); id != "" && secret != "" {
+		// The environment comes first in the default chain too; read
+		// through getenv so a caller's environment is the one used.
+		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(id, secret, getenv("AWS_SESSION_TOKEN"))))
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
