@@ -80,7 +80,10 @@ func init() {
 		if o.APIKey == "" {
 			return nil, "", usagef("GEMINI_API_KEY (or GOOGLE_API_KEY) is not set: export it, pick another --provider, or try agent --demo")
 		}
-		o.BaseURL, o.Models, o.Effort = g.Config.BaseURL, modelTable(g), g.Config.Effort
+		if g.Config.BaseURL != "" {
+			o.BaseURL = g.Config.BaseURL
+		}
+		o.Models, o.Effort = modelTable(g), g.Config.Effort
 		o.FirstByteTimeout, o.StreamIdleTimeout = time.Duration(g.Config.FirstByteTimeout), time.Duration(g.Config.StreamIdleTimeout)
 		return gemini.New(o), gemini.DefaultModel, nil
 	}

@@ -56,9 +56,10 @@ type Options struct {
 	FirstByteTimeout, StreamIdleTimeout time.Duration
 }
 
-// FromEnv reads GEMINI_API_KEY (or GOOGLE_API_KEY) as Google's SDKs do.
+// FromEnv reads GEMINI_API_KEY (or GOOGLE_API_KEY) and
+// GOOGLE_GEMINI_BASE_URL as Google's SDKs do.
 func FromEnv(getenv func(string) string) Options {
-	o := Options{APIKey: getenv("GEMINI_API_KEY")}
+	o := Options{APIKey: getenv("GEMINI_API_KEY"), BaseURL: getenv("GOOGLE_GEMINI_BASE_URL")}
 	if o.APIKey == "" {
 		o.APIKey = getenv("GOOGLE_API_KEY")
 	}
