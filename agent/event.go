@@ -47,6 +47,9 @@ type Event struct {
 	Err        string      `json:"error,omitempty"`
 	// Request is the 1-based request number within the turn, on usage events.
 	Request int `json:"request,omitempty"`
+	// StopReason is why the model stopped that request, on usage events
+	// ("max_tokens": cut at the output limit).
+	StopReason string `json:"stop_reason,omitempty"`
 }
 
 // SearchEvent describes one tool search.

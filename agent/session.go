@@ -166,7 +166,7 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 			s.mu.Lock()
 			s.Totals.Add(u)
 			s.mu.Unlock()
-			emit(Event{Type: EventUsage, Usage: &u, Request: step})
+			emit(Event{Type: EventUsage, Usage: &u, Request: step, StopReason: string(resp.StopReason)})
 			if s.Store != nil {
 				_ = s.Store.RecordRequest(context.WithoutCancel(ctx), RequestRecord{
 					Provider: used.p.Name(), API: used.p.API(), Model: used.model,

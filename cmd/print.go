@@ -40,6 +40,9 @@ type PrintResult struct {
 	Warnings        []string           `json:"warnings"`
 	Discovered      []string           `json:"discovered_tools"`
 	ToolsHash       string             `json:"tools_hash,omitempty"`
+	// StopReason is why the last request stopped ("max_tokens": the answer
+	// was cut at the output limit).
+	StopReason string `json:"stop_reason,omitempty"`
 }
 
 // PrintUsage mirrors the provider usage fields.
@@ -205,6 +208,7 @@ func runPrint(ctx context.Context, g *Globals) error {
 			}
 		case agent.EventUsage:
 			res.NumRequests++
+			res.StopReason = ev.StopReason
 			u := ev.Usage
 			res.Usage.InputTokens += u.InputTokens
 			res.Usage.OutputTokens += u.OutputTokens

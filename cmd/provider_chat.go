@@ -22,7 +22,7 @@ func init() {
 func chatFactory(name string) providerFactory {
 	return func(g *Globals) (agent.Provider, string, error) {
 		ps, _ := openaichat.LookupPreset(name)
-		p, err := openaichat.FromPreset(name, openaichat.Options{BaseURL: g.Config.BaseURL,
+		p, err := openaichat.FromPreset(name, openaichat.Options{BaseURL: g.Config.BaseURL, Models: modelTable(g),
 			FirstByteTimeout: time.Duration(g.Config.FirstByteTimeout), StreamIdleTimeout: time.Duration(g.Config.StreamIdleTimeout)}, g.Getenv)
 		if err != nil {
 			return nil, "", usagef("%v", err)

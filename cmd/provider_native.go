@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/anthropic"
 	"github.com/agent-dev/agent/providers/openairesponses"
 )
@@ -15,7 +16,7 @@ import (
 func init() {
 	providerFactories["anthropic"] = func(g *Globals) (agent.Provider, string, error) {
 		o := anthropic.Options{APIKey: g.Getenv("ANTHROPIC_API_KEY"), BaseURL: g.Getenv("ANTHROPIC_BASE_URL"),
-			NativeModels: g.Config.NativeSearchModels, FirstByteTimeout: time.Duration(g.Config.FirstByteTimeout),
+			Models: modelTable(g), FirstByteTimeout: time.Duration(g.Config.FirstByteTimeout),
 			StreamIdleTimeout: time.Duration(g.Config.StreamIdleTimeout)}
 		if g.Config.BaseURL != "" {
 			o.BaseURL = g.Config.BaseURL
@@ -27,7 +28,7 @@ func init() {
 	}
 	providerFactories["openai"] = func(g *Globals) (agent.Provider, string, error) {
 		o := openairesponses.Options{APIKey: g.Getenv("OPENAI_API_KEY"), BaseURL: g.Getenv("OPENAI_BASE_URL"),
-			NativeModels: g.Config.NativeSearchModels, FirstByteTimeout: time.Duration(g.Config.FirstByteTimeout),
+			Models: modelTable(g), FirstByteTimeout: time.Duration(g.Config.FirstByteTimeout),
 			StreamIdleTimeout: time.Duration(g.Config.StreamIdleTimeout)}
 		if g.Config.BaseURL != "" {
 			o.BaseURL = g.Config.BaseURL
@@ -37,6 +38,16 @@ func init() {
 		}
 		return openairesponses.New(o), "gpt-5.4", nil
 	}
+}
+
+// modelTable is the capability table with the config file's "models"
+// entries and native_search_models (Validate has checked them).
+func modelTable(g *Globals) *models.Table {
+	t, err := g.Config.ModelTable()
+	if err != nil {
+		return nil
+	}
+	return t
 }
 
 // validateProviderTools fails before any request when the provider cannot

@@ -45,6 +45,8 @@ type Globals struct {
 	AltScreen     bool
 	Demo          bool
 	MaxSteps      int
+	MaxTokens     int
+	Effort        string
 	ProviderTools []string
 	NoStream      bool
 	System        string
@@ -157,6 +159,8 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 	lf.StringVar(&g.Theme, "theme", "", "TUI theme: auto, dark, light, catppuccin, dracula")
 	lf.BoolVar(&g.Demo, "demo", false, "offline demo: the real TUI with a scripted local model and a bundled catalog")
 	lf.IntVar(&g.MaxSteps, "max-steps", 0, "most provider requests in one turn (default 25)")
+	f.IntVar(&g.MaxTokens, "max-tokens", 0, "output token limit of each request (default: the model's, from the models table)")
+	f.StringVar(&g.Effort, "effort", "", "reasoning effort: none, minimal, low, medium, high or max (mapped to what the model accepts)")
 	lf.StringArrayVar(&g.ProviderTools, "provider-tool", nil, "enable a provider-hosted tool: NAME[:JSON options] or a raw JSON definition (repeatable)")
 	lf.StringVar(&g.FallbackModel, "fallback-model", "", "model to switch to when the provider stays overloaded")
 	lf.StringVar(&g.SearchAlgo, "search-algo", "", "native search variant where there is a choice: bm25 or regex")
@@ -235,6 +239,12 @@ func resolveConfig(cmd *cobra.Command, g *Globals) error {
 	}
 	if fl.Changed("max-steps") {
 		c.MaxSteps = g.MaxSteps
+	}
+	if fl.Changed("max-tokens") {
+		c.MaxTokens = g.MaxTokens
+	}
+	if fl.Changed("effort") {
+		c.Effort = g.Effort
 	}
 	if g.FallbackModel != "" {
 		c.FallbackModel = g.FallbackModel

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/demo"
+	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/store"
 	"github.com/agent-dev/agent/tools"
 	mcptools "github.com/agent-dev/agent/tools/mcp"
@@ -325,20 +326,10 @@ func deferBudget(threshold float64, model string) int {
 	return int(threshold * float64(contextWindow(model)))
 }
 
-// contextWindow is a coarse table of context sizes for the threshold.
+// contextWindow is the model's context window from the built-in models
+// table (runtime reads the config's entries too).
 func contextWindow(model string) int {
-	m := strings.ToLower(model)
-	switch {
-	case strings.Contains(m, "claude"):
-		return 200_000
-	case strings.HasPrefix(m, "gpt-5"), strings.Contains(m, "/gpt-5"):
-		return 400_000
-	case strings.HasPrefix(m, "gpt-4.1"):
-		return 1_000_000
-	case strings.Contains(m, "gemini"):
-		return 1_000_000
-	}
-	return 128_000
+	return models.Lookup("", model).ContextWindow
 }
 
 // hashRecorder keeps the last tools hash for the -p output while passing

@@ -102,7 +102,6 @@ func Defaults() Config {
 		SearchAlgo:     "bm25",
 		Theme:          "auto",
 		MaxSteps:       25,
-		MaxTokens:      4096,
 		DeferThreshold: 0.1,
 
 		FirstByteTimeout:  Duration(60 * time.Second),
