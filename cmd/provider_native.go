@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/agent-dev/agent/agent"
-	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/anthropic"
 	"github.com/agent-dev/agent/providers/openairesponses"
 )
@@ -38,16 +37,6 @@ func init() {
 		}
 		return openairesponses.New(o), "gpt-5.4", nil
 	}
-}
-
-// modelTable is the capability table with the config file's "models"
-// entries and native_search_models (Validate has checked them).
-func modelTable(g *Globals) *models.Table {
-	t, err := g.Config.ModelTable()
-	if err != nil {
-		return nil
-	}
-	return t
 }
 
 // validateProviderTools fails before any request when the provider cannot
