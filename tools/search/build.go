@@ -25,7 +25,7 @@ func (ix *Index) analyseAll(docs []Doc) []*analysed {
 		keep = append(keep, d)
 	}
 	if ix.seq == nil {
-		ix.seq = &worker{cfg: ix.cfg, an: ix.an}
+		ix.seq = &worker{cfg: ix.cfg, an: ix.an, learned: &ix.learned}
 	}
 	out := make([]*analysed, len(keep))
 	all := make([]analysed, len(keep)) // one allocation, not one per tool
@@ -38,8 +38,9 @@ func (ix *Index) analyseAll(docs []Doc) []*analysed {
 
 // worker analyses documents with the index's analyzer and its own buffers.
 type worker struct {
-	cfg Config
-	an  *analyzer
+	cfg     Config
+	an      *analyzer
+	learned *learned
 	// slot[id] is the position of term id in scratch, or -1.
 	slot    []int32
 	scratch []termCount
@@ -197,6 +198,11 @@ func (w *worker) analyse(d Doc, into *analysed) {
 		w.params(d.Schema)
 	}
 	w.serverText(d)
+	if w.learned != nil && w.cfg.Weight[FieldLearned] > 0 {
+		for _, q := range w.learned.requests(d, w.cfg.LearnCap) {
+			w.text(q, FieldLearned, false)
+		}
+	}
 	a := w.a
 	a.terms = w.termSlab.take(len(w.scratch))
 	copy(a.terms, w.scratch)

@@ -24,6 +24,9 @@ const (
 	// FieldPhrase holds pairs of adjacent terms of the name and the start of
 	// the description, so words that appear together match more.
 	FieldPhrase
+	// FieldLearned holds the earlier requests that led to the tool (a
+	// search that found it, then a call of it): see Index.Learn.
+	FieldLearned
 	NumFields
 )
 
@@ -61,6 +64,14 @@ type Config struct {
 	// Synonyms is the weight of the action-word synonyms of the query's
 	// words (save: write, store; fetch: get, retrieve; ...). 0 is off.
 	Synonyms float64
+	// LearnApart scores the learned field on its own (its own saturation)
+	// and adds it times this weight, instead of combining it with the
+	// other fields before saturation. 0 combines.
+	LearnApart float64
+	// LearnCap is how many distinct earlier requests a tool keeps in its
+	// learned field, the newest: one habit repeated a thousand times does
+	// not drown what else the tool was used for. 0 means DefaultLearnCap.
+	LearnCap int
 	// WordNet is the weight of the WordNet synonyms (most frequent sense)
 	// of the query's words that the catalog has. 0 is off.
 	WordNet float64
@@ -114,8 +125,9 @@ func DefaultConfig() Config {
 		K1: 1.2,
 		// b = 0.3 in every field: full length normalisation (0.75) punished
 		// the tools described at length on every set.
-		Weight:         [NumFields]float64{2, 1, 1, 1, 1},
-		B:              [NumFields]float64{0.3, 0.3, 0.3, 0.3, 0.3},
+		Weight:         [NumFields]float64{2, 1, 1, 1, 1, 1},
+		B:              [NumFields]float64{0.3, 0.3, 0.3, 0.3, 0.3, 0.3},
+		LearnCap:       DefaultLearnCap,
 		Stemmer:        "porter",
 		Synonyms:       0.5,
 		FeedbackTerms:  10, // feedback stays off (FeedbackDocs 0): it lost on MetaTool
@@ -203,6 +215,7 @@ type Index struct {
 	seq      *worker   // analyses small updates; see analyseAll
 	servers  []string  // in first-seen order
 	byServer map[string][]*analysed
+	learned  learned
 	snap     atomic.Pointer[snapshot]
 }
 
@@ -211,8 +224,14 @@ func New(docs []Doc) *Index { return NewWithConfig(docs, DefaultConfig()) }
 
 // NewWithConfig indexes docs with cfg. Docs without a name are skipped, and
 // of two docs with the same server and key only the first is kept.
-func NewWithConfig(docs []Doc, cfg Config) *Index {
+func NewWithConfig(docs []Doc, cfg Config) *Index { return newIndex(docs, cfg, nil) }
+
+func newIndex(docs []Doc, cfg Config, uses []Use) *Index {
+	if cfg.LearnCap == 0 {
+		cfg.LearnCap = DefaultLearnCap
+	}
 	ix := &Index{cfg: cfg, an: newAnalyzer(cfg.Stemmer), byServer: map[string][]*analysed{}}
+	ix.learned.add(uses)
 	for _, a := range ix.analyseAll(docs) {
 		s := a.doc.Server
 		if _, ok := ix.byServer[s]; !ok {
@@ -236,6 +255,10 @@ func (ix *Index) ReplaceServer(server string, docs []Doc) {
 func (ix *Index) ReplaceServers(changed map[string][]Doc) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.replaceLocked(changed)
+}
+
+func (ix *Index) replaceLocked(changed map[string][]Doc) {
 	servers := make([]string, 0, len(changed))
 	for s := range changed {
 		servers = append(servers, s)
@@ -334,7 +357,6 @@ func (ix *Index) finalize() *snapshot {
 	s.local = local
 	s.avgPhrase = avg[FieldPhrase]
 	s.norm = make([][NumFields]float32, n)
-	k1 := cfg.K1
 	for d, a := range s.docs {
 		var norm [NumFields]float64
 		for f := range NumFields {
@@ -343,14 +365,10 @@ func (ix *Index) finalize() *snapshot {
 		}
 		for _, tc := range a.terms {
 			id := local[tc.id]
-			tfw := 0.0
-			for f := range NumFields {
-				tfw += float64(tc.tf[f]) * norm[f]
-			}
-			if tfw == 0 {
+			imp := float32(s.impact(tc, id, norm))
+			if imp == 0 {
 				continue
 			}
-			imp := float32(idf[id] * tfw * (k1 + 1) / (k1 + tfw))
 			s.postings[id] = append(s.postings[id], posting{int32(d), imp})
 		}
 	}
@@ -416,4 +434,27 @@ func (ix *Index) buildServerLevel(s *snapshot, local []int32) {
 			s.serverPost[t] = append(s.serverPost[t], posting{int32(sv), float32(idf * tfn * (k1 + 1) / (k1 + tfn))})
 		}
 	}
+}
+
+// impact is term tc's BM25F contribution to a doc with the field factors
+// norm: its fields' weighted frequencies combined, then saturated. With
+// Config.LearnApart the learned field is saturated on its own and added.
+func (s *snapshot) impact(tc termCount, id int32, norm [NumFields]float64) float64 {
+	k1 := s.cfg.K1
+	tfw, learned := 0.0, 0.0
+	for f := range NumFields {
+		if f == FieldLearned && s.cfg.LearnApart > 0 {
+			learned = float64(tc.tf[f]) * norm[f]
+			continue
+		}
+		tfw += float64(tc.tf[f]) * norm[f]
+	}
+	v := 0.0
+	if tfw > 0 {
+		v = tfw * (k1 + 1) / (k1 + tfw)
+	}
+	if learned > 0 {
+		v += s.cfg.LearnApart * learned * (k1 + 1) / (k1 + learned)
+	}
+	return s.idf[id] * v
 }

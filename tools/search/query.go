@@ -344,18 +344,20 @@ func (s *snapshot) feedback(scores []float32, qt map[int32]float64, qp map[uint6
 // kept for every doc.
 func (s *snapshot) termImpacts(d int32) func(yield func(int32, float64) bool) {
 	return func(yield func(int32, float64) bool) {
-		norm := &s.norm[d]
-		k1 := s.cfg.K1
+		var norm [NumFields]float64
+		for f, v := range s.norm[d] {
+			norm[f] = float64(v)
+		}
 		for _, tc := range s.docs[d].terms {
 			id := s.local[tc.id]
-			tfw := 0.0
-			for f := range NumFields {
-				tfw += float64(tc.tf[f]) * float64(norm[f])
-			}
-			if tfw == 0 || id < 0 {
+			if id < 0 {
 				continue
 			}
-			if !yield(id, float64(float32(s.idf[id]*tfw*(k1+1)/(k1+tfw)))) {
+			imp := s.impact(tc, id, norm)
+			if imp == 0 {
+				continue
+			}
+			if !yield(id, float64(float32(imp))) {
 				return
 			}
 		}

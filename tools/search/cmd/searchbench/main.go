@@ -23,6 +23,7 @@ import (
 func main() {
 	shared := flag.String("shared", "", "the shared directory (default: ../shared next to the module root)")
 	ablate := flag.Bool("ablate", false, "also show what each ranking signal is worth")
+	learn := flag.Bool("learn", false, "show what learning from use is worth: each set after history or after its other half")
 	explore := flag.Bool("explore", false, "show the exploration variants (bench.Explore) instead of the ablation")
 	noSpeed := flag.Bool("nospeed", false, "skip the speed table")
 	tune := flag.Bool("tune", false, "tune the settings on half the queries and report both halves")
@@ -30,6 +31,13 @@ func main() {
 	flag.Parse()
 	if *dump != "" {
 		if err := runDump(*shared, *dump); err != nil {
+			fmt.Fprintln(os.Stderr, "searchbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *learn {
+		if err := runLearn(*shared); err != nil {
 			fmt.Fprintln(os.Stderr, "searchbench:", err)
 			os.Exit(1)
 		}
@@ -246,6 +254,40 @@ func runTune(shared string) error {
 		cfg := bench.Tune(half, def, bench.Knobs(), 0.3, os.Stdout)
 		fmt.Printf("  tuned: %+v\n", cfg)
 		show("tuned on "+half.Name, cfg)
+	}
+	return nil
+}
+
+// runLearn prints nDCG@10 of each learning case under the learning
+// variants, next to the same set learning nothing.
+func runLearn(shared string) error {
+	shared, sets, err := loadSets(shared)
+	if err != nil {
+		return err
+	}
+	cases, err := bench.LearnCases(shared, sets)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("nDCG@10 after learning from earlier requests (all queries of the case; even/odd halves of them)\n\n")
+	fmt.Printf("%-40s", "configuration")
+	for _, c := range cases {
+		fmt.Printf(" %28s", c.Name)
+	}
+	fmt.Println()
+	for _, v := range bench.LearnVariants() {
+		fmt.Printf("%-40s", v.Name)
+		for _, c := range cases {
+			uses := c.Uses
+			if v.NoUses {
+				uses = nil
+			}
+			ix := search.NewLearned(c.Set.Docs, v.Config, uses)
+			even, odd := c.Set.Split()
+			m, me, mo := c.Set.Evaluate(bench.IndexRanker(ix)), even.Evaluate(bench.IndexRanker(ix)), odd.Evaluate(bench.IndexRanker(ix))
+			fmt.Printf(" %28s", fmt.Sprintf("%.1f (%.1f/%.1f)", m.NDCG10, me.NDCG10, mo.NDCG10))
+		}
+		fmt.Println()
 	}
 	return nil
 }

@@ -372,3 +372,55 @@ func LoadHistory(path string) ([]Use, error) {
 	}
 	return out, sc.Err()
 }
+
+// LearnCase is a set to evaluate with what an index learned first.
+type LearnCase struct {
+	Name string
+	Set  *Set
+	Uses []search.Use
+}
+
+// LearnCases builds the learning-from-use evaluations:
+//
+//   - metatool and metatool-multi after metatool's history.jsonl (18,614
+//     earlier requests of other people, disjoint from the queries);
+//   - each half of every set after the other half's requests, each with
+//     its gold tools (a group's first member), as if the user had made
+//     them before: on livemcpbench this is the only history there is.
+func LearnCases(shared string, sets []*Set) ([]LearnCase, error) {
+	var out []LearnCase
+	hist, err := LoadHistory(filepath.Join(shared, "retrieval", "metatool", "history.jsonl"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	uses := make([]search.Use, len(hist))
+	for i, u := range hist {
+		uses[i] = search.Use{Query: u.Query, Tool: u.Tool}
+	}
+	for _, s := range sets {
+		if strings.HasPrefix(s.Name, "metatool") && len(uses) > 0 {
+			out = append(out, LearnCase{s.Name + " after history.jsonl", s, uses})
+		}
+	}
+	for _, s := range sets {
+		even, odd := s.Split()
+		out = append(out,
+			LearnCase{s.Name + "/odd after /even", odd, GoldUses(even)},
+			LearnCase{s.Name + "/even after /odd", even, GoldUses(odd)})
+	}
+	return out, nil
+}
+
+// GoldUses turns a set's queries into uses: each query with each gold
+// group's first tool.
+func GoldUses(s *Set) []search.Use {
+	var out []search.Use
+	for _, q := range s.Queries {
+		for _, g := range q.Groups {
+			if len(g) > 0 {
+				out = append(out, search.Use{Query: q.Query, Tool: g[0]})
+			}
+		}
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"github.com/agent-dev/agent/tools/search"
 )
 
@@ -16,7 +17,7 @@ func Variants(ablate bool) []Variant {
 	def := search.DefaultConfig()
 	plain := search.Config{K1: 1.2}
 	plain.Weight[search.FieldName], plain.Weight[search.FieldDescription] = 1, 1
-	plain.B = [search.NumFields]float64{0.75, 0.75, 0.75, 0.75, 0.75}
+	plain.B = fieldsB(0.75, 0.75)
 	params := plain
 	params.Weight[search.FieldParams] = 1
 	porter := plain
@@ -37,7 +38,7 @@ func Variants(ablate bool) []Variant {
 	}
 	with("previous default", func(c *search.Config) {
 		c.Joins, c.QueryJoins, c.FeedbackDocs, c.NamePrior, c.WordNet = true, false, 3, 0.3, 0
-		c.B = [search.NumFields]float64{0.3, 0.75, 0.75, 0.75, 0.75}
+		c.B = fieldsB(0.3, 0.75)
 	})
 	with("- stemming", func(c *search.Config) { c.Stemmer = "" })
 	with("porter -> s-stemmer", func(c *search.Config) { c.Stemmer = "s" })
@@ -49,9 +50,9 @@ func Variants(ablate bool) []Variant {
 	with("params field 2", func(c *search.Config) { c.Weight[search.FieldParams] = 2 })
 	with("- server field", func(c *search.Config) { c.Weight[search.FieldServer] = 0 })
 	with("name field 1", func(c *search.Config) { c.Weight[search.FieldName] = 1 })
-	with("b 0.75 (name 0.3)", func(c *search.Config) { c.B = [search.NumFields]float64{0.3, 0.75, 0.75, 0.75, 0.75} })
-	with("b 0.2", func(c *search.Config) { c.B = [search.NumFields]float64{0.2, 0.2, 0.2, 0.2, 0.2} })
-	with("b 0.4", func(c *search.Config) { c.B = [search.NumFields]float64{0.4, 0.4, 0.4, 0.4, 0.4} })
+	with("b 0.75 (name 0.3)", func(c *search.Config) { c.B = fieldsB(0.3, 0.75) })
+	with("b 0.2", func(c *search.Config) { c.B = fieldsB(0.2, 0.2) })
+	with("b 0.4", func(c *search.Config) { c.B = fieldsB(0.4, 0.4) })
 	with("k1 0.9", func(c *search.Config) { c.K1 = 0.9 })
 	with("k1 1.6", func(c *search.Config) { c.K1 = 1.6 })
 	with("- cues", func(c *search.Config) { c.Cues = 0 })
@@ -89,7 +90,7 @@ func Explore() []Variant {
 	with("default", def, func(c *search.Config) {})
 	g := with("- feedback - joins, b 0.3", def, func(c *search.Config) {
 		c.FeedbackDocs, c.Joins = 0, false
-		c.B = [search.NumFields]float64{0.3, 0.3, 0.3, 0.3, 0.3}
+		c.B = fieldsB(0.3, 0.3)
 	})
 	n := with("  name prior 0.6", g, func(c *search.Config) { c.NamePrior = 0.6 })
 	with("    name prior 0.8", n, func(c *search.Config) { c.NamePrior = 0.8 })
@@ -99,7 +100,7 @@ func Explore() []Variant {
 	with("    phrase 0.5", n, func(c *search.Config) { c.Weight[search.FieldPhrase] = 0.5 })
 	with("    params 0.5", n, func(c *search.Config) { c.Weight[search.FieldParams] = 0.5 })
 	with("    name 1.5", n, func(c *search.Config) { c.Weight[search.FieldName] = 1.5 })
-	with("    b 0.4", n, func(c *search.Config) { c.B = [search.NumFields]float64{0.4, 0.4, 0.4, 0.4, 0.4} })
+	with("    b 0.4", n, func(c *search.Config) { c.B = fieldsB(0.4, 0.4) })
 	with("    synonyms 0.3", n, func(c *search.Config) { c.Synonyms = 0.3 })
 	with("    + joins", n, func(c *search.Config) { c.Joins = true })
 	with("    + query joins", n, func(c *search.Config) { c.QueryJoins = true })
@@ -108,5 +109,51 @@ func Explore() []Variant {
 	with("    - steps", n, func(c *search.Config) { c.StepSlot = 0 })
 	with("    - cues", n, func(c *search.Config) { c.Cues = 0 })
 	with("    - glosses", n, func(c *search.Config) { c.Glosses = false })
+	return vs
+}
+
+// fieldsB is b for the name field and b for every other field.
+func fieldsB(name, rest float64) [search.NumFields]float64 {
+	var b [search.NumFields]float64
+	for f := range b {
+		b[f] = rest
+	}
+	b[search.FieldName] = name
+	return b
+}
+
+// LearnVariant is a configuration for the learning table; NoUses runs it
+// without the case's history.
+type LearnVariant struct {
+	Variant
+	NoUses bool
+}
+
+// LearnVariants are the rows of searchbench -learn.
+func LearnVariants() []LearnVariant {
+	def := search.DefaultConfig()
+	plain := search.Config{K1: 1.2, Stemmer: "porter"}
+	plain.Weight[search.FieldName], plain.Weight[search.FieldDescription], plain.Weight[search.FieldLearned] = 1, 1, 1
+	plain.B = fieldsB(0.75, 0.75)
+	plain.LearnCap = 1 << 30
+	vs := []LearnVariant{
+		{Variant{"BM25 porter, no history (reference)", plain}, true},
+		{Variant{"BM25 porter + requests appended (reference)", plain}, false},
+		{Variant{"default, no history", def}, true},
+		{Variant{"default", def}, false},
+	}
+	with := func(name string, f func(*search.Config)) {
+		c := def
+		f(&c)
+		vs = append(vs, LearnVariant{Variant{name, c}, false})
+	}
+	for _, n := range []int{64, 1024} {
+		with(fmt.Sprintf("learn cap %d", n), func(c *search.Config) { c.LearnCap = n })
+	}
+	with("learned weight 2", func(c *search.Config) { c.Weight[search.FieldLearned] = 2 })
+	with("learned b 0.75", func(c *search.Config) { c.B[search.FieldLearned] = 0.75 })
+	with("learned apart, weight 2", func(c *search.Config) { c.LearnApart = 2 })
+	with("name prior 0.3", func(c *search.Config) { c.NamePrior = 0.3 })
+	with("- wordnet", func(c *search.Config) { c.WordNet = 0 })
 	return vs
 }
