@@ -89,6 +89,7 @@ func (s *Session) clientSearch(ctx context.Context, c SearchCall, emit func(Even
 		res.Error = err.Error()
 	} else {
 		res.Tools = found
+		s.noteSearch(ctx, c, found, WhereClient)
 	}
 	emit(Event{Type: EventSearchFinished, Search: &SearchEvent{ID: c.ID, Where: WhereClient, Query: c.Text(), Tools: res.Tools, Error: res.Error}})
 	return res
@@ -113,6 +114,9 @@ func (s *Session) runTool(ctx context.Context, c ToolCall, log *startLog, emit f
 		ev.Discovered = s.Tools.IsDeferred(c.Name)
 	}
 	emit(Event{Type: EventToolStarted, Tool: &ev})
+	if ok {
+		s.noteCall(ctx, t.Name, t.Server)
+	}
 	start := time.Now()
 	res := s.execute(ctx, t, ok, c, log, emit)
 	fin := ev

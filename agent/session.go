@@ -64,7 +64,10 @@ type Session struct {
 	NoStream  bool
 	Searcher  Searcher
 	Store     Store
-	Approver  Approver
+	// Learner, when set, is told each search's tools and each call of a
+	// tool a search found (learn.go).
+	Learner  Learner
+	Approver Approver
 	// NeedsApproval reports whether a call of t must be approved first.
 	NeedsApproval func(t tools.Tool) bool
 	// Retries is how many times a retryable provider error is retried.
@@ -85,6 +88,11 @@ type Session struct {
 	// raiseOutput asks the next request for the model's largest output
 	// limit: a tool call was cut by the usual one.
 	raiseOutput bool
+
+	// learnMu guards found: each tool a search of this session found, by
+	// name, with that search.
+	learnMu sync.Mutex
+	found   map[string]foundBy
 
 	mu      sync.Mutex
 	History []Message
@@ -304,7 +312,7 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 		lastSave := time.Now()
 		// A provider's search result block carries no query: the finished
 		// event takes it from the call it answers.
-		queries := map[string]string{}
+		calls := map[string]SearchCall{}
 		resp, err := p.Send(ctx, req, func(se StreamEvent) {
 			streamed = true
 			switch se.Type {
@@ -317,12 +325,15 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 				}
 			case EventSearchStarted:
 				if c := se.SearchCall; c != nil {
-					queries[c.ID] = c.Text()
+					calls[c.ID] = *c
 					emit(Event{Type: EventSearchStarted, Search: &SearchEvent{ID: c.ID, Where: WhereProvider, Query: c.Text()}})
 				}
 			case EventSearchFinished:
 				if r := se.SearchResult; r != nil {
-					emit(Event{Type: EventSearchFinished, Search: &SearchEvent{ID: r.CallID, Where: WhereProvider, Query: queries[r.CallID], Tools: r.Tools, Error: r.Error}})
+					emit(Event{Type: EventSearchFinished, Search: &SearchEvent{ID: r.CallID, Where: WhereProvider, Query: calls[r.CallID].Text(), Tools: r.Tools, Error: r.Error}})
+					if r.Error == "" {
+						s.noteSearch(ctx, calls[r.CallID], r.Tools, WhereProvider)
+					}
 				}
 			case EventServerTool:
 				emit(Event{Type: EventServerTool, ServerTool: se.ServerTool})

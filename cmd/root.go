@@ -59,6 +59,7 @@ type Globals struct {
 	// changed holds the flags given on the command line, which a profile
 	// does not override.
 	changed map[string]bool
+	NoLearn       bool
 	// interactive: the TUI, whose first frame waits for no MCP server.
 	interactive bool
 
@@ -147,6 +148,7 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 	f.StringVar(&g.Model, "model", "", "model id")
 	root.Flags().BoolVar(&g.AltScreen, "alt-screen", false, "run the terminal UI full screen (the default runs inline and leaves the conversation in the scrollback)")
 	f.StringVar(&g.BaseURL, "base-url", "", "API base URL (overrides the provider's default and *_BASE_URL)")
+	f.BoolVar(&g.NoLearn, "no-learn", false, "tool search neither records searches and calls nor learns from earlier ones (config: \"learn\": false)")
 	f.BoolVar(&g.NoCache, "no-cache", false, "do not use the MCP catalog cache: wait for every server to list its tools (config: \"mcp_cache\": false)")
 	f.StringVar(&g.Search, "search", "", "tool search: native (provider's own where it has one), client (the agent's engine) or off (send every tool)")
 

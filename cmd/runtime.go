@@ -113,7 +113,9 @@ func buildRuntime(ctx context.Context, g *Globals, approver agent.Approver) (_ *
 	}
 	rt.Session = s
 	rt.ProviderLabel = c.Provider
-	s.Searcher = search.NewSearcher(s.Tools)
+	searcher := search.NewSearcher(s.Tools)
+	s.Searcher = searcher
+	s.Learner = learnFromStore(ctx, g, db, searcher, func() string { return s.ID })
 
 	if kit != nil {
 		if err := s.Tools.Add(nil, kit.Tools...); err != nil {

@@ -35,7 +35,10 @@ type toolsReport struct {
 	Servers  []serverTokens  `json:"servers"`
 	Tools    []toolRow       `json:"tools"`
 	Sent     tokens.Estimate `json:"estimate"`
-	Warnings []string        `json:"warnings,omitempty"`
+	// Usage is what tool search learned from use: how often each tool was
+	// found and then called (cmd/learn.go).
+	Usage    []toolUsage `json:"usage,omitempty"`
+	Warnings []string    `json:"warnings,omitempty"`
 }
 
 type serverTokens struct {
@@ -68,7 +71,7 @@ what the current provider, model and search mode would send.`,
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	c.AddCommand(newToolsSearchCmd(g))
+	c.AddCommand(newToolsSearchCmd(g), newToolsForgetCmd(g))
 	return c
 }
 
@@ -126,6 +129,7 @@ func buildToolsReport(cmd *cobra.Command, g *Globals) (*toolsReport, error) {
 	}
 	sort.Slice(rep.Servers, func(i, j int) bool { return rep.Servers[i].Server < rep.Servers[j].Server })
 	rep.Sent = tokens.EstimateContext(active, deferred, rep.Resolved)
+	rep.Usage = usageStats(ctx, g)
 	return rep, nil
 }
 

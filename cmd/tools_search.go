@@ -30,6 +30,7 @@ type toolsSearchOpts struct {
 	catalog string
 	queries string
 	mode    string
+	history string
 }
 
 func newToolsSearchCmd(g *Globals) *cobra.Command {
@@ -45,10 +46,13 @@ QUERY is words describing the tool, "select:NAME,NAME" for exact names, or "/reg
 (see --mode). --catalog reads a JSON array or JSONL of
 {id?, name, description, input_schema | inputSchema, server?}, or an MCP tools/list
 result {"tools": [...]}. --queries answers each line {id, query} of a JSONL file with a
-line {id, results: [tool id or name, ...]}, for evaluating a catalog.`,
+line {id, results: [tool id or name, ...]}, for evaluating a catalog. --history reads earlier
+use, {"query", "tool"} a line, as if those requests had led to those tools; searching MCP
+servers also uses what sessions recorded (unless --no-learn).`,
 		Example: `  agent tools search --mcp github "open a pull request"
   agent tools search --catalog tools.jsonl --limit 5 --json "convert a docx to pdf"
-  agent tools search --catalog tools.jsonl --queries queries.jsonl > run.jsonl`,
+  agent tools search --catalog tools.jsonl --queries queries.jsonl > run.jsonl
+  agent tools search --catalog tools.jsonl --history history.jsonl --queries queries.jsonl > run.jsonl`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runToolsSearch(cmd.Context(), g, o, args, cmd.OutOrStdout())
 		},
@@ -59,6 +63,7 @@ line {id, results: [tool id or name, ...]}, for evaluating a catalog.`,
 	f.StringVar(&o.catalog, "catalog", "", "search this catalog file instead of MCP servers")
 	f.StringVar(&o.queries, "queries", "", "answer every {id, query} line of this JSONL file with {id, results}")
 	f.StringVar(&o.mode, "mode", "auto", "how QUERY is read: auto, bm25, regex or select")
+	f.StringVar(&o.history, "history", "", `learn from this JSONL file of earlier use first: {"query": ..., "tool": id or name} a line`)
 	return c
 }
 
@@ -81,7 +86,23 @@ func runToolsSearch(ctx context.Context, g *Globals, o toolsSearchOpts, args []s
 	if err != nil {
 		return err
 	}
-	ix := search.New(docs)
+	var uses []search.Use
+	if o.history != "" {
+		if uses, err = loadHistoryFile(o.history); err != nil {
+			return &UsageError{err}
+		}
+	}
+	if o.catalog == "" && learning(g) {
+		// The servers' tools are searched as a session would: with what
+		// earlier sessions taught.
+		if db, err := openDB(ctx, g); err == nil {
+			if learned, err := db.LearnedUses(ctx, maxLearned); err == nil {
+				uses = append(searchUses(learned), uses...)
+			}
+			db.Close()
+		}
+	}
+	ix := search.NewLearned(docs, search.DefaultConfig(), uses)
 	opts := search.Options{Limit: o.limit, Mode: mode}
 	if o.queries != "" {
 		return answerQueries(ix, opts, o.queries, out)

@@ -60,6 +60,9 @@ type Config struct {
 	// AutoCompact is when a conversation is compacted before a request: a
 	// share of the model's context window (default 0.8), or false for never.
 	AutoCompact *AutoCompact `json:"auto_compact,omitempty"`
+	// Learn false stops tool search learning from use (as --no-learn does):
+	// searches and calls are not recorded and earlier ones not used.
+	Learn *bool `json:"learn,omitempty"`
 }
 
 // Duration is a config duration: a string time.ParseDuration reads

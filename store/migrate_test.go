@@ -13,12 +13,20 @@ import (
 var seeds = map[int64]func(t *testing.T, db *sql.DB){
 	1: seedV1,
 	2: seedV2,
-	3: func(t *testing.T, db *sql.DB) {
-		seedV2(t, db)
-		if _, err := db.Exec(`INSERT INTO compactions (session_id, seq, boundary, summary, found, created_at) VALUES ('seed0001', 1, 2, 'sum', '["t"]', 3)`); err != nil {
+	3: seedV3,
+	4: func(t *testing.T, db *sql.DB) {
+		seedV3(t, db)
+		if _, err := db.Exec(`INSERT INTO tool_uses (at, session_id, kind, query, tool) VALUES (1, 'seed0001', 'called', 'q', 't')`); err != nil {
 			t.Fatal(err)
 		}
 	},
+}
+
+func seedV3(t *testing.T, db *sql.DB) {
+	seedV2(t, db)
+	if _, err := db.Exec(`INSERT INTO compactions (session_id, seq, boundary, summary, found, created_at) VALUES ('seed0001', 1, 2, 'sum', '["t"]', 3)`); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func seedV2(t *testing.T, db *sql.DB) {

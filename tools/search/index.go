@@ -310,9 +310,13 @@ func (ix *Index) finalize() *snapshot {
 	// Number the terms in use densely: the analyzer's numbering also has
 	// terms of tools since replaced.
 	local := make([]int32, len(ix.an.termStr))
+	learnedDocs := 0 // docs with learned requests
 	for d, a := range s.docs {
 		for f := range NumFields {
 			avg[f] += float64(a.lens[f])
+		}
+		if a.lens[FieldLearned] > 0 {
+			learnedDocs++
 		}
 		for _, tc := range a.terms {
 			local[tc.id]++
@@ -336,7 +340,13 @@ func (ix *Index) finalize() *snapshot {
 		df = append(df, c)
 	}
 	for f := range NumFields {
-		avg[f] = math.Max(avg[f]/math.Max(float64(n), 1), 1)
+		docs := n
+		if f == FieldLearned {
+			// The average over the tools that were used: a tool used a
+			// few times is not long for a field most tools lack.
+			docs = learnedDocs
+		}
+		avg[f] = math.Max(avg[f]/math.Max(float64(docs), 1), 1)
 	}
 	idf := make([]float64, len(df))
 	for t, c := range df {

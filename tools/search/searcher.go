@@ -30,6 +30,8 @@ type Searcher struct {
 	built   bool
 	ix      *Index
 	sums    map[string][32]byte // server -> digest of its deferred tools
+	// uses are what the searcher learned before its index was first built.
+	uses []Use
 }
 
 var _ agent.Searcher = (*Searcher)(nil)
@@ -73,6 +75,28 @@ func (s *Searcher) Search(ctx context.Context, call agent.SearchCall) ([]string,
 	return names, nil
 }
 
+// Learn adds earlier requests that led to tools (see Index.Learn). Tools
+// are named as in the set.
+func (s *Searcher) Learn(uses ...Use) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.built {
+		s.uses = append(s.uses, uses...)
+		return
+	}
+	s.ix.Learn(uses...)
+}
+
+// Forget drops everything the searcher learned.
+func (s *Searcher) Forget() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.uses = nil
+	if s.built {
+		s.ix.Forget()
+	}
+}
+
 // Index returns the index over the set's current deferred tools.
 func (s *Searcher) Index() *Index { return s.index() }
 
@@ -102,7 +126,8 @@ func (s *Searcher) index() *Index {
 		for _, srv := range order {
 			all = append(all, byServer[srv]...)
 		}
-		s.ix = New(all)
+		s.ix = NewLearned(all, DefaultConfig(), s.uses)
+		s.uses = nil
 	} else {
 		changed := map[string][]Doc{}
 		for _, srv := range order {
