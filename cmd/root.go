@@ -52,6 +52,7 @@ type Globals struct {
 	System        string
 	Workdir       string
 	NoCache       bool
+	NoLearn       bool
 	// Agent names the agent profile in use (--agent, or the resumed
 	// session's); profile is it, loaded.
 	Agent   string
@@ -59,7 +60,6 @@ type Globals struct {
 	// changed holds the flags given on the command line, which a profile
 	// does not override.
 	changed map[string]bool
-	NoLearn       bool
 	// interactive: the TUI, whose first frame waits for no MCP server.
 	interactive bool
 
