@@ -3,9 +3,13 @@ package crossprovider
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/gemini"
+	"github.com/agent-dev/agent/providers/gemini/geminitest"
 )
 
 // TestCompactionKeepsFoundTools: after a compaction the tools found before
@@ -108,4 +112,51 @@ func commonPrefix(a, b []byte) int {
 		n++
 	}
 	return n
+}
+
+// Gemini and the cloud platforms (Vertex and Bedrock speak Anthropic's
+// Messages, Azure OpenAI's Responses) take the compacted form too: the
+// scripted model calls the tool found before the compaction without a
+// search, and no fake rejects a request.
+func TestCompactionOnGemini(t *testing.T) {
+	t.Parallel()
+	set := catalog(t)
+	gm := geminitest.NewServer(t)
+	gm.Script = geminitest.NewScript(
+		geminitest.Turn{Search: "weather", Call: "$found", Input: map[string]any{"city": "Oslo"}}, geminitest.Turn{Text: "sunny"},
+		geminitest.Turn{Text: "The user asked for the weather in Oslo; weather_lookup said sunny."},
+		geminitest.Turn{Call: "weather_lookup", Input: map[string]any{"city": "Bergen"}}, geminitest.Turn{Text: "rainy"})
+	s := &agent.Session{Provider: gemini.New(gemini.Options{APIKey: geminitest.DefaultKey, BaseURL: gm.URL}), Model: "gemini-3-pro-preview",
+		Tools: set, Searcher: wordSearcher{set}, Backoff: time.Millisecond}
+	if err := s.Run(t.Context(), "Weather in Oslo?", func(agent.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Compact(t.Context(), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(c.Found, "weather_lookup") {
+		t.Fatalf("found %v", c.Found)
+	}
+	var failed []string
+	if err := s.Run(t.Context(), "And Bergen?", func(e agent.Event) {
+		if e.Type == agent.EventToolFinished && e.Tool.IsError {
+			failed = append(failed, e.Tool.Result)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(failed) > 0 {
+		t.Errorf("tool calls failed: %v", failed)
+	}
+	for _, r := range gm.Rejected() {
+		t.Errorf("rejected: %s", r.Rejection)
+	}
+	reqs := gm.Requests()
+	if body := reqs[len(reqs)-2].Body; !bytes.Contains(body, []byte("select:weather_lookup")) || !bytes.Contains(body, []byte("weather in Oslo; weather_lookup said sunny")) {
+		t.Errorf("the request after compaction is not the compacted form:\n%s", clip(string(body)))
+	}
+	if !strings.Contains(s.Messages()[len(s.Messages())-1].Text(), "rainy") {
+		t.Errorf("last answer %q", s.Messages()[len(s.Messages())-1].Text())
+	}
 }
