@@ -245,11 +245,6 @@ func (s *Session) compact(ctx context.Context, cut int, focus string, auto bool,
 		return nil, ErrNothingToCompact
 	}
 	before := EstimateMessages(prev.Apply(hist))
-	build := func() *Request {
-		req := s.BuildRequest()
-		req.Messages = append(prev.Apply(hist[:cut]), Message{Role: RoleUser, Parts: []Part{TextPart(summaryPrompt(focus))}})
-		return req
-	}
 	// The summary is not part of the conversation: its text is not
 	// streamed as the assistant's, and nothing of it is checkpointed.
 	quiet := func(e Event) {
@@ -257,29 +252,45 @@ func (s *Session) compact(ctx context.Context, cut int, focus string, auto bool,
 			emit(e)
 		}
 	}
-	resp, used, err := s.request(ctx, quiet, build, false)
-	if resp != nil {
-		u := resp.Usage
-		s.mu.Lock()
-		s.Totals.Add(u)
-		s.mu.Unlock()
-		emit(Event{Type: EventUsage, Usage: &u})
-		if s.Store != nil {
-			_ = s.Store.RecordRequest(context.WithoutCancel(ctx), RequestRecord{
-				Provider: used.p.Name(), API: used.p.API(), Model: used.model,
-				Usage: u, ToolsHash: resp.ToolsHash, Resolved: resp.Resolved,
-			})
+	var usage Usage
+	summary := ""
+	// A model may answer with a tool call instead of the summary: it is
+	// asked once more, more firmly (the call is not run).
+	for attempt := 0; attempt < 2 && summary == ""; attempt++ {
+		instr := summaryPrompt(focus)
+		if attempt > 0 {
+			instr += "\n\nDo not call any tool now: answer with the summary text alone."
 		}
+		build := func() *Request {
+			req := s.BuildRequest()
+			req.Messages = append(prev.Apply(hist[:cut]), Message{Role: RoleUser, Parts: []Part{TextPart(instr)}})
+			return req
+		}
+		resp, used, err := s.request(ctx, quiet, build, false)
+		if resp != nil {
+			u := resp.Usage
+			usage.Add(u)
+			s.mu.Lock()
+			s.Totals.Add(u)
+			s.mu.Unlock()
+			emit(Event{Type: EventUsage, Usage: &u})
+			if s.Store != nil {
+				_ = s.Store.RecordRequest(context.WithoutCancel(ctx), RequestRecord{
+					Provider: used.p.Name(), API: used.p.API(), Model: used.model,
+					Usage: u, ToolsHash: resp.ToolsHash, Resolved: resp.Resolved,
+				})
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("compact: the summary request failed: %w", err)
+		}
+		summary = strings.TrimSpace(resp.Message.Text())
 	}
-	if err != nil {
-		return nil, fmt.Errorf("compact: the summary request failed: %w", err)
-	}
-	summary := strings.TrimSpace(resp.Message.Text())
 	if summary == "" {
-		return nil, errors.New("compact: the model answered the summary request without text; nothing was compacted")
+		return nil, errors.New("compact: the model answered the summary request without text, twice; nothing was compacted")
 	}
 	c := &Compaction{Seq: seq, Boundary: cut, Summary: summary, Found: Discovered(hist[:cut]), Focus: strings.TrimSpace(focus),
-		Usage: resp.Usage, Auto: auto}
+		Usage: usage, Auto: auto}
 	c.Before, c.After = before, EstimateMessages(c.Apply(hist))
 	if cs, ok := s.Store.(CompactionStore); ok && s.Store != nil {
 		if err := cs.SaveCompaction(context.WithoutCancel(ctx), *c); err != nil {

@@ -133,3 +133,26 @@ func TestAutoCompactOffAndNothingToCompact(t *testing.T) {
 		t.Error("manual compaction with the summary request failing: want an error")
 	}
 }
+
+func TestCompactAsksAgainWhenTheModelCallsATool(t *testing.T) {
+	t.Parallel()
+	p := &scripted{}
+	s := &agent.Session{Provider: p, Model: "m", History: []agent.Message{
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("q")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("a")}},
+	}}
+	p.turns = append(p.turns, answer(call("c1", "lookup", `{}`)), usageAnswer("the summary", 10))
+	c, err := s.Compact(t.Context(), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Summary != "the summary" || len(p.reqs) != 2 || !strings.Contains(p.reqs[1].Messages[2].Text(), "Do not call any tool now") {
+		t.Errorf("compaction %+v after %d requests", c, len(p.reqs))
+	}
+	if n := len(s.Messages()); n != 2 {
+		t.Errorf("history has %d messages: the summary requests must not add any", n)
+	}
+	if c.Usage.InputTokens != 20 {
+		t.Errorf("usage %+v, want both summary requests counted", c.Usage)
+	}
+}
