@@ -399,6 +399,9 @@ func (b *tuiBackend) Resume(ctx context.Context, id string) ([]agent.Message, er
 	}
 	b.swapStore(ss)
 	b.rt.Session.Reset(hist)
+	if cp, err := ss.LastCompaction(ctx); err == nil && cp != nil {
+		b.rt.Session.SetCompaction(cp) // it sends the compacted form, as --resume does
+	}
 	b.loadSpend(ctx, ss.ID())
 	return hist, nil
 }
