@@ -112,7 +112,7 @@ func TestPrintFidelity(t *testing.T) {
 		{"gemini-3-pro-preview compatible endpoint", func(t *testing.T) setup {
 			f := chattest.NewServer(t)
 			chatScript(f)
-			return chat(f, map[string]string{"GEMINI_API_KEY": "k"}, "--provider", "gemini", "--model", "gemini-3-pro-preview", "--effort", "high")
+			return chat(f, map[string]string{"GEMINI_API_KEY": "k"}, "--provider", "gemini-openai", "--model", "gemini-3-pro-preview", "--effort", "high")
 		}, []string{`"reasoning_effort":"high"`, `"max_tokens":32768`}, nil, []string{`"extra_content":{"google":{"thought_signature":"sig_call_1"}}`}},
 		{"deepseek thinking", func(t *testing.T) setup {
 			f := chattest.NewServer(t)
