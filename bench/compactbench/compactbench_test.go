@@ -11,7 +11,7 @@ import (
 // shorter session than the benchmark's keeps the test quick.
 func TestCompactionGoals(t *testing.T) {
 	t.Parallel()
-	o := Options{Turns: 60, Discoveries: 6, Window: 12_000}
+	o := Options{Turns: 40, Discoveries: 4, Window: 9_000}
 	rep, err := Run(t.Context(), o)
 	if err != nil {
 		t.Fatal(err)
