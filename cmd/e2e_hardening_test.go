@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-dev/agent/providers/openaichat/chattest"
 	"github.com/agent-dev/agent/store"
@@ -230,5 +231,54 @@ func TestPrintNamedServerThatCannotStartFails(t *testing.T) {
 	}
 	if len(f.Requests()) != 0 {
 		t.Errorf("the prompt was sent without the server")
+	}
+}
+
+// #14 case 10: -p with a prompt does not wait for the end of a stdin pipe
+// that stays open and silent; piped input that arrives is still appended.
+func TestPrintDoesNotWaitForAnOpenSilentPipe(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	defer r.Close()
+	start := time.Now()
+	got, err := readPrompt(&Globals{Prompt: "review", Stdin: r})
+	if err != nil || got != "review" {
+		t.Fatalf("readPrompt = %q, %v", got, err)
+	}
+	if d := time.Since(start); d > stdinGrace+3*time.Second {
+		t.Fatalf("waited %s on a silent pipe", d)
+	}
+
+	r2, w2, _ := os.Pipe()
+	defer r2.Close()
+	go func() {
+		_, _ = w2.Write([]byte("diff --git a b\n"))
+		_, _ = w2.Write([]byte("+more\n"))
+		w2.Close()
+	}()
+	got, err = readPrompt(&Globals{Prompt: "review", Stdin: r2})
+	if err != nil || got != "review\n\ndiff --git a b\n+more" {
+		t.Fatalf("piped input: %q, %v", got, err)
+	}
+}
+
+// #14 case 10: a -p run that got no answer leaves no session behind.
+func TestFailedPrintRunLeavesNoSession(t *testing.T) {
+	isolate(t)
+	db := filepath.Join(t.TempDir(), "a.db")
+	res := runAgent(t, nil, "-p", "hello", "--provider", "ollama", "--base-url", "http://127.0.0.1:1/v1", "--model", "qwen3",
+		"--db", db, "--output-format", "json")
+	if res.code != 1 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	if out := decodePrint(t, res.stdout); !out.IsError || out.SessionID != "" {
+		t.Errorf("result = %+v", out)
+	}
+	list := runAgent(t, nil, "sessions", "--db", db, "--json")
+	if strings.TrimSpace(list.stdout) != "[]" {
+		t.Fatalf("sessions left: %s", list.stdout)
 	}
 }

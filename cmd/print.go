@@ -3,11 +3,13 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/sanitize"
@@ -88,20 +90,60 @@ func (a printApprover) Approve(_ context.Context, call agent.ToolEvent) (bool, e
 	return a.yes, nil
 }
 
+// stdinGrace is how long -p with a prompt waits for piped stdin to start.
+const stdinGrace = 2 * time.Second
+
+// readStdin reads stdin when it is not a terminal. With a prompt given, a
+// pipe that sends nothing (and does not close) within stdinGrace is left
+// alone: it is an inherited descriptor nobody writes to (a CI runner, an
+// editor), not input, and waiting for its end would hang the run. Files
+// are read whole; without a prompt, stdin is the prompt and is waited for.
+func readStdin(f *os.File, havePrompt bool) ([]byte, error) {
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice != 0 {
+		return nil, nil
+	}
+	if !havePrompt || st.Mode().IsRegular() {
+		return io.ReadAll(f)
+	}
+	type chunk struct {
+		b   []byte
+		err error
+	}
+	first := make(chan chunk, 1)
+	go func() {
+		buf := make([]byte, 64<<10)
+		n, err := f.Read(buf)
+		first <- chunk{buf[:n], err}
+	}()
+	var c chunk
+	select {
+	case c = <-first:
+	case <-time.After(stdinGrace):
+		return nil, nil
+	}
+	if c.err != nil {
+		if errors.Is(c.err, io.EOF) {
+			return c.b, nil
+		}
+		return nil, c.err
+	}
+	rest, err := io.ReadAll(f)
+	return append(c.b, rest...), err
+}
+
 func readPrompt(g *Globals) (string, error) {
 	prompt := g.Prompt
 	if f, ok := g.Stdin.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice == 0 {
-			b, err := io.ReadAll(f)
-			if err != nil {
-				return "", fmt.Errorf("read stdin: %w", err)
+		b, err := readStdin(f, strings.TrimSpace(prompt) != "")
+		if err != nil {
+			return "", fmt.Errorf("read stdin: %w", err)
+		}
+		if s := strings.TrimSpace(string(b)); s != "" {
+			if prompt != "" {
+				prompt += "\n\n"
 			}
-			if s := strings.TrimSpace(string(b)); s != "" {
-				if prompt != "" {
-					prompt += "\n\n"
-				}
-				prompt += s
-			}
+			prompt += s
 		}
 	}
 	if strings.TrimSpace(prompt) == "" {
@@ -242,6 +284,9 @@ func runPrint(ctx context.Context, g *Globals) error {
 		turnErr = withConnHint(withSearchHint(turnErr, rt.Session))
 		res.IsError = true
 		res.Error = turnErr
+		if dropFailedSession(rt, g) {
+			res.SessionID = ""
+		}
 	}
 	switch g.OutputFormat {
 	case "text":
@@ -284,4 +329,22 @@ func withConnHint(msg string) string {
 		return msg + " (nothing answers there: start the server, or point --base-url at it)"
 	}
 	return msg
+}
+
+// dropFailedSession deletes the session a failed -p run created when no
+// answer came (the provider unreachable, say): it would hold the prompt
+// alone, and --continue would pick it. It reports whether it did.
+func dropFailedSession(rt *runtime, g *Globals) bool {
+	if g.Resume != "" || g.Continue || rt.Store == nil {
+		return false
+	}
+	for _, m := range rt.Session.Messages() {
+		if m.Role == agent.RoleAssistant {
+			return false
+		}
+	}
+	id := rt.Store.ID()
+	_ = rt.Store.Close()
+	_, err := rt.DB.Delete(context.Background(), id)
+	return err == nil
 }
