@@ -21,7 +21,11 @@ import (
 // by tool_reference blocks on Anthropic (the API loads the definitions from
 // the references, with native search too, PROTOCOLS.md §1.5), a client
 // tool_search_call/output on OpenAI Responses (hosted or client search), the
-// tool_search function answered with the schemas on Chat Completions. A raw
+// tool_search function answered with the schemas on Chat Completions. Both
+// native APIs were recorded accepting exactly this client-authored pair next
+// to their own search tool and then calling the loaded tool (shared fixtures
+// test_anthropic_promotes_local_search_history_round_trip.yaml and
+// test_openai_promotes_local_search_history_round_trip.yaml). A raw
 // search block is never cut from its pair: the messages after the boundary
 // start a turn, so every pair there is whole, and those before it are not sent.
 type Compaction struct {
