@@ -62,6 +62,11 @@ type Request struct {
 	// Tools are sent as usual; Deferred stay out of context until searched.
 	Tools    []ToolDef
 	Deferred []ToolDef
+	// ToolsVersion, when not 0, names the exact contents of Tools and
+	// Deferred: every request with the same value has the same lists (the
+	// session's catalog version), so an adapter may reuse what it rendered
+	// from them. 0: unknown, render every time.
+	ToolsVersion uint64
 	// Search is the mode asked for; the adapter resolves it for this model.
 	Search SearchMode
 	// SearchAlgo picks the native search variant where there is a choice

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agent-dev/agent/tools"
@@ -104,6 +105,8 @@ type Session struct {
 	// response (input, cache and output tokens), when the history was
 	// lastLen messages long: the base of the auto-compaction estimate.
 	lastPrompt, lastLen int
+	// defs are the current tool lists of requests (toolDefs).
+	defs toolDefs
 }
 
 // Send runs one turn in the background and returns its event stream, which
@@ -271,19 +274,51 @@ func (s *Session) BuildRequest() *Request {
 		Search: s.Search, SearchAlgo: s.SearchAlgo, ProviderTools: s.ProviderTools, NoStream: s.NoStream,
 		Effort: s.Effort, MaxOutput: s.raiseOutput,
 	}
-	for _, t := range s.Tools.Active() {
-		req.Tools = append(req.Tools, defOf(t))
+	d := s.toolDefs()
+	req.Tools, req.Deferred, req.ToolsVersion = d.tools, d.deferred, d.version
+	return req
+}
+
+// toolDefs are the tool lists of a request, made once per catalog version
+// and search setting and shared by every request until either changes
+// (their slices are full, so an append copies).
+type toolDefs struct {
+	setVersion      uint64
+	search          SearchMode
+	version         uint64
+	tools, deferred []ToolDef
+}
+
+// defsVersions numbers the tool lists of every session of the process.
+var defsVersions atomic.Uint64
+
+func (s *Session) toolDefs() toolDefs {
+	setVersion := s.Tools.Version()
+	s.mu.Lock()
+	d := s.defs
+	s.mu.Unlock()
+	if d.version != 0 && d.setVersion == setVersion && d.search == s.Search {
+		return d
+	}
+	setVersion, active, deferred := s.Tools.Snapshot()
+	d = toolDefs{setVersion: setVersion, search: s.Search, version: defsVersions.Add(1)}
+	for _, t := range active {
+		d.tools = append(d.tools, defOf(t))
 	}
 	if s.Search == SearchOff {
-		for _, t := range s.Tools.Deferred() {
-			req.Tools = append(req.Tools, defOf(t))
+		for _, t := range deferred {
+			d.tools = append(d.tools, defOf(t))
 		}
-		return req
+	} else {
+		for _, t := range deferred {
+			d.deferred = append(d.deferred, defOf(t))
+		}
 	}
-	for _, t := range s.Tools.Deferred() {
-		req.Deferred = append(req.Deferred, defOf(t))
-	}
-	return req
+	d.tools, d.deferred = d.tools[:len(d.tools):len(d.tools)], d.deferred[:len(d.deferred):len(d.deferred)]
+	s.mu.Lock()
+	s.defs = d
+	s.mu.Unlock()
+	return d
 }
 
 func defOf(t tools.Tool) ToolDef {

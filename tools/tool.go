@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Result is what running a tool produced.
@@ -73,7 +74,7 @@ func (s *Set) SetPolicy(allow, deferIf func(Tool) bool) {
 
 // NewSet returns an empty set.
 func NewSet() *Set {
-	return &Set{tools: map[string]*Tool{}, deferred: map[string]bool{}}
+	return &Set{tools: map[string]*Tool{}, deferred: map[string]bool{}, version: versions.Add(1)}
 }
 
 // Option overrides a tool's own deferral wish at registration.
@@ -118,7 +119,7 @@ func (s *Set) Add(opts []Option, ts ...Tool) error {
 		}
 		s.deferred[t.Name] = d
 	}
-	s.version++
+	s.bump()
 	return nil
 }
 
@@ -149,6 +150,9 @@ func (s *Set) ReplaceServer(server string, opts []Option, ts ...Tool) error {
 			s.deferred[n] = d
 		}
 	}
+	// The deferral restored here is part of the change: a reader between
+	// Add and this point saw another version.
+	s.bump()
 	s.mu.Unlock()
 	return nil
 }
@@ -159,7 +163,7 @@ func (s *Set) SetDeferred(name string, d bool) {
 	defer s.mu.Unlock()
 	if _, ok := s.tools[name]; ok {
 		s.deferred[name] = d
-		s.version++
+		s.bump()
 	}
 }
 
@@ -178,11 +182,35 @@ func (s *Set) IsDeferred(name string) bool {
 	return s.deferred[name]
 }
 
-// Version changes whenever the catalog changes.
+// versions numbers the states of every set of the process, so that two
+// sets never share a version: a version names one catalog.
+var versions atomic.Uint64
+
+// bump gives the set a new version; s.mu is held.
+func (s *Set) bump() { s.version = versions.Add(1) }
+
+// Version changes whenever the catalog changes. Versions are unique across
+// the sets of a process, and never 0.
 func (s *Set) Version() uint64 {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.version
+}
+
+// Snapshot returns the version with the active tools (registration order)
+// and the deferred tools (by name), all read at once.
+func (s *Set) Snapshot() (version uint64, active, deferred []Tool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, n := range s.order {
+		if s.deferred[n] {
+			deferred = append(deferred, *s.tools[n])
+		} else {
+			active = append(active, *s.tools[n])
+		}
+	}
+	sort.Slice(deferred, func(i, j int) bool { return deferred[i].Name < deferred[j].Name })
+	return s.version, active, deferred
 }
 
 // Active returns the active tools in registration order.

@@ -57,6 +57,8 @@ type Provider struct {
 	// noticed holds the one-time notices already given (an --effort the
 	// model cannot use).
 	noticed sync.Map
+	// tools is the last rendered tools array (toolscache.go).
+	tools toolsCache
 }
 
 var _ agent.Provider = (*Provider)(nil)
@@ -89,7 +91,7 @@ func (p *Provider) NativeSearch(model string) bool {
 // Render returns the request body Send would post, for golden tests and
 // debugging, with the resolved search mode.
 func (p *Provider) Render(req *agent.Request) ([]byte, agent.SearchMode, error) {
-	r, err := buildWith(req, agent.ResolveSearch(p, req), p.caps(req.Model))
+	r, err := buildWith(req, agent.ResolveSearch(p, req), p.caps(req.Model), &p.tools)
 	if err != nil {
 		return nil, "", err
 	}
@@ -105,7 +107,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 		return nil, err
 	}
 	caps := p.caps(req.Model)
-	r, err := buildWith(req, agent.ResolveSearch(p, req), caps)
+	r, err := buildWith(req, agent.ResolveSearch(p, req), caps, &p.tools)
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: build request: %w", err)
 	}

@@ -1,13 +1,12 @@
 package anthropic
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/models"
+	"github.com/agent-dev/agent/providers/internal/toolcache"
 )
 
 // Names of the search tools this adapter adds.
@@ -75,20 +74,22 @@ type rendered struct {
 // request's settings (tools, deferred tools, mode, algorithm, provider
 // tools), never on the history, so it is byte-identical on every request.
 func buildRequest(req *agent.Request, mode agent.SearchMode) (*rendered, error) {
-	return buildWith(req, mode, models.Lookup(providerName, req.Model))
+	return buildWith(req, mode, models.Lookup(providerName, req.Model), nil)
 }
 
-// buildWith renders req for mode and the model's capabilities c.
-func buildWith(req *agent.Request, mode agent.SearchMode, c models.Capabilities) (*rendered, error) {
+// buildWith renders req for mode and the model's capabilities c, taking
+// the tools array from tc when it holds this catalog version's.
+func buildWith(req *agent.Request, mode agent.SearchMode, c models.Capabilities, tc *toolsCache) (*rendered, error) {
 	pt, err := renderProviderTools(req.ProviderTools, mode == agent.SearchNative)
 	if err != nil {
 		return nil, err
 	}
 	fnSearch := mode == agent.SearchClient && !c.DeferLoading
-	tools, err := renderTools(req, mode, pt, fnSearch)
+	tt, err := tc.get(req, mode, fnSearch, func() (json.RawMessage, error) { return renderTools(req, mode, pt, fnSearch) })
 	if err != nil {
 		return nil, err
 	}
+	tools := tt.json
 	msgs, err := renderHistory(req, mode, fnSearch)
 	if err != nil {
 		return nil, err
@@ -103,15 +104,22 @@ func buildWith(req *agent.Request, mode agent.SearchMode, c models.Capabilities)
 	th := thinkingFor(req, c, maxTokens)
 	w := wireRequest{
 		Model: req.Model, MaxTokens: th.maxTokens, System: req.System, Messages: msgs,
-		Tools: tools, MCPServers: pt.mcpServers, Thinking: th.thinking, OutputConfig: th.outputConfig,
+		MCPServers: pt.mcpServers, Thinking: th.thinking, OutputConfig: th.outputConfig,
 		Container: containerOf(req.Messages), Stream: !req.NoStream,
 	}
+	if len(tools) > 0 {
+		// The array goes in as rendered: the encoder would validate and
+		// copy it again on every request.
+		w.Tools = toolcache.Placeholder
+	}
 	body, err := marshal(w)
+	if err == nil && len(tools) > 0 {
+		body, err = toolcache.Splice(body, tools)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encode request: %w", err)
 	}
-	sum := sha256.Sum256(tools)
-	return &rendered{body: body, toolsHash: hex.EncodeToString(sum[:]), resolved: mode, betas: pt.betas,
+	return &rendered{body: body, toolsHash: tt.hash, resolved: mode, betas: pt.betas,
 		fnSearch: fnSearch, maxTokens: th.maxTokens, notice: th.notice}, nil
 }
 

@@ -1,9 +1,6 @@
 package openairesponses
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-
 	"github.com/agent-dev/agent/agent"
 )
 
@@ -14,6 +11,5 @@ func (p *Provider) ToolsHash(req *agent.Request) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(b.tools)
-	return hex.EncodeToString(sum[:]), nil
+	return b.toolsHash, nil
 }

@@ -10,8 +10,6 @@ package openairesponses
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -22,6 +20,7 @@ import (
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/internal/httpx"
+	"github.com/agent-dev/agent/providers/internal/toolcache"
 )
 
 // DefaultBaseURL is the public OpenAI endpoint, as the official SDKs use it.
@@ -56,6 +55,8 @@ type Provider struct {
 	http    httpx.Client
 	table   *models.Table
 	noticed sync.Map // one-time notices given
+	// tools is the last plan and tools array (toolscache.go).
+	tools toolcache.Cache[plannedTools]
 }
 
 var _ agent.Provider = (*Provider)(nil)
@@ -106,6 +107,7 @@ func (p *Provider) Render(req *agent.Request) ([]byte, agent.SearchMode, error) 
 // built is a rendered request and what Send reports of it.
 type built struct {
 	body, tools []byte
+	toolsHash   string
 	mode        agent.SearchMode
 	maxTokens   int
 	notice      string
@@ -122,12 +124,12 @@ func (p *Provider) build(req *agent.Request) (body, tools []byte, mode agent.Sea
 func (p *Provider) render(req *agent.Request) (built, error) {
 	b := built{mode: agent.ResolveSearch(p, req)}
 	caps := p.caps(req.Model)
-	plan := p.plan(req, b.mode)
-	tools, err := renderTools(req, plan)
+	pt, err := p.plannedTools(req, b.mode)
 	if err != nil {
 		return b, err
 	}
-	b.tools = tools
+	plan, tools := pt.plan, pt.tools
+	b.tools, b.toolsHash = tools, pt.hash
 	input, err := renderInput(req, plan)
 	if err != nil {
 		return b, err
@@ -148,7 +150,9 @@ func (p *Provider) render(req *agent.Request) (built, error) {
 		Store:           p.opts.Store,
 	}
 	if string(tools) != "[]" {
-		rb.Tools = tools
+		// The array goes in as rendered: the encoder would validate and
+		// copy it again on every request.
+		rb.Tools = toolcache.Placeholder
 	}
 	if req.Effort != "" {
 		if e, ok := caps.WireEffort(req.Effort); ok && caps.Reasoning == models.ReasoningEffort {
@@ -165,6 +169,9 @@ func (p *Provider) render(req *agent.Request) (built, error) {
 		rb.Include = []string{"reasoning.encrypted_content"}
 	}
 	b.body, err = json.Marshal(rb)
+	if err == nil && rb.Tools != nil {
+		b.body, err = toolcache.Splice(b.body, tools)
+	}
 	if err != nil {
 		return b, fmt.Errorf("encode responses request: %w", err)
 	}
@@ -200,13 +207,12 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	if err != nil {
 		return nil, err
 	}
-	body, tools, mode := b.body, b.tools, b.mode
+	body, mode := b.body, b.mode
 	if b.notice != "" {
 		if _, seen := p.noticed.LoadOrStore(b.notice, true); !seen {
 			emit(agent.StreamEvent{Type: agent.EventWarning, Text: b.notice})
 		}
 	}
-	sum := sha256.Sum256(tools)
 	h := http.Header{}
 	if p.opts.APIKey != "" {
 		h.Set("Authorization", "Bearer "+p.opts.APIKey)
@@ -229,7 +235,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 		resp, err = parseStream(ctx, hresp.Body, pc, emit)
 	}
 	if resp != nil {
-		resp.ToolsHash = hex.EncodeToString(sum[:])
+		resp.ToolsHash = b.toolsHash
 		resp.Resolved = mode
 		resp.OutputLimit, resp.OutputMax = b.maxTokens, p.caps(req.Model).MaxOutput
 	}
