@@ -77,13 +77,6 @@ func FromEnv(getenv func(string) string) (Options, error) {
 // Provider is the Responses adapter under the azure tag.
 type Provider struct {
 	*openairesponses.Provider
-	models *models.Table
-	opts   openairesponses.Options
-
-	mu sync.Mutex
-	// byModel holds one adapter per deployment, told the table's answer
-	// on tool search, since a deployment's name need not say its model.
-	byModel map[string]*openairesponses.Provider
 }
 
 var _ agent.Provider = (*Provider)(nil)
@@ -106,12 +99,13 @@ func New(o Options) (*Provider, error) {
 	}
 	authed := *hc
 	authed.Transport = &transport{base: rt, key: o.APIKey, cred: o.Credential}
-	ro := openairesponses.Options{
-		BaseURL: BaseURL(o.Endpoint), HTTPClient: &authed,
+	// The deployment name is looked up under "azure": the config's models
+	// entries scoped to Azure apply, and a name that says its model
+	// ("gpt-5.4") resolves like that model.
+	return &Provider{Provider: openairesponses.New(openairesponses.Options{
+		BaseURL: BaseURL(o.Endpoint), HTTPClient: &authed, Models: o.Models, LookupAs: Name,
 		FirstByteTimeout: o.FirstByteTimeout, StreamIdleTimeout: o.StreamIdleTimeout,
-		Models: o.Models, LookupAs: Name,
-	}
-	return &Provider{Provider: openairesponses.New(ro), models: o.Models, opts: ro, byModel: map[string]*openairesponses.Provider{}}, nil
+	})}, nil
 }
 
 // BaseURL is the v1 API root of a resource endpoint; an endpoint already
@@ -129,16 +123,10 @@ func (p *Provider) Name() string { return Name }
 // API is the Responses API.
 func (p *Provider) API() string { return responsesAPI }
 
-// NativeSearch reads the deployment's capabilities: the config's models
-// entry for the deployment name, else what the name says.
-func (p *Provider) NativeSearch(model string) bool {
-	return p.models.Lookup(Name, model).NativeSearch
-}
-
 // Send hands the adapter Azure's own raw items (never api.openai.com's:
 // their encrypted reasoning does not decrypt elsewhere) and tags the answer.
 func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent.StreamEvent)) (*agent.Response, error) {
-	resp, err := p.adapter(req.Model).Send(ctx, p.prepare(req), emit)
+	resp, err := p.Provider.Send(ctx, p.prepare(req), emit)
 	if resp != nil {
 		resp.Message = claudeplatform.Retag([]agent.Message{resp.Message}, responsesAPI, openaiTag, Name)[0]
 	}
@@ -158,38 +146,22 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	return resp, err
 }
 
-// prepare is the request as the adapter gets it: the table's search
-// decision, Azure's raw items under the adapter's tag.
+// prepare is the request as the adapter gets it: Azure's raw items under
+// the adapter's tag.
 func (p *Provider) prepare(req *agent.Request) *agent.Request {
 	r := *req
-	if r.Search != agent.SearchOff && r.Search != agent.SearchClient && !p.NativeSearch(r.Model) {
-		r.Search = agent.SearchClient
-	}
 	r.Messages = claudeplatform.Retag(req.Messages, responsesAPI, Name, openaiTag)
 	return &r
 }
 
 // Render is the body Send would post.
 func (p *Provider) Render(req *agent.Request) ([]byte, agent.SearchMode, error) {
-	return p.adapter(req.Model).Render(p.prepare(req))
+	return p.Provider.Render(p.prepare(req))
 }
 
 // ToolsHash is the hash of the tools array Send would post.
 func (p *Provider) ToolsHash(req *agent.Request) (string, error) {
-	return p.adapter(req.Model).ToolsHash(p.prepare(req))
-}
-
-func (p *Provider) adapter(model string) *openairesponses.Provider {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	a, ok := p.byModel[model]
-	if !ok {
-		o := p.opts
-		o.NativeModels = map[string]bool{model: p.NativeSearch(model)}
-		a = openairesponses.New(o)
-		p.byModel[model] = a
-	}
-	return a
+	return p.Provider.ToolsHash(p.prepare(req))
 }
 
 // transport adds api-key, or an Entra ID bearer token, reused until five

@@ -194,57 +194,68 @@ func recorded(t *testing.T, name string) []string {
 	return append(out, cur.String())
 }
 
-// Conformance with Azure's recorded hosted search: the recorded stream,
-// served at the Azure route, parses into a provider search that found
-// get_weather and a call of it; the continuation is accepted by the strict
-// fake.
-func TestConformanceAzureRecording(t *testing.T) {
-	streams := recorded(t, "azure-tool-search.1.chunks.txt")
-	strict := azuretest.NewServer(t)
-	strict.Inner.Script(rt.Turn{rt.Text("It is sunny.")})
-	served := 0
-	rec := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if served >= 1 {
-			// Continue against the strict fake.
-			req, _ := http.NewRequest(r.Method, strict.URL+r.URL.Path, r.Body)
-			req.Header = r.Header.Clone()
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				w.WriteHeader(502)
+// Conformance with Azure's recordings (hosted and client-executed search):
+// the recorded stream, served at the Azure route, parses into a search that
+// found get_weather; the continuation (the call's result, or the client
+// search's output) is accepted by the strict fake.
+func TestConformanceAzureRecordings(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		where string
+		mode  agent.SearchMode
+	}{
+		{"azure-tool-search.1.chunks.txt", agent.WhereProvider, agent.SearchNative},
+		{"azure-client-tool-search.1.chunks.txt", agent.WhereClient, agent.SearchClient},
+	} {
+		streams := recorded(t, tc.file)
+		strict := azuretest.NewServer(t)
+		strict.Inner.Script(rt.Turn{rt.Text("It is sunny.")})
+		served := 0
+		rec := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if served >= 1 {
+				// Continue against the strict fake.
+				req, _ := http.NewRequest(r.Method, strict.URL+r.URL.Path, r.Body)
+				req.Header = r.Header.Clone()
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					w.WriteHeader(502)
+					return
+				}
+				defer resp.Body.Close()
+				w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+				w.WriteHeader(resp.StatusCode)
+				_, _ = io.Copy(w, resp.Body)
 				return
 			}
-			defer resp.Body.Close()
-			w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
-			w.WriteHeader(resp.StatusCode)
-			_, _ = io.Copy(w, resp.Body)
-			return
+			served++
+			if r.URL.Path != "/openai/v1/responses" || r.Header.Get("api-key") != azuretest.DefaultKey {
+				w.WriteHeader(401)
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, streams[0])
+		}))
+		s := session(t, azure.Options{Endpoint: rec.URL, APIKey: azuretest.DefaultKey}, "gpt-5.4")
+		s.Search = tc.mode
+		var found []string
+		var where string
+		err := s.Run(t.Context(), "What is the weather in San Francisco?", func(e agent.Event) {
+			if e.Type == agent.EventSearchFinished && e.Search != nil {
+				found, where = append(found, e.Search.Tools...), e.Search.Where
+			}
+		})
+		rec.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
 		}
-		served++
-		if r.URL.Path != "/openai/v1/responses" || r.Header.Get("api-key") != azuretest.DefaultKey {
-			w.WriteHeader(401)
-			return
+		if len(found) == 0 || found[0] != "get_weather" || where != tc.where {
+			t.Errorf("%s: search found %v (%s)", tc.file, found, where)
 		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, streams[0])
-	}))
-	defer rec.Close()
-	s := session(t, azure.Options{Endpoint: rec.URL, APIKey: azuretest.DefaultKey}, "gpt-5.4")
-	var found []string
-	err := s.Run(t.Context(), "What is the weather in San Francisco?", func(e agent.Event) {
-		if e.Type == agent.EventSearchFinished && e.Search != nil {
-			found = append(found, e.Search.Tools...)
+		if n := strict.Rejected(); n != 0 {
+			t.Errorf("%s: continuation rejected: %+v", tc.file, strict.Inner.Rejected())
 		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(found) == 0 || found[0] != "get_weather" {
-		t.Errorf("search found %v", found)
-	}
-	if n := strict.Rejected(); n != 0 {
-		t.Errorf("continuation rejected: %+v", strict.Inner.Rejected())
-	}
-	if s.Messages()[len(s.Messages())-1].Text() != "It is sunny." {
-		t.Errorf("messages: %+v", s.Messages())
+		if got := s.Messages()[len(s.Messages())-1].Text(); got != "It is sunny." {
+			t.Errorf("%s: answer %q", tc.file, got)
+		}
 	}
 }
