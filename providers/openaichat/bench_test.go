@@ -17,7 +17,7 @@ func catalog(tb testing.TB) []agent.ToolDef {
 	tb.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "catalogs", "ALL.json"))
 	if err != nil {
-		tb.Skipf("shared catalogs not available: %v", err)
+		tb.Skipf("needs ../shared/catalogs/ALL.json (the shared data beside the repository root, as in CI): put shared/ at ../shared to run this (%v)", err)
 	}
 	var raw []struct {
 		Server, Name, Description string

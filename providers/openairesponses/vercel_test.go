@@ -28,7 +28,7 @@ const fixtures = "../../../shared/fixtures/vercel-ai"
 func recordedResponses(t *testing.T, path string) (jsons []json.RawMessage, streams []string) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("fixture missing: %v", err)
+		t.Skipf("needs the recording %s from ../shared/fixtures (the shared data beside the repository root, as in CI): put shared/ at ../shared to run this", path)
 	}
 	if !strings.HasSuffix(path, ".chunks.txt") {
 		return []json.RawMessage{b}, nil

@@ -21,7 +21,7 @@ var providerName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 func TestToolNamesOnRealCatalogs(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(sharedDir(t), "catalogs", "ALL.json"))
 	if err != nil {
-		t.Skipf("catalogs not found (../shared/catalogs): %v", err)
+		t.Skipf("needs ../shared/catalogs/ALL.json (the shared data beside the repository root, as in CI): put shared/ at ../shared to run this (%v)", err)
 	}
 	var all []struct{ Server, Name string }
 	if err := json.Unmarshal(b, &all); err != nil {

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -81,8 +82,14 @@ func (e *TimeoutError) Error() string {
 		what, e.After, e.Key, e.Key, 2*e.After)
 }
 
-// Timeout reports true, as net.Error does.
+// Timeout reports true: a TimeoutError is a net.Error, so the core files it
+// under its timeout kind.
 func (e *TimeoutError) Timeout() bool { return true }
+
+// Temporary reports true (net.Error).
+func (e *TimeoutError) Temporary() bool { return true }
+
+var _ net.Error = (*TimeoutError)(nil)
 
 // Retryable reports true: the same request may well succeed.
 func (e *TimeoutError) Retryable() bool { return true }
