@@ -64,6 +64,19 @@ func TestPrintFindsAndCallsDeferredToolOnCloudProviders(t *testing.T) {
 				map[string]string{"AZURE_OPENAI_ENDPOINT": f.URL, "AZURE_OPENAI_API_KEY": azuretest.DefaultKey},
 				func() [][]byte { return responsesBodies(f.Inner.Requests()) }, f.Rejected}
 		}},
+		{"vertex-gemini", "client", func(t *testing.T) setup {
+			f := vertextest.NewServer(t)
+			f.Gemini.Script = geminitest.NewScript(geminitest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Oslo"}}, geminitest.Turn{Text: "Sunny."})
+			return setup{[]string{"--provider", "vertex-gemini", "--model", "gemini-3-pro-preview"},
+				map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": f.ServiceAccountJSON(t), "GOOGLE_VERTEX_BASE_URL": f.BaseURL, "GOOGLE_CLOUD_LOCATION": "", "GOOGLE_CLOUD_PROJECT": ""},
+				func() [][]byte {
+					var out [][]byte
+					for _, r := range f.Requests() {
+						out = append(out, r.Body)
+					}
+					return out
+				}, func() int { return len(f.Rejected()) + len(f.Gemini.Rejected()) }}
+		}},
 		{"gemini", "client", func(t *testing.T) setup {
 			f := geminitest.NewServer(t)
 			f.Script = geminitest.NewScript(geminitest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Oslo"}}, geminitest.Turn{Text: "Sunny."})

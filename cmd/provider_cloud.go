@@ -75,6 +75,21 @@ func init() {
 		}
 		return p, "", nil
 	}
+	providerFactories["vertex-gemini"] = func(g *Globals) (agent.Provider, string, error) {
+		o, err := vertex.GeminiFromEnv(context.Background(), g.Getenv)
+		if err != nil {
+			return nil, "", usagef("%v", err)
+		}
+		if g.Config.BaseURL != "" {
+			o.BaseURL = g.Config.BaseURL
+		}
+		p, err := vertex.NewGemini(o, gemini.Options{Models: modelTable(g), Effort: g.Config.Effort,
+			FirstByteTimeout: time.Duration(g.Config.FirstByteTimeout), StreamIdleTimeout: time.Duration(g.Config.StreamIdleTimeout)})
+		if err != nil {
+			return nil, "", usagef("%v", err)
+		}
+		return p, gemini.DefaultModel, nil
+	}
 	providerFactories["gemini"] = func(g *Globals) (agent.Provider, string, error) {
 		o := gemini.FromEnv(g.Getenv)
 		if o.APIKey == "" {

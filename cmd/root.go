@@ -144,7 +144,7 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 	f.StringVar(&g.Defer, "defer", "", "defer the tools of the servers named with --mcp (true, false or auto)")
 	f.Lookup("defer").NoOptDefVal = "true"
 	f.StringVar(&g.DBPath, "db", "", "session database (default $XDG_DATA_HOME/agent/agent.db)")
-	f.StringVar(&g.Provider, "provider", "", "provider: anthropic, openai (Responses), openai-chat, ollama, llamacpp, vllm, lmstudio, openrouter, groq, deepseek, mistral, gemini (native), gemini-openai, vertex, bedrock, azure")
+	f.StringVar(&g.Provider, "provider", "", "provider: anthropic, openai (Responses), openai-chat, ollama, llamacpp, vllm, lmstudio, openrouter, groq, deepseek, mistral, gemini (native), gemini-openai, vertex, vertex-gemini, bedrock, azure")
 	f.StringVar(&g.Model, "model", "", "model id")
 	root.Flags().BoolVar(&g.AltScreen, "alt-screen", false, "run the terminal UI full screen (the default runs inline and leaves the conversation in the scrollback)")
 	f.StringVar(&g.BaseURL, "base-url", "", "API base URL (overrides the provider's default and *_BASE_URL)")

@@ -26,6 +26,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/models"
+	"github.com/agent-dev/agent/providers/internal/claudeplatform"
 	"github.com/agent-dev/agent/providers/internal/httpx"
 )
 
@@ -54,6 +55,13 @@ type Options struct {
 	Effort string
 	// FirstByteTimeout and StreamIdleTimeout bound the waits of a request.
 	FirstByteTimeout, StreamIdleTimeout time.Duration
+	// Tag names the provider in raw parts and errors (default "gemini";
+	// Gemini on Vertex AI is "vertex-gemini", so signatures are replayed
+	// only where they were made).
+	Tag string
+	// Endpoint, when set, replaces the Gemini API's URLs (Vertex AI's
+	// publishers/google route); auth then travels in HTTPClient.
+	Endpoint func(model string, stream bool) string
 }
 
 // FromEnv reads GEMINI_API_KEY (or GOOGLE_API_KEY) and
@@ -80,11 +88,14 @@ func New(o Options) *Provider {
 		o.BaseURL = DefaultBaseURL
 	}
 	o.BaseURL = strings.TrimSuffix(strings.TrimRight(o.BaseURL, "/"), "/v1beta")
-	return &Provider{opts: o, http: httpx.Client{HTTP: o.HTTPClient, Provider: Name,
+	if o.Tag == "" {
+		o.Tag = Name
+	}
+	return &Provider{opts: o, http: httpx.Client{HTTP: o.HTTPClient, Provider: o.Tag,
 		Timeouts: httpx.Timeouts{FirstByte: o.FirstByteTimeout, StreamIdle: o.StreamIdleTimeout}}}
 }
 
-func (p *Provider) Name() string { return Name }
+func (p *Provider) Name() string { return p.opts.Tag }
 func (p *Provider) API() string  { return API }
 
 // NativeSearch is always false: the agent searches.
@@ -110,6 +121,9 @@ func (p *Provider) ToolsHash(req *agent.Request) (string, error) {
 
 // Endpoint is the URL of a request for model.
 func (p *Provider) Endpoint(model string, stream bool) string {
+	if p.opts.Endpoint != nil {
+		return p.opts.Endpoint(model, stream)
+	}
 	u := p.opts.BaseURL + "/v1beta/models/" + url.PathEscape(strings.TrimPrefix(model, "models/"))
 	if stream {
 		return u + ":streamGenerateContent?alt=sse"
@@ -137,11 +151,11 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	}
 	resp, err := p.http.Post(ctx, p.Endpoint(req.Model, !req.NoStream), r.body, !req.NoStream, h)
 	if err != nil {
-		return nil, err
+		return nil, claudeplatform.ExplainAuth(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return nil, apiError(resp)
+		return nil, apiError(resp, p.opts.Tag)
 	}
 	acc := &accumulator{r: r, emit: emit}
 	out := &agent.Response{ToolsHash: r.toolsHash, Resolved: r.mode}
@@ -155,9 +169,9 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 }
 
 // apiError reads Google's error body: {"error": {code, message, status}}.
-func apiError(resp *http.Response) error {
+func apiError(resp *http.Response, tag string) error {
 	raw := httpx.ReadErrorBody(resp)
-	e := &agent.APIError{Provider: Name, Status: resp.StatusCode, RetryAfter: httpx.RetryAfter(resp.Header)}
+	e := &agent.APIError{Provider: tag, Status: resp.StatusCode, RetryAfter: httpx.RetryAfter(resp.Header)}
 	var w struct {
 		Error struct {
 			Message string `json:"message"`
@@ -170,6 +184,8 @@ func apiError(resp *http.Response) error {
 		e.Message = httpx.Snippet(raw)
 	}
 	switch {
+	case tag != Name:
+		// Another route (Vertex AI) explains its own auth failures.
 	case resp.StatusCode == 400 && strings.Contains(strings.ToLower(e.Message), "api key"),
 		resp.StatusCode == 401, resp.StatusCode == 403 && e.Type == "PERMISSION_DENIED":
 		e.Message += " — check GEMINI_API_KEY (or GOOGLE_API_KEY)"

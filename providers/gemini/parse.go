@@ -178,10 +178,10 @@ func (a *accumulator) chunk(data []byte) error {
 		return fmt.Errorf("gemini: stream cut: bad chunk: %w", err)
 	}
 	if w.Error != nil {
-		return &agent.APIError{Provider: Name, Status: w.Error.Code, Type: w.Error.Status, Message: w.Error.Message}
+		return &agent.APIError{Provider: a.r.tag, Status: w.Error.Code, Type: w.Error.Status, Message: w.Error.Message}
 	}
 	if w.PromptFeedback != nil && w.PromptFeedback.BlockReason != "" {
-		return &agent.APIError{Provider: Name, Status: 400, Type: "blocked", Message: "the prompt was blocked: " + w.PromptFeedback.BlockReason}
+		return &agent.APIError{Provider: a.r.tag, Status: 400, Type: "blocked", Message: "the prompt was blocked: " + w.PromptFeedback.BlockReason}
 	}
 	if u := w.UsageMetadata; u != nil {
 		a.usage = agent.Usage{
@@ -242,7 +242,7 @@ func (a *accumulator) message(interrupted bool) agent.Message {
 	a.flush()
 	m := agent.Message{Role: agent.RoleAssistant, Parts: append([]agent.Part(nil), a.neutral...), Interrupted: interrupted}
 	if len(a.raws) > 0 {
-		m.Parts = append(m.Parts, agent.RawPart(Name, API, mustJSON(wireContent{Role: "model", Parts: a.raws})))
+		m.Parts = append(m.Parts, agent.RawPart(a.r.tag, API, mustJSON(wireContent{Role: "model", Parts: a.raws})))
 	}
 	return m
 }

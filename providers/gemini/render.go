@@ -29,6 +29,7 @@ const SkipSignature = "skip_thought_signature_validator"
 
 // rendered is one request ready to send plus what parsing needs.
 type rendered struct {
+	tag       string
 	body      []byte
 	tools     []byte
 	toolsHash string
@@ -89,8 +90,8 @@ type thinkingConfig struct {
 
 func (p *Provider) render(req *agent.Request) (*rendered, error) {
 	mode := agent.ResolveSearch(p, req)
-	caps := p.opts.Models.Lookup(Name, req.Model)
-	r := &rendered{mode: mode, fromWire: map[string]string{}}
+	caps := p.opts.Models.Lookup(p.opts.Tag, req.Model)
+	r := &rendered{tag: p.opts.Tag, mode: mode, fromWire: map[string]string{}}
 	active := map[string]bool{}
 	var decls []string
 	declare := func(d agent.ToolDef) error {
@@ -247,7 +248,7 @@ func (h *history) add(c *content) {
 // assistant replays this adapter's own content verbatim when it fits the
 // request's search mode, and renders the neutral parts otherwise.
 func (h *history) assistant(m agent.Message, providerResults map[string]agent.SearchResult) {
-	if raw := m.RawFor(Name, API); raw != nil {
+	if raw := m.RawFor(h.r.tag, API); raw != nil {
 		if c := h.replay(m, raw.Data); c != nil {
 			h.add(c)
 			return

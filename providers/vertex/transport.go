@@ -19,6 +19,9 @@ import (
 type transport struct {
 	base http.RoundTripper
 	ts   oauth2.TokenSource
+	// anthropic rewrites Google's error bodies for the Anthropic adapter;
+	// without it (Gemini) they are kept, with the login hint on a 401.
+	anthropic bool
 }
 
 func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -32,8 +35,12 @@ func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode/100 != 2 {
+	switch {
+	case resp.StatusCode/100 == 2:
+	case t.anthropic:
 		return anthropicError(resp), nil
+	case resp.StatusCode == 401:
+		return hinted(resp), nil
 	}
 	return resp, nil
 }
@@ -123,5 +130,20 @@ func anthropicError(resp *http.Response) *http.Response {
 	resp.Body = io.NopCloser(bytes.NewReader(data))
 	resp.ContentLength = int64(len(data))
 	resp.Header.Set("Content-Type", "application/json")
+	return resp
+}
+
+// hinted adds what to run to a Google error body's message.
+func hinted(resp *http.Response) *http.Response {
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	var g map[string]map[string]any
+	if json.Unmarshal(data, &g) == nil && g["error"] != nil {
+		msg, _ := g["error"]["message"].(string)
+		g["error"]["message"] = msg + " — " + loginHint
+		data, _ = json.Marshal(g)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	resp.ContentLength = int64(len(data))
 	return resp
 }

@@ -78,31 +78,9 @@ func FromEnv(ctx context.Context, getenv func(string) string) (Options, error) {
 	if o.ProjectID == "" {
 		o.ProjectID = getenv("GOOGLE_CLOUD_PROJECT")
 	}
-	// The token source outlives this call: refreshes must not be cancelled
-	// with the command's context.
-	ctx = context.WithoutCancel(ctx)
-	var creds *google.Credentials
-	if path := getenv("GOOGLE_APPLICATION_CREDENTIALS"); path != "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return o, fmt.Errorf("vertex: GOOGLE_APPLICATION_CREDENTIALS: %w", err)
-		}
-		var head struct {
-			Type string `json:"type"`
-		}
-		if err := json.Unmarshal(data, &head); err != nil || head.Type == "" {
-			return o, fmt.Errorf("vertex: GOOGLE_APPLICATION_CREDENTIALS (%s) is not a Google credentials JSON file", path)
-		}
-		creds, err = google.CredentialsFromJSONWithType(ctx, data, google.CredentialsType(head.Type), Scope)
-		if err != nil {
-			return o, fmt.Errorf("vertex: GOOGLE_APPLICATION_CREDENTIALS (%s): %w", path, err)
-		}
-	} else {
-		var err error
-		creds, err = google.FindDefaultCredentials(ctx, Scope)
-		if err != nil {
-			return o, errors.New("vertex: no Google credentials: " + loginHint)
-		}
+	creds, err := adc(ctx, getenv)
+	if err != nil {
+		return o, err
 	}
 	if o.ProjectID == "" {
 		o.ProjectID = creds.ProjectID
@@ -112,6 +90,38 @@ func FromEnv(ctx context.Context, getenv func(string) string) (Options, error) {
 	}
 	o.TokenSource = creds.TokenSource
 	return o, nil
+}
+
+// adc finds Application Default Credentials: the file named by
+// GOOGLE_APPLICATION_CREDENTIALS (read through getenv), else the library's
+// search (gcloud's file, the metadata server).
+func adc(ctx context.Context, getenv func(string) string) (*google.Credentials, error) {
+	// The token source outlives this call: refreshes must not be cancelled
+	// with the command's context.
+	ctx = context.WithoutCancel(ctx)
+	path := getenv("GOOGLE_APPLICATION_CREDENTIALS")
+	if path == "" {
+		creds, err := google.FindDefaultCredentials(ctx, Scope)
+		if err != nil {
+			return nil, errors.New("vertex: no Google credentials: " + loginHint)
+		}
+		return creds, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("vertex: GOOGLE_APPLICATION_CREDENTIALS: %w", err)
+	}
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil || head.Type == "" {
+		return nil, fmt.Errorf("vertex: GOOGLE_APPLICATION_CREDENTIALS (%s) is not a Google credentials JSON file", path)
+	}
+	creds, err := google.CredentialsFromJSONWithType(ctx, data, google.CredentialsType(head.Type), Scope)
+	if err != nil {
+		return nil, fmt.Errorf("vertex: GOOGLE_APPLICATION_CREDENTIALS (%s): %w", path, err)
+	}
+	return creds, nil
 }
 
 // New returns the provider.
@@ -138,7 +148,7 @@ func New(o Options) (*claudeplatform.Provider, error) {
 		rt = http.DefaultTransport
 	}
 	authed := *hc
-	authed.Transport = &transport{base: rt, ts: oauth2.ReuseTokenSource(nil, o.TokenSource)}
+	authed.Transport = &transport{base: rt, ts: oauth2.ReuseTokenSource(nil, o.TokenSource), anthropic: true}
 	project, region := o.ProjectID, o.Region
 	ap := anthropic.New(anthropic.Options{
 		HTTPClient:       &authed,

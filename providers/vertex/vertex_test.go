@@ -10,6 +10,8 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+	"github.com/agent-dev/agent/providers/gemini"
+	"github.com/agent-dev/agent/providers/gemini/geminitest"
 	"github.com/agent-dev/agent/providers/vertex"
 	"github.com/agent-dev/agent/providers/vertex/vertextest"
 	"github.com/agent-dev/agent/tools"
@@ -156,4 +158,46 @@ func TestFromEnvNamesWhatToSet(t *testing.T) {
 	if _, err := vertex.New(vertex.Options{}); err == nil || !strings.Contains(err.Error(), "ANTHROPIC_VERTEX_PROJECT_ID") {
 		t.Errorf("err = %v", err)
 	}
+}
+
+// Gemini on Vertex AI: the Gemini adapter on the publishers/google route
+// with the ADC token; the Gemini fake's rules (signatures on Gemini 3) apply.
+func TestGeminiOnVertex(t *testing.T) {
+	f := vertextest.NewServer(t)
+	f.Gemini.Script = geminitest.NewScript(
+		geminitest.Turn{Search: "weather", Call: "$found", Input: map[string]any{"city": "Oslo"}},
+		geminitest.Turn{Text: "Sunny in Oslo."})
+	o, err := vertex.GeminiFromEnv(t.Context(), env(map[string]string{
+		"GOOGLE_APPLICATION_CREDENTIALS": f.ServiceAccountJSON(t), "GOOGLE_VERTEX_BASE_URL": f.BaseURL,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := vertex.NewGemini(o, gemini.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &agent.Session{Provider: p, Model: "gemini-3-pro-preview", Tools: weatherTools(t), Backoff: time.Millisecond,
+		Searcher: searcher{}}
+	if err := run(t, s, "Weather in Oslo?"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Messages()[len(s.Messages())-1].Text(); got != "Sunny in Oslo." {
+		t.Errorf("answer %q", got)
+	}
+	if n := len(f.Rejected()) + len(f.Gemini.Rejected()); n != 0 {
+		t.Errorf("rejected %d", n)
+	}
+	if want := "/v1/projects/agent-test-project/locations/global/publishers/google/models/gemini-3-pro-preview:streamGenerateContent"; f.Requests()[0].Path != want {
+		t.Errorf("path %s", f.Requests()[0].Path)
+	}
+	if s.Messages()[1].RawFor("vertex-gemini", "generateContent") == nil {
+		t.Errorf("no vertex-gemini raw part")
+	}
+}
+
+type searcher struct{}
+
+func (searcher) Search(context.Context, agent.SearchCall) ([]string, error) {
+	return []string{"weather_lookup"}, nil
 }

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+	"github.com/agent-dev/agent/providers/gemini/geminitest"
 	"github.com/agent-dev/agent/providers/internal/claudeplatform/platformtest"
 	"github.com/agent-dev/agent/providers/vertex"
 )
@@ -48,7 +49,9 @@ type Server struct {
 	// BaseURL is what ANTHROPIC_VERTEX_BASE_URL should be: URL + "/v1".
 	BaseURL string
 	// Inner answers the Messages requests; set its Script or Enqueue on it.
-	Inner           *anthropictest.Server
+	Inner *anthropictest.Server
+	// Gemini answers the publishers/google (Gemini) requests; set its Script.
+	Gemini          *geminitest.Server
 	Project, Region string
 	// TokenTTL is the lifetime of issued tokens (an hour by default).
 	TokenTTL time.Duration
@@ -68,7 +71,7 @@ func NewServer(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Inner: anthropictest.NewServer(t), Project: Project, Region: Region, TokenTTL: time.Hour,
+	s := &Server{Inner: anthropictest.NewServer(t), Gemini: geminitest.NewServer(t), Project: Project, Region: Region, TokenTTL: time.Hour,
 		key: key, tokens: map[string]time.Time{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/token", s.token)
@@ -192,26 +195,17 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		req.Status, req.Rejection = status, gstatus+": "+msg
 		writeGoogleError(w, status, gstatus, msg)
 	}
+	if gm := geminiRoute.FindStringSubmatch(hr.URL.Path); gm != nil && hr.Method == http.MethodPost {
+		s.serveGemini(w, hr, req, gm)
+		return
+	}
 	m := route.FindStringSubmatch(hr.URL.Path)
 	if hr.Method != http.MethodPost || m == nil {
 		reject(404, "NOT_FOUND", "The requested URL "+hr.URL.Path+" was not found on this server.")
 		return
 	}
 	req.Model, req.Stream = m[3], m[4] == "streamRawPredict"
-	tok, ok := strings.CutPrefix(hr.Header.Get("Authorization"), "Bearer ")
-	s.mu.Lock()
-	exp, known := s.tokens[tok]
-	s.mu.Unlock()
-	if !ok || !known || time.Now().After(exp) {
-		reject(401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
-		return
-	}
-	if m[1] != s.Project {
-		reject(403, "PERMISSION_DENIED", "Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/"+m[1]+"' (or it may not exist).")
-		return
-	}
-	if m[2] != s.Region {
-		reject(404, "NOT_FOUND", "Publisher Model `projects/"+m[1]+"/locations/"+m[2]+"/publishers/anthropic/models/"+m[3]+"` not found.")
+	if !s.authorized(w, hr, req, m[1], m[2], m[3]) {
 		return
 	}
 	b, err := platformtest.ParseBody(body)
@@ -252,6 +246,74 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	req.Status = 200
 	w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
 	w.WriteHeader(200)
+	fl, _ := w.(http.Flusher)
+	buf := make([]byte, 4096)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			_, _ = w.Write(buf[:n])
+			if fl != nil {
+				fl.Flush()
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+var geminiRoute = regexp.MustCompile(`^/v1/projects/([^/]+)/locations/([^/]+)/publishers/google/models/([^/:]+):(streamGenerateContent|generateContent)$`)
+
+// authorized checks the bearer token, the project and the region, and
+// answers as Vertex AI does when one is wrong.
+func (s *Server) authorized(w http.ResponseWriter, hr *http.Request, req *platformtest.Request, project, region, model string) bool {
+	reject := func(status int, gstatus, msg string) bool {
+		req.Status, req.Rejection = status, gstatus+": "+msg
+		writeGoogleError(w, status, gstatus, msg)
+		return false
+	}
+	tok, ok := strings.CutPrefix(hr.Header.Get("Authorization"), "Bearer ")
+	s.mu.Lock()
+	exp, known := s.tokens[tok]
+	s.mu.Unlock()
+	if !ok || !known || time.Now().After(exp) {
+		return reject(401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
+	}
+	if project != s.Project {
+		return reject(403, "PERMISSION_DENIED", "Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/"+project+"' (or it may not exist).")
+	}
+	if region != s.Region {
+		return reject(404, "NOT_FOUND", "Publisher Model `projects/"+project+"/locations/"+region+"/publishers/.../models/"+model+"` not found.")
+	}
+	return true
+}
+
+// serveGemini hands a Gemini request to the inner Gemini fake, whose rules
+// (schemas, pairing, signatures) apply as on the Gemini API.
+func (s *Server) serveGemini(w http.ResponseWriter, hr *http.Request, req *platformtest.Request, m []string) {
+	req.Model, req.Stream = m[3], m[4] == "streamGenerateContent"
+	if !s.authorized(w, hr, req, m[1], m[2], m[3]) {
+		return
+	}
+	u := s.Gemini.URL + "/v1beta/models/" + m[3] + ":" + m[4]
+	if hr.URL.RawQuery != "" {
+		u += "?" + hr.URL.RawQuery
+	}
+	fr, _ := http.NewRequestWithContext(hr.Context(), http.MethodPost, u, strings.NewReader(string(req.Body)))
+	fr.Header.Set("Content-Type", "application/json")
+	fr.Header.Set("x-goog-api-key", s.Gemini.APIKey)
+	resp, err := http.DefaultClient.Do(fr)
+	if err != nil {
+		writeGoogleError(w, 500, "INTERNAL", err.Error())
+		return
+	}
+	defer resp.Body.Close()
+	req.Status = resp.StatusCode
+	if resp.StatusCode >= 400 && resp.StatusCode < 500 {
+		req.Rejection = "gemini: " + resp.Status
+	}
+	w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+	w.WriteHeader(resp.StatusCode)
 	fl, _ := w.(http.Flusher)
 	buf := make([]byte, 4096)
 	for {
