@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/demo"
+	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/pricing"
 	"github.com/agent-dev/agent/store"
 	"github.com/agent-dev/agent/themes"
@@ -264,7 +265,7 @@ func (b *tuiBackend) Info() tui.Info {
 	return tui.Info{
 		Provider: b.rt.ProviderLabel, Model: s.Model, SessionID: s.ID, SearchMode: mode,
 		Active: active, Deferred: deferred, TokensSaved: saved, Note: b.rt.Note, Totals: sp.usage,
-		Requests: sp.requests, Last: sp.last, ContextWindow: contextWindow(s.Model),
+		Requests: sp.requests, Last: sp.last, ContextWindow: models.Lookup(b.rt.ProviderLabel, s.Model).ContextWindow,
 		Cost: sp.cost, CostKnown: !sp.unpriced, Price: price, Priced: priced,
 	}
 }
@@ -343,6 +344,9 @@ func (b *tuiBackend) SetModel(name string) error {
 	if !ok {
 		prov, model = b.rt.ProviderLabel, name
 	}
+	if err := servedBy(prov, model); err != nil {
+		return err
+	}
 	if err := b.useModel(prov, model); err != nil {
 		return err
 	}
@@ -367,6 +371,73 @@ func (b *tuiBackend) useModel(provider, model string) error {
 	}
 	s.Model = model
 	return nil
+}
+
+// vendorAPI is the model family a provider's own API serves; "" for
+// providers that serve many (Chat Completions servers, aggregators).
+func vendorAPI(provider string) string {
+	switch provider {
+	case "anthropic":
+		return "anthropic"
+	case "openai":
+		return "openai"
+	case "gemini":
+		return "google"
+	}
+	return ""
+}
+
+// servedBy refuses a model the capability table knows belongs to another
+// vendor than the provider's own API (gpt-4o on anthropic), naming the
+// provider that serves it.
+func servedBy(provider, model string) error {
+	want := vendorAPI(provider)
+	c := models.Lookup(provider, model)
+	if want == "" || !c.Known || c.Family == "" || c.Family == want {
+		return nil
+	}
+	other := map[string]string{"anthropic": "anthropic", "openai": "openai", "google": "gemini", "deepseek": "deepseek", "mistral": "mistral"}[c.Family]
+	hint := "declare the id in the config's models section if this server does serve it"
+	if other != "" {
+		hint = "use /model " + other + ":" + model
+	}
+	return fmt.Errorf("%s is a %s model, which %s does not serve: %s", model, c.Family, provider, hint)
+}
+
+// Models lists what /model offers: the priced models of the provider's
+// family and the current one, with context window and price.
+func (b *tuiBackend) Models(context.Context) ([]tui.ModelInfo, error) {
+	label, cur := b.rt.ProviderLabel, b.rt.Session.Model
+	names := pricing.Models(label)
+	seen := map[string]bool{}
+	var out []tui.ModelInfo
+	for _, n := range append([]string{cur}, names...) {
+		if n == "" || seen[n] {
+			continue
+		}
+		seen[n] = true
+		var detail []string
+		if n == cur {
+			detail = append(detail, "current")
+		}
+		if w := models.Lookup(label, n).ContextWindow; w > 0 {
+			detail = append(detail, fmt.Sprintf("%dk context", w/1000))
+		}
+		if p, ok := pricing.Lookup(label, n); ok && (p.Input > 0 || p.Output > 0) {
+			detail = append(detail, fmt.Sprintf("$%g in / $%g out per Mtok", p.Input, p.Output))
+		}
+		out = append(out, tui.ModelInfo{Name: n, Detail: strings.Join(detail, " · ")})
+	}
+	return out, nil
+}
+
+// Delete removes a stored session; the current one cannot be.
+func (b *tuiBackend) Delete(ctx context.Context, id string) error {
+	if id == b.rt.Session.ID {
+		return fmt.Errorf("it is the current session: /new first")
+	}
+	_, err := b.rt.DB.Delete(ctx, id)
+	return err
 }
 
 func (b *tuiBackend) Sessions(ctx context.Context) ([]tui.SessionInfo, error) {

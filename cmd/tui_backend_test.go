@@ -89,3 +89,17 @@ func TestResumeCommandNamesServers(t *testing.T) {
 		t.Errorf("resume command\n got %s\nwant %s", got, want)
 	}
 }
+
+// #18 bug 7: /model gpt-4o on anthropic is refused with the provider
+// that serves it; unknown ids (proxies, new models) pass.
+func TestSetModelChecksTheVendor(t *testing.T) {
+	t.Parallel()
+	if err := servedBy("anthropic", "gpt-4o"); err == nil || !strings.Contains(err.Error(), "/model openai:gpt-4o") {
+		t.Errorf("gpt-4o on anthropic: %v", err)
+	}
+	for _, ok := range [][2]string{{"anthropic", "claude-sonnet-4-5"}, {"anthropic", "my-proxy-alias"}, {"openrouter", "openai/gpt-4o"}, {"openai", "gpt-4.1"}} {
+		if err := servedBy(ok[0], ok[1]); err != nil {
+			t.Errorf("%s on %s refused: %v", ok[1], ok[0], err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -20,6 +21,9 @@ const (
 	itemNotice
 	itemWarning
 	itemError
+	// itemReasoning is a thinking block or reasoning summary: dimmed and
+	// folded to its first line unless cards are expanded (ctrl+o).
+	itemReasoning
 )
 
 // chatItem is one block of the transcript. Its rendering is cached per
@@ -93,6 +97,8 @@ type chat struct {
 	cards    map[string]*chatItem
 	// stream holds the assistant items the current message streamed into.
 	stream []*chatItem
+	// thinking is the reasoning item still streaming, if any.
+	thinking *chatItem
 	// anchor is the top visible line while scrolled up, so text arriving
 	// below does not move what the user is reading.
 	anchor     *chatItem
@@ -158,7 +164,25 @@ func (c *chat) notice(kind itemKind, text string) {
 
 // appendDelta adds streamed text to the open assistant item, opening one
 // when a card or search line came in between.
+func (c *chat) appendReasoning(text string) {
+	if it := c.thinking; it != nil && len(c.items) > 0 && c.items[len(c.items)-1] == it {
+		it.text += text
+		return
+	}
+	c.thinking = c.add(&chatItem{kind: itemReasoning, text: text, streaming: true, version: 1})
+}
+
+// endReasoning closes the reasoning item: the answer or a card follows.
+func (c *chat) endReasoning() {
+	if it := c.thinking; it != nil {
+		it.streaming = false
+		it.version++
+		c.thinking = nil
+	}
+}
+
 func (c *chat) appendDelta(text string) {
+	c.endReasoning()
 	if n := len(c.stream); n > 0 && len(c.items) > 0 && c.items[len(c.items)-1] == c.stream[n-1] {
 		c.stream[n-1].text += text
 		return
@@ -170,6 +194,10 @@ func (c *chat) appendDelta(text string) {
 // flush makes streamed text visible: the throttled re-render.
 func (c *chat) flush() bool {
 	dirty := false
+	if it := c.thinking; it != nil {
+		it.version++
+		dirty = true
+	}
 	for _, it := range c.stream {
 		if it.streaming {
 			it.version++
@@ -182,6 +210,7 @@ func (c *chat) flush() bool {
 // finishMessage closes the streamed items of an assistant message. A
 // single streamed item takes the message's authoritative text.
 func (c *chat) finishMessage(m agent.Message) {
+	c.endReasoning()
 	var text strings.Builder
 	var sources []agent.Source
 	for _, p := range m.Parts {
@@ -235,6 +264,7 @@ func (c *chat) interrupt() {
 }
 
 func (c *chat) toolStarted(ev agent.ToolEvent) {
+	c.endReasoning()
 	it, ok := c.cards[ev.ID]
 	if !ok {
 		it = c.add(&chatItem{kind: itemTool, card: &toolCard{ID: ev.ID}})
@@ -324,6 +354,28 @@ func (c *chat) renderAssistant(it *chatItem, text string, label bool) []string {
 	return ls
 }
 
+// renderReasoning shows thinking dimmed: folded to its first line with a
+// count, or whole when cards are expanded.
+func (c *chat) renderReasoning(it *chatItem) []string {
+	st := c.st
+	text := strings.TrimSpace(it.text)
+	lines := wrapLines(text, max(c.width-4, 8))
+	head := st.Subtle.Render("✻ thinking")
+	if it.streaming {
+		head += st.Subtle.Render("…")
+	}
+	if c.expanded || len(lines) <= 1 {
+		out := []string{head}
+		for _, l := range lines {
+			out = append(out, "  "+st.Subtle.Italic(true).Render(l))
+		}
+		return out
+	}
+	first := ansi.Truncate(strings.TrimSpace(lines[0]), max(c.width-4, 8), "…")
+	more := fmt.Sprintf("  (+%d lines · ctrl+o shows them)", len(lines)-1)
+	return []string{head + st.Subtle.Render(more), "  " + st.Subtle.Italic(true).Render(first)}
+}
+
 func (c *chat) render(it *chatItem) []string {
 	if it.lines != nil && it.cacheW == c.width && it.cacheV == it.version && it.cacheExp == c.expanded {
 		return it.lines
@@ -345,6 +397,8 @@ func (c *chat) render(it *chatItem) []string {
 				ls = append(ls, st.Muted.Render(ansi.Truncate("  "+strconv.Itoa(i+1)+". "+sourceLabel(s), w, "…")))
 			}
 		}
+	case itemReasoning:
+		ls = c.renderReasoning(it)
 	case itemTool:
 		ls = it.card.render(st, w, c.expanded)
 	case itemSearch:

@@ -54,7 +54,7 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 	}
 	name, arg, _ := strings.Cut(strings.TrimSpace(text), " ")
 	arg = strings.TrimSpace(arg)
-	b, ctx := m.b, m.ctx
+	b, ctx := m.b, context.Background()
 	// These change the session under a running turn: the turn first.
 	if m.working && (name == "/new" || name == "/sessions" || (name == "/model" && arg != "")) {
 		m.hint = name + " waits for the turn to end: esc cancels it"
@@ -77,10 +77,25 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 		}
 	case "/model":
 		if arg == "" {
-			m.chat.notice(itemNotice, "model: "+m.status.info.Model+" (use /model NAME to switch)")
-			return nil, true
+			if _, ok := b.(ModelLister); !ok {
+				m.chat.notice(itemNotice, "model: "+m.status.info.Model+" (use /model NAME to switch)")
+				return nil, true
+			}
+			return modelsCmd(b), true
 		}
-		return func() tea.Msg { return modelSetMsg{Name: arg, Err: b.SetModel(arg)} }, true
+		return setModelCmd(b, arg), true
+	case "/cost":
+		m.chat.notice(itemNotice, m.costText())
+	case "/context":
+		m.chat.notice(itemNotice, m.contextText())
+	case "/copy":
+		return m.copyCmd(arg), true
+	case "/export":
+		path := arg
+		if path == "" {
+			path = "agent-" + orText(shortID(m.status.info.SessionID), "session") + ".md"
+		}
+		return exportCmd(path, m.transcript()), true
 	case "/tools":
 		return func() tea.Msg { return toolsListMsg{Filter: arg, Tools: b.Tools()} }, true
 	case "/search":
@@ -108,8 +123,10 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 	return nil, true
 }
 
-func resumeCmd(ctx context.Context, b Backend, id string) tea.Cmd {
+func resumeCmd(b Backend, id string) tea.Cmd {
 	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), backendTimeout)
+		defer cancel()
 		h, err := b.Resume(ctx, id)
 		if err != nil {
 			return resumedMsg{ID: id, Err: err}

@@ -56,7 +56,7 @@ func (m *Model) agentCommand(name, arg string) (tea.Cmd, bool) {
 		m.hint = name + " waits for the turn to end: esc cancels it"
 		return nil, true
 	}
-	ctx := m.ctx
+	ctx := context.Background()
 	switch name {
 	case "/compact":
 		c, ok := m.b.(Compacter)

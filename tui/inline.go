@@ -33,6 +33,8 @@ func (c *chat) live(it *chatItem) bool {
 		return it.card.Status == statusRunning || it.card.Status == statusWaiting
 	case it.search != nil:
 		return it.search.Running
+	case it.kind == itemReasoning:
+		return it == c.thinking
 	case it.kind == itemAssistant:
 		for _, s := range c.stream {
 			if s == it {
@@ -115,7 +117,8 @@ func (m *Model) renderInline() string {
 	l := m.layout()
 	var rows []string
 	if m.picker != nil {
-		rows = append(rows, strings.Split(m.picker.View(m.st, m.width, min(max(l.main, 3), 16)), "\n")...)
+		m.sizePicker()
+		rows = append(rows, strings.Split(m.picker.View(), "\n")...)
 	} else {
 		var live []string
 		c := m.chat
@@ -137,7 +140,7 @@ func (m *Model) renderInline() string {
 			rows = append(rows, m.pane.View(m.spin.View(), true))
 		}
 	}
-	if l.work && (m.working || m.hint != "") {
+	if l.work && (m.working || m.hint != "" || len(m.comp.items) > 0) {
 		rows = append(rows, m.workLine())
 	}
 	rows = append(rows, m.bottom(l.box), m.status.View(m.st, m.width))

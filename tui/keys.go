@@ -14,6 +14,8 @@ type KeyMap struct {
 	PageDown   key.Binding
 	HistPrev   key.Binding
 	HistNext   key.Binding
+	Complete   key.Binding
+	Editor     key.Binding
 	Yes        key.Binding
 	No         key.Binding
 	Always     key.Binding
@@ -25,13 +27,15 @@ func DefaultKeyMap() KeyMap {
 		Send:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
 		Newline:    key.NewBinding(key.WithKeys("ctrl+j", "alt+enter", "shift+enter"), key.WithHelp("ctrl+j", "newline")),
 		Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel turn")),
-		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel / quit")),
+		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel turn · clear draft · quit")),
 		TogglePane: key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "tools pane")),
 		Expand:     key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "expand cards")),
 		PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
 		PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
 		HistPrev:   key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous prompt")),
 		HistNext:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next prompt")),
+		Complete:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete /command or @file")),
+		Editor:     key.NewBinding(key.WithKeys("ctrl+g"), key.WithHelp("ctrl+g", "edit prompt in $EDITOR")),
 		Yes:        key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "allow once")),
 		No:         key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n", "deny")),
 		Always:     key.NewBinding(key.WithKeys("a", "A"), key.WithHelp("a", "always allow")),
@@ -46,7 +50,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp is what /help lists.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Send, k.Newline, k.HistPrev, k.HistNext},
+		{k.Send, k.Newline, k.HistPrev, k.HistNext, k.Complete, k.Editor},
 		{k.Cancel, k.Quit, k.TogglePane, k.Expand},
 		{k.PageUp, k.PageDown, k.Yes, k.No, k.Always},
 	}
@@ -54,7 +58,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 
 // commandHelp documents the slash commands, in /help order.
 var commandHelp = [][2]string{
-	{"/model NAME", "switch the model (PROVIDER:NAME for another provider)"},
+	{"/model [NAME]", "switch the model: a picker without NAME; PROVIDER:NAME for another provider"},
 	{"/compact [FOCUS]", "summarise the conversation; send the summary instead"},
 	{"/agent [NAME]", "list agent profiles, or switch (keeps the conversation)"},
 	{"/tools [FILTER]", "list active and deferred tools, optionally filtered"},
@@ -62,6 +66,10 @@ var commandHelp = [][2]string{
 	{"/sessions", "pick a stored session and resume it"},
 	{"/new", "start a new session"},
 	{"/clear", "clear the screen (the history is kept)"},
+	{"/cost", "what the session spent: tokens, cache share, dollars"},
+	{"/context", "how full the model's context window is"},
+	{"/copy [N]", "copy the last answer, or its code block N, to the clipboard (OSC 52)"},
+	{"/export [FILE]", "write the conversation as Markdown (default agent-SESSION.md)"},
 	{"/help", "show keys and commands"},
 	{"/quit", "quit"},
 }

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -22,7 +21,6 @@ const narrowWidth = 100
 // them out; the handlers live in update.go.
 type Model struct {
 	b     Backend
-	ctx   context.Context
 	opts  Options
 	keys  KeyMap
 	st    *themes.Styles
@@ -44,6 +42,7 @@ type Model struct {
 	hint          string
 	approvals     []ApprovalRequest
 	picker        *picker
+	comp          completion
 
 	// Inline mode: items before committed are printed to the scrollback;
 	// queue holds lines waiting to be printed while a print is in flight.
@@ -66,7 +65,7 @@ func New(b Backend, opts Options) (*Model, error) {
 	}
 	keys := DefaultKeyMap()
 	m := &Model{
-		b: b, ctx: context.Background(), opts: opts, keys: keys, st: st,
+		b: b, opts: opts, keys: keys, st: st,
 		chat: newChat(st), pane: newPane(st), input: newInput(st, keys),
 		help: help.New(), showPane: opts.AltScreen,
 		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)),
@@ -226,7 +225,8 @@ func (m *Model) render() string {
 	var main string
 	switch {
 	case m.picker != nil:
-		main = m.picker.View(m.st, m.width, l.main)
+		m.sizePicker()
+		main = m.picker.View()
 	case !m.showPane:
 		main = m.chat.View()
 	case m.narrow() && l.pane == 0:
@@ -273,6 +273,8 @@ func (m *Model) workLine() string {
 		}
 	case m.hint != "":
 		s = m.st.WarningText.Render(m.hint)
+	case m.completionLine() != "":
+		s = m.completionLine()
 	case m.chat.offset > 0:
 		s = m.st.Muted.Render(fmt.Sprintf("scrolled up %d lines · pgdn to return", m.chat.offset))
 	}

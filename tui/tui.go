@@ -183,7 +183,6 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 	if opts.Width > 0 && opts.Height > 0 {
 		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
 	}
-	m.ctx = ctx
 	p := tea.NewProgram(m, popts...)
 	br := newBridge(ctx, b, p)
 	m.turns = br

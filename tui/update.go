@@ -106,19 +106,19 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.handleApprovalKey(k)
 	}
 	if m.picker != nil {
-		picked, closed := m.picker.update(k)
-		if closed {
-			m.picker = nil
-		}
-		if picked != nil {
-			return resumeCmd(m.ctx, m.b, picked.ID)
-		}
-		return nil
+		return m.pickerKey(k)
 	}
 	switch {
 	case key.Matches(k, m.keys.Quit):
 		if m.working {
 			return m.cancelTurn()
+		}
+		if strings.TrimSpace(m.input.Value()) != "" {
+			// A draft is cleared first: only an empty prompt arms quit.
+			m.input.Reset()
+			m.comp = completion{}
+			m.quitArmed = false
+			return nil
 		}
 		if m.quitArmed {
 			return m.quit()
@@ -146,11 +146,18 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.chat.scroll(-max(m.chat.height-2, 1))
 		return nil
 	case key.Matches(k, m.keys.Send):
+		m.comp = completion{}
 		cmd := m.send()
 		m.relayout()
 		return cmd
+	case key.Matches(k, m.keys.Complete):
+		return m.complete()
+	case key.Matches(k, m.keys.Editor):
+		return editorCmd(m.input.Value())
 	}
-	return m.input.Update(k)
+	cmd := m.input.Update(k)
+	m.suggest()
+	return cmd
 }
 
 const quitHint = "press ctrl+c again to quit"
@@ -216,10 +223,14 @@ func (m *Model) submit(text string) tea.Cmd {
 	m.status.note = ""
 	turns := m.turns
 	return tea.Batch(func() tea.Msg {
+		full, att := attach(text)
 		if turns != nil {
-			turns.Start(text)
+			turns.Start(full)
 		}
-		return nil
+		if len(att.notes)+len(att.warnings) == 0 {
+			return nil
+		}
+		return att
 	}, m.spin.Tick)
 }
 
@@ -240,6 +251,7 @@ func (m *Model) endTurn() tea.Cmd {
 		return nil
 	}
 	m.working = false
+	m.chat.endReasoning()
 	m.chat.flush()
 	for _, it := range m.chat.stream {
 		it.streaming = false
@@ -258,6 +270,12 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 	switch ev.Type {
 	case agent.EventTextDelta:
 		m.chat.appendDelta(ev.Text)
+		if !m.flushPending {
+			m.flushPending = true
+			return tea.Tick(m.opts.RenderEvery, func(time.Time) tea.Msg { return flushMsg{} })
+		}
+	case agent.EventReasoningDelta:
+		m.chat.appendReasoning(ev.Text)
 		if !m.flushPending {
 			m.flushPending = true
 			return tea.Tick(m.opts.RenderEvery, func(time.Time) tea.Msg { return flushMsg{} })
@@ -356,7 +374,43 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 			m.chat.notice(itemError, "list sessions: "+msg.Err.Error())
 			return nil, true
 		}
-		m.picker = &picker{items: msg.Items}
+		m.openPicker(newPicker(m.st, pickSession, "Resume a session", sessionItems(msg.Items)))
+	case fileListMsg:
+		return m.applyFileList(msg), true
+	case attachedMsg:
+		return m.applyAttached(msg), true
+	case editorReadyMsg:
+		return editorExec(msg), true
+	case modelsMsg:
+		if msg.Err != nil {
+			m.chat.notice(itemError, "list models: "+msg.Err.Error())
+			return nil, true
+		}
+		var items []pickItem
+		for _, mi := range msg.Models {
+			items = append(items, pickItem{ID: mi.Name, Label: mi.Name, Detail: mi.Detail})
+		}
+		m.openPicker(newPicker(m.st, pickModel, "Switch model", items))
+	case deletedMsg:
+		if msg.Err != nil {
+			m.chat.notice(itemError, "delete session "+shortID(msg.ID)+": "+msg.Err.Error())
+			return nil, true
+		}
+		if m.picker != nil {
+			m.picker.remove(msg.ID)
+		}
+	case exportedMsg:
+		if msg.Err != nil {
+			m.chat.notice(itemError, "export: "+msg.Err.Error())
+			return nil, true
+		}
+		m.chat.notice(itemNotice, "transcript written to "+msg.Path)
+	case editedMsg:
+		if msg.Err != nil {
+			m.chat.notice(itemError, "editor: "+msg.Err.Error())
+			return nil, true
+		}
+		m.input.ta.SetValue(strings.TrimRight(msg.Text, "\n"))
 	case resumedMsg:
 		if msg.Err != nil {
 			m.chat.notice(itemError, "resume "+msg.ID+": "+msg.Err.Error())

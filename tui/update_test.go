@@ -86,7 +86,7 @@ func TestCtrlCTwiceOnIdleQuits(t *testing.T) {
 	if !strings.Contains(frame(m), quitHint) {
 		t.Fatal("first ctrl+c shows no hint")
 	}
-	press(m, "x") // any other key disarms
+	press(m, "esc") // any other key disarms
 	if cmd := press(m, "ctrl+c"); cmd != nil {
 		t.Fatal("ctrl+c after another key must arm again, not quit")
 	}
@@ -203,7 +203,7 @@ func TestCommands(t *testing.T) {
 		t.Fatal("a command reached the model")
 	}
 	do("/sessions")
-	if m.picker == nil || len(m.picker.items) != 2 {
+	if m.picker == nil || len(m.picker.all) != 2 {
 		t.Fatal("/sessions opened no picker")
 	}
 	press(m, "down")

@@ -1,0 +1,196 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// Completion: Tab completes a slash command while its name is typed and an
+// @path anywhere in the prompt (the file's text is attached when the prompt
+// is sent). Candidates show on the line above the input as soon as "/" or
+// "@" starts the word.
+
+// commandNames are the completable commands, in /help order.
+func commandNames() []string {
+	var out []string
+	for _, c := range commandHelp {
+		out = append(out, strings.Fields(c[0])[0])
+	}
+	return append(out, "/exit")
+}
+
+// completion is the candidates for the word being typed.
+type completion struct {
+	word  string // the word as typed ("/mo", "@src/ma")
+	items []string
+	// next is the candidate Tab puts in when the word is already their
+	// common prefix (Tab again cycles).
+	next int
+}
+
+// fileListMsg carries the entries of a directory for @path completion.
+type fileListMsg struct {
+	word  string
+	items []string
+}
+
+// currentWord is the last word of a one-line prompt: what completion works on.
+func (in *input) currentWord() string {
+	v := in.ta.Value()
+	if strings.Contains(v, "\n") && !strings.HasPrefix(lastField(v), "@") {
+		return ""
+	}
+	if strings.HasSuffix(v, " ") || v == "" {
+		return ""
+	}
+	return lastField(v)
+}
+
+func lastField(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
+}
+
+// replaceWord puts s in place of the last word.
+func (in *input) replaceWord(s string) {
+	v := in.ta.Value()
+	w := lastField(v)
+	in.ta.SetValue(v[:len(v)-len(w)] + s)
+	in.ta.CursorEnd()
+}
+
+// suggest updates the candidates after a keystroke: commands for "/x" as
+// the whole prompt (no IO); @paths are listed only on Tab.
+func (m *Model) suggest() {
+	w := m.input.currentWord()
+	v := m.input.Value()
+	switch {
+	case strings.HasPrefix(w, "/") && w == strings.TrimSpace(v):
+		if m.comp.word == w {
+			return
+		}
+		var items []string
+		for _, n := range commandNames() {
+			if strings.HasPrefix(n, w) && n != "/exit" {
+				items = append(items, n)
+			}
+		}
+		m.comp = completion{word: w, items: items}
+	case strings.HasPrefix(w, "@") && m.comp.word == w:
+	default:
+		m.comp = completion{}
+	}
+}
+
+// complete is Tab: extend the word to the candidates' common prefix, or
+// cycle through them when it is that already.
+func (m *Model) complete() tea.Cmd {
+	w := m.input.currentWord()
+	if strings.HasPrefix(w, "@") && m.comp.word != w {
+		return listFilesCmd(w)
+	}
+	if m.comp.word != w || len(m.comp.items) == 0 {
+		return nil
+	}
+	items := m.comp.items
+	if len(items) == 1 {
+		s := items[0]
+		if strings.HasPrefix(s, "/") || !strings.HasSuffix(s, "/") {
+			s += " "
+		}
+		m.input.replaceWord(s)
+		m.comp = completion{}
+		if strings.HasSuffix(s, "/") {
+			return listFilesCmd(s)
+		}
+		return nil
+	}
+	if p := commonPrefix(items); len(p) > len(w) {
+		m.input.replaceWord(p)
+		m.comp.word = p
+		return nil
+	}
+	pick := items[m.comp.next%len(items)]
+	m.comp.next++
+	m.input.replaceWord(pick)
+	m.comp.word = pick
+	return nil
+}
+
+func commonPrefix(items []string) string {
+	p := items[0]
+	for _, s := range items[1:] {
+		for !strings.HasPrefix(s, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
+}
+
+// listFilesCmd lists the directory of an @path being typed (IO, so a
+// tea.Cmd). Hidden entries show only when the name typed starts with a dot.
+func listFilesCmd(word string) tea.Cmd {
+	return func() tea.Msg {
+		p := strings.TrimPrefix(word, "@")
+		dir, base := filepath.Split(p)
+		entries, err := os.ReadDir(orText(dir, "."))
+		if err != nil {
+			return fileListMsg{word: word}
+		}
+		var items []string
+		for _, e := range entries {
+			n := e.Name()
+			if !strings.HasPrefix(n, base) || (strings.HasPrefix(n, ".") && !strings.HasPrefix(base, ".")) {
+				continue
+			}
+			if e.IsDir() {
+				n += "/"
+			}
+			items = append(items, "@"+dir+n)
+		}
+		sort.Strings(items)
+		return fileListMsg{word: word, items: items}
+	}
+}
+
+// applyFileList takes a directory listing for the word still being typed.
+func (m *Model) applyFileList(msg fileListMsg) tea.Cmd {
+	if m.input.currentWord() != msg.word {
+		return nil
+	}
+	m.comp = completion{word: msg.word, items: msg.items}
+	if len(msg.items) == 0 {
+		return nil
+	}
+	return m.complete()
+}
+
+// completionLine shows the candidates above the input.
+func (m *Model) completionLine() string {
+	if len(m.comp.items) == 0 {
+		return ""
+	}
+	st := m.st
+	if len(m.comp.items) == 1 && strings.HasPrefix(m.comp.items[0], "/") {
+		for _, c := range commandHelp {
+			if strings.Fields(c[0])[0] == m.comp.items[0] {
+				return st.Accent.Render(c[0]) + st.Muted.Render("  "+c[1]+" · tab completes")
+			}
+		}
+	}
+	parts := make([]string, 0, len(m.comp.items))
+	for _, it := range m.comp.items {
+		parts = append(parts, filepath.Base(strings.TrimSuffix(it, "/"))+map[bool]string{true: "/"}[strings.HasSuffix(it, "/")])
+		if strings.HasPrefix(it, "/") {
+			parts[len(parts)-1] = it
+		}
+	}
+	return st.Muted.Render("tab: ") + st.Text.Render(strings.Join(parts, "  "))
+}

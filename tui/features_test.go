@@ -1,0 +1,216 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+func (f *fakeBackend) Delete(_ context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var keep []SessionInfo
+	for _, s := range f.sessions {
+		if s.ID != id {
+			keep = append(keep, s)
+		}
+	}
+	f.sessions = keep
+	return nil
+}
+
+func (f *fakeBackend) Models(context.Context) ([]ModelInfo, error) {
+	return []ModelInfo{{Name: "fake-1", Detail: "current"}, {Name: "big-2", Detail: "200k context"}, {Name: "small-3"}}, nil
+}
+
+var (
+	_ SessionDeleter = (*fakeBackend)(nil)
+	_ ModelLister    = (*fakeBackend)(nil)
+)
+
+func pressKey(m *Model, k tea.KeyPressMsg) tea.Cmd {
+	_, cmd := m.Update(k)
+	return cmd
+}
+
+var (
+	tabKey   = tea.KeyPressMsg{Code: tea.KeyTab}
+	ctrlD    = tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl}
+	backspce = tea.KeyPressMsg{Code: tea.KeyBackspace}
+)
+
+// ctrl+c on a draft clears it; only an empty prompt arms quitting.
+func TestCtrlCClearsADraft(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newTestModel(t, newFakeBackend(), 80, 24, Options{})
+	typeText(m, "half a thought")
+	if cmd := press(m, "ctrl+c"); cmd != nil || m.input.Value() != "" || m.quitArmed {
+		t.Fatalf("ctrl+c on a draft: input %q, armed %v", m.input.Value(), m.quitArmed)
+	}
+	press(m, "ctrl+c")
+	if !m.quitArmed {
+		t.Fatal("ctrl+c on the empty prompt does not arm quit")
+	}
+}
+
+// "/mo" + Tab completes to "/model "; several candidates show above the
+// input and Tab cycles through them.
+func TestSlashCompletion(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newTestModel(t, newFakeBackend(), 80, 24, Options{})
+	typeText(m, "/mo")
+	if f := frame(m); !strings.Contains(f, "/model") || !strings.Contains(f, "switch the model") {
+		t.Errorf("the candidate is not shown:\n%s", f)
+	}
+	pressKey(m, tabKey)
+	if v := m.input.Value(); v != "/model " {
+		t.Fatalf("tab: input %q, want %q", v, "/model ")
+	}
+	m.input.Reset()
+	typeText(m, "/c")
+	if f := frame(m); !strings.Contains(f, "/clear") || !strings.Contains(f, "/cost") || !strings.Contains(f, "/context") {
+		t.Errorf("candidates not listed:\n%s", f)
+	}
+	pressKey(m, tabKey)
+	first := m.input.Value()
+	pressKey(m, tabKey)
+	if second := m.input.Value(); first == second || !strings.HasPrefix(first, "/c") || !strings.HasPrefix(second, "/c") {
+		t.Errorf("tab does not cycle: %q then %q", first, second)
+	}
+}
+
+// @path completes file names and attaches the file's text to the prompt.
+func TestAtPathCompletesAndAttaches(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("line one\nline two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := newFakeBackend()
+	m, turns, _ := newTestModel(t, b, 80, 24, Options{})
+	typeText(m, "summarise @no")
+	run(m, pressKey(m, tabKey))
+	if v := m.input.Value(); v != "summarise @notes.txt " {
+		t.Fatalf("@ completion: %q", v)
+	}
+	run(m, press(m, "enter"))
+	if len(turns.started) != 1 || !strings.Contains(turns.started[0], "<file path=\"notes.txt\">\nline one\nline two\n</file>") {
+		t.Fatalf("the file was not attached: %q", turns.started)
+	}
+	if f := frame(m); !strings.Contains(f, "attached @notes.txt (3 lines)") && !strings.Contains(f, "attached @notes.txt") {
+		t.Errorf("no note of the attachment:\n%s", f)
+	}
+}
+
+// /model with no name opens a filterable picker; enter switches.
+func TestModelPicker(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 80, 24, Options{})
+	typeText(m, "/model")
+	run(m, press(m, "enter"))
+	if m.picker == nil || m.picker.kind != pickModel {
+		t.Fatal("/model opened no picker")
+	}
+	typeText(m, "big")
+	if f := frame(m); !strings.Contains(f, "big-2") || strings.Contains(f, "small-3") {
+		t.Errorf("filter does not narrow:\n%s", f)
+	}
+	run(m, press(m, "enter"))
+	if b.model != "big-2" || m.picker != nil {
+		t.Fatalf("picked model %q", b.model)
+	}
+}
+
+// The session picker filters, previews, deletes (ctrl+d twice).
+func TestSessionPickerFiltersPreviewsDeletes(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 100, 30, Options{})
+	typeText(m, "/sessions")
+	run(m, press(m, "enter"))
+	typeText(m, "money")
+	f := frame(m)
+	if strings.Contains(f, "aaaaaaaa") || !strings.Contains(f, "bbbbbbbb") || !strings.Contains(f, "session bbbbbbbb-2222 · fake-1") {
+		t.Fatalf("filter or preview wrong:\n%s", f)
+	}
+	pressKey(m, ctrlD)
+	if !strings.Contains(frame(m), "ctrl+d again deletes") {
+		t.Fatal("no confirmation asked")
+	}
+	run(m, pressKey(m, ctrlD))
+	if len(b.sessions) != 1 || len(m.picker.all) != 1 {
+		t.Fatalf("not deleted: backend %d, picker %d", len(b.sessions), len(m.picker.all))
+	}
+	for range 5 {
+		pressKey(m, backspce)
+	}
+	if f := frame(m); !strings.Contains(f, "aaaaaaaa") {
+		t.Errorf("clearing the filter does not list the rest:\n%s", f)
+	}
+}
+
+// /copy, /cost, /context, /export.
+func TestCopyCostContextExport(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 120, 40, Options{})
+	typeText(m, "weather in Paris?")
+	run(m, press(m, "enter"))
+	feed(m, b, conversation())
+	typeText(m, "/copy 1")
+	cmd := press(m, "enter")
+	if cmd == nil || !strings.Contains(frame(m), "copied code block 1") {
+		t.Fatalf("/copy 1:\n%s", frame(m))
+	}
+	typeText(m, "/cost")
+	press(m, "enter")
+	typeText(m, "/context")
+	press(m, "enter")
+	f := frame(m)
+	if !strings.Contains(f, "Session cost: $0.01") && !strings.Contains(f, "Session cost:") {
+		t.Errorf("/cost:\n%s", f)
+	}
+	if !strings.Contains(f, "Context: 0% of 200.0k tokens") {
+		t.Errorf("/context:\n%s", f)
+	}
+	typeText(m, "/export out.md")
+	run(m, press(m, "enter"))
+	md, err := os.ReadFile(filepath.Join(dir, "out.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## You\n\nweather in Paris?", "## Assistant", "weather_forecast", "```go"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("export lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// Reasoning streams dimmed, folded to one line; ctrl+o shows all of it.
+func TestReasoningFolded(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 80, 24, Options{})
+	typeText(m, "think")
+	run(m, press(m, "enter"))
+	feed(m, b, []agent.Event{
+		{Type: agent.EventReasoningDelta, Text: "First I look at the question.\nThen I check the tools.\nThen I answer."},
+		{Type: agent.EventTextDelta, Text: "The answer."},
+	})
+	f := frame(m)
+	if !strings.Contains(f, "✻ thinking") || !strings.Contains(f, "First I look") || strings.Contains(f, "Then I answer") || !strings.Contains(f, "+2 lines") {
+		t.Errorf("reasoning not folded:\n%s", f)
+	}
+	press(m, "ctrl+o")
+	if f := frame(m); !strings.Contains(f, "Then I answer") {
+		t.Errorf("ctrl+o does not unfold:\n%s", f)
+	}
+}

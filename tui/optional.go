@@ -1,0 +1,144 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// SessionDeleter is implemented by a Backend that deletes stored sessions
+// (ctrl+d twice in the /sessions picker).
+type SessionDeleter interface {
+	Delete(ctx context.Context, id string) error
+}
+
+// ModelLister is implemented by a Backend that lists the models /model
+// offers for the current provider (the capability and price tables, and
+// the provider's own list where it has one).
+type ModelLister interface {
+	Models(ctx context.Context) ([]ModelInfo, error)
+}
+
+// ModelInfo is one row of the /model picker.
+type ModelInfo struct {
+	Name string
+	// Detail is what the row says about it (context window, price).
+	Detail string
+}
+
+type (
+	modelsMsg struct {
+		Models []ModelInfo
+		Err    error
+	}
+	deletedMsg struct {
+		ID  string
+		Err error
+	}
+	exportedMsg struct {
+		Path string
+		Err  error
+	}
+	editedMsg struct {
+		Text string
+		Err  error
+	}
+)
+
+// backendTimeout bounds a command's call into the backend.
+const backendTimeout = time.Minute
+
+func modelsCmd(b Backend) tea.Cmd {
+	return func() tea.Msg {
+		l, ok := b.(ModelLister)
+		if !ok {
+			return modelsMsg{}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), backendTimeout)
+		defer cancel()
+		ms, err := l.Models(ctx)
+		return modelsMsg{Models: ms, Err: err}
+	}
+}
+
+func deleteCmd(b Backend, id string) tea.Cmd {
+	return func() tea.Msg {
+		d, ok := b.(SessionDeleter)
+		if !ok {
+			return deletedMsg{ID: id, Err: errNotSupported}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), backendTimeout)
+		defer cancel()
+		return deletedMsg{ID: id, Err: d.Delete(ctx, id)}
+	}
+}
+
+func setModelCmd(b Backend, name string) tea.Cmd {
+	return func() tea.Msg { return modelSetMsg{Name: name, Err: b.SetModel(name)} }
+}
+
+type notSupported struct{}
+
+func (notSupported) Error() string { return "not supported by this backend" }
+
+var errNotSupported error = notSupported{}
+
+// exportCmd writes the transcript to path (a tea.Cmd: no IO in Update).
+func exportCmd(path, text string) tea.Cmd {
+	return func() tea.Msg {
+		abs, err := filepath.Abs(path)
+		if err == nil {
+			err = os.WriteFile(abs, []byte(text), 0o644)
+		}
+		return exportedMsg{Path: abs, Err: err}
+	}
+}
+
+// editorCmd opens the prompt in $VISUAL or $EDITOR (vi when neither is
+// set) and puts what was saved back in the input.
+func editorCmd(draft string) tea.Cmd {
+	return func() tea.Msg {
+		f, err := os.CreateTemp("", "agent-prompt-*.md")
+		if err != nil {
+			return editedMsg{Text: draft, Err: err}
+		}
+		_, err = f.WriteString(draft)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return editedMsg{Text: draft, Err: err}
+		}
+		return editorReadyMsg{path: f.Name(), draft: draft}
+	}
+}
+
+type editorReadyMsg struct{ path, draft string }
+
+func editorExec(msg editorReadyMsg) tea.Cmd {
+	editor := os.Getenv("VISUAL")
+	if editor == "" {
+		editor = os.Getenv("EDITOR")
+	}
+	if editor == "" {
+		editor = "vi"
+	}
+	args := strings.Fields(editor)
+	c := exec.Command(args[0], append(args[1:], msg.path)...)
+	return tea.ExecProcess(c, func(err error) tea.Msg {
+		defer os.Remove(msg.path)
+		if err != nil {
+			return editedMsg{Text: msg.draft, Err: err}
+		}
+		b, rerr := os.ReadFile(msg.path)
+		if rerr != nil {
+			return editedMsg{Text: msg.draft, Err: rerr}
+		}
+		return editedMsg{Text: string(b)}
+	})
+}
