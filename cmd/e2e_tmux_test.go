@@ -127,7 +127,9 @@ func TestTUIInTmux(t *testing.T) {
 	args := []string{"--provider", "anthropic", "--base-url", fake.URL, "--db", db,
 		"--mcp-config", testMCPConfig(t), "--mcp", "tt", "--defer", "--theme", "dark"}
 	ts := startTmux(t, env, args...)
-	ts.waitFor("/help")
+	// Servers start in the background; the status bar says when the
+	// deferred tools are there to search.
+	ts.waitFor("/help", "search native ")
 	ts.send("Weather in Berlin?", "Enter")
 	screen := ts.waitFor("weather forecast", "tt__get_weather", "sunny in Berlin")
 	if !strings.Contains(screen, "provider search") {

@@ -117,6 +117,10 @@ type tuiBackend struct {
 	always map[string]bool
 	// noticed is how many of rt.Notices were shown already.
 	noticed int
+	// turning is set while a turn runs: the tool set stays as it is.
+	turning bool
+	// syncMu serialises MCP syncs (before a turn, and while idle).
+	syncMu sync.Mutex
 	// spend is the session's usage and cost, stored requests included.
 	spend struct {
 		usage, last agent.Usage
@@ -131,16 +135,21 @@ type tuiBackend struct {
 	}
 }
 
-var _ tui.Backend = (*tuiBackend)(nil)
+var (
+	_ tui.Backend        = (*tuiBackend)(nil)
+	_ tui.Refresher      = (*tuiBackend)(nil)
+	_ tui.ModelLister    = (*tuiBackend)(nil)
+	_ tui.SessionDeleter = (*tuiBackend)(nil)
+)
 var _ agent.Approver = (*tuiBackend)(nil)
 
 func (b *tuiBackend) Send(ctx context.Context, text string) <-chan agent.Event {
 	var notes []string
-	if b.rt.MCP != nil {
-		// Tool list changes take effect at turn boundaries only.
-		if changed, err := b.rt.MCP.Sync(); err == nil && len(changed) > 0 {
-			notes = append(notes, "tools of "+strings.Join(changed, ", ")+" changed; the new list applies from this turn")
-		}
+	b.mu.Lock()
+	b.turning = true
+	b.mu.Unlock()
+	if changed := b.syncTools(); len(changed) > 0 {
+		notes = append(notes, "tools of "+strings.Join(changed, ", ")+" changed; the new list applies from this turn")
 	}
 	// What MCP servers reported since the last turn is said in the chat.
 	notes = append(b.newNotices(), notes...)
@@ -151,6 +160,11 @@ func (b *tuiBackend) Send(ctx context.Context, text string) <-chan agent.Event {
 	}
 	go func() {
 		defer close(out)
+		defer func() {
+			b.mu.Lock()
+			b.turning = false
+			b.mu.Unlock()
+		}()
 		for ev := range in {
 			switch ev.Type {
 			case agent.EventError:
@@ -164,6 +178,38 @@ func (b *tuiBackend) Send(ctx context.Context, text string) <-chan agent.Event {
 		}
 	}()
 	return out
+}
+
+// syncTools applies the tool list changes of MCP servers (a server that
+// finished starting in the background, tools/list_changed). Tool list
+// changes take effect at turn boundaries only.
+func (b *tuiBackend) syncTools() []string {
+	if b.rt.MCP == nil {
+		return nil
+	}
+	b.syncMu.Lock()
+	defer b.syncMu.Unlock()
+	changed, err := b.rt.MCP.Sync()
+	if err != nil {
+		return nil
+	}
+	return changed
+}
+
+// Refresh runs between turns: servers that came up since are added, and
+// what they reported is said.
+func (b *tuiBackend) Refresh() []string {
+	b.mu.Lock()
+	turning := b.turning
+	b.mu.Unlock()
+	if turning {
+		return nil
+	}
+	var notes []string
+	if changed := b.syncTools(); len(changed) > 0 {
+		notes = append(notes, "tools of "+strings.Join(changed, ", ")+" are ready")
+	}
+	return append(notes, b.newNotices()...)
 }
 
 // newNotices returns the MCP notices not shown yet.

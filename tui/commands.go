@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -40,7 +41,15 @@ type (
 	}
 	newSessionMsg struct{ Err error }
 	flushMsg      struct{}
+	infoTickMsg   struct{}
 )
+
+// infoEvery is how often the status data is read again while idle.
+const infoEvery = 2 * time.Second
+
+func infoTick() tea.Cmd {
+	return tea.Tick(infoEvery, func(time.Time) tea.Msg { return infoTickMsg{} })
+}
 
 func (m *Model) refreshInfo() tea.Cmd {
 	b := m.b

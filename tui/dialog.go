@@ -37,4 +37,3 @@ func replyCmd(req ApprovalRequest, d Decision) tea.Cmd {
 		return nil
 	}
 }
-

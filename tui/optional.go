@@ -24,6 +24,29 @@ type ModelLister interface {
 	Models(ctx context.Context) ([]ModelInfo, error)
 }
 
+// Refresher is implemented by a Backend whose tools can change between
+// turns (MCP servers that finished starting in the background): the TUI
+// calls Refresh while idle and shows the notes it returns.
+type Refresher interface {
+	Refresh() []string
+}
+
+type refreshedMsg struct {
+	notes []string
+	info  Info
+}
+
+// refreshCmd applies what changed while idle and reads the status again.
+func refreshCmd(b Backend) tea.Cmd {
+	return func() tea.Msg {
+		var notes []string
+		if r, ok := b.(Refresher); ok {
+			notes = r.Refresh()
+		}
+		return refreshedMsg{notes: notes, info: b.Info()}
+	}
+}
+
 // ModelInfo is one row of the /model picker.
 type ModelInfo struct {
 	Name string

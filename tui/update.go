@@ -69,6 +69,23 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.relayout()
 		m.chat.reanchor()
 		return m, cmd
+	case infoTickMsg:
+		// Servers start in the background: their tools show up in the
+		// counts without waiting for a turn. During a turn the figures
+		// come from the events.
+		if m.working {
+			return m, infoTick()
+		}
+		return m, tea.Batch(refreshCmd(m.b), infoTick())
+	case refreshedMsg:
+		for _, n := range msg.notes {
+			m.chat.notice(itemNotice, n)
+		}
+		if !m.working {
+			m.status.setInfo(msg.info)
+			m.pane.active, m.pane.deferred = msg.info.Active, msg.info.Deferred
+		}
+		return m, nil
 	case turnEndMsg:
 		return m, m.endTurn()
 	case approvalMsg:
