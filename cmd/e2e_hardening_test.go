@@ -282,3 +282,22 @@ func TestFailedPrintRunLeavesNoSession(t *testing.T) {
 		t.Fatalf("sessions left: %s", list.stdout)
 	}
 }
+
+// #14 case 7: in the TUI, a server named with --mcp that fails to start
+// (in the background) is sent to the TUI as an error, at once.
+func TestNamedServerFailureIsATUIAlert(t *testing.T) {
+	rt := &runtime{Alerts: make(chan string, 1), named: []string{"broken"}}
+	rt.onMCPEvent(mcptools.Event{Kind: mcptools.EventWarning, Server: "broken", Text: "MCP server broken did not start: exit status 3"})
+	rt.onMCPEvent(mcptools.Event{Kind: mcptools.EventWarning, Server: "other", Text: "MCP server other did not start"})
+	select {
+	case a := <-rt.Alerts:
+		if !strings.Contains(a, "broken did not start") || !strings.Contains(a, "named with --mcp") {
+			t.Errorf("alert = %q", a)
+		}
+	default:
+		t.Fatal("no alert for the named server")
+	}
+	if len(rt.Notices) != 1 || !strings.Contains(rt.Notices[0], "other") {
+		t.Errorf("notices = %q", rt.Notices)
+	}
+}

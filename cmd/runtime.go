@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,6 +22,9 @@ import (
 // deferral, and the client-side search engine.
 func buildRuntime(ctx context.Context, g *Globals, approver agent.Approver) (_ *runtime, err error) {
 	rt := &runtime{}
+	if g.interactive {
+		rt.Alerts = make(chan string, 16)
+	}
 	defer func() {
 		if err != nil {
 			rt.Close()
@@ -122,6 +126,7 @@ func buildRuntime(ctx context.Context, g *Globals, approver agent.Approver) (_ *
 			return nil, err
 		}
 	} else {
+		rt.named = append([]string(nil), g.MCP...)
 		mgr, err := attachMCP(ctx, g, rt, rt.onMCPEvent)
 		if err != nil {
 			return nil, err
@@ -272,9 +277,18 @@ func (rt *runtime) checkReplay(ctx context.Context, ss *store.Session) {
 }
 
 // onMCPEvent turns MCP server events into warnings shown by the front end.
+// A server named with --mcp that fails to start is an error, sent to
+// Alerts for the TUI to show at once.
 func (rt *runtime) onMCPEvent(e mcptools.Event) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
+	if e.Kind == mcptools.EventWarning && rt.Alerts != nil && slices.Contains(rt.named, e.Server) {
+		select {
+		case rt.Alerts <- e.Text + "; it was named with --mcp, so its tools are missing from this session":
+			return
+		default:
+		}
+	}
 	if e.Text != "" {
 		rt.Notices = append(rt.Notices, e.Text)
 	}

@@ -44,6 +44,7 @@ func runTUI(ctx context.Context, g *Globals) error {
 	// Startup warnings go to the chat once, not to the status bar.
 	opts.Warnings = append(append([]string(nil), rt.Warnings...), b.newNotices()...)
 	opts.AltScreen = g.AltScreen
+	opts.Alerts = rt.Alerts
 	b.loadSpend(ctx, rt.Store.ID())
 	err = tui.Run(ctx, b, opts)
 	b.leave()

@@ -35,8 +35,12 @@ type runtime struct {
 	Store         *store.Session
 	MCP           *mcptools.Manager
 	// Warnings are shown once at start; Notices come from MCP servers.
-	Warnings   []string
-	Notices    []string
+	Warnings []string
+	Notices  []string
+	// Alerts carries errors outside a turn to the TUI (nil in -p mode);
+	// named are the servers named with --mcp.
+	Alerts     chan string
+	named      []string
 	ResumeHash string
 	// Note is shown in the status bar (the demo says so there).
 	Note    string

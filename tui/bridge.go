@@ -17,6 +17,9 @@ type eventMsg struct {
 	Found []ToolInfo
 }
 
+// alertMsg is an error from outside a turn (Options.Alerts).
+type alertMsg struct{ Text string }
+
 // turnEndMsg says the turn's event channel closed.
 type turnEndMsg struct{}
 

@@ -130,6 +130,10 @@ type Options struct {
 	History []agent.Message
 	// Warnings are shown once in the chat when the program starts.
 	Warnings []string
+	// Alerts are errors that happen outside a turn (an MCP server named
+	// with --mcp that failed to start in the background), shown in the
+	// chat as errors when they arrive.
+	Alerts <-chan string
 	// AltScreen runs full screen. The default runs inline: finished
 	// messages go to the terminal's scrollback, where they stay after exit,
 	// and only what is still changing is redrawn.
@@ -188,6 +192,21 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 	m.turns = br
 	go br.run()
 	defer br.stop()
+	if opts.Alerts != nil {
+		go func() {
+			for {
+				select {
+				case text, ok := <-opts.Alerts:
+					if !ok {
+						return
+					}
+					p.Send(alertMsg{text})
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("run terminal ui: %w", err)
 	}

@@ -49,6 +49,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.applyStyles(st)
 		}
 		return m, nil
+	case alertMsg:
+		m.chat.notice(itemError, msg.Text)
+		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.handleKey(msg)
 	case tea.MouseWheelMsg:
