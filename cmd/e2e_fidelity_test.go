@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -176,5 +177,54 @@ func TestPrintCutAnswerMarked(t *testing.T) {
 	}
 	if b := f.Requests()[0].Body; !bytes.Contains(b, []byte(`"max_tokens":10`)) {
 		t.Errorf("--max-tokens not on the wire: %s", b)
+	}
+}
+
+// A catalog with one invalid schema: that tool is quarantined (never sent,
+// a warning naming it and the problem, listed by agent tools) and the
+// deferred search-and-call conversation goes through without a 400.
+func TestPrintInvalidSchemaQuarantined(t *testing.T) {
+	isolate(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"tt": map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_BAD_SCHEMA": "1"}},
+	}})
+	mcpCfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(mcpCfg, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := anthropictest.NewServer(t)
+	f.Script = anthropictest.NewScript(anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."})
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	res := runAgent(t, env, "-p", "Weather in Oslo?", "--provider", "anthropic", "--base-url", f.URL, "--mcp-config", mcpCfg, "--mcp", "tt", "--defer",
+		"--db", filepath.Join(t.TempDir(), "a.db"), "--output-format", "json")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	out := decodePrint(t, res.stdout)
+	if out.Result != "Sunny." {
+		t.Errorf("result %q", out.Result)
+	}
+	warned := false
+	for _, w := range out.Warnings {
+		warned = warned || strings.Contains(w, "tt__broken_report") && strings.Contains(w, `"objekt"`)
+	}
+	if !warned || !strings.Contains(res.stderr, "tt__broken_report") {
+		t.Errorf("no warning naming the tool and the problem: %q / %s", out.Warnings, res.stderr)
+	}
+	for _, r := range f.Requests() {
+		if r.Status != 200 {
+			t.Fatalf("rejected: %s", r.Rejection)
+		}
+		if bytes.Contains(r.Body, []byte("broken_report")) {
+			t.Fatalf("the quarantined tool was sent: %s", r.Body)
+		}
+	}
+	tl := runAgent(t, env, "tools", "--json", "--mcp-config", mcpCfg, "--mcp", "tt")
+	if tl.code != 0 || !strings.Contains(tl.stdout, `"quarantined"`) || !strings.Contains(tl.stdout, "tt__broken_report") {
+		t.Errorf("agent tools does not list the quarantined tool (exit %d): %s %s", tl.code, tl.stdout, tl.stderr)
 	}
 }

@@ -61,6 +61,11 @@ func serveTestMCP() {
 		mcpgo.WithDescription("Send an email message to a recipient"),
 		mcpgo.WithString("to", mcpgo.Required()), mcpgo.WithString("body", mcpgo.Required())),
 		text(func(r mcpgo.CallToolRequest) string { return "sent" }))
+	if os.Getenv("AGENT_TEST_MCP_BAD_SCHEMA") == "1" {
+		// One tool with a schema no provider accepts (a typo in "type").
+		s.AddTool(mcpgo.NewToolWithRawSchema("broken_report", "Build a report", []byte(`{"type":"objekt","properties":{"q":{"type":"string"}}}`)),
+			text(func(r mcpgo.CallToolRequest) string { return "report" }))
+	}
 	if err := server.ServeStdio(s); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -127,6 +127,10 @@ func attachMCP(ctx context.Context, g *Globals, rt *runtime, onEvent func(mcptoo
 	if err := m.Register(rt.Session.Tools, false); err != nil {
 		return nil, err
 	}
+	for _, q := range rt.Session.Tools.Quarantined() {
+		rt.Warnings = append(rt.Warnings, fmt.Sprintf("tool %s of server %s left out: its input schema is invalid (%s); every request would be rejected with it (agent tools lists it)",
+			q.Tool.Name, orDash(q.Tool.Server), q.Problem))
+	}
 	return m, nil
 }
 

@@ -39,6 +39,14 @@ type toolsReport struct {
 	// found and then called (cmd/learn.go).
 	Usage    []toolUsage `json:"usage,omitempty"`
 	Warnings []string    `json:"warnings,omitempty"`
+	// Quarantined are tools left out for an invalid input schema.
+	Quarantined []quarantinedRow `json:"quarantined,omitempty"`
+}
+
+type quarantinedRow struct {
+	Name    string `json:"name"`
+	Server  string `json:"server"`
+	Problem string `json:"problem"`
 }
 
 type serverTokens struct {
@@ -128,6 +136,9 @@ func buildToolsReport(cmd *cobra.Command, g *Globals) (*toolsReport, error) {
 		rep.Servers = append(rep.Servers, *st)
 	}
 	sort.Slice(rep.Servers, func(i, j int) bool { return rep.Servers[i].Server < rep.Servers[j].Server })
+	for _, q := range set.Quarantined() {
+		rep.Quarantined = append(rep.Quarantined, quarantinedRow{q.Tool.Name, q.Tool.Server, q.Problem})
+	}
 	rep.Sent = tokens.EstimateContext(active, deferred, rep.Resolved)
 	rep.Usage = usageStats(ctx, g)
 	return rep, nil
@@ -163,6 +174,15 @@ func writeToolsReport(w io.Writer, rep *toolsReport) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", t.Name, orDash(t.Server), set, t.Tokens)
 	}
 	_ = tw.Flush()
+	if len(rep.Quarantined) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "QUARANTINED\tSERVER\tPROBLEM (never sent)")
+		for _, q := range rep.Quarantined {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", q.Name, orDash(q.Server), q.Problem)
+		}
+		_ = tw.Flush()
+	}
 	e := rep.Sent
 	fmt.Fprintf(w, "\nin the model's context per request: about %d tokens of tool definitions (every tool eager: %d; saved by deferral: %d)\n",
 		e.Context, e.Eager, e.Saved)

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/agent-dev/agent/tools/schema"
 )
 
 // Result is what running a tool produced.
@@ -60,6 +62,23 @@ type Set struct {
 	version  uint64
 	// allow and deferIf are an agent profile's policy (SetPolicy).
 	allow, deferIf func(Tool) bool
+	// quarantined holds tools whose schema no provider would accept, by
+	// name, in registration order: never sent, listed with their problem.
+	quarantined []Quarantined
+}
+
+// Quarantined is a tool left out because its input schema is invalid: sent
+// to a provider it would make every request a 400.
+type Quarantined struct {
+	Tool    Tool
+	Problem string
+}
+
+// Quarantined lists the tools left out for an invalid schema.
+func (s *Set) Quarantined() []Quarantined {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return append([]Quarantined(nil), s.quarantined...)
 }
 
 // SetPolicy filters what later registrations (Add, ReplaceServer) keep:
@@ -108,6 +127,10 @@ func (s *Set) Add(opts []Option, ts ...Tool) error {
 		if len(t.Schema) == 0 {
 			t.Schema = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
+		if err := schema.Check(t.Schema); err != nil {
+			s.quarantine(t, err.Error())
+			continue
+		}
 		s.tools[t.Name] = &t
 		s.order = append(s.order, t.Name)
 		d := t.Deferred
@@ -121,6 +144,19 @@ func (s *Set) Add(opts []Option, ts ...Tool) error {
 	}
 	s.bump()
 	return nil
+}
+
+// quarantine records t as left out (callers hold s.mu); a name seen again
+// replaces its entry.
+func (s *Set) quarantine(t Tool, problem string) {
+	t.Exec = nil
+	for i, x := range s.quarantined {
+		if x.Tool.Name == t.Name {
+			s.quarantined[i] = Quarantined{t, problem}
+			return
+		}
+	}
+	s.quarantined = append(s.quarantined, Quarantined{t, problem})
 }
 
 // ReplaceServer swaps every tool of one server for a new list (after a
@@ -140,6 +176,13 @@ func (s *Set) ReplaceServer(server string, opts []Option, ts ...Tool) error {
 		keep = append(keep, n)
 	}
 	s.order = keep
+	var q []Quarantined
+	for _, x := range s.quarantined {
+		if x.Tool.Server != server {
+			q = append(q, x)
+		}
+	}
+	s.quarantined = q
 	s.mu.Unlock()
 	if err := s.Add(opts, ts...); err != nil {
 		return err

@@ -147,3 +147,25 @@ func TestEffortAndMaxTokensOnTheWire(t *testing.T) {
 		}
 	}
 }
+
+// Tools go to Gemini in its schema subset; the fake rejects the keywords
+// Gemini does, with its message.
+func TestGeminiSchemaDialect(t *testing.T) {
+	fake := chattest.NewServer(t)
+	fake.Script(chattest.Text("ok"))
+	s := testSession(t, fake)
+	s.Provider, s.Model, s.Search = New(Options{Name: "gemini", BaseURL: fake.BaseURL()}), "gemini-2.5-flash", agent.SearchOff
+	if err := s.Tools.Add(nil, toolOf(agent.ToolDef{Name: "pick", Description: "Pick one",
+		Schema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","additionalProperties":false,"properties":{"mode":{"const":"fast"},"n":{"type":"integer","enum":[1,2]}}}`)}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	run(t, s, "hi")
+	r := noRejection(t, fake)[0]
+	if !bytes.Contains(r.Body, []byte(`"mode":{"enum":["fast"],"type":"string"}`)) || bytes.Contains(r.Body, []byte("additionalProperties")) {
+		t.Errorf("schema not in Gemini's subset: %s", r.Body)
+	}
+	body := []byte(`{"model":"gemini-2.5-flash","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","additionalProperties":false}}}]}`)
+	if err := chattest.Check(body, false); err == nil || !strings.Contains(err.Error(), `Unknown name "additionalProperties"`) {
+		t.Errorf("fake: %v", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/models"
+	toolschema "github.com/agent-dev/agent/tools/schema"
 )
 
 // outMsg is one rendered message plus what the final consistency pass needs.
@@ -165,7 +166,7 @@ func (h *historyRenderer) searchContent(r agent.SearchResult) string {
 		if len(schema) == 0 {
 			schema = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
-		found = append(found, foundTool{Name: d.Name, Description: d.Description, Parameters: schema})
+		found = append(found, foundTool{Name: d.Name, Description: d.Description, Parameters: toolschema.For(string(h.p.caps(h.model).SchemaDialect), schema)})
 	}
 	v := struct {
 		Tools []foundTool `json:"tools"`

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/models"
+	toolschema "github.com/agent-dev/agent/tools/schema"
 )
 
 // The two fixed functions of client-side search. Their names are part of
@@ -165,6 +166,9 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 		if len(schema) == 0 || bytes.Equal(schema, []byte("null")) {
 			schema = []byte(`{"type":"object","properties":{}}`)
 		}
+		// The model's dialect (Gemini's subset); the original stays what
+		// the arguments are checked against.
+		schema = toolschema.For(string(caps.SchemaDialect), schema)
 		fn := struct {
 			Name        string          `json:"name"`
 			Description string          `json:"description,omitempty"`

@@ -273,6 +273,19 @@ func (s *Server) validateModel(body []byte, req *ChatRequest, raws []map[string]
 			return bad(f, "%s is too large: %d. This model supports at most %d completion tokens, whereas you provided %d.", f, n, c.MaxOutput, n)
 		}
 	}
+	if c.SchemaDialect == models.DialectGemini && len(req.Tools) > 0 {
+		var defs []struct {
+			Function struct {
+				Parameters any `json:"parameters"`
+			} `json:"function"`
+		}
+		_ = json.Unmarshal(req.Tools, &defs)
+		for i, d := range defs {
+			if k := geminiUnknown(d.Function.Parameters); k != "" {
+				return bad(fmt.Sprintf("tools[%d]", i), "Invalid JSON payload received. Unknown name \"%s\" at 'tools[%d].function_declarations[0].parameters': Cannot find field.", k, i)
+			}
+		}
+	}
 	lastUser := -1
 	for i, m := range req.Messages {
 		if m.Role == "user" {
@@ -316,6 +329,51 @@ func (s *Server) validateModel(body []byte, req *ChatRequest, raws []map[string]
 		}
 	}
 	return nil
+}
+
+// geminiUnknown names the first schema keyword Gemini's function
+// declarations reject (its schema is an OpenAPI 3.0 subset).
+func geminiUnknown(n any) string {
+	switch v := n.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			switch k {
+			case "$schema", "additionalProperties", "const", "$ref", "$defs", "oneOf", "allOf", "patternProperties", "exclusiveMinimum", "exclusiveMaximum", "examples", "default":
+				return k
+			case "enum":
+				list, _ := v[k].([]any)
+				for _, e := range list {
+					if _, ok := e.(string); !ok {
+						return "enum"
+					}
+				}
+				continue
+			case "properties":
+				props, _ := v[k].(map[string]any)
+				for _, p := range props {
+					if bad := geminiUnknown(p); bad != "" {
+						return bad
+					}
+				}
+				continue
+			}
+			if bad := geminiUnknown(v[k]); bad != "" {
+				return bad
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if bad := geminiUnknown(x); bad != "" {
+				return bad
+			}
+		}
+	}
+	return ""
 }
 
 // ThoughtSignature is the signature the fake gives a Gemini 3 call.

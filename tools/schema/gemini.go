@@ -1,0 +1,299 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// geminiKeys are the Schema fields Gemini's function declarations take
+// (its OpenAPI 3.0 subset); anything else is rejected with a 400 ("Invalid
+// JSON payload received. Unknown name ..."), so it is dropped.
+var geminiKeys = map[string]bool{
+	"type": true, "format": true, "title": true, "description": true, "nullable": true, "enum": true,
+	"maxItems": true, "minItems": true, "properties": true, "required": true, "minProperties": true,
+	"maxProperties": true, "minLength": true, "maxLength": true, "pattern": true, "anyOf": true,
+	"propertyOrdering": true, "items": true, "minimum": true, "maximum": true,
+}
+
+// geminiFormats are the string formats Gemini accepts.
+var geminiFormats = map[string]bool{"enum": true, "date-time": true}
+
+const maxRefDepth = 8
+
+// ToGemini converts a JSON Schema to the subset Gemini accepts: local $refs
+// inlined ($defs dropped), $schema, additionalProperties and the other
+// keywords it does not know dropped, const turned into a one-value enum,
+// enums of non-strings dropped (Gemini takes string enums only), a type
+// list with "null" turned into the type plus nullable, oneOf read as anyOf,
+// allOf merged, formats it does not know dropped, required trimmed to the
+// properties that exist. A schema that is not a JSON object is returned
+// unchanged (Check has quarantined such tools already).
+func ToGemini(schema json.RawMessage) json.RawMessage {
+	root, ok := decode(schema)
+	if !ok {
+		return schema
+	}
+	out := geminiNode(root, root, 0)
+	if out == nil {
+		out = map[string]any{"type": "object", "properties": map[string]any{}}
+	}
+	return encode(out)
+}
+
+func geminiNode(n any, root map[string]any, depth int) map[string]any {
+	m, ok := n.(map[string]any)
+	if !ok {
+		return nil
+	}
+	if ref, ok := m["$ref"].(string); ok {
+		if depth >= maxRefDepth {
+			return map[string]any{"type": "object"} // a recursive type: cut
+		}
+		target := resolve(root, ref)
+		if target == nil {
+			return map[string]any{"type": "object"}
+		}
+		merged := map[string]any{}
+		for k, v := range target {
+			merged[k] = v
+		}
+		for k, v := range m {
+			if k != "$ref" {
+				merged[k] = v
+			}
+		}
+		return geminiNode(merged, root, depth+1)
+	}
+	if all, ok := m["allOf"].([]any); ok {
+		merged := map[string]any{}
+		for k, v := range m {
+			if k != "allOf" {
+				merged[k] = v
+			}
+		}
+		for _, part := range all {
+			pm, _ := part.(map[string]any)
+			if r, ok := pm["$ref"].(string); ok {
+				pm = resolve(root, r)
+			}
+			mergeInto(merged, pm)
+		}
+		return geminiNode(merged, root, depth+1)
+	}
+	out := map[string]any{}
+	for k, v := range m {
+		switch k {
+		case "oneOf", "anyOf":
+			var alts []any
+			nullable := false
+			list, _ := v.([]any)
+			for _, alt := range list {
+				if am, ok := alt.(map[string]any); ok && am["type"] == "null" {
+					nullable = true
+					continue
+				}
+				if g := geminiNode(alt, root, depth+1); g != nil {
+					alts = append(alts, g)
+				}
+			}
+			switch {
+			case len(alts) == 1:
+				for ak, av := range alts[0].(map[string]any) {
+					if _, set := out[ak]; !set {
+						out[ak] = av
+					}
+				}
+			case len(alts) > 1:
+				out["anyOf"] = alts
+			}
+			if nullable {
+				out["nullable"] = true
+			}
+		case "const":
+			if s, ok := v.(string); ok {
+				out["enum"] = []any{s}
+			}
+		case "enum":
+			list, _ := v.([]any)
+			var strs []any
+			allStrings := len(list) > 0
+			for _, e := range list {
+				s, ok := e.(string)
+				if !ok {
+					if e == nil {
+						out["nullable"] = true
+						continue
+					}
+					allStrings = false
+					break
+				}
+				strs = append(strs, s)
+			}
+			if allStrings && len(strs) > 0 {
+				out["enum"] = strs
+			}
+		case "type":
+			switch t := v.(type) {
+			case string:
+				if t == "null" {
+					out["nullable"] = true
+				} else {
+					out["type"] = t
+				}
+			case []any:
+				var kinds []string
+				for _, x := range t {
+					if s, _ := x.(string); s == "null" {
+						out["nullable"] = true
+					} else if s != "" {
+						kinds = append(kinds, s)
+					}
+				}
+				if len(kinds) >= 1 {
+					out["type"] = kinds[0] // Gemini takes one type per schema
+				}
+			}
+		case "properties":
+			props, _ := v.(map[string]any)
+			conv := map[string]any{}
+			for name, p := range props {
+				if g := geminiNode(p, root, depth+1); g != nil {
+					conv[name] = g
+				} else {
+					conv[name] = map[string]any{}
+				}
+			}
+			out["properties"] = conv
+		case "items":
+			switch it := v.(type) {
+			case map[string]any:
+				if g := geminiNode(it, root, depth+1); g != nil {
+					out["items"] = g
+				}
+			case []any: // tuple form: the first item's schema
+				if len(it) > 0 {
+					if g := geminiNode(it[0], root, depth+1); g != nil {
+						out["items"] = g
+					}
+				}
+			}
+		case "format":
+			if s, _ := v.(string); geminiFormats[s] {
+				out["format"] = s
+			}
+		case "required":
+			out["required"] = v
+		case "exclusiveMinimum", "exclusiveMaximum":
+			// Draft 2020-12 numbers: the nearest inclusive bound Gemini takes.
+			if _, isBool := v.(bool); !isBool {
+				key := "minimum"
+				if k == "exclusiveMaximum" {
+					key = "maximum"
+				}
+				if _, set := m[key]; !set {
+					out[key] = v
+				}
+			}
+		default:
+			if geminiKeys[k] {
+				out[k] = v
+			}
+		}
+	}
+	if _, ok := out["enum"]; ok {
+		out["type"] = "string" // Gemini's enums are strings
+	}
+	if _, ok := out["properties"]; ok && out["type"] == nil {
+		out["type"] = "object"
+	}
+	if out["type"] == "array" && out["items"] == nil {
+		out["items"] = map[string]any{"type": "string"}
+	}
+	trimRequired(out)
+	return out
+}
+
+// trimRequired keeps the required names that are properties (Gemini
+// rejects "property is not defined" otherwise).
+func trimRequired(out map[string]any) {
+	req, ok := out["required"].([]any)
+	if !ok {
+		delete(out, "required")
+		return
+	}
+	props, _ := out["properties"].(map[string]any)
+	var keep []any
+	for _, r := range req {
+		if s, ok := r.(string); ok {
+			if _, exists := props[s]; exists {
+				keep = append(keep, s)
+			}
+		}
+	}
+	if len(keep) == 0 {
+		delete(out, "required")
+	} else {
+		out["required"] = keep
+	}
+}
+
+// resolve finds a local reference (#/$defs/X, #/definitions/X, #).
+func resolve(root map[string]any, ref string) map[string]any {
+	if ref == "#" {
+		return root
+	}
+	p, ok := strings.CutPrefix(ref, "#/")
+	if !ok {
+		return nil
+	}
+	var cur any = root
+	for _, seg := range strings.Split(p, "/") {
+		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[seg]
+	}
+	m, _ := cur.(map[string]any)
+	return m
+}
+
+// mergeInto folds an allOf member into dst: properties and required are
+// unions, other keywords keep dst's value.
+func mergeInto(dst, src map[string]any) {
+	for k, v := range src {
+		switch k {
+		case "properties":
+			dp, _ := dst["properties"].(map[string]any)
+			if dp == nil {
+				dp = map[string]any{}
+			}
+			sp, _ := v.(map[string]any)
+			for pk, pv := range sp {
+				if _, set := dp[pk]; !set {
+					dp[pk] = pv
+				}
+			}
+			dst["properties"] = dp
+		case "required":
+			dr, _ := dst["required"].([]any)
+			sr, _ := v.([]any)
+			seen := map[string]bool{}
+			for _, r := range dr {
+				seen[fmt.Sprint(r)] = true
+			}
+			for _, r := range sr {
+				if !seen[fmt.Sprint(r)] {
+					dr = append(dr, r)
+				}
+			}
+			dst["required"] = dr
+		default:
+			if _, set := dst[k]; !set {
+				dst[k] = v
+			}
+		}
+	}
+}
