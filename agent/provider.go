@@ -82,6 +82,25 @@ type Request struct {
 	// MaxOutput asks for the model's largest output limit instead of
 	// MaxTokens (the retry of a tool call cut at the limit).
 	MaxOutput bool
+	// Directory tells the model what waits behind the search: each server
+	// of the deferred tools, its tool count and one line on what it offers
+	// (tools.Directory). Set whenever tools are deferred; the same catalog
+	// gives the same bytes. Adapters put it in the system prompt where the
+	// search tool has no description of its own (native search), else in
+	// the search tool's description (WithDirectory).
+	Directory string
+}
+
+// WithDirectory is text followed by the request's directory, a blank line
+// between, or text alone when there is no directory.
+func (r *Request) WithDirectory(text string) string {
+	switch {
+	case r.Directory == "":
+		return text
+	case text == "":
+		return r.Directory
+	}
+	return text + "\n\n" + r.Directory
 }
 
 // Usage is token accounting for one request. InputTokens follows Anthropic's

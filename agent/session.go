@@ -275,7 +275,7 @@ func (s *Session) BuildRequest() *Request {
 		Effort: s.Effort, MaxOutput: s.raiseOutput,
 	}
 	d := s.toolDefs()
-	req.Tools, req.Deferred, req.ToolsVersion = d.tools, d.deferred, d.version
+	req.Tools, req.Deferred, req.ToolsVersion, req.Directory = d.tools, d.deferred, d.version, d.directory
 	return req
 }
 
@@ -287,6 +287,8 @@ type toolDefs struct {
 	search          SearchMode
 	version         uint64
 	tools, deferred []ToolDef
+	// directory is tools.Directory of the deferred tools.
+	directory string
 }
 
 // defsVersions numbers the tool lists of every session of the process.
@@ -313,6 +315,7 @@ func (s *Session) toolDefs() toolDefs {
 		for _, t := range deferred {
 			d.deferred = append(d.deferred, defOf(t))
 		}
+		d.directory = tools.Directory(deferred)
 	}
 	d.tools, d.deferred = d.tools[:len(d.tools):len(d.tools)], d.deferred[:len(d.deferred):len(d.deferred)]
 	s.mu.Lock()

@@ -102,8 +102,14 @@ func buildWith(req *agent.Request, mode agent.SearchMode, c models.Capabilities,
 		maxTokens = c.MaxOutput
 	}
 	th := thinkingFor(req, c, maxTokens)
+	system := req.System
+	if mode == agent.SearchNative && len(req.Deferred) > 0 {
+		// The server-side search tool has no description: the system
+		// prompt says what it can find.
+		system = req.WithDirectory(system)
+	}
 	w := wireRequest{
-		Model: req.Model, MaxTokens: th.maxTokens, System: req.System, Messages: msgs,
+		Model: req.Model, MaxTokens: th.maxTokens, System: system, Messages: msgs,
 		MCPServers: pt.mcpServers, Thinking: th.thinking, OutputConfig: th.outputConfig,
 		Container: containerOf(req.Messages), Stream: !req.NoStream,
 	}
@@ -155,7 +161,7 @@ func renderTools(req *agent.Request, mode agent.SearchMode, pt renderedProviderT
 		if fnSearch {
 			// No deferral: the catalog stays out of tools; the two functions
 			// find and run its tools.
-			es = append(es, entry{tool: &wireTool{Name: ClientSearchTool, Description: fnSearchDescription, InputSchema: clientSearchSchema}},
+			es = append(es, entry{tool: &wireTool{Name: ClientSearchTool, Description: req.WithDirectory(fnSearchDescription), InputSchema: clientSearchSchema}},
 				entry{tool: &wireTool{Name: CallTool, Description: fnCallDescription, InputSchema: fnCallSchema}})
 			break
 		}
@@ -166,7 +172,7 @@ func renderTools(req *agent.Request, mode agent.SearchMode, pt renderedProviderT
 		}
 		switch {
 		case mode == agent.SearchClient:
-			es = append(es, entry{tool: &wireTool{Name: ClientSearchTool, Description: clientSearchDescription, InputSchema: clientSearchSchema}})
+			es = append(es, entry{tool: &wireTool{Name: ClientSearchTool, Description: req.WithDirectory(clientSearchDescription), InputSchema: clientSearchSchema}})
 		case pt.hasSearchTool:
 			// The user picked a search tool version with a raw definition.
 		case req.SearchAlgo == "regex":

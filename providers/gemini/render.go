@@ -156,8 +156,14 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 		return nil, err
 	}
 	b := wireBody{Contents: contents, Tools: r.tools}
-	if req.System != "" {
-		b.SystemInstruction = &wireContent{Role: "user", Parts: []json.RawMessage{mustJSON(map[string]string{"text": req.System})}}
+	system := req.System
+	if mode == agent.SearchClient {
+		// Gemini reads what the search can find from the system
+		// instruction.
+		system = req.WithDirectory(system)
+	}
+	if system != "" {
+		b.SystemInstruction = &wireContent{Role: "user", Parts: []json.RawMessage{mustJSON(map[string]string{"text": system})}}
 	}
 	b.GenerationConfig.MaxOutputTokens = req.MaxTokens
 	if b.GenerationConfig.MaxOutputTokens <= 0 {

@@ -24,7 +24,19 @@ const (
 	CallTool   = "tool_call"
 )
 
-const searchToolDef = `{"type":"function","function":{"name":"tool_search","description":"Search the catalog of additional tools that are available but not loaded yet. Returns the best matches with their names, descriptions and full JSON input schemas; then run one with tool_call. The query can be: keywords describing the task (ranked search over names, descriptions and parameters); select:NAME,NAME to fetch tools by exact name; or /pattern/ for a case-insensitive regular expression over tool names and descriptions.","parameters":{"type":"object","properties":{"query":{"type":"string","description":"Keywords, select:NAME,NAME, or /regex/."},"limit":{"type":"integer","minimum":1,"description":"Maximum number of tools to return (default 5)."}},"required":["query"]}}}`
+const searchToolDescription = "Search the catalog of additional tools that are available but not loaded yet. Returns the best matches with their names, descriptions and full JSON input schemas; then run one with tool_call. The query can be: keywords describing the task (ranked search over names, descriptions and parameters); select:NAME,NAME to fetch tools by exact name; or /pattern/ for a case-insensitive regular expression over tool names and descriptions."
+
+// searchToolFor is searchToolDef with the request's directory of deferred
+// servers after its description.
+func searchToolFor(req *agent.Request) string {
+	if req.Directory == "" {
+		return searchToolDef
+	}
+	desc, _ := json.Marshal(req.WithDirectory(searchToolDescription))
+	return strings.Replace(searchToolDef, `"description":"`+searchToolDescription+`"`, `"description":`+string(desc), 1)
+}
+
+const searchToolDef = `{"type":"function","function":{"name":"tool_search","description":"` + searchToolDescription + `","parameters":{"type":"object","properties":{"query":{"type":"string","description":"Keywords, select:NAME,NAME, or /regex/."},"limit":{"type":"integer","minimum":1,"description":"Maximum number of tools to return (default 5)."}},"required":["query"]}}}`
 
 const callToolDef = `{"type":"function","function":{"name":"tool_call","description":"Run a tool found by tool_search. Give the tool's exact name and its arguments as a JSON object matching the input schema tool_search returned.","parameters":{"type":"object","properties":{"name":{"type":"string","description":"Exact tool name, as returned by tool_search."},"arguments":{"type":"object","description":"Arguments for the tool, matching its input schema."}},"required":["name","arguments"]}}}`
 
@@ -198,7 +210,7 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 		defs = append(defs, c.String())
 	}
 	if mode == agent.SearchClient {
-		defs = append(defs, searchToolDef, callToolDef)
+		defs = append(defs, searchToolFor(req), callToolDef)
 	}
 	if len(defs) > 0 {
 		r.tools = []byte("[" + strings.Join(defs, ",") + "]")

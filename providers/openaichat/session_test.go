@@ -121,8 +121,8 @@ func TestSessionClientSearchEndToEnd(t *testing.T) {
 			t.Errorf("request %d: no key sent", i+1)
 		}
 	}
-	if tl := string(reqs[0].Parsed.Tools); !strings.Contains(tl, `"tool_search"`) || !strings.Contains(tl, `"tool_call"`) || strings.Contains(tl, "weather_lookup") {
-		t.Errorf("tools array: want read_file, tool_search, tool_call only, got %s", tl)
+	if tl := string(reqs[0].Parsed.Tools); !strings.Contains(tl, `"tool_search"`) || !strings.Contains(tl, `"tool_call"`) || strings.Contains(tl, `"name":"weather_lookup"`) || !strings.Contains(tl, "- weather (1 tool)") {
+		t.Errorf("tools array: want read_file, tool_search (with the directory of deferred servers), tool_call only, got %s", tl)
 	}
 
 	schemaMsg := lastMessage(reqs[1])

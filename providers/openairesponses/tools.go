@@ -150,10 +150,10 @@ func renderTools(req *agent.Request, pl plan) ([]byte, error) {
 	case pl.hosted:
 		out = append(out, json.RawMessage(`{"type":"tool_search"}`))
 	case pl.clientTS:
-		out = append(out, clientSearchTool{Type: "tool_search", Execution: "client", Description: searchDescription, Parameters: searchParams})
+		out = append(out, clientSearchTool{Type: "tool_search", Execution: "client", Description: req.WithDirectory(searchDescription), Parameters: searchParams})
 	case pl.fnSearch:
 		out = append(out,
-			functionTool{Type: "function", Name: fnSearchName, Description: searchDescription + " Returns the tools' names, descriptions and input schemas; call one with tool_call.", Parameters: searchParams},
+			functionTool{Type: "function", Name: fnSearchName, Description: req.WithDirectory(searchDescription + " Returns the tools' names, descriptions and input schemas; call one with tool_call."), Parameters: searchParams},
 			functionTool{Type: "function", Name: fnCallName, Description: "Call a tool found by tool_search, by exact name, with its arguments.", Parameters: toolCallParams})
 	}
 	for _, g := range pl.groups {
