@@ -72,7 +72,7 @@ func Directory(ts []Tool) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("Tools not loaded yet, found with tool search, by server:")
+	b.WriteString("Servers whose tools tool search finds:")
 	for _, s := range servers {
 		unit := "tools"
 		if s.Tools == 1 {
@@ -87,11 +87,11 @@ func Directory(ts []Tool) string {
 }
 
 // fromNames describes a server that says nothing of itself by its first
-// tools' names, in sorted order: "tools such as create_issue, get_file".
+// tools' names, in sorted order: "tools such as create_issue, get_file, …".
 func fromNames(names []string) string {
 	names = append([]string(nil), names...)
 	sort.Strings(names)
-	const most = 4
+	const most = 3
 	more := ""
 	if len(names) > most {
 		more = ", …"

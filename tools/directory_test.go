@@ -14,7 +14,7 @@ func TestDirectory(t *testing.T) {
 		{Name: "cn__news", Orig: "news", Server: "cn", ServerDescription: strings.Repeat("获取新闻", 40)},
 	}
 	got := Directory(ts)
-	want := "Tools not loaded yet, found with tool search, by server:\n" +
+	want := "Servers whose tools tool search finds:\n" +
 		"- cn (1 tool): " + clip(strings.Repeat("获取新闻", 40), MaxDescriptionTokens) + "\n" +
 		"- gh (2 tools): GitHub: issues, pull requests and code.\n" +
 		"- weather (1 tool): tools such as forecast"
@@ -43,7 +43,7 @@ func TestDirectory(t *testing.T) {
 	for _, n := range []string{"e", "d", "c", "b", "a"} {
 		many = append(many, Tool{Name: n, Server: "s"})
 	}
-	if d := Servers(many)[0].Description; d != "tools such as a, b, c, d, …" {
+	if d := Servers(many)[0].Description; d != "tools such as a, b, c, …" {
 		t.Errorf("summary from names = %q", d)
 	}
 }
