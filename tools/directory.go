@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -47,7 +48,7 @@ func Servers(ts []Tool) []ServerInfo {
 		}
 		name := t.Orig
 		if name == "" {
-			name = t.Name
+			name = strings.TrimPrefix(t.Name, t.Server+"__")
 		}
 		a.names = append(a.names, name)
 	}
@@ -91,6 +92,7 @@ func Directory(ts []Tool) string {
 func fromNames(names []string) string {
 	names = append([]string(nil), names...)
 	sort.Strings(names)
+	names = slices.Compact(names)
 	const most = 3
 	more := ""
 	if len(names) > most {

@@ -9,7 +9,7 @@ func TestDirectory(t *testing.T) {
 	ts := []Tool{
 		{Name: "gh__create_issue", Orig: "create_issue", Server: "gh", ServerDescription: "GitHub: issues, pull requests and code.\nMore lines."},
 		{Name: "gh__get_file", Orig: "get_file", Server: "gh", ServerDescription: "GitHub: issues, pull requests and code.\nMore lines."},
-		{Name: "w__forecast", Orig: "forecast", Server: "weather"},
+		{Name: "weather__forecast", Server: "weather"},
 		{Name: "read", Description: "built in"},
 		{Name: "cn__news", Orig: "news", Server: "cn", ServerDescription: strings.Repeat("获取新闻", 40)},
 	}
