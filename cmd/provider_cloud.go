@@ -93,7 +93,7 @@ func init() {
 	providerFactories["gemini"] = func(g *Globals) (agent.Provider, string, error) {
 		o := gemini.FromEnv(g.Getenv)
 		if o.APIKey == "" {
-			return nil, "", usagef("GEMINI_API_KEY (or GOOGLE_API_KEY) is not set: export it, pick another --provider, or try agent --demo")
+			return nil, gemini.DefaultModel, usagef("GEMINI_API_KEY (or GOOGLE_API_KEY) is not set: export it, pick another --provider, or try agent --demo")
 		}
 		if g.Config.BaseURL != "" {
 			o.BaseURL = g.Config.BaseURL

@@ -21,7 +21,7 @@ func init() {
 			o.BaseURL = g.Config.BaseURL
 		}
 		if o.APIKey == "" {
-			return nil, "", usagef("ANTHROPIC_API_KEY is not set: export it, pick another --provider, or try agent --demo")
+			return nil, "claude-sonnet-4-5", usagef("ANTHROPIC_API_KEY is not set: export it, pick another --provider, or try agent --demo")
 		}
 		return anthropic.New(o), "claude-sonnet-4-5", nil
 	}
@@ -33,7 +33,7 @@ func init() {
 			o.BaseURL = g.Config.BaseURL
 		}
 		if o.APIKey == "" {
-			return nil, "", usagef("OPENAI_API_KEY is not set: export it, pick another --provider, or try agent --demo")
+			return nil, "gpt-5.4", usagef("OPENAI_API_KEY is not set: export it, pick another --provider, or try agent --demo")
 		}
 		return openairesponses.New(o), "gpt-5.4", nil
 	}

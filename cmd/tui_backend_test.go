@@ -103,3 +103,21 @@ func TestSetModelChecksTheVendor(t *testing.T) {
 		}
 	}
 }
+
+// #18 bug 7: the default model (and so the over-threshold figure of agent
+// tools, a share of its context window) does not depend on a key being set.
+func TestDefaultModelWithoutKey(t *testing.T) {
+	t.Parallel()
+	for _, prov := range []string{"anthropic", "openai", "gemini"} {
+		without := &Globals{Getenv: func(string) string { return "" }}
+		with := &Globals{Getenv: func(string) string { return "k" }}
+		_, m1, err := newProvider(without, prov)
+		if err == nil {
+			t.Fatalf("%s: no error without a key", prov)
+		}
+		_, m2, err := newProvider(with, prov)
+		if err != nil || m1 != m2 || deferBudget(0, m1) != deferBudget(0, m2) {
+			t.Errorf("%s: default model %q without a key, %q with one (%v)", prov, m1, m2, err)
+		}
+	}
+}

@@ -61,7 +61,10 @@ func (r *runtime) LastToolsHash() string {
 	return r.hash
 }
 
-// newProvider resolves --provider to an adapter and its default model.
+// newProvider resolves --provider to an adapter and its default model. The
+// default model comes back with a missing-key error too, so figures that
+// depend on the model (the over-threshold warning of agent tools) do not
+// change with whether a key is set.
 func newProvider(g *Globals, name string) (agent.Provider, string, error) {
 	f, ok := providerFactories[name]
 	if !ok {

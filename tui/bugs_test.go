@@ -238,3 +238,13 @@ func TestMarkdownLayout(t *testing.T) {
 		t.Errorf("the finished table is not drawn:\n%s", f)
 	}
 }
+
+// #18 bug 7: a search by name shows the names, not the wire's select:[…].
+func TestSelectSearchShowsNames(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]string{`select:["catalog_11","gh"]`: "select catalog_11, gh", "select:a,b": "select a, b", "weather": "“weather”"} {
+		if got := quote(q); got != want {
+			t.Errorf("quote(%s) = %s, want %s", q, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -79,9 +80,22 @@ func (s *searchEntry) chatLine(st *themes.Styles, width int) []string {
 	return []string{ansi.Truncate(head+tail, width, "…")}
 }
 
+// quote shows a search's query. A search that loads tools (or OpenAI
+// namespaces) by name reads "select a, b", not as the raw
+// select:["a","b"] of the wire.
 func quote(q string) string {
 	if q == "" {
 		return "(no query)"
+	}
+	if rest, ok := strings.CutPrefix(q, "select:"); ok {
+		var names []string
+		if json.Unmarshal([]byte(rest), &names) != nil {
+			names = strings.Split(rest, ",")
+		}
+		for i, n := range names {
+			names[i] = strings.TrimSpace(n)
+		}
+		return "select " + strings.Join(names, ", ")
 	}
 	return "“" + q + "”"
 }
