@@ -165,6 +165,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 		err = acc.readStream(resp.Body)
 	}
 	out.Message, out.StopReason, out.Usage = acc.message(err != nil), acc.stopReason(), acc.usage
+	out.OutputLimit, out.OutputMax = r.maxTokens, r.maxOutput
 	return out, err
 }
 

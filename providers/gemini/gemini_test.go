@@ -69,7 +69,9 @@ func TestClientSearchFindsAndCalls(t *testing.T) {
 			s := newSession(t, f, model, noStream)
 			var found []string
 			var calls []string
+			reasoning := false
 			err := s.Run(t.Context(), "Weather in Oslo?", func(e agent.Event) {
+				reasoning = reasoning || e.Type == agent.EventReasoningDelta && e.Text != ""
 				if e.Type == agent.EventSearchFinished {
 					found = append(found, e.Search.Tools...)
 				}
@@ -85,6 +87,9 @@ func TestClientSearchFindsAndCalls(t *testing.T) {
 			}
 			if strings.Join(found, ",") != "get_weather" || strings.Join(calls, ",") != "get_weather" {
 				t.Errorf("%s: found %v, calls %v", model, found, calls)
+			}
+			if !reasoning {
+				t.Errorf("%s: thought summaries (effort high) were not shown as reasoning", model)
 			}
 			msgs := s.Messages()
 			if got := msgs[len(msgs)-1].Text(); got != "Sunny in Oslo." {
@@ -183,11 +188,11 @@ func TestSignatureRules(t *testing.T) {
 
 func TestThinkingConfigFromEffort(t *testing.T) {
 	cases := []struct{ model, effort, want string }{
-		{"gemini-3-pro-preview", "high", `"thinkingConfig":{"thinkingLevel":"high"}`},
-		{"gemini-3-pro-preview", "minimal", `"thinkingConfig":{"thinkingLevel":"low"}`},
+		{"gemini-3-pro-preview", "high", `"thinkingConfig":{"thinkingLevel":"high","includeThoughts":true}`},
+		{"gemini-3-pro-preview", "minimal", `"thinkingConfig":{"thinkingLevel":"low","includeThoughts":true}`},
 		{"gemini-2.5-flash", "none", `"thinkingConfig":{"thinkingBudget":0}`},
-		{"gemini-2.5-pro", "none", `"thinkingConfig":{"thinkingBudget":1024}`},
-		{"gemini-2.5-flash", "medium", `"thinkingConfig":{"thinkingBudget":8192}`},
+		{"gemini-2.5-pro", "none", `"thinkingConfig":{"thinkingBudget":1024,"includeThoughts":true}`},
+		{"gemini-2.5-flash", "medium", `"thinkingConfig":{"thinkingBudget":8192,"includeThoughts":true}`},
 		{"gemini-2.5-flash", "", `"generationConfig":{"maxOutputTokens":`},
 	}
 	for _, c := range cases {
@@ -217,5 +222,62 @@ func TestUsageAndBadKey(t *testing.T) {
 	_, err = bad.Send(t.Context(), &agent.Request{Model: "gemini-2.5-flash", Messages: []agent.Message{{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("hi")}}}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "GEMINI_API_KEY") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Parallel calls are answered in one content, in number; a call whose turn
+// was cut off gets an interrupted answer; stray answers are dropped; the
+// fake accepts the result.
+func TestPairing(t *testing.T) {
+	f := geminitest.NewServer(t)
+	f.Script = geminitest.NewScript(geminitest.Turn{Text: "ok"})
+	p := gemini.New(gemini.Options{APIKey: geminitest.DefaultKey, BaseURL: f.URL})
+	call := func(id string) agent.Part {
+		return agent.ToolCallPart(agent.ToolCall{ID: id, Name: "read_file", Input: json.RawMessage(`{"path":"/` + id + `"}`)})
+	}
+	res := func(id string) agent.Part {
+		return agent.ToolResultPart(agent.ToolResult{CallID: id, Name: "read_file", Text: "content of " + id})
+	}
+	msgs := []agent.Message{
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("read a and b")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("Reading both."), call("a"), call("b")}},
+		{Role: agent.RoleUser, Parts: []agent.Part{res("b"), res("a"), res("zzz")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{call("c")}, Interrupted: true},
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("go on")}},
+	}
+	req := &agent.Request{Model: "gemini-3-pro-preview", Messages: msgs,
+		Tools: []agent.ToolDef{{Name: "read_file", Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}}}
+	if _, err := p.Send(t.Context(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Contents []struct {
+			Role  string `json:"role"`
+			Parts []struct {
+				Text             string `json:"text"`
+				FunctionResponse *struct {
+					Name     string         `json:"name"`
+					Response map[string]any `json:"response"`
+				} `json:"functionResponse"`
+			} `json:"parts"`
+		} `json:"contents"`
+	}
+	if err := json.Unmarshal(f.Requests()[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	roles := ""
+	for _, c := range body.Contents {
+		roles += c.Role[:1]
+	}
+	if roles != "umumu" {
+		t.Fatalf("roles %s: %s", roles, f.Requests()[0].Body)
+	}
+	second := body.Contents[2].Parts
+	if len(second) != 2 || second[0].FunctionResponse.Response["output"] != "content of a" || second[1].FunctionResponse.Response["output"] != "content of b" {
+		t.Errorf("answers of a and b: %s", f.Requests()[0].Body)
+	}
+	last := body.Contents[4].Parts
+	if len(last) != 2 || last[0].FunctionResponse == nil || last[0].FunctionResponse.Response["error"] != agent.InterruptedResult || last[1].Text != "go on" {
+		t.Errorf("interrupted call: %s", f.Requests()[0].Body)
 	}
 }

@@ -101,6 +101,9 @@ func (a *accumulator) add(raw json.RawMessage) error {
 		if p.ThoughtSignature != "" {
 			a.cur.sig = p.ThoughtSignature
 		}
+		if p.Thought && text != "" {
+			a.emit(agent.StreamEvent{Type: agent.EventReasoningDelta, Text: text})
+		}
 		if !p.Thought && text != "" {
 			if n := len(a.neutral); n > 0 && a.neutral[n-1].Type == agent.PartText {
 				a.neutral[n-1].Text += text

@@ -29,12 +29,14 @@ const SkipSignature = "skip_thought_signature_validator"
 
 // rendered is one request ready to send plus what parsing needs.
 type rendered struct {
-	tag       string
-	body      []byte
-	tools     []byte
-	toolsHash string
-	mode      agent.SearchMode
-	fromWire  map[string]string
+	tag string
+	// maxTokens is the output limit sent, maxOutput the model's largest.
+	maxTokens, maxOutput int
+	body                 []byte
+	tools                []byte
+	toolsHash            string
+	mode                 agent.SearchMode
+	fromWire             map[string]string
 }
 
 type callRef struct {
@@ -86,6 +88,8 @@ type generationConfig struct {
 type thinkingConfig struct {
 	ThinkingBudget *int   `json:"thinkingBudget,omitempty"`
 	ThinkingLevel  string `json:"thinkingLevel,omitempty"`
+	// IncludeThoughts asks for thought summaries, shown as reasoning.
+	IncludeThoughts bool `json:"includeThoughts,omitempty"`
 }
 
 func (p *Provider) render(req *agent.Request) (*rendered, error) {
@@ -169,6 +173,7 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 	if b.GenerationConfig.MaxOutputTokens <= 0 {
 		b.GenerationConfig.MaxOutputTokens = caps.DefaultMaxTokens
 	}
+	r.maxTokens, r.maxOutput = b.GenerationConfig.MaxOutputTokens, caps.MaxOutput
 	effort := req.Effort
 	if effort == "" {
 		effort = p.opts.Effort
@@ -193,10 +198,10 @@ func thinking(caps models.Capabilities, effort string) *thinkingConfig {
 	}
 	switch caps.Thinking {
 	case models.ThinkingLevel:
-		return &thinkingConfig{ThinkingLevel: wire}
+		return &thinkingConfig{ThinkingLevel: wire, IncludeThoughts: true}
 	case models.ThinkingBudget:
 		budget := map[string]int{"none": 0, "minimal": 512, "low": 1024, "medium": 8192, "high": 24576}[wire]
-		return &thinkingConfig{ThinkingBudget: &budget}
+		return &thinkingConfig{ThinkingBudget: &budget, IncludeThoughts: budget != 0}
 	}
 	return nil
 }

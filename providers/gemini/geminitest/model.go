@@ -93,6 +93,10 @@ func (s *Server) reply(b *body_, model string) []outPart {
 	if len(out) == 0 {
 		out = append(out, outPart{"text": "(nothing to say)"})
 	}
+	if b.GenerationConfig.ThinkingConfig.IncludeThoughts {
+		// A thought summary comes first, as the API sends it.
+		out = append([]outPart{{"text": "**Planning** the next step.", "thought": true}}, out...)
+	}
 	return out
 }
 
@@ -164,8 +168,14 @@ func (s *Server) write(w http.ResponseWriter, req *Request, b *body_, parts []ou
 	for _, p := range parts {
 		if t, ok := p["text"].(string); ok && len(t) > 1 {
 			half := len(t) / 2
-			send(chunk([]outPart{{"text": t[:half]}}, false))
-			send(chunk([]outPart{{"text": t[half:]}}, false))
+			for _, piece := range []string{t[:half], t[half:]} {
+				q := outPart{}
+				for k, v := range p {
+					q[k] = v
+				}
+				q["text"] = piece
+				send(chunk([]outPart{q}, false))
+			}
 			continue
 		}
 		send(chunk([]outPart{p}, false))

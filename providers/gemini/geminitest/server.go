@@ -148,6 +148,11 @@ type body_ struct {
 			Parameters json.RawMessage `json:"parameters"`
 		} `json:"functionDeclarations"`
 	} `json:"tools"`
+	GenerationConfig struct {
+		ThinkingConfig struct {
+			IncludeThoughts bool `json:"includeThoughts"`
+		} `json:"thinkingConfig"`
+	} `json:"generationConfig"`
 	parts [][]part
 }
 
