@@ -1,7 +1,7 @@
 // Package gemini is the adapter for the native Gemini API
 // (POST /v1beta/models/{model}:streamGenerateContent?alt=sse, or
 // :generateContent): contents of parts, functionDeclarations whose schemas
-// are converted to Gemini's dialect, functionCall/functionResponse pairs,
+// are converted to Gemini's dialect by tools/schema, functionCall/functionResponse pairs,
 // thoughtSignature kept on each part and replayed verbatim (Gemini 3
 // rejects a function call turn without it), thinkingConfig from --effort,
 // usage from usageMetadata.

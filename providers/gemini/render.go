@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/models"
+	toolschema "github.com/agent-dev/agent/tools/schema"
 )
 
 // The two fixed functions of client-side search. Their declarations are
@@ -107,9 +108,7 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 			Description string          `json:"description,omitempty"`
 			Parameters  json.RawMessage `json:"parameters,omitempty"`
 		}{Name: wn, Description: d.Description}
-		if s, ok := convertSchema(d.Schema); ok {
-			fd.Parameters = s
-		}
+		fd.Parameters = parameters(d.Schema)
 		b, err := marshal(fd)
 		if err != nil {
 			return fmt.Errorf("tool %s: %w", d.Name, err)
@@ -184,6 +183,23 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 		return nil, fmt.Errorf("encode request: %w", err)
 	}
 	return r, nil
+}
+
+// parameters converts a tool's JSON Schema to Gemini's dialect (the
+// project's one converter); a tool that takes no parameters is declared
+// without them.
+func parameters(raw json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil
+	}
+	conv := toolschema.ToGemini(raw)
+	var top struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(conv, &top) != nil || len(top.Properties) == 0 {
+		return nil
+	}
+	return conv
 }
 
 // thinking maps --effort to the model's thinkingConfig: a level on Gemini
