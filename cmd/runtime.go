@@ -134,7 +134,11 @@ func buildRuntime(ctx context.Context, g *Globals, approver agent.Approver) (_ *
 		rt.MCP = mgr
 		rt.applyAutoDefer(g, model)
 	}
-	rt.unmatchedApprovals(approval)
+	rt.approval = approval
+	if w, ok := rt.unmatchedApprovals(); ok {
+		rt.Warnings = append(rt.Warnings, w...)
+		rt.approvalChecked = true
+	}
 
 	meta := store.SessionMeta{
 		Workdir: g.Workdir, Provider: c.Provider, API: p.API(), Model: model,

@@ -154,6 +154,14 @@ func (b *tuiBackend) Send(ctx context.Context, text string) <-chan agent.Event {
 	}
 	// What MCP servers reported since the last turn is said in the chat.
 	notes = append(b.newNotices(), notes...)
+	if !b.rt.approvalChecked {
+		// Servers started in the background: the patterns are checked
+		// once every server has listed its tools.
+		if w, ok := b.rt.unmatchedApprovals(); ok {
+			notes = append(notes, w...)
+			b.rt.approvalChecked = true
+		}
+	}
 	in := b.rt.Session.Send(ctx, text)
 	out := make(chan agent.Event, cap(in)+len(notes))
 	for _, n := range notes {

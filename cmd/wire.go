@@ -39,9 +39,13 @@ type runtime struct {
 	Notices  []string
 	// Alerts carries errors outside a turn to the TUI (nil in -p mode);
 	// named are the servers named with --mcp.
-	Alerts     chan string
-	named      []string
-	ResumeHash string
+	Alerts chan string
+	named  []string
+	// approval is the require_approval policy; approvalChecked says its
+	// patterns were checked against the tools.
+	approval        *tools.Approval
+	approvalChecked bool
+	ResumeHash      string
 	// Note is shown in the status bar (the demo says so there).
 	Note    string
 	closers []func()
@@ -86,21 +90,27 @@ func approvalPolicy(patterns []string) (*tools.Approval, func(tools.Tool) bool, 
 	return a, a.Needs, nil
 }
 
-// unmatchedApprovals warns about require_approval patterns that match no
-// tool: the calls they were meant to hold run without asking.
-func (rt *runtime) unmatchedApprovals(a *tools.Approval) {
-	if a == nil {
-		return
+// unmatchedApprovals returns a warning for each require_approval pattern
+// that matches no tool: the calls it was meant to hold would run without
+// asking. ok is false while a server is still starting (its tools are not
+// known yet), to be asked again later.
+func (rt *runtime) unmatchedApprovals() (warnings []string, ok bool) {
+	if rt.approval == nil {
+		return nil, true
 	}
 	var servers []string
 	if rt.MCP != nil {
 		for _, st := range rt.MCP.Status() {
+			if st.State == mcptools.StateStarting && st.Tools == 0 {
+				return nil, false // its tools are not known yet (none cached)
+			}
 			servers = append(servers, st.Name)
 		}
 	}
-	for _, p := range a.Unmatched(rt.Session.Tools.All(), servers) {
-		rt.Warnings = append(rt.Warnings, fmt.Sprintf("require_approval pattern %q matches no tool of the configured servers: check its spelling (a tool's wire name, the server's own tool name, SERVER__TOOL or server:SERVER all work)", p))
+	for _, p := range rt.approval.Unmatched(rt.Session.Tools.All(), servers) {
+		warnings = append(warnings, fmt.Sprintf("require_approval pattern %q matches no tool of the configured servers: check its spelling (a tool's wire name, the server's own tool name, SERVER__TOOL or server:SERVER all work)", p))
 	}
+	return warnings, true
 }
 
 // toolsHash is the hash of the tools array the provider would render now.
