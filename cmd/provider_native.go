@@ -49,7 +49,7 @@ func validateProviderTools(p agent.Provider, pts []agent.ProviderTool) error {
 	switch p.Name() {
 	case "anthropic", "vertex":
 		err = anthropic.ValidateProviderTools(pts)
-	case "openai":
+	case "openai", "azure":
 		err = openairesponses.ValidateProviderTools(pts)
 	default:
 		for _, pt := range pts {

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
@@ -129,7 +130,7 @@ func New(o Options) (*claudeplatform.Provider, error) {
 		rt = http.DefaultTransport
 	}
 	signed := *hc
-	signed.Transport = &transport{base: rt, region: o.Region, bearer: o.BearerToken, creds: o.Credentials}
+	signed.Transport = &transport{base: rt, region: o.Region, bearer: o.BearerToken, creds: o.Credentials, signer: v4.NewSigner()}
 	ap := anthropic.New(anthropic.Options{
 		HTTPClient:       &signed,
 		NativeModels:     o.NativeModels,

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 	"github.com/agent-dev/agent/providers/bedrock"
 	"github.com/agent-dev/agent/providers/bedrock/bedrocktest"
@@ -195,5 +196,32 @@ func TestFromEnv(t *testing.T) {
 	env["ANTHROPIC_BEDROCK_BASE_URL"] = "http://127.0.0.1:2"
 	if o, _ := bedrock.FromEnv(t.Context(), getenv); o.BaseURL != "http://127.0.0.1:2" {
 		t.Errorf("ANTHROPIC_BEDROCK_BASE_URL should win: %s", o.BaseURL)
+	}
+}
+
+// Bedrock's model ids resolve on the capability table like the Anthropic
+// ids they name; an application inference profile (an opaque ARN) is
+// declared in the config's models table.
+func TestModelIDsOnTheTable(t *testing.T) {
+	const profile = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3"
+	table, err := (*models.Table)(nil).With(map[string]models.Override{profile: {Like: "claude-sonnet-4-5"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := bedrock.New(bedrock.Options{Region: "us-east-1", BearerToken: "k", Models: table})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]bool{
+		"us.anthropic.claude-sonnet-4-5-20250929-v1:0":                                                            true,
+		"anthropic.claude-haiku-4-5-20251001-v1:0":                                                                true,
+		"arn:aws:bedrock:us-east-1:123456789012:inference-profile/global.anthropic.claude-opus-4-5-20251101-v1:0": true,
+		profile: true,
+		"anthropic.claude-3-5-sonnet-20241022-v2:0": false,
+		"anthropic.claude-opus-4-1-20250805-v1:0":   false,
+	} {
+		if got := p.NativeSearch(id); got != want {
+			t.Errorf("%s: native search %v, want %v", id, got, want)
+		}
 	}
 }

@@ -56,9 +56,6 @@ func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
 			return nil, &claudeplatform.AuthError{Platform: Name, Err: fmt.Errorf("no usable AWS credentials: %w", err), Hint: loginHint}
 		}
 		sum := sha256.Sum256(body)
-		if t.signer == nil {
-			t.signer = v4.NewSigner()
-		}
 		if err := t.signer.SignHTTP(r.Context(), creds, r, hex.EncodeToString(sum[:]), signingName, t.region, time.Now()); err != nil {
 			return nil, fmt.Errorf("bedrock: sign request: %w", err)
 		}

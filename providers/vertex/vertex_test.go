@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/oauth2"
+
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 	"github.com/agent-dev/agent/providers/gemini"
@@ -200,4 +202,19 @@ type searcher struct{}
 
 func (searcher) Search(context.Context, agent.SearchCall) ([]string, error) {
 	return []string{"weather_lookup"}, nil
+}
+
+func TestVertexModelIDsOnTheTable(t *testing.T) {
+	p, err := vertex.New(vertex.Options{ProjectID: "p", TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "x"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]bool{
+		"claude-sonnet-4-5@20250929": true, "claude-haiku-4-5@20251001": true, "claude-opus-4-5@20251101": true,
+		"claude-opus-4-1@20250805": false, "claude-3-7-sonnet@20250219": false,
+	} {
+		if got := p.NativeSearch(id); got != want {
+			t.Errorf("%s: native search %v, want %v", id, got, want)
+		}
+	}
 }
