@@ -100,6 +100,9 @@ func metaFor(declared any) (*jsonschema.Schema, error) {
 func checkRefs(n any, root map[string]any, at string) error {
 	switch v := n.(type) {
 	case map[string]any:
+		if isSchemaMap(at) {
+			return eachSchema(v, at, func(x any, where string) error { return checkRefs(x, root, where) })
+		}
 		if ref, ok := v["$ref"].(string); ok && strings.HasPrefix(ref, "#") && resolve(root, ref) == nil {
 			return fmt.Errorf("$ref %q resolves to nothing (at %s)", ref, orTop(at))
 		}
@@ -154,6 +157,11 @@ func describe(v any) string {
 func checkTypes(n any, at string) error {
 	switch v := n.(type) {
 	case map[string]any:
+		if isSchemaMap(at) {
+			// properties, $defs...: names to schemas, where "type" is
+			// a property's name, not a keyword.
+			return eachSchema(v, at, checkTypes)
+		}
 		if t, ok := v["type"]; ok {
 			bad := ""
 			switch tt := t.(type) {
@@ -234,4 +242,28 @@ func encode(v any) json.RawMessage {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// schemaMaps are the keywords whose value maps names to schemas.
+var schemaMaps = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "definitions": true, "dependentSchemas": true}
+
+// isSchemaMap reports whether the value at path at is a name→schema map.
+func isSchemaMap(at string) bool {
+	i := strings.LastIndex(at, "/")
+	return i >= 0 && schemaMaps[at[i+1:]]
+}
+
+// eachSchema applies f to every schema of a name→schema map, in name order.
+func eachSchema(m map[string]any, at string, f func(any, string) error) error {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if err := f(m[k], at+"/"+k); err != nil {
+			return err
+		}
+	}
+	return nil
 }

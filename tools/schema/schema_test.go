@@ -21,6 +21,9 @@ func TestCheck(t *testing.T) {
 		{`{"type":"object","properties":{"a":{"$ref":"#/$defs/missing"}}}`, `$ref "#/$defs/missing" resolves to nothing (at /properties/a)`},
 		{`{"type":"object","required":"a"}`, "invalid schema"},
 		{`{"type":"object","properties":{"a":{"enum":[1,"x",null]}}}`, ""},
+		// Properties named like keywords are names, not keywords.
+		{`{"type":"object","properties":{"type":{"type":"string","enum":["a"]},"$ref":{"type":"string"}},"$defs":{"type":{"type":"object","properties":{"type":{"const":"x"}}}}}`, ""},
+		{`{"type":"object","properties":{"type":{"type":"strng"}}}`, `"strng" is not a JSON Schema type (at /properties/type)`},
 	}
 	for _, c := range cases {
 		err := Check(json.RawMessage(c.schema))
