@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -164,6 +165,11 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	} else {
 		err = acc.readStream(resp.Body)
 	}
+	if err == nil && acc.finish == "MALFORMED_FUNCTION_CALL" && acc.calls == 0 && len(acc.neutral) == 0 {
+		// Nothing usable came back; asking again usually works.
+		return nil, &agent.APIError{Provider: p.opts.Tag, Status: 502, Type: "MALFORMED_FUNCTION_CALL",
+			Message: "the model produced a malformed function call"}
+	}
 	out.Message, out.StopReason, out.Usage = acc.message(err != nil), acc.stopReason(), acc.usage
 	out.OutputLimit, out.OutputMax = r.maxTokens, r.maxOutput
 	return out, err
@@ -177,10 +183,22 @@ func apiError(resp *http.Response, tag string) error {
 		Error struct {
 			Message string `json:"message"`
 			Status  string `json:"status"`
+			Details []struct {
+				Type       string `json:"@type"`
+				RetryDelay string `json:"retryDelay"`
+			} `json:"details"`
 		} `json:"error"`
 	}
 	if json.Unmarshal(raw, &w) == nil && w.Error.Message != "" {
 		e.Type, e.Message = w.Error.Status, httpx.Cut(w.Error.Message, httpx.SnippetLimit)
+		for _, d := range w.Error.Details {
+			// A 429's google.rpc.RetryInfo says how long to wait ("23s").
+			if strings.HasSuffix(d.Type, "google.rpc.RetryInfo") && e.RetryAfter == "" {
+				if v, err := time.ParseDuration(d.RetryDelay); err == nil && v >= 0 {
+					e.RetryAfter = strconv.FormatFloat(v.Seconds(), 'f', -1, 64)
+				}
+			}
+		}
 	} else {
 		e.Message = httpx.Snippet(raw)
 	}

@@ -281,3 +281,35 @@ func TestPairing(t *testing.T) {
 		t.Errorf("interrupted call: %s", f.Requests()[0].Body)
 	}
 }
+
+// A 429 is retried after the RetryInfo delay the body names; a malformed
+// function call (no content) is asked again.
+func TestRetries(t *testing.T) {
+	f := geminitest.NewServer(t)
+	f.FailNext(geminitest.Fault{Status: 429, GStatus: "RESOURCE_EXHAUSTED", Message: "quota", RetryDelay: "0.001s"}, geminitest.Fault{Malformed: true})
+	f.Script = geminitest.NewScript(geminitest.Turn{Text: "fine"})
+	s := newSession(t, f, "gemini-2.5-flash", false)
+	s.Retries = 3
+	var warnings []string
+	err := s.Run(t.Context(), "hi", func(e agent.Event) {
+		if e.Type == agent.EventWarning {
+			warnings = append(warnings, e.Text)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.Requests()); n != 3 {
+		t.Errorf("requests = %d, want 3", n)
+	}
+	if len(warnings) != 2 || !strings.Contains(warnings[1], "malformed function call") {
+		t.Errorf("warnings = %q", warnings)
+	}
+	p := gemini.New(gemini.Options{APIKey: geminitest.DefaultKey, BaseURL: f.URL})
+	f.FailNext(geminitest.Fault{Status: 429, GStatus: "RESOURCE_EXHAUSTED", Message: "quota", RetryDelay: "23s"})
+	_, err = p.Send(t.Context(), &agent.Request{Model: "gemini-2.5-flash", Messages: []agent.Message{{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("hi")}}}}, nil)
+	var ae *agent.APIError
+	if !errors.As(err, &ae) || ae.RetryAfter != "23" || !ae.Retryable() {
+		t.Errorf("err = %v (retry after %q)", err, ae.RetryAfter)
+	}
+}

@@ -218,3 +218,34 @@ func TestVertexModelIDsOnTheTable(t *testing.T) {
 		}
 	}
 }
+
+// gcloud's user credentials: the refresh token is exchanged at the file's
+// token_uri; a revoked one gives Google's words and what to run.
+func TestUserCredentials(t *testing.T) {
+	f := vertextest.NewServer(t)
+	f.Inner.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hi"})
+	o, err := vertex.FromEnv(t.Context(), env(map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": f.UserCredentialsJSON(t, false),
+		"ANTHROPIC_VERTEX_PROJECT_ID": vertextest.Project, "ANTHROPIC_VERTEX_BASE_URL": f.BaseURL}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := vertex.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &agent.Session{Provider: p, Model: model, Backoff: time.Millisecond}
+	if err := run(t, s, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	o, _ = vertex.FromEnv(t.Context(), env(map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": f.UserCredentialsJSON(t, true),
+		"ANTHROPIC_VERTEX_PROJECT_ID": vertextest.Project, "ANTHROPIC_VERTEX_BASE_URL": f.BaseURL}))
+	p, _ = vertex.New(o)
+	s = &agent.Session{Provider: p, Model: model, Backoff: time.Millisecond}
+	err = run(t, s, "hello")
+	if err == nil || !strings.Contains(err.Error(), "Token has been expired or revoked") || !strings.Contains(err.Error(), "gcloud auth application-default login") {
+		t.Fatalf("err = %v", err)
+	}
+	if strings.Contains(err.Error(), "fake-secret") || strings.Contains(err.Error(), "1//") {
+		t.Errorf("a secret leaked into the error: %v", err)
+	}
+}

@@ -39,6 +39,7 @@ type Server struct {
 	Script *Script
 
 	mu     sync.Mutex
+	faults []Fault
 	reqs   []*Request
 	issued map[string]bool
 	order  []string
@@ -63,6 +64,23 @@ func NewServer(t testing.TB) *Server {
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
 	return s
+}
+
+// Fault is an injected answer for one (valid) request: an error status, or
+// a finishReason MALFORMED_FUNCTION_CALL with no content.
+type Fault struct {
+	Status     int
+	GStatus    string
+	Message    string
+	RetryDelay string // "23s": a google.rpc.RetryInfo detail
+	Malformed  bool
+}
+
+// FailNext queues faults answered before the script.
+func (s *Server) FailNext(fs ...Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, fs...)
 }
 
 // Requests returns every request, rejected ones included.
@@ -131,7 +149,36 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		fail(400, "INVALID_ARGUMENT", msg)
 		return
 	}
+	s.mu.Lock()
+	var fault *Fault
+	if len(s.faults) > 0 {
+		fault = &s.faults[0]
+		s.faults = s.faults[1:]
+	}
+	s.mu.Unlock()
+	if fault != nil && fault.Status != 0 {
+		req.Status = fault.Status
+		e := map[string]any{"code": fault.Status, "message": fault.Message, "status": fault.GStatus}
+		if fault.RetryDelay != "" {
+			e["details"] = []any{map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": fault.RetryDelay}}
+		}
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		w.WriteHeader(fault.Status)
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": e})
+		return
+	}
 	req.Status = 200
+	if fault != nil && fault.Malformed {
+		w.Header().Set("Content-Type", "text/event-stream")
+		b, _ := json.Marshal(map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model"}, "finishReason": "MALFORMED_FUNCTION_CALL", "index": 0}}})
+		if !req.Stream {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(b)
+			return
+		}
+		fmt.Fprintf(w, "data: %s\r\n\r\n", b)
+		return
+	}
 	parts := s.reply(&b, req.Model)
 	s.write(w, req, &b, parts)
 }

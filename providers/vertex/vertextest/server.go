@@ -63,6 +63,8 @@ type Server struct {
 	mu     sync.Mutex
 	tokens map[string]time.Time
 	grants int
+	// userRefresh is the refresh token of the user credentials file.
+	userRefresh string
 }
 
 // NewServer starts a fake closed with the test.
@@ -126,6 +128,15 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		fail(400, "invalid_request", "POST a form")
 		return
 	}
+	if r.PostForm.Get("grant_type") == "refresh_token" {
+		// gcloud's user credentials (authorized_user).
+		if r.PostForm.Get("client_id") != UserClientID || r.PostForm.Get("refresh_token") != s.userRefresh {
+			fail(400, "invalid_grant", "Token has been expired or revoked.")
+			return
+		}
+		s.issue(w)
+		return
+	}
 	if r.PostForm.Get("grant_type") != "urn:ietf:params:oauth:grant-type:jwt-bearer" {
 		fail(400, "unsupported_grant_type", "Invalid grant_type: "+r.PostForm.Get("grant_type"))
 		return
@@ -167,6 +178,11 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		fail(400, "invalid_grant", "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.")
 		return
 	}
+	s.issue(w)
+}
+
+// issue hands out a new access token.
+func (s *Server) issue(w http.ResponseWriter) {
 	s.mu.Lock()
 	s.grants++
 	tok := fmt.Sprintf("ya29.fake-%d", s.grants)
@@ -174,6 +190,29 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "expires_in": int(s.TokenTTL.Seconds()), "token_type": "Bearer"})
+}
+
+// UserClientID is the OAuth client of the user credentials file.
+const UserClientID = "764086051850-fake.apps.googleusercontent.com"
+
+// UserCredentialsJSON writes an authorized_user file (what `gcloud auth
+// application-default login` leaves) whose token_uri is this fake; revoked
+// makes its refresh token one the endpoint refuses.
+func (s *Server) UserCredentialsJSON(t testing.TB, revoked bool) string {
+	s.mu.Lock()
+	s.userRefresh = "1//fake-refresh-token"
+	s.mu.Unlock()
+	refresh := s.userRefresh
+	if revoked {
+		refresh = "1//revoked"
+	}
+	b, _ := json.Marshal(map[string]string{"type": "authorized_user", "client_id": UserClientID, "client_secret": "fake-secret",
+		"refresh_token": refresh, "token_uri": s.URL + "/token", "quota_project_id": s.Project})
+	p := filepath.Join(t.TempDir(), "adc.json")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // Expire makes every issued token invalid, as if an hour had passed.
