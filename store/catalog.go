@@ -39,7 +39,21 @@ const catalogMaxAge = 30 * 24 * time.Hour
 func (d *DB) LoadCatalog(ctx context.Context, server, configHash string) (CatalogEntry, error) {
 	e := CatalogEntry{Server: server, ConfigHash: configHash}
 	var listed int64
-	err := d.sql.QueryRowContext(ctx, `SELECT server_name, server_version, instructions, description, tools, tools_hash, listed_at
+	// On a connection of its own without memory-mapped I/O: a list of
+	// thousands of tools is megabytes, and reading it through the map
+	// would keep those pages resident next to the copy returned.
+	conn, err := d.sql.Conn(ctx)
+	if err != nil {
+		return CatalogEntry{}, fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
+	}
+	defer func() {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA mmap_size = "+mmapSize)
+		conn.Close()
+	}()
+	if _, err := conn.ExecContext(ctx, "PRAGMA mmap_size = 0"); err != nil {
+		return CatalogEntry{}, fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
+	}
+	err = conn.QueryRowContext(ctx, `SELECT server_name, server_version, instructions, description, tools, tools_hash, listed_at
 		FROM mcp_catalog WHERE server = ? AND config_hash = ?`, server, configHash).
 		Scan(&e.ServerName, &e.ServerVersion, &e.Instructions, &e.Description, &e.Tools, &e.ToolsHash, &listed)
 	if err != nil {

@@ -23,6 +23,9 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
+// mmapSize is the memory-mapped I/O window of every connection (256 MiB).
+const mmapSize = "268435456"
+
 //go:embed migrations/*.sql
 var migrations embed.FS
 
@@ -111,7 +114,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	}
 	// _txlock=immediate: every write transaction takes the write lock up
 	// front, so busy_timeout applies instead of a deadlock on upgrade.
-	dsn := path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=mmap_size(268435456)&_txlock=immediate"
+	dsn := path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=mmap_size(" + mmapSize + ")&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, mapErr(err))

@@ -528,7 +528,13 @@ func measure(ctx context.Context, o Options, adapter string, n int, mode string,
 		return Row{}, err
 	}
 	db := filepath.Join(dir, "agent.db")
-	args := append([]string{"-p", prompt, "--mcp-config", cfg, "--db", db, "--output-format", "json"}, p.args...)
+	// The fakes count deferred definitions as input tokens, which the APIs
+	// do not: auto-compaction would react to the inflated usage.
+	conf := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(conf, []byte(`{"auto_compact": false}`), 0o600); err != nil {
+		return Row{}, err
+	}
+	args := append([]string{"-p", prompt, "--config", conf, "--mcp-config", cfg, "--db", db, "--output-format", "json"}, p.args...)
 	switch mode {
 	case "deferred":
 		args = append(args, "--defer")

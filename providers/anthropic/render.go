@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -204,13 +205,35 @@ func renderTools(req *agent.Request, mode agent.SearchMode, pt renderedProviderT
 		}
 		break
 	}
-	out := make([]json.RawMessage, len(es))
-	for i, e := range es {
+	// One buffer for the whole array (the bytes mustMarshal of the list
+	// would give, without a copy of each element and of the whole).
+	size := 2
+	for _, e := range es {
+		size += len(e.raw) + 1
 		if e.tool != nil {
-			out[i] = mustMarshal(e.tool)
-		} else {
-			out[i] = e.raw
+			size += len(e.tool.Name) + len(e.tool.Description) + len(e.tool.InputSchema) + 96
 		}
 	}
-	return mustMarshal(out), nil
+	var b bytes.Buffer
+	b.Grow(size)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	b.WriteByte('[')
+	for i, e := range es {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if e.tool == nil {
+			if err := json.Compact(&b, e.raw); err != nil {
+				return nil, fmt.Errorf("provider tool: %w", err)
+			}
+			continue
+		}
+		if err := enc.Encode(e.tool); err != nil {
+			return nil, fmt.Errorf("tool %s: %w", e.tool.Name, err)
+		}
+		b.Truncate(b.Len() - 1) // Encode's newline
+	}
+	b.WriteByte(']')
+	return b.Bytes(), nil
 }

@@ -1,10 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,8 +16,8 @@ import (
 )
 
 // CatalogEntry is one server's last tools/list as a Cache keeps it. Tools
-// is this package's own JSON encoding of the list (with each tool's token
-// count), opaque to the cache.
+// is this package's own encoding of the list (with each tool's token
+// count, see encodeCatalog), opaque to the cache.
 type CatalogEntry struct {
 	Server        string
 	ConfigHash    string
@@ -34,14 +37,97 @@ type Cache interface {
 	SaveCatalog(ctx context.Context, e CatalogEntry) error
 }
 
-// cachedTool is one tool in CatalogEntry.Tools.
+// cachedTool is one tool of a cached list (tests and the codec).
 type cachedTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"inputSchema"`
+	Name        string
+	Description string
+	InputSchema json.RawMessage
 	// Tokens is the definition's o200k count, so a stable catalog is never
 	// counted again (and the tokenizer never loaded for it).
-	Tokens int `json:"tokens,omitempty"`
+	Tokens int
+}
+
+// catalogMagic starts CatalogEntry.Tools: a version of the encoding below.
+const catalogMagic = "agent-mcp-catalog-1\n"
+
+// encodeCatalog writes a list as CatalogEntry.Tools: the magic, the sha256
+// (hex) of the raw tools/list pages it came from, then per tool its name,
+// description, schema (verbatim) and token count, each length-prefixed. A
+// binary layout, not JSON: loading it copies no schema (they are slices of
+// the one buffer) and validates nothing twice, which matters at thousands
+// of tools on every start.
+func encodeCatalog(listHash string, ts []cachedTool) []byte {
+	n := len(catalogMagic) + len(listHash) + 16
+	for _, t := range ts {
+		n += len(t.Name) + len(t.Description) + len(t.InputSchema) + 4*binary.MaxVarintLen64
+	}
+	b := make([]byte, 0, n)
+	b = append(b, catalogMagic...)
+	b = binary.AppendUvarint(b, uint64(len(listHash)))
+	b = append(b, listHash...)
+	b = binary.AppendUvarint(b, uint64(len(ts)))
+	for _, t := range ts {
+		for _, f := range []string{t.Name, t.Description} {
+			b = binary.AppendUvarint(b, uint64(len(f)))
+			b = append(b, f...)
+		}
+		b = binary.AppendUvarint(b, uint64(len(t.InputSchema)))
+		b = append(b, t.InputSchema...)
+		b = binary.AppendUvarint(b, uint64(t.Tokens))
+	}
+	return b
+}
+
+// decodeCatalog reads encodeCatalog's bytes; the schemas are slices of b,
+// which must not change afterwards.
+func decodeCatalog(b []byte) (listHash string, ts []rawTool, err error) {
+	if !bytes.HasPrefix(b, []byte(catalogMagic)) {
+		return "", nil, errors.New("not a catalog of this agent version")
+	}
+	b = b[len(catalogMagic):]
+	field := func() ([]byte, error) {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)-k) {
+			return nil, errors.New("truncated catalog")
+		}
+		f := b[k : k+int(n) : k+int(n)]
+		b = b[k+int(n):]
+		return f, nil
+	}
+	num := func() (uint64, error) {
+		n, k := binary.Uvarint(b)
+		if k <= 0 {
+			return 0, errors.New("truncated catalog")
+		}
+		b = b[k:]
+		return n, nil
+	}
+	h, err := field()
+	if err != nil {
+		return "", nil, err
+	}
+	count, err := num()
+	if err != nil || count > uint64(len(b)) {
+		return "", nil, errors.New("truncated catalog")
+	}
+	ts = make([]rawTool, 0, count)
+	for i := uint64(0); i < count; i++ {
+		var name, desc, schema []byte
+		if name, err = field(); err == nil {
+			if desc, err = field(); err == nil {
+				schema, err = field()
+			}
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		tokens, err := num()
+		if err != nil {
+			return "", nil, err
+		}
+		ts = append(ts, rawTool{Name: string(name), Description: string(desc), Schema: json.RawMessage(schema), Tokens: int(tokens)})
+	}
+	return string(h), ts, nil
 }
 
 // ConfigHash is the sha256 of what decides a server's tools: transport,
@@ -82,15 +168,13 @@ func (c *conn) loadCached(ctx context.Context) bool {
 	if !ok {
 		return false
 	}
-	var cts []cachedTool
-	if err := json.Unmarshal(e.Tools, &cts); err != nil {
+	listHash, list, err := decodeCatalog(e.Tools)
+	if err != nil {
 		c.m.log.Warn("mcp: unreadable catalog cache entry", "server", c.cfg.Name, "err", err)
 		return false
 	}
-	list := make([]rawTool, len(cts))
-	names := make(map[string]string, len(cts))
-	for i, t := range cts {
-		list[i] = rawTool{Name: t.Name, Description: t.Description, Schema: t.InputSchema, Tokens: t.Tokens}
+	names := make(map[string]string, len(list))
+	for _, t := range list {
 		names[ToolName(c.cfg.Name, t.Name)] = t.Name
 	}
 	c.mu.Lock()
@@ -102,7 +186,7 @@ func (c *conn) loadCached(ctx context.Context) bool {
 		c.info = c.cfg.Description
 	}
 	c.serverInfo = serverInfo{Name: e.ServerName, Version: e.ServerVersion, Instructions: e.Instructions}
-	c.cachedList, c.cachedInfo, c.cachedDesc = list, c.serverInfo, e.Description
+	c.cachedList, c.cachedListHash, c.cachedInfo, c.cachedDesc = list, listHash, c.serverInfo, e.Description
 	return true
 }
 
@@ -110,15 +194,15 @@ func (c *conn) loadCached(ctx context.Context) bool {
 // from what it holds. It counts the tools' tokens first (the only place the
 // tokenizer is loaded for MCP tools), which happens once per change of a
 // server's list. Manager.Close waits for the writes in flight.
-func (c *conn) saveCached(list []rawTool, si serverInfo, info string) {
+func (c *conn) saveCached(list []rawTool, listHash string, si serverInfo, info string) {
 	cache := c.m.opts.Cache
 	if cache == nil {
 		return
 	}
 	c.mu.Lock()
-	same := c.cachedList != nil && sameTools(c.cachedList, list) && c.cachedInfo == si && c.cachedDesc == info
+	same := c.cachedList != nil && c.cachedListHash == listHash && sameTools(c.cachedList, list) && c.cachedInfo == si && c.cachedDesc == info
 	if !same {
-		c.cachedList, c.cachedInfo, c.cachedDesc = list, si, info
+		c.cachedList, c.cachedListHash, c.cachedInfo, c.cachedDesc = list, listHash, si, info
 	}
 	c.mu.Unlock()
 	if same {
@@ -135,14 +219,10 @@ func (c *conn) saveCached(list []rawTool, si serverInfo, info string) {
 			}
 			cts[i] = cachedTool{Name: t.Name, Description: t.Description, InputSchema: t.Schema, Tokens: n}
 		}
-		b, err := json.Marshal(cts)
-		if err != nil {
-			c.m.log.Warn("mcp: encode the catalog cache entry", "server", c.cfg.Name, "err", err)
-			return
-		}
+		b := encodeCatalog(listHash, cts)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		err = cache.SaveCatalog(ctx, CatalogEntry{Server: c.cfg.Name, ConfigHash: c.configHash,
+		err := cache.SaveCatalog(ctx, CatalogEntry{Server: c.cfg.Name, ConfigHash: c.configHash,
 			ServerName: si.Name, ServerVersion: si.Version, Instructions: si.Instructions, Description: info,
 			Tools: b, ListedAt: time.Now()})
 		if err != nil {

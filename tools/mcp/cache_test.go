@@ -83,11 +83,11 @@ func TestCacheSlowServerDoesNotDelayStart(t *testing.T) {
 	open()
 	fillCache(t, cache, cfg)
 	e := cache.only(t)
-	var cts []cachedTool
-	if err := json.Unmarshal(e.Tools, &cts); err != nil {
+	listHash, cts, err := decodeCatalog(e.Tools)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cts) != len(edgeTools) || e.ServerName != "edge" || e.ServerVersion != "1.0.0" ||
+	if len(cts) != len(edgeTools) || len(listHash) != 64 || e.ServerName != "edge" || e.ServerVersion != "1.0.0" ||
 		e.Instructions != "Edge cases for the agent's MCP client." || e.ConfigHash != ConfigHash(cfg, "") {
 		t.Fatalf("cached entry: %+v", e)
 	}
@@ -96,7 +96,7 @@ func TestCacheSlowServerDoesNotDelayStart(t *testing.T) {
 			t.Fatalf("%s cached without a token count", ct.Name)
 		}
 	}
-	if got := string(cts[slices.IndexFunc(cts, func(c cachedTool) bool { return c.Name == "raw_schema" })].InputSchema); got != rawSchema {
+	if got := string(cts[slices.IndexFunc(cts, func(c rawTool) bool { return c.Name == "raw_schema" })].Schema); got != rawSchema {
 		t.Fatalf("cached schema %s", got)
 	}
 
@@ -190,13 +190,19 @@ func TestCacheChangedServerAppliesAtNextSync(t *testing.T) {
 	// The cached list is older: it has a tool the server dropped since
 	// and lacks "structured".
 	e := cache.only(t)
-	var cts []cachedTool
-	if err := json.Unmarshal(e.Tools, &cts); err != nil {
+	_, list, err := decodeCatalog(e.Tools)
+	if err != nil {
 		t.Fatal(err)
 	}
-	cts = slices.DeleteFunc(cts, func(c cachedTool) bool { return c.Name == "structured" })
+	var cts []cachedTool
+	for _, r := range list {
+		if r.Name != "structured" {
+			cts = append(cts, cachedTool{Name: r.Name, Description: r.Description, InputSchema: r.Schema, Tokens: r.Tokens})
+		}
+	}
 	cts = append(cts, cachedTool{Name: "gone", Description: "dropped since", InputSchema: json.RawMessage(`{"type":"object"}`), Tokens: 9})
-	e.Tools, _ = json.Marshal(cts)
+	// Made from other pages than the server sends now.
+	e.Tools = encodeCatalog("older pages", cts)
 	if err := cache.SaveCatalog(t.Context(), e); err != nil {
 		t.Fatal(err)
 	}
@@ -233,11 +239,11 @@ func TestCacheChangedServerAppliesAtNextSync(t *testing.T) {
 	}
 	m.Close()
 	// The cache now holds the server's own list.
-	var now []cachedTool
-	if err := json.Unmarshal(cache.only(t).Tools, &now); err != nil {
+	_, now, err := decodeCatalog(cache.only(t).Tools)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if len(now) != len(edgeTools) || slices.ContainsFunc(now, func(c cachedTool) bool { return c.Name == "gone" }) {
+	if len(now) != len(edgeTools) || slices.ContainsFunc(now, func(c rawTool) bool { return c.Name == "gone" }) {
 		t.Fatalf("cache after the change: %d tools", len(now))
 	}
 }
@@ -247,7 +253,7 @@ func TestCacheFailedServerToolsAreErrors(t *testing.T) {
 	cache := newMemCache()
 	cfg := testServerConfig(t, "edge", "exit")
 	// A list cached when the server still worked (its config unchanged).
-	b, _ := json.Marshal([]cachedTool{{Name: "echo", Description: "Echoes", InputSchema: json.RawMessage(`{"type":"object"}`), Tokens: 12}})
+	b := encodeCatalog("h", []cachedTool{{Name: "echo", Description: "Echoes", InputSchema: json.RawMessage(`{"type":"object"}`), Tokens: 12}})
 	_ = cache.SaveCatalog(t.Context(), CatalogEntry{Server: "edge", ConfigHash: ConfigHash(cfg, ""), Tools: b,
 		ListedAt: time.Date(2026, 11, 30, 9, 0, 0, 0, time.Local)})
 	m, ev, errs := startManager(t, Options{Cache: cache}, cfg)
@@ -319,5 +325,30 @@ func TestConfigHash(t *testing.T) {
 	}
 	if ConfigHash(a, "/w") == ConfigHash(a, "/v") {
 		t.Fatal("a stdio server's working directory is part of its config")
+	}
+}
+
+func TestCatalogEncoding(t *testing.T) {
+	in := []cachedTool{
+		{Name: "a", Description: "Ünïcode \"quoted\"", InputSchema: json.RawMessage(rawSchema), Tokens: 300},
+		{Name: "b", InputSchema: json.RawMessage(`{}`)},
+	}
+	b := encodeCatalog("abc", in)
+	h, out, err := decodeCatalog(b)
+	if err != nil || h != "abc" || len(out) != 2 {
+		t.Fatalf("%q %v %v", h, out, err)
+	}
+	for i, o := range out {
+		if o.Name != in[i].Name || o.Description != in[i].Description || string(o.Schema) != string(in[i].InputSchema) || o.Tokens != in[i].Tokens {
+			t.Fatalf("tool %d: %+v", i, o)
+		}
+	}
+	for n := 0; n < len(b); n++ {
+		if _, _, err := decodeCatalog(b[:n]); err == nil {
+			t.Fatalf("a catalog cut at %d bytes decoded", n)
+		}
+	}
+	if _, _, err := decodeCatalog([]byte(`[{"name":"x"}]`)); err == nil {
+		t.Fatal("a JSON entry of an older build decoded")
 	}
 }

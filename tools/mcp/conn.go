@@ -3,6 +3,8 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,9 +70,10 @@ type conn struct {
 	cachedAt   time.Time
 	cachedHash string
 	// What the cache holds, so an unchanged list is not written again.
-	cachedList []rawTool
-	cachedInfo serverInfo
-	cachedDesc string
+	cachedList     []rawTool
+	cachedListHash string // sha256 of the raw tools/list pages cachedList came from
+	cachedInfo     serverInfo
+	cachedDesc     string
 	// ready is closed when the first connection attempt has ended: a call
 	// of a tool waits for its own server's start, and only for it.
 	ready     chan struct{}
@@ -123,6 +126,7 @@ func (c *conn) connect(parent context.Context) error {
 		info string
 		si   serverInfo
 		seq  uint64
+		hash string
 		err  error
 	}
 	done := make(chan result, 1)
@@ -130,7 +134,7 @@ func (c *conn) connect(parent context.Context) error {
 		var r result
 		r.info, r.si, r.err = c.handshake(ctx, cl, p, stderr)
 		if r.err == nil {
-			r.list, r.seq, r.err = c.listTools(ctx, cl)
+			r.list, r.seq, r.hash, r.err = c.listTools(ctx, cl)
 		}
 		done <- r
 	}()
@@ -202,7 +206,7 @@ func (c *conn) connect(parent context.Context) error {
 	if !c.install(r.list, r.seq, wasUp || fromCache || c.m.registered()) && fromCache && oldInfo != c.info {
 		c.m.toolsChanged(c.cfg.Name) // only the description search uses changed
 	}
-	c.saveCached(r.list, r.si, r.info)
+	c.saveCached(r.list, r.hash, r.si, r.info)
 	if c.cfg.Type == config.MCPStdio {
 		go c.watchStderr(cl, stderr)
 	}
@@ -318,14 +322,16 @@ func (c *conn) command(ctx context.Context) (*exec.Cmd, error) {
 
 // listTools reads tools/list as raw JSON, following nextCursor, so that
 // schemas reach the model exactly as the server wrote them (mcp-go's typed
-// schema drops $schema, anyOf, $defs references...).
-func (c *conn) listTools(ctx context.Context, cl *client.Client) ([]rawTool, uint64, error) {
+// schema drops $schema, anyOf, $defs references...). It also returns the
+// sha256 of the raw pages: when they are the ones the catalog cache was
+// made from, the cached list is returned without parsing a tool.
+func (c *conn) listTools(ctx context.Context, cl *client.Client) ([]rawTool, uint64, string, error) {
 	c.listMu.Lock()
 	defer c.listMu.Unlock()
 	c.listNext++
 	seq := c.listNext
-	var out []rawTool
-	seenTool := map[string]bool{}
+	var pages []json.RawMessage
+	h := sha256.New()
 	seenCursor := map[string]bool{}
 	cursor := ""
 	for page := 1; ; page++ {
@@ -340,18 +346,46 @@ func (c *conn) listTools(ctx context.Context, cl *client.Client) ([]rawTool, uin
 			Params: params,
 		})
 		if err != nil {
-			return nil, 0, fmt.Errorf("tools/list: %w", transport.NewError(err))
+			return nil, 0, "", fmt.Errorf("tools/list: %w", transport.NewError(err))
 		}
 		if resp.Error != nil {
-			return nil, 0, fmt.Errorf("tools/list: %w", resp.Error.AsError())
+			return nil, 0, "", fmt.Errorf("tools/list: %w", resp.Error.AsError())
 		}
 		var res struct {
-			Tools      []json.RawMessage `json:"tools"`
-			NextCursor string            `json:"nextCursor"`
+			NextCursor string `json:"nextCursor"`
 		}
 		if err := json.Unmarshal(resp.Result, &res); err != nil {
-			return nil, 0, fmt.Errorf("tools/list page %d: %w", page, err)
+			return nil, 0, "", fmt.Errorf("tools/list page %d: %w", page, err)
 		}
+		h.Write(resp.Result)
+		h.Write([]byte{0})
+		pages = append(pages, resp.Result)
+		if res.NextCursor == "" {
+			break
+		}
+		if seenCursor[res.NextCursor] {
+			return nil, 0, "", fmt.Errorf("tools/list: cursor %q repeated: the server's pagination loops", res.NextCursor)
+		}
+		seenCursor[res.NextCursor] = true
+		cursor = res.NextCursor
+	}
+	listHash := hex.EncodeToString(h.Sum(nil))
+	c.mu.Lock()
+	cached, cachedHash := c.cachedList, c.cachedListHash
+	c.mu.Unlock()
+	if cached != nil && cachedHash == listHash {
+		return cached, seq, listHash, nil
+	}
+	var out []rawTool
+	seenTool := map[string]bool{}
+	for page, raw := range pages {
+		var res struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return nil, 0, "", fmt.Errorf("tools/list page %d: %w", page+1, err)
+		}
+		pages[page] = nil
 		for _, raw := range res.Tools {
 			t, err := parseTool(raw)
 			if err != nil {
@@ -364,15 +398,8 @@ func (c *conn) listTools(ctx context.Context, cl *client.Client) ([]rawTool, uin
 			seenTool[t.Name] = true
 			out = append(out, t)
 		}
-		if res.NextCursor == "" {
-			return out, seq, nil
-		}
-		if seenCursor[res.NextCursor] {
-			return nil, 0, fmt.Errorf("tools/list: cursor %q repeated: the server's pagination loops", res.NextCursor)
-		}
-		seenCursor[res.NextCursor] = true
-		cursor = res.NextCursor
 	}
+	return out, seq, listHash, nil
 }
 
 // parseTool keeps name, description and inputSchema; everything else
@@ -404,7 +431,7 @@ func parseTool(raw json.RawMessage) (rawTool, error) {
 func (c *conn) refresh(gen uint64, cl *client.Client) {
 	ctx, cancel := context.WithTimeout(c.m.ctx, c.startTimeout())
 	defer cancel()
-	list, seq, err := c.listTools(ctx, cl)
+	list, seq, listHash, err := c.listTools(ctx, cl)
 	if err != nil {
 		c.m.log.Warn("mcp: refresh after tools/list_changed failed", "server", c.cfg.Name, "err", err)
 		return
@@ -420,7 +447,7 @@ func (c *conn) refresh(gen uint64, cl *client.Client) {
 			info = c.cachedDesc
 		}
 		c.mu.Unlock()
-		c.saveCached(list, si, info)
+		c.saveCached(list, listHash, si, info)
 	}
 }
 
