@@ -180,3 +180,35 @@ func runListSessions(t *testing.T, db string) ([]string, error) {
 		<-time.After(50 * time.Millisecond)
 	}
 }
+
+// Completion and drafts in the real program: "/mo" + Tab completes to
+// "/model ", ctrl+c clears the draft without quitting (an empty prompt
+// arms quit), and "/model" opens the picker, which filters as one types.
+func TestTUICompletionAndDraftInTmux(t *testing.T) {
+	isolate(t)
+	db := filepath.Join(t.TempDir(), "a.db")
+	env := map[string]string{"HOME": os.Getenv("HOME"), "XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}
+	fake := anthropictest.NewServer(t)
+	env["ANTHROPIC_API_KEY"] = anthropictest.DefaultAPIKey
+	ts := startTmux(t, env, "--provider", "anthropic", "--base-url", fake.URL, "--db", db)
+	ts.waitFor("/help for commands")
+	ts.send("/mo")
+	ts.waitFor("switch the model")
+	ts.send("Tab")
+	ts.waitFor("│ /model ")
+	ts.send("C-c")
+	screen := ts.waitFor("/help for commands")
+	if strings.Contains(screen, "press ctrl+c again") || ts.exited() {
+		t.Fatalf("ctrl+c on a draft armed quit:\n%s", screen)
+	}
+	ts.send("/model", "Enter")
+	ts.waitFor("Switch model", "claude-")
+	ts.send("haiku-4")
+	screen = ts.waitFor("filter › haiku-4", "claude-haiku-4-5")
+	if strings.Contains(screen, "claude-opus") || strings.Contains(screen, "claude-3-5-haiku") {
+		t.Errorf("the picker does not filter:\n%s", screen)
+	}
+	ts.send("Enter")
+	ts.waitFor("model set to claude-haiku-4-5", "anthropic/claude-haiku-4-5")
+	ts.quit()
+}

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -88,7 +89,21 @@ func (m *Model) printCmd() tea.Cmd {
 	if m.print != nil {
 		return m.print(text)
 	}
-	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
+	// The lines leave the redrawn area in this update; they are printed
+	// once the smaller frame is on the terminal. Printed first, they would
+	// scroll the old, taller frame up and its shrinking would then leave
+	// blank rows under the input.
+	return tea.Tick(printDelay, func(time.Time) tea.Msg { return printNowMsg{text} })
+}
+
+// printDelay is a little over one frame at the renderer's 60 fps.
+const printDelay = 30 * time.Millisecond
+
+// printNowMsg prints lines whose frame has been drawn.
+type printNowMsg struct{ text string }
+
+func printNow(msg printNowMsg) tea.Cmd {
+	return tea.Sequence(tea.Println(msg.text), func() tea.Msg { return printedMsg{} })
 }
 
 // printBatch is how many lines may be printed at once: the screen's rows

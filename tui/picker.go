@@ -179,7 +179,7 @@ func (p *picker) View() string {
 	ls := []string{ansi.Truncate(st.DialogTitle.Render(p.title)+st.Muted.Render("  "+p.help()), width, "…")}
 	ls = append(ls, st.Accent.Render("filter › ")+st.Text.Render(p.filter)+st.Muted.Render("▏"))
 	var preview []string
-	if it := p.selected(); it != nil && height >= 12 {
+	if it := p.selected(); it != nil && height >= 12 && len(it.Preview) > 0 {
 		preview = append([]string{st.Subtle.Render(strings.Repeat("─", max(width-2, 1)))}, it.Preview...)
 		preview = preview[:min(len(preview), max(height/3, 2))]
 	}

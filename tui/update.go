@@ -16,11 +16,13 @@ import (
 // Update routes messages to handlers. Inline, what became final is then
 // printed to the scrollback.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	switch msg.(type) {
+	switch msg := msg.(type) {
 	case printedMsg:
 		m.printing = false
 	case readyMsg:
 		m.ready = true
+	case printNowMsg:
+		return m, printNow(msg)
 	}
 	_, cmd := m.update(msg)
 	if m.width > 0 && m.layout() != m.laidOut {
