@@ -35,8 +35,11 @@ type ToolDef struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Schema      json.RawMessage `json:"input_schema"`
-	// Server is the MCP server (or other source) the tool comes from; display only.
-	Server string `json:"server,omitempty"`
+	// Server is the MCP server (or other source) the tool comes from;
+	// ServerDescription is that server's own one line (MCP instructions or
+	// serverInfo), which adapters that group tools by server show the model.
+	Server            string `json:"server,omitempty"`
+	ServerDescription string `json:"server_description,omitempty"`
 	// Tokens is the definition's o200k count when known (tools.Tool.Tokens).
 	Tokens int `json:"-"`
 }

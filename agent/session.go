@@ -325,7 +325,7 @@ func (s *Session) toolDefs() toolDefs {
 }
 
 func defOf(t tools.Tool) ToolDef {
-	return ToolDef{Name: t.Name, Description: t.Description, Schema: t.Schema, Server: t.Server, Tokens: t.Tokens}
+	return ToolDef{Name: t.Name, Description: t.Description, Schema: t.Schema, Server: t.Server, ServerDescription: t.ServerDescription, Tokens: t.Tokens}
 }
 
 // target is the provider and model a request went to.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agent-dev/agent/agent"
 )
@@ -22,12 +23,10 @@ import (
 // is the group's name, which replayed calls must carry.
 
 const (
-	// maxPerNamespace: OpenAI advises fewer than 10 functions per
-	// namespace; 8 leaves room and splits evenly.
-	maxPerNamespace = 8
-	// maxNamespaceDesc caps a namespace description in bytes: it is
-	// what the model reads of the group on every request.
-	maxNamespaceDesc = 200
+	// maxNamespaceDesc caps a namespace description in bytes: it is what
+	// the model (and the hosted search) reads of the server on every
+	// request, so it says what the server is for, not what it lists.
+	maxNamespaceDesc = 240
 	// maxNamespaceBase leaves room for a "_NN" suffix within the API's
 	// 64-character name limit.
 	maxNamespaceBase = 56
@@ -66,14 +65,16 @@ func (g namespaceGroup) defOf(members []agent.ToolDef) namespaceTool {
 	return namespaceTool{Type: "namespace", Name: g.Name, Description: g.Description, Tools: fns}
 }
 
-// groupDeferred splits the deferred tools into namespaces: one per server
-// (tools without one go to "tools"), servers in name order, each split into
-// even chunks of at most maxPerNamespace tools sorted by name, named
-// server, server_2, server_3… Names are valid for the API
-// (^[a-zA-Z0-9_-]{1,64}$) and unique, also against reserved (the top-level
-// function names). The result depends only on its inputs, never on their
-// order, so the tools array stays byte-identical and a replayed call's
-// namespace can be recomputed from the definitions alone.
+// groupDeferred puts the deferred tools into namespaces, one per MCP
+// server, named after the server and described in its own words (tools
+// without a server go to "tools"). The API documents no limit on a
+// namespace's size (OpenAI advises small ones for functions defined by
+// hand; a server is the unit its models are trained to search, like an MCP
+// tool), so a server is never split: its namespace keeps its name when its
+// tool list changes, and a replayed call's namespace stays valid. Names are
+// valid for the API (^[a-zA-Z0-9_-]{1,64}$) and unique, also against
+// reserved (the top-level function names). The result depends only on its
+// inputs, never on their order, so the tools array stays byte-identical.
 func groupDeferred(deferred []agent.ToolDef, reserved map[string]bool) []namespaceGroup {
 	byServer := map[string][]agent.ToolDef{}
 	seen := map[string]bool{}
@@ -97,36 +98,13 @@ func groupDeferred(deferred []agent.ToolDef, reserved map[string]bool) []namespa
 	for _, server := range servers {
 		ts := byServer[server]
 		sort.Slice(ts, func(i, j int) bool { return ts[i].Name < ts[j].Name })
-		chunks := splitEven(ts, maxPerNamespace)
 		base := namespaceBase(server)
-		for k, chunk := range chunks {
-			name := base
-			if k > 0 {
-				name = fmt.Sprintf("%s_%d", base, k+1)
-			}
-			for n := k + 2; used[name]; n++ {
-				name = fmt.Sprintf("%s_%d", base, n)
-			}
-			used[name] = true
-			out = append(out, namespaceGroup{Name: name, Description: namespaceDesc(server, base, chunk, k, len(chunks)), Tools: chunk})
+		name := base
+		for n := 2; used[name]; n++ {
+			name = fmt.Sprintf("%s_%d", base, n)
 		}
-	}
-	return out
-}
-
-// splitEven splits ts into the fewest chunks of at most max, sizes
-// differing by one at most (9 tools: 5 and 4, not 8 and 1).
-func splitEven(ts []agent.ToolDef, max int) [][]agent.ToolDef {
-	n := (len(ts) + max - 1) / max
-	var out [][]agent.ToolDef
-	start := 0
-	for i := 0; i < n; i++ {
-		size := len(ts) / n
-		if i < len(ts)%n {
-			size++
-		}
-		out = append(out, ts[start:start+size])
-		start += size
+		used[name] = true
+		out = append(out, namespaceGroup{Name: name, Description: namespaceDesc(server, ts), Tools: ts})
 	}
 	return out
 }
@@ -154,56 +132,100 @@ func namespaceBase(server string) string {
 	return s
 }
 
-// namespaceDesc says what a group holds: its server and its tools' short
-// names, which is all the model (and the hosted search) sees of the group
-// until it is loaded. It is capped at maxNamespaceDesc bytes, dropping the
-// last names.
-func namespaceDesc(server, base string, tools []agent.ToolDef, part, parts int) string {
+// namespaceDesc describes a server's namespace in the server's own words
+// (its MCP instructions or serverInfo, as its tools carry them), or, when
+// it has none, by what its tools are for: the first clause of each tool's
+// description, the most common first, until maxNamespaceDesc bytes.
+func namespaceDesc(server string, tools []agent.ToolDef) string {
+	own := ""
+	for _, t := range tools {
+		if d := firstLine(t.ServerDescription); d != "" && (own == "" || d < own) {
+			own = d // the smallest, should the tools disagree
+		}
+	}
 	head := "Additional tools"
 	if server != "" {
 		srv := server
 		if len(srv) > 60 {
 			srv = srv[:60]
 		}
-		head = "Tools of the " + srv + " MCP server"
+		head = "The " + srv + " MCP server"
 	}
-	if parts > 1 {
-		head += fmt.Sprintf(" (part %d of %d)", part+1, parts)
+	if own != "" {
+		return clipBytes(head+": "+own, maxNamespaceDesc)
 	}
-	head += ": "
-	names := make([]string, len(tools))
-	for i, t := range tools {
-		names[i] = shortName(t.Name, server, base)
-	}
-	desc := head
-	for i, n := range names {
-		sep := ""
-		if i > 0 {
-			sep = ", "
-		}
-		more := ""
-		if rest := len(names) - i - 1; rest > 0 {
-			more = fmt.Sprintf(" and %d more", rest)
-		}
-		// Keep this name only if the rest still fits as " and N more".
-		if len(desc)+len(sep)+len(n)+len(more) > maxNamespaceDesc && i > 0 {
-			return desc + fmt.Sprintf(" and %d more", len(names)-i)
-		}
-		desc += sep + n
-	}
-	return desc
-}
-
-// shortName strips the server prefix the agent puts on MCP tool names
-// (server__tool).
-func shortName(name, server, base string) string {
-	for _, p := range []string{server, base} {
-		if p == "" {
+	// What the tools do, not what they are called: a purpose read from
+	// each description, duplicates once, in the tools' name order.
+	var purposes []string
+	dup := map[string]bool{}
+	for _, t := range tools {
+		p := purpose(t.Description)
+		if p == "" || dup[strings.ToLower(p)] {
 			continue
 		}
-		if s, ok := strings.CutPrefix(name, p+"__"); ok && s != "" {
-			return s
+		dup[strings.ToLower(p)] = true
+		purposes = append(purposes, p)
+	}
+	if len(purposes) == 0 {
+		return fmt.Sprintf("%s (%d tools)", head, len(tools))
+	}
+	desc := head + ", to: "
+	for i, p := range purposes {
+		sep := ""
+		if i > 0 {
+			sep = "; "
+		}
+		if len(desc)+len(sep)+len(p) > maxNamespaceDesc-len("; and more") && i > 0 {
+			return desc + "; and more"
+		}
+		desc += sep + p
+	}
+	return clipBytes(desc, maxNamespaceDesc)
+}
+
+// purpose is the first clause of a tool description, lower-cased at the
+// start and cut at about 60 bytes on a word.
+func purpose(desc string) string {
+	d := firstLine(desc)
+	for _, stop := range []string{". ", "; ", " (", ": "} {
+		if i := strings.Index(d, stop); i > 0 {
+			d = d[:i]
 		}
 	}
-	return name
+	d = strings.TrimRight(strings.TrimSpace(d), ".;:,")
+	if len(d) > 60 {
+		cut := strings.LastIndex(d[:60], " ")
+		if cut < 20 {
+			cut = 60
+		}
+		d = d[:cut]
+	}
+	if d == "" {
+		return ""
+	}
+	r := []rune(d)
+	if len(r) > 1 && r[0] >= 'A' && r[0] <= 'Z' && !(r[1] >= 'A' && r[1] <= 'Z') {
+		r[0] += 'a' - 'A'
+	}
+	return string(r)
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// clipBytes cuts s to at most n bytes on a rune boundary, with an ellipsis.
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

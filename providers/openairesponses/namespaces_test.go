@@ -40,16 +40,14 @@ func TestGroupDeferred(t *testing.T) {
 		want     string
 	}{
 		{"one server", serverTools("github", 3), nil, "github:3"},
-		{"exactly 8", serverTools("github", 8), nil, "github:8"},
-		{"9 split evenly", serverTools("github", 9), nil, "github:5 github_2:4"},
-		{"20 tools", serverTools("github", 20), nil, "github:7 github_2:7 github_3:6"},
+		{"a large server is never split", serverTools("github", 90), nil, "github:90"},
 		{"servers sorted", append(serverTools("zeta", 1), serverTools("alpha", 2)...), nil, "alpha:2 zeta:1"},
 		{"no server", []agent.ToolDef{noServer}, nil, "tools:1"},
 		{"no server next to servers", append(serverTools("github", 2), noServer), nil, "tools:1 github:2"},
 		{"invalid characters", serverTools("my server.v2", 1), nil, "my_server_v2:1"},
 		{"empty after cleaning", serverTools("...", 1), nil, "tools:1"},
-		{"long name cut", serverTools(long, 9), nil, long[:56] + ":5 " + long[:56] + "_2:4"},
-		{"collision with a chunk name", append(serverTools("github", 9), serverTools("github_2", 1)...), nil, "github:5 github_2:4 github_2_2:1"},
+		{"long name cut", serverTools(long, 9), nil, long[:56] + ":9"},
+		{"collision after a suffix", append(serverTools("a.b", 1), append(serverTools("a_b", 1), serverTools("a_b_2", 1)...)...), nil, "a_b:1 a_b_2:1 a_b_2_2:1"},
 		{"collision after cleaning", append(serverTools("a.b", 1), serverTools("a_b", 1)...), nil, "a_b:1 a_b_2:1"},
 		{"reserved top-level name", serverTools("github", 1), []string{"github"}, "github_2:1"},
 		{"nothing deferred", nil, nil, ""},
@@ -72,7 +70,7 @@ func TestGroupDeferred(t *testing.T) {
 					t.Errorf("bad or duplicate name %q", g.Name)
 				}
 				seen[g.Name] = true
-				if len(g.Tools) > maxPerNamespace || len(g.Tools) == 0 {
+				if len(g.Tools) == 0 {
 					t.Errorf("%s has %d tools", g.Name, len(g.Tools))
 				}
 				if len(g.Description) > maxNamespaceDesc || g.Description == "" {
@@ -118,29 +116,62 @@ func TestGroupDeferredDeterministic(t *testing.T) {
 }
 
 func TestNamespaceDescription(t *testing.T) {
+	// The server's own words, when it has them.
 	gs := groupDeferred([]agent.ToolDef{
-		{Name: "github__create_issue", Server: "github"},
-		{Name: "github__list_pull_requests", Server: "github"},
-		{Name: "plain", Server: "github"},
+		{Name: "github__create_issue", Description: "Create a new issue.", Server: "github", ServerDescription: "GitHub's official MCP server: repositories, issues, pull requests.\nMore lines."},
+		{Name: "github__list_pull_requests", Description: "List pull requests.", Server: "github", ServerDescription: "GitHub's official MCP server: repositories, issues, pull requests.\nMore lines."},
 	}, nil)
-	if want := "Tools of the github MCP server: create_issue, list_pull_requests, plain"; gs[0].Description != want {
+	if want := "The github MCP server: GitHub's official MCP server: repositories, issues, pull requests."; gs[0].Description != want {
 		t.Errorf("description = %q, want %q", gs[0].Description, want)
 	}
-	gs = groupDeferred(serverTools("github", 9), nil)
-	if !strings.HasPrefix(gs[1].Description, "Tools of the github MCP server (part 2 of 2): tool_05, tool_06") {
-		t.Errorf("chunk description = %q", gs[1].Description)
+	// Else what its tools are for, not their names.
+	gs = groupDeferred([]agent.ToolDef{
+		{Name: "fs__read_file", Description: "Read the complete contents of a file. Handles text.", Server: "fs"},
+		{Name: "fs__write_file", Description: "Create a new file or overwrite an existing one (careful)", Server: "fs"},
+		{Name: "fs__read_text", Description: "Read the complete contents of a file.", Server: "fs"},
+	}, nil)
+	if want := "The fs MCP server, to: read the complete contents of a file; create a new file or overwrite an existing one"; gs[0].Description != want {
+		t.Errorf("description = %q, want %q", gs[0].Description, want)
+	}
+	if strings.Contains(gs[0].Description, "read_file") {
+		t.Errorf("description lists names: %q", gs[0].Description)
 	}
 	var long []agent.ToolDef
-	for i := 0; i < 8; i++ {
-		long = append(long, agent.ToolDef{Name: fmt.Sprintf("srv__%s_%d", strings.Repeat("x", 40), i), Server: "srv"})
+	for i := 0; i < 30; i++ {
+		long = append(long, agent.ToolDef{Name: fmt.Sprintf("srv__t%02d", i), Description: fmt.Sprintf("Do thing number %d with some care", i), Server: "srv"})
 	}
 	d := groupDeferred(long, nil)[0].Description
-	if len(d) > maxNamespaceDesc || !strings.HasSuffix(d, " more") {
+	if len(d) > maxNamespaceDesc || !strings.HasSuffix(d, "; and more") {
 		t.Errorf("capped description (%d bytes) = %q", len(d), d)
 	}
-	if d := groupDeferred([]agent.ToolDef{{Name: "notes"}}, nil)[0].Description; d != "Additional tools: notes" {
+	if d := groupDeferred([]agent.ToolDef{{Name: "notes"}}, nil)[0].Description; d != "Additional tools (1 tools)" {
 		t.Errorf("no-server description = %q", d)
 	}
+}
+
+// A server's namespace keeps its name and its other members when the
+// server's tool list changes.
+func TestNamespaceStableWhenToolsChange(t *testing.T) {
+	before := groupDeferred(append(serverTools("github", 12), serverTools("notion", 3)...), nil)
+	after := groupDeferred(append(append(serverTools("github", 12), agent.ToolDef{Name: "github__aaa_new", Server: "github"}), serverTools("notion", 3)...), nil)
+	if strings.Join(groupNames(before), " ") != "github:12 notion:3" || strings.Join(groupNames(after), " ") != "github:13 notion:3" {
+		t.Errorf("before %v after %v", groupNames(before), groupNames(after))
+	}
+	if before[1].Description != after[1].Description || !equalDefs(before[1].Tools, after[1].Tools) {
+		t.Error("another server's namespace changed")
+	}
+}
+
+func equalDefs(a, b []agent.ToolDef) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name {
+			return false
+		}
+	}
+	return true
 }
 
 // A call rendered from neutral parts (another provider's history) gets the
@@ -192,12 +223,12 @@ func TestNeutralCallsGetGroupNamespace(t *testing.T) {
 				calls = append(calls, it.Name+"@"+it.Namespace)
 			}
 		}
-		// github's 20 tools: github (00-06), github_2 (07-13), github_3 (14-19).
-		wantLoaded := "namespace github_3: github__tool_15,github__tool_16|namespace weather: get_weather|namespace github: github__tool_02"
+		// One namespace per server, whatever its size.
+		wantLoaded := "namespace github: github__tool_15,github__tool_02,github__tool_16|namespace weather: get_weather"
 		if got := strings.Join(loaded, "|"); got != wantLoaded {
 			t.Errorf("%s: loaded %s\nwant %s", mode, got, wantLoaded)
 		}
-		if got := strings.Join(calls, " "); got != "github__tool_15@github_3 read_file@" {
+		if got := strings.Join(calls, " "); got != "github__tool_15@github read_file@" {
 			t.Errorf("%s: calls %s", mode, got)
 		}
 	}

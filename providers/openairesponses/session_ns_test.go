@@ -86,24 +86,24 @@ func TestSessionHostedSearchNamespaces(t *testing.T) {
 	for _, tl := range tls {
 		names = append(names, tl.Type+":"+tl.Name)
 	}
-	if got := strings.Join(names, " "); got != "tool_search: namespace:github namespace:github_2 namespace:github_3" {
+	if got := strings.Join(names, " "); got != "tool_search: namespace:github" {
 		t.Errorf("tools = %s", got)
 	}
-	// The hosted search loaded github_3 with the merge tool only.
+	// The hosted search loaded the github namespace with the merge tool only.
 	var loaded []string
 	for _, it := range inputOf(t, bodies[1]) {
 		if it.Type == "tool_search_output" {
 			loaded = append(loaded, string(it.Tools))
 		}
 	}
-	if len(loaded) != 1 || !strings.Contains(loaded[0], `"name":"github_3"`) || strings.Count(loaded[0], `"type":"function"`) != 1 {
+	if len(loaded) != 1 || !strings.Contains(loaded[0], `"name":"github"`) || strings.Count(loaded[0], `"type":"function"`) != 1 {
 		t.Errorf("loaded = %v", loaded)
 	}
 	calls := 0
 	for _, it := range inputOf(t, bodies[3]) {
 		if it.Type == "function_call" {
 			calls++
-			if it.Name != "github__merge_pull_request" || it.Namespace != "github_3" {
+			if it.Name != "github__merge_pull_request" || it.Namespace != "github" {
 				t.Errorf("replayed call %s in namespace %q", it.Name, it.Namespace)
 			}
 		}
@@ -145,12 +145,12 @@ func TestSessionClientSearchNamespaces(t *testing.T) {
 		Tools                   []struct{ Name string }
 	}
 	_ = json.Unmarshal(out[0].Tools, &nss)
-	if len(nss) != 1 || nss[0].Type != "namespace" || nss[0].Name != "github_3" || nss[0].Description == "" ||
+	if len(nss) != 1 || nss[0].Type != "namespace" || nss[0].Name != "github" || nss[0].Description == "" ||
 		len(nss[0].Tools) != 1 || nss[0].Tools[0].Name != "github__merge_pull_request" {
 		t.Errorf("tool_search_output tools = %s", out[0].Tools)
 	}
 	for _, it := range inputOf(t, bodies[2]) {
-		if it.Type == "function_call" && it.Namespace != "github_3" {
+		if it.Type == "function_call" && it.Namespace != "github" {
 			t.Errorf("replayed call %s in namespace %q", it.Name, it.Namespace)
 		}
 	}
