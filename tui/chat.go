@@ -5,6 +5,9 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agent-dev/agent/agent"
@@ -103,13 +106,61 @@ type chat struct {
 	// below does not move what the user is reading.
 	anchor     *chatItem
 	anchorLine int
+	keys       ChatKeyMap
 }
 
-func newChat(st *themes.Styles) *chat {
-	return &chat{st: st, md: newMarkdown(st), cards: map[string]*chatItem{}}
+func newChat(st *themes.Styles, keys ChatKeyMap) *chat {
+	return &chat{st: st, md: newMarkdown(st), cards: map[string]*chatItem{}, keys: keys}
 }
 
 func (c *chat) SetSize(w, h int) { c.width, c.height = max(w, 1), max(h, 1) }
+
+// ChatKeyMap is the chat's scrolling keys.
+type ChatKeyMap struct{ PageUp, PageDown key.Binding }
+
+// Update scrolls: a page on pgup/pgdn, three lines on the wheel.
+func (c *chat) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, c.keys.PageUp):
+			c.scroll(max(c.height-2, 1))
+		case key.Matches(msg, c.keys.PageDown):
+			c.scroll(-max(c.height-2, 1))
+		}
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			c.scroll(3)
+		case tea.MouseWheelDown:
+			c.scroll(-3)
+		}
+	}
+	return nil
+}
+
+// ToggleExpanded shows cards and thinking whole, or folded.
+func (c *chat) ToggleExpanded() {
+	c.expanded = !c.expanded
+	c.clamp()
+}
+
+// ToBottom follows the newest line again.
+func (c *chat) ToBottom() { c.offset, c.anchor = 0, nil }
+
+// Offset is how many lines the view is scrolled up.
+func (c *chat) Offset() int { return c.offset }
+
+// endTurn closes whatever still streams.
+func (c *chat) endTurn() {
+	c.endReasoning()
+	c.flush()
+	for _, it := range c.stream {
+		it.streaming = false
+		it.version++
+	}
+	c.stream = nil
+}
 
 func (c *chat) setStyles(st *themes.Styles) {
 	c.st, c.md = st, newMarkdown(st)

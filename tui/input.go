@@ -79,6 +79,12 @@ func textareaStyles(st *themes.Styles) textarea.Styles {
 
 func (in *input) Value() string { return in.ta.Value() }
 
+// SetValue replaces the prompt (the editor's text).
+func (in *input) SetValue(s string) {
+	in.ta.SetValue(s)
+	in.ta.CursorEnd()
+}
+
 func (in *input) Reset() {
 	in.ta.Reset()
 	in.idx = len(in.history)

@@ -118,6 +118,8 @@ type mdBlock struct {
 	lang string
 	// open: a code fence or table the stream has not closed yet.
 	open bool
+	// num is the code block's number in the answer (/copy N), 0 unshown.
+	num int
 }
 
 var fenceRE = regexp.MustCompile("^ {0,3}(```+|~~~+)\\s*([^`\\s]*)")
@@ -186,9 +188,21 @@ func (m *markdown) renderStream(text string, width int, streaming bool) []string
 		}
 		out = append(out, ls...)
 	}
-	for _, b := range splitBlocks(text) {
+	blocks := splitBlocks(text)
+	codes, n := 0, 0
+	for _, b := range blocks {
+		if b.kind == blockCode {
+			codes++
+		}
+	}
+	for _, b := range blocks {
 		switch b.kind {
 		case blockCode:
+			n++
+			if codes > 1 {
+				// Numbered for /copy N when there is more than one.
+				b.num = n
+			}
 			add(m.codeBlock(b, width))
 		case blockTable:
 			if streaming && b.open {
@@ -296,9 +310,13 @@ func (m *markdown) codeBlock(b mdBlock, width int) []string {
 	}
 	inner = min(inner, max(widest, ansi.StringWidth(b.lang)+2, 10))
 	border := st.Subtle
-	label := ""
-	if b.lang != "" {
-		label = " " + b.lang + " "
+	label := b.lang
+	if b.num > 0 {
+		label = strings.TrimSpace(label + " · " + itoa(b.num))
+		label = strings.TrimPrefix(label, "· ")
+	}
+	if label != "" {
+		label = " " + label + " "
 	}
 	top := "  " + border.Render("╭─") + st.Muted.Render(label) + border.Render(strings.Repeat("─", max(inner+1-ansi.StringWidth(label), 0))+"╮")
 	out := []string{top}

@@ -66,14 +66,14 @@ func New(b Backend, opts Options) (*Model, error) {
 	keys := DefaultKeyMap()
 	m := &Model{
 		b: b, opts: opts, keys: keys, st: st,
-		chat: newChat(st), pane: newPane(st), input: newInput(st, keys),
+		chat: newChat(st, ChatKeyMap{PageUp: keys.PageUp, PageDown: keys.PageDown}), pane: newPane(st), input: newInput(st, keys),
 		help: help.New(), showPane: opts.AltScreen,
 		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 	}
 	m.applyStyles(st)
 	if len(opts.History) > 0 {
 		m.loadHistory(opts.History, b.Tools())
-		m.status.note = fmt.Sprintf("resumed · replaying %d messages", len(opts.History))
+		m.status.SetNote(fmt.Sprintf("resumed · replaying %d messages", len(opts.History)))
 		m.chat.notice(itemNotice, fmt.Sprintf("resumed · replaying %d messages", len(opts.History)))
 	}
 	for _, w := range opts.Warnings {
@@ -98,7 +98,7 @@ func New(b Backend, opts Options) (*Model, error) {
 func (m *Model) applyStyles(st *themes.Styles) {
 	m.st = st
 	m.chat.setStyles(st)
-	m.pane.st = st
+	m.pane.SetStyles(st)
 	m.input.setStyles(st)
 	m.spin.Style = st.Running
 	m.help.Styles.ShortKey = st.HelpKey
@@ -275,8 +275,8 @@ func (m *Model) workLine() string {
 		s = m.st.WarningText.Render(m.hint)
 	case m.completionLine() != "":
 		s = m.completionLine()
-	case m.chat.offset > 0:
-		s = m.st.Muted.Render(fmt.Sprintf("scrolled up %d lines · pgdn to return", m.chat.offset))
+	case m.chat.Offset() > 0:
+		s = m.st.Muted.Render(fmt.Sprintf("scrolled up %d lines · pgdn to return", m.chat.Offset()))
 	}
 	return strings.Join(fit([]string{s}, m.width, 1), "")
 }

@@ -128,6 +128,28 @@ func newPane(st *themes.Styles) *pane {
 
 func (p *pane) SetSize(w, h int) { p.width, p.height = max(w, 1), max(h, 0) }
 
+// SetStyles switches the theme.
+func (p *pane) SetStyles(st *themes.Styles) { p.st, p.version = st, p.version+1 }
+
+// SetCounts sets the active and deferred tool counts of the header.
+func (p *pane) SetCounts(active, deferred int) { p.active, p.deferred = active, deferred }
+
+// manualDone fills in the result of the /search with this id.
+func (p *pane) manualDone(id string, found []ToolInfo, err error) {
+	s := p.manual[id]
+	if s == nil {
+		return
+	}
+	delete(p.manual, id)
+	p.version++
+	s.Running = false
+	s.Found = found
+	if err != nil {
+		s.Err = err.Error()
+	}
+	s.touch()
+}
+
 func (p *pane) reset() {
 	p.version++
 	p.searches = nil

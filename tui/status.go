@@ -23,6 +23,14 @@ type statusBar struct {
 	note string
 }
 
+// SetNote shows a note at the right of the bar ("" clears it).
+func (s *statusBar) SetNote(n string) { s.note = n }
+
+// resetUsage forgets the per-request figures (another session).
+func (s *statusBar) resetUsage() {
+	s.last, s.since, s.requests = agent.Usage{}, agent.Usage{}, 0
+}
+
 // setInfo takes fresh backend data; what arrived since is now included.
 func (s *statusBar) setInfo(i Info) {
 	s.info, s.since, s.requests = i, agent.Usage{}, 0

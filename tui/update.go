@@ -57,13 +57,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m, m.handleKey(msg)
 	case tea.MouseWheelMsg:
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			m.chat.scroll(3)
-		case tea.MouseWheelDown:
-			m.chat.scroll(-3)
-		}
-		return m, nil
+		// The mouse is never captured; a terminal that sends wheel events
+		// anyway scrolls the chat.
+		return m, m.chat.Update(msg)
 	case tea.PasteMsg:
 		if m.picker == nil && len(m.approvals) == 0 {
 			return m, m.input.Update(msg)
@@ -88,7 +84,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if !m.working {
 			m.status.setInfo(msg.info)
-			m.pane.active, m.pane.deferred = msg.info.Active, msg.info.Deferred
+			m.pane.SetCounts(msg.info.Active, msg.info.Deferred)
 		}
 		return m, nil
 	case turnEndMsg:
@@ -158,15 +154,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.resize(m.width, m.height)
 		return nil
 	case key.Matches(k, m.keys.Expand):
-		m.chat.expanded = !m.chat.expanded
-		m.chat.clamp()
+		m.chat.ToggleExpanded()
 		return nil
-	case key.Matches(k, m.keys.PageUp):
-		m.chat.scroll(max(m.chat.height-2, 1))
-		return nil
-	case key.Matches(k, m.keys.PageDown):
-		m.chat.scroll(-max(m.chat.height-2, 1))
-		return nil
+	case key.Matches(k, m.keys.PageUp), key.Matches(k, m.keys.PageDown):
+		return m.chat.Update(k)
 	case key.Matches(k, m.keys.Send):
 		m.comp = completion{}
 		cmd := m.send()
@@ -238,11 +229,11 @@ func (m *Model) submit(text string) tea.Cmd {
 	m.chat.newTurn()
 	m.pane.newTurn()
 	m.chat.add(&chatItem{kind: itemUser, text: text})
-	m.chat.offset, m.chat.anchor = 0, nil
+	m.chat.ToBottom()
 	m.working = true
 	m.started = m.opts.Now()
 	m.hint = ""
-	m.status.note = ""
+	m.status.SetNote("")
 	turns := m.turns
 	return tea.Batch(func() tea.Msg {
 		full, att := attach(text)
@@ -273,13 +264,7 @@ func (m *Model) endTurn() tea.Cmd {
 		return nil
 	}
 	m.working = false
-	m.chat.endReasoning()
-	m.chat.flush()
-	for _, it := range m.chat.stream {
-		it.streaming = false
-		it.version++
-	}
-	m.chat.stream = nil
+	m.chat.endTurn()
 	if strings.HasPrefix(m.hint, "cancelling") {
 		m.hint = ""
 	}
@@ -370,7 +355,7 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case infoMsg:
 		m.status.setInfo(Info(msg))
-		m.pane.active, m.pane.deferred = msg.Active, msg.Deferred
+		m.pane.SetCounts(msg.Active, msg.Deferred)
 	case modelSetMsg:
 		if msg.Err != nil {
 			m.chat.notice(itemError, "switch model: "+msg.Err.Error())
@@ -381,16 +366,7 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 	case toolsListMsg:
 		m.chat.notice(itemNotice, toolsText(msg.Tools, msg.Filter))
 	case searchDoneMsg:
-		if s := m.pane.manual[msg.ID]; s != nil {
-			delete(m.pane.manual, msg.ID)
-			m.pane.version++
-			s.Running = false
-			s.Found = msg.Tools
-			if msg.Err != nil {
-				s.Err = msg.Err.Error()
-			}
-			s.touch()
-		}
+		m.pane.manualDone(msg.ID, msg.Tools, msg.Err)
 	case sessionsMsg:
 		if msg.Err != nil {
 			m.chat.notice(itemError, "list sessions: "+msg.Err.Error())
@@ -432,7 +408,7 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 			m.chat.notice(itemError, "editor: "+msg.Err.Error())
 			return nil, true
 		}
-		m.input.ta.SetValue(strings.TrimRight(msg.Text, "\n"))
+		m.input.SetValue(strings.TrimRight(msg.Text, "\n"))
 	case resumedMsg:
 		if msg.Err != nil {
 			m.chat.notice(itemError, "resume "+msg.ID+": "+msg.Err.Error())
@@ -442,9 +418,9 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 		m.committed = 0
 		m.pane.reset()
 		m.loadHistory(msg.History, msg.Tools)
-		m.status.note = fmt.Sprintf("resumed · replaying %d messages", len(msg.History))
+		m.status.SetNote(fmt.Sprintf("resumed · replaying %d messages", len(msg.History)))
 		m.chat.notice(itemNotice, fmt.Sprintf("resumed %s · replaying %d messages", shortID(msg.ID), len(msg.History)))
-		m.status.last, m.status.since, m.status.requests = agent.Usage{}, agent.Usage{}, 0
+		m.status.resetUsage()
 		return m.refreshInfo(), true
 	case newSessionMsg:
 		if msg.Err != nil {
@@ -454,8 +430,8 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 		m.chat.reset()
 		m.committed = 0
 		m.pane.reset()
-		m.status.note = ""
-		m.status.last, m.status.since, m.status.requests = agent.Usage{}, agent.Usage{}, 0
+		m.status.SetNote("")
+		m.status.resetUsage()
 		m.chat.notice(itemNotice, "new session")
 		return m.refreshInfo(), true
 	default:
