@@ -224,12 +224,12 @@ func (s *Session) Compact(ctx context.Context, focus string, emit func(Event)) (
 	if emit == nil {
 		emit = func(Event) {}
 	}
-	s.defaults()
+	s.once.Do(s.defaults)
 	s.mu.Lock()
 	// A cut turn's dangling calls get their results first, so the boundary
 	// never falls between a call and its answer.
-	s.History = RepairHistory(s.History)
-	cut := len(s.History)
+	s.history = RepairHistory(s.history)
+	cut := len(s.history)
 	s.mu.Unlock()
 	return s.compact(ctx, cut, focus, false, emit)
 }
@@ -238,7 +238,7 @@ func (s *Session) Compact(ctx context.Context, focus string, emit func(Event)) (
 // be the end of the history).
 func (s *Session) compact(ctx context.Context, cut int, focus string, auto bool, emit func(Event)) (*Compaction, error) {
 	s.mu.Lock()
-	hist := append([]Message(nil), s.History...)
+	hist := append([]Message(nil), s.history...)
 	prev := s.compaction
 	s.mu.Unlock()
 	start, seq := 0, 1
@@ -275,7 +275,7 @@ func (s *Session) compact(ctx context.Context, cut int, focus string, auto bool,
 			u := resp.Usage
 			usage.Add(u)
 			s.mu.Lock()
-			s.Totals.Add(u)
+			s.totals.Add(u)
 			s.mu.Unlock()
 			emit(Event{Type: EventUsage, Usage: &u})
 			if s.Store != nil {
@@ -323,12 +323,12 @@ func (s *Session) autoCompact(ctx context.Context, turnStart int, warned *bool, 
 	// loaded only when a request may be near the limit.
 	s.mu.Lock()
 	est := 0
-	if s.lastPrompt > 0 && s.lastLen <= len(s.History) {
-		if s.lastPrompt+messagesBound(s.History[s.lastLen:]) <= limit {
+	if s.lastPrompt > 0 && s.lastLen <= len(s.history) {
+		if s.lastPrompt+messagesBound(s.history[s.lastLen:]) <= limit {
 			s.mu.Unlock()
 			return
 		}
-		est = s.lastPrompt + EstimateMessages(s.History[s.lastLen:])
+		est = s.lastPrompt + EstimateMessages(s.history[s.lastLen:])
 	}
 	s.mu.Unlock()
 	if est == 0 {

@@ -137,10 +137,11 @@ func TestAutoCompactOffAndNothingToCompact(t *testing.T) {
 func TestCompactAsksAgainWhenTheModelCallsATool(t *testing.T) {
 	t.Parallel()
 	p := &scripted{}
-	s := &agent.Session{Provider: p, Model: "m", History: []agent.Message{
+	s := &agent.Session{Provider: p, Model: "m"}
+	s.Reset([]agent.Message{
 		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("q")}},
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("a")}},
-	}}
+	})
 	p.turns = append(p.turns, answer(call("c1", "lookup", `{}`)), usageAnswer("the summary", 10))
 	c, err := s.Compact(t.Context(), "", nil)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -95,15 +96,11 @@ func (s *Session) clientSearch(ctx context.Context, c SearchCall, emit func(Even
 	return res
 }
 
+// approveServerTool answers a provider-hosted call that waits for the
+// user's approval; the adapter renders the answer in its own words.
 func (s *Session) approveServerTool(ctx context.Context, st ServerTool, emit func(Event)) Part {
-	ev := ToolEvent{ID: st.ID, Name: st.Name, Input: st.Input}
-	emit(Event{Type: EventApproval, Tool: &ev})
-	ok := false
-	if s.Approver != nil {
-		ok, _ = s.Approver.Approve(ctx, ev)
-	}
-	res, _ := json.Marshal(map[string]bool{"approve": ok})
-	return ServerToolPart(ServerTool{ID: st.ID, Name: st.Name, Result: res, IsError: !ok})
+	ok := s.askApproval(ctx, ToolEvent{ID: st.ID, Name: st.Name, Input: st.Input}, emit)
+	return ServerToolPart(ServerTool{ID: st.ID, Name: st.Name, Approved: &ok, IsError: !ok})
 }
 
 func (s *Session) runTool(ctx context.Context, c ToolCall, log *startLog, emit func(Event)) ToolResult {
@@ -118,18 +115,21 @@ func (s *Session) runTool(ctx context.Context, c ToolCall, log *startLog, emit f
 		s.noteCall(ctx, t.Name, t.Server)
 	}
 	start := time.Now()
-	res := s.execute(ctx, t, ok, c, log, emit)
+	res, err := s.execute(ctx, t, ok, c, log, emit)
 	fin := ev
 	fin.Duration = time.Since(start)
 	fin.Result = res.Text
 	fin.IsError = res.IsError
+	fin.Err = err
 	emit(Event{Type: EventToolFinished, Tool: &fin})
 	return res
 }
 
-func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCall, log *startLog, emit func(Event)) ToolResult {
-	fail := func(msg string) ToolResult {
-		return ToolResult{CallID: c.ID, Name: c.Name, Text: msg, IsError: true}
+// execute runs one call; a failure is both the result the model reads and
+// an error of kind ErrToolFailed for the front end.
+func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCall, log *startLog, emit func(Event)) (ToolResult, error) {
+	fail := func(msg string) (ToolResult, error) {
+		return ToolResult{CallID: c.ID, Name: c.Name, Text: msg, IsError: true}, WithKind(ErrToolFailed, errors.New(msg))
 	}
 	if !ok && (c.Name == "" || c.Name == "tool_call") {
 		// The client-search wrapper arrived without a usable "name".
@@ -150,13 +150,7 @@ func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCal
 		return fail(fmt.Sprintf("invalid arguments for %s: %v. Fix the arguments to match the tool's input schema and call it again.", c.Name, err))
 	}
 	if s.NeedsApproval != nil && s.NeedsApproval(*t) {
-		ev := ToolEvent{ID: c.ID, Name: c.Name, Server: t.Server, Input: input}
-		emit(Event{Type: EventApproval, Tool: &ev})
-		allowed := false
-		if s.Approver != nil {
-			allowed, _ = s.Approver.Approve(ctx, ev)
-		}
-		if !allowed {
+		if !s.askApproval(ctx, ToolEvent{ID: c.ID, Name: c.Name, Server: t.Server, Input: input}, emit) {
 			return fail("the user denied this tool call; do not retry it without asking")
 		}
 	}
@@ -172,13 +166,14 @@ func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCal
 		if ctx.Err() != nil {
 			return fail(StoppedResult)
 		}
-		return fail(fmt.Sprintf("%s failed: %v", c.Name, err))
+		return ToolResult{CallID: c.ID, Name: c.Name, Text: fmt.Sprintf("%s failed: %v", c.Name, err), IsError: true},
+			WithKind(ErrToolFailed, fmt.Errorf("%s failed: %w", c.Name, err))
 	}
 	out := ToolResult{CallID: c.ID, Name: c.Name, Text: r.Text, IsError: r.IsError}
 	for _, im := range r.Images {
 		out.Images = append(out.Images, Image{MediaType: im.MediaType, Data: im.Data})
 	}
-	return out
+	return out, nil
 }
 
 var schemaCache sync.Map // string(schema) -> *jsonschema.Schema or error

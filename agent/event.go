@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -44,12 +45,44 @@ type Event struct {
 	// Compaction is set on compacted: the summary now sent in place of
 	// the earlier turns, with the estimated tokens before and after.
 	Compaction *Compaction `json:"compaction,omitempty"`
-	Err        string      `json:"error,omitempty"`
+	// Err is set on error: test its kind with errors.Is (ErrCancelled,
+	// ErrRateLimited, …) or KindOf. JSON carries its text as "error".
+	Err error `json:"-"`
 	// Request is the 1-based request number within the turn, on usage events.
 	Request int `json:"request,omitempty"`
 	// StopReason is why the model stopped that request, on usage events
 	// ("max_tokens": cut at the output limit).
-	StopReason string `json:"stop_reason,omitempty"`
+	StopReason StopReason `json:"stop_reason,omitempty"`
+}
+
+// MarshalJSON writes Err as its text under "error".
+func (e Event) MarshalJSON() ([]byte, error) {
+	type plain Event
+	out := struct {
+		plain
+		Err string `json:"error,omitempty"`
+	}{plain: plain(e)}
+	if e.Err != nil {
+		out.Err = e.Err.Error()
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads "error" back as an error without a kind.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	type plain Event
+	var in struct {
+		plain
+		Err string `json:"error,omitempty"`
+	}
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*e = Event(in.plain)
+	if in.Err != "" {
+		e.Err = errors.New(in.Err)
+	}
+	return nil
 }
 
 // SearchEvent describes one tool search.
@@ -72,4 +105,7 @@ type ToolEvent struct {
 	Duration time.Duration   `json:"duration_ns,omitempty"`
 	// Discovered is true when the tool was deferred and found by a search.
 	Discovered bool `json:"discovered,omitempty"`
+	// Err is why the call failed (its kind is ErrToolFailed), on
+	// tool_call_finished; the model sees Result.
+	Err error `json:"-"`
 }

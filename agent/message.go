@@ -124,6 +124,9 @@ type ServerTool struct {
 	Sources []Source        `json:"sources,omitempty"`
 	// Pending is set when the provider waits for the user's approval.
 	Pending bool `json:"pending,omitempty"`
+	// Approved is the user's answer to a pending call (set on the part
+	// that answers it; the adapter renders it in its API's words).
+	Approved *bool `json:"approved,omitempty"`
 }
 
 // Source is a web source cited by an answer.

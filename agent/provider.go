@@ -137,7 +137,7 @@ func (u *Usage) Add(u2 Usage) {
 type Response struct {
 	Message    Message
 	Usage      Usage
-	StopReason string
+	StopReason StopReason
 	// ToolsHash is the sha256 (hex) of the rendered tools array.
 	ToolsHash string
 	// Resolved is the search mode the adapter actually used for this request.
@@ -148,6 +148,20 @@ type Response struct {
 	OutputLimit, OutputMax int
 	CutCall                bool
 }
+
+// StopReason is why the model stopped, in neutral words: each adapter maps
+// its API's own reasons to these.
+type StopReason string
+
+const (
+	StopEnd       StopReason = "end"        // the answer is complete
+	StopToolUse   StopReason = "tool_use"   // the model waits for tool results
+	StopMaxTokens StopReason = "max_tokens" // the output budget ran out
+	// StopPaused: the provider paused a long server-side tool run; sending
+	// the history back lets it continue where it stopped.
+	StopPaused  StopReason = "paused"
+	StopRefused StopReason = "refused" // the model declined to answer
+)
 
 // StreamEvent is a delta reported by an adapter while it streams. Notices
 // (EventWarning) carry their text in Text.
@@ -217,9 +231,4 @@ func (e *APIError) Error() string {
 // Retryable reports whether the request may succeed if sent again.
 func (e *APIError) Retryable() bool {
 	return e.Status == 408 || e.Status == 409 || e.Status == 429 || e.Status >= 500
-}
-
-func itoa(i int) string {
-	b, _ := json.Marshal(i)
-	return string(b)
 }

@@ -38,11 +38,6 @@ type RequestRecord struct {
 	Resolved  SearchMode
 }
 
-// Approver asks the user whether a tool call may run.
-type Approver interface {
-	Approve(ctx context.Context, call ToolEvent) (bool, error)
-}
-
 // Session is one conversation: its history, tool sets and settings.
 type Session struct {
 	ID       string
@@ -67,9 +62,10 @@ type Session struct {
 	Store     Store
 	// Learner, when set, is told each search's tools and each call of a
 	// tool a search found (learn.go).
-	Learner  Learner
-	Approver Approver
+	Learner Learner
 	// NeedsApproval reports whether a call of t must be approved first.
+	// Such a call waits after its approval_requested event until Answer is
+	// called with the event's Tool.ID (or the turn is cancelled: denied).
 	NeedsApproval func(t tools.Tool) bool
 	// Retries is how many times a retryable provider error is retried.
 	Retries int
@@ -95,9 +91,11 @@ type Session struct {
 	learnMu sync.Mutex
 	found   map[string]foundBy
 
-	mu      sync.Mutex
-	History []Message
-	Totals  Usage
+	once     sync.Once
+	mu       sync.Mutex
+	history  []Message
+	totals   Usage
+	approval map[string]chan bool
 	// compaction, when set, replaces the history before its boundary in
 	// what is sent (compact.go).
 	compaction *Compaction
@@ -110,14 +108,112 @@ type Session struct {
 }
 
 // Send runs one turn in the background and returns its event stream, which
-// ends with EventDone.
+// ends with EventDone. The turn never waits for the reader: events queue
+// until read. Once ctx is done, a reader that stopped reading is given up
+// on (the rest of the events are dropped and the channel closed).
 func (s *Session) Send(ctx context.Context, text string) <-chan Event {
 	ch := make(chan Event, 64)
+	var (
+		mu    sync.Mutex
+		queue []Event
+		ended bool
+		wake  = make(chan struct{}, 1)
+	)
+	push := func(e Event) {
+		mu.Lock()
+		queue = append(queue, e)
+		mu.Unlock()
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	go func() {
+		_ = s.Run(ctx, text, func(e Event) { push(e) })
+		mu.Lock()
+		ended = true
+		mu.Unlock()
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}()
 	go func() {
 		defer close(ch)
-		_ = s.Run(ctx, text, func(e Event) { ch <- e })
+		for {
+			mu.Lock()
+			batch, end := queue, ended
+			queue = nil
+			mu.Unlock()
+			for _, e := range batch {
+				if !deliver(ctx, ch, e) {
+					return
+				}
+			}
+			if end && len(batch) == 0 {
+				return
+			}
+			if len(batch) == 0 {
+				<-wake
+			}
+		}
 	}()
 	return ch
+}
+
+// deliver hands e to the reader. After ctx is done the reader has a grace
+// second per event (a front end drains what a cancelled turn still says);
+// false means it stopped reading.
+func deliver(ctx context.Context, ch chan<- Event, e Event) bool {
+	select {
+	case ch <- e:
+		return true
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case ch <- e:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// Answer gives the user's decision on the approval asked for by an
+// approval_requested event (id is the event's Tool.ID). It reports whether a
+// call was waiting for it.
+func (s *Session) Answer(id string, allow bool) bool {
+	s.mu.Lock()
+	ch, ok := s.approval[id]
+	delete(s.approval, id)
+	s.mu.Unlock()
+	if ok {
+		ch <- allow
+	}
+	return ok
+}
+
+// askApproval emits an approval request and waits for its Answer; a turn
+// cancelled meanwhile denies it.
+func (s *Session) askApproval(ctx context.Context, ev ToolEvent, emit func(Event)) bool {
+	ch := make(chan bool, 1)
+	s.mu.Lock()
+	if s.approval == nil {
+		s.approval = map[string]chan bool{}
+	}
+	s.approval[ev.ID] = ch
+	s.mu.Unlock()
+	emit(Event{Type: EventApproval, Tool: &ev})
+	select {
+	case ok := <-ch:
+		return ok
+	case <-ctx.Done():
+		s.mu.Lock()
+		delete(s.approval, ev.ID)
+		s.mu.Unlock()
+		return false
+	}
 }
 
 // Run runs one turn: it sends the user's text, streams the answer, runs the
@@ -135,14 +231,14 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 	}
 	defer func() {
 		if err != nil {
-			emit(Event{Type: EventError, Err: err.Error()})
+			emit(Event{Type: EventError, Err: err})
 		}
 		emit(Event{Type: EventDone})
 	}()
-	s.defaults()
+	s.once.Do(s.defaults)
 	s.mu.Lock()
-	s.History = RepairHistory(s.History)
-	turnStart := len(s.History)
+	s.history = RepairHistory(s.history)
+	turnStart := len(s.history)
 	s.mu.Unlock()
 	warned := false
 	if text != "" {
@@ -153,7 +249,7 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 	raised := false
 	for step := 1; ; step++ {
 		if step > s.MaxSteps {
-			return fmt.Errorf("step budget of %d requests spent: the model is still calling tools; raise --max-steps or ask again", s.MaxSteps)
+			return WithKind(ErrBudgetSpent, fmt.Errorf("step budget of %d requests spent: the model is still calling tools; raise --max-steps or ask again", s.MaxSteps))
 		}
 		s.autoCompact(ctx, turnStart, &warned, emit)
 		resp, used, err := s.request(ctx, emit, s.BuildRequest, true)
@@ -171,13 +267,13 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 			if err == nil {
 				s.mu.Lock()
 				s.lastPrompt = u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens
-				s.lastLen = len(s.History)
+				s.lastLen = len(s.history)
 				s.mu.Unlock()
 			}
 			s.mu.Lock()
-			s.Totals.Add(u)
+			s.totals.Add(u)
 			s.mu.Unlock()
-			emit(Event{Type: EventUsage, Usage: &u, Request: step, StopReason: string(resp.StopReason)})
+			emit(Event{Type: EventUsage, Usage: &u, Request: step, StopReason: resp.StopReason})
 			if s.Store != nil {
 				_ = s.Store.RecordRequest(context.WithoutCancel(ctx), RequestRecord{
 					Provider: used.p.Name(), API: used.p.API(), Model: used.model,
@@ -187,15 +283,13 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return fmt.Errorf("turn cancelled: %w", ctx.Err())
+				return cancelled(ctx, ctx.Err())
 			}
 			return err
 		}
 		results := s.runCalls(ctx, resp.Message, emit)
 		if len(results) == 0 {
-			// A provider pauses a long server-side tool run; sending the
-			// history back lets it continue where it stopped.
-			if resp.StopReason == "pause_turn" {
+			if resp.StopReason == StopPaused {
 				continue
 			}
 			return nil
@@ -204,7 +298,7 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 			return err
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("turn cancelled: %w", ctx.Err())
+			return cancelled(ctx, ctx.Err())
 		}
 	}
 }
@@ -215,7 +309,7 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 // there is kept, with a warning that says so.
 func (s *Session) retryCut(resp *Response, err error, raised *bool, emit func(Event)) bool {
 	s.raiseOutput = false
-	if err != nil || resp == nil || resp.StopReason != "max_tokens" {
+	if err != nil || resp == nil || resp.StopReason != StopMaxTokens {
 		return false
 	}
 	if resp.CutCall && !*raised && resp.OutputMax > resp.OutputLimit {
@@ -223,7 +317,7 @@ func (s *Session) retryCut(resp *Response, err error, raised *bool, emit func(Ev
 		s.raiseOutput = true
 		u := resp.Usage
 		s.mu.Lock()
-		s.Totals.Add(u)
+		s.totals.Add(u)
 		s.mu.Unlock()
 		emit(Event{Type: EventWarning, Text: fmt.Sprintf("a tool call was cut at the output limit of %d tokens; asking again with %d", resp.OutputLimit, resp.OutputMax)})
 		return true
@@ -265,12 +359,13 @@ func (s *Session) defaults() {
 // settings. The tool lists depend on the settings alone, never on what was
 // discovered, so the provider renders the same tools array every time.
 func (s *Session) BuildRequest() *Request {
-	s.defaults()
+	s.once.Do(s.defaults)
 	s.mu.Lock()
-	hist := s.compaction.Apply(append([]Message(nil), s.History...))
+	hist := s.compaction.Apply(append([]Message(nil), s.history...))
+	model := s.Model
 	s.mu.Unlock()
 	req := &Request{
-		Model: s.Model, System: s.System, Messages: hist, MaxTokens: s.MaxTokens,
+		Model: model, System: s.System, Messages: hist, MaxTokens: s.MaxTokens,
 		Search: s.Search, SearchAlgo: s.SearchAlgo, ProviderTools: s.ProviderTools, NoStream: s.NoStream,
 		Effort: s.Effort, MaxOutput: s.raiseOutput,
 	}
@@ -340,7 +435,7 @@ type target struct {
 // is tried under the same rules; the target that answered is returned.
 // Streaming text is checkpointed to the store when partials is set.
 func (s *Session) request(ctx context.Context, emit func(Event), build func() *Request, partials bool) (*Response, target, error) {
-	p, model := s.Provider, s.Model
+	p, model := s.Target()
 	var lastErr error
 	for attempt := 0; ; attempt++ {
 		req := build()
@@ -383,6 +478,7 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 		if err == nil {
 			return resp, used, nil
 		}
+		err = classify(ctx, resp, err)
 		lastErr = err
 		var re retryable
 		if streamed || ctx.Err() != nil || !errors.As(err, &re) || !re.Retryable() {
@@ -413,7 +509,7 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 		emit(Event{Type: EventWarning, Text: fmt.Sprintf("%s; retrying in %s", err, d.Round(time.Millisecond))})
 		select {
 		case <-ctx.Done():
-			return nil, used, ctx.Err()
+			return nil, used, cancelled(ctx, ctx.Err())
 		case <-time.After(d):
 		}
 	}
@@ -459,7 +555,7 @@ func appendText(ps []Part, t string) []Part {
 
 func (s *Session) appendMessage(ctx context.Context, m Message, emit func(Event)) error {
 	s.mu.Lock()
-	s.History = append(s.History, m)
+	s.history = append(s.history, m)
 	s.mu.Unlock()
 	emit(Event{Type: EventMessage, Message: &m})
 	if s.Store != nil {
@@ -475,8 +571,8 @@ func (s *Session) appendMessage(ctx context.Context, m Message, emit func(Event)
 func (s *Session) Reset(history []Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.History = history
-	s.Totals = Usage{}
+	s.history = append([]Message(nil), history...)
+	s.totals = Usage{}
 	s.compaction = nil
 	s.lastPrompt, s.lastLen = 0, 0
 }
@@ -485,7 +581,9 @@ func (s *Session) Reset(history []Message) {
 func (s *Session) Usage() Usage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	u := s.Totals
+	u := s.totals
+	u.ServerToolUses = nil
+	u.Add(Usage{ServerToolUses: s.totals.ServerToolUses})
 	return u
 }
 
@@ -493,14 +591,29 @@ func (s *Session) Usage() Usage {
 func (s *Session) Messages() []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Message(nil), s.History...)
+	return append([]Message(nil), s.history...)
+}
+
+// Target is the provider and model the next request goes to.
+func (s *Session) Target() (Provider, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.Provider, s.Model
+}
+
+// SetTarget switches provider and model between turns (the history
+// replays under each adapter's switching rules).
+func (s *Session) SetTarget(p Provider, model string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Provider, s.Model = p, model
 }
 
 // Discovered returns the names of the tools searches have found so far.
 func (s *Session) Discovered() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Discovered(s.History)
+	return Discovered(s.history)
 }
 
 // Discovered lists, once each and in order, the tools found by searches in msgs.

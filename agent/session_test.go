@@ -288,9 +288,18 @@ func TestApprovalDenied(t *testing.T) {
 	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){
 		answer(call("1", "danger", `{"x":1}`)), answer(agent.TextPart("ok")),
 	}}
-	s := &agent.Session{Provider: p, Tools: set, NeedsApproval: func(tools.Tool) bool { return true }, Approver: deny{}}
-	if _, err := collect(t, s, "go"); err != nil {
-		t.Fatal(err)
+	s := &agent.Session{Provider: p, Tools: set, NeedsApproval: func(tools.Tool) bool { return true }}
+	asked := 0
+	err := s.Run(t.Context(), "go", func(e agent.Event) {
+		if e.Type == agent.EventApproval {
+			asked++
+			if !s.Answer(e.Tool.ID, false) {
+				t.Errorf("approval %s was not waiting", e.Tool.ID)
+			}
+		}
+	})
+	if err != nil || asked != 1 {
+		t.Fatalf("err %v, asked %d", err, asked)
 	}
 	if ran {
 		t.Error("denied tool ran")
@@ -299,10 +308,6 @@ func TestApprovalDenied(t *testing.T) {
 		t.Errorf("result = %+v", r)
 	}
 }
-
-type deny struct{}
-
-func (deny) Approve(context.Context, agent.ToolEvent) (bool, error) { return false, nil }
 
 func TestResolveSearch(t *testing.T) {
 	def := []agent.ToolDef{{Name: "x"}}
@@ -408,9 +413,14 @@ func TestApprovalHoldsForUnsearchedDeferredTool(t *testing.T) {
 	}}
 	asked := 0
 	s := &agent.Session{Provider: p, Tools: set, Search: agent.SearchClient,
-		NeedsApproval: func(t tools.Tool) bool { return t.Name == "srv__rm" },
-		Approver:      approverFunc(func(agent.ToolEvent) bool { asked++; return false })}
-	if _, err := collect(t, s, "go"); err != nil {
+		NeedsApproval: func(t tools.Tool) bool { return t.Name == "srv__rm" }}
+	err := s.Run(t.Context(), "go", func(e agent.Event) {
+		if e.Type == agent.EventApproval {
+			asked++
+			s.Answer(e.Tool.ID, false)
+		}
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if ran || asked != 1 {
@@ -424,10 +434,6 @@ func TestApprovalHoldsForUnsearchedDeferredTool(t *testing.T) {
 		t.Errorf("nameless tool_call: %q", txt)
 	}
 }
-
-type approverFunc func(agent.ToolEvent) bool
-
-func (f approverFunc) Approve(_ context.Context, e agent.ToolEvent) (bool, error) { return f(e), nil }
 
 // recStore records what the loop checkpoints.
 type recStore struct {

@@ -39,7 +39,7 @@ func (p *Provider) id(kind string) string {
 // Send plays the next step of the script for the conversation so far.
 func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent.StreamEvent)) (*agent.Response, error) {
 	mode := agent.ResolveSearch(p, req)
-	resp := &agent.Response{Resolved: mode, ToolsHash: toolsHash(req, mode), StopReason: "end_turn"}
+	resp := &agent.Response{Resolved: mode, ToolsHash: toolsHash(req, mode), StopReason: agent.StopEnd}
 	prompt := lastPrompt(req.Messages)
 	var parts []agent.Part
 	var text string
@@ -55,7 +55,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 		if t, ok := bestTool(sr.Tools, req, prompt); ok && score(t, queryFrom(prompt)) >= minFit {
 			text = fmt.Sprintf("The search found %d tools; **%s** (%s) fits best. Calling it.", len(sr.Tools), t.Name, orWord(t.Server, "built-in"))
 			parts = append(parts, agent.ToolCallPart(agent.ToolCall{ID: p.id("call"), Name: t.Name, Input: argsFor(t, prompt)}))
-			resp.StopReason = "tool_use"
+			resp.StopReason = agent.StopToolUse
 		} else {
 			text = noTool(sr, prompt)
 		}
@@ -64,7 +64,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 		if mode == agent.SearchClient {
 			text = "Let me search the tool catalog for that."
 			parts = append(parts, agent.SearchCallPart(agent.SearchCall{ID: p.id("search"), Where: agent.WhereClient, Query: q, Limit: 5}))
-			resp.StopReason = "tool_use"
+			resp.StopReason = agent.StopToolUse
 			break
 		}
 		// Search off (or nothing deferred): every tool is in req.Tools.
@@ -75,7 +75,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 		if t, ok := bestTool(names, req, prompt); ok && score(t, queryFrom(prompt)) >= minFit {
 			text = fmt.Sprintf("**%s** looks right for this. Calling it.", t.Name)
 			parts = append(parts, agent.ToolCallPart(agent.ToolCall{ID: p.id("call"), Name: t.Name, Input: argsFor(t, prompt)}))
-			resp.StopReason = "tool_use"
+			resp.StopReason = agent.StopToolUse
 		} else {
 			text = "None of my tools fits that. Try one of: " + strings.Join(Prompts, " · ")
 		}

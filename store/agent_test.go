@@ -87,7 +87,8 @@ func TestAgentLoopThroughStore(t *testing.T) {
 	if h, _ := st2.LastToolsHash(ctx); h != "hash-1" {
 		t.Fatalf("tools hash = %q", h)
 	}
-	resumed := &agent.Session{ID: st2.ID(), Provider: p, Model: "m", Tools: set, Store: st2, History: hist}
+	resumed := &agent.Session{ID: st2.ID(), Provider: p, Model: "m", Tools: set, Store: st2}
+	resumed.Reset(hist)
 	if err := resumed.Run(ctx, "again", func(agent.Event) {}); err != nil {
 		t.Fatal(err)
 	}

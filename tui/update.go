@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -336,10 +337,11 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 			m.chat.notice(itemNotice, compactionNotice(*ev.Compaction))
 		}
 	case agent.EventError:
-		if strings.Contains(ev.Err, "cancel") {
+		switch {
+		case errors.Is(ev.Err, agent.ErrCancelled):
 			m.chat.notice(itemNotice, "turn cancelled; what arrived is kept")
-		} else {
-			m.chat.notice(itemError, ev.Err)
+		case ev.Err != nil:
+			m.chat.notice(itemError, ev.Err.Error())
 		}
 	case agent.EventDone:
 		return m.endTurn()

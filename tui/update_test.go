@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image/color"
 	"strings"
@@ -66,7 +67,7 @@ func TestCancelKeepsWhatArrived(t *testing.T) {
 		if turns.cancelled != 1 {
 			t.Fatalf("%s: cancel not requested", k)
 		}
-		feed(m, b, []agent.Event{{Type: agent.EventError, Err: "turn cancelled: context canceled"}, {Type: agent.EventDone}})
+		feed(m, b, []agent.Event{{Type: agent.EventError, Err: agent.WithKind(agent.ErrCancelled, errors.New("turn cancelled: context canceled"))}, {Type: agent.EventDone}})
 		f := frame(m)
 		if !strings.Contains(f, "partial answer") || !strings.Contains(f, "(interrupted)") {
 			t.Fatalf("%s: frame lost the partial answer:\n%s", k, f)
@@ -337,7 +338,7 @@ func TestCancelThenPartialMessageMakesOneItem(t *testing.T) {
 	feed(m, b, []agent.Event{{Type: agent.EventTextDelta, Text: "half an ans"}})
 	run(m, press(m, "esc"))
 	partial := agent.Message{Role: agent.RoleAssistant, Interrupted: true, Parts: []agent.Part{agent.TextPart("half an ans")}}
-	feed(m, b, []agent.Event{{Type: agent.EventMessage, Message: &partial}, {Type: agent.EventError, Err: "turn cancelled"}, {Type: agent.EventDone}})
+	feed(m, b, []agent.Event{{Type: agent.EventMessage, Message: &partial}, {Type: agent.EventError, Err: agent.WithKind(agent.ErrCancelled, errors.New("turn cancelled"))}, {Type: agent.EventDone}})
 	if n := strings.Count(frame(m), "◆ assistant"); n != 1 {
 		t.Fatalf("%d assistant items after cancel, want 1:\n%s", n, frame(m))
 	}

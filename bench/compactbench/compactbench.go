@@ -593,7 +593,7 @@ func RunOne(ctx context.Context, f Form, variant string, o Options) (*Result, er
 	}
 	res := &Result{Form: f.Name, AutoCompact: variant}
 	for t := 1; t <= o.Turns; t++ {
-		var turnErr string
+		var turnErr error
 		err := s.Run(ctx, prompt(t, o), func(e agent.Event) {
 			switch e.Type {
 			case agent.EventUsage:
@@ -612,8 +612,8 @@ func RunOne(ctx context.Context, f Form, variant string, o Options) (*Result, er
 				turnErr = e.Err
 			}
 		})
-		if err == nil && turnErr != "" {
-			err = fmt.Errorf("%s", turnErr)
+		if err == nil && turnErr != nil {
+			err = turnErr
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s (compaction %s) turn %d: %w", f.Name, variant, t, err)

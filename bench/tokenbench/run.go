@@ -101,7 +101,7 @@ func Converse(ctx context.Context, cat *Catalog, adapter string, mode agent.Sear
 	conv := &Conversation{Catalog: cat.Name, Adapter: adapter, Mode: mode, Resolved: resolved, Targets: targets}
 	var usages []agent.Usage
 	for turn := 1; turn <= Turns; turn++ {
-		var turnErr string
+		var turnErr error
 		err := s.Run(ctx, userText(turn), func(e agent.Event) {
 			switch e.Type {
 			case agent.EventUsage:
@@ -110,8 +110,8 @@ func Converse(ctx context.Context, cat *Catalog, adapter string, mode agent.Sear
 				turnErr = e.Err
 			}
 		})
-		if err == nil && turnErr != "" {
-			err = fmt.Errorf("%s", turnErr)
+		if err == nil {
+			err = turnErr
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s %s %s turn %d: %w", cat.Name, adapter, mode, turn, err)

@@ -180,7 +180,7 @@ func readBody(body io.Reader, parser *contentParser, out *agent.Response) error 
 		parser.add(compact(b))
 	}
 	out.Message = parser.message()
-	out.StopReason = msg.StopReason
+	out.StopReason = stopReason(msg.StopReason)
 	msg.Usage.apply(&out.Usage)
 	return nil
 }
@@ -237,4 +237,19 @@ func statusOf(typ string) int {
 		return 413
 	}
 	return 500
+}
+
+// stopReason maps Anthropic's stop_reason to the neutral one.
+func stopReason(s string) agent.StopReason {
+	switch s {
+	case "tool_use":
+		return agent.StopToolUse
+	case "max_tokens", "model_context_window_exceeded":
+		return agent.StopMaxTokens
+	case "pause_turn":
+		return agent.StopPaused
+	case "refusal":
+		return agent.StopRefused
+	}
+	return agent.StopEnd
 }

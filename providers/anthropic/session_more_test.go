@@ -40,8 +40,8 @@ func TestSessionWebSearchResumed(t *testing.T) {
 			served++
 		}
 	}
-	if served != 1 || s.Totals.ServerToolUses["web_search_requests"] != 1 {
-		t.Errorf("server tool events %d, usage %+v", served, s.Totals)
+	if served != 1 || s.Usage().ServerToolUses["web_search_requests"] != 1 {
+		t.Errorf("server tool events %d, usage %+v", served, s.Usage())
 	}
 	if !bytes.Contains(srv.Requests()[0].Tools(), []byte(`{"type":"web_search_20250305","name":"web_search","max_uses":3`)) {
 		t.Errorf("tools %s", srv.Requests()[0].Tools())
@@ -49,7 +49,7 @@ func TestSessionWebSearchResumed(t *testing.T) {
 	// Resume: a new session over the stored history.
 	resumed := newSession(t, srv, agent.SearchNative, false)
 	resumed.ProviderTools = s.ProviderTools
-	resumed.History = s.Messages()
+	resumed.Reset(s.Messages())
 	if _, err := run(t, resumed, "And tomorrow?"); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestSessionSwitchesAreAccepted(t *testing.T) {
 		func() { s.Search, s.Model = agent.SearchNative, "claude-3-5-haiku-20241022" },
 		func() {
 			s.Model = model
-			s.History = append(s.History, agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("(from openai)")}},
+			s.Reset(append(s.Messages(), agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("(from openai)")}},
 				agent.Message{Role: agent.RoleAssistant, Parts: []agent.Part{
 					agent.SearchCallPart(agent.SearchCall{ID: "tsc_1", Where: agent.WhereProvider, Names: []string{"stock_price"}}),
 					agent.SearchResultPart(agent.SearchResult{CallID: "tsc_1", Where: agent.WhereProvider, Tools: []string{"stock_price"}}),
@@ -87,7 +87,7 @@ func TestSessionSwitchesAreAccepted(t *testing.T) {
 					agent.RawPart("openai", "responses", json.RawMessage(`[]`)),
 				}},
 				agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.ToolResultPart(agent.ToolResult{CallID: "fc_1.x", Text: "42"})}},
-				agent.Message{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("ACME is at 42.")}})
+				agent.Message{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("ACME is at 42.")}}))
 		},
 	}
 	for i, step := range steps {

@@ -137,8 +137,8 @@ func TestSessionNativeSearchEndToEnd(t *testing.T) {
 			if got := hist[len(hist)-1].Text(); got != "It is sunny in Berlin." {
 				t.Errorf("final answer %q", got)
 			}
-			if s.Totals.CacheReadTokens == 0 || s.Totals.CacheWriteTokens == 0 {
-				t.Errorf("cache usage not reported: %+v", s.Totals)
+			if u := s.Usage(); u.CacheReadTokens == 0 || u.CacheWriteTokens == 0 {
+				t.Errorf("cache usage not reported: %+v", u)
 			}
 		})
 	}

@@ -176,14 +176,14 @@ func readStream(body io.Reader, parser *contentParser, out *agent.Response, requ
 			parser.add(raw)
 		case "message_delta":
 			if se.Delta.StopReason != "" {
-				out.StopReason = se.Delta.StopReason
+				out.StopReason = stopReason(se.Delta.StopReason)
 			}
 			if se.Delta.Container != nil {
 				parser.container = se.Delta.Container
 			}
 			se.Usage.apply(&out.Usage)
 		case "message_stop":
-			if out.CutCall && out.StopReason != "max_tokens" {
+			if out.CutCall && out.StopReason != agent.StopMaxTokens {
 				return errors.New("anthropic: stream cut: tool_use block input is not valid JSON")
 			}
 			return nil

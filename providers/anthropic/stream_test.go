@@ -92,7 +92,7 @@ func TestStreamAndJSONParseAlike(t *testing.T) {
 		if resp.Usage.ServerToolUses["web_search_requests"] != 1 || resp.Usage.InputTokens == 0 || resp.Usage.OutputTokens == 0 {
 			t.Errorf("usage %+v", resp.Usage)
 		}
-		if resp.StopReason != "tool_use" {
+		if resp.StopReason != agent.StopToolUse {
 			t.Errorf("stop reason %q", resp.StopReason)
 		}
 		var text strings.Builder

@@ -201,14 +201,14 @@ func TestCutNativeSearchCarriedOver(t *testing.T) {
 			w := newWorld(t)
 			w.ant.NoNativeSearch = map[string]bool{haiku35: true}
 			id := "srvtoolu_01CutCutCutCutCutCutCut"
-			w.s.History = []agent.Message{
+			w.s.Reset([]agent.Message{
 				{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("What is the weather in Paris?")}},
 				{Role: agent.RoleAssistant, Interrupted: true, Parts: []agent.Part{
 					agent.TextPart("Let me look."),
 					agent.SearchCallPart(agent.SearchCall{ID: id, Where: agent.WhereProvider, Query: "weather"}),
 					agent.RawPart("anthropic", "messages", json.RawMessage(`[{"type":"text","text":"Let me look."},{"type":"server_tool_use","id":"`+id+`","name":"tool_search_tool_bm25","input":{"query":"weather"}}]`)),
 				}},
-			}
+			})
 			p, model := c.target(w)
 			st := w.turn(p, model, "And the weather in Rome?")
 			w.wantKinds(st, c.want...)

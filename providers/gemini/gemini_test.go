@@ -215,7 +215,7 @@ func TestUsageAndBadKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Usage.OutputTokens != 12 || resp.Usage.InputTokens == 0 || resp.StopReason != "end_turn" || resp.Message.Text() != "hello there" {
+	if resp.Usage.OutputTokens != 12 || resp.Usage.InputTokens == 0 || resp.StopReason != agent.StopEnd || resp.Message.Text() != "hello there" {
 		t.Errorf("resp = %+v", resp)
 	}
 	bad := gemini.New(gemini.Options{APIKey: "nope", BaseURL: f.URL})

@@ -250,16 +250,16 @@ func (a *accumulator) message(interrupted bool) agent.Message {
 	return m
 }
 
-func (a *accumulator) stopReason() string {
+func (a *accumulator) stopReason() agent.StopReason {
 	switch {
 	case a.calls > 0:
-		return "tool_use"
-	case a.finish == "STOP":
-		return "end_turn"
+		return agent.StopToolUse
 	case a.finish == "MAX_TOKENS":
-		return "max_tokens"
+		return agent.StopMaxTokens
+	case a.finish == "SAFETY", a.finish == "RECITATION", a.finish == "BLOCKLIST", a.finish == "PROHIBITED_CONTENT", a.finish == "SPII":
+		return agent.StopRefused
 	}
-	return strings.ToLower(a.finish)
+	return agent.StopEnd
 }
 
 func newCallID() string {

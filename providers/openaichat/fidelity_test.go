@@ -91,13 +91,13 @@ func TestDeepSeekReasoningOnEveryToolTurn(t *testing.T) {
 	s.Provider = New(Options{Name: "deepseek", BaseURL: fake.BaseURL()})
 	s.Model = "deepseek-reasoner"
 	// A tool-call turn made by another provider, earlier in the conversation.
-	s.History = []agent.Message{
+	s.Reset([]agent.Message{
 		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("Read a.txt")}},
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.ToolCallPart(agent.ToolCall{ID: "toolu_01", Name: "read_file", Input: json.RawMessage(`{"path":"a.txt"}`)}),
 			agent.RawPart("anthropic", "messages", json.RawMessage(`[{"type":"tool_use","id":"toolu_01","name":"read_file","input":{"path":"a.txt"}}]`))}},
 		{Role: agent.RoleUser, Parts: []agent.Part{agent.ToolResultPart(agent.ToolResult{CallID: "toolu_01", Text: "hello"})}},
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("It says hello.")}},
-	}
+	})
 	evs := run(t, s, "Weather in Oslo?")
 	reqs := noRejection(t, fake)
 	last := string(reqs[len(reqs)-1].Body)

@@ -249,10 +249,7 @@ func serverOf(m agent.Message) string {
 // response assembles the neutral response.
 func (a *accumulator) response(r *rendered, complete bool) *agent.Response {
 	msg := a.message(r, complete)
-	stop := a.finish
-	if stop == "length" {
-		stop = "max_tokens"
-	}
+	stop := stopReason(a.finish)
 	return &agent.Response{Message: msg, Usage: a.usage.usage(), StopReason: stop, CutCall: a.cutCall,
 		OutputLimit: r.maxTokens, OutputMax: r.maxOutput}
 }
@@ -444,4 +441,17 @@ func (p *Provider) parseJSON(body io.Reader, r *rendered) (*agent.Response, erro
 		}
 	}
 	return acc.response(r, true), nil
+}
+
+// stopReason maps a finish_reason to the neutral stop reason.
+func stopReason(s string) agent.StopReason {
+	switch s {
+	case "tool_calls", "function_call":
+		return agent.StopToolUse
+	case "length":
+		return agent.StopMaxTokens
+	case "content_filter":
+		return agent.StopRefused
+	}
+	return agent.StopEnd
 }

@@ -84,7 +84,7 @@ func TestStreamSplitAnywhere(t *testing.T) {
 			if !noStream && streamed.String() != turn.Text {
 				t.Errorf("split %d: streamed %q", split, streamed.String())
 			}
-			if resp.StopReason != "tool_calls" || resp.Resolved != agent.SearchClient || resp.ToolsHash == "" {
+			if resp.StopReason != agent.StopToolUse || resp.Resolved != agent.SearchClient || resp.ToolsHash == "" {
 				t.Errorf("split %d: stop %q resolved %q hash %q", split, resp.StopReason, resp.Resolved, resp.ToolsHash)
 			}
 			if resp.Usage.InputTokens == 0 || resp.Usage.OutputTokens == 0 {

@@ -239,7 +239,7 @@ func TestSessionContinuesAnthropicConversation(t *testing.T) {
 		chattest.Text("Sunny in Paris too."),
 	)
 	s := testSession(t, fake)
-	s.History = anthropicHistory()
+	s.Reset(anthropicHistory())
 	run(t, s, "And Paris?")
 	if rej := fake.Rejected(); len(rej) > 0 {
 		t.Fatalf("fake rejected: %s", rej[0].Error)

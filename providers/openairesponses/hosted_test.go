@@ -12,10 +12,6 @@ import (
 	"github.com/agent-dev/agent/tools"
 )
 
-type approver bool
-
-func (a approver) Approve(context.Context, agent.ToolEvent) (bool, error) { return bool(a), nil }
-
 func TestWebSearchSources(t *testing.T) {
 	for _, noStream := range []bool{false, true} {
 		srv := rt.NewServer(t)
@@ -64,12 +60,13 @@ func TestMCPApproval(t *testing.T) {
 		srv.Script(rt.Turn{rt.MCPApproval("deepwiki", "ask_question", `{"q":"x"}`)},
 			rt.Turn{rt.MCPCall("deepwiki", "ask_question", `{"q":"x"}`, "42"), rt.Text("answered")})
 		p := openairesponses.New(openairesponses.Options{APIKey: rt.DefaultKey, BaseURL: srv.URL})
-		s := &agent.Session{Provider: p, Model: "gpt-5.4", Tools: tools.NewSet(), Approver: approver(allow),
+		s := &agent.Session{Provider: p, Model: "gpt-5.4", Tools: tools.NewSet(),
 			ProviderTools: []agent.ProviderTool{{Alias: "mcp", Options: json.RawMessage(`{"name":"deepwiki","url":"https://mcp.deepwiki.com/mcp"}`)}}}
 		asked := 0
 		if err := s.Run(context.Background(), "ask", func(e agent.Event) {
 			if e.Type == agent.EventApproval {
 				asked++
+				s.Answer(e.Tool.ID, allow)
 			}
 		}); err != nil {
 			t.Fatal(err)

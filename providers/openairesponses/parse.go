@@ -392,7 +392,7 @@ func (a *assembler) finish() *agent.Response {
 			}
 		}
 	}
-	stop := "end_turn"
+	stop := agent.StopEnd
 	for _, p := range msg.Parts {
 		switch {
 		case p.Type == agent.PartServerTool && p.ServerTool.Name == "web_search":
@@ -402,7 +402,7 @@ func (a *assembler) finish() *agent.Response {
 		case p.Type == agent.PartToolCall,
 			p.Type == agent.PartSearchCall && p.SearchCall.Where == agent.WhereClient,
 			p.Type == agent.PartServerTool && p.ServerTool.Pending:
-			stop = "tool_use"
+			stop = agent.StopToolUse
 		}
 	}
 	if len(cites) > 0 {
@@ -422,9 +422,11 @@ func (a *assembler) finish() *agent.Response {
 			usage.OutputTokens = r.Usage.OutputTokens
 		}
 		if r.Status == "incomplete" && r.IncompleteDetails != nil {
-			resp.StopReason = r.IncompleteDetails.Reason
-			if resp.StopReason == "max_output_tokens" {
-				resp.StopReason = "max_tokens"
+			switch r.IncompleteDetails.Reason {
+			case "max_output_tokens":
+				resp.StopReason = agent.StopMaxTokens
+			case "content_filter":
+				resp.StopReason = agent.StopRefused
 			}
 		}
 	}

@@ -143,7 +143,12 @@ func (r *renderer) user(m agent.Message) {
 			var d struct {
 				Approve bool `json:"approve"`
 			}
-			_ = json.Unmarshal(p.ServerTool.Result, &d)
+			if a := p.ServerTool.Approved; a != nil {
+				d.Approve = *a
+			} else {
+				// Sessions stored before Approved existed kept the answer here.
+				_ = json.Unmarshal(p.ServerTool.Result, &d)
+			}
 			r.add(struct {
 				Type              string `json:"type"`
 				ApprovalRequestID string `json:"approval_request_id"`
