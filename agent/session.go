@@ -108,10 +108,16 @@ type Session struct {
 }
 
 // Send runs one turn in the background and returns its event stream, which
-// ends with EventDone. The turn never waits for the reader: events queue
-// until read. Once ctx is done, a reader that stopped reading is given up
-// on (the rest of the events are dropped and the channel closed).
+// ends with EventDone (see Stream).
 func (s *Session) Send(ctx context.Context, text string) <-chan Event {
+	return Stream(ctx, func(emit func(Event)) { _ = s.Run(ctx, text, emit) })
+}
+
+// Stream runs run in the background and returns the events it emits. The
+// run never waits for the reader: events queue until read. Once ctx is
+// done, a reader that stopped reading is given up on (the rest of the
+// events are dropped and the channel closed).
+func Stream(ctx context.Context, run func(emit func(Event))) <-chan Event {
 	ch := make(chan Event, 64)
 	var (
 		mu    sync.Mutex
@@ -119,24 +125,23 @@ func (s *Session) Send(ctx context.Context, text string) <-chan Event {
 		ended bool
 		wake  = make(chan struct{}, 1)
 	)
-	push := func(e Event) {
-		mu.Lock()
-		queue = append(queue, e)
-		mu.Unlock()
+	signal := func() {
 		select {
 		case wake <- struct{}{}:
 		default:
 		}
 	}
 	go func() {
-		_ = s.Run(ctx, text, func(e Event) { push(e) })
+		run(func(e Event) {
+			mu.Lock()
+			queue = append(queue, e)
+			mu.Unlock()
+			signal()
+		})
 		mu.Lock()
 		ended = true
 		mu.Unlock()
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
+		signal()
 	}()
 	go func() {
 		defer close(ch)

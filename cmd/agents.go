@@ -9,87 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agent-dev/agent/config"
-	"github.com/agent-dev/agent/config/agents"
 	"github.com/agent-dev/agent/sanitize"
-	"github.com/agent-dev/agent/tools"
 )
-
-// agentProfiles loads the profiles this run sees: the config file's
-// "agents", the user's and the project's directories.
-func agentProfiles(g *Globals) *agents.Set {
-	path := g.ConfigPath
-	if path == "" {
-		path = config.DefaultPath()
-	}
-	return agents.Load(agents.DefaultDirs(g.Workdir), path)
-}
-
-// useProfile applies the named profile under the flags given.
-func useProfile(g *Globals, name string) error {
-	p, err := agentProfiles(g).Find(name)
-	if err != nil {
-		return &UsageError{err}
-	}
-	applyProfile(g, p)
-	return nil
-}
-
-// applyProfile puts a profile's settings over the config file and the
-// environment, wherever no flag was given: flags still win.
-func applyProfile(g *Globals, p agents.Profile) {
-	c := &g.Config
-	set := func(flag string, dst *string, v string) {
-		if v != "" && !g.changed[flag] {
-			*dst = v
-		}
-	}
-	set("provider", &c.Provider, p.Provider)
-	if p.Provider != "" && p.Model == "" && !g.changed["model"] {
-		c.Model = "" // the provider's default, not a model of another provider
-	}
-	set("model", &c.Model, p.Model)
-	set("fallback-model", &c.FallbackModel, p.FallbackModel)
-	set("effort", &c.Effort, p.Effort)
-	set("system", &c.System, p.System)
-	set("search", &c.Search, p.Search)
-	set("theme", &c.Theme, p.Theme)
-	if p.MaxTokens > 0 && !g.changed["max-tokens"] {
-		c.MaxTokens = p.MaxTokens
-	}
-	if len(p.ProviderTools) > 0 {
-		c.ProviderTools = append(append([]string(nil), p.ProviderTools...), g.ProviderTools...)
-	}
-	c.RequireApproval = append(append([]string(nil), c.RequireApproval...), p.RequireApproval...)
-	if len(p.MCP) > 0 && !g.changed["mcp"] {
-		g.MCP = append([]string(nil), p.MCP...)
-	}
-	if p.Defer != "" && len(p.DeferTools) == 0 && !g.changed["defer"] {
-		g.Defer = p.Defer
-	}
-	g.Agent = p.Name
-	g.profile = &p
-}
-
-// toolPolicy is the profile's allow list and deferral list as the tool
-// set's registration policy; nil functions when the profile has none.
-func toolPolicy(g *Globals) (allow, deferIf func(tools.Tool) bool) {
-	p := g.profile
-	if p == nil {
-		return nil, nil
-	}
-	if len(p.Tools) > 0 {
-		allow = func(t tools.Tool) bool {
-			return p.Allows(t.Name, t.Server) || (t.Orig != "" && p.Allows(t.Orig, t.Server))
-		}
-	}
-	if len(p.DeferTools) > 0 && !g.changed["defer"] {
-		deferIf = func(t tools.Tool) bool {
-			return p.Defers(t.Name, t.Server) || (t.Orig != "" && p.Defers(t.Orig, t.Server))
-		}
-	}
-	return allow, deferIf
-}
 
 // agentRow is one profile of `agent agents --json`.
 type agentRow struct {
@@ -119,7 +40,11 @@ func newAgentsCmd(g *Globals) *cobra.Command {
 		Short: "List agent profiles (.agent/agents/NAME.md, ~/.config/agent/agents/NAME.md, the config's agents) and where each comes from",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			set := agentProfiles(g)
+			settings, err := g.settings()
+			if err != nil {
+				return err
+			}
+			set := settings.Profiles()
 			rep := agentsReport{Agents: []agentRow{}, Errors: []string{}}
 			for _, p := range set.List() {
 				rep.Agents = append(rep.Agents, agentRow{Name: p.Name, Description: p.Description, Source: p.Source, Path: p.Path,
@@ -145,7 +70,7 @@ func newAgentsCmd(g *Globals) *cobra.Command {
 			fmt.Fprintln(tw, "NAME\tSOURCE\tMODEL\tMCP\tDESCRIPTION")
 			for _, a := range rep.Agents {
 				model := strings.TrimPrefix(a.Provider+":"+a.Model, ":")
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sanitize.Line(a.Name), a.Source+" "+sanitize.Line(shortPath(g, a.Path)),
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sanitize.Line(a.Name), a.Source+" "+sanitize.Line(shortPath(settings.Workdir, a.Path)),
 					orDash(sanitize.Line(model)), orDash(sanitize.Line(strings.Join(a.MCP, ","))), sanitize.Line(a.Description))
 			}
 			return tw.Flush()
@@ -157,8 +82,8 @@ func newAgentsCmd(g *Globals) *cobra.Command {
 
 // shortPath shows a profile's file relative to the working directory when
 // it is inside it.
-func shortPath(g *Globals, p string) string {
-	if rel, err := filepath.Rel(g.Workdir, p); err == nil && !strings.HasPrefix(rel, "..") {
+func shortPath(workdir, p string) string {
+	if rel, err := filepath.Rel(workdir, p); err == nil && !strings.HasPrefix(rel, "..") {
 		return rel
 	}
 	return p

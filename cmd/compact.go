@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/sanitize"
 )
 
@@ -33,20 +34,24 @@ The session is resumed with its stored provider, model and servers (the flags ov
 		Args: sessionsMinArgs(1, "a session ID (see agent sessions)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			g.Resume = args[0]
-			rt, err := buildRuntime(ctx, g, nil)
+			s, err := g.settings()
 			if err != nil {
 				return err
 			}
-			defer rt.Close()
-			for _, w := range rt.Warnings {
+			s.Resume = args[0]
+			a, err := app.Open(ctx, s, app.Options{Getenv: g.Getenv, Version: versionString()})
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			for _, w := range a.Warnings() {
 				fmt.Fprintln(g.Stderr, "warning: "+sanitize.Line(w))
 			}
-			cp, err := rt.Session.Compact(ctx, strings.Join(args[1:], " "), nil)
+			cp, err := a.Compact(ctx, strings.Join(args[1:], " "))
 			if err != nil {
 				return err
 			}
-			rep := compactReport{SessionID: rt.Session.ID, Compacted: *cp, Messages: len(rt.Session.Messages())}
+			rep := compactReport{SessionID: a.Session().ID, Compacted: *cp, Messages: len(a.Session().Messages())}
 			if asJSON {
 				e := json.NewEncoder(g.Stdout)
 				e.SetIndent("", "  ")
@@ -60,20 +65,9 @@ The session is resumed with its stored provider, model and servers (the flags ov
 	return c
 }
 
-// compactionLine is the one-line account of a compaction, shared by the
-// shell command and the TUI's notices.
-func compactionLine(c agent.Compaction) string {
-	kept := ""
-	if n := len(c.Found); n > 0 {
-		kept = fmt.Sprintf("; %d found tools stay loaded", n)
-	}
-	return fmt.Sprintf("%d messages summarised: context about %d → %d tokens (estimated)%s; the summary took %d input and %d output tokens",
-		c.Boundary, c.Before, c.After, kept, c.Usage.InputTokens+c.Usage.CacheReadTokens+c.Usage.CacheWriteTokens, c.Usage.OutputTokens)
-}
-
 func writeCompaction(w io.Writer, rep compactReport) {
 	sw := sanitize.NewWriter(w) // the summary is model output
 	defer sw.Flush()
-	fmt.Fprintf(sw, "Compacted session %s (compaction %d): %s.\n", rep.SessionID, rep.Compacted.Seq, compactionLine(rep.Compacted))
+	fmt.Fprintf(sw, "Compacted session %s (compaction %d): %s.\n", rep.SessionID, rep.Compacted.Seq, app.CompactionLine(rep.Compacted))
 	fmt.Fprintf(sw, "The store keeps all %d messages (agent sessions show %s).\n\n%s\n", rep.Messages, rep.SessionID, rep.Compacted.Summary)
 }

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/agent-dev/agent/app"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,7 +164,7 @@ func TestUntrustedTextIsSanitised(t *testing.T) {
 	noEscapes(t, "tools search", search.stdout)
 
 	var b bytes.Buffer
-	if err := writeMCPList(&b, []mcpListEntry{{Status: mcptools.Status{Name: "x", State: mcptools.StateFailed, Error: "exit status 1: " + evil}}}, false); err != nil {
+	if err := writeMCPList(&b, []app.MCPEntry{{Status: mcptools.Status{Name: "x", State: mcptools.StateFailed, Error: "exit status 1: " + evil}}}, false); err != nil {
 		t.Fatal(err)
 	}
 	noEscapes(t, "mcp list", b.String())
@@ -280,24 +281,5 @@ func TestFailedPrintRunLeavesNoSession(t *testing.T) {
 	list := runAgent(t, nil, "sessions", "--db", db, "--json")
 	if strings.TrimSpace(list.stdout) != "[]" {
 		t.Fatalf("sessions left: %s", list.stdout)
-	}
-}
-
-// #14 case 7: in the TUI, a server named with --mcp that fails to start
-// (in the background) is sent to the TUI as an error, at once.
-func TestNamedServerFailureIsATUIAlert(t *testing.T) {
-	rt := &runtime{Alerts: make(chan string, 1), named: []string{"broken"}}
-	rt.onMCPEvent(mcptools.Event{Kind: mcptools.EventWarning, Server: "broken", Text: "MCP server broken did not start: exit status 3"})
-	rt.onMCPEvent(mcptools.Event{Kind: mcptools.EventWarning, Server: "other", Text: "MCP server other did not start"})
-	select {
-	case a := <-rt.Alerts:
-		if !strings.Contains(a, "broken did not start") || !strings.Contains(a, "named with --mcp") {
-			t.Errorf("alert = %q", a)
-		}
-	default:
-		t.Fatal("no alert for the named server")
-	}
-	if len(rt.Notices) != 1 || !strings.Contains(rt.Notices[0], "other") {
-		t.Errorf("notices = %q", rt.Notices)
 	}
 }

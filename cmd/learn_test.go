@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/agent-dev/agent/app"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,7 +62,7 @@ func learnSession(t *testing.T, db *store.DB, g *Globals, script []agent.Message
 	}
 	searcher := search.NewSearcher(set)
 	s := &agent.Session{ID: "s" + t.Name(), Provider: &replay{script}, Model: "m", Tools: set, Search: agent.SearchClient, Searcher: searcher}
-	s.Learner = learnFromStore(t.Context(), g, db, searcher, func() string { return s.ID })
+	s.Learner = app.NewLearner(t.Context(), app.Settings{Config: g.Config, NoLearn: g.NoLearn}, db, searcher, func() string { return s.ID })
 	return s, searcher
 }
 
@@ -129,7 +130,7 @@ func TestLearningFromUseAcrossSessions(t *testing.T) {
 	}
 
 	// --no-learn: nothing learned is used, and nothing recorded.
-	off := &Globals{NoLearn: true}
+	off := &Globals{Flags: app.Flags{NoLearn: true}}
 	s3, plain := learnSession(t, db, off, []agent.Message{
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.SearchCallPart(agent.SearchCall{ID: "s1", Where: agent.WhereClient, Query: "air quality"})}},
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.ToolCallPart(agent.ToolCall{ID: "c1", Name: "get_air_quality", Input: json.RawMessage(`{}`)})}},
@@ -148,7 +149,7 @@ func TestLearningFromUseAcrossSessions(t *testing.T) {
 		t.Errorf("--no-learn recorded a use: %+v", uses)
 	}
 	f := false
-	if learning(&Globals{Config: config.Config{Learn: &f}}) {
+	if (app.Settings{Config: config.Config{Learn: &f}}).Learning() {
 		t.Error(`"learn": false in the config does not turn learning off`)
 	}
 }

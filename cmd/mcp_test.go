@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/agent-dev/agent/app"
 	"net"
 	"net/http"
 	"os"
@@ -62,16 +63,16 @@ func TestMCPList(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	g := &Globals{Workdir: dir, MCPConfig: cfg, Defer: "true"}
+	g := &Globals{Flags: app.Flags{Workdir: dir, MCPConfig: cfg, Defer: "true"}}
 	out, err := runMCPList(t, g, "--json")
 	if err != nil {
 		t.Fatal(err, out)
 	}
-	var entries []mcpListEntry
+	var entries []app.MCPEntry
 	if err := json.Unmarshal([]byte(out), &entries); err != nil {
 		t.Fatal(err, out)
 	}
-	got := map[string]mcpListEntry{}
+	got := map[string]app.MCPEntry{}
 	for _, e := range entries {
 		got[e.Name] = e
 	}
@@ -113,9 +114,9 @@ func TestMCPConfigErrors(t *testing.T) {
 		g    Globals
 		want string
 	}{
-		{Globals{Workdir: dir, MCPConfig: filepath.Join(dir, "missing.json")}, "missing.json does not exist: check the path given to --mcp-config"},
-		{Globals{Workdir: dir, MCPConfig: bad}, `bad.json: server "x": unknown type "ws"`},
-		{Globals{Workdir: dir, MCP: []string{"nope"}}, `unknown MCP server "nope"`},
+		{Globals{Flags: app.Flags{Workdir: dir, MCPConfig: filepath.Join(dir, "missing.json")}}, "missing.json does not exist: check the path given to --mcp-config"},
+		{Globals{Flags: app.Flags{Workdir: dir, MCPConfig: bad}}, `bad.json: server "x": unknown type "ws"`},
+		{Globals{Flags: app.Flags{Workdir: dir, MCP: []string{"nope"}}}, `unknown MCP server "nope"`},
 	}
 	for _, tt := range tests {
 		_, err := runMCPList(t, &tt.g)

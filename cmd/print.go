@@ -12,83 +12,12 @@ import (
 	"time"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/sanitize"
 )
 
-// printError marks a failed turn in print mode: exit code 1 after the output
-// has been written.
-type printError struct{ err error }
-
-func (e *printError) Error() string { return e.err.Error() }
-func (e *printError) Unwrap() error { return e.err }
-
 // PrintResult is the -p --output-format json object.
-type PrintResult struct {
-	Type      string `json:"type,omitempty"`
-	SessionID string `json:"session_id"`
-	// Compactions lists the automatic compactions of this run.
-	Compactions     []agent.Compaction `json:"compactions,omitempty"`
-	Result          string             `json:"result"`
-	IsError         bool               `json:"is_error"`
-	Error           string             `json:"error,omitempty"`
-	NumRequests     int                `json:"num_requests"`
-	Provider        string             `json:"provider"`
-	Model           string             `json:"model"`
-	Usage           PrintUsage         `json:"usage"`
-	Searches        []PrintSearch      `json:"searches"`
-	ToolCalls       []PrintToolCall    `json:"tool_calls"`
-	ServerToolCalls []PrintServerTool  `json:"server_tool_calls"`
-	Sources         []agent.Source     `json:"sources"`
-	Warnings        []string           `json:"warnings"`
-	Discovered      []string           `json:"discovered_tools"`
-	ToolsHash       string             `json:"tools_hash,omitempty"`
-	// StopReason is why the last request stopped ("max_tokens": the answer
-	// was cut at the output limit).
-	StopReason string `json:"stop_reason,omitempty"`
-}
-
-// PrintUsage mirrors the provider usage fields.
-type PrintUsage struct {
-	InputTokens              int            `json:"input_tokens"`
-	OutputTokens             int            `json:"output_tokens"`
-	CacheReadInputTokens     int            `json:"cache_read_input_tokens"`
-	CacheCreationInputTokens int            `json:"cache_creation_input_tokens"`
-	ServerToolUse            map[string]int `json:"server_tool_use"`
-}
-
-// PrintSearch is one tool search of the turn.
-type PrintSearch struct {
-	Query string   `json:"query"`
-	Tools []string `json:"tools"`
-	Where string   `json:"where"`
-	Error string   `json:"error,omitempty"`
-}
-
-// PrintToolCall is one local tool call of the turn.
-type PrintToolCall struct {
-	Name    string `json:"name"`
-	IsError bool   `json:"is_error"`
-}
-
-// PrintServerTool is one provider-hosted tool call.
-type PrintServerTool struct {
-	Name    string          `json:"name"`
-	Input   json.RawMessage `json:"input"`
-	IsError bool            `json:"is_error"`
-}
-
-// printApprover answers approval requests in print mode: allowed only with --yes.
-type printApprover struct {
-	yes    bool
-	stderr io.Writer
-}
-
-func (a printApprover) Approve(_ context.Context, call agent.ToolEvent) (bool, error) {
-	if !a.yes {
-		fmt.Fprintf(a.stderr, "agent: denied %s: it needs approval; rerun with --yes to allow it\n", call.Name)
-	}
-	return a.yes, nil
-}
+type PrintResult = app.TurnResult
 
 // stdinGrace is how long -p with a prompt waits for piped stdin to start.
 const stdinGrace = 2 * time.Second
@@ -159,139 +88,52 @@ func runPrint(ctx context.Context, g *Globals) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	rt, err := buildRuntime(ctx, g, printApprover{yes: g.Yes, stderr: g.Stderr})
+	a, err := app.Open(ctx, g.Settings, app.Options{Getenv: g.Getenv, Version: versionString(), Title: g.Prompt})
 	if err != nil {
 		return err
 	}
-	defer rt.Close()
-	res := PrintResult{SessionID: rt.Session.ID, Provider: rt.Session.Provider.Name(), Model: rt.Session.Model,
-		Searches: []PrintSearch{}, ToolCalls: []PrintToolCall{}, ServerToolCalls: []PrintServerTool{}, Sources: []agent.Source{},
-		Warnings: []string{}, Usage: PrintUsage{ServerToolUse: map[string]int{}}}
-	res.Warnings = append(res.Warnings, rt.Warnings...)
-	for _, w := range rt.Warnings {
+	defer a.Close()
+	for _, w := range a.Warnings() {
 		fmt.Fprintln(g.Stderr, "agent: warning: "+sanitize.Line(w))
 	}
+	red := a.NewReducer()
 	// Text mode prints the model's words, which may echo a tool result:
 	// escape sequences in them never reach the terminal.
-	text := sanitize.NewWriter(g.Stdout)
-	defer text.Flush()
+	out := sanitize.NewWriter(g.Stdout)
+	defer out.Flush()
 	enc := json.NewEncoder(g.Stdout)
 	if g.OutputFormat == "stream-json" {
-		_ = enc.Encode(map[string]any{"type": "init", "session_id": res.SessionID, "provider": res.Provider, "model": res.Model})
+		p, model := a.Session().Target()
+		_ = enc.Encode(map[string]any{"type": "init", "session_id": a.Session().ID, "provider": p.Name(), "model": model})
 	}
-	searchIdx := map[string]int{}
-	seenSource := map[string]bool{}
-	var lastText, allText strings.Builder
-	breakNext := false
-	var turnErr string
-	for ev := range rt.Session.Send(ctx, prompt) {
+	for ev := range a.Send(ctx, prompt) {
 		if g.OutputFormat == "stream-json" {
 			_ = enc.Encode(ev)
 		}
-		switch ev.Type {
-		case agent.EventTextDelta:
-			if breakNext {
-				// Each assistant message is its own paragraph; without
-				// this, "…for that." and "The search found…" run together.
-				breakNext = false
-				sep := "\n\n"
-				if strings.HasSuffix(allText.String(), "\n") {
-					sep = "\n"
-				}
-				if g.OutputFormat == "text" {
-					fmt.Fprint(text, sep)
-				}
-				allText.WriteString(sep)
-			}
-			if g.OutputFormat == "text" {
-				fmt.Fprint(text, ev.Text)
-			}
-			lastText.WriteString(ev.Text)
-			allText.WriteString(ev.Text)
-		case agent.EventSearchStarted:
-			searchIdx[ev.Search.ID] = len(res.Searches)
-			res.Searches = append(res.Searches, PrintSearch{Query: ev.Search.Query, Where: ev.Search.Where, Tools: []string{}})
-		case agent.EventSearchFinished:
-			i, ok := searchIdx[ev.Search.ID]
-			if !ok {
-				// A search finished in a later response than it began (split pair).
-				i = len(res.Searches)
-				res.Searches = append(res.Searches, PrintSearch{Query: ev.Search.Query, Where: ev.Search.Where})
-				searchIdx[ev.Search.ID] = i
-			}
-			if ev.Search.Tools != nil {
-				res.Searches[i].Tools = ev.Search.Tools
-			}
-			res.Searches[i].Error = ev.Search.Error
-		case agent.EventToolStarted:
-			lastText.Reset()
-		case agent.EventToolFinished:
-			res.ToolCalls = append(res.ToolCalls, PrintToolCall{Name: ev.Tool.Name, IsError: ev.Tool.IsError})
-		case agent.EventMessage:
-			// Server tool calls are taken from completed assistant messages:
-			// streams announce them before their results arrive.
-			if m := ev.Message; m != nil && m.Role == agent.RoleAssistant {
-				breakNext = allText.Len() > 0
-				for _, p := range m.Parts {
-					st := p.ServerTool
-					if p.Type != agent.PartServerTool || st == nil {
-						continue
-					}
-					if !st.Pending && st.Name != "citations" {
-						res.ServerToolCalls = append(res.ServerToolCalls, PrintServerTool{Name: st.Name, Input: st.Input, IsError: st.IsError})
-					}
-					for _, s := range st.Sources {
-						if !seenSource[s.URL] {
-							seenSource[s.URL] = true
-							res.Sources = append(res.Sources, s)
-						}
-					}
-				}
-			}
-		case agent.EventUsage:
-			res.NumRequests++
-			res.StopReason = ev.StopReason
-			u := ev.Usage
-			res.Usage.InputTokens += u.InputTokens
-			res.Usage.OutputTokens += u.OutputTokens
-			res.Usage.CacheReadInputTokens += u.CacheReadTokens
-			res.Usage.CacheCreationInputTokens += u.CacheWriteTokens
-			for k, v := range u.ServerToolUses {
-				res.Usage.ServerToolUse[k] += v
-			}
-		case agent.EventWarning:
+		text := red.Add(ev)
+		switch {
+		case text != "" && g.OutputFormat == "text":
+			fmt.Fprint(out, text)
+		case ev.Type == agent.EventWarning:
 			fmt.Fprintln(g.Stderr, "agent: "+sanitize.Line(ev.Text))
-			res.Warnings = append(res.Warnings, ev.Text)
-		case agent.EventCompacted:
-			if c := ev.Compaction; c != nil {
-				fmt.Fprintln(g.Stderr, "agent: compacted: "+compactionLine(*c))
-				res.Compactions = append(res.Compactions, *c)
+		case ev.Type == agent.EventCompacted && ev.Compaction != nil:
+			fmt.Fprintln(g.Stderr, "agent: compacted: "+app.CompactionLine(*ev.Compaction))
+		case ev.Type == agent.EventApproval:
+			// Allowed only with --yes.
+			if !g.Yes {
+				fmt.Fprintf(g.Stderr, "agent: denied %s: it needs approval; rerun with --yes to allow it\n", sanitize.Line(ev.Tool.Name))
 			}
-		case agent.EventError:
-			turnErr = ev.Err
+			a.Answer(ev.Tool.ID, g.Yes)
 		}
 	}
-	res.Result = strings.TrimSpace(lastText.String())
-	if res.Result == "" {
-		res.Result = strings.TrimSpace(allText.String())
-	}
-	res.Discovered = rt.Session.Discovered()
-	if res.Discovered == nil {
-		res.Discovered = []string{}
-	}
-	res.ToolsHash = rt.LastToolsHash()
-	if turnErr != "" {
-		turnErr = withConnHint(withSearchHint(turnErr, rt.Session))
-		res.IsError = true
-		res.Error = turnErr
-		if dropFailedSession(rt, g) {
-			res.SessionID = ""
-		}
+	res := red.Result(a)
+	if res.IsError && a.DropUnanswered() {
+		res.SessionID = ""
 	}
 	switch g.OutputFormat {
 	case "text":
-		if !strings.HasSuffix(allText.String(), "\n") && allText.Len() > 0 {
-			fmt.Fprintln(text)
+		if all := red.Text(); all != "" && !strings.HasSuffix(all, "\n") {
+			fmt.Fprintln(out)
 		}
 	case "json":
 		e := json.NewEncoder(g.Stdout)
@@ -301,50 +143,5 @@ func runPrint(ctx context.Context, g *Globals) error {
 		res.Type = "result"
 		_ = enc.Encode(res)
 	}
-	if turnErr != "" {
-		return &printError{fmt.Errorf("%s", turnErr)}
-	}
-	return nil
-}
-
-// withSearchHint points at --search client when a provider refused its own
-// tool search (a model the table thinks supports it, but does not).
-func withSearchHint(msg string, s *agent.Session) string {
-	if s.Search != agent.SearchNative || strings.Contains(msg, "--search client") {
-		return msg
-	}
-	low := strings.ToLower(msg)
-	for _, k := range []string{"tool_search", "tool search", "defer_loading"} {
-		if strings.Contains(low, k) {
-			return msg + " (this model may not support native tool search: try --search client)"
-		}
-	}
-	return msg
-}
-
-// withConnHint says what to do when nothing answers at the provider's
-// address (a local server that is not running, a mistyped --base-url).
-func withConnHint(msg string) string {
-	if strings.Contains(msg, "connection refused") || strings.Contains(msg, "no such host") {
-		return msg + " (nothing answers there: start the server, or point --base-url at it)"
-	}
-	return msg
-}
-
-// dropFailedSession deletes the session a failed -p run created when no
-// answer came (the provider unreachable, say): it would hold the prompt
-// alone, and --continue would pick it. It reports whether it did.
-func dropFailedSession(rt *runtime, g *Globals) bool {
-	if g.Resume != "" || g.Continue || rt.Store == nil {
-		return false
-	}
-	for _, m := range rt.Session.Messages() {
-		if m.Role == agent.RoleAssistant {
-			return false
-		}
-	}
-	id := rt.Store.ID()
-	_ = rt.Store.Close()
-	_, err := rt.DB.Delete(context.Background(), id)
-	return err == nil
+	return red.Err()
 }

@@ -4,7 +4,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,69 +13,36 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/config"
-	"github.com/agent-dev/agent/config/agents"
 	"github.com/agent-dev/agent/sanitize"
 )
 
 // Version is set through ldflags by the release build.
 var Version = ""
 
-// Globals holds the parsed global flags and the resolved config.
+// Globals are the bound flags, the settings resolved from them and the
+// process's streams.
 type Globals struct {
-	ConfigPath    string
-	MCPConfig     string
-	MCP           []string
-	Defer         string // "" | "true" | "auto"
-	DBPath        string
-	Provider      string
-	Model         string
-	FallbackModel string
-	BaseURL       string
-	Search        string
-	SearchAlgo    string
-	Prompt        string
-	PromptSet     bool
-	OutputFormat  string
-	Resume        string
-	Continue      bool
-	Yes           bool
-	Theme         string
-	AltScreen     bool
-	Demo          bool
-	MaxSteps      int
-	MaxTokens     int
-	Effort        string
-	ProviderTools []string
-	NoStream      bool
-	System        string
-	Workdir       string
-	NoCache       bool
-	NoLearn       bool
-	// Agent names the agent profile in use (--agent, or the resumed
-	// session's); profile is it, loaded.
-	Agent   string
-	profile *agents.Profile
-	// changed holds the flags given on the command line, which a profile
-	// does not override.
-	changed map[string]bool
-	// interactive: the TUI, whose first frame waits for no MCP server.
-	interactive bool
+	app.Flags
+	Prompt       string
+	PromptSet    bool
+	OutputFormat string
+	Yes          bool
+	AltScreen    bool
 
-	Config config.Config
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-	Getenv func(string) string
+	Settings app.Settings
+	loaded   bool
+	Stdin    io.Reader
+	Stdout   io.Writer
+	Stderr   io.Writer
+	Getenv   func(string) string
 }
 
 // UsageError is a mistake in how the command was called: exit code 2.
-type UsageError struct{ Err error }
+type UsageError = app.UsageError
 
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
-func usagef(format string, a ...any) error { return &UsageError{fmt.Errorf(format, a...)} }
+var usagef = app.Usagef
 
 // Execute runs the command line and returns the process exit code.
 func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -88,19 +54,10 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return 0
+	if err != nil {
+		fmt.Fprintln(stderr, "agent: "+sanitize.Line(oneLine(err.Error())))
 	}
-	fmt.Fprintln(stderr, "agent: "+sanitize.Line(oneLine(err.Error())))
-	var ue *UsageError
-	if errors.As(err, &ue) {
-		return 2
-	}
-	var pe *printError
-	if errors.As(err, &pe) {
-		return 1
-	}
-	return 1
+	return app.ExitCode(err)
 }
 
 // NewRootCmd builds the command tree.
@@ -124,7 +81,10 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 			return nil
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			return resolveConfig(cmd, g)
+			g.Changed = map[string]bool{}
+			cmd.Flags().Visit(func(f *pflag.Flag) { g.Changed[f.Name] = true })
+			_, err := g.settings()
+			return err
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if g.PromptSet {
@@ -210,97 +170,29 @@ func versionString() string {
 	return "dev"
 }
 
-func resolveConfig(cmd *cobra.Command, g *Globals) error {
-	c := config.Defaults()
-	path, explicit := g.ConfigPath, g.ConfigPath != ""
-	if !explicit {
-		path = config.DefaultPath()
+// settings resolves the settings once (app.Load) and checks the flags
+// only the command line knows.
+func (g *Globals) settings() (app.Settings, error) {
+	if g.loaded {
+		return g.Settings, nil
 	}
-	if err := c.Load(path, explicit); err != nil {
-		return usagef("%v", err)
+	if g.Getenv == nil {
+		g.Getenv = os.Getenv
 	}
-	c.FromEnv(g.Getenv)
-	fl := cmd.Flags()
-	if fl.Changed("provider") || g.Provider != "" {
-		c.Provider = g.Provider
-	}
-	if g.Model != "" {
-		c.Model = g.Model
-	}
-	if g.BaseURL != "" {
-		c.BaseURL = g.BaseURL
-	}
-	if g.Search != "" {
-		c.Search = g.Search
-	}
-	if g.SearchAlgo != "" {
-		c.SearchAlgo = g.SearchAlgo
-	}
-	if g.Theme != "" {
-		c.Theme = g.Theme
-	}
-	if fl.Changed("max-steps") {
-		c.MaxSteps = g.MaxSteps
-	}
-	if fl.Changed("max-tokens") {
-		c.MaxTokens = g.MaxTokens
-	}
-	if fl.Changed("effort") {
-		c.Effort = g.Effort
-	}
-	if g.FallbackModel != "" {
-		c.FallbackModel = g.FallbackModel
-	}
-	if g.System != "" {
-		c.System = g.System
-	}
-	if len(g.ProviderTools) > 0 {
-		c.ProviderTools = append(c.ProviderTools, g.ProviderTools...)
-	}
-	g.changed = map[string]bool{}
-	fl.Visit(func(f *pflag.Flag) { g.changed[f.Name] = true })
-	if g.Workdir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return fmt.Errorf("find working directory: %w", err)
-		}
-		g.Workdir = wd
-	}
-	if g.Agent != "" {
-		g.Config = c
-		if err := useProfile(g, g.Agent); err != nil {
-			return err
-		}
-		c = g.Config
-	}
-	if err := c.Validate(); err != nil {
-		return &UsageError{err}
+	if g.Stderr == nil {
+		g.Stderr = os.Stderr
 	}
 	switch g.OutputFormat {
-	case "text", "json", "stream-json":
+	case "", "text", "json", "stream-json":
 	default:
-		return usagef("unknown output format %q: use text, json or stream-json", g.OutputFormat)
+		return g.Settings, usagef("unknown output format %q: use text, json or stream-json", g.OutputFormat)
 	}
-	switch g.Defer {
-	case "", "true", "false", "auto":
-	default:
-		return usagef("unknown --defer value %q: use true, false or auto", g.Defer)
+	s, err := app.Load(g.Flags, g.Getenv)
+	if err != nil {
+		return s, err
 	}
-	if fl.Changed("resume") && strings.TrimSpace(g.Resume) == "" {
-		return usagef("--resume needs a session ID: list them with agent sessions, or use --continue for the newest")
-	}
-	if g.Resume != "" && g.Continue {
-		return usagef("--resume and --continue are exclusive: pick one")
-	}
-	if g.Workdir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return fmt.Errorf("find working directory: %w", err)
-		}
-		g.Workdir = wd
-	}
-	g.Config = c
-	return nil
+	g.Settings, g.loaded = s, true
+	return s, nil
 }
 
 func oneLine(s string) string {

@@ -152,7 +152,7 @@ func openSessionDB(ctx context.Context, g *Globals, readOnlyOK bool, fn func(*st
 	err = fn(db)
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
 		// A wrong ID is a mistake in how the command was called.
-		return &UsageError{err}
+		return &UsageError{Err: err}
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/agent-dev/agent/app"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func runSessions(t *testing.T, g *Globals, args ...string) (string, string, erro
 
 func TestSessionsCommands(t *testing.T) {
 	ctx := t.Context()
-	g := &Globals{DBPath: filepath.Join(t.TempDir(), "agent.db")}
+	g := &Globals{Flags: app.Flags{DBPath: filepath.Join(t.TempDir(), "agent.db")}}
 	if out, _, err := runSessions(t, g); err != nil || !strings.Contains(out, "No sessions yet") {
 		t.Fatalf("empty list: %q %v", out, err)
 	}

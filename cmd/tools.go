@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/sanitize"
-	"github.com/agent-dev/agent/tools"
 	"github.com/agent-dev/agent/tools/tokens"
 )
 
@@ -36,9 +36,9 @@ type toolsReport struct {
 	Tools    []toolRow       `json:"tools"`
 	Sent     tokens.Estimate `json:"estimate"`
 	// Usage is what tool search learned from use: how often each tool was
-	// found and then called (cmd/learn.go).
-	Usage    []toolUsage `json:"usage,omitempty"`
-	Warnings []string    `json:"warnings,omitempty"`
+	// found and then called.
+	Usage    []app.ToolUsage `json:"usage,omitempty"`
+	Warnings []string        `json:"warnings,omitempty"`
 	// Quarantined are tools left out for an invalid input schema.
 	Quarantined []quarantinedRow `json:"quarantined,omitempty"`
 }
@@ -84,32 +84,25 @@ what the current provider, model and search mode would send.`,
 }
 
 func buildToolsReport(cmd *cobra.Command, g *Globals) (*toolsReport, error) {
-	ctx := cmd.Context()
-	rt := &runtime{}
-	defer rt.Close()
-	p, defModel, perr := newProvider(g, g.Config.Provider)
-	model := g.Config.Model
-	if model == "" {
-		model = defModel
-	}
-	mode, _ := agent.ParseSearchMode(g.Config.Search)
-	rt.Session = &agent.Session{Provider: p, Model: model, Tools: tools.NewSet(), Search: mode}
-	mgr, err := attachMCP(ctx, g, rt, nil)
+	settings, err := g.settings()
 	if err != nil {
 		return nil, err
 	}
-	rt.MCP = mgr
-	rt.applyAutoDefer(g, model)
-	set := rt.Session.Tools
-	rep := &toolsReport{Model: model, Search: string(mode), Warnings: append(rt.Warnings, rt.Notices...)}
-	if perr == nil {
-		rep.Provider = g.Config.Provider
-		rep.Resolved = string(agent.ResolveSearch(p, rt.Session.BuildRequest()))
-	} else {
-		rep.Provider = g.Config.Provider + " (not configured: " + perr.Error() + ")"
-		rep.Resolved = string(mode)
+	a, perr, err := app.Tools(cmd.Context(), settings, app.Options{Getenv: g.Getenv, Version: versionString()})
+	defer a.Close()
+	if err != nil {
+		return nil, err
 	}
-	var active, deferred []tokens.Def
+	s := a.Session()
+	set := s.Tools
+	rep := &toolsReport{Model: s.Model, Search: string(s.Search), Warnings: append(a.Warnings(), a.Notices()...)}
+	if perr == nil {
+		rep.Provider = settings.Provider
+		rep.Resolved = string(agent.ResolveSearch(s.Provider, s.BuildRequest()))
+	} else {
+		rep.Provider = settings.Provider + " (not configured: " + perr.Error() + ")"
+		rep.Resolved = string(s.Search)
+	}
 	per := map[string]*serverTokens{}
 	for _, t := range set.All() {
 		d := set.IsDeferred(t.Name)
@@ -122,14 +115,11 @@ func buildToolsReport(cmd *cobra.Command, g *Globals) (*toolsReport, error) {
 		}
 		st.Tools++
 		st.Tokens += row.Tokens
-		def := tokens.Def{Name: t.Name, Description: t.Description, Schema: t.Schema, Tokens: row.Tokens}
 		if d {
 			st.Deferred++
 			rep.Deferred++
-			deferred = append(deferred, def)
 		} else {
 			rep.Active++
-			active = append(active, def)
 		}
 	}
 	for _, st := range per {
@@ -139,8 +129,8 @@ func buildToolsReport(cmd *cobra.Command, g *Globals) (*toolsReport, error) {
 	for _, q := range set.Quarantined() {
 		rep.Quarantined = append(rep.Quarantined, quarantinedRow{q.Tool.Name, q.Tool.Server, q.Problem})
 	}
-	rep.Sent = tokens.EstimateContext(active, deferred, rep.Resolved)
-	rep.Usage = usageStats(ctx, g)
+	rep.Sent = app.EstimateTokens(set, rep.Resolved)
+	rep.Usage = app.UsageStats(cmd.Context(), settings)
 	return rep, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,15 +13,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
+	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/sanitize"
-	"github.com/agent-dev/agent/tools"
 	"github.com/agent-dev/agent/tools/search"
 )
-
-// loadMCPTools connects the configured MCP servers plus those named and
-// returns their tools. cmd/mcp.go assigns it; it is a variable so this
-// command builds and is testable without MCP.
-var loadMCPTools func(ctx context.Context, g *Globals, names []string) ([]tools.Tool, error)
 
 type toolsSearchOpts struct {
 	limit   int
@@ -70,7 +64,7 @@ servers also uses what sessions recorded (unless --no-learn).`,
 func runToolsSearch(ctx context.Context, g *Globals, o toolsSearchOpts, args []string, out io.Writer) error {
 	mode, err := search.ParseMode(o.mode)
 	if err != nil {
-		return &UsageError{err}
+		return &UsageError{Err: err}
 	}
 	if o.limit <= 0 {
 		return usagef("--limit must be at least 1, got %d", o.limit)
@@ -89,18 +83,17 @@ func runToolsSearch(ctx context.Context, g *Globals, o toolsSearchOpts, args []s
 	var uses []search.Use
 	if o.history != "" {
 		if uses, err = loadHistoryFile(o.history); err != nil {
-			return &UsageError{err}
+			return &UsageError{Err: err}
 		}
 	}
-	if o.catalog == "" && learning(g) {
+	if o.catalog == "" {
 		// The servers' tools are searched as a session would: with what
 		// earlier sessions taught.
-		if db, err := openDB(ctx, g); err == nil {
-			if learned, err := db.LearnedUses(ctx, maxLearned); err == nil {
-				uses = append(searchUses(learned), uses...)
-			}
-			db.Close()
+		s, err := g.settings()
+		if err != nil {
+			return err
 		}
+		uses = append(app.LearnedUses(ctx, s), uses...)
 	}
 	ix := search.NewLearned(docs, search.DefaultConfig(), uses)
 	opts := search.Options{Limit: o.limit, Mode: mode}
@@ -109,7 +102,7 @@ func runToolsSearch(ctx context.Context, g *Globals, o toolsSearchOpts, args []s
 	}
 	hits, err := ix.Search(query, opts)
 	if err != nil {
-		return &UsageError{err}
+		return &UsageError{Err: err}
 	}
 	if o.asJSON {
 		enc := json.NewEncoder(out)
@@ -135,16 +128,20 @@ func searchDocs(ctx context.Context, g *Globals, catalog string) ([]search.Doc, 
 	if catalog != "" {
 		docs, err := search.LoadCatalogFile(catalog)
 		if err != nil {
-			return nil, &UsageError{err}
+			return nil, &UsageError{Err: err}
 		}
 		return docs, nil
 	}
-	if loadMCPTools == nil {
-		return nil, errors.New("searching MCP servers is not available in this build: use --catalog FILE")
+	s, err := g.settings()
+	if err != nil {
+		return nil, err
 	}
-	ts, err := loadMCPTools(ctx, g, g.MCP)
+	ts, warnings, err := app.MCPTools(ctx, s, versionString())
 	if err != nil {
 		return nil, fmt.Errorf("load MCP tools: %w", err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(g.Stderr, "agent: warning: "+sanitize.Line(w.Error()))
 	}
 	if len(ts) == 0 {
 		return nil, usagef("no MCP tools to search: name servers with --mcp NAME or give --catalog FILE")
@@ -169,7 +166,7 @@ type answerLine struct {
 func answerQueries(ix *search.Index, opts search.Options, path string, out io.Writer) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return &UsageError{fmt.Errorf("read queries: %w", err)}
+		return &UsageError{Err: fmt.Errorf("read queries: %w", err)}
 	}
 	defer f.Close()
 	bw := bufio.NewWriter(out)
@@ -182,7 +179,7 @@ func answerQueries(ix *search.Index, opts search.Options, path string, out io.Wr
 		}
 		var q queryLine
 		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			return &UsageError{fmt.Errorf("queries %s line %d: %w", path, line, err)}
+			return &UsageError{Err: fmt.Errorf("queries %s line %d: %w", path, line, err)}
 		}
 		if len(q.ID) == 0 {
 			q.ID = json.RawMessage(fmt.Sprint(line))

@@ -2,15 +2,12 @@ package cmd
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
+	"github.com/agent-dev/agent/app"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/agent-dev/agent/tools"
 )
 
 func runSearchCmd(t *testing.T, g *Globals, args ...string) (string, error) {
@@ -88,20 +85,18 @@ func TestToolsSearchCatalog(t *testing.T) {
 	}
 }
 
+// agent tools search without --catalog searches the MCP servers' tools:
+// here the test binary's own server, named with --mcp.
 func TestToolsSearchMCP(t *testing.T) {
-	saved := loadMCPTools
-	t.Cleanup(func() { loadMCPTools = saved })
-	var asked []string
-	loadMCPTools = func(ctx context.Context, g *Globals, names []string) ([]tools.Tool, error) {
-		asked = names
-		return []tools.Tool{{Name: "github__create_issue", Description: "Create an issue.", Server: "github", Schema: json.RawMessage(`{}`)}}, nil
+	isolate(t)
+	g := &Globals{Flags: app.Flags{MCPConfig: testMCPConfig(t), MCP: []string{"tt"}}}
+	out, err := runSearchCmd(t, g, "weather", "forecast")
+	if err != nil || !strings.Contains(out, "tt__get_weather") {
+		t.Errorf("out %q, err %v", out, err)
 	}
-	out, err := runSearchCmd(t, &Globals{MCP: []string{"github"}}, "create", "issue")
-	if err != nil || !strings.Contains(out, "github__create_issue") || len(asked) != 1 || asked[0] != "github" {
-		t.Errorf("out %q, err %v, asked %v", out, err, asked)
-	}
-	loadMCPTools = nil
-	if _, err := runSearchCmd(t, &Globals{}, "x"); err == nil || !strings.Contains(err.Error(), "use --catalog") {
-		t.Errorf("nil loader: %v", err)
+	// No server at all: a usage error that names both ways.
+	var ue *UsageError
+	if _, err := runSearchCmd(t, &Globals{}, "x"); !errors.As(err, &ue) || !strings.Contains(err.Error(), "--catalog FILE") {
+		t.Errorf("no servers: %v", err)
 	}
 }

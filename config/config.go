@@ -1,6 +1,7 @@
-// Package config resolves settings in one order: defaults, then the config
-// file, then the environment, then flags, then Validate. The result is passed
-// explicitly; there are no package globals.
+// Package config reads the config files: the keys of config.json (user and
+// project), MCP server configs, ${VAR} expansion and presets. The layering
+// of defaults, files, environment, flags and a resumed session is app's
+// (app.Load); nothing here is a package global.
 package config
 
 import (
@@ -125,31 +126,49 @@ func DefaultPath() string {
 // Load applies the file at path over c. A missing default file is fine; a
 // file the user named must exist.
 func (c *Config) Load(path string, explicit bool) error {
+	f, err := Read(path, explicit)
+	if f != nil {
+		c.merge(*f)
+	}
+	return err
+}
+
+// ProjectPath is the project's config file in workdir, ./.agent/config.json.
+func ProjectPath(workdir string) string {
+	return filepath.Join(workdir, ".agent", "config.json")
+}
+
+// Merge applies the values src gives (non-zero ones) over dst: a later
+// layer (a file, the flags) over an earlier one.
+func Merge(dst *Config, src Config) { dst.merge(src) }
+
+// Read parses the config file at path. A missing file is (nil, nil) unless
+// the user named it (explicit).
+func Read(path string, explicit bool) (*Config, error) {
 	if path == "" {
-		return nil
+		return nil, nil
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && !explicit {
-			return nil
+			return nil, nil
 		}
-		return fmt.Errorf("read config %s: %w", path, err)
+		return nil, fmt.Errorf("read config %s: %w", path, err)
 	}
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	var f Config
 	if err := dec.Decode(&f); err != nil {
-		return fmt.Errorf("parse config %s: %v (see README, Configuration)", path, err)
+		return nil, fmt.Errorf("parse config %s: %v (see README, Configuration)", path, err)
 	}
 	// merge skips zero values, so a negative one would vanish unnoticed.
 	if f.MaxSteps < 0 {
-		return fmt.Errorf("config %s: max_steps must be at least 1, got %d", path, f.MaxSteps)
+		return nil, fmt.Errorf("config %s: max_steps must be at least 1, got %d", path, f.MaxSteps)
 	}
 	if f.MaxTokens < 0 {
-		return fmt.Errorf("config %s: max_tokens must be positive, got %d", path, f.MaxTokens)
+		return nil, fmt.Errorf("config %s: max_tokens must be positive, got %d", path, f.MaxTokens)
 	}
-	c.merge(f)
-	return nil
+	return &f, nil
 }
 
 func (c *Config) merge(f Config) {

@@ -1,4 +1,4 @@
-package cmd
+package app
 
 import (
 	"context"
@@ -9,29 +9,24 @@ import (
 	mcptools "github.com/agent-dev/agent/tools/mcp"
 )
 
-// mcpStart is how a run starts its MCP servers.
-type mcpStart struct {
-	cache      mcptools.Cache
-	background bool // wait for no server (the TUI)
-}
-
 // catalogCache is the store's MCP catalog cache for this run, or nil when
 // --no-cache or "mcp_cache": false turn it off. A run without a database
 // yet (agent tools) opens it; one that cannot works without the cache.
-func (rt *runtime) catalogCache(ctx context.Context, g *Globals) mcptools.Cache {
-	if g.NoCache || (g.Config.MCPCache != nil && !*g.Config.MCPCache) {
+func (a *App) catalogCache(ctx context.Context) mcptools.Cache {
+	s := a.settings
+	if s.NoCache || (s.MCPCache != nil && !*s.MCPCache) {
 		return nil
 	}
-	if rt.DB == nil {
-		db, err := openDB(ctx, g)
+	if a.db == nil {
+		db, err := openDB(ctx, s.DBPath)
 		if err != nil {
-			rt.Warnings = append(rt.Warnings, fmt.Sprintf("MCP catalog cache off: %v", err))
+			a.warnings = append(a.warnings, fmt.Sprintf("MCP catalog cache off: %v", err))
 			return nil
 		}
-		rt.DB = db
-		rt.closers = append(rt.closers, func() { _ = db.Close() })
+		a.db = db
+		a.closers = append(a.closers, func() { _ = db.Close() })
 	}
-	return storeCatalog{rt.DB}
+	return storeCatalog{a.db}
 }
 
 // storeCatalog is the store's mcp_catalog table as an mcp Cache.

@@ -1,0 +1,765 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/demo"
+	"github.com/agent-dev/agent/store"
+	"github.com/agent-dev/agent/tools"
+	mcptools "github.com/agent-dev/agent/tools/mcp"
+	"github.com/agent-dev/agent/tools/search"
+	"github.com/agent-dev/agent/tools/tokens"
+)
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// Options are what Open needs besides the settings.
+type Options struct {
+	Getenv  func(string) string
+	Version string // the MCP client version
+	// Title names a new session (print mode's prompt).
+	Title string
+	// Interactive: the TUI, whose first frame waits for no MCP server.
+	Interactive bool
+}
+
+// Alerts carries errors from outside a turn to the TUI (nil unless
+// Interactive): a server named with --mcp that fails to start.
+func (a *App) Alerts() <-chan string { return a.alerts }
+
+// App is one wired conversation: the store (new or resumed session), the
+// provider, the MCP tools with their deferral, the search engine and the
+// core session. Its methods are the API every front end uses.
+type App struct {
+	settings Settings
+	opts     Options
+	db       *store.DB
+	mcp      *mcptools.Manager
+	session  *agent.Session
+	note     string   // the status-bar note (the demo says so there)
+	warnings []string // shown once at start
+	// configured are the MCP servers of the config files, read once.
+	configured map[string]config.MCPServer
+
+	mu      sync.Mutex
+	stored  *store.Session
+	label   string // the provider as the user named it ("ollama", "demo")
+	notices []string
+	hash    string // the last request's tools hash
+	resumed string // the tools hash recorded last before this resume
+	saved   savedTokens
+	spend   Spend
+	noticed int // how many notices NewNotices handed out
+	alerts  chan string
+	// approval is the require_approval policy; approvalChecked says its
+	// patterns were checked against the tools.
+	approval        *tools.Approval
+	approvalChecked bool
+	syncMu          sync.Mutex // serialises MCP syncs
+	closers         []func()
+	isResume        bool
+}
+
+type savedTokens struct {
+	key   string
+	value int
+}
+
+// Open builds the runtime from s: it opens the store, resumes or creates
+// the session (a resumed session's stored settings take the place of what
+// no flag gave), builds the provider, starts the MCP servers and applies
+// --defer.
+func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
+	a := &App{opts: o}
+	if o.Interactive {
+		a.alerts = make(chan string, 16)
+	}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	if a.db, err = openDB(ctx, s.DBPath); err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, func() { _ = a.db.Close() })
+	var resumed *store.Session
+	switch {
+	case s.Resume != "":
+		if resumed, err = a.db.OpenSession(ctx, s.Resume); err != nil {
+			return nil, sessionErr(s.Resume, err)
+		}
+	case s.Continue:
+		if resumed, err = a.db.Latest(ctx, s.Workdir); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return nil, Usagef("no session to continue in %s: start one without --continue", s.Workdir)
+			}
+			return nil, fmt.Errorf("find the newest session: %w", err)
+		}
+	}
+	if resumed != nil {
+		a.closers = append(a.closers, func() { _ = resumed.Close() })
+		a.isResume = true
+		// The session's agent profile comes back first; what was stored
+		// (what was sent) then wins over it.
+		if st := resumed.Meta().Settings; s.Flags.Agent == "" && st.Agent != "" {
+			if err := s.useProfile(st.Agent); err != nil {
+				a.warnings = append(a.warnings, fmt.Sprintf("this session used the agent profile %s, which cannot be loaded now (%v): its tool list and approvals are not applied", st.Agent, err))
+			}
+		}
+		s.restore(resumed.Meta())
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	a.settings = s
+	if err := a.build(ctx); err != nil {
+		return nil, err
+	}
+	st := a.session
+	p, model := st.Target()
+	meta := store.SessionMeta{Workdir: s.Workdir, Provider: a.label, API: p.API(), Model: model, Settings: a.settings.stored(st.ProviderTools)}
+	if resumed != nil {
+		hist, err := resumed.Messages(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("load session %s: %w", resumed.ID(), err)
+		}
+		st.Reset(hist)
+		// A compacted session sends its compacted form, as before.
+		if cp, err := resumed.LastCompaction(ctx); err != nil {
+			return nil, fmt.Errorf("load session %s: %w", resumed.ID(), err)
+		} else if cp != nil {
+			st.SetCompaction(cp)
+		}
+		old := resumed.Meta()
+		meta.ID, meta.Title, meta.Created = old.ID, old.Title, old.Created
+		if err := resumed.UpdateMeta(ctx, meta); err != nil {
+			return nil, fmt.Errorf("update session %s: %w", resumed.ID(), err)
+		}
+		a.useStore(resumed)
+		a.checkReplay(ctx, resumed)
+		a.loadSpend(ctx, resumed.ID())
+		return a, nil
+	}
+	meta.Title = o.Title
+	ss, err := a.db.Create(ctx, meta)
+	if err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	a.closers = append(a.closers, func() { _ = ss.Close() })
+	a.useStore(ss)
+	return a, nil
+}
+
+// build makes the provider, the session and its tools from the settings.
+func (a *App) build(ctx context.Context) error {
+	s := &a.settings
+	pts, err := parseProviderTools(s.ProviderTools)
+	if err != nil {
+		return err
+	}
+	var kit *demo.Kit
+	var p agent.Provider
+	var defModel string
+	if s.Demo {
+		// The demo is a demo of the program: only --demo reaches it.
+		if kit, err = demo.New(demo.Options{}); err != nil {
+			return err
+		}
+		p, defModel, s.Provider, s.Model, s.Search = kit.Provider, kit.Model, "demo", "", "client"
+		if s.System == "" {
+			s.System = kit.System
+		}
+		a.note = kit.Note
+	} else if p, defModel, err = NewProvider(*s, s.Provider, a.opts.Getenv); err != nil {
+		return err
+	}
+	if err := validateProviderTools(p, pts); err != nil {
+		return err
+	}
+	model := s.Model
+	if model == "" {
+		model = defModel
+	}
+	mode, err := agent.ParseSearchMode(s.Search)
+	if err != nil {
+		return usage(err)
+	}
+	approval, err := approvalPolicy(s.RequireApproval)
+	if err != nil {
+		return err
+	}
+	st := &agent.Session{
+		Provider: p, Model: model, System: s.System, Tools: tools.NewSet(), Search: mode,
+		SearchAlgo: s.SearchAlgo, ProviderTools: pts, MaxSteps: s.MaxSteps, MaxTokens: s.MaxTokens,
+		NoStream: s.NoStream, MaxRetryWait: time.Duration(s.MaxRetryWait),
+		AutoCompact: s.CompactShare(), Effort: s.Effort, ContextWindow: s.contextWindow(model),
+	}
+	if approval != nil {
+		st.NeedsApproval = approval.Needs
+	}
+	if s.FallbackModel != "" {
+		st.Fallback, st.FallbackModel = p, s.FallbackModel
+	}
+	searcher := search.NewSearcher(st.Tools)
+	st.Searcher = searcher
+	a.session, a.label = st, s.Provider
+	st.Learner = NewLearner(ctx, *s, a.db, searcher, func() string { return st.ID })
+	if kit != nil {
+		return st.Tools.Add(nil, kit.Tools...)
+	}
+	if err := a.attachMCP(ctx, model, a.onMCPEvent); err != nil {
+		return err
+	}
+	a.approval = approval
+	if w, ok := a.unmatchedApprovals(); ok {
+		a.warnings = append(a.warnings, w...)
+		a.approvalChecked = true
+	}
+	return nil
+}
+
+// attachMCP starts the run's MCP servers (--mcp, or the configured ones),
+// registers their tools in the session's set with --defer applied and
+// --defer auto on top. The manager's Sync before each turn (Send) makes
+// tools/list_changed take effect at turn boundaries.
+func (a *App) attachMCP(ctx context.Context, model string, onEvent func(mcptools.Event)) error {
+	configured, err := a.settings.MCPServers()
+	if err != nil {
+		return err
+	}
+	m, warnings, err := startMCP(ctx, a.settings, configured, mcptools.Options{OnEvent: onEvent, ClientVersion: a.opts.Version,
+		Cache: a.catalogCache(ctx), Background: a.opts.Interactive})
+	if err != nil {
+		return err
+	}
+	a.mcp, a.configured = m, configured
+	a.closers = append(a.closers, func() { _ = m.Close() })
+	if !a.opts.Interactive {
+		// A server the user asked for by name must run: a -p answer
+		// without its tools would be wrong, so it is an error (exit 1).
+		for _, st := range m.Status() {
+			if st.State == mcptools.StateFailed && slices.Contains(a.settings.MCP, st.Name) {
+				return fmt.Errorf("%s; it was named with --mcp, so the run stops (fix the server, or leave out --mcp %s)", st.Error, st.Name)
+			}
+		}
+	}
+	for _, w := range warnings {
+		a.warnings = append(a.warnings, w.Error())
+	}
+	// --defer is already in the servers' settings (startMCP); an agent
+	// profile's tool list and deferral list filter what registers.
+	a.session.Tools.SetPolicy(a.settings.toolPolicy())
+	if err := m.Register(a.session.Tools, false); err != nil {
+		return err
+	}
+	for _, q := range a.session.Tools.Quarantined() {
+		a.warnings = append(a.warnings, fmt.Sprintf("tool %s of server %s left out: its input schema is invalid (%s); every request would be rejected with it (agent tools lists it)",
+			q.Tool.Name, dash(q.Tool.Server), q.Problem))
+	}
+	a.applyAutoDefer(configured, model)
+	return nil
+}
+
+// unmatchedApprovals returns a warning for each require_approval pattern
+// that matches no tool: the calls it was meant to hold would run without
+// asking. ok is false while a server is still starting (its tools are not
+// known yet), to be asked again later.
+func (a *App) unmatchedApprovals() (warnings []string, ok bool) {
+	if a.approval == nil {
+		return nil, true
+	}
+	var servers []string
+	if a.mcp != nil {
+		for _, st := range a.mcp.Status() {
+			if st.State == mcptools.StateStarting && st.Tools == 0 {
+				return nil, false // its tools are not known yet (none cached)
+			}
+			servers = append(servers, st.Name)
+		}
+	}
+	for _, p := range a.approval.Unmatched(a.session.Tools.All(), servers) {
+		warnings = append(warnings, fmt.Sprintf("require_approval pattern %q matches no tool of the configured servers: check its spelling (a tool's wire name, the server's own tool name, SERVER__TOOL or server:SERVER all work)", p))
+	}
+	return warnings, true
+}
+
+// Tools builds what agent tools reports without opening a store or a
+// session: the provider (its error when it is not configured), the MCP
+// tools with --defer applied, and the warnings. Close the App after.
+func Tools(ctx context.Context, s Settings, o Options) (a *App, perr error, err error) {
+	a = &App{settings: s, opts: o}
+	p, defModel, perr := NewProvider(s, s.Provider, o.Getenv)
+	model := s.Model
+	if model == "" {
+		model = defModel
+	}
+	mode, _ := agent.ParseSearchMode(s.Search)
+	a.session = &agent.Session{Provider: p, Model: model, Tools: tools.NewSet(), Search: mode}
+	a.label = s.Provider
+	return a, perr, a.attachMCP(ctx, model, nil)
+}
+
+// Close stops the MCP servers and closes the store.
+func (a *App) Close() {
+	a.mu.Lock()
+	cs := a.closers
+	a.closers = nil
+	a.mu.Unlock()
+	for i := len(cs) - 1; i >= 0; i-- {
+		cs[i]()
+	}
+}
+
+func openDB(ctx context.Context, path string) (*store.DB, error) {
+	if path == "" {
+		var err error
+		if path, err = store.DefaultPath(); err != nil {
+			return nil, fmt.Errorf("find the session database: %w (choose one with --db PATH)", err)
+		}
+	}
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open session database %s: %w", path, err)
+	}
+	return db, nil
+}
+
+func sessionErr(id string, err error) error {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return Usagef("no session %q: list them with agent sessions", id)
+	case errors.Is(err, store.ErrAmbiguous):
+		return Usagef("session ID prefix %q matches several sessions: give more of the ID (agent sessions lists them)", id)
+	case errors.Is(err, store.ErrLocked):
+		return err
+	}
+	return fmt.Errorf("open session %s: %w", id, err)
+}
+
+// useStore makes ss the session's store; the tools hash of every request
+// is kept for the -p output on the way.
+func (a *App) useStore(ss *store.Session) {
+	a.mu.Lock()
+	old := a.stored
+	a.stored = ss
+	a.mu.Unlock()
+	a.session.ID = ss.ID()
+	a.session.Store = hashRecorder{Session: ss, a: a}
+	if old != nil && old != ss {
+		_ = old.Close()
+	}
+}
+
+type hashRecorder struct {
+	*store.Session
+	a *App
+}
+
+func (h hashRecorder) RecordRequest(ctx context.Context, r agent.RequestRecord) error {
+	h.a.mu.Lock()
+	h.a.hash = r.ToolsHash
+	h.a.mu.Unlock()
+	return h.Session.RecordRequest(ctx, r)
+}
+
+// checkReplay compares the tools array this resume will send with the one
+// sent last; a mismatch (a server's tools changed) costs the prompt cache.
+func (a *App) checkReplay(ctx context.Context, ss *store.Session) {
+	last, err := ss.LastToolsHash(ctx)
+	if err != nil || last == "" {
+		return
+	}
+	a.resumed = last
+	if h := toolsHash(a.session); h != "" && h != last {
+		a.warnings = append(a.warnings, "the tools changed since this session's last request (a server's tools differ): the prompt cache will not match on the next request, which costs one uncached read of the prompt")
+	}
+}
+
+// toolsHash is the hash of the tools array the provider would render now.
+func toolsHash(s *agent.Session) string {
+	type renderer interface {
+		ToolsHash(req *agent.Request) (string, error)
+	}
+	p, _ := s.Target()
+	if r, ok := p.(renderer); ok {
+		if h, err := r.ToolsHash(s.BuildRequest()); err == nil {
+			return h
+		}
+	}
+	return ""
+}
+
+// onMCPEvent turns MCP server events into notices shown by the front end.
+// A server named with --mcp that fails to start is an error, sent to
+// Alerts for the TUI to show at once.
+func (a *App) onMCPEvent(e mcptools.Event) {
+	if e.Kind == mcptools.EventWarning && a.alerts != nil && slices.Contains(a.settings.MCP, e.Server) {
+		select {
+		case a.alerts <- e.Text + "; it was named with --mcp, so its tools are missing from this session":
+			return
+		default:
+		}
+	}
+	if e.Text != "" {
+		a.Notice(e.Text)
+	}
+}
+
+// applyAutoDefer implements --defer auto: whole servers move to the
+// deferred set, biggest first, until the active definitions fit the
+// threshold; the servers' alwaysLoad tools stay.
+func (a *App) applyAutoDefer(configured map[string]config.MCPServer, model string) {
+	budget := a.settings.deferBudget(model)
+	set := a.session.Tools
+	if a.settings.Defer == "auto" {
+		if servers := set.AutoDefer(budget, alwaysLoad(configured, a.mcp, set)); len(servers) > 0 {
+			a.notices = append(a.notices, fmt.Sprintf("--defer auto: deferred the tools of %s to keep active tools under %d tokens", strings.Join(servers, ", "), budget))
+		}
+	}
+	if cost := set.ActiveCost(); cost > budget {
+		a.warnings = append(a.warnings, fmt.Sprintf("the active tool definitions take about %d tokens, over the %d-token threshold: defer them with --defer (or --defer auto)", cost, budget))
+	}
+}
+
+// deferBudget is the --defer auto threshold in tokens: a share of the
+// model's context window when below 1, else a token count.
+func (s Settings) deferBudget(model string) int {
+	threshold := s.DeferThreshold
+	if threshold <= 0 {
+		threshold = 0.1
+	}
+	if threshold >= 1 {
+		return int(threshold)
+	}
+	return int(threshold * float64(s.contextWindow(model)))
+}
+
+// approvalPolicy reads require_approval (tools.Approval: every name of a
+// tool, or "server:NAME").
+func approvalPolicy(patterns []string) (*tools.Approval, error) {
+	if len(patterns) == 0 {
+		return nil, nil
+	}
+	a, err := tools.NewApproval(patterns)
+	return a, usage(err)
+}
+
+// Session is the core session (read its tools, history and usage).
+func (a *App) Session() *agent.Session { return a.session }
+
+// Settings are the resolved settings (after a resume, the restored ones).
+func (a *App) Settings() Settings { return a.settings }
+
+// Resumed reports whether Open resumed a stored session.
+func (a *App) Resumed() bool { return a.isResume }
+
+// Provider is the provider as the user named it ("ollama", "demo").
+func (a *App) Provider() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.label
+}
+
+// Note is the status-bar note of the run (the demo's).
+func (a *App) Note() string { return a.note }
+
+// Warnings are the start-up warnings, to show once.
+func (a *App) Warnings() []string {
+	return append(append([]string(nil), a.settings.Warnings...), a.warnings...)
+}
+
+// Notices are what the MCP servers and the app said since the start.
+func (a *App) Notices() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.notices...)
+}
+
+// NewNotices returns the notices not handed out yet (the TUI says them
+// in the chat once).
+func (a *App) NewNotices() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := append([]string(nil), a.notices[a.noticed:]...)
+	a.noticed = len(a.notices)
+	return out
+}
+
+// Notice adds a notice.
+func (a *App) Notice(s string) {
+	a.mu.Lock()
+	a.notices = append(a.notices, s)
+	a.mu.Unlock()
+}
+
+// LastToolsHash is the tools hash of the last request (or the resumed
+// session's last one when none was sent yet).
+func (a *App) LastToolsHash() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.hash
+}
+
+// Send runs one turn. Tool list changes of the MCP servers take effect here,
+// at the turn boundary. An error event's Err carries what to do about it
+// (see Explain) and keeps its kind.
+func (a *App) Send(ctx context.Context, text string) <-chan agent.Event {
+	if changed := a.SyncTools(); len(changed) > 0 {
+		a.Notice("tools of " + strings.Join(changed, ", ") + " changed; the new list applies from this turn")
+	}
+	if !a.approvalChecked {
+		// Servers started in the background: the patterns are checked
+		// once every server has listed its tools.
+		if w, ok := a.unmatchedApprovals(); ok {
+			for _, n := range w {
+				a.Notice(n)
+			}
+			a.approvalChecked = true
+		}
+	}
+	return agent.Stream(ctx, func(emit func(agent.Event)) {
+		_ = a.session.Run(ctx, text, func(ev agent.Event) {
+			switch ev.Type {
+			case agent.EventError:
+				ev.Err = a.Explain(ev.Err)
+			case agent.EventUsage:
+				if ev.Usage != nil {
+					_, model := a.session.Target()
+					a.spent(a.Provider(), model, *ev.Usage)
+				}
+			}
+			emit(ev)
+		})
+	})
+}
+
+// SyncTools applies the tool list changes of the MCP servers (a server
+// that finished starting in the background, tools/list_changed) and names
+// the servers whose tools changed. Call it between turns only.
+func (a *App) SyncTools() []string {
+	if a.mcp == nil {
+		return nil
+	}
+	a.syncMu.Lock()
+	defer a.syncMu.Unlock()
+	changed, err := a.mcp.Sync()
+	if err != nil {
+		return nil
+	}
+	return changed
+}
+
+// Answer gives the user's decision on an approval_requested event.
+func (a *App) Answer(id string, allow bool) bool { return a.session.Answer(id, allow) }
+
+// SetModel switches the model: "NAME" on the same provider, or
+// "PROVIDER:NAME" to another one. The tools array is rebuilt for the new
+// model and the history replays under the switching rules of each adapter.
+func (a *App) SetModel(name string) error {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return fmt.Errorf("name a model: /model NAME or /model PROVIDER:NAME")
+	}
+	if a.isDemo() {
+		return fmt.Errorf("the demo has one scripted model; run agent without --demo to switch models")
+	}
+	prov, model, ok := strings.Cut(name, ":")
+	if !ok {
+		prov, model = a.Provider(), name
+	}
+	if err := servedBy(prov, model); err != nil {
+		return err
+	}
+	if err := a.useModel(prov, model); err != nil {
+		return err
+	}
+	p, model := a.session.Target()
+	a.mu.Lock()
+	ss := a.stored
+	a.mu.Unlock()
+	meta := ss.Meta()
+	meta.Provider, meta.API, meta.Model = a.Provider(), p.API(), model
+	return ss.UpdateMeta(context.Background(), meta)
+}
+
+func (a *App) isDemo() bool {
+	p, _ := a.session.Target()
+	return a.note != "" && p.Name() == "demo"
+}
+
+// useModel points the session at a provider and model, building the
+// provider when it is another one. The demo keeps its scripted model.
+func (a *App) useModel(provider, model string) error {
+	if a.isDemo() || model == "" {
+		return nil
+	}
+	p, _ := a.session.Target()
+	if provider != "" && provider != a.Provider() {
+		np, _, err := NewProvider(a.settings, provider, a.opts.Getenv)
+		if err != nil {
+			return fmt.Errorf("switch to %s: %w", provider, err)
+		}
+		p = np
+		a.mu.Lock()
+		a.label = provider
+		a.mu.Unlock()
+	}
+	a.session.SetTarget(p, model)
+	return nil
+}
+
+// Sessions lists the stored sessions, newest first.
+func (a *App) Sessions(ctx context.Context) ([]store.Summary, error) {
+	return a.db.List(ctx, store.ListOptions{})
+}
+
+// Resume makes the stored session id current and returns its history.
+func (a *App) Resume(ctx context.Context, id string) ([]agent.Message, error) {
+	ss, err := a.db.OpenSession(ctx, id)
+	if err != nil {
+		return nil, sessionErr(id, err)
+	}
+	hist, err := ss.Messages(ctx)
+	if err != nil {
+		_ = ss.Close()
+		return nil, err
+	}
+	// The session continues on its own model, as --resume does.
+	meta := ss.Meta()
+	if err := a.useModel(meta.Provider, meta.Model); err != nil {
+		_ = ss.Close()
+		return nil, err
+	}
+	a.adopt(ss)
+	a.session.Reset(hist)
+	if cp, err := ss.LastCompaction(ctx); err == nil && cp != nil {
+		a.session.SetCompaction(cp) // it sends the compacted form, as --resume does
+	}
+	a.loadSpend(ctx, ss.ID())
+	return hist, nil
+}
+
+// New starts a fresh session with the current settings.
+func (a *App) New(ctx context.Context) error {
+	a.mu.Lock()
+	meta := a.stored.Meta()
+	a.mu.Unlock()
+	meta.ID, meta.Title = "", ""
+	ss, err := a.db.Create(ctx, meta)
+	if err != nil {
+		return err
+	}
+	a.adopt(ss)
+	a.session.Reset(nil)
+	a.loadSpend(ctx, "")
+	return nil
+}
+
+func (a *App) adopt(ss *store.Session) {
+	a.mu.Lock()
+	a.closers = append(a.closers, func() { _ = ss.Close() })
+	a.mu.Unlock()
+	a.useStore(ss)
+}
+
+// Leave drops the current session when nothing was written to it, so
+// opening and quitting leaves no empty session for --continue to pick. It
+// reports the ID of a session worth coming back to ("" when dropped).
+func (a *App) Leave() string {
+	id := a.session.ID
+	if id == "" {
+		return ""
+	}
+	if len(a.session.Messages()) > 0 {
+		return id
+	}
+	a.mu.Lock()
+	ss := a.stored
+	a.mu.Unlock()
+	if ss != nil {
+		_ = ss.Close()
+	}
+	_, _ = a.db.Delete(context.Background(), id)
+	return ""
+}
+
+// SearchTools runs the client-side engine without the model (/search),
+// over the session's own index.
+func (a *App) SearchTools(query string, limit int) ([]search.Hit, error) {
+	var idx *search.Index
+	if s, ok := a.session.Searcher.(*search.Searcher); ok {
+		idx = s.Index()
+	} else {
+		idx = search.New(search.FromTools(a.session.Tools.Deferred()))
+	}
+	return idx.Search(query, search.Options{Limit: limit})
+}
+
+// SearchMode is the asked search mode, with what it resolves to for the
+// current model when that differs ("native→client").
+func (a *App) SearchMode() string {
+	s := a.session
+	mode := string(s.Search)
+	p, _ := s.Target()
+	if resolved := agent.ResolveSearch(p, s.BuildRequest()); string(resolved) != mode {
+		mode += "→" + string(resolved)
+	}
+	return mode
+}
+
+// TokensSaved estimates the tokens deferral keeps out of every request
+// (the benchmark's method, tokens.EstimateContext), cached per catalog
+// version, resolved mode and discoveries since counting hundreds of
+// schemas takes a while.
+func (a *App) TokensSaved() int {
+	s := a.session
+	p, _ := s.Target()
+	resolved := string(agent.ResolveSearch(p, s.BuildRequest()))
+	v := s.Tools.Version()
+	key := fmt.Sprint(v, resolved, len(s.Discovered()))
+	a.mu.Lock()
+	if a.saved.key == key && v != 0 {
+		defer a.mu.Unlock()
+		return a.saved.value
+	}
+	a.mu.Unlock()
+	saved := EstimateTokens(s.Tools, resolved).Saved
+	a.mu.Lock()
+	a.saved = savedTokens{key, saved}
+	a.mu.Unlock()
+	return saved
+}
+
+// EstimateTokens is what the tool definitions of set cost in context under
+// the resolved search mode.
+func EstimateTokens(set *tools.Set, resolved string) tokens.Estimate {
+	var active, deferred []tokens.Def
+	for _, t := range set.Active() {
+		active = append(active, tokens.Def{Name: t.Name, Description: t.Description, Schema: t.Schema, Tokens: t.Tokens})
+	}
+	for _, t := range set.Deferred() {
+		deferred = append(deferred, tokens.Def{Name: t.Name, Description: t.Description, Schema: t.Schema, Tokens: t.Tokens})
+	}
+	return tokens.EstimateContext(active, deferred, resolved)
+}
+
+// Meta is the stored session's metadata (settings included).
+func (a *App) Meta() store.SessionMeta {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.stored.Meta()
+}

@@ -1,0 +1,68 @@
+package app
+
+import (
+	"errors"
+	"net"
+	"syscall"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+// ExitCode maps an error to the process exit code: 0 success, 2 a mistake
+// in how the program was called, 1 anything else (a failed turn included).
+func ExitCode(err error) int {
+	var ue *UsageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		return 2
+	}
+	return 1
+}
+
+// Explain adds to a turn's error what the user can do about it; the
+// result keeps err's kind (errors.Is) and is err itself when there is
+// nothing to add.
+func (a *App) Explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	if h := a.hint(err); h != "" {
+		return &hinted{err: err, hint: h}
+	}
+	return err
+}
+
+// hint is the one place where an error's kind becomes advice.
+func (a *App) hint(err error) string {
+	var dns *net.DNSError
+	switch {
+	case errors.Is(err, agent.ErrBadRequest) && a.nativeSearch():
+		// A model the table thinks searches natively, but does not.
+		return "this model may not support native tool search: try --search client"
+	case errors.Is(err, syscall.ECONNREFUSED), errors.As(err, &dns) && dns.IsNotFound:
+		// A local server that is not running, a mistyped --base-url.
+		return "nothing answers there: start the server, or point --base-url at it"
+	}
+	return ""
+}
+
+// nativeSearch reports whether the session's requests use the provider's
+// own tool search.
+func (a *App) nativeSearch() bool {
+	s := a.session
+	if s == nil || s.Search != agent.SearchNative {
+		return false
+	}
+	p, _ := s.Target()
+	return agent.ResolveSearch(p, s.BuildRequest()) == agent.SearchNative
+}
+
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() + " (" + h.hint + ")" }
+func (h *hinted) Unwrap() error { return h.err }

@@ -1,0 +1,185 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/tools"
+	mcptools "github.com/agent-dev/agent/tools/mcp"
+)
+
+// MCPServers reads the configured MCP servers, later sources winning: the
+// user's mcp.json, mcpServers inline in the config file, the project's
+// ./.mcp.json, then --mcp-config (which must exist). Open reads them once.
+func (s Settings) MCPServers() (map[string]config.MCPServer, error) {
+	paths := config.DefaultMCPConfigPaths(s.Workdir)
+	user, project := paths[:len(paths)-1], paths[len(paths)-1]
+	out, err := config.LoadMCPConfig(user...)
+	if err != nil {
+		return nil, usage(err)
+	}
+	layers := []func() (map[string]config.MCPServer, error){
+		func() (map[string]config.MCPServer, error) {
+			if len(s.Config.MCPServers) == 0 {
+				return nil, nil
+			}
+			return config.ParseMCPServers(s.Config.MCPServers, s.ConfigPath)
+		},
+		func() (map[string]config.MCPServer, error) { return config.LoadMCPConfig(project) },
+		func() (map[string]config.MCPServer, error) {
+			if s.MCPConfig == "" {
+				return nil, nil
+			}
+			return config.ReadMCPConfigFile(s.MCPConfig)
+		},
+	}
+	for _, layer := range layers {
+		servers, err := layer()
+		if err != nil {
+			return nil, usage(err)
+		}
+		for n, srv := range servers {
+			out[n] = srv
+		}
+	}
+	return out, nil
+}
+
+// startMCP connects the servers of a run: every enabled configured server
+// plus those named (configured or preset), with --defer applied to the
+// named ones (to all when none is named). Servers that fail are returned
+// as warnings; err is for a bad config or name.
+func startMCP(ctx context.Context, s Settings, configured map[string]config.MCPServer, o mcptools.Options) (*mcptools.Manager, []error, error) {
+	servers, err := config.SelectMCP(configured, config.MCPPresets(s.Workdir), s.MCP)
+	if err != nil {
+		return nil, nil, usage(err)
+	}
+	if s.Defer == "true" {
+		servers = config.DeferAll(servers, s.MCP)
+	}
+	o.Workdir, o.ClientName = s.Workdir, "agent"
+	m := mcptools.NewManager(servers, o)
+	return m, m.Start(ctx), nil
+}
+
+// MCPTools connects the configured servers plus those named with --mcp and
+// returns their tools (for agent tools search). The servers stop with ctx.
+func MCPTools(ctx context.Context, s Settings, version string) ([]tools.Tool, []error, error) {
+	configured, err := s.MCPServers()
+	if err != nil {
+		return nil, nil, err
+	}
+	m, warnings, err := startMCP(ctx, s, configured, mcptools.Options{ClientVersion: version})
+	if err != nil {
+		return nil, nil, err
+	}
+	context.AfterFunc(ctx, func() { _ = m.Close() })
+	return m.Tools(false), warnings, nil
+}
+
+// MCPEntry is one server of agent mcp list.
+type MCPEntry struct {
+	mcptools.Status
+	Preset    bool      `json:"preset,omitempty"`
+	ToolNames []MCPTool `json:"tool_list,omitempty"`
+}
+
+// MCPTool is one tool of an MCPEntry.
+type MCPTool struct {
+	Name       string `json:"name"`
+	ServerTool string `json:"server_tool"`
+	Deferred   bool   `json:"deferred"`
+}
+
+// MCPList connects the configured servers (and the presets named with
+// --mcp, or every preset when all) to count their tools, each within
+// timeout; other presets are listed as "available" without being started.
+func MCPList(ctx context.Context, s Settings, all bool, timeout time.Duration, version string) ([]MCPEntry, error) {
+	configured, err := s.MCPServers()
+	if err != nil {
+		return nil, err
+	}
+	presets := config.MCPPresets(s.Workdir)
+	named, err := config.ResolveMCPIn(configured, presets, s.MCP)
+	if err != nil {
+		return nil, usage(err)
+	}
+	merged := config.MergeMCP(configured, presets)
+	names := make([]string, 0, len(merged))
+	for n := range merged {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var start []config.MCPServer
+	for _, n := range names {
+		_, isConfigured := configured[n]
+		isNamed := slices.ContainsFunc(named, func(x config.MCPServer) bool { return x.Name == n })
+		if isConfigured || isNamed || all {
+			start = append(start, merged[n])
+		}
+	}
+	if s.Defer == "true" {
+		start = config.DeferAll(start, s.MCP)
+	}
+	m := mcptools.NewManager(start, mcptools.Options{
+		Workdir: s.Workdir, StartTimeout: timeout, ClientName: "agent", ClientVersion: version,
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	defer m.Close()
+	m.Start(ctx)
+	byServer := map[string][]tools.Tool{}
+	for _, t := range m.Tools(false) {
+		byServer[t.Server] = append(byServer[t.Server], t)
+	}
+	started := map[string]mcptools.Status{}
+	for _, st := range m.Status() {
+		started[st.Name] = st
+	}
+	var entries []MCPEntry
+	for _, n := range names {
+		srv := merged[n]
+		st, ok := started[n]
+		if !ok {
+			st = mcptools.Status{Name: n, Transport: srv.Type, Source: srv.Source, State: mcptools.State("available"), Target: mcpTarget(srv), Error: srv.Unavailable}
+		}
+		e := MCPEntry{Status: st, Preset: srv.Source == "preset"}
+		e.Deferred = 0
+		for _, t := range byServer[n] {
+			ref, _ := m.Lookup(t.Name)
+			e.ToolNames = append(e.ToolNames, MCPTool{Name: t.Name, ServerTool: ref.Tool, Deferred: t.Deferred})
+			if t.Deferred {
+				e.Deferred++
+			}
+		}
+		entries = append(entries, e)
+	}
+	return entries, nil
+}
+
+func mcpTarget(s config.MCPServer) string {
+	if s.Type == config.MCPStdio {
+		return strings.Join(append([]string{s.Command}, s.Args...), " ")
+	}
+	return s.URL
+}
+
+// alwaysLoad is the set of tools (by their name in the session) that
+// --defer auto keeps active: the configured servers' alwaysLoad lists,
+// read once.
+func alwaysLoad(configured map[string]config.MCPServer, m *mcptools.Manager, set *tools.Set) map[string]bool {
+	keep := map[string]bool{}
+	if m == nil {
+		return keep
+	}
+	for _, t := range set.All() {
+		ref, ok := m.Lookup(t.Name)
+		if ok && slices.Contains(configured[ref.Server].AlwaysLoad, ref.Tool) {
+			keep[t.Name] = true
+		}
+	}
+	return keep
+}

@@ -1,0 +1,227 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/config/agents"
+	"github.com/agent-dev/agent/tools"
+)
+
+// Profiles loads the agent profiles this run sees: the config file's
+// "agents", the user's and the project's directories.
+func (s Settings) Profiles() *agents.Set {
+	return agents.Load(agents.DefaultDirs(s.Workdir), s.ConfigPath)
+}
+
+// useProfile applies the named profile under the flags given.
+func (s *Settings) useProfile(name string) error {
+	p, err := s.Profiles().Find(name)
+	if err != nil {
+		return usage(err)
+	}
+	s.applyProfile(p, s.Flags.Changed)
+	return nil
+}
+
+// applyProfile puts a profile's settings over the config files and the
+// environment, wherever no flag was given (changed): flags still win.
+func (s *Settings) applyProfile(p agents.Profile, changed map[string]bool) {
+	set := func(flag string, dst *string, v string) {
+		if v != "" && !changed[flag] {
+			*dst = v
+		}
+	}
+	set("provider", &s.Provider, p.Provider)
+	if p.Provider != "" && p.Model == "" && !changed["model"] {
+		s.Model = "" // the provider's default, not a model of another provider
+	}
+	set("model", &s.Model, p.Model)
+	set("fallback-model", &s.FallbackModel, p.FallbackModel)
+	set("effort", &s.Effort, p.Effort)
+	set("system", &s.System, p.System)
+	set("search", &s.Search, p.Search)
+	set("theme", &s.Theme, p.Theme)
+	if p.MaxTokens > 0 && !changed["max-tokens"] {
+		s.MaxTokens = p.MaxTokens
+	}
+	if len(p.ProviderTools) > 0 {
+		s.ProviderTools = append(append([]string(nil), p.ProviderTools...), s.Flags.ProviderTools...)
+	}
+	s.RequireApproval = append(append([]string(nil), s.RequireApproval...), p.RequireApproval...)
+	if len(p.MCP) > 0 && !changed["mcp"] {
+		s.MCP = append([]string(nil), p.MCP...)
+	}
+	if p.Defer != "" && len(p.DeferTools) == 0 && !changed["defer"] {
+		s.Defer = p.Defer
+	}
+	s.Agent = p.Name
+	s.profile = &p
+}
+
+// toolPolicy is the profile's allow list and deferral list as the tool
+// set's registration policy; nil functions when the profile has none.
+func (s Settings) toolPolicy() (allow, deferIf func(tools.Tool) bool) {
+	p := s.profile
+	if p == nil {
+		return nil, nil
+	}
+	if len(p.Tools) > 0 {
+		allow = func(t tools.Tool) bool {
+			return p.Allows(t.Name, t.Server) || (t.Orig != "" && p.Allows(t.Orig, t.Server))
+		}
+	}
+	if len(p.DeferTools) > 0 && !s.Flags.Changed["defer"] {
+		deferIf = func(t tools.Tool) bool {
+			return p.Defers(t.Name, t.Server) || (t.Orig != "" && p.Defers(t.Orig, t.Server))
+		}
+	}
+	return allow, deferIf
+}
+
+// SetAgent switches to the profile name (/agent NAME): its model, prompt,
+// search mode, limits, provider tools, approvals and tool list apply from
+// the next request on; the conversation is kept, as with SetModel. It
+// returns notes for the user, one a line.
+func (a *App) SetAgent(name string) (string, error) {
+	p, err := a.settings.Profiles().Find(strings.TrimSpace(name))
+	if err != nil {
+		return "", err
+	}
+	if a.isDemo() {
+		return "", fmt.Errorf("the demo runs its scripted model; run agent --agent %s without --demo", p.Name)
+	}
+	// A switch made now wins over the flags the program started with.
+	a.settings.applyProfile(p, nil)
+	c := a.settings
+	s := a.session
+	var notes []string
+
+	prov, model := a.Provider(), ""
+	_, model = s.Target()
+	if p.Provider != "" {
+		prov = p.Provider
+	}
+	if p.Model != "" {
+		model = p.Model
+	} else if prov != a.Provider() {
+		_, def, err := NewProvider(c, prov, a.opts.Getenv)
+		if err != nil {
+			return "", fmt.Errorf("switch to %s: %w", prov, err)
+		}
+		model = def
+	}
+	if err := a.useModel(prov, model); err != nil {
+		return "", err
+	}
+	pts, err := parseProviderTools(c.ProviderTools)
+	if err != nil {
+		return "", err
+	}
+	approval, err := approvalPolicy(c.RequireApproval)
+	if err != nil {
+		return "", err
+	}
+	if p.System != "" {
+		s.System = p.System
+	}
+	if p.Search != "" {
+		mode, err := agent.ParseSearchMode(p.Search)
+		if err != nil {
+			return "", err
+		}
+		s.Search = mode
+	}
+	if p.MaxTokens > 0 {
+		s.MaxTokens = p.MaxTokens
+	}
+	if p.Effort != "" {
+		s.Effort = p.Effort
+	}
+	if p.FallbackModel != "" {
+		s.Fallback, s.FallbackModel = s.Provider, p.FallbackModel
+	}
+	if len(p.ProviderTools) > 0 {
+		s.ProviderTools = pts
+	}
+	s.NeedsApproval = nil
+	if approval != nil {
+		s.NeedsApproval = approval.Needs
+	}
+
+	// The tool list filters the servers' tools again; deferral follows the
+	// profile's defer setting.
+	s.Tools.SetPolicy(a.settings.toolPolicy())
+	if a.mcp != nil {
+		if err := a.mcp.Register(s.Tools, false); err != nil {
+			return "", err
+		}
+	}
+	for _, t := range s.Tools.All() {
+		switch {
+		case len(p.DeferTools) > 0:
+			s.Tools.SetDeferred(t.Name, p.Defers(t.Name, t.Server) || t.Orig != "" && p.Defers(t.Orig, t.Server))
+		case p.Defer == "true" && t.Server != "":
+			s.Tools.SetDeferred(t.Name, true)
+		case p.Defer == "false":
+			s.Tools.SetDeferred(t.Name, false)
+		}
+	}
+	if p.Defer == "auto" {
+		_, model := s.Target()
+		a.applyAutoDefer(a.configured, model)
+	}
+	connected := map[string]bool{}
+	for _, t := range s.Tools.All() {
+		connected[t.Server] = true
+	}
+	for _, srv := range p.MCP {
+		if !connected[srv] {
+			notes = append(notes, fmt.Sprintf("server %s is not connected in this session: start agent --agent %s to connect it", srv, p.Name))
+		}
+	}
+	if p.Theme != "" {
+		notes = append(notes, "the theme applies at the next start")
+	}
+	notes = append(notes, "the tools array may change, so the next request reads the prompt without the cache once")
+
+	a.mu.Lock()
+	ss := a.stored
+	a.mu.Unlock()
+	if ss != nil {
+		pr, model := s.Target()
+		meta := ss.Meta()
+		meta.Provider, meta.API, meta.Model = a.Provider(), pr.API(), model
+		st := &meta.Settings
+		st.Agent, st.System, st.Search, st.MaxTokens, st.ProviderTools, st.FallbackModel = p.Name, s.System, s.Search, s.MaxTokens, s.ProviderTools, s.FallbackModel
+		if err := ss.UpdateMeta(context.Background(), meta); err != nil {
+			return "", err
+		}
+	}
+	return strings.Join(notes, "\n"), nil
+}
+
+// Compact summarises the conversation so far (/compact, agent sessions
+// compact): later requests send the summary instead; the store keeps
+// every message.
+func (a *App) Compact(ctx context.Context, focus string) (*agent.Compaction, error) {
+	c, err := a.session.Compact(ctx, focus, nil)
+	if c != nil {
+		p, model := a.session.Target()
+		a.spent(p.Name(), model, c.Usage)
+	}
+	return c, err
+}
+
+// CompactionLine is the one-line account of a compaction, shared by the
+// shell command, print mode and the TUI's notices.
+func CompactionLine(c agent.Compaction) string {
+	kept := ""
+	if n := len(c.Found); n > 0 {
+		kept = fmt.Sprintf("; %d found tools stay loaded", n)
+	}
+	return fmt.Sprintf("%d messages summarised: context about %d → %d tokens (estimated)%s; the summary took %d input and %d output tokens",
+		c.Boundary, c.Before, c.After, kept, c.Usage.InputTokens+c.Usage.CacheReadTokens+c.Usage.CacheWriteTokens, c.Usage.OutputTokens)
+}

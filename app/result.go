@@ -1,0 +1,198 @@
+package app
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+// TurnResult is what a turn came to: the -p --output-format json object.
+type TurnResult struct {
+	Type      string `json:"type,omitempty"`
+	SessionID string `json:"session_id"`
+	// Compactions lists the automatic compactions of this run.
+	Compactions     []agent.Compaction `json:"compactions,omitempty"`
+	Result          string             `json:"result"`
+	IsError         bool               `json:"is_error"`
+	Error           string             `json:"error,omitempty"`
+	NumRequests     int                `json:"num_requests"`
+	Provider        string             `json:"provider"`
+	Model           string             `json:"model"`
+	Usage           ResultUsage        `json:"usage"`
+	Searches        []ResultSearch     `json:"searches"`
+	ToolCalls       []ResultToolCall   `json:"tool_calls"`
+	ServerToolCalls []ResultServerTool `json:"server_tool_calls"`
+	Sources         []agent.Source     `json:"sources"`
+	Warnings        []string           `json:"warnings"`
+	Discovered      []string           `json:"discovered_tools"`
+	ToolsHash       string             `json:"tools_hash,omitempty"`
+	// StopReason is why the last request stopped ("max_tokens": the answer
+	// was cut at the output limit).
+	StopReason agent.StopReason `json:"stop_reason,omitempty"`
+}
+
+// ResultUsage mirrors the provider usage fields.
+type ResultUsage struct {
+	InputTokens              int            `json:"input_tokens"`
+	OutputTokens             int            `json:"output_tokens"`
+	CacheReadInputTokens     int            `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int            `json:"cache_creation_input_tokens"`
+	ServerToolUse            map[string]int `json:"server_tool_use"`
+}
+
+// ResultSearch is one tool search of the turn.
+type ResultSearch struct {
+	Query string   `json:"query"`
+	Tools []string `json:"tools"`
+	Where string   `json:"where"`
+	Error string   `json:"error,omitempty"`
+}
+
+// ResultToolCall is one local tool call of the turn.
+type ResultToolCall struct {
+	Name    string `json:"name"`
+	IsError bool   `json:"is_error"`
+}
+
+// ResultServerTool is one provider-hosted tool call.
+type ResultServerTool struct {
+	Name    string          `json:"name"`
+	Input   json.RawMessage `json:"input"`
+	IsError bool            `json:"is_error"`
+}
+
+// Reducer folds a turn's event stream into its TurnResult.
+type Reducer struct {
+	res        TurnResult
+	searchIdx  map[string]int
+	seenSource map[string]bool
+	last, all  strings.Builder
+	breakNext  bool
+	err        error
+}
+
+// NewReducer starts the result of a turn of a's session.
+func (a *App) NewReducer() *Reducer {
+	p, model := a.session.Target()
+	r := &Reducer{searchIdx: map[string]int{}, seenSource: map[string]bool{}}
+	r.res = TurnResult{SessionID: a.session.ID, Provider: p.Name(), Model: model,
+		Searches: []ResultSearch{}, ToolCalls: []ResultToolCall{}, ServerToolCalls: []ResultServerTool{}, Sources: []agent.Source{},
+		Warnings: append([]string{}, a.Warnings()...), Usage: ResultUsage{ServerToolUse: map[string]int{}}}
+	return r
+}
+
+// Add folds ev in. It returns the answer text ev adds, with the break that
+// makes each assistant message its own paragraph, for text output.
+func (r *Reducer) Add(ev agent.Event) string {
+	res := &r.res
+	switch ev.Type {
+	case agent.EventTextDelta:
+		out := ev.Text
+		if r.breakNext {
+			// Without the break, "…for that." and "The search found…" run
+			// together.
+			r.breakNext = false
+			sep := "\n\n"
+			if strings.HasSuffix(r.all.String(), "\n") {
+				sep = "\n"
+			}
+			r.all.WriteString(sep)
+			out = sep + out
+		}
+		r.last.WriteString(ev.Text)
+		r.all.WriteString(ev.Text)
+		return out
+	case agent.EventSearchStarted:
+		r.searchIdx[ev.Search.ID] = len(res.Searches)
+		res.Searches = append(res.Searches, ResultSearch{Query: ev.Search.Query, Where: ev.Search.Where, Tools: []string{}})
+	case agent.EventSearchFinished:
+		i, ok := r.searchIdx[ev.Search.ID]
+		if !ok {
+			// A search finished in a later response than it began (split pair).
+			i = len(res.Searches)
+			res.Searches = append(res.Searches, ResultSearch{Query: ev.Search.Query, Where: ev.Search.Where})
+			r.searchIdx[ev.Search.ID] = i
+		}
+		if ev.Search.Tools != nil {
+			res.Searches[i].Tools = ev.Search.Tools
+		}
+		res.Searches[i].Error = ev.Search.Error
+	case agent.EventToolStarted:
+		r.last.Reset()
+	case agent.EventToolFinished:
+		res.ToolCalls = append(res.ToolCalls, ResultToolCall{Name: ev.Tool.Name, IsError: ev.Tool.IsError})
+	case agent.EventMessage:
+		// Server tool calls are taken from completed assistant messages:
+		// streams announce them before their results arrive.
+		if m := ev.Message; m != nil && m.Role == agent.RoleAssistant {
+			r.breakNext = r.all.Len() > 0
+			r.serverTools(m)
+		}
+	case agent.EventUsage:
+		res.NumRequests++
+		res.StopReason = ev.StopReason
+		u := ev.Usage
+		res.Usage.InputTokens += u.InputTokens
+		res.Usage.OutputTokens += u.OutputTokens
+		res.Usage.CacheReadInputTokens += u.CacheReadTokens
+		res.Usage.CacheCreationInputTokens += u.CacheWriteTokens
+		for k, v := range u.ServerToolUses {
+			res.Usage.ServerToolUse[k] += v
+		}
+	case agent.EventWarning:
+		res.Warnings = append(res.Warnings, ev.Text)
+	case agent.EventCompacted:
+		if c := ev.Compaction; c != nil {
+			res.Compactions = append(res.Compactions, *c)
+		}
+	case agent.EventError:
+		r.err = ev.Err
+	}
+	return ""
+}
+
+func (r *Reducer) serverTools(m *agent.Message) {
+	for _, p := range m.Parts {
+		st := p.ServerTool
+		if p.Type != agent.PartServerTool || st == nil {
+			continue
+		}
+		if !st.Pending && st.Name != "citations" {
+			r.res.ServerToolCalls = append(r.res.ServerToolCalls, ResultServerTool{Name: st.Name, Input: st.Input, IsError: st.IsError})
+		}
+		for _, s := range st.Sources {
+			if !r.seenSource[s.URL] {
+				r.seenSource[s.URL] = true
+				r.res.Sources = append(r.res.Sources, s)
+			}
+		}
+	}
+}
+
+// Err is the turn's error (nil when it ended well).
+func (r *Reducer) Err() error { return r.err }
+
+// Text is every answer text of the turn, as Add returned it.
+func (r *Reducer) Text() string { return r.all.String() }
+
+// Result is the turn's result: the last answer (the text after the last
+// tool call, else all of it), the session's discoveries and the last
+// tools hash.
+func (r *Reducer) Result(a *App) TurnResult {
+	res := r.res
+	res.Result = strings.TrimSpace(r.last.String())
+	if res.Result == "" {
+		res.Result = strings.TrimSpace(r.all.String())
+	}
+	res.Discovered = a.session.Discovered()
+	if res.Discovered == nil {
+		res.Discovered = []string{}
+	}
+	res.ToolsHash = a.LastToolsHash()
+	if r.err != nil {
+		res.IsError = true
+		res.Error = r.err.Error()
+	}
+	return res
+}

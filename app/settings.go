@@ -1,0 +1,229 @@
+// Package app is the application between the command line and the core:
+// the settings of a run, resolved once; the runtime built from them (store,
+// provider, MCP servers, search engine, session); the typed API print mode,
+// the TUI and the token bench drive (Send, SetModel, Resume, New); and the
+// reducer that folds a turn's events into its result.
+package app
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/config/agents"
+	"github.com/agent-dev/agent/store"
+)
+
+// Flags are the settings given on the command line. A zero value means
+// "not given": the layers below decide.
+type Flags struct {
+	config.Config // provider, model, base URL, search, theme, …
+
+	ConfigPath string // --config: the user config file to read instead of the default
+	MCPConfig  string // --mcp-config
+	MCP        []string
+	Defer      string // "" | "true" | "false" | "auto"
+	DBPath     string
+	NoStream   bool
+	NoCache    bool // --no-cache: no MCP catalog cache
+	NoLearn    bool // --no-learn: tool search does not learn from use
+	Demo       bool
+	Resume     string
+	Continue   bool
+	Workdir    string // the working directory (default: os.Getwd)
+	Agent      string // --agent: the agent profile to use
+	// Changed names the flags given on the command line (a profile does
+	// not override them; --max-steps 0 is an error, not "not given").
+	Changed map[string]bool
+}
+
+// Settings is everything that shapes a run, resolved once by Load in one
+// order: defaults, user config, project config, environment, flags; on
+// resume the stored session's settings take the place of whatever no flag
+// gave (Open), and Validate checks the result.
+type Settings struct {
+	config.Config
+
+	ConfigPath string // the user config file that was read (for messages)
+	MCPConfig  string
+	MCP        []string
+	Defer      string
+	DBPath     string
+	NoStream   bool
+	NoCache    bool
+	NoLearn    bool
+	Demo       bool
+	Resume     string
+	Continue   bool
+	Workdir    string
+	// Agent names the agent profile in use (--agent, or the resumed
+	// session's); profile is it, loaded.
+	Agent   string
+	profile *agents.Profile
+
+	// Flags are kept to tell, on resume, what the user gave explicitly.
+	Flags Flags
+	// Warnings are things Load ignored, to show once.
+	Warnings []string
+}
+
+// Load resolves the settings of a run (see Settings).
+func Load(f Flags, getenv func(string) string) (Settings, error) {
+	s := Settings{Config: config.Defaults(), Flags: f}
+	s.ConfigPath = f.ConfigPath
+	if s.ConfigPath == "" {
+		s.ConfigPath = config.DefaultPath()
+	}
+	if err := s.Config.Load(s.ConfigPath, f.ConfigPath != ""); err != nil {
+		return s, usage(err)
+	}
+	s.Workdir = f.Workdir
+	if s.Workdir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return s, fmt.Errorf("find working directory: %w", err)
+		}
+		s.Workdir = wd
+	}
+	proj, err := config.Read(config.ProjectPath(s.Workdir), false)
+	if err != nil {
+		return s, usage(err)
+	}
+	if proj != nil {
+		if proj.BaseURL != "" {
+			// A cloned repository must not send the user's API key elsewhere.
+			s.Warnings = append(s.Warnings, fmt.Sprintf("base_url in %s is ignored: a project cannot redirect your API key; set it in your own config or with --base-url", config.ProjectPath(s.Workdir)))
+			proj.BaseURL = ""
+		}
+		config.Merge(&s.Config, *proj)
+	}
+	s.Config.FromEnv(getenv)
+	s.MCPConfig, s.DBPath = f.MCPConfig, f.DBPath
+	s.NoStream, s.NoCache, s.NoLearn, s.Demo, s.Resume, s.Continue = f.NoStream, f.NoCache, f.NoLearn, f.Demo, f.Resume, f.Continue
+	if f.Agent != "" {
+		// The profile's layer: over the files and the environment, under
+		// the flags.
+		if err := s.useProfile(f.Agent); err != nil {
+			return s, err
+		}
+	}
+	// --provider-tool adds to the configured ones (a profile's already
+	// did); every other flag replaces.
+	flags := f.Config
+	switch {
+	case len(flags.ProviderTools) == 0:
+	case s.profile != nil && len(s.profile.ProviderTools) > 0:
+		flags.ProviderTools = s.ProviderTools
+	default:
+		flags.ProviderTools = append(append([]string(nil), s.ProviderTools...), flags.ProviderTools...)
+	}
+	config.Merge(&s.Config, flags)
+	// These take an explicit zero too (and Validate judges it).
+	if f.Changed["max-steps"] {
+		s.MaxSteps = f.MaxSteps
+	}
+	if f.Changed["max-tokens"] {
+		s.MaxTokens = f.MaxTokens
+	}
+	if len(f.MCP) > 0 {
+		s.MCP = f.MCP
+	}
+	if f.Defer != "" {
+		s.Defer = f.Defer
+	}
+	if f.Changed["resume"] && strings.TrimSpace(f.Resume) == "" {
+		return s, Usagef("--resume needs a session ID: list them with agent sessions, or use --continue for the newest")
+	}
+	return s, s.Validate()
+}
+
+// Validate checks the values that have a closed set.
+func (s Settings) Validate() error {
+	if err := s.Config.Validate(); err != nil {
+		return usage(err)
+	}
+	switch s.Defer {
+	case "", "true", "false", "auto":
+	default:
+		return Usagef("unknown --defer value %q: use true, false or auto", s.Defer)
+	}
+	if s.Resume != "" && s.Continue {
+		return Usagef("--resume and --continue are exclusive: pick one")
+	}
+	return nil
+}
+
+// stored is the part of the settings kept with a session.
+func (s Settings) stored(pts []agent.ProviderTool) store.Settings {
+	mode, _ := agent.ParseSearchMode(s.Search)
+	return store.Settings{
+		Search: mode, SearchAlgo: s.SearchAlgo, Defer: s.Defer, MCPServers: s.MCP,
+		ProviderTools: pts, System: s.System, MaxTokens: s.MaxTokens, NoStream: s.NoStream,
+		FallbackModel: s.FallbackModel, Agent: s.Agent,
+	}
+}
+
+// restore takes a resumed session's settings wherever no flag was given, so
+// the tools array is rebuilt exactly as it was sent.
+func (s *Settings) restore(m store.SessionMeta) {
+	f, st := s.Flags, m.Settings
+	if m.Provider == "demo" && f.Provider == "" {
+		// A demo session resumes in the demo: its scripted model is the only
+		// one that can continue it offline.
+		s.Demo = true
+	}
+	if f.Provider == "" && m.Provider != "" {
+		s.Provider = m.Provider
+	}
+	if f.Model == "" && s.Provider == m.Provider {
+		s.Model = m.Model
+	}
+	if f.Search == "" && st.Search != "" {
+		s.Search = string(st.Search)
+	}
+	if f.SearchAlgo == "" && st.SearchAlgo != "" {
+		s.SearchAlgo = st.SearchAlgo
+	}
+	if f.Defer == "" {
+		s.Defer = st.Defer
+	}
+	if len(f.MCP) == 0 {
+		s.MCP = st.MCPServers
+	}
+	if len(f.ProviderTools) == 0 && len(st.ProviderTools) > 0 {
+		s.ProviderTools = nil
+		for _, pt := range st.ProviderTools {
+			s.ProviderTools = append(s.ProviderTools, providerToolSpec(pt))
+		}
+	}
+	if f.System == "" && st.System != "" {
+		s.System = st.System
+	}
+	if st.MaxTokens > 0 {
+		s.MaxTokens = st.MaxTokens
+	}
+	if f.FallbackModel == "" && st.FallbackModel != "" {
+		s.FallbackModel = st.FallbackModel
+	}
+	s.NoStream = s.NoStream || st.NoStream
+}
+
+// UsageError is a mistake in how the program was called: exit code 2.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usagef makes a UsageError.
+func Usagef(format string, a ...any) error { return &UsageError{fmt.Errorf(format, a...)} }
+
+func usage(err error) error {
+	var ue *UsageError
+	if err == nil || errors.As(err, &ue) {
+		return err
+	}
+	return &UsageError{err}
+}

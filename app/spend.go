@@ -1,0 +1,161 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/models"
+	"github.com/agent-dev/agent/pricing"
+)
+
+// Spend is a session's usage and cost so far, its stored requests
+// included (a resumed session's total does not restart at zero).
+type Spend struct {
+	Usage, Last agent.Usage
+	Requests    int
+	Cost        float64
+	// Unpriced is set when a request went to a model without a price.
+	Unpriced bool
+}
+
+// Spend returns the session's figures.
+func (a *App) Spend() Spend {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.spend
+}
+
+// spent adds one request's usage and cost to the session's figures.
+func (a *App) spent(provider, model string, u agent.Usage) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	sp := &a.spend
+	sp.Usage.Add(u)
+	sp.Last = u
+	sp.Requests++
+	if p, ok := pricing.Lookup(provider, model); ok {
+		sp.Cost += p.Cost(pricing.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens})
+	} else {
+		sp.Unpriced = true
+	}
+}
+
+// loadSpend starts the figures from the session's stored requests.
+func (a *App) loadSpend(ctx context.Context, id string) {
+	a.mu.Lock()
+	a.spend = Spend{}
+	a.mu.Unlock()
+	if id == "" {
+		return
+	}
+	e, err := a.db.Export(ctx, id)
+	if err != nil {
+		return
+	}
+	for _, r := range e.Requests {
+		a.spent(r.Provider, r.Model, agent.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+			CacheReadTokens: r.CacheRead, CacheWriteTokens: r.CacheWrite, ServerToolUses: r.ServerToolUses})
+	}
+}
+
+// ContextWindow is the current model's context size.
+func (a *App) ContextWindow() int {
+	_, model := a.session.Target()
+	return models.Lookup(a.Provider(), model).ContextWindow
+}
+
+// vendorAPI is the model family a provider's own API serves; "" for
+// providers that serve many (Chat Completions servers, aggregators).
+func vendorAPI(provider string) string {
+	switch provider {
+	case "anthropic":
+		return "anthropic"
+	case "openai":
+		return "openai"
+	case "gemini":
+		return "google"
+	}
+	return ""
+}
+
+// servedBy refuses a model the capability table knows belongs to another
+// vendor than the provider's own API (gpt-4o on anthropic), naming the
+// provider that serves it.
+func servedBy(provider, model string) error {
+	want := vendorAPI(provider)
+	c := models.Lookup(provider, model)
+	if want == "" || !c.Known || c.Family == "" || c.Family == want {
+		return nil
+	}
+	other := map[string]string{"anthropic": "anthropic", "openai": "openai", "google": "gemini", "deepseek": "deepseek", "mistral": "mistral"}[c.Family]
+	hint := "declare the id in the config's models section if this server does serve it"
+	if other != "" {
+		hint = "use /model " + other + ":" + model
+	}
+	return fmt.Errorf("%s is a %s model, which %s does not serve: %s", model, c.Family, provider, hint)
+}
+
+// ModelChoice is one model /model offers, with what to know about it.
+type ModelChoice struct{ Name, Detail string }
+
+// Models lists what /model offers: the priced models of the provider's
+// family and the current one, with context window and price.
+func (a *App) Models() []ModelChoice {
+	label := a.Provider()
+	_, cur := a.session.Target()
+	seen := map[string]bool{}
+	var out []ModelChoice
+	for _, n := range append([]string{cur}, pricing.Models(label)...) {
+		if n == "" || seen[n] {
+			continue
+		}
+		seen[n] = true
+		var detail []string
+		if n == cur {
+			detail = append(detail, "current")
+		}
+		if w := models.Lookup(label, n).ContextWindow; w > 0 {
+			detail = append(detail, fmt.Sprintf("%dk context", w/1000))
+		}
+		if p, ok := pricing.Lookup(label, n); ok && (p.Input > 0 || p.Output > 0) {
+			detail = append(detail, fmt.Sprintf("$%g in / $%g out per Mtok", p.Input, p.Output))
+		}
+		out = append(out, ModelChoice{Name: n, Detail: strings.Join(detail, " · ")})
+	}
+	return out
+}
+
+// Delete removes a stored session; the current one cannot be.
+func (a *App) Delete(ctx context.Context, id string) error {
+	if id == a.session.ID {
+		return fmt.Errorf("it is the current session: /new first")
+	}
+	_, err := a.db.Delete(ctx, id)
+	return err
+}
+
+// DropUnanswered deletes the session a failed -p run created when no
+// answer came (the provider unreachable, say): it would hold the prompt
+// alone, and --continue would pick it. It reports whether it did.
+func (a *App) DropUnanswered() bool {
+	if a.isResume {
+		return false
+	}
+	for _, m := range a.session.Messages() {
+		if m.Role == agent.RoleAssistant {
+			return false
+		}
+	}
+	a.mu.Lock()
+	ss := a.stored
+	a.mu.Unlock()
+	if ss == nil {
+		return false
+	}
+	id := ss.ID()
+	_ = ss.Close()
+	_, err := a.db.Delete(context.Background(), id)
+	return err == nil
+}

@@ -1,5 +1,0 @@
-package cmd
-
-import "sort"
-
-func sortStrings(s []string) { sort.Strings(s) }
