@@ -148,10 +148,10 @@ func TestTUIInTmux(t *testing.T) {
 	ts2.waitFor("sunny in Berlin", "weather forecast", "resumed")
 	// A new turn on the resumed session reuses the fake's call ids: its
 	// search and card show all the same (#18 bug 1).
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Paris"}},
 		anthropictest.Turn{Text: "Rainy in Paris."},
-	)
+	))
 	ts2.send("And Paris?", "Enter")
 	ts2.waitFor("Rainy in Paris")
 	if h := ts2.history(); strings.Count(h, "provider search") < 2 || !strings.Contains(h, `"Paris"`) {

@@ -64,6 +64,14 @@ func NewServer(t testing.TB) *Server {
 // Close stops the server early.
 func (s *Server) Close() { s.srv.Close() }
 
+// SetScript replaces the Script while requests may be arriving (from
+// another process, say), where assigning the field would race.
+func (s *Server) SetScript(sc *Script) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Script = sc
+}
+
 // Enqueue adds replies answered in order, before Handler and Script.
 func (s *Server) Enqueue(rs ...Reply) {
 	s.mu.Lock()
@@ -324,12 +332,13 @@ func (s *Server) next(req *Request) Reply {
 		s.mu.Unlock()
 		return r
 	}
+	sc := s.Script
 	s.mu.Unlock()
 	if s.Handler != nil {
 		return s.Handler(req)
 	}
-	if s.Script != nil {
-		return s.Script.reply(s, req)
+	if sc != nil {
+		return sc.reply(s, req)
 	}
 	return Error(500, "api_error", "anthropictest: no reply queued and no Handler or Script")
 }
