@@ -49,7 +49,10 @@ type Tool struct {
 	// catalog cache keeps it), so a stable catalog is never counted again;
 	// 0 means count when needed.
 	Tokens int
-	Exec   Executor
+	// SchemaChecked: Schema already passed schema.Check (the MCP catalog
+	// cache remembers it), so registration does not check it again.
+	SchemaChecked bool
+	Exec          Executor
 }
 
 // Set is the registry of a chat: every tool, each either active or deferred.
@@ -127,7 +130,10 @@ func (s *Set) Add(opts []Option, ts ...Tool) error {
 		if len(t.Schema) == 0 {
 			t.Schema = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
-		if err := schema.Check(t.Schema); err != nil {
+		if t.SchemaChecked {
+			// Checked when its list was cached: a stable catalog is not
+			// checked on every start.
+		} else if err := schema.Check(t.Schema); err != nil {
 			s.quarantine(t, err.Error())
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/tools/schema"
 	"github.com/agent-dev/agent/tools/tokens"
 )
 
@@ -45,14 +46,18 @@ type cachedTool struct {
 	// Tokens is the definition's o200k count, so a stable catalog is never
 	// counted again (and the tokenizer never loaded for it).
 	Tokens int
+	// Checked: the schema passed schema.Check, so a start does not check
+	// it again.
+	Checked bool
 }
 
 // catalogMagic starts CatalogEntry.Tools: a version of the encoding below.
-const catalogMagic = "agent-mcp-catalog-1\n"
+const catalogMagic = "agent-mcp-catalog-2\n"
 
 // encodeCatalog writes a list as CatalogEntry.Tools: the magic, the sha256
 // (hex) of the raw tools/list pages it came from, then per tool its name,
-// description, schema (verbatim) and token count, each length-prefixed. A
+// description, schema (verbatim), token count and whether its schema passed
+// schema.Check, each length-prefixed. A
 // binary layout, not JSON: loading it copies no schema (they are slices of
 // the one buffer) and validates nothing twice, which matters at thousands
 // of tools on every start.
@@ -74,6 +79,11 @@ func encodeCatalog(listHash string, ts []cachedTool) []byte {
 		b = binary.AppendUvarint(b, uint64(len(t.InputSchema)))
 		b = append(b, t.InputSchema...)
 		b = binary.AppendUvarint(b, uint64(t.Tokens))
+		var flags uint64
+		if t.Checked {
+			flags |= 1
+		}
+		b = binary.AppendUvarint(b, flags)
 	}
 	return b
 }
@@ -125,7 +135,11 @@ func decodeCatalog(b []byte) (listHash string, ts []rawTool, err error) {
 		if err != nil {
 			return "", nil, err
 		}
-		ts = append(ts, rawTool{Name: string(name), Description: string(desc), Schema: json.RawMessage(schema), Tokens: int(tokens)})
+		flags, err := num()
+		if err != nil {
+			return "", nil, err
+		}
+		ts = append(ts, rawTool{Name: string(name), Description: string(desc), Schema: json.RawMessage(schema), Tokens: int(tokens), Checked: flags&1 != 0})
 	}
 	return string(h), ts, nil
 }
@@ -217,7 +231,8 @@ func (c *conn) saveCached(list []rawTool, listHash string, si serverInfo, info s
 			if n == 0 {
 				n = tokens.Tool(ToolName(c.cfg.Name, t.Name), t.Description, t.Schema)
 			}
-			cts[i] = cachedTool{Name: t.Name, Description: t.Description, InputSchema: t.Schema, Tokens: n}
+			checked := t.Checked || schema.Check(t.Schema) == nil
+			cts[i] = cachedTool{Name: t.Name, Description: t.Description, InputSchema: t.Schema, Tokens: n, Checked: checked}
 		}
 		b := encodeCatalog(listHash, cts)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -92,8 +92,8 @@ func TestCacheSlowServerDoesNotDelayStart(t *testing.T) {
 		t.Fatalf("cached entry: %+v", e)
 	}
 	for _, ct := range cts {
-		if ct.Tokens <= 0 {
-			t.Fatalf("%s cached without a token count", ct.Name)
+		if ct.Tokens <= 0 || !ct.Checked {
+			t.Fatalf("%s cached without a token count or schema check: %+v", ct.Name, ct)
 		}
 	}
 	if got := string(cts[slices.IndexFunc(cts, func(c rawTool) bool { return c.Name == "raw_schema" })].Schema); got != rawSchema {
@@ -120,7 +120,7 @@ func TestCacheSlowServerDoesNotDelayStart(t *testing.T) {
 	if got := len(set.Deferred()); got != len(edgeTools) {
 		t.Fatalf("%d tools registered from the cache, want %d", got, len(edgeTools))
 	}
-	if tl, _ := set.Lookup("edge__echo"); tl.Tokens <= 0 || tl.ServerDescription != "Edge cases for the agent's MCP client." {
+	if tl, _ := set.Lookup("edge__echo"); tl.Tokens <= 0 || !tl.SchemaChecked || tl.ServerDescription != "Edge cases for the agent's MCP client." {
 		t.Fatalf("cached tool: %+v", tl)
 	}
 	if ref, ok := m.Lookup("edge__raw_schema"); !ok || ref.Tool != "raw_schema" {
@@ -330,7 +330,7 @@ func TestConfigHash(t *testing.T) {
 
 func TestCatalogEncoding(t *testing.T) {
 	in := []cachedTool{
-		{Name: "a", Description: "Ünïcode \"quoted\"", InputSchema: json.RawMessage(rawSchema), Tokens: 300},
+		{Name: "a", Description: "Ünïcode \"quoted\"", InputSchema: json.RawMessage(rawSchema), Tokens: 300, Checked: true},
 		{Name: "b", InputSchema: json.RawMessage(`{}`)},
 	}
 	b := encodeCatalog("abc", in)
@@ -339,7 +339,7 @@ func TestCatalogEncoding(t *testing.T) {
 		t.Fatalf("%q %v %v", h, out, err)
 	}
 	for i, o := range out {
-		if o.Name != in[i].Name || o.Description != in[i].Description || string(o.Schema) != string(in[i].InputSchema) || o.Tokens != in[i].Tokens {
+		if o.Name != in[i].Name || o.Description != in[i].Description || string(o.Schema) != string(in[i].InputSchema) || o.Tokens != in[i].Tokens || o.Checked != in[i].Checked {
 			t.Fatalf("tool %d: %+v", i, o)
 		}
 	}

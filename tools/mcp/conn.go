@@ -32,6 +32,8 @@ type rawTool struct {
 	Schema      json.RawMessage
 	// Tokens is the definition's count when the catalog cache knew it.
 	Tokens int
+	// Checked: the schema passed schema.Check when the list was cached.
+	Checked bool
 }
 
 // serverInfo is what initialize told about the server.
@@ -528,7 +530,7 @@ func keepCounts(old, list []rawTool) {
 	}
 	for i, t := range list {
 		if k, ok := known[t.Name]; ok && t.Tokens == 0 && k.Description == t.Description && bytes.Equal(k.Schema, t.Schema) {
-			list[i].Tokens = k.Tokens
+			list[i].Tokens, list[i].Checked = k.Tokens, k.Checked
 		}
 	}
 }
@@ -555,6 +557,7 @@ func (c *conn) agentTools(deferAll bool) []tools.Tool {
 			ServerDescription: info,
 			Deferred:          deferred(c.cfg, t.Name, deferAll),
 			Tokens:            t.Tokens,
+			SchemaChecked:     t.Checked,
 			Exec:              c.executor(t.Name),
 		})
 	}
