@@ -44,11 +44,8 @@ type (
 	infoTickMsg   struct{}
 )
 
-// infoEvery is how often the status data is read again while idle.
-const infoEvery = 2 * time.Second
-
-func infoTick() tea.Cmd {
-	return tea.Tick(infoEvery, func(time.Time) tea.Msg { return infoTickMsg{} })
+func (m *Model) infoTick() tea.Cmd {
+	return tea.Tick(m.opts.RefreshEvery, func(time.Time) tea.Msg { return infoTickMsg{} })
 }
 
 func (m *Model) refreshInfo() tea.Cmd {

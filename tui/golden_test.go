@@ -92,3 +92,69 @@ func TestGoldenFrames(t *testing.T) {
 		}
 	}
 }
+
+// Inline (the default) frames: what was printed to the scrollback, then
+// the redrawn area, at each size.
+func TestInlineGoldenFrames(t *testing.T) {
+	sizes := [][2]int{{40, 12}, {80, 24}, {120, 40}, {200, 50}}
+	evs := conversation()
+	tests := []struct {
+		name  string
+		setup func(m *Model, b *fakeBackend)
+	}{
+		{"streaming", func(m *Model, b *fakeBackend) {
+			typeText(m, "weather in Paris?")
+			run(m, press(m, "enter"))
+			feed(m, b, evs[:9])
+			feed(m, b, []agent.Event{{Type: agent.EventTextDelta, Text: "## Paris, next 3 days\n\n| day | high |\n|---|---|\n| Thu | 14°C |\n"}})
+		}},
+		{"search", func(m *Model, b *fakeBackend) {
+			typeText(m, "weather in Paris?")
+			run(m, press(m, "enter"))
+			feed(m, b, evs[:5])
+		}},
+		{"card", func(m *Model, b *fakeBackend) {
+			typeText(m, "weather in Paris?")
+			run(m, press(m, "enter"))
+			feed(m, b, evs[:8])
+		}},
+		{"approval", func(m *Model, b *fakeBackend) {
+			typeText(m, "delete it")
+			run(m, press(m, "enter"))
+			call := &agent.ToolEvent{ID: "c9", Name: "delete_file", Server: "fs", Input: []byte(`{"path":"/tmp/x"}`)}
+			feed(m, b, []agent.Event{{Type: agent.EventToolStarted, Tool: call}, {Type: agent.EventApproval, Tool: call}})
+			m.Update(approvalMsg{Req: ApprovalRequest{Tool: *call}})
+		}},
+		{"picker", func(m *Model, b *fakeBackend) {
+			typeText(m, "/sessions")
+			run(m, press(m, "enter"))
+		}},
+		{"done", func(m *Model, b *fakeBackend) {
+			typeText(m, "weather in Paris?")
+			run(m, press(m, "enter"))
+			feed(m, b, evs)
+			typeText(m, "/co")
+		}},
+	}
+	for _, tt := range tests {
+		for _, sz := range sizes {
+			name := fmt.Sprintf("inline_%s_%dx%d", tt.name, sz[0], sz[1])
+			t.Run(name, func(t *testing.T) {
+				b := newFakeBackend()
+				m, _, rec := newInlineModel(t, b, sz[0], sz[1], Options{})
+				tt.setup(m, b)
+				f := frame(m)
+				lines := strings.Split(strings.TrimSuffix(f, "\n"), "\n")
+				if len(lines) > sz[1] {
+					t.Errorf("the redrawn area has %d lines, the terminal %d", len(lines), sz[1])
+				}
+				for i, l := range append(lines, strings.Split(rec.String(), "\n")...) {
+					if w := ansi.StringWidth(l); w > sz[0] {
+						t.Errorf("line %d is %d cells wide, terminal has %d: %q", i, w, sz[0], l)
+					}
+				}
+				golden(t, name, rec.String()+"\n"+strings.Repeat("┄", sz[0])+"\n"+f)
+			})
+		}
+	}
+}

@@ -87,7 +87,10 @@ func (m *Model) printCmd() tea.Cmd {
 	m.queue = append([]string(nil), m.queue[n:]...)
 	m.printing = true
 	if m.print != nil {
-		return m.print(text)
+		// Tests record the lines at once; the next batch follows.
+		m.print(text)
+		m.printing = false
+		return m.printCmd()
 	}
 	// The lines leave the redrawn area in this update; they are printed
 	// once the smaller frame is on the terminal. Printed first, they would

@@ -206,7 +206,8 @@ func (m *markdown) renderStream(text string, width int, streaming bool) []string
 			add(m.codeBlock(b, width))
 		case blockTable:
 			if streaming && b.open {
-				add([]string{m.st.Muted.Render("  ⋯ table, " + plural(strings.Count(b.text, "\n")+1, "row") + " so far")})
+				rows := max(strings.Count(b.text, "\n")+1-2, 0) // header and rule
+				add([]string{m.st.Muted.Render("  ⋯ table, " + plural(rows, "row") + " so far")})
 				continue
 			}
 			add(m.glamourLines(b.text, width-2))

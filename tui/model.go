@@ -111,7 +111,7 @@ func (m *Model) applyStyles(st *themes.Styles) {
 // theme) and sends the initial prompt, if any.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.refreshInfo(), textarea.Blink,
-		tea.Tick(150*time.Millisecond, func(time.Time) tea.Msg { return readyMsg{} }), infoTick()}
+		tea.Tick(150*time.Millisecond, func(time.Time) tea.Msg { return readyMsg{} }), m.infoTick()}
 	if !m.opts.NoColor && strings.EqualFold(m.opts.Theme, "auto") {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}

@@ -149,6 +149,9 @@ type Options struct {
 	Now func() time.Time
 	// RenderEvery throttles Markdown re-rendering while text streams.
 	RenderEvery time.Duration
+	// RefreshEvery is how often the status data is read again while idle
+	// (servers starting in the background add tools). Default 2s.
+	RefreshEvery time.Duration
 	// Input and Output replace the terminal (tests); nil means stdin/stdout.
 	Input  io.Reader
 	Output io.Writer
@@ -160,6 +163,9 @@ func (o *Options) defaults() {
 	}
 	if o.RenderEvery <= 0 {
 		o.RenderEvery = 100 * time.Millisecond
+	}
+	if o.RefreshEvery <= 0 {
+		o.RefreshEvery = 2 * time.Second
 	}
 	if o.Theme == "" {
 		o.Theme = "auto"

@@ -51,7 +51,7 @@ func newInlineModel(t testing.TB, b *fakeBackend, w, h int, opts Options) (*Mode
 	m.ready = true
 	m.print = func(text string) tea.Cmd {
 		rec.lines = append(rec.lines, strings.Split(text, "\n")...)
-		return func() tea.Msg { return printedMsg{} }
+		return nil
 	}
 	return m, turns, rec
 }
@@ -61,6 +61,7 @@ func newModel(t testing.TB, b *fakeBackend, w, h int, opts Options) (*Model, *fa
 	c := &clock{t: epoch}
 	opts.Width, opts.Height = w, h
 	opts.Now = c.Now
+	opts.RefreshEvery = time.Millisecond
 	if opts.Theme == "" {
 		opts.Theme = "dark"
 	}

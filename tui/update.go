@@ -76,9 +76,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// counts without waiting for a turn. During a turn the figures
 		// come from the events.
 		if m.working {
-			return m, infoTick()
+			return m, m.infoTick()
 		}
-		return m, tea.Batch(refreshCmd(m.b), infoTick())
+		return m, tea.Batch(refreshCmd(m.b), m.infoTick())
 	case refreshedMsg:
 		for _, n := range msg.notes {
 			m.chat.notice(itemNotice, n)
