@@ -171,6 +171,9 @@ func (a *App) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if s.Defer == "true" {
+		pts = deferConnectors(pts)
+	}
 	var kit *demo.Kit
 	var p agent.Provider
 	var defModel string

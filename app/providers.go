@@ -130,6 +130,29 @@ func validateProviderTools(p agent.Provider, pts []agent.ProviderTool) error {
 	return usage(err)
 }
 
+// deferConnectors asks, with --defer, that the MCP connectors' tools be
+// deferred too (Anthropic sets it on the toolset's default_config, OpenAI
+// on its hosted MCP tool when it searches), unless the options say so.
+func deferConnectors(pts []agent.ProviderTool) []agent.ProviderTool {
+	out := append([]agent.ProviderTool(nil), pts...)
+	for i, pt := range out {
+		if pt.Alias != "mcp" {
+			continue
+		}
+		var o map[string]json.RawMessage
+		if json.Unmarshal(pt.Options, &o) != nil || o == nil {
+			continue
+		}
+		if _, set := o["defer_loading"]; set {
+			continue
+		}
+		o["defer_loading"] = json.RawMessage("true")
+		b, _ := json.Marshal(o)
+		out[i].Options = b
+	}
+	return out
+}
+
 // parseProviderTools reads --provider-tool values: NAME, NAME:{json options}
 // or a raw JSON definition. Enabling an alias again replaces its options.
 func parseProviderTools(specs []string) ([]agent.ProviderTool, error) {

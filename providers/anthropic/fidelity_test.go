@@ -281,3 +281,48 @@ func TestCutTextKeptAndMarked(t *testing.T) {
 		t.Errorf("no warning: %+v", evs)
 	}
 }
+
+// The code-execution container of a response is named in the next
+// request, so the files written there are still there.
+func TestContainerCarried(t *testing.T) {
+	for _, noStream := range []bool{false, true} {
+		srv := anthropictest.NewServer(t)
+		srv.Enqueue(anthropictest.Reply{Content: []json.RawMessage{anthropictest.Text("Wrote out.csv.")}, Container: "container_011abc"},
+			anthropictest.Reply{Content: []json.RawMessage{anthropictest.Text("It has 3 rows.")}})
+		s := sessionFor(t, srv, "claude-sonnet-4-5", anthropic.Options{})
+		s.NoStream = noStream
+		if _, err := run(t, s, "Write out.csv"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := run(t, s, "How many rows?"); err != nil {
+			t.Fatal(err)
+		}
+		reqs := allAccepted(t, srv)
+		if bytes.Contains(reqs[0].Body, []byte(`"container"`)) || !bytes.Contains(reqs[1].Body, []byte(`"container":"container_011abc"`)) {
+			t.Errorf("container not carried: %s", reqs[1].Body)
+		}
+	}
+}
+
+// With the tool search tool in the request, the MCP connector's tools can
+// be deferred: on the toolset's default_config, never per tool, and the
+// toolset then carries no cache breakpoint.
+func TestConnectorDeferred(t *testing.T) {
+	p := anthropic.New(anthropic.Options{})
+	mcp := agent.ProviderTool{Alias: "mcp", Options: json.RawMessage(`{"name":"docs","url":"https://mcp.example.com/mcp","defer_loading":true}`)}
+	req := &agent.Request{Model: "claude-sonnet-4-5", Search: agent.SearchNative, ProviderTools: []agent.ProviderTool{mcp},
+		Tools:    []agent.ToolDef{{Name: "read_file", Schema: json.RawMessage(`{"type":"object"}`)}},
+		Deferred: []agent.ToolDef{{Name: "weather_lookup", Schema: json.RawMessage(`{"type":"object"}`)}},
+		Messages: []agent.Message{{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("hi")}}}}
+	b, _, err := p.Render(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(`{"type":"mcp_toolset","mcp_server_name":"docs","default_config":{"defer_loading":true}}`)) {
+		t.Errorf("connector not deferred: %s", b)
+	}
+	req.Search = agent.SearchOff
+	if b, _, _ = p.Render(req); bytes.Contains(b, []byte(`"defer_loading":true`)) {
+		t.Errorf("deferred without the search tool: %s", b)
+	}
+}

@@ -144,6 +144,11 @@ func renderTools(req *agent.Request, pl plan) ([]byte, error) {
 		return nil, err
 	}
 	for _, pt := range pts {
+		if !pl.hosted {
+			// A hosted MCP server's tools defer behind hosted tool_search
+			// only: without it, defer_loading would hide them for good.
+			pt = withoutKey(pt, "defer_loading")
+		}
 		out = append(out, pt)
 	}
 	switch {
@@ -301,4 +306,25 @@ func marshalTypeFirst(o map[string]json.RawMessage) (json.RawMessage, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// withoutKey drops a top-level key of a JSON object, keeping the rest as
+// it was (a raw definition without the key is returned unchanged).
+func withoutKey(def json.RawMessage, key string) json.RawMessage {
+	if !bytes.Contains(def, []byte(`"`+key+`"`)) {
+		return def
+	}
+	var o map[string]json.RawMessage
+	if json.Unmarshal(def, &o) != nil {
+		return def
+	}
+	if _, ok := o[key]; !ok {
+		return def
+	}
+	delete(o, key)
+	b, err := json.Marshal(o)
+	if err != nil {
+		return def
+	}
+	return b
 }

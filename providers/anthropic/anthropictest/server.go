@@ -138,6 +138,8 @@ type Reply struct {
 	// CutLastInput streams only half of the last block's input, as when
 	// max_tokens ends the response inside a tool call.
 	CutLastInput bool
+	// Container names the code-execution container the response ran in.
+	Container string
 }
 
 // Error replies with status and the API's error body.

@@ -37,7 +37,8 @@ func (s *Server) write(w http.ResponseWriter, req *Request, rep Reply) {
 			StopReason   string            `json:"stop_reason"`
 			StopSequence *string           `json:"stop_sequence"`
 			Usage        map[string]any    `json:"usage"`
-		}{id, "message", "assistant", req.parsed.Model, content, stop, nil, usage}))
+			Container    any               `json:"container"`
+		}{id, "message", "assistant", req.parsed.Model, content, stop, nil, usage, container(rep)}))
 		return
 	}
 	w.Header().Set("content-type", "text/event-stream; charset=utf-8")
@@ -88,10 +89,18 @@ func (s *Server) write(w http.ResponseWriter, req *Request, rep Reply) {
 	}
 	endUsage := map[string]any{"output_tokens": out + 1, "server_tool_use": usage["server_tool_use"]}
 	if !emit("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": endUsage}) {
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil, "container": container(rep)}, "usage": endUsage}) {
 		return
 	}
 	emit("message_stop", map[string]string{"type": "message_stop"})
+}
+
+// container is the response's container object, or null.
+func container(rep Reply) any {
+	if rep.Container == "" {
+		return nil
+	}
+	return map[string]string{"id": rep.Container, "expires_at": "2099-01-01T00:00:00Z"}
 }
 
 // emitBlock streams one block the way the API does: text and inputs in
