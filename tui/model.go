@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/themes"
 )
 
@@ -72,12 +73,12 @@ func New(b Backend, opts Options) (*Model, error) {
 	}
 	m.applyStyles(st)
 	if len(opts.History) > 0 {
-		m.loadHistory(opts.History, b.Tools())
+		m.loadHistory(cleanMessages(opts.History), b.Tools())
 		m.status.SetNote(fmt.Sprintf("resumed · replaying %d messages", len(opts.History)))
 		m.chat.notice(itemNotice, fmt.Sprintf("resumed · replaying %d messages", len(opts.History)))
 	}
 	for _, w := range opts.Warnings {
-		m.chat.notice(itemWarning, w)
+		m.chat.notice(itemWarning, sanitize.Text(w))
 	}
 	if len(opts.Suggestions) > 0 {
 		// Newest history entry first under ↑, so the list reads top down.

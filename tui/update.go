@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/themes"
 )
 
@@ -53,7 +54,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case alertMsg:
-		m.chat.notice(itemError, msg.Text)
+		m.chat.notice(itemError, sanitize.Text(msg.Text))
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.handleKey(msg)
@@ -67,6 +68,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case eventMsg:
+		msg.Event = cleanEvent(msg.Event)
 		cmd := m.handleEvent(msg)
 		m.relayout()
 		m.chat.reanchor()
@@ -419,7 +421,7 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 		m.chat.reset()
 		m.committed = 0
 		m.pane.reset()
-		m.loadHistory(msg.History, msg.Tools)
+		m.loadHistory(cleanMessages(msg.History), msg.Tools)
 		m.status.SetNote(fmt.Sprintf("resumed · replaying %d messages", len(msg.History)))
 		m.chat.notice(itemNotice, fmt.Sprintf("resumed %s · replaying %d messages", shortID(msg.ID), len(msg.History)))
 		m.status.resetUsage()
