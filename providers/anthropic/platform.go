@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"fmt"
 )
 
@@ -18,6 +19,10 @@ type Platform struct {
 	BetasInBody bool
 	// NoStreamField drops "stream" from the body: the URL says it (Bedrock).
 	NoStreamField bool
+	// SearchBeta is the beta flag the platform wants on requests that use
+	// tool search or deferred loading (Vertex AI and Bedrock take
+	// "tool-search-tool-2025-10-19", as Claude Code sends it there).
+	SearchBeta string
 }
 
 // prepare turns a Messages body into the platform's: where it goes, what is
@@ -26,6 +31,9 @@ func (pf *Platform) prepare(model string, stream bool, body []byte, betas []stri
 	o, err := parseObject(body)
 	if err != nil {
 		return "", nil, nil, fmt.Errorf("platform body: %w", err)
+	}
+	if pf.SearchBeta != "" && usesToolSearch(o.get("tools")) && !contains(betas, pf.SearchBeta) {
+		betas = append(append([]string(nil), betas...), pf.SearchBeta)
 	}
 	o = o.without("model")
 	if pf.NoStreamField {
@@ -41,4 +49,20 @@ func (pf *Platform) prepare(model string, stream bool, body []byte, betas []stri
 		return "", nil, nil, err
 	}
 	return pf.URL(model, stream), out, betas, nil
+}
+
+// usesToolSearch reports whether a tools array has a tool search tool or a
+// deferred tool. The patterns can only match JSON structure: inside a
+// string the quotes would be escaped.
+func usesToolSearch(tools []byte) bool {
+	return bytes.Contains(tools, []byte(`"type":"tool_search_tool_`)) || bytes.Contains(tools, []byte(`"defer_loading":true`))
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

@@ -33,6 +33,8 @@ import (
 const (
 	// Name tags the raw blocks and errors of this provider.
 	Name = "bedrock"
+	// SearchBeta is the beta flag of tool search on this platform.
+	SearchBeta = "tool-search-tool-2025-10-19"
 	// Version is the body's anthropic_version on Bedrock.
 	Version = "bedrock-2023-05-31"
 	// DefaultModel is Claude Sonnet 4.5 through the US cross-region
@@ -139,6 +141,7 @@ func New(o Options) (*claudeplatform.Provider, error) {
 		Platform: &anthropic.Platform{
 			URL:           func(model string, stream bool) string { return base + Path(model, stream) },
 			Version:       Version,
+			SearchBeta:    SearchBeta,
 			BetasInBody:   true,
 			NoStreamField: true,
 		},

@@ -78,7 +78,7 @@ func TestNativeSearchSignedStream(t *testing.T) {
 		if reqs[0].Path != wantPath {
 			t.Errorf("path = %s, want %s", reqs[0].Path, wantPath)
 		}
-		if !strings.HasPrefix(string(reqs[0].Body), `{"anthropic_version":"bedrock-2023-05-31","max_tokens":`) {
+		if !strings.HasPrefix(string(reqs[0].Body), `{"anthropic_version":"bedrock-2023-05-31","anthropic_beta":["tool-search-tool-2025-10-19"],"max_tokens":`) {
 			t.Errorf("body starts %.80s", reqs[0].Body)
 		}
 		if !strings.Contains(string(reqs[0].Body), "tool_search_tool_bm25") {

@@ -31,6 +31,8 @@ import (
 const (
 	// Name tags the raw blocks and errors of this provider.
 	Name = "vertex"
+	// SearchBeta is the beta flag of tool search on this platform.
+	SearchBeta = "tool-search-tool-2025-10-19"
 	// Version is the body's anthropic_version on Vertex AI.
 	Version = "vertex-2023-10-16"
 	// DefaultModel is Claude Sonnet 4.5 as Vertex names it.
@@ -164,7 +166,8 @@ func New(o Options) (*claudeplatform.Provider, error) {
 				return base + "/projects/" + url.PathEscape(project) + "/locations/" + url.PathEscape(region) +
 					"/publishers/anthropic/models/" + url.PathEscape(model) + ":" + op
 			},
-			Version: Version,
+			Version:    Version,
+			SearchBeta: SearchBeta,
 		},
 	})
 	return &claudeplatform.Provider{Provider: ap, Tag: Name, Explain: claudeplatform.ExplainAuth}, nil

@@ -93,6 +93,9 @@ func TestNativeSearchWithServiceAccount(t *testing.T) {
 		if !strings.HasPrefix(string(reqs[0].Body), `{"anthropic_version":"vertex-2023-10-16","max_tokens":`) {
 			t.Errorf("body starts %.80s", reqs[0].Body)
 		}
+		if got := reqs[0].Header.Get("anthropic-beta"); got != vertex.SearchBeta {
+			t.Errorf("anthropic-beta = %q, want the tool search beta", got)
+		}
 		if n := f.TokenGrants(); n != 1 {
 			t.Errorf("token grants = %d, want 1 (cached)", n)
 		}
