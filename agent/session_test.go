@@ -342,7 +342,7 @@ func TestRetryAfterBoundedByMaxRetryWait(t *testing.T) {
 	start := time.Now()
 	_, err := collect(t, s, "go")
 	var ae *agent.APIError
-	if err == nil || !errors.As(err, &ae) || !strings.Contains(err.Error(), "max_retry_wait") || !strings.Contains(err.Error(), "24h0m0s") {
+	if err == nil || !errors.As(err, &ae) || !errors.Is(err, agent.ErrRateLimited) || !strings.Contains(err.Error(), "max_retry_wait") || !strings.Contains(err.Error(), "24h0m0s") {
 		t.Fatalf("err = %v", err)
 	}
 	if len(p.reqs) != 1 || time.Since(start) > 10*time.Second {

@@ -88,3 +88,25 @@ func TestAdaptersCutErrorBodyOnRuneBoundary(t *testing.T) {
 		}
 	}
 }
+
+// A provider timeout reaches the caller of a turn as the timeout kind,
+// after the core retried it.
+func TestTimeoutIsTheTimeoutKind(t *testing.T) {
+	release := make(chan struct{})
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		<-release
+	}))
+	defer srv.Close()
+	defer close(release)
+	p := anthropic.New(anthropic.Options{APIKey: "k", BaseURL: srv.URL, FirstByteTimeout: 30 * time.Millisecond})
+	s := &agent.Session{Provider: p, Model: "claude-sonnet-4-5", Retries: 1, Backoff: time.Millisecond}
+	err := s.Run(context.Background(), "hi", func(agent.Event) {})
+	if !errors.Is(err, agent.ErrTimeout) || !strings.Contains(err.Error(), "first_byte_timeout") {
+		t.Fatalf("err = %v, want the timeout kind naming first_byte_timeout", err)
+	}
+	if hits.Load() != 2 {
+		t.Errorf("requests = %d, want 2 (one retry)", hits.Load())
+	}
+}

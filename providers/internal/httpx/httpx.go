@@ -30,6 +30,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agent-dev/agent/agent"
 )
 
 // Defaults of the two timeouts (config keys first_byte_timeout and
@@ -90,6 +92,9 @@ func (e *TimeoutError) Timeout() bool { return true }
 func (e *TimeoutError) Temporary() bool { return true }
 
 var _ net.Error = (*TimeoutError)(nil)
+
+// Is makes errors.Is(err, agent.ErrTimeout) hold: its kind is timeout.
+func (e *TimeoutError) Is(target error) bool { return target == agent.ErrTimeout }
 
 // Retryable reports true: the same request may well succeed.
 func (e *TimeoutError) Retryable() bool { return true }
