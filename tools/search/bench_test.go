@@ -133,3 +133,46 @@ func BenchmarkSearch10kStages(b *testing.B) {
 		})
 	}
 }
+
+// learnedUses is 100,000 learned pairs over docs, or a skip.
+func learnedUses(b *testing.B, docs []search.Doc) []search.Use {
+	b.Helper()
+	shared, _ := bench.SharedDir()
+	sets, err := bench.Sets(shared)
+	if err != nil {
+		b.Skipf("no retrieval sets: %v", err)
+	}
+	return bench.SyntheticUses(docs, bench.RequestPool(shared, sets), 100000, 1)
+}
+
+// BenchmarkBuild10kLearned100k is Build10k with 100,000 learned (request,
+// tool) pairs: a long-used agent's store.
+func BenchmarkBuild10kLearned100k(b *testing.B) {
+	docs := catalog(b, 10000)
+	uses := learnedUses(b, docs)
+	b.ResetTimer()
+	cpu := bench.CPUTime()
+	for b.Loop() {
+		search.NewLearned(docs, search.DefaultConfig(), uses)
+	}
+	reportCPU(b, cpu)
+}
+
+// BenchmarkSearch10kLearned100k is Search10k over that index.
+func BenchmarkSearch10kLearned100k(b *testing.B) {
+	docs := catalog(b, 10000)
+	ix := search.NewLearned(docs, search.DefaultConfig(), learnedUses(b, docs))
+	shared, _ := bench.SharedDir()
+	set, _ := bench.LoadSet(shared + "/retrieval/livemcpbench")
+	qs := bench.Queries(set, docs)
+	b.ResetTimer()
+	cpu := bench.CPUTime()
+	i := 0
+	defer func() { reportCPU(b, cpu) }()
+	for b.Loop() {
+		if _, err := ix.Search(qs[i%len(qs)], search.Options{Limit: 10}); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}

@@ -199,9 +199,7 @@ func (w *worker) analyse(d Doc, into *analysed) {
 	}
 	w.serverText(d)
 	if w.learned != nil && w.cfg.Weight[FieldLearned] > 0 {
-		for _, q := range w.learned.requests(d, w.cfg.LearnCap) {
-			w.text(q, FieldLearned, false)
-		}
+		w.learnedText(d)
 	}
 	a := w.a
 	a.terms = w.termSlab.take(len(w.scratch))
@@ -283,5 +281,15 @@ func (w *worker) serverText(d Doc) {
 	}
 	for _, id := range w.serverIDs {
 		w.count(FieldServer, id)
+	}
+}
+
+// learnedText counts the terms of d's learned requests in FieldLearned.
+func (w *worker) learnedText(d Doc) {
+	l := w.learned
+	for _, r := range l.requests(d, w.cfg.LearnCap) {
+		for _, id := range l.terms[r] {
+			w.count(FieldLearned, id)
+		}
 	}
 }

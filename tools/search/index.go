@@ -231,7 +231,7 @@ func newIndex(docs []Doc, cfg Config, uses []Use) *Index {
 		cfg.LearnCap = DefaultLearnCap
 	}
 	ix := &Index{cfg: cfg, an: newAnalyzer(cfg.Stemmer), byServer: map[string][]*analysed{}}
-	ix.learned.add(uses)
+	ix.learned.add(ix.an, uses)
 	for _, a := range ix.analyseAll(docs) {
 		s := a.doc.Server
 		if _, ok := ix.byServer[s]; !ok {

@@ -1,9 +1,11 @@
 package search
 
 import (
+	"cmp"
+	"runtime"
 	"slices"
-	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -19,17 +21,28 @@ type Use struct {
 // learned field when Config.LearnCap is 0.
 const DefaultLearnCap = 256
 
-// learned is what an index has learned from use: for each tool (as Use.Tool
-// names it), its distinct requests, each with the order it was last seen in.
+// learned is what an index has learned from use. Each request is analysed
+// once, when learned, into the index's term numbers; requests that analyse
+// alike (the same words, whatever the case, spacing or stop words) are one.
 type learned struct {
 	seq   int64
-	tools map[string]map[string]int64 // tool -> normalised request -> last seen
+	ids   map[uint64]int32 // hash of a request's term numbers -> id
+	terms [][]int32        // id -> its term numbers
+	tools map[string][]use // tool (as Use.Tool names it) -> its uses, oldest first
+	slab  slab[int32]
+	buf   []int32
 }
 
-// add records uses in order and returns the tools they name.
-func (l *learned) add(uses []Use) map[string]bool {
+type use struct {
+	req int32
+	seq int64
+}
+
+// add analyses uses with an and records them in order; it returns the tools
+// they name.
+func (l *learned) add(an *analyzer, uses []Use) map[string]bool {
 	if l.tools == nil {
-		l.tools = map[string]map[string]int64{}
+		l.tools, l.ids = map[string][]use{}, map[uint64]int32{}
 	}
 	// Oldest first, so the newest of a repeated request is the one kept.
 	if !slices.IsSortedFunc(uses, func(a, b Use) int { return a.At.Compare(b.At) }) {
@@ -37,58 +50,121 @@ func (l *learned) add(uses []Use) map[string]bool {
 		slices.SortStableFunc(uses, func(a, b Use) int { return a.At.Compare(b.At) })
 	}
 	touched := map[string]bool{}
-	for _, u := range uses {
-		q := normaliseRequest(u.Query)
+	var pre [][]int32
+	if len(uses) >= parallelUses {
+		pre = analyseUses(an, uses)
+	}
+	for i, u := range uses {
 		tool := strings.TrimSpace(u.Tool)
-		if q == "" || tool == "" {
+		if tool == "" {
 			continue
 		}
-		qs := l.tools[tool]
-		if qs == nil {
-			qs = map[string]int64{}
-			l.tools[tool] = qs
+		if pre != nil {
+			l.buf = pre[i]
+		} else {
+			l.buf = l.buf[:0]
+			an.termIDs(truncate(u.Query, maxQueryBytes), func(id int32) { l.buf = append(l.buf, id) })
+		}
+		if len(l.buf) == 0 {
+			continue
+		}
+		h := uint64(14695981039346656037) // FNV-1a over the term numbers
+		for _, t := range l.buf {
+			h = (h ^ uint64(uint32(t))) * 1099511628211
+		}
+		id, ok := l.ids[h]
+		if !ok || !slices.Equal(l.terms[id], l.buf) {
+			id = int32(len(l.terms))
+			ts := l.slab.take(len(l.buf))
+			copy(ts, l.buf)
+			l.terms = append(l.terms, ts)
+			if !ok {
+				l.ids[h] = id
+			}
 		}
 		l.seq++
-		qs[q] = l.seq
+		l.tools[tool] = append(l.tools[tool], use{id, l.seq})
 		touched[tool] = true
 	}
 	return touched
 }
 
-// requests returns the newest limit distinct requests of doc d, newest first.
-func (l *learned) requests(d Doc, limit int) []string {
-	if len(l.tools) == 0 {
-		return nil
-	}
-	qs := l.tools[d.Key()]
-	if other := l.tools[d.Name]; d.ID != "" && d.ID != d.Name && len(other) > 0 {
-		merged := make(map[string]int64, len(qs)+len(other))
-		for q, s := range other {
-			merged[q] = s
+// parallelUses is how many uses at once are analysed on every CPU.
+const parallelUses = 8192
+
+// analyseUses analyses the requests of uses on every CPU, each worker with
+// its own analyzer, and maps their term numbers onto an's: a store of
+// 100,000 learned pairs is read at every start.
+func analyseUses(an *analyzer, uses []Use) [][]int32 {
+	out := make([][]int32, len(uses))
+	workers := min(runtime.GOMAXPROCS(0), 4)
+	chunk := (len(uses) + workers - 1) / workers
+	ans := make([]*analyzer, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*chunk, min((w+1)*chunk, len(uses))
+		if lo >= hi {
+			break
 		}
-		for q, s := range qs {
-			merged[q] = max(merged[q], s)
+		wa := &analyzer{stem: an.stem, wordID: &wordTable{}, termID: map[string]int32{}, wbuf: make([]byte, 0, 64)}
+		ans[w] = wa
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var sl slab[int32]
+			var buf []int32
+			for i := lo; i < hi; i++ {
+				buf = buf[:0]
+				wa.termIDs(truncate(uses[i].Query, maxQueryBytes), func(id int32) { buf = append(buf, id) })
+				ts := sl.take(len(buf))
+				copy(ts, buf)
+				out[i] = ts
+			}
+		}()
+	}
+	wg.Wait()
+	for w, wa := range ans {
+		if wa == nil {
+			continue
 		}
-		qs = merged
-	}
-	if len(qs) == 0 {
-		return nil
-	}
-	out := make([]string, 0, len(qs))
-	for q := range qs {
-		out = append(out, q)
-	}
-	sort.Slice(out, func(i, j int) bool { return qs[out[i]] > qs[out[j]] })
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
+		remap := make([]int32, len(wa.termStr))
+		for id, t := range wa.termStr {
+			remap[id] = an.intern(t)
+		}
+		for i := w * chunk; i < min((w+1)*chunk, len(uses)); i++ {
+			for k, id := range out[i] {
+				out[i][k] = remap[id]
+			}
+		}
 	}
 	return out
 }
 
-// normaliseRequest folds case and spacing, so the same request said twice
-// counts once, and cuts it to maxQueryBytes as Search does.
-func normaliseRequest(q string) string {
-	return strings.Join(strings.Fields(strings.ToLower(truncate(q, maxQueryBytes))), " ")
+// requests returns the ids of the newest limit distinct requests of doc d,
+// newest first.
+func (l *learned) requests(d Doc, limit int) []int32 {
+	if len(l.tools) == 0 {
+		return nil
+	}
+	us := l.tools[d.Key()]
+	if d.ID != "" && d.ID != d.Name {
+		if other := l.tools[d.Name]; len(other) > 0 {
+			us = append(slices.Clip(us), other...)
+			slices.SortFunc(us, func(a, b use) int { return cmp.Compare(a.seq, b.seq) })
+		}
+	}
+	if len(us) == 0 {
+		return nil
+	}
+	var out []int32
+	seen := make(map[int32]bool, min(len(us), limit))
+	for i := len(us) - 1; i >= 0 && (limit <= 0 || len(out) < limit); i-- {
+		if r := us[i].req; !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // NewLearned indexes docs with cfg and what uses taught: each tool's
@@ -104,7 +180,7 @@ func NewLearned(docs []Doc, cfg Config, uses []Use) *Index {
 func (ix *Index) Learn(uses ...Use) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	touched := ix.learned.add(uses)
+	touched := ix.learned.add(ix.an, uses)
 	if len(touched) == 0 {
 		return
 	}

@@ -138,7 +138,7 @@ func run(shared string, ablate, explore, speedToo bool) error {
 	if lmb == nil {
 		return fmt.Errorf("the speed table needs livemcpbench's queries")
 	}
-	return speed(shared, lmb)
+	return speed(shared, lmb, bench.RequestPool(shared, sets))
 }
 
 // loadSets reads the shared sets from shared, or from ../shared next to
@@ -154,7 +154,7 @@ func loadSets(shared string) (string, []*bench.Set, error) {
 	return shared, sets, err
 }
 
-func speed(shared string, set *bench.Set) error {
+func speed(shared string, set *bench.Set, pool []string) error {
 	real, err := bench.RealDocs(shared)
 	if err != nil {
 		return err
@@ -176,7 +176,20 @@ func speed(shared string, set *bench.Set) error {
 		lat := bench.MeasureLatency(ix, bench.Queries(set, docs))
 		fmt.Printf("%-7d %9s / %7s %7s / %7s %9s %9s %9s %9.1f\n", n, ms(build), ms(buildCPU), ms(replace), ms(replaceCPU),
 			lat.P50.Round(time.Microsecond), lat.P99.Round(time.Microsecond), lat.Max.Round(time.Microsecond), float64(mem)/(1<<20))
+		if n != 10000 || len(pool) == 0 {
+			continue
+		}
+		// The same catalog with 100,000 learned (request, tool) pairs.
+		uses := bench.SyntheticUses(docs, pool, 100000, 1)
+		build, buildCPU = best(3, func() { search.NewLearned(docs, search.DefaultConfig(), uses) })
+		ix, mem = bench.FootprintLearned(docs, uses)
+		replace, replaceCPU = best(3, func() { ix.ReplaceServer(srv, own) })
+		learn, learnCPU := best(3, func() { ix.Learn(search.Use{Query: "a request like another", Tool: own[0].Key()}) })
+		lat = bench.MeasureLatency(ix, bench.Queries(set, docs))
+		fmt.Printf("%-7s %9s / %7s %7s / %7s %9s %9s %9s %9.1f   (learn one pair: %s / %s)\n", "10000+L", ms(build), ms(buildCPU), ms(replace), ms(replaceCPU),
+			lat.P50.Round(time.Microsecond), lat.P99.Round(time.Microsecond), lat.Max.Round(time.Microsecond), float64(mem)/(1<<20), ms(learn), ms(learnCPU))
 	}
+	fmt.Println("10000+L: the 10,000 tools with 100,000 learned (request, tool) pairs")
 	return nil
 }
 

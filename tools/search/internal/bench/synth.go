@@ -124,3 +124,53 @@ func Queries(set *Set, docs []search.Doc) []string {
 	}
 	return qs
 }
+
+// SyntheticUses makes n learned (request, tool) pairs over docs: requests
+// drawn from pool (real requests: the shared sets' queries and history),
+// each with a word of another request added so repeats are rarer, tools
+// drawn at random. They stand for a long-used agent's store when timing
+// the learned field.
+func SyntheticUses(docs []search.Doc, pool []string, n int, seed uint64) []search.Use {
+	r := rand.New(rand.NewPCG(seed, 7))
+	out := make([]search.Use, n)
+	for i := range out {
+		q := pool[r.IntN(len(pool))]
+		ws := strings.Fields(pool[r.IntN(len(pool))])
+		if len(ws) > 0 {
+			q += " " + ws[r.IntN(len(ws))]
+		}
+		out[i] = search.Use{Query: q, Tool: docs[r.IntN(len(docs))].Key()}
+	}
+	return out
+}
+
+// RequestPool is the requests of the shared sets and of metatool's history,
+// for SyntheticUses.
+func RequestPool(shared string, sets []*Set) []string {
+	var pool []string
+	for _, s := range sets {
+		for _, q := range s.Queries {
+			pool = append(pool, q.Query)
+		}
+	}
+	if hist, err := LoadHistory(filepath.Join(shared, "retrieval", "metatool", "history.jsonl")); err == nil {
+		for _, u := range hist {
+			pool = append(pool, u.Query)
+		}
+	}
+	return pool
+}
+
+// FootprintLearned is Footprint with uses learned.
+func FootprintLearned(docs []search.Doc, uses []search.Use) (*search.Index, uint64) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	ix := search.NewLearned(docs, search.DefaultConfig(), uses)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if after.HeapAlloc < before.HeapAlloc {
+		return ix, 0
+	}
+	return ix, after.HeapAlloc - before.HeapAlloc
+}
