@@ -87,20 +87,89 @@ func Directory(ts []Tool) string {
 	return b.String()
 }
 
-// fromNames describes a server that says nothing of itself by its first
-// tools' names, in sorted order: "tools such as create_issue, get_file, …".
+// fromNames describes a server that says nothing of itself by the words
+// its tool names share most, leaving out the verbs every server has: a
+// GitHub server's "get_issue", "list_issues", "create_pull_request" give
+// "issue, pull, request". A server with one tool is described by its name.
 func fromNames(names []string) string {
-	names = append([]string(nil), names...)
-	sort.Strings(names)
-	names = slices.Compact(names)
-	const most = 3
-	more := ""
-	if len(names) > most {
-		more = ", …"
-		names = names[:most]
+	count := map[string]int{}
+	for _, n := range names {
+		seen := map[string]bool{}
+		for _, w := range nameWords(n) {
+			if !genericWord[w] && !seen[w] {
+				seen[w] = true
+				count[w]++
+			}
+		}
 	}
-	return "tools such as " + strings.Join(names, ", ") + more
+	words := make([]string, 0, len(count))
+	for w := range count {
+		words = append(words, w)
+	}
+	sort.Slice(words, func(i, j int) bool {
+		if count[words[i]] != count[words[j]] {
+			return count[words[i]] > count[words[j]]
+		}
+		return words[i] < words[j]
+	})
+	const most = 6
+	if len(words) > most {
+		words = words[:most]
+	}
+	if len(words) == 0 {
+		names = slices.Compact(slices.Sorted(slices.Values(names)))
+		return "tools such as " + strings.Join(names[:min(3, len(names))], ", ")
+	}
+	return "tools for " + strings.Join(words, ", ")
 }
+
+// nameWords splits a tool name into lower-case words at underscores,
+// dashes, dots, digits and camelCase humps, plurals folded ("issues":
+// "issue").
+func nameWords(name string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 2 {
+			w := strings.ToLower(string(cur))
+			switch {
+			case len(w) > 4 && strings.HasSuffix(w, "ies"):
+				w = strings.TrimSuffix(w, "ies") + "y"
+			case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+				w = strings.TrimSuffix(w, "s")
+			}
+			out = append(out, w)
+		}
+		cur = cur[:0]
+	}
+	var prev rune
+	for _, r := range name {
+		switch {
+		case !unicode.IsLetter(r):
+			flush()
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+		prev = r
+	}
+	flush()
+	return out
+}
+
+// genericWord are the words of tool names that say what a tool does to
+// something, not what: every server has them.
+var genericWord = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`get list create update delete add remove set search find read write fetch
+		run execute call make new edit modify show view open close start stop use do by for to of and or the a an
+		all info detail data item api mcp tool server page result query take retrieve toggle allowed`) {
+		m[w] = true
+	}
+	return m
+}()
 
 func firstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {

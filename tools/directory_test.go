@@ -17,7 +17,7 @@ func TestDirectory(t *testing.T) {
 	want := "Servers whose tools tool search finds:\n" +
 		"- cn (1 tool): " + clip(strings.Repeat("获取新闻", 40), MaxDescriptionTokens) + "\n" +
 		"- gh (2 tools): GitHub: issues, pull requests and code.\n" +
-		"- weather (1 tool): tools such as forecast"
+		"- weather (1 tool): tools for forecast"
 	if got != want {
 		t.Errorf("Directory =\n%s\nwant\n%s", got, want)
 	}
@@ -39,11 +39,14 @@ func TestDirectory(t *testing.T) {
 	if len(long) > 4*MaxDescriptionTokens+3 || strings.HasSuffix(long, " …") {
 		t.Errorf("clip = %q", long)
 	}
-	many := []Tool{}
-	for _, n := range []string{"e", "d", "c", "b", "a"} {
-		many = append(many, Tool{Name: n, Server: "s"})
+	var gh []Tool
+	for _, n := range []string{"get_issue", "list_issues", "create_pull_request", "merge_pull_request", "getFileContents", "search_code"} {
+		gh = append(gh, Tool{Name: "gh__" + n, Server: "gh"})
 	}
-	if d := Servers(many)[0].Description; d != "tools such as a, b, c, …" {
+	if d := Servers(gh)[0].Description; d != "tools for issue, pull, request, code, content, file" {
 		t.Errorf("summary from names = %q", d)
+	}
+	if d := Servers([]Tool{{Name: "x", Server: "s"}, {Name: "get", Server: "s"}})[0].Description; d != "tools such as get, x" {
+		t.Errorf("summary of names without words = %q", d)
 	}
 }
