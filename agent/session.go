@@ -313,16 +313,17 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 // is dropped and asked again once with the model's largest limit. Text cut
 // there is kept, with a warning that says so.
 func (s *Session) retryCut(resp *Response, err error, raised *bool, emit func(Event)) bool {
+	s.mu.Lock()
 	s.raiseOutput = false
+	s.mu.Unlock()
 	if err != nil || resp == nil || resp.StopReason != StopMaxTokens {
 		return false
 	}
 	if resp.CutCall && !*raised && resp.OutputMax > resp.OutputLimit {
 		*raised = true
-		s.raiseOutput = true
-		u := resp.Usage
 		s.mu.Lock()
-		s.totals.Add(u)
+		s.raiseOutput = true
+		s.totals.Add(resp.Usage)
 		s.mu.Unlock()
 		emit(Event{Type: EventWarning, Text: fmt.Sprintf("a tool call was cut at the output limit of %d tokens; asking again with %d", resp.OutputLimit, resp.OutputMax)})
 		return true
@@ -367,12 +368,12 @@ func (s *Session) BuildRequest() *Request {
 	s.once.Do(s.defaults)
 	s.mu.Lock()
 	hist := s.compaction.Apply(append([]Message(nil), s.history...))
-	model := s.Model
+	model, raise := s.Model, s.raiseOutput
 	s.mu.Unlock()
 	req := &Request{
 		Model: model, System: s.System, Messages: hist, MaxTokens: s.MaxTokens,
 		Search: s.Search, SearchAlgo: s.SearchAlgo, ProviderTools: s.ProviderTools, NoStream: s.NoStream,
-		Effort: s.Effort, MaxOutput: s.raiseOutput,
+		Effort: s.Effort, MaxOutput: raise,
 	}
 	d := s.toolDefs()
 	req.Tools, req.Deferred, req.ToolsVersion, req.Directory = d.tools, d.deferred, d.version, d.directory

@@ -317,6 +317,11 @@ var table = []entry{
 		c.Reasoning, c.Thinking = ReasoningContent, ThinkingAlways
 	})},
 	{"deepseek-v3", known("deepseek", 128_000, 8192)},
+	// V4 (flash, pro): 1M context, thinking mode returning reasoning_content,
+	// which tool-call turns must carry back.
+	{"deepseek-v4", with(known("deepseek", 1_000_000, 384_000), func(c *Capabilities) {
+		c.Reasoning = ReasoningContent
+	})},
 	{"deepseek-coder", known("deepseek", 128_000, 8192)},
 	{"deepseek", known("deepseek", 128_000, 8192)},
 

@@ -46,6 +46,7 @@ func TestLookupSpellings(t *testing.T) {
 		{"gemini", "models/gemini-2.5-flash", "google", false, false, false, ThinkingBudget, ReasoningGemini, 65_536, 1_048_576, DialectGemini},
 		{"deepseek", "deepseek-chat", "deepseek", false, false, false, ThinkingNone, ReasoningNone, 8192, 128_000, DialectJSONSchema},
 		{"deepseek", "deepseek-reasoner", "deepseek", false, false, false, ThinkingAlways, ReasoningContent, 65_536, 128_000, DialectJSONSchema},
+		{"deepseek", "deepseek-v4-pro", "deepseek", false, false, false, ThinkingNone, ReasoningContent, 384_000, 1_000_000, DialectJSONSchema},
 		{"mistral", "mistral-large-latest", "mistral", false, false, false, ThinkingNone, ReasoningNone, 32_768, 128_000, DialectJSONSchema},
 		{"ollama", "qwen3:8b", "qwen", false, false, false, ThinkingNone, ReasoningContent, 8192, 40_960, DialectJSONSchema},
 		{"groq", "llama-3.3-70b-versatile", "meta", false, false, false, ThinkingNone, ReasoningNone, 32_768, 131_072, DialectJSONSchema},

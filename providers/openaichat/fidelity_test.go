@@ -169,3 +169,27 @@ func TestGeminiSchemaDialect(t *testing.T) {
 		t.Errorf("fake: %v", err)
 	}
 }
+
+// finish_reason "length" with a call: the call is cut, asked again once
+// with the model's largest output.
+func TestCutCallRetried(t *testing.T) {
+	fake := chattest.NewServer(t)
+	call := chattest.DirectCall("call_r1", "read_file", map[string]any{"path": "a-long-file-name.txt"})
+	fake.Script(chattest.Turn{Calls: []chattest.Call{call}, Finish: "length"}, chattest.Calls(call), chattest.Text("Done."))
+	s := testSession(t, fake)
+	s.Model, s.Search = "qwen3-coder", agent.SearchOff
+	evs := run(t, s, "Read it.")
+	reqs := noRejection(t, fake)
+	if len(reqs) != 3 || !bytes.Contains(reqs[0].Body, []byte(`"max_tokens":32768`)) || !bytes.Contains(reqs[1].Body, []byte(`"max_tokens":65536`)) {
+		t.Fatalf("%d requests: %s", len(reqs), reqs[len(reqs)-1].Body)
+	}
+	ran := 0
+	for _, e := range evs {
+		if e.Type == agent.EventToolFinished && !e.Tool.IsError {
+			ran++
+		}
+	}
+	if ran != 1 {
+		t.Errorf("the call ran %d times", ran)
+	}
+}

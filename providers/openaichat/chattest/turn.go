@@ -12,6 +12,9 @@ type Turn struct {
 	Text      string
 	Reasoning string
 	Calls     []Call
+	// Finish overrides the finish reason ("length": the output limit cut
+	// the turn, its last call's arguments half sent).
+	Finish string
 }
 
 // Call is one tool call the model makes. Arguments is the JSON text the
@@ -62,6 +65,9 @@ func mustJSON(v any) string {
 }
 
 func (t Turn) finish() string {
+	if t.Finish != "" {
+		return t.Finish
+	}
 	if len(t.Calls) > 0 {
 		return "tool_calls"
 	}
@@ -153,7 +159,11 @@ func (s *Server) stream(w http.ResponseWriter, req ChatRequest, t Turn, prompt, 
 			first["extra_content"] = map[string]any{"google": map[string]any{"thought_signature": ThoughtSignature(c.ID)}}
 		}
 		delta(map[string]any{"tool_calls": []any{first}})
-		for _, p := range pieces(c.Arguments, split, rng) {
+		args := c.Arguments
+		if t.Finish == "length" && i == len(t.Calls)-1 {
+			args = args[:len(args)/2]
+		}
+		for _, p := range pieces(args, split, rng) {
 			delta(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": p}}}})
 		}
 	}
