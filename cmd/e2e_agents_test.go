@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+	"github.com/agent-dev/agent/providers/openaichat/chattest"
+	rt "github.com/agent-dev/agent/providers/openairesponses/responsestest"
 )
 
 // The profile's model, prompt, servers, deferral and tool list reach the
@@ -169,5 +171,116 @@ func TestSessionsCompact(t *testing.T) {
 	show := runAgent(t, env, "sessions", "show", id, "--db", db)
 	if !strings.Contains(show.stdout, "What's the weather in Berlin?") || !strings.Contains(show.stdout, "── compacted (1)") || !strings.Contains(show.stdout, "And Paris?") {
 		t.Errorf("sessions show:\n%s", show.stdout)
+	}
+}
+
+// The compaction's "done when" from the shell, on each search form: the
+// turn after `agent sessions compact` calls the tool found before it with
+// no new search, and no strict fake rejects a request.
+func TestSessionsCompactEveryForm(t *testing.T) {
+	const found = "tt__get_weather"
+	type form struct {
+		args   []string
+		env    map[string]string
+		script func(phase int) // 0: search and call, 1: the summary, 2: call again
+		bodies func() [][]byte
+		reject func() int
+	}
+	cases := []struct {
+		name string
+		make func(t *testing.T) form
+	}{
+		{"anthropic native", func(t *testing.T) form {
+			f := anthropictest.NewServer(t)
+			return form{[]string{"--provider", "anthropic", "--base-url", f.URL}, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey},
+				func(phase int) {
+					switch phase {
+					case 0:
+						f.SetScript(anthropictest.NewScript(anthropictest.Turn{Search: "weather", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."}))
+					case 1:
+						f.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "Oslo was sunny per tt__get_weather."}))
+					default:
+						f.SetScript(anthropictest.NewScript(anthropictest.Turn{Call: found, Input: map[string]any{"city": "Bergen"}}, anthropictest.Turn{Text: "Rainy."}))
+					}
+				}, func() [][]byte { return anthropicBodies(f) }, func() int { return anthropicRejected(f) }}
+		}},
+		{"openai hosted", func(t *testing.T) form {
+			f := rt.NewServer(t)
+			return form{[]string{"--provider", "openai", "--base-url", f.URL, "--model", "gpt-5.4"}, map[string]string{"OPENAI_API_KEY": f.APIKey},
+				func(phase int) {
+					switch phase {
+					case 0:
+						f.Script(rt.Turn{rt.HostedSearch("weather forecast"), rt.Call(found, `{"city":"Oslo"}`)}, rt.Turn{rt.Text("Sunny.")})
+					case 1:
+						f.Script(rt.Turn{rt.Text("Oslo was sunny per tt__get_weather.")})
+					default:
+						f.Script(rt.Turn{rt.Call(found, `{"city":"Bergen"}`)}, rt.Turn{rt.Text("Rainy.")})
+					}
+				}, func() [][]byte { return responsesBodies(f.Requests()) }, func() int { return len(f.Rejected()) }}
+		}},
+		{"chat completions client", func(t *testing.T) form {
+			f := chattest.NewServer(t)
+			return form{[]string{"--provider", "ollama", "--base-url", f.URL + "/v1", "--model", "qwen3"}, nil,
+				func(phase int) {
+					switch phase {
+					case 0:
+						f.Script(chattest.Calls(chattest.SearchCall("call_1", "weather forecast", 3)),
+							chattest.Calls(chattest.WrappedCall("call_2", found, map[string]any{"city": "Oslo"})), chattest.Text("Sunny."))
+					case 1:
+						f.Script(chattest.Text("Oslo was sunny per tt__get_weather."))
+					default:
+						f.Script(chattest.Calls(chattest.WrappedCall("call_3", found, map[string]any{"city": "Bergen"})), chattest.Text("Rainy."))
+					}
+				}, func() [][]byte {
+					var out [][]byte
+					for _, r := range f.Requests() {
+						out = append(out, r.Body)
+					}
+					return out
+				}, func() int { return len(f.Rejected()) }}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			isolate(t)
+			f := tc.make(t)
+			common := append([]string{"--mcp-config", testMCPConfig(t), "--db", filepath.Join(t.TempDir(), "a.db")}, f.args...)
+			f.script(0)
+			res := runAgent(t, f.env, append([]string{"-p", "Weather in Oslo?", "--mcp", "tt", "--defer", "--output-format", "json"}, common...)...)
+			if res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stderr)
+			}
+			id := decodePrint(t, res.stdout).SessionID
+			before := f.bodies()
+			lastBefore := before[len(before)-1]
+
+			f.script(1)
+			cp := runAgent(t, f.env, append([]string{"sessions", "compact", id}, common...)...)
+			if cp.code != 0 || !strings.Contains(cp.stdout, "1 found tools stay loaded") {
+				t.Fatalf("compact: exit %d\n%s\n%s", cp.code, cp.stdout, cp.stderr)
+			}
+
+			f.script(2)
+			res2 := runAgent(t, f.env, append([]string{"-p", "And Bergen?", "--resume", id, "--output-format", "json"}, common...)...)
+			if res2.code != 0 {
+				t.Fatalf("after compaction: exit %d: %s", res2.code, res2.stderr)
+			}
+			out := decodePrint(t, res2.stdout)
+			if out.Result != "Rainy." || len(out.Searches) != 0 || len(out.ToolCalls) != 1 || out.ToolCalls[0].Name != found || out.ToolCalls[0].IsError {
+				t.Errorf("after compaction: %+v", out)
+			}
+			if n := f.reject(); n != 0 {
+				t.Errorf("the fake rejected %d requests", n)
+			}
+			all := f.bodies()
+			next := all[len(before)+1] // after the summary request
+			t.Logf("last request before compaction %d bytes, first after %d", len(lastBefore), len(next))
+			if len(next) >= len(lastBefore) || !bytes.Contains(next, []byte("Oslo was sunny per tt__get_weather.")) || bytes.Contains(next, []byte("Weather in Oslo?")) {
+				t.Errorf("the first request after compaction (%d bytes; the last before, %d) is not the compacted form:\n%s", len(next), len(lastBefore), next)
+			}
+			if !bytes.Equal(toolsOf(t, next), toolsOf(t, before[0])) {
+				t.Errorf("the tools array changed with the compaction")
+			}
+		})
 	}
 }
