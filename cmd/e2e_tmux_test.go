@@ -75,6 +75,23 @@ func (ts *tmuxSession) quit() {
 	ts.t.Fatalf("the program did not quit:\n%s", ts.capture())
 }
 
+// waitForTools waits until the status bar shows the deferred tools
+// registered: servers start in the background, and the search mode reads
+// "native→off" until there is something to search.
+func (ts *tmuxSession) waitForTools() {
+	ts.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var screen string
+	for time.Now().Before(deadline) {
+		screen = ts.capture()
+		if strings.Contains(screen, "search native") && !strings.Contains(screen, "native→off") {
+			return
+		}
+		<-time.After(50 * time.Millisecond)
+	}
+	ts.t.Fatalf("the tools never registered:\n%s", screen)
+}
+
 // exited reports whether the program ended (the pane remains on exit).
 func (ts *tmuxSession) exited() bool {
 	out, err := exec.Command("tmux", "-L", ts.socket, "display-message", "-p", "#{pane_dead}").Output()
@@ -129,7 +146,8 @@ func TestTUIInTmux(t *testing.T) {
 	ts := startTmux(t, env, args...)
 	// Servers start in the background; the status bar says when the
 	// deferred tools are there to search.
-	ts.waitFor("/help", "search native ")
+	ts.waitFor("/help")
+	ts.waitForTools()
 	ts.send("Weather in Berlin?", "Enter")
 	screen := ts.waitFor("weather forecast", "tt__get_weather", "sunny in Berlin")
 	if !strings.Contains(screen, "provider search") {
@@ -146,6 +164,7 @@ func TestTUIInTmux(t *testing.T) {
 	}
 	ts2 := startTmux(t, env, "--db", db, "--base-url", fake.URL, "--mcp-config", testMCPConfig(t), "--resume", rows[0])
 	ts2.waitFor("sunny in Berlin", "weather forecast", "resumed")
+	ts2.waitForTools()
 	// A new turn on the resumed session reuses the fake's call ids: its
 	// search and card show all the same (#18 bug 1).
 	fake.SetScript(anthropictest.NewScript(
