@@ -91,6 +91,25 @@ func thinkingFor(req *agent.Request, c models.Capabilities, maxTokens int) think
 	return t
 }
 
+// answersThinkingTurn reports whether the request may enable thinking: when
+// its last message answers tool calls, the assistant message that made
+// them must start with a thinking block.
+func answersThinkingTurn(msgs []wireMessage) bool {
+	n := len(msgs)
+	if n < 2 || msgs[n-1].Role != "user" || msgs[n-2].Role != "assistant" {
+		return true
+	}
+	results := false
+	for _, b := range msgs[n-1].Content {
+		results = results || blockType(b) == "tool_result"
+	}
+	if !results || len(msgs[n-2].Content) == 0 {
+		return true
+	}
+	t := blockType(msgs[n-2].Content[0])
+	return t == "thinking" || t == "redacted_thinking"
+}
+
 // fnSearchAnswer is the text a tool_search function call returns: the
 // found tools with full schemas, so the model can call them through tool_call.
 func fnSearchAnswer(id string, r agent.SearchResult, catalog map[string]agent.ToolDef) json.RawMessage {

@@ -326,3 +326,37 @@ func TestConnectorDeferred(t *testing.T) {
 		t.Errorf("deferred without the search tool: %s", b)
 	}
 }
+
+// --effort on a tool loop another provider began: the turn being answered
+// has no thinking block, so that request goes without thinking (the API
+// would answer 400), and the next one thinks again.
+func TestThinkingAfterForeignToolTurn(t *testing.T) {
+	srv := anthropictest.NewServer(t)
+	srv.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Read it."}, anthropictest.Turn{Text: "Next."})
+	s := sessionFor(t, srv, "claude-sonnet-4-5", anthropic.Options{})
+	s.Effort = "high"
+	s.Reset([]agent.Message{
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("Read a.txt")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.ToolCallPart(agent.ToolCall{ID: "call_1", Name: "read_file", Input: json.RawMessage(`{"path":"a.txt"}`)}),
+			agent.RawPart("openai", "responses", json.RawMessage(`[]`))}},
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.ToolResultPart(agent.ToolResult{CallID: "call_1", Text: "hello"})}},
+	})
+	evs, err := run(t, s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, s, "And now?"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := allAccepted(t, srv)
+	if bytes.Contains(reqs[0].Body, []byte(`"thinking":{`)) || !bytes.Contains(reqs[1].Body, []byte(`"thinking":{"type":"enabled"`)) {
+		t.Errorf("thinking: first %s\nsecond %s", reqs[0].Body, reqs[1].Body)
+	}
+	noticed := false
+	for _, e := range evs {
+		noticed = noticed || e.Type == agent.EventWarning && strings.Contains(e.Text, "thinking is off")
+	}
+	if !noticed {
+		t.Error("no notice")
+	}
+}

@@ -103,6 +103,13 @@ func buildWith(req *agent.Request, mode agent.SearchMode, c models.Capabilities,
 		maxTokens = c.MaxOutput
 	}
 	th := thinkingFor(req, c, maxTokens)
+	if th.thinking != nil && !answersThinkingTurn(msgs) {
+		// In a tool loop the API wants the assistant turn being answered
+		// to start with its thinking block; one made by another provider
+		// (or before --effort) has none, so this request thinks no more.
+		th.thinking = nil
+		th.notice = "thinking is off until the current tool calls are answered: the turn that made them has no thinking block (another provider's, or from before --effort)"
+	}
 	system := req.System
 	if mode == agent.SearchNative && len(req.Deferred) > 0 {
 		// The server-side search tool has no description: the system
