@@ -169,7 +169,7 @@ func TestSessionsCompact(t *testing.T) {
 		t.Errorf("the request after compaction (%d bytes, before %d) is not the compacted form:\n%s", len(next), len(before), next)
 	}
 	show := runAgent(t, env, "sessions", "show", id, "--db", db)
-	if !strings.Contains(show.stdout, "What's the weather in Berlin?") || !strings.Contains(show.stdout, "── compacted (1)") || !strings.Contains(show.stdout, "And Paris?") {
+	if !strings.Contains(show.stdout, "What's the weather in Berlin?") || !strings.Contains(show.stdout, "── compacted (1)") || !strings.Contains(show.stdout, "Compactions: 1 (requests send a summary of the first 4 messages") || !strings.Contains(show.stdout, "And Paris?") {
 		t.Errorf("sessions show:\n%s", show.stdout)
 	}
 }

@@ -240,6 +240,13 @@ func writeSessionTranscript(w io.Writer, e *store.Export) {
 		}
 		fmt.Fprintln(w)
 	}
+	if m.Settings.Agent != "" {
+		fmt.Fprintf(w, "Agent profile %s\n", m.Settings.Agent)
+	}
+	if n := len(e.Compactions); n > 0 {
+		c := e.Compactions[n-1]
+		fmt.Fprintf(w, "Compactions: %d (requests send a summary of the first %d messages: about %d → %d tokens)\n", n, c.Boundary, c.Before, c.After)
+	}
 	if len(e.Discoveries) > 0 {
 		var names []string
 		seen := map[string]bool{}
