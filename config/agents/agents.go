@@ -265,8 +265,7 @@ func yamlErr(err error) (int, string) {
 func ParseConfig(file string, b []byte) ([]Profile, []error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		// The config loader reports a file it cannot read.
-		return nil, nil
+		return parseConfigJSON(file, b)
 	}
 	root := doc.Content[0]
 	var agents *yaml.Node
@@ -293,6 +292,47 @@ func ParseConfig(file string, b []byte) ([]Profile, []error) {
 		if err := fields(&p, agents.Content[i+1], 0, true); err != nil {
 			err.File, err.Profile = file, name
 			errs = append(errs, err)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, errs
+}
+
+// parseConfigJSON reads the agents of a config file YAML cannot read (JSON
+// that is not also YAML): each entry is read alone, without line numbers.
+func parseConfigJSON(file string, b []byte) ([]Profile, []error) {
+	var f struct {
+		Agents map[string]json.RawMessage `json:"agents"`
+	}
+	if json.Unmarshal(b, &f) != nil {
+		return nil, nil // the config loader reports a file it cannot read
+	}
+	var out []Profile
+	var errs []error
+	names := make([]string, 0, len(f.Agents))
+	for name := range f.Agents {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		var m map[string]any
+		var doc yaml.Node
+		err := json.Unmarshal(f.Agents[name], &m)
+		if err == nil {
+			var y []byte
+			if y, err = yaml.Marshal(m); err == nil {
+				err = yaml.Unmarshal(y, &doc)
+			}
+		}
+		if err != nil || len(doc.Content) == 0 || !nameRE.MatchString(name) {
+			errs = append(errs, &Error{File: file, Profile: name, Msg: "must be an object of profile fields, under a name of letters, digits, '.', '_' or '-'"})
+			continue
+		}
+		p := Profile{Name: name, Source: SourceConfig, Path: file}
+		if perr := fields(&p, doc.Content[0], -1_000_000, true); perr != nil {
+			perr.File, perr.Profile, perr.Line = file, name, 0
+			errs = append(errs, perr)
 			continue
 		}
 		out = append(out, p)

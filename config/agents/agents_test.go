@@ -255,3 +255,16 @@ func TestAllowsAndDefers(t *testing.T) {
 		t.Error("defer: true without a list defers every tool")
 	}
 }
+
+// JSON that YAML cannot read still gives its agents, without line numbers.
+func TestParseConfigJSONOnly(t *testing.T) {
+	t.Parallel()
+	good := "{\"agents\": {\"b\": {\"model\": \"m\", \"mcp\": [\"gh\"]}, \"a\": {\"max_tokens\": \"x\"}}}\t\n\t"
+	ps, errs := parseConfigJSON("c.json", []byte(good))
+	if len(ps) != 1 || ps[0].Name != "b" || ps[0].Model != "m" || len(ps[0].MCP) != 1 {
+		t.Errorf("profiles %+v", ps)
+	}
+	if len(errs) != 1 || errs[0].Error() != "c.json: agent profile a: field max_tokens: must be a positive whole number" {
+		t.Errorf("errors %v", errs)
+	}
+}
