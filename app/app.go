@@ -277,6 +277,22 @@ func (a *App) attachMCP(ctx context.Context, model string, onEvent func(mcptools
 	return nil
 }
 
+// NamedFailed is the error of a server named with --mcp that has failed to
+// start: with its tools listed from the catalog cache, a -p run does not
+// wait for it, so its failure may come during the turn; the run then ends
+// with an error all the same.
+func (a *App) NamedFailed() error {
+	if a.mcp == nil {
+		return nil
+	}
+	for _, st := range a.mcp.Status() {
+		if st.State == mcptools.StateFailed && slices.Contains(a.settings.MCP, st.Name) {
+			return fmt.Errorf("%s; it was named with --mcp, so the run failed (fix the server, or leave out --mcp %s)", st.Error, st.Name)
+		}
+	}
+	return nil
+}
+
 // unmatchedApprovals returns a warning for each require_approval pattern
 // that matches no tool: the calls it was meant to hold would run without
 // asking. ok is false while a server is still starting (its tools are not

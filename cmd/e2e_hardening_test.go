@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 	"github.com/agent-dev/agent/providers/openaichat/chattest"
 	"github.com/agent-dev/agent/store"
 	mcptools "github.com/agent-dev/agent/tools/mcp"
@@ -281,5 +282,39 @@ func TestFailedPrintRunLeavesNoSession(t *testing.T) {
 	list := runAgent(t, nil, "sessions", "--db", db, "--json")
 	if strings.TrimSpace(list.stdout) != "[]" {
 		t.Fatalf("sessions left: %s", list.stdout)
+	}
+}
+
+// #14 case 7: a server named with --mcp whose tools come from the catalog
+// cache (so -p does not wait for it) and that then fails to start still
+// fails the run (exit 1).
+func TestPrintNamedCachedServerThatFailsFails(t *testing.T) {
+	isolate(t)
+	cfg, gate := gatedMCPConfig(t)
+	db := filepath.Join(t.TempDir(), "agent.db")
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	fake := anthropictest.NewServer(t)
+	args := []string{"-p", "weather?", "--provider", "anthropic", "--base-url", fake.URL, "--mcp-config", cfg, "--mcp", "tt",
+		"--db", db, "--output-format", "json"}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hello"})
+	if res := runAgent(t, env, args...); res.code != 0 {
+		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
+	}
+	if err := os.WriteFile(gate, []byte("fail"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fake.Script = anthropictest.NewScript(
+		anthropictest.Turn{Call: "tt__get_weather", Input: map[string]any{"city": "Berlin"}},
+		anthropictest.Turn{Text: "No weather."},
+	)
+	res := runAgent(t, env, args...)
+	if res.code != 1 || !strings.Contains(res.stderr, "named with --mcp") || !strings.Contains(res.stderr, "exit status 3") {
+		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
+	}
+	if out := decodePrint(t, res.stdout); !out.IsError {
+		t.Errorf("result = %+v", out)
 	}
 }

@@ -32,7 +32,11 @@ func serveTestMCP() {
 		// A slow server whose start the test decides: it serves once the
 		// gate file exists.
 		for ; ; time.Sleep(10 * time.Millisecond) {
-			if _, err := os.Stat(gate); err == nil {
+			if b, err := os.ReadFile(gate); err == nil {
+				if string(b) == "fail" {
+					fmt.Fprintln(os.Stderr, "fatal: the gate says fail")
+					os.Exit(3)
+				}
 				break
 			}
 		}

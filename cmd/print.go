@@ -130,6 +130,10 @@ func runPrint(ctx context.Context, g *Globals) error {
 	if res.IsError && a.DropUnanswered() {
 		res.SessionID = ""
 	}
+	runErr := red.Err()
+	if err := a.NamedFailed(); err != nil && runErr == nil {
+		res.IsError, res.Error, runErr = true, err.Error(), err
+	}
 	switch g.OutputFormat {
 	case "text":
 		if all := red.Text(); all != "" && !strings.HasSuffix(all, "\n") {
@@ -143,5 +147,5 @@ func runPrint(ctx context.Context, g *Globals) error {
 		res.Type = "result"
 		_ = enc.Encode(res)
 	}
-	return red.Err()
+	return runErr
 }
