@@ -352,3 +352,38 @@ func TestCatalogEncoding(t *testing.T) {
 		t.Fatal("a JSON entry of an older build decoded")
 	}
 }
+
+// With DeferListing a server started from its cached list lists its tools
+// only once ListNow is called, or when one of its tools is called.
+func TestDeferredListing(t *testing.T) {
+	t.Parallel()
+	cache := newMemCache()
+	cfg := testServerConfig(t, "edge", "tools")
+	fillCache(t, cache, cfg)
+	for _, viaCall := range []bool{false, true} {
+		m, _, errs := startManager(t, Options{Cache: cache, DeferListing: true}, cfg)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		set := tools.NewSet()
+		if err := m.Register(set, false); err != nil {
+			t.Fatal(err)
+		}
+		if viaCall {
+			if r := call(t, set, "edge__echo", `{"message":"x"}`); r.Text != "echo: x" {
+				t.Fatalf("call before ListNow: %+v", r)
+			}
+		} else {
+			m.ListNow()
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		if err := m.WaitStarted(ctx); err != nil {
+			t.Fatalf("viaCall=%v: the server never finished starting: %v", viaCall, err)
+		}
+		cancel()
+		if st := m.Status()[0]; st.State != StateRunning || st.Cached {
+			t.Fatalf("viaCall=%v: %+v", viaCall, st)
+		}
+		m.Close()
+	}
+}

@@ -56,6 +56,12 @@ type Options struct {
 	// cached list add their tools when they are up, at the next Sync (the
 	// TUI's first frame never waits).
 	Background bool
+	// DeferListing makes a server connected in the background from its
+	// cached list wait, after its handshake, for ListNow before it lists
+	// its tools: at thousands of tools the listing is megabytes, and it
+	// then does not compete with the first request for memory and CPU. A
+	// call of one of its tools lists at once.
+	DeferListing bool
 }
 
 // EventKind names a status change.
@@ -134,7 +140,13 @@ type Manager struct {
 
 	saves   sync.WaitGroup // catalog cache writes in flight
 	started sync.WaitGroup // connections Start left running in the background
+
+	listGate chan struct{} // closed by ListNow (Options.DeferListing)
+	listOnce sync.Once
 }
+
+// ListNow lets servers waiting under Options.DeferListing list their tools.
+func (m *Manager) ListNow() { m.listOnce.Do(func() { close(m.listGate) }) }
 
 // NewManager prepares connections to servers; Start connects them.
 func NewManager(servers []config.MCPServer, opts Options) *Manager {
@@ -156,7 +168,7 @@ func NewManager(servers []config.MCPServer, opts Options) *Manager {
 	if opts.ClientVersion == "" {
 		opts.ClientVersion = "dev"
 	}
-	m := &Manager{opts: opts, log: opts.Logger, pending: map[string]bool{}}
+	m := &Manager{opts: opts, log: opts.Logger, pending: map[string]bool{}, listGate: make(chan struct{})}
 	if m.log == nil {
 		m.log = slog.Default()
 	}
