@@ -28,6 +28,32 @@ type markdown struct {
 	// rendering a short message.
 	wide   *glamour.TermRenderer
 	tables map[int]*glamour.TermRenderer
+	// blocks caches rendered blocks by kind, width and text: while an
+	// answer streams only its last block changes, and glamour is slow.
+	blocks map[blockKey][]string
+}
+
+type blockKey struct {
+	kind       blockKind
+	width, num int
+	open       bool
+	lang, text string
+}
+
+// maxCachedBlocks bounds the block cache; it is dropped whole when full.
+const maxCachedBlocks = 2000
+
+func (m *markdown) cached(b mdBlock, width int, render func() []string) []string {
+	k := blockKey{b.kind, width, b.num, b.open, b.lang, b.text}
+	if ls, ok := m.blocks[k]; ok {
+		return ls
+	}
+	if m.blocks == nil || len(m.blocks) >= maxCachedBlocks {
+		m.blocks = map[blockKey][]string{}
+	}
+	ls := render()
+	m.blocks[k] = ls
+	return ls
 }
 
 // noWrap is the word-wrap glamour gets for blocks wrapped here.
@@ -203,23 +229,19 @@ func (m *markdown) renderStream(text string, width int, streaming bool) []string
 				// Numbered for /copy N when there is more than one.
 				b.num = n
 			}
-			add(m.codeBlock(b, width))
+			add(m.cached(b, width, func() []string { return m.codeBlock(b, width) }))
 		case blockTable:
 			if streaming && b.open {
 				rows := max(strings.Count(b.text, "\n")+1-2, 0) // header and rule
 				add([]string{m.st.Muted.Render("  ⋯ table, " + plural(rows, "row") + " so far")})
 				continue
 			}
-			add(m.glamourLines(b.text, width-2))
+			add(m.cached(b, width, func() []string { return m.glamourLines(b.text, width-2) }))
 		default:
 			if strings.TrimSpace(b.text) == "" {
 				continue
 			}
-			var ls []string
-			for _, l := range m.glamourLines(b.text, noWrap) {
-				ls = append(ls, hangWrap(l, width)...)
-			}
-			add(ls)
+			add(m.cached(b, width, func() []string { return hangIndent(m.glamourLines(b.text, width), width) }))
 		}
 	}
 	return out
@@ -246,6 +268,38 @@ func itoa(n int) string {
 // listMarkerRE finds where a line's text starts: after its indentation and
 // a list marker, if any.
 var listMarkerRE = regexp.MustCompile(`^(\s*)((\d+[.)]|[•*+-]|\[[ ✓x]\])\s+)?`)
+
+// hangIndent moves the lines glamour wrapped under a list item's marker
+// to under its text: an item's lines are joined again and wrapped with a
+// hanging indent.
+func hangIndent(lines []string, width int) []string {
+	var out []string
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		plain := ansi.Strip(l)
+		m := listMarkerRE.FindStringSubmatch(plain)
+		if m == nil || m[2] == "" {
+			out = append(out, l)
+			continue
+		}
+		indent := len(m[1])
+		item := l
+		for i+1 < len(lines) {
+			next := ansi.Strip(lines[i+1])
+			lead := len(next) - len(strings.TrimLeft(next, " "))
+			if strings.TrimSpace(next) == "" || lead != indent {
+				break
+			}
+			if nm := listMarkerRE.FindStringSubmatch(next); nm != nil && nm[2] != "" {
+				break
+			}
+			item += " " + ansi.Cut(lines[i+1], lead, ansi.StringWidth(lines[i+1]))
+			i++
+		}
+		out = append(out, hangWrap(item, width)...)
+	}
+	return out
+}
 
 // hangWrap wraps a styled line to width; continuation lines start under
 // the text, after the indentation and the list marker.
@@ -283,7 +337,13 @@ func (m *markdown) codeBlock(b mdBlock, width int) []string {
 		// Glamour highlights; its indentation (margin plus block indent)
 		// is taken off again.
 		fence := "```" + b.lang + "\n" + code + "\n```"
-		lines = m.glamourLines(fence, noWrap)
+		widest := 0
+		for _, l := range strings.Split(code, "\n") {
+			widest = max(widest, ansi.StringWidth(l))
+		}
+		// Wide enough that glamour wraps nothing; no wider (it pads
+		// every line to this width).
+		lines = m.glamourLines(fence, min(widest+16, noWrap))
 		if len(lines) != strings.Count(code, "\n")+1 {
 			lines = strings.Split(code, "\n")
 		} else {
