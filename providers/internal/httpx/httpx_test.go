@@ -85,16 +85,16 @@ func TestStreamIdleTimeout(t *testing.T) {
 func TestSteadyStreamOutlivesIdle(t *testing.T) {
 	// Each gap is below the idle timeout, the whole stream above it.
 	url := hang(t, func(w http.ResponseWriter, release <-chan struct{}) {
-		for i := 0; i < 6; i++ {
+		for i := 0; i < 12; i++ {
 			_, _ = io.WriteString(w, "data: x\n\n")
 			w.(http.Flusher).Flush()
 			select {
 			case <-release:
-			case <-time.After(40 * time.Millisecond):
+			case <-time.After(50 * time.Millisecond):
 			}
 		}
 	})
-	c := Client{Timeouts: Timeouts{StreamIdle: 150 * time.Millisecond}}
+	c := Client{Timeouts: Timeouts{StreamIdle: 400 * time.Millisecond}}
 	resp, err := c.Post(context.Background(), url, nil, true, nil)
 	if err != nil {
 		t.Fatal(err)
