@@ -72,3 +72,22 @@ func TestInlineLongAnswerStreamsIntoScrollback(t *testing.T) {
 		}
 	}
 }
+
+// Inline at any size, with or without colour: no panic, and the redrawn
+// area never reaches the terminal's height.
+func TestInlineTinyTerminals(t *testing.T) {
+	t.Parallel()
+	for _, sz := range [][2]int{{1, 1}, {5, 3}, {20, 6}, {40, 12}} {
+		for _, noColor := range []bool{false, true} {
+			b := newFakeBackend()
+			m, _, _ := newInlineModel(t, b, sz[0], sz[1], Options{NoColor: noColor, History: history()})
+			typeText(m, "hi")
+			run(m, press(m, "enter"))
+			feed(m, b, conversation())
+			if n := strings.Count(frame(m), "\n"); sz[1] > 3 && n > sz[1] {
+				t.Errorf("%dx%d: the redrawn area has %d lines", sz[0], sz[1], n)
+			}
+			run(m, m.quit())
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/agent-dev/agent/themes"
 )
 
@@ -38,5 +40,20 @@ func BenchmarkMarkdownStreamStep(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		md.renderStream(text+"And a last paragraph growing "+strings.Repeat("word ", i%50), 100, true)
+	}
+}
+
+// BenchmarkInlineResume10k is the first print of a resumed 10,000-message
+// session inline: the newest items are rendered for the scrollback.
+func BenchmarkInlineResume10k(b *testing.B) {
+	h := bigHistory(10_000)
+	for range b.N {
+		m, err := New(newFakeBackend(), Options{Width: 120, Height: 40, Theme: "dark", History: h})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.ready = true
+		m.print = func(string) tea.Cmd { return nil }
+		m.Update(readyMsg{})
 	}
 }
