@@ -193,3 +193,21 @@ func TestCutCallRetried(t *testing.T) {
 		t.Errorf("the call ran %d times", ran)
 	}
 }
+
+// A tool loop another provider began, continued on Gemini 3: the calls
+// Gemini did not make get Google's skip value, not a 400.
+func TestGemini3ForeignCallsSigned(t *testing.T) {
+	fake := chattest.NewServer(t)
+	fake.Script(chattest.Text("It says hello."))
+	s := testSession(t, fake)
+	s.Provider, s.Model = New(Options{Name: "gemini", BaseURL: fake.BaseURL()}), "gemini-3-pro-preview"
+	s.Reset([]agent.Message{
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("Read a.txt")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.ToolCallPart(agent.ToolCall{ID: "toolu_01", Name: "read_file", Input: json.RawMessage(`{"path":"a.txt"}`)})}},
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.ToolResultPart(agent.ToolResult{CallID: "toolu_01", Text: "hello"})}},
+	})
+	run(t, s, "")
+	if r := noRejection(t, fake)[0]; !bytes.Contains(r.Body, []byte(`"thought_signature":"skip_thought_signature_validator"`)) {
+		t.Errorf("no skip signature: %s", r.Body)
+	}
+}

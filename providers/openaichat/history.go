@@ -215,6 +215,9 @@ func (h *historyRenderer) assistant(m agent.Message) error {
 					w.ToolCalls[i].ID, changed = id, true
 				}
 			}
+			if h.signFirst(w.ToolCalls) {
+				changed = true
+			}
 			if h.keepReasoning() && len(w.ToolCalls) > 0 {
 				data, changed = marshalKeep(w), false
 			}
@@ -265,6 +268,7 @@ func (h *historyRenderer) assistant(m agent.Message) error {
 		// tools): nothing to send.
 		return nil
 	}
+	h.signFirst(calls)
 	w := wireAssistant{Role: "assistant", ToolCalls: calls}
 	if s := text.String(); s != "" || len(calls) == 0 {
 		w.Content = &s
@@ -385,6 +389,29 @@ func pairCalls(in []outMsg) []outMsg {
 		}
 	}
 	return out
+}
+
+// skipSignature is Google's documented value for a function call Gemini
+// did not make (another provider's, or one whose signature is lost): it
+// tells Gemini 3 to skip the thought signature check.
+const skipSignature = "skip_thought_signature_validator"
+
+// signFirst gives the first call of a step a thought signature when the
+// model is Gemini 3 and the call has none (Gemini signs the first call of
+// each step and rejects a step without it). It reports whether it did.
+func (h *historyRenderer) signFirst(calls []wireCall) bool {
+	c := h.p.caps(h.model)
+	if len(calls) == 0 || c.Reasoning != models.ReasoningGemini || c.Thinking != models.ThinkingLevel {
+		return false
+	}
+	if _, ok := calls[0].Extra["extra_content"]; ok {
+		return false
+	}
+	if calls[0].Extra == nil {
+		calls[0].Extra = map[string]json.RawMessage{}
+	}
+	calls[0].Extra["extra_content"] = json.RawMessage(`{"google":{"thought_signature":"` + skipSignature + `"}}`)
+	return true
 }
 
 // keepReasoning reports whether assistant tool-call turns must carry

@@ -318,7 +318,7 @@ func (s *Server) validateModel(body []byte, req *ChatRequest, raws []map[string]
 				} `json:"google"`
 			}
 			_ = json.Unmarshal(calls[0]["extra_content"], &ec)
-			if ec.Google.ThoughtSignature != ThoughtSignature(m.ToolCalls[0].ID) {
+			if sig := ec.Google.ThoughtSignature; sig != ThoughtSignature(m.ToolCalls[0].ID) && sig != "skip_thought_signature_validator" {
 				return &violation{code: "400", param: "", msg: fmt.Sprintf("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:%s` , position %d. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", m.ToolCalls[0].Function.Name, i+1)}
 			}
 		}
