@@ -15,8 +15,12 @@
 // whose name the query says in full. Tools named verbatim in the query, and
 // select:NAME lists, come first. A regex mode matches names and descriptions.
 //
-// Each signal is kept because it measurably helps on the benchmark; see
-// README.md for the figures, including what was tried and dropped.
+// A tool's earlier requests (a search that found it, then a call of it) are
+// indexed as a sixth field, learned (see Index.Learn): a user's own history
+// is the strongest signal there is.
+//
+// Each signal is kept because it holds on both halves of every shared set;
+// see README.md for the figures, including what was tried and dropped.
 //
 // The index is immutable once built; ReplaceServer swaps in a new one that
 // re-analyses only that server's tools. Search is safe for concurrent use.
