@@ -148,9 +148,9 @@ func (b *tuiBackend) Refresh() []string {
 }
 
 // Models lists what /model offers.
-func (b *tuiBackend) Models(context.Context) ([]tui.ModelInfo, error) {
+func (b *tuiBackend) Models(ctx context.Context) ([]tui.ModelInfo, error) {
 	var out []tui.ModelInfo
-	for _, m := range b.a.Models() {
+	for _, m := range b.a.ListModels(ctx) {
 		out = append(out, tui.ModelInfo{Name: m.Name, Detail: m.Detail})
 	}
 	return out, nil

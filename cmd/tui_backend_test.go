@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,5 +88,32 @@ func TestResumeCommandNamesServers(t *testing.T) {
 	want := "agent --resume abc --db '/tmp/my db.sqlite' --mcp-config /etc/mcp.json --mcp gh --mcp fs --defer=auto"
 	if got != want {
 		t.Errorf("resume command\n got %s\nwant %s", got, want)
+	}
+}
+
+// /model on a Chat Completions server lists what the server serves
+// (GET /models), next to the current model.
+func TestTUIModelsFromTheServer(t *testing.T) {
+	isolate(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(`{"data":[{"id":"qwen3:8b"},{"id":"llama3.2"}]}`))
+	}))
+	defer srv.Close()
+	b := newTestTUIBackend(t, nil, "--provider", "ollama", "--base-url", srv.URL+"/v1", "--model", "qwen3:8b",
+		"--db", filepath.Join(t.TempDir(), "a.db"))
+	ms, err := b.Models(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range ms {
+		names = append(names, m.Name)
+	}
+	if strings.Join(names, ",") != "qwen3:8b,llama3.2" {
+		t.Errorf("models = %v, want the current one and the server's other", names)
 	}
 }

@@ -1,0 +1,52 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agent-dev/agent/models"
+	"github.com/agent-dev/agent/pricing"
+)
+
+// modelLister is a provider that can say which models its server serves
+// (Chat Completions servers: GET /models).
+type modelLister interface {
+	ListModels(ctx context.Context) ([]string, error)
+}
+
+// ListModels is what /model offers: the tables' models (Models) and, when
+// the provider can list its server's models, those too. A failed listing
+// leaves the tables' models.
+func (a *App) ListModels(ctx context.Context) []ModelChoice {
+	out := a.Models()
+	p, _ := a.session.Target()
+	l, ok := p.(modelLister)
+	if !ok {
+		return out
+	}
+	names, err := l.ListModels(ctx)
+	if err != nil {
+		return out
+	}
+	seen := map[string]bool{}
+	for _, m := range out {
+		seen[m.Name] = true
+	}
+	label := a.Provider()
+	for _, n := range names {
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		detail := []string{"served"}
+		if w := models.Lookup(label, n).ContextWindow; w > 0 && models.Lookup(label, n).Known {
+			detail = append(detail, fmt.Sprintf("%dk context", w/1000))
+		}
+		if pr, ok := pricing.Lookup(label, n); ok && (pr.Input > 0 || pr.Output > 0) {
+			detail = append(detail, fmt.Sprintf("$%g in / $%g out per Mtok", pr.Input, pr.Output))
+		}
+		out = append(out, ModelChoice{Name: n, Detail: strings.Join(detail, " · ")})
+	}
+	return out
+}
