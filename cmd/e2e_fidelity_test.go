@@ -228,3 +228,26 @@ func TestPrintInvalidSchemaQuarantined(t *testing.T) {
 		t.Errorf("agent tools does not list the quarantined tool (exit %d): %s %s", tl.code, tl.stdout, tl.stderr)
 	}
 }
+
+// agent models shows what the table says, the config's entries applied.
+func TestModelsCommand(t *testing.T) {
+	isolate(t)
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"models":{"prod-assistant":{"like":"gpt-5.4"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := runAgent(t, nil, "models", "--config", cfg, "--provider", "azure", "--json", "prod-assistant", "gpt-5-chat-latest", "mystery-model")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(res.stdout), &rows); err != nil || len(rows) != 3 {
+		t.Fatalf("%v: %s", err, res.stdout)
+	}
+	if rows[0]["native_search"] != true || rows[0]["known"] != true || rows[1]["encrypted_reasoning"] != false || rows[2]["known"] != false {
+		t.Errorf("rows = %v", rows)
+	}
+	if txt := runAgent(t, nil, "models", "claude-opus-4-1"); txt.code != 0 || !strings.Contains(txt.stdout, "tool search") || !strings.Contains(txt.stdout, "32000") {
+		t.Errorf("text: %d %s %s", txt.code, txt.stdout, txt.stderr)
+	}
+}

@@ -144,6 +144,7 @@ func subcommands(g *Globals) []*cobra.Command {
 		newMCPCmd(g),
 		newSessionsCmd(g),
 		newAgentsCmd(g),
+		newModelsCmd(g),
 	}
 }
 

@@ -90,34 +90,34 @@ var EffortLevels = []string{EffortNone, EffortMinimal, EffortLow, EffortMedium, 
 type Capabilities struct {
 	// Known is false when neither the table nor an override matched the id;
 	// the other fields are then the provider's conservative defaults.
-	Known bool
+	Known bool `json:"known"`
 	// Family is the vendor family: anthropic, openai, google, deepseek,
 	// mistral, qwen, meta, or "" when unknown.
-	Family string
+	Family string `json:"family,omitempty"`
 	// ContextWindow is the input+output context in tokens.
-	ContextWindow int
+	ContextWindow int `json:"context_window"`
 	// MaxOutput is the most output tokens one response may have.
-	MaxOutput int
+	MaxOutput int `json:"max_output"`
 	// DefaultMaxTokens is the output limit sent when the user sets none:
 	// a generous share of MaxOutput.
-	DefaultMaxTokens int
+	DefaultMaxTokens int `json:"default_max_tokens"`
 	// NativeSearch: the provider's own tool search (Anthropic
 	// tool_search_tool_*, OpenAI tool_search) works with this model.
-	NativeSearch bool
+	NativeSearch bool `json:"native_search"`
 	// DeferLoading: the model accepts defer_loading tool definitions and
 	// tool_reference results (client search with deferral).
-	DeferLoading bool
+	DeferLoading bool `json:"defer_loading"`
 	// Reasoning is how the model reasons.
-	Reasoning ReasoningKind
+	Reasoning ReasoningKind `json:"reasoning"`
 	// EncryptedReasoning: the Responses API accepts
 	// include: ["reasoning.encrypted_content"] for this model.
-	EncryptedReasoning bool
+	EncryptedReasoning bool `json:"encrypted_reasoning"`
 	// Thinking is how reasoning is turned on and sized.
-	Thinking ThinkingKind
+	Thinking ThinkingKind `json:"thinking"`
 	// Efforts are the effort values the API accepts for this model, least
 	// to most, in the provider's own words ("minimal", "xhigh", "max"...).
 	// Empty when effort cannot be set.
-	Efforts []string
+	Efforts []string `json:"efforts,omitempty"`
 	// SchemaDialect is the dialect tool schemas are sanitised to.
 	SchemaDialect Dialect
 }
