@@ -4,7 +4,11 @@
 // travel as opaque Raw parts tagged with the provider and API that made them.
 package agent
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/agent-dev/agent/tools"
+)
 
 // Role is who authored a message.
 type Role string
@@ -78,29 +82,9 @@ type Image struct {
 
 // SearchCall is a tool search the model asked for. Where tells whether the
 // provider runs it (native search) or the agent does (client-side search).
-type SearchCall struct {
-	ID      string `json:"id"`
-	Where   string `json:"where"`
-	Query   string `json:"query,omitempty"`
-	Pattern string `json:"pattern,omitempty"`
-	// Names is set when the model selects tools by exact name (select:NAME or paths).
-	Names []string `json:"names,omitempty"`
-	Limit int      `json:"limit,omitempty"`
-}
-
-// Text is a human readable rendering of what was searched for.
-func (s SearchCall) Text() string {
-	switch {
-	case s.Query != "":
-		return s.Query
-	case s.Pattern != "":
-		return s.Pattern
-	case len(s.Names) > 0:
-		b, _ := json.Marshal(s.Names)
-		return "select:" + string(b)
-	}
-	return ""
-}
+// The type lives in tools so that the search engine needs nothing of the
+// core.
+type SearchCall = tools.SearchCall
 
 // SearchResult carries the tools a search discovered. For provider searches it
 // sits in the assistant message (or, when the provider split the pair, at the

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/tools"
 )
 
@@ -34,14 +33,12 @@ type Searcher struct {
 	uses []Use
 }
 
-var _ agent.Searcher = (*Searcher)(nil)
-
 // NewSearcher returns a Searcher over set's deferred tools.
 func NewSearcher(set *tools.Set) *Searcher { return &Searcher{set: set} }
 
-// Search implements agent.Searcher: Names select tools, a Pattern is a
+// Search implements the core's Searcher (agent.Searcher): Names select tools, a Pattern is a
 // regular expression, and a Query is read as in ModeAuto.
-func (s *Searcher) Search(ctx context.Context, call agent.SearchCall) ([]string, error) {
+func (s *Searcher) Search(ctx context.Context, call tools.SearchCall) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

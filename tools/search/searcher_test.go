@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/tools"
 	"github.com/agent-dev/agent/tools/search"
 )
@@ -33,20 +32,20 @@ func TestSearcher(t *testing.T) {
 	ctx := t.Context()
 	tests := []struct {
 		name string
-		call agent.SearchCall
+		call tools.SearchCall
 		want []string
 		n    int
 		err  string
 	}{
-		{name: "query", call: agent.SearchCall{Query: "read a file"}, want: []string{"read_file"}},
-		{name: "default limit", call: agent.SearchCall{Query: "file github issue weather page url code"}, n: search.DefaultSearchLimit},
-		{name: "limit capped", call: agent.SearchCall{Query: "file github issue weather page url code", Limit: 1000}, n: 9},
-		{name: "names", call: agent.SearchCall{Names: []string{"write_file", "forecast"}}, want: []string{"write_file", "forecast"}},
-		{name: "pattern", call: agent.SearchCall{Pattern: "^browser"}, want: []string{"browserNavigate", "browser_take_screenshot"}},
-		{name: "select in query", call: agent.SearchCall{Query: "select:forecast"}, want: []string{"forecast"}},
-		{name: "active tools are not searched", call: agent.SearchCall{Names: []string{"active_tool"}}, err: "no tool named active_tool"},
-		{name: "bad pattern", call: agent.SearchCall{Pattern: "("}, err: "invalid regex"},
-		{name: "empty", call: agent.SearchCall{}, err: "empty search query"},
+		{name: "query", call: tools.SearchCall{Query: "read a file"}, want: []string{"read_file"}},
+		{name: "default limit", call: tools.SearchCall{Query: "file github issue weather page url code"}, n: search.DefaultSearchLimit},
+		{name: "limit capped", call: tools.SearchCall{Query: "file github issue weather page url code", Limit: 1000}, n: 9},
+		{name: "names", call: tools.SearchCall{Names: []string{"write_file", "forecast"}}, want: []string{"write_file", "forecast"}},
+		{name: "pattern", call: tools.SearchCall{Pattern: "^browser"}, want: []string{"browserNavigate", "browser_take_screenshot"}},
+		{name: "select in query", call: tools.SearchCall{Query: "select:forecast"}, want: []string{"forecast"}},
+		{name: "active tools are not searched", call: tools.SearchCall{Names: []string{"active_tool"}}, err: "no tool named active_tool"},
+		{name: "bad pattern", call: tools.SearchCall{Pattern: "("}, err: "invalid regex"},
+		{name: "empty", call: tools.SearchCall{}, err: "empty search query"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,7 +74,7 @@ func TestSearcherFollowsSet(t *testing.T) {
 	s := search.NewSearcher(set)
 	ctx := context.Background()
 	first := s.Index()
-	if got, _ := s.Search(ctx, agent.SearchCall{Query: "rename file"}); slices.Contains(got, "move_file") {
+	if got, _ := s.Search(ctx, tools.SearchCall{Query: "rename file"}); slices.Contains(got, "move_file") {
 		t.Fatal("move_file found before it exists")
 	}
 	if s.Index() != first {
@@ -84,7 +83,7 @@ func TestSearcherFollowsSet(t *testing.T) {
 	if err := set.ReplaceServer("filesystem", []tools.Option{tools.Defer(true)}, tools.Tool{Name: "move_file", Description: "Move or rename a file.", Server: "filesystem"}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Search(ctx, agent.SearchCall{Query: "rename file"})
+	got, err := s.Search(ctx, tools.SearchCall{Query: "rename file"})
 	if err != nil || len(got) == 0 || got[0] != "move_file" {
 		t.Errorf("after replace: %q %v", got, err)
 	}
@@ -92,12 +91,12 @@ func TestSearcherFollowsSet(t *testing.T) {
 		t.Error("an incremental change should update the index in place")
 	}
 	set.SetDeferred("forecast", false)
-	if got, _ := s.Search(ctx, agent.SearchCall{Query: "weather forecast"}); slices.Contains(got, "forecast") {
+	if got, _ := s.Search(ctx, tools.SearchCall{Query: "weather forecast"}); slices.Contains(got, "forecast") {
 		t.Errorf("forecast is active now but still searched: %q", got)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := s.Search(cctx, agent.SearchCall{Query: "x"}); err == nil {
+	if _, err := s.Search(cctx, tools.SearchCall{Query: "x"}); err == nil {
 		t.Error("cancelled context: no error")
 	}
 }

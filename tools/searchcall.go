@@ -1,0 +1,31 @@
+package tools
+
+import "encoding/json"
+
+// SearchCall is a tool search a model asked for (agent.SearchCall). Where
+// tells whether the provider runs it ("provider") or the agent does
+// ("client"); a client search reads Names (exact names), else Pattern (a
+// regular expression), else Query, and returns at most Limit tools.
+type SearchCall struct {
+	ID      string `json:"id"`
+	Where   string `json:"where"`
+	Query   string `json:"query,omitempty"`
+	Pattern string `json:"pattern,omitempty"`
+	// Names is set when the model selects tools by exact name (select:NAME or paths).
+	Names []string `json:"names,omitempty"`
+	Limit int      `json:"limit,omitempty"`
+}
+
+// Text is a human readable rendering of what was searched for.
+func (s SearchCall) Text() string {
+	switch {
+	case s.Query != "":
+		return s.Query
+	case s.Pattern != "":
+		return s.Pattern
+	case len(s.Names) > 0:
+		b, _ := json.Marshal(s.Names)
+		return "select:" + string(b)
+	}
+	return ""
+}
