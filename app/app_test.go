@@ -57,3 +57,13 @@ func TestDefaultModelWithoutKey(t *testing.T) {
 		}
 	}
 }
+
+// #18 bug 7: the resume hint names what the session cannot store.
+func TestResumeCommandNamesServers(t *testing.T) {
+	t.Parallel()
+	got := ResumeCommand(Settings{DBPath: "/tmp/my db.sqlite", MCPConfig: "/etc/mcp.json", MCP: []string{"gh", "fs"}, Defer: "auto"}, "abc")
+	want := "agent --resume abc --db '/tmp/my db.sqlite' --mcp-config /etc/mcp.json --mcp gh --mcp fs --defer=auto"
+	if got != want {
+		t.Errorf("resume command\n got %s\nwant %s", got, want)
+	}
+}

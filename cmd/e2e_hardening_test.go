@@ -250,7 +250,7 @@ func TestPrintDoesNotWaitForAnOpenSilentPipe(t *testing.T) {
 	if err != nil || got != "review" {
 		t.Fatalf("readPrompt = %q, %v", got, err)
 	}
-	if d := time.Since(start); d > stdinGrace+3*time.Second {
+	if d := time.Since(start); d > app.StdinGrace+3*time.Second {
 		t.Fatalf("waited %s on a silent pipe", d)
 	}
 

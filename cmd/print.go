@@ -3,13 +3,10 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"strings"
-	"time"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/app"
@@ -19,52 +16,10 @@ import (
 // PrintResult is the -p --output-format json object.
 type PrintResult = app.TurnResult
 
-// stdinGrace is how long -p with a prompt waits for piped stdin to start.
-const stdinGrace = 2 * time.Second
-
-// readStdin reads stdin when it is not a terminal. With a prompt given, a
-// pipe that sends nothing (and does not close) within stdinGrace is left
-// alone: it is an inherited descriptor nobody writes to (a CI runner, an
-// editor), not input, and waiting for its end would hang the run. Files
-// are read whole; without a prompt, stdin is the prompt and is waited for.
-func readStdin(f *os.File, havePrompt bool) ([]byte, error) {
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice != 0 {
-		return nil, nil
-	}
-	if !havePrompt || st.Mode().IsRegular() {
-		return io.ReadAll(f)
-	}
-	type chunk struct {
-		b   []byte
-		err error
-	}
-	first := make(chan chunk, 1)
-	go func() {
-		buf := make([]byte, 64<<10)
-		n, err := f.Read(buf)
-		first <- chunk{buf[:n], err}
-	}()
-	var c chunk
-	select {
-	case c = <-first:
-	case <-time.After(stdinGrace):
-		return nil, nil
-	}
-	if c.err != nil {
-		if errors.Is(c.err, io.EOF) {
-			return c.b, nil
-		}
-		return nil, c.err
-	}
-	rest, err := io.ReadAll(f)
-	return append(c.b, rest...), err
-}
-
 func readPrompt(g *Globals) (string, error) {
 	prompt := g.Prompt
 	if f, ok := g.Stdin.(*os.File); ok {
-		b, err := readStdin(f, strings.TrimSpace(prompt) != "")
+		b, err := app.ReadStdin(f, strings.TrimSpace(prompt) != "")
 		if err != nil {
 			return "", fmt.Errorf("read stdin: %w", err)
 		}

@@ -47,7 +47,7 @@ var usagef = app.Usagef
 // Execute runs the command line and returns the process exit code.
 func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	g := &Globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: getenv}
-	defer setupLog(getenv)()
+	defer app.SetupLog(getenv)()
 	root := NewRootCmd(g)
 	root.SetArgs(args)
 	root.SetIn(stdin)

@@ -4,57 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/sanitize"
-	"github.com/agent-dev/agent/tools/tokens"
 )
-
-// toolRow is one line of agent tools.
-type toolRow struct {
-	Name     string `json:"name"`
-	Server   string `json:"server"`
-	Deferred bool   `json:"deferred"`
-	Tokens   int    `json:"tokens"`
-}
-
-// toolsReport is what agent tools prints.
-type toolsReport struct {
-	Provider string          `json:"provider"`
-	Model    string          `json:"model"`
-	Search   string          `json:"search_mode"`
-	Resolved string          `json:"resolved_mode"`
-	Active   int             `json:"active"`
-	Deferred int             `json:"deferred"`
-	Servers  []serverTokens  `json:"servers"`
-	Tools    []toolRow       `json:"tools"`
-	Sent     tokens.Estimate `json:"estimate"`
-	// Usage is what tool search learned from use: how often each tool was
-	// found and then called.
-	Usage    []app.ToolUsage `json:"usage,omitempty"`
-	Warnings []string        `json:"warnings,omitempty"`
-	// Quarantined are tools left out for an invalid input schema.
-	Quarantined []quarantinedRow `json:"quarantined,omitempty"`
-}
-
-type quarantinedRow struct {
-	Name    string `json:"name"`
-	Server  string `json:"server"`
-	Problem string `json:"problem"`
-}
-
-type serverTokens struct {
-	Server   string `json:"server"`
-	Tools    int    `json:"tools"`
-	Deferred int    `json:"deferred"`
-	Tokens   int    `json:"tokens"`
-}
 
 func newToolsCmd(g *Globals) *cobra.Command {
 	var asJSON bool
@@ -66,7 +23,11 @@ server), whether it is active or deferred, its estimated token cost (o200k), eac
 what the current provider, model and search mode would send.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := buildToolsReport(cmd, g)
+			settings, err := g.settings()
+			if err != nil {
+				return err
+			}
+			rep, err := app.BuildToolsReport(cmd.Context(), settings, app.Options{Getenv: g.Getenv, Version: versionString()})
 			if err != nil {
 				return err
 			}
@@ -83,58 +44,7 @@ what the current provider, model and search mode would send.`,
 	return c
 }
 
-func buildToolsReport(cmd *cobra.Command, g *Globals) (*toolsReport, error) {
-	settings, err := g.settings()
-	if err != nil {
-		return nil, err
-	}
-	a, perr, err := app.Tools(cmd.Context(), settings, app.Options{Getenv: g.Getenv, Version: versionString()})
-	defer a.Close()
-	if err != nil {
-		return nil, err
-	}
-	s := a.Session()
-	set := s.Tools
-	rep := &toolsReport{Model: s.Model, Search: string(s.Search), Warnings: append(a.Warnings(), a.Notices()...)}
-	if perr == nil {
-		rep.Provider = settings.Provider
-		rep.Resolved = string(agent.ResolveSearch(s.Provider, s.BuildRequest()))
-	} else {
-		rep.Provider = settings.Provider + " (not configured: " + perr.Error() + ")"
-		rep.Resolved = string(s.Search)
-	}
-	per := map[string]*serverTokens{}
-	for _, t := range set.All() {
-		d := set.IsDeferred(t.Name)
-		row := toolRow{Name: t.Name, Server: t.Server, Deferred: d, Tokens: t.Cost()}
-		rep.Tools = append(rep.Tools, row)
-		st := per[t.Server]
-		if st == nil {
-			st = &serverTokens{Server: t.Server}
-			per[t.Server] = st
-		}
-		st.Tools++
-		st.Tokens += row.Tokens
-		if d {
-			st.Deferred++
-			rep.Deferred++
-		} else {
-			rep.Active++
-		}
-	}
-	for _, st := range per {
-		rep.Servers = append(rep.Servers, *st)
-	}
-	sort.Slice(rep.Servers, func(i, j int) bool { return rep.Servers[i].Server < rep.Servers[j].Server })
-	for _, q := range set.Quarantined() {
-		rep.Quarantined = append(rep.Quarantined, quarantinedRow{q.Tool.Name, q.Tool.Server, q.Problem})
-	}
-	rep.Sent = app.EstimateTokens(set, rep.Resolved)
-	rep.Usage = app.UsageStats(cmd.Context(), settings)
-	return rep, nil
-}
-
-func writeToolsReport(w io.Writer, rep *toolsReport) error {
+func writeToolsReport(w io.Writer, rep *app.ToolsReport) error {
 	sw := sanitize.NewWriter(w) // tool and server names, warnings come from outside
 	defer sw.Flush()
 	w = sw

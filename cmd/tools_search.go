@@ -1,12 +1,10 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -76,29 +74,19 @@ func runToolsSearch(ctx context.Context, g *Globals, o toolsSearchOpts, args []s
 	case o.queries != "" && query != "":
 		return usagef("give either a QUERY or --queries, not both")
 	}
-	docs, err := searchDocs(ctx, g, o.catalog)
+	s, err := g.settings()
 	if err != nil {
 		return err
 	}
-	var uses []search.Use
-	if o.history != "" {
-		if uses, err = loadHistoryFile(o.history); err != nil {
-			return &UsageError{Err: err}
-		}
+	ix, err := app.SearchIndex(ctx, s, o.catalog, o.history, versionString(), func(w string) {
+		fmt.Fprintln(g.Stderr, "agent: warning: "+sanitize.Line(w))
+	})
+	if err != nil {
+		return err
 	}
-	if o.catalog == "" {
-		// The servers' tools are searched as a session would: with what
-		// earlier sessions taught.
-		s, err := g.settings()
-		if err != nil {
-			return err
-		}
-		uses = append(app.LearnedUses(ctx, s), uses...)
-	}
-	ix := search.NewLearned(docs, search.DefaultConfig(), uses)
 	opts := search.Options{Limit: o.limit, Mode: mode}
 	if o.queries != "" {
-		return answerQueries(ix, opts, o.queries, out)
+		return app.AnswerQueries(ix, opts, o.queries, out)
 	}
 	hits, err := ix.Search(query, opts)
 	if err != nil {
@@ -121,85 +109,6 @@ func runToolsSearch(ctx context.Context, g *Globals, o toolsSearchOpts, args []s
 			ansi.Truncate(sanitize.Line(search.FirstLine(h.Description)), 80, "…"))
 	}
 	return tw.Flush()
-}
-
-// searchDocs loads the catalog file, or the tools of the MCP servers.
-func searchDocs(ctx context.Context, g *Globals, catalog string) ([]search.Doc, error) {
-	if catalog != "" {
-		docs, err := search.LoadCatalogFile(catalog)
-		if err != nil {
-			return nil, &UsageError{Err: err}
-		}
-		return docs, nil
-	}
-	s, err := g.settings()
-	if err != nil {
-		return nil, err
-	}
-	ts, warnings, err := app.MCPTools(ctx, s, versionString())
-	if err != nil {
-		return nil, fmt.Errorf("load MCP tools: %w", err)
-	}
-	for _, w := range warnings {
-		fmt.Fprintln(g.Stderr, "agent: warning: "+sanitize.Line(w.Error()))
-	}
-	if len(ts) == 0 {
-		return nil, usagef("no MCP tools to search: name servers with --mcp NAME or give --catalog FILE")
-	}
-	return search.FromTools(ts), nil
-}
-
-type queryLine struct {
-	ID    json.RawMessage `json:"id"`
-	Query string          `json:"query"`
-}
-
-type answerLine struct {
-	ID      json.RawMessage `json:"id"`
-	Results []string        `json:"results"`
-	Error   string          `json:"error,omitempty"`
-}
-
-// answerQueries runs every query of a JSONL file. A query the engine
-// refuses (empty, bad regex) is answered with no results and its error, so
-// one bad line does not lose a whole evaluation run.
-func answerQueries(ix *search.Index, opts search.Options, path string, out io.Writer) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return &UsageError{Err: fmt.Errorf("read queries: %w", err)}
-	}
-	defer f.Close()
-	bw := bufio.NewWriter(out)
-	enc := json.NewEncoder(bw)
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for line := 1; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var q queryLine
-		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			return &UsageError{Err: fmt.Errorf("queries %s line %d: %w", path, line, err)}
-		}
-		if len(q.ID) == 0 {
-			q.ID = json.RawMessage(fmt.Sprint(line))
-		}
-		a := answerLine{ID: q.ID, Results: []string{}}
-		hits, err := ix.Search(q.Query, opts)
-		if err != nil {
-			a.Error = err.Error()
-		}
-		for _, h := range hits {
-			a.Results = append(a.Results, search.Doc{ID: h.ID, Name: h.Name}.Key())
-		}
-		if err := enc.Encode(a); err != nil {
-			return fmt.Errorf("write answers: %w", err)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read queries %s: %w", path, err)
-	}
-	return bw.Flush()
 }
 
 func orDash(s string) string {

@@ -42,7 +42,7 @@ func TestTUIAgentSwitchAndCompact(t *testing.T) {
 		}
 	}
 	run("hi")
-	if n := len(b.a.Session().Tools.All()); n != 4 {
+	if n := len(b.App().Session().Tools.All()); n != 4 {
 		t.Fatalf("%d tools before the switch, want the server's 4", n)
 	}
 	items, err := b.Agents()
@@ -61,7 +61,7 @@ func TestTUIAgentSwitchAndCompact(t *testing.T) {
 	if bytes.Contains(last.Tools(), []byte("tt__send_email")) || !bytes.Contains(last.Tools(), []byte(`"tt__get_weather"`)) {
 		t.Errorf("tools after /agent: %s", last.Tools())
 	}
-	if b.a.Meta().Settings.Agent != "terse" {
+	if b.App().Meta().Settings.Agent != "terse" {
 		t.Errorf("the session does not record its profile")
 	}
 
@@ -69,7 +69,7 @@ func TestTUIAgentSwitchAndCompact(t *testing.T) {
 	if err != nil || c.Boundary != 4 || !strings.Contains(c.Summary, "greeted") {
 		t.Fatalf("compact %+v, %v", c, err)
 	}
-	id := b.a.Session().ID
+	id := b.App().Session().ID
 	if err := b.New(t.Context()); err != nil {
 		t.Fatal(err)
 	}

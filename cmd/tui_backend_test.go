@@ -12,13 +12,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-dev/agent/app"
+	"github.com/agent-dev/agent/app/tuiapp"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
-	"github.com/agent-dev/agent/tui"
 )
 
 // newTestTUIBackend wires the TUI's backend as runTUI does, without a
 // terminal: the root command runs with its RunE replaced.
-func newTestTUIBackend(t *testing.T, env map[string]string, args ...string) *tuiBackend {
+func newTestTUIBackend(t *testing.T, env map[string]string, args ...string) *tuiapp.Backend {
 	t.Helper()
 	getenv := func(k string) string {
 		if v, ok := env[k]; ok {
@@ -28,13 +28,13 @@ func newTestTUIBackend(t *testing.T, env map[string]string, args ...string) *tui
 	}
 	g := &Globals{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Getenv: getenv}
 	root := NewRootCmd(g)
-	var b *tuiBackend
+	var b *tuiapp.Backend
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		a, err := app.Open(cmd.Context(), g.Settings, app.Options{Getenv: g.Getenv})
 		if err != nil {
 			return err
 		}
-		b = &tuiBackend{a: a, approvals: make(chan tui.ApprovalRequest), always: map[string]bool{}}
+		b = tuiapp.New(a)
 		t.Cleanup(a.Close)
 		return nil
 	}
@@ -77,17 +77,6 @@ func TestTUIResumeKeepsModelAndTotals(t *testing.T) {
 	}
 	if !info.CostKnown || info.Cost <= 0 {
 		t.Errorf("resumed cost = %v (known %v)", info.Cost, info.CostKnown)
-	}
-}
-
-// #18 bug 7: the resume hint names what the session cannot store.
-func TestResumeCommandNamesServers(t *testing.T) {
-	t.Parallel()
-	g := &Globals{Flags: app.Flags{DBPath: "/tmp/my db.sqlite", MCPConfig: "/etc/mcp.json", MCP: []string{"gh", "fs"}, Defer: "auto"}}
-	got := resumeCommand(g, "abc")
-	want := "agent --resume abc --db '/tmp/my db.sqlite' --mcp-config /etc/mcp.json --mcp gh --mcp fs --defer=auto"
-	if got != want {
-		t.Errorf("resume command\n got %s\nwant %s", got, want)
 	}
 }
 

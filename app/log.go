@@ -1,4 +1,4 @@
-package cmd
+package app
 
 import (
 	"io"
@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 )
 
-// setupLog sends log/slog to a file, never to the terminal: the TUI owns the
+// SetupLog sends log/slog to a file, never to the terminal: the TUI owns the
 // screen and print mode's stdout is the answer. The file is
 // $XDG_STATE_HOME/agent/agent.log (~/.local/state/agent/agent.log), or
 // AGENT_LOG; AGENT_LOG=off discards logs. It returns a closer.
-func setupLog(getenv func(string) string) func() {
+func SetupLog(getenv func(string) string) func() {
 	path := getenv("AGENT_LOG")
 	if path == "off" {
 		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))

@@ -1,0 +1,101 @@
+package app
+
+import (
+	"context"
+	"sort"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/tools/tokens"
+)
+
+// ToolRow is one line of agent tools.
+type ToolRow struct {
+	Name     string `json:"name"`
+	Server   string `json:"server"`
+	Deferred bool   `json:"deferred"`
+	Tokens   int    `json:"tokens"`
+}
+
+// ToolsReport is what agent tools prints: every tool of the MCP servers
+// this run would connect, active or deferred, with its token cost.
+type ToolsReport struct {
+	Provider string          `json:"provider"`
+	Model    string          `json:"model"`
+	Search   string          `json:"search_mode"`
+	Resolved string          `json:"resolved_mode"`
+	Active   int             `json:"active"`
+	Deferred int             `json:"deferred"`
+	Servers  []ServerTokens  `json:"servers"`
+	Tools    []ToolRow       `json:"tools"`
+	Sent     tokens.Estimate `json:"estimate"`
+	// Usage is what tool search learned from use: how often each tool was
+	// found and then called.
+	Usage    []ToolUsage `json:"usage,omitempty"`
+	Warnings []string    `json:"warnings,omitempty"`
+	// Quarantined are tools left out for an invalid input schema.
+	Quarantined []QuarantinedRow `json:"quarantined,omitempty"`
+}
+
+// QuarantinedRow is a tool left out for an invalid input schema.
+type QuarantinedRow struct {
+	Name    string `json:"name"`
+	Server  string `json:"server"`
+	Problem string `json:"problem"`
+}
+
+// ServerTokens is one server's share of the tools.
+type ServerTokens struct {
+	Server   string `json:"server"`
+	Tools    int    `json:"tools"`
+	Deferred int    `json:"deferred"`
+	Tokens   int    `json:"tokens"`
+}
+
+// BuildToolsReport connects the run's MCP servers and reports their tools
+// as the current provider, model and search mode would send them.
+func BuildToolsReport(ctx context.Context, settings Settings, o Options) (*ToolsReport, error) {
+	a, perr, err := Tools(ctx, settings, o)
+	defer a.Close()
+	if err != nil {
+		return nil, err
+	}
+	s := a.Session()
+	set := s.Tools
+	rep := &ToolsReport{Model: s.Model, Search: string(s.Search), Warnings: append(a.Warnings(), a.Notices()...)}
+	if perr == nil {
+		rep.Provider = settings.Provider
+		rep.Resolved = string(agent.ResolveSearch(s.Provider, s.BuildRequest()))
+	} else {
+		rep.Provider = settings.Provider + " (not configured: " + perr.Error() + ")"
+		rep.Resolved = string(s.Search)
+	}
+	per := map[string]*ServerTokens{}
+	for _, t := range set.All() {
+		d := set.IsDeferred(t.Name)
+		row := ToolRow{Name: t.Name, Server: t.Server, Deferred: d, Tokens: t.Cost()}
+		rep.Tools = append(rep.Tools, row)
+		st := per[t.Server]
+		if st == nil {
+			st = &ServerTokens{Server: t.Server}
+			per[t.Server] = st
+		}
+		st.Tools++
+		st.Tokens += row.Tokens
+		if d {
+			st.Deferred++
+			rep.Deferred++
+		} else {
+			rep.Active++
+		}
+	}
+	for _, st := range per {
+		rep.Servers = append(rep.Servers, *st)
+	}
+	sort.Slice(rep.Servers, func(i, j int) bool { return rep.Servers[i].Server < rep.Servers[j].Server })
+	for _, q := range set.Quarantined() {
+		rep.Quarantined = append(rep.Quarantined, QuarantinedRow{q.Tool.Name, q.Tool.Server, q.Problem})
+	}
+	rep.Sent = EstimateTokens(set, rep.Resolved)
+	rep.Usage = UsageStats(ctx, settings)
+	return rep, nil
+}

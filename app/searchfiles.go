@@ -1,0 +1,138 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/agent-dev/agent/tools/search"
+)
+
+// SearchIndex is the index agent tools search uses: over the catalog file,
+// or the tools of the MCP servers (searched as a session would, with what
+// earlier sessions taught), having learned the history file's uses first.
+// The servers' start-up warnings go to warn.
+func SearchIndex(ctx context.Context, s Settings, catalog, history, version string, warn func(string)) (*search.Index, error) {
+	docs, err := searchDocs(ctx, s, catalog, version, warn)
+	if err != nil {
+		return nil, err
+	}
+	var uses []search.Use
+	if history != "" {
+		if uses, err = LoadHistoryFile(history); err != nil {
+			return nil, usage(err)
+		}
+	}
+	if catalog == "" {
+		uses = append(LearnedUses(ctx, s), uses...)
+	}
+	return search.NewLearned(docs, search.DefaultConfig(), uses), nil
+}
+
+// searchDocs loads the catalog file, or the tools of the MCP servers.
+func searchDocs(ctx context.Context, s Settings, catalog, version string, warn func(string)) ([]search.Doc, error) {
+	if catalog != "" {
+		docs, err := search.LoadCatalogFile(catalog)
+		if err != nil {
+			return nil, usage(err)
+		}
+		return docs, nil
+	}
+	ts, warnings, err := MCPTools(ctx, s, version)
+	if err != nil {
+		return nil, fmt.Errorf("load MCP tools: %w", err)
+	}
+	for _, w := range warnings {
+		warn(w.Error())
+	}
+	if len(ts) == 0 {
+		return nil, Usagef("no MCP tools to search: name servers with --mcp NAME or give --catalog FILE")
+	}
+	return search.FromTools(ts), nil
+}
+
+type queryLine struct {
+	ID    json.RawMessage `json:"id"`
+	Query string          `json:"query"`
+}
+
+type answerLine struct {
+	ID      json.RawMessage `json:"id"`
+	Results []string        `json:"results"`
+	Error   string          `json:"error,omitempty"`
+}
+
+// AnswerQueries runs every query of a JSONL file. A query the engine
+// refuses (empty, bad regex) is answered with no results and its error, so
+// one bad line does not lose a whole evaluation run.
+func AnswerQueries(ix *search.Index, opts search.Options, path string, out io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("read queries: %w", err)}
+	}
+	defer f.Close()
+	bw := bufio.NewWriter(out)
+	enc := json.NewEncoder(bw)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for line := 1; sc.Scan(); line++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var q queryLine
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			return &UsageError{Err: fmt.Errorf("queries %s line %d: %w", path, line, err)}
+		}
+		if len(q.ID) == 0 {
+			q.ID = json.RawMessage(fmt.Sprint(line))
+		}
+		a := answerLine{ID: q.ID, Results: []string{}}
+		hits, err := ix.Search(q.Query, opts)
+		if err != nil {
+			a.Error = err.Error()
+		}
+		for _, h := range hits {
+			a.Results = append(a.Results, search.Doc{ID: h.ID, Name: h.Name}.Key())
+		}
+		if err := enc.Encode(a); err != nil {
+			return fmt.Errorf("write answers: %w", err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read queries %s: %w", path, err)
+	}
+	return bw.Flush()
+}
+
+// LoadHistoryFile reads JSONL {"query", "tool": id or name} lines.
+func LoadHistoryFile(path string) ([]search.Use, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	defer f.Close()
+	var out []search.Use
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for line := 1; sc.Scan(); line++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var u search.Use
+		if err := json.Unmarshal(sc.Bytes(), &u); err != nil {
+			return nil, fmt.Errorf("history %s line %d: %w", path, line, err)
+		}
+		if strings.TrimSpace(u.Query) == "" || strings.TrimSpace(u.Tool) == "" {
+			return nil, fmt.Errorf(`history %s line %d: want {"query": ..., "tool": ...}`, path, line)
+		}
+		out = append(out, u)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read history %s: %w", path, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,196 @@
+// Package tuiapp is the terminal UI's view of the application: it adapts
+// an app.App to tui.Backend (approvals as the TUI's dialogs, "always"
+// answers remembered, MCP servers refreshed between turns).
+package tuiapp
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/app"
+	"github.com/agent-dev/agent/pricing"
+	"github.com/agent-dev/agent/tui"
+)
+
+// New returns the TUI backend over a.
+func New(a *app.App) *Backend {
+	return &Backend{a: a, approvals: make(chan tui.ApprovalRequest), always: map[string]bool{}}
+}
+
+// App is the application the backend drives.
+func (b *Backend) App() *app.App { return b.a }
+
+// Backend is the TUI's view of the app: it turns approval events into
+// the TUI's approval requests and remembers "always" answers.
+type Backend struct {
+	a         *app.App
+	approvals chan tui.ApprovalRequest
+
+	mu     sync.Mutex
+	always map[string]bool
+	// turning is set while a turn runs: the tool set stays as it is.
+	turning bool
+}
+
+var (
+	_ tui.Backend        = (*Backend)(nil)
+	_ tui.Refresher      = (*Backend)(nil)
+	_ tui.ModelLister    = (*Backend)(nil)
+	_ tui.SessionDeleter = (*Backend)(nil)
+)
+
+func (b *Backend) Send(ctx context.Context, text string) <-chan agent.Event {
+	b.setTurning(true)
+	in := b.a.Send(ctx, text)
+	// What MCP servers reported since the last turn (and tool list
+	// changes, which take effect now) is said in the chat.
+	notes := b.a.NewNotices()
+	return agent.Stream(ctx, func(emit func(agent.Event)) {
+		for _, n := range notes {
+			emit(agent.Event{Type: agent.EventWarning, Text: n})
+		}
+		for ev := range in {
+			if ev.Type == agent.EventApproval {
+				go b.ask(ctx, *ev.Tool)
+			}
+			emit(ev)
+		}
+		b.setTurning(false)
+	})
+}
+
+func (b *Backend) setTurning(on bool) {
+	b.mu.Lock()
+	b.turning = on
+	b.mu.Unlock()
+}
+
+// Refresh runs between turns: servers that came up since are added, and
+// what they reported is said.
+func (b *Backend) Refresh() []string {
+	b.mu.Lock()
+	turning := b.turning
+	b.mu.Unlock()
+	if turning {
+		return nil
+	}
+	var notes []string
+	if changed := b.a.SyncTools(); len(changed) > 0 {
+		notes = append(notes, "tools of "+strings.Join(changed, ", ")+" are ready")
+	}
+	return append(notes, b.a.NewNotices()...)
+}
+
+// Models lists what /model offers.
+func (b *Backend) Models(ctx context.Context) ([]tui.ModelInfo, error) {
+	var out []tui.ModelInfo
+	for _, m := range b.a.ListModels(ctx) {
+		out = append(out, tui.ModelInfo{Name: m.Name, Detail: m.Detail})
+	}
+	return out, nil
+}
+
+// Delete removes a stored session; the current one cannot be.
+func (b *Backend) Delete(ctx context.Context, id string) error { return b.a.Delete(ctx, id) }
+
+// ask puts one approval to the user, unless they allowed the tool always.
+func (b *Backend) ask(ctx context.Context, call agent.ToolEvent) {
+	b.mu.Lock()
+	ok := b.always[call.Name]
+	b.mu.Unlock()
+	if ok {
+		b.a.Answer(call.ID, true)
+		return
+	}
+	req := tui.ApprovalRequest{Tool: call, Reply: func(d tui.Decision) {
+		if d == tui.AllowAlways {
+			b.mu.Lock()
+			b.always[call.Name] = true
+			b.mu.Unlock()
+		}
+		b.a.Answer(call.ID, d != tui.Deny)
+	}}
+	select {
+	case b.approvals <- req:
+	case <-ctx.Done():
+	}
+}
+
+func (b *Backend) Approvals() <-chan tui.ApprovalRequest { return b.approvals }
+
+func (b *Backend) Info() tui.Info {
+	s := b.a.Session()
+	_, model := s.Target()
+	price, priced := pricing.Lookup(b.a.Provider(), model)
+	sp := b.a.Spend()
+	return tui.Info{
+		Provider: b.a.Provider(), Model: model, SessionID: s.ID, SearchMode: b.a.SearchMode(),
+		Active: len(s.Tools.Active()), Deferred: len(s.Tools.Deferred()), TokensSaved: b.a.TokensSaved(), Note: b.a.Note(),
+		Totals: sp.Usage, Requests: sp.Requests, Last: sp.Last, ContextWindow: b.a.ContextWindow(),
+		Cost: sp.Cost, CostKnown: !sp.Unpriced, Price: price, Priced: priced,
+	}
+}
+
+func (b *Backend) Tools() []tui.ToolInfo {
+	set := b.a.Session().Tools
+	var out []tui.ToolInfo
+	for _, t := range set.All() {
+		out = append(out, tui.ToolInfo{Name: t.Name, Server: t.Server, Description: t.Description, Deferred: set.IsDeferred(t.Name)})
+	}
+	return out
+}
+
+func (b *Backend) Search(ctx context.Context, query string) ([]tui.ToolInfo, error) {
+	hits, err := b.a.SearchTools(query, 10)
+	var out []tui.ToolInfo
+	for _, h := range hits {
+		out = append(out, tui.ToolInfo{Name: h.Name, Server: h.Server, Description: h.Description, Deferred: true})
+	}
+	return out, err
+}
+
+func (b *Backend) SetModel(name string) error { return b.a.SetModel(name) }
+
+func (b *Backend) Sessions(ctx context.Context) ([]tui.SessionInfo, error) {
+	rows, err := b.a.Sessions(ctx)
+	var out []tui.SessionInfo
+	for _, r := range rows {
+		out = append(out, tui.SessionInfo{ID: r.ID, Title: r.Title, Model: r.Provider + "/" + r.Model, Messages: r.Messages, Updated: r.Updated})
+	}
+	return out, err
+}
+
+func (b *Backend) Resume(ctx context.Context, id string) ([]agent.Message, error) {
+	return b.a.Resume(ctx, id)
+}
+
+func (b *Backend) New(ctx context.Context) error { return b.a.New(ctx) }
+
+var (
+	_ tui.Compacter     = (*Backend)(nil)
+	_ tui.AgentSwitcher = (*Backend)(nil)
+)
+
+// Compact is /compact [FOCUS]: the model summarises the conversation so far.
+func (b *Backend) Compact(ctx context.Context, focus string) (*agent.Compaction, error) {
+	return b.a.Compact(ctx, focus)
+}
+
+// Agents lists the profiles for /agent.
+func (b *Backend) Agents() ([]tui.AgentInfo, error) {
+	set := b.a.Settings().Profiles()
+	current := b.a.Settings().Agent
+	var out []tui.AgentInfo
+	for _, p := range set.List() {
+		out = append(out, tui.AgentInfo{Name: p.Name, Description: p.Description, Source: p.Source, Current: p.Name == current})
+	}
+	if len(set.Errors) > 0 {
+		return out, set.Errors[0]
+	}
+	return out, nil
+}
+
+// SetAgent is /agent NAME (see app.SetAgent).
+func (b *Backend) SetAgent(name string) (string, error) { return b.a.SetAgent(name) }
