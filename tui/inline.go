@@ -163,7 +163,7 @@ func (m *Model) renderInline() string {
 	}
 	rows = append(rows, m.bottom(l.box), m.status.View(m.st, m.width))
 	if l.help {
-		rows = append(rows, m.help.ShortHelpView(m.keys.ShortHelp()))
+		rows = append(rows, m.helpLine())
 	}
 	return strings.Join(rows, "\n")
 }

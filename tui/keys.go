@@ -73,3 +73,20 @@ var commandHelp = [][2]string{
 	{"/help", "show keys and commands"},
 	{"/quit", "quit"},
 }
+
+// helpLine is the bottom line: the keys of what has the focus.
+func (m *Model) helpLine() string {
+	switch {
+	case len(m.approvals) > 0:
+		return m.help.ShortHelpView([]key.Binding{m.keys.Yes, m.keys.No, m.keys.Always,
+			key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "deny and cancel the turn"))})
+	case m.picker != nil:
+		k := m.picker.keys
+		b := []key.Binding{k.Up, k.Pick, k.Close}
+		if m.picker.kind == pickSession {
+			b = append(b, k.Delete)
+		}
+		return m.help.ShortHelpView(b)
+	}
+	return m.help.ShortHelpView(m.keys.ShortHelp())
+}
