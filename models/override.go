@@ -132,7 +132,13 @@ func (t *Table) WithNativeSearch(m map[string]bool) (*Table, error) {
 	ov := map[string]Override{}
 	for k, v := range m {
 		v := v
-		ov[k] = Override{NativeSearch: &v}
+		o := Override{NativeSearch: &v}
+		if v {
+			// A model with the provider's tool search takes deferred
+			// definitions too (the client form of the same search).
+			o.DeferLoading = &v
+		}
+		ov[k] = o
 	}
 	if len(ov) == 0 {
 		return t, nil
@@ -147,6 +153,9 @@ func (t *Table) WithNativeSearch(m map[string]bool) (*Table, error) {
 			if n, ok := ov[k]; ok {
 				o := t.overrides[i].o
 				o.NativeSearch = n.NativeSearch
+				if n.DeferLoading != nil && o.DeferLoading == nil {
+					o.DeferLoading = n.DeferLoading
+				}
 				ov[k] = o
 			}
 		}
