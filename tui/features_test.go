@@ -214,3 +214,41 @@ func TestReasoningFolded(t *testing.T) {
 		t.Errorf("ctrl+o does not unfold:\n%s", f)
 	}
 }
+
+// Pasted lines all show: the input grows with them (up to a third of the
+// screen).
+func TestPasteGrowsTheInput(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newTestModel(t, newFakeBackend(), 80, 24, Options{})
+	m.Update(tea.PasteMsg{Content: "one\ntwo\nthree\nfour\nfive"})
+	f := frame(m)
+	for _, w := range []string{"│ one", "│ two", "│ three", "│ four", "│ five"} {
+		if !strings.Contains(f, w) {
+			t.Fatalf("pasted line %q not shown:\n%s", w, f)
+		}
+	}
+	if lines := strings.Count(f, "\n"); lines != 24 {
+		t.Fatalf("frame has %d lines", lines)
+	}
+}
+
+// ctrl+g writes the draft to a file for $EDITOR and takes back what was
+// saved.
+func TestEditorRoundTrip(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newTestModel(t, newFakeBackend(), 80, 24, Options{})
+	typeText(m, "draft")
+	cmd := pressKey(m, tea.KeyPressMsg{Code: 'g', Mod: tea.ModCtrl})
+	ready, ok := cmd().(editorReadyMsg)
+	if !ok {
+		t.Fatal("ctrl+g did not prepare the editor")
+	}
+	defer os.Remove(ready.path)
+	if b, err := os.ReadFile(ready.path); err != nil || string(b) != "draft" {
+		t.Fatalf("the editor file holds %q, %v", b, err)
+	}
+	m.Update(editedMsg{Text: "edited\nprompt\n"})
+	if v := m.input.Value(); v != "edited\nprompt" {
+		t.Fatalf("input after the editor: %q", v)
+	}
+}

@@ -42,7 +42,17 @@ func newInput(st *themes.Styles, keys KeyMap) *input {
 func (in *input) SetSize(w, rows int) {
 	in.width = w
 	in.ta.SetWidth(max(w-2, 4))
+	grew := max(rows, 1) > in.ta.Height()
 	in.ta.SetHeight(max(rows, 1))
+	if grew {
+		// The textarea scrolled to keep the cursor in the smaller box; in
+		// the grown one the whole text fits again, from its first line.
+		lines := strings.Split(in.ta.Value(), "\n")
+		if in.ta.Line() == len(lines)-1 && in.ta.Column() == len([]rune(lines[len(lines)-1])) {
+			in.ta.MoveToBegin()
+			in.ta.MoveToEnd()
+		}
+	}
 }
 
 // rows is how many rows the text needs, wrapped at the box's width, at
