@@ -32,15 +32,21 @@ type UsedTool struct{ Name, Server string }
 type foundBy struct{ query, where string }
 
 // noteSearch tells the Learner what a search found and keeps, for each tool,
-// the query of the last search that found it. Only searches for words
-// count: a regular expression or a list of names says nothing about what
-// the user asked in words.
+// the query of the last search that found it. Only searches with words
+// count: a regular expression or a select: list says nothing about what
+// the user asked in words. A provider search that loads by path alone
+// (OpenAI's hosted search) is learned with the user's latest prompt.
 func (s *Session) noteSearch(ctx context.Context, c SearchCall, found []string, where string) {
 	if s.Learner == nil || len(found) == 0 {
 		return
 	}
 	q := strings.TrimSpace(c.Query)
-	if q == "" || len(c.Names) > 0 || c.Pattern != "" || strings.HasPrefix(strings.ToLower(q), "select:") {
+	if q == "" && where == WhereProvider && len(c.Names) > 0 && c.Pattern == "" {
+		// OpenAI's hosted search loads namespaces by path and reports no
+		// words: the request that led to it is the user's.
+		q = s.lastUserText()
+	}
+	if q == "" || c.Pattern != "" || strings.HasPrefix(strings.ToLower(q), "select:") {
 		return
 	}
 	u := ToolUse{Query: q, Where: where}
@@ -73,4 +79,22 @@ func (s *Session) noteCall(ctx context.Context, name, server string) {
 	if ok {
 		s.Learner.Learn(context.WithoutCancel(ctx), ToolUse{Called: true, Query: f.query, Where: f.where, Tools: []UsedTool{{name, server}}})
 	}
+}
+
+// lastUserText is the text of the newest user message that has any, cut
+// to 2,048 bytes at a rune boundary.
+func (s *Session) lastUserText() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.history) - 1; i >= 0; i-- {
+		if m := s.history[i]; m.Role == RoleUser {
+			if t := strings.TrimSpace(m.Text()); t != "" {
+				if len(t) > 2048 {
+					t = strings.ToValidUTF8(t[:2048], "")
+				}
+				return t
+			}
+		}
+	}
+	return ""
 }

@@ -2,7 +2,9 @@ package crossprovider
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"sync"
 	"testing"
 	"time"
 
@@ -83,5 +85,53 @@ func TestDirectoryOnGemini(t *testing.T) {
 		if !bytes.Contains(b.SystemInstruction, dir) {
 			t.Errorf("request %d: the system instruction lacks the directory: %s", i+1, b.SystemInstruction)
 		}
+	}
+}
+
+type useLog struct {
+	mu   sync.Mutex
+	uses []agent.ToolUse
+}
+
+func (l *useLog) Learn(_ context.Context, u agent.ToolUse) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.uses = append(l.uses, u)
+}
+
+// A provider's own search and the call of a tool it found are what search
+// learns from, as client searches are: with the search's query where the
+// provider reports one (Anthropic), else with the user's prompt (OpenAI's
+// hosted search loads namespaces by path).
+func TestLearningFromNativeSearch(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		model string
+		pick  func(w *world) agent.Provider
+	}{
+		{"anthropic", sonnet, func(w *world) agent.Provider { return w.anthropic }},
+		{"responses hosted", gpt54, func(w *world) agent.Provider { return w.responses }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			log := &useLog{}
+			w.s.Learner = log
+			w.turn(c.pick(w), c.model, "What is the weather in Oslo?")
+			var found, called *agent.ToolUse
+			for i, u := range log.uses {
+				if u.Called {
+					called = &log.uses[i]
+				} else if found == nil {
+					found = &log.uses[i]
+				}
+			}
+			if found == nil || called == nil {
+				t.Fatalf("learned %+v, want a provider search's find and the call", log.uses)
+			}
+			if found.Where != agent.WhereProvider || found.Query == "" || called.Query != found.Query ||
+				len(called.Tools) != 1 || called.Tools[0].Name != "weather_lookup" || called.Tools[0].Server != "weather" {
+				t.Errorf("found %+v, called %+v", *found, *called)
+			}
+		})
 	}
 }
