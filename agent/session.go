@@ -76,6 +76,9 @@ type Session struct {
 	MaxRetryWait time.Duration
 	// PartialEvery is how often streaming text is checkpointed to the store.
 	PartialEvery time.Duration
+	// BeforeSend, when set, is called just before each provider request is
+	// handed to the provider (the app starts deferred MCP work there).
+	BeforeSend func()
 	// AutoCompact is the share of ContextWindow (tokens) a request may fill
 	// before the earlier turns are compacted; 0 turns it off, as does a
 	// ContextWindow of 0.
@@ -452,6 +455,9 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 		// A provider's search result block carries no query: the finished
 		// event takes it from the call it answers.
 		calls := map[string]SearchCall{}
+		if s.BeforeSend != nil {
+			s.BeforeSend()
+		}
 		resp, err := p.Send(ctx, req, func(se StreamEvent) {
 			streamed = true
 			switch se.Type {

@@ -246,9 +246,9 @@ func (a *App) attachMCP(ctx context.Context, model string, onEvent func(mcptools
 	}
 	m, warnings, err := startMCP(ctx, a.settings, configured, mcptools.Options{OnEvent: onEvent, ClientVersion: a.opts.Version,
 		Cache: a.catalogCache(ctx), Background: a.opts.Interactive,
-		// A run without a UI lists its cached servers' tools once its first
-		// request is out (Send), not while it is being built.
-		DeferListing: !a.opts.Interactive})
+		// A run without a UI starts its cached servers as its first request
+		// goes out (the session's BeforeSend), not while the run is set up.
+		DeferStart: !a.opts.Interactive})
 	if err != nil {
 		return err
 	}
@@ -553,19 +553,13 @@ func (a *App) Send(ctx context.Context, text string) <-chan agent.Event {
 			a.approvalChecked = true
 		}
 	}
-	// The first event after the user's message means the request is out:
-	// servers started from the catalog cache may list their tools now.
-	listNow := func() {
-		if a.mcp != nil {
-			a.mcp.ListNow()
-		}
+	if a.mcp != nil && a.session.BeforeSend == nil {
+		// Servers started from the catalog cache start as the first
+		// request goes out (mcp Options.DeferStart).
+		a.session.BeforeSend = a.mcp.StartDeferred
 	}
 	return agent.Stream(ctx, func(emit func(agent.Event)) {
-		defer listNow()
 		_ = a.session.Run(ctx, text, func(ev agent.Event) {
-			if ev.Type != agent.EventMessage {
-				listNow()
-			}
 			switch ev.Type {
 			case agent.EventError:
 				ev.Err = a.Explain(ev.Err)

@@ -353,15 +353,15 @@ func TestCatalogEncoding(t *testing.T) {
 	}
 }
 
-// With DeferListing a server started from its cached list lists its tools
-// only once ListNow is called, or when one of its tools is called.
-func TestDeferredListing(t *testing.T) {
+// With DeferStart a server with a cached list starts only once
+// StartDeferred is called, or when one of its tools is called.
+func TestDeferredStart(t *testing.T) {
 	t.Parallel()
 	cache := newMemCache()
 	cfg := testServerConfig(t, "edge", "tools")
 	fillCache(t, cache, cfg)
 	for _, viaCall := range []bool{false, true} {
-		m, _, errs := startManager(t, Options{Cache: cache, DeferListing: true}, cfg)
+		m, _, errs := startManager(t, Options{Cache: cache, DeferStart: true}, cfg)
 		if len(errs) > 0 {
 			t.Fatal(errs)
 		}
@@ -371,10 +371,10 @@ func TestDeferredListing(t *testing.T) {
 		}
 		if viaCall {
 			if r := call(t, set, "edge__echo", `{"message":"x"}`); r.Text != "echo: x" {
-				t.Fatalf("call before ListNow: %+v", r)
+				t.Fatalf("call before StartDeferred: %+v", r)
 			}
 		} else {
-			m.ListNow()
+			m.StartDeferred()
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 		if err := m.WaitStarted(ctx); err != nil {

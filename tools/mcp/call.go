@@ -139,7 +139,7 @@ func (c *conn) downMessageLocked() string {
 func (c *conn) ensure(ctx context.Context) (*client.Client, error) {
 	// A server still starting (in the background, from the cache) is
 	// waited for: by this call only, and within its start timeout.
-	c.m.ListNow()
+	c.m.StartDeferred()
 	select {
 	case <-c.ready:
 	case <-ctx.Done():

@@ -90,9 +90,6 @@ var rpcSeq atomic.Int64
 // errExited ends a handshake whose process exited.
 var errExited = errors.New("the server exited")
 
-// errStartTimeout ends a start that took longer than the server's timeout.
-var errStartTimeout = fmt.Errorf("start timeout: %w", context.DeadlineExceeded)
-
 // connect starts the server, performs the handshake and lists its tools,
 // all within the server's start timeout.
 func (c *conn) connect(parent context.Context) error {
@@ -100,17 +97,12 @@ func (c *conn) connect(parent context.Context) error {
 	if timeout <= 0 {
 		timeout = c.m.opts.StartTimeout
 	}
-	// The start timeout, paused while a deferred listing waits for
-	// ListNow (that wait is not the server's).
-	ctx, cancel := context.WithCancelCause(parent)
-	defer cancel(nil)
-	deadline := time.AfterFunc(timeout, func() { cancel(errStartTimeout) })
-	defer deadline.Stop()
+	ctx, cancel := context.WithTimeout(parent, timeout)
+	defer cancel()
 
 	c.mu.Lock()
 	c.gen++
 	gen := c.gen
-	deferList := c.m.opts.DeferListing && c.cached
 	c.mu.Unlock()
 
 	stderr := newTail(4096)
@@ -143,14 +135,6 @@ func (c *conn) connect(parent context.Context) error {
 	go func() {
 		var r result
 		r.info, r.si, r.err = c.handshake(ctx, cl, p, stderr)
-		if r.err == nil && deferList && deadline.Stop() {
-			select {
-			case <-c.m.listGate:
-			case <-c.m.ctx.Done():
-			case <-ctx.Done():
-			}
-			deadline.Reset(timeout)
-		}
 		if r.err == nil {
 			r.list, r.seq, r.hash, r.err = c.listTools(ctx, cl)
 		}
@@ -161,7 +145,7 @@ func (c *conn) connect(parent context.Context) error {
 	select {
 	case r = <-done:
 	case <-ctx.Done():
-		r.err, finished = context.Cause(ctx), false
+		r.err, finished = ctx.Err(), false
 	case line := <-bad:
 		r.err, finished = fmt.Errorf("the server wrote a line that is not JSON on stdout: %q (a stdio server must write only MCP messages there, and its logs to stderr)", line), false
 	case <-exited:
@@ -176,9 +160,6 @@ func (c *conn) connect(parent context.Context) error {
 			p.kill() // a broken server: the handshake ends now
 			killed = true
 		}
-	}
-	if r.err != nil && errors.Is(context.Cause(ctx), errStartTimeout) {
-		r.err = errStartTimeout // what the handshake saw as cancelled
 	}
 	if r.err != nil {
 		if finished {

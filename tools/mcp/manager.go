@@ -56,12 +56,12 @@ type Options struct {
 	// cached list add their tools when they are up, at the next Sync (the
 	// TUI's first frame never waits).
 	Background bool
-	// DeferListing makes a server connected in the background from its
-	// cached list wait, after its handshake, for ListNow before it lists
-	// its tools: at thousands of tools the listing is megabytes, and it
-	// then does not compete with the first request for memory and CPU. A
-	// call of one of its tools lists at once.
-	DeferListing bool
+	// DeferStart makes the servers Start leaves to the background (those
+	// with a cached list) start only when StartDeferred is called (the app
+	// does so as its first request goes out) or a tool of theirs is called:
+	// their processes and listings, megabytes at thousands of tools, then
+	// do not compete with the first request for CPU and memory.
+	DeferStart bool
 }
 
 // EventKind names a status change.
@@ -141,12 +141,12 @@ type Manager struct {
 	saves   sync.WaitGroup // catalog cache writes in flight
 	started sync.WaitGroup // connections Start left running in the background
 
-	listGate chan struct{} // closed by ListNow (Options.DeferListing)
-	listOnce sync.Once
+	startGate chan struct{} // closed by StartDeferred (Options.DeferStart)
+	startOnce sync.Once
 }
 
-// ListNow lets servers waiting under Options.DeferListing list their tools.
-func (m *Manager) ListNow() { m.listOnce.Do(func() { close(m.listGate) }) }
+// StartDeferred starts the servers waiting under Options.DeferStart.
+func (m *Manager) StartDeferred() { m.startOnce.Do(func() { close(m.startGate) }) }
 
 // NewManager prepares connections to servers; Start connects them.
 func NewManager(servers []config.MCPServer, opts Options) *Manager {
@@ -168,7 +168,7 @@ func NewManager(servers []config.MCPServer, opts Options) *Manager {
 	if opts.ClientVersion == "" {
 		opts.ClientVersion = "dev"
 	}
-	m := &Manager{opts: opts, log: opts.Logger, pending: map[string]bool{}, listGate: make(chan struct{})}
+	m := &Manager{opts: opts, log: opts.Logger, pending: map[string]bool{}, startGate: make(chan struct{})}
 	if m.log == nil {
 		m.log = slog.Default()
 	}
@@ -230,6 +230,14 @@ func (m *Manager) Start(ctx context.Context) []error {
 					m.started.Done()
 				}
 			}()
+			if !wait && m.opts.DeferStart {
+				select {
+				case <-m.startGate:
+				case <-m.ctx.Done():
+					c.markReady()
+					return
+				}
+			}
 			err := c.connect(cctx)
 			if err != nil {
 				err = fmt.Errorf("MCP server %s did not start: %w", c.cfg.Name, err)
