@@ -55,10 +55,11 @@ type ServerTokens struct {
 // as the current provider, model and search mode would send them.
 func BuildToolsReport(ctx context.Context, settings Settings, o Options) (*ToolsReport, error) {
 	a, perr, err := Tools(ctx, settings, o)
-	defer a.Close()
 	if err != nil {
+		a.Close()
 		return nil, err
 	}
+	defer a.Close()
 	s := a.Session()
 	set := s.Tools
 	rep := &ToolsReport{Model: s.Model, Search: string(s.Search), Warnings: append(a.Warnings(), a.Notices()...)}

@@ -63,7 +63,7 @@ func runStart(args []string, stdout io.Writer) error {
 	}
 	defer os.RemoveAll(dir)
 	o.Agent = filepath.Join(dir, "agent")
-	build := exec.Command("go", "build", "-o", o.Agent, ".")
+	build := exec.CommandContext(context.Background(), "go", "build", "-o", o.Agent, ".")
 	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("build the agent: %w", err)

@@ -153,7 +153,9 @@ func serveEverything(t *testing.T, bin, mode string) string {
 		if time.Now().After(deadline) {
 			t.Fatalf("server-everything %s did not listen on %s", mode, addr)
 		}
-		_, _ = http.Get("http://" + addr) //nolint:noctx // readiness probe, paces the loop
+		if r, err := http.Get("http://" + addr); err == nil { //nolint:noctx // readiness probe, paces the loop
+			_ = r.Body.Close()
+		}
 	}
 }
 

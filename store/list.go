@@ -184,7 +184,7 @@ func (d *DB) Export(ctx context.Context, idOrPrefix string) (*Export, error) {
 	if err != nil {
 		return nil, fmt.Errorf("export session %s: %w", id, mapErr(err))
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }() // read-only: nothing to undo
 	e := &Export{Messages: []StoredMessage{}, Discoveries: []Discovery{}, Requests: []Request{}}
 	if e.Session, err = loadMeta(ctx, tx, id); err != nil {
 		return nil, fmt.Errorf("export session %s: %w", id, err)

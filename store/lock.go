@@ -104,7 +104,7 @@ func (s *Session) heartbeatLoop() {
 		case <-s.hbStop:
 			return
 		case <-t.C:
-			_, _ = s.db.sql.Exec(`UPDATE session_locks SET heartbeat_at = ? WHERE session_id = ? AND token = ?`,
+			_, _ = s.db.sql.ExecContext(context.Background(), `UPDATE session_locks SET heartbeat_at = ? WHERE session_id = ? AND token = ?`,
 				ms(s.db.now()), s.meta.ID, s.token)
 		}
 	}

@@ -385,7 +385,7 @@ func (s *Session) Close() error {
 	s.mu.Unlock()
 	close(s.hbStop)
 	<-s.hbDone
-	_, err := s.db.sql.Exec(`DELETE FROM session_locks WHERE session_id = ? AND token = ?`, s.meta.ID, s.token)
+	_, err := s.db.sql.ExecContext(context.Background(), `DELETE FROM session_locks WHERE session_id = ? AND token = ?`, s.meta.ID, s.token)
 	if err != nil {
 		return fmt.Errorf("release session %s: %w", s.meta.ID, mapErr(err))
 	}

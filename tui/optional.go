@@ -152,7 +152,7 @@ func editorExec(msg editorReadyMsg) tea.Cmd {
 		editor = "vi"
 	}
 	args := strings.Fields(editor)
-	c := exec.Command(args[0], append(args[1:], msg.path)...)
+	c := exec.CommandContext(context.Background(), args[0], append(args[1:], msg.path)...)
 	return tea.ExecProcess(c, func(err error) tea.Msg {
 		defer os.Remove(msg.path)
 		if err != nil {

@@ -72,16 +72,15 @@ type Row struct {
 	Tools   int    `json:"tools"`
 	Mode    string `json:"mode"` // deferred, eager, tools command, npm cold, npm cached
 	// Medians over the runs.
-	WallMS       float64 `json:"wall_ms"`
-	CPUMS        float64 `json:"cpu_ms"`
-	RSSMB        float64 `json:"peak_rss_mb"`
-	FirstReqMS   float64 `json:"first_request_ms"`
-	ContextToks  int     `json:"first_request_context_tokens"`
-	FirstReqKB   float64 `json:"first_request_kb"`
-	Requests     int     `json:"requests"`
-	Runs         int     `json:"runs"`
-	Note         string  `json:"note,omitempty"`
-	firstReqSeen bool
+	WallMS      float64 `json:"wall_ms"`
+	CPUMS       float64 `json:"cpu_ms"`
+	RSSMB       float64 `json:"peak_rss_mb"`
+	FirstReqMS  float64 `json:"first_request_ms"`
+	ContextToks int     `json:"first_request_context_tokens"`
+	FirstReqKB  float64 `json:"first_request_kb"`
+	Requests    int     `json:"requests"`
+	Runs        int     `json:"runs"`
+	Note        string  `json:"note,omitempty"`
 }
 
 // Report is the whole table.
@@ -216,7 +215,7 @@ func serveCatalog(cat map[string][]baseTool) (*catalogServers, error) {
 			}})
 		}
 		s.AddTools(sts...)
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 		if err != nil {
 			cs.close()
 			return nil, err
@@ -351,7 +350,7 @@ type proxy struct {
 
 func newProxy() (*proxy, error) {
 	p := &proxy{}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
@@ -421,7 +420,7 @@ func Wrap() {
 		return
 	}
 	os.Unsetenv(wrapEnv)
-	cmd := exec.Command(os.Args[1], os.Args[2:]...)
+	cmd := exec.CommandContext(context.Background(), os.Args[1], os.Args[2:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	start := time.Now()
 	err := cmd.Run()

@@ -100,7 +100,6 @@ func renderHistory(req *agent.Request, mode agent.SearchMode, fnSearch bool) ([]
 		case agent.RoleAssistant:
 			if len(queued) > 0 {
 				out = append(out, wireMessage{Role: "user", Content: queued})
-				queued = nil
 			}
 			blocks, q := h.assistant(i)
 			queued = q

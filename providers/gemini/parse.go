@@ -202,7 +202,7 @@ func (a *accumulator) chunk(data []byte) error {
 		if c.FinishReason != "" {
 			a.finish = c.FinishReason
 		}
-		break // one candidate is asked for
+		break //nolint:staticcheck // one candidate is asked for: the first is the answer
 	}
 	return nil
 }

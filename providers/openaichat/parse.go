@@ -310,7 +310,7 @@ func parseSearch(id, args string) agent.SearchCall {
 	} else {
 		var s string
 		if json.Unmarshal(a.Limit, &s) == nil {
-			fmt.Sscanf(s, "%d", &c.Limit)
+			_, _ = fmt.Sscanf(s, "%d", &c.Limit) // not a number: no limit
 		}
 	}
 	q := strings.TrimSpace(a.Query)

@@ -21,15 +21,6 @@ func accepted(t *testing.T, srv *rt.Server) []rt.Request {
 	return reqs
 }
 
-func ranTool(evs []agent.Event, name string) bool {
-	for _, e := range evs {
-		if e.Type == agent.EventToolFinished && e.Tool != nil && e.Tool.Name == name && !e.Tool.IsError {
-			return true
-		}
-	}
-	return false
-}
-
 // gpt-5-chat-latest is no reasoning model: no include of encrypted
 // reasoning (the fake answers the API's 400), function-form search.
 func TestChatLatestDeferredSearchAndCall(t *testing.T) {

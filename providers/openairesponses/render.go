@@ -85,9 +85,7 @@ func (r *renderer) add(v any) {
 // addRaw appends a received item, dropping its id if the id is already in
 // the input (the API rejects duplicates).
 func (r *renderer) addRaw(raw json.RawMessage, id string) {
-	for _, rs := range r.reasoning {
-		r.out = append(r.out, rs)
-	}
+	r.out = append(r.out, r.reasoning...)
 	r.reasoning = nil
 	if id != "" && r.seen[id] {
 		raw = withField(raw, "id", nil)

@@ -282,7 +282,7 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 		tr, err := transport.NewStreamableHTTP(c.cfg.URL, transport.WithHTTPHeaders(c.cfg.Headers),
 			// The GET stream is how a streamable HTTP server sends
 			// tools/list_changed outside of a request.
-			transport.WithContinuousListening(), transport.WithHTTPLogger(c.m.log))
+			transport.WithContinuousListening(), transport.WithHTTPLogger(c.m.log)) //nolint:staticcheck // servers of protocol versions before 2026-07-28 still send list_changed on the GET stream
 		if err != nil {
 			return nil, nil, fmt.Errorf("streamable HTTP transport for %s: %w", c.cfg.URL, err)
 		}

@@ -77,7 +77,9 @@ func serveHTTP(t testing.TB, bin, mode string) string {
 			t.Fatalf("server-everything %s did not listen on %s: %s", mode, base, out.String())
 		}
 		// Poll: the server gives no other readiness signal.
-		_, _ = http.Get(base) //nolint:noctx // readiness probe
+		if r, err := http.Get(base); err == nil { //nolint:noctx // readiness probe
+			_ = r.Body.Close()
+		}
 	}
 }
 

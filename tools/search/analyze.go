@@ -83,7 +83,7 @@ func splitWords[T ~string | ~[]byte](s T, buf []byte, emit func(w []byte)) {
 			if len(buf) <= maxTokenLen {
 				emit(buf)
 			}
-			buf, pc, ppc = buf[:0], 0, 0
+			buf, pc = buf[:0], 0
 		case pc == 'u' && cls == 'l' && ppc == 'u':
 			// "HTTPServer": the S starts the next word.
 			if last <= maxTokenLen {

@@ -28,7 +28,7 @@ func TestFirstByteTimeout(t *testing.T) {
 	url := hang(t, func(w http.ResponseWriter, release <-chan struct{}) { <-release })
 	c := Client{Provider: "p", Timeouts: Timeouts{FirstByte: 50 * time.Millisecond, StreamIdle: time.Hour}}
 	start := time.Now()
-	_, err := c.Post(context.Background(), url, []byte(`{}`), true, nil)
+	_, err := c.Post(context.Background(), url, []byte(`{}`), true, nil) //nolint:bodyclose // it times out: no response
 	var te *TimeoutError
 	if !errors.As(err, &te) || te.Key != KeyFirstByte {
 		t.Fatalf("err = %v, want a first_byte_timeout TimeoutError", err)
@@ -47,7 +47,7 @@ func TestFirstByteTimeout(t *testing.T) {
 func TestNonStreamingWaitIsBoundByIdle(t *testing.T) {
 	url := hang(t, func(w http.ResponseWriter, release <-chan struct{}) { <-release })
 	c := Client{Timeouts: Timeouts{FirstByte: time.Hour, StreamIdle: 50 * time.Millisecond}}
-	_, err := c.Post(context.Background(), url, nil, false, nil)
+	_, err := c.Post(context.Background(), url, nil, false, nil) //nolint:bodyclose // it times out: no response
 	var te *TimeoutError
 	if !errors.As(err, &te) || te.Key != KeyStreamIdle {
 		t.Fatalf("err = %v, want stream_idle_timeout", err)

@@ -196,7 +196,7 @@ func speed(shared string, set *bench.Set, pool []string) error {
 // runDump writes {id, results} per query, the format `agent tools search
 // --queries` writes, for looking at single queries under one variant.
 func runDump(shared, variant string) error {
-	shared, set, err := loadBenchmark(shared)
+	_, set, err := loadBenchmark(shared)
 	if err != nil {
 		return err
 	}
@@ -248,7 +248,7 @@ func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }
 // and prints each tuned setting on the half it was not tuned on: a setting
 // that only fits its half shows up as a gain there and none on the other.
 func runTune(shared string) error {
-	shared, set, err := loadBenchmark(shared)
+	_, set, err := loadBenchmark(shared)
 	if err != nil {
 		return err
 	}
