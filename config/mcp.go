@@ -422,11 +422,6 @@ func MCPPresets(workdir string) map[string]MCPServer {
 	return presets(workdir, os.LookupEnv, exec.LookPath)
 }
 
-// MCPPresetNames lists the preset names, sorted.
-func MCPPresetNames() []string {
-	return mcpSortedKeys(presets(".", func(string) (string, bool) { return "", false }, func(string) (string, error) { return "", os.ErrNotExist }))
-}
-
 func presets(workdir string, lookup func(string) (string, bool), lookPath func(string) (string, error)) map[string]MCPServer {
 	if workdir == "" {
 		if wd, err := os.Getwd(); err == nil {
@@ -480,13 +475,9 @@ func MergeMCP(configured, presets map[string]MCPServer) map[string]MCPServer {
 	return out
 }
 
-// ResolveMCP picks the servers named (with --mcp) from the configured ones
-// and the presets (rooted at the current directory), in the order named.
-func ResolveMCP(configured map[string]MCPServer, names []string) ([]MCPServer, error) {
-	return ResolveMCPIn(configured, MCPPresets(""), names)
-}
 
-// ResolveMCPIn is ResolveMCP with explicit presets.
+// ResolveMCPIn picks the servers named (with --mcp) from the configured
+// ones and the presets, in the order named.
 func ResolveMCPIn(configured, presets map[string]MCPServer, names []string) ([]MCPServer, error) {
 	all := MergeMCP(configured, presets)
 	var out []MCPServer
