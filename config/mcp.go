@@ -475,7 +475,6 @@ func MergeMCP(configured, presets map[string]MCPServer) map[string]MCPServer {
 	return out
 }
 
-
 // ResolveMCPIn picks the servers named (with --mcp) from the configured
 // ones and the presets, in the order named.
 func ResolveMCPIn(configured, presets map[string]MCPServer, names []string) ([]MCPServer, error) {
