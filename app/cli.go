@@ -1,12 +1,38 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/agent-dev/agent/store"
 )
+
+// WithSessionDB runs fn on the session database at path (the default
+// when ""); readOnlyOK opens a database the user cannot write read-only
+// (for commands that only read). A wrong session ID is a usage error.
+func WithSessionDB(ctx context.Context, path string, readOnlyOK bool, fn func(*store.DB) error) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	db, err := store.Open(ctx, path)
+	if err != nil && readOnlyOK && errors.Is(err, store.ErrReadOnly) {
+		db, err = store.OpenReadOnly(ctx, path)
+	}
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	err = fn(db)
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
+		// A wrong ID is a mistake in how the command was called.
+		return usage(err)
+	}
+	return err
+}
 
 // ResumeCommand is the command line that comes back to a session: the
 // flags that say where its servers and database are, which the session

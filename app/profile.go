@@ -225,3 +225,40 @@ func CompactionLine(c agent.Compaction) string {
 	return fmt.Sprintf("%d messages summarised: context about %d → %d tokens (estimated)%s; the summary took %d input and %d output tokens",
 		c.Boundary, c.Before, c.After, kept, c.Usage.InputTokens+c.Usage.CacheReadTokens+c.Usage.CacheWriteTokens, c.Usage.OutputTokens)
 }
+
+// AgentRow is one profile of `agent agents --json`.
+type AgentRow struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description,omitempty"`
+	Source      string   `json:"source"`
+	Path        string   `json:"path"`
+	Provider    string   `json:"provider,omitempty"`
+	Model       string   `json:"model,omitempty"`
+	MCP         []string `json:"mcp,omitempty"`
+	Defer       string   `json:"defer,omitempty"`
+	DeferTools  []string `json:"defer_tools,omitempty"`
+	Tools       []string `json:"tools,omitempty"`
+	Search      string   `json:"search,omitempty"`
+	PromptChars int      `json:"prompt_chars"`
+}
+
+// AgentsList is what agent agents reports.
+type AgentsList struct {
+	Agents []AgentRow `json:"agents"`
+	Errors []string   `json:"errors"`
+}
+
+// AgentsReport lists the profiles this run sees and the errors reading them.
+func AgentsReport(settings Settings) AgentsList {
+	set := settings.Profiles()
+	rep := AgentsList{Agents: []AgentRow{}, Errors: []string{}}
+	for _, p := range set.List() {
+		rep.Agents = append(rep.Agents, AgentRow{Name: p.Name, Description: p.Description, Source: p.Source, Path: p.Path,
+			Provider: p.Provider, Model: p.Model, MCP: p.MCP, Defer: p.Defer, DeferTools: p.DeferTools, Tools: p.Tools,
+			Search: p.Search, PromptChars: len(p.System)})
+	}
+	for _, err := range set.Errors {
+		rep.Errors = append(rep.Errors, err.Error())
+	}
+	return rep
+}

@@ -9,29 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/sanitize"
 )
-
-// agentRow is one profile of `agent agents --json`.
-type agentRow struct {
-	Name        string   `json:"name"`
-	Description string   `json:"description,omitempty"`
-	Source      string   `json:"source"`
-	Path        string   `json:"path"`
-	Provider    string   `json:"provider,omitempty"`
-	Model       string   `json:"model,omitempty"`
-	MCP         []string `json:"mcp,omitempty"`
-	Defer       string   `json:"defer,omitempty"`
-	DeferTools  []string `json:"defer_tools,omitempty"`
-	Tools       []string `json:"tools,omitempty"`
-	Search      string   `json:"search,omitempty"`
-	PromptChars int      `json:"prompt_chars"`
-}
-
-type agentsReport struct {
-	Agents []agentRow `json:"agents"`
-	Errors []string   `json:"errors"`
-}
 
 func newAgentsCmd(g *Globals) *cobra.Command {
 	var asJSON bool
@@ -44,16 +24,7 @@ func newAgentsCmd(g *Globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			set := settings.Profiles()
-			rep := agentsReport{Agents: []agentRow{}, Errors: []string{}}
-			for _, p := range set.List() {
-				rep.Agents = append(rep.Agents, agentRow{Name: p.Name, Description: p.Description, Source: p.Source, Path: p.Path,
-					Provider: p.Provider, Model: p.Model, MCP: p.MCP, Defer: p.Defer, DeferTools: p.DeferTools, Tools: p.Tools,
-					Search: p.Search, PromptChars: len(p.System)})
-			}
-			for _, err := range set.Errors {
-				rep.Errors = append(rep.Errors, err.Error())
-			}
+			rep := app.AgentsReport(settings)
 			if asJSON {
 				e := json.NewEncoder(g.Stdout)
 				e.SetIndent("", "  ")

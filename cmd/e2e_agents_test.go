@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/agent-dev/agent/app"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,7 +78,7 @@ You are the reviewer. Be terse.
 	if ls.code != 0 {
 		t.Fatalf("agents: exit %d: %s", ls.code, ls.stderr)
 	}
-	var rep agentsReport
+	var rep app.AgentsList
 	if err := json.Unmarshal([]byte(ls.stdout), &rep); err != nil {
 		t.Fatal(err)
 	}

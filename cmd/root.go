@@ -42,7 +42,7 @@ type Globals struct {
 // UsageError is a mistake in how the command was called: exit code 2.
 type UsageError = app.UsageError
 
-var usagef = app.Usagef
+func usagef(format string, a ...any) error { return app.Usagef(format, a...) }
 
 // Execute runs the command line and returns the process exit code.
 func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {

@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/store"
 )
@@ -128,33 +128,12 @@ func sessionsMinArgs(n int, what string) cobra.PositionalArgs {
 }
 
 func withSessionDB(ctx context.Context, g *Globals, fn func(*store.DB) error) error {
-	return openSessionDB(ctx, g, false, fn)
+	return app.WithSessionDB(ctx, g.DBPath, false, fn)
 }
 
-// withSessionDBRead is withSessionDB for commands that only read: a
-// database the user cannot write is opened read-only.
+// withSessionDBRead opens a database the user cannot write read-only.
 func withSessionDBRead(ctx context.Context, g *Globals, fn func(*store.DB) error) error {
-	return openSessionDB(ctx, g, true, fn)
-}
-
-func openSessionDB(ctx context.Context, g *Globals, readOnlyOK bool, fn func(*store.DB) error) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	db, err := store.Open(ctx, g.DBPath)
-	if err != nil && readOnlyOK && errors.Is(err, store.ErrReadOnly) {
-		db, err = store.OpenReadOnly(ctx, g.DBPath)
-	}
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	err = fn(db)
-	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
-		// A wrong ID is a mistake in how the command was called.
-		return &UsageError{Err: err}
-	}
-	return err
+	return app.WithSessionDB(ctx, g.DBPath, true, fn)
 }
 
 func sessionsJSON(w io.Writer, v any) error {
