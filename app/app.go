@@ -790,3 +790,15 @@ func (a *App) Meta() store.SessionMeta {
 	defer a.mu.Unlock()
 	return a.stored.Meta()
 }
+
+// FromSession is an App over a session wired elsewhere, without a store or
+// MCP servers: the token bench drives its fakes through the same API
+// (Send, the Reducer) as print mode and the TUI.
+func FromSession(s *agent.Session) *App {
+	p, _ := s.Target()
+	a := &App{session: s, approvalChecked: true}
+	if p != nil {
+		a.label = p.Name()
+	}
+	return a
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/providers/anthropic"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 	"github.com/agent-dev/agent/providers/openaichat"
@@ -100,20 +101,16 @@ func Converse(ctx context.Context, cat *Catalog, adapter string, mode agent.Sear
 	f.script(resolved, targets)
 	conv := &Conversation{Catalog: cat.Name, Adapter: adapter, Mode: mode, Resolved: resolved, Targets: targets}
 	var usages []agent.Usage
+	a := app.FromSession(s)
 	for turn := 1; turn <= Turns; turn++ {
-		var turnErr error
-		err := s.Run(ctx, userText(turn), func(e agent.Event) {
-			switch e.Type {
-			case agent.EventUsage:
+		red := a.NewReducer()
+		for e := range a.Send(ctx, userText(turn)) {
+			red.Add(e)
+			if e.Type == agent.EventUsage {
 				usages = append(usages, *e.Usage)
-			case agent.EventError:
-				turnErr = e.Err
 			}
-		})
-		if err == nil {
-			err = turnErr
 		}
-		if err != nil {
+		if err := red.Err(); err != nil {
 			return nil, fmt.Errorf("%s %s %s turn %d: %w", cat.Name, adapter, mode, turn, err)
 		}
 		if err := ft.err(); err != nil {
