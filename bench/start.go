@@ -19,7 +19,7 @@ import (
 func runStart(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("start", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	sizes := fs.String("sizes", "282,1000,5000,10000", "catalog sizes")
+	sizes := fs.String("sizes", "282,1000,5000,10000", "catalog sizes (none: only the npm servers)")
 	adapters := fs.String("adapters", strings.Join(startbench.Adapters, ","), "adapters")
 	runs := fs.Int("runs", 3, "measured runs per cell (after one that fills the cache)")
 	npm := fs.String("npm", "", "node_modules/.bin of the npm MCP servers (default .ci/node_modules/mcp/node_modules/.bin when present; \"none\" skips)")
@@ -41,6 +41,10 @@ func runStart(args []string, stdout io.Writer) error {
 		o.Catalog = filepath.Join(root, "..", "shared", "catalogs", "ALL.json")
 	}
 	for _, s := range strings.Split(*sizes, ",") {
+		if s == "none" {
+			o.Sizes = []int{0}
+			break
+		}
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
 			return fmt.Errorf("--sizes: %w", err)

@@ -111,6 +111,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep := &Report{}
 	for _, n := range o.Sizes {
+		if n <= 0 {
+			continue // --sizes none
+		}
 		cat := generate(base, n)
 		srv, err := serveCatalog(cat)
 		if err != nil {
