@@ -18,6 +18,7 @@ import (
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/internal/httpx"
+	"github.com/agent-dev/agent/providers/internal/toolcache"
 )
 
 const (
@@ -95,7 +96,7 @@ func (p *Provider) Render(req *agent.Request) ([]byte, agent.SearchMode, error) 
 	if err != nil {
 		return nil, "", err
 	}
-	return r.body, r.resolved, nil
+	return toolcache.Join(r.parts), r.resolved, nil
 }
 
 // Send performs one request. It never retries: the core does.
@@ -116,12 +117,15 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 			emit(agent.StreamEvent{Type: agent.EventWarning, Text: r.notice})
 		}
 	}
-	url, body, betas := p.opts.BaseURL+"/v1/messages", r.body, r.betas
+	url, parts, betas := p.opts.BaseURL+"/v1/messages", r.parts, r.betas
 	if p.opts.Platform != nil {
-		url, body, betas, err = p.opts.Platform.prepare(req.Model, !req.NoStream, body, betas)
+		// A platform rewrites (and may sign) the whole body.
+		var body []byte
+		url, body, betas, err = p.opts.Platform.prepare(req.Model, !req.NoStream, toolcache.Join(parts), betas)
 		if err != nil {
 			return nil, fmt.Errorf("anthropic: %w", err)
 		}
+		parts = [][]byte{body}
 	}
 	h := http.Header{}
 	if p.opts.Platform == nil {
@@ -133,7 +137,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	if len(betas) > 0 {
 		h.Set("anthropic-beta", strings.Join(betas, ","))
 	}
-	resp, err := p.http.Post(ctx, url, body, !req.NoStream, h)
+	resp, err := p.http.PostParts(ctx, url, parts, !req.NoStream, h)
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,9 @@ type wireTool struct {
 
 // rendered is a request ready to send, plus what the caller reports.
 type rendered struct {
+	// parts are the body as sent (Send posts them without joining them);
+	// body is their concatenation, made only for the uncached path.
+	parts     [][]byte
 	body      []byte
 	toolsHash string
 	resolved  agent.SearchMode
@@ -127,14 +130,19 @@ func buildWith(req *agent.Request, mode agent.SearchMode, c models.Capabilities,
 		w.Tools = toolcache.Placeholder
 	}
 	body, err := marshal(w)
+	parts := [][]byte{body}
 	if err == nil && len(tools) > 0 {
-		body, err = toolcache.Splice(body, tools)
+		parts, err = toolcache.Parts(body, tools)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("encode request: %w", err)
 	}
-	return &rendered{body: body, toolsHash: tt.hash, resolved: mode, betas: pt.betas,
-		fnSearch: fnSearch, maxTokens: th.maxTokens, notice: th.notice}, nil
+	r := &rendered{parts: parts, toolsHash: tt.hash, resolved: mode, betas: pt.betas,
+		fnSearch: fnSearch, maxTokens: th.maxTokens, notice: th.notice}
+	if tc == nil {
+		r.body = toolcache.Join(parts)
+	}
+	return r, nil
 }
 
 // renderTools lays out: active tools, provider tools, then per mode the

@@ -101,23 +101,26 @@ func (p *Provider) Render(req *agent.Request) ([]byte, agent.SearchMode, error) 
 	if err != nil {
 		return nil, "", err
 	}
-	return b.body, b.mode, nil
+	return toolcache.Join(b.parts), b.mode, nil
 }
 
 // built is a rendered request and what Send reports of it.
 type built struct {
-	body, tools []byte
-	toolsHash   string
-	mode        agent.SearchMode
-	maxTokens   int
-	notice      string
+	// parts are the body as sent (the tools array between the rest);
+	// Render and build join them.
+	parts     [][]byte
+	tools     []byte
+	toolsHash string
+	mode      agent.SearchMode
+	maxTokens int
+	notice    string
 }
 
 // build renders the request body and the tools array exactly as Send
 // would send them.
 func (p *Provider) build(req *agent.Request) (body, tools []byte, mode agent.SearchMode, err error) {
 	b, err := p.render(req)
-	return b.body, b.tools, b.mode, err
+	return toolcache.Join(b.parts), b.tools, b.mode, err
 }
 
 // render is build with what Send reports besides.
@@ -168,9 +171,10 @@ func (p *Provider) render(req *agent.Request) (built, error) {
 		// encrypted content, so ask for it, where the model accepts it.
 		rb.Include = []string{"reasoning.encrypted_content"}
 	}
-	b.body, err = json.Marshal(rb)
+	body, err := json.Marshal(rb)
+	b.parts = [][]byte{body}
 	if err == nil && rb.Tools != nil {
-		b.body, err = toolcache.Splice(b.body, tools)
+		b.parts, err = toolcache.Parts(body, tools)
 	}
 	if err != nil {
 		return b, fmt.Errorf("encode responses request: %w", err)
@@ -207,7 +211,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	if err != nil {
 		return nil, err
 	}
-	body, mode := b.body, b.mode
+	mode := b.mode
 	if b.notice != "" {
 		if _, seen := p.noticed.LoadOrStore(b.notice, true); !seen {
 			emit(agent.StreamEvent{Type: agent.EventWarning, Text: b.notice})
@@ -217,7 +221,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	if p.opts.APIKey != "" {
 		h.Set("Authorization", "Bearer "+p.opts.APIKey)
 	}
-	hresp, err := p.http.Post(ctx, p.opts.BaseURL+"/responses", body, !req.NoStream, h)
+	hresp, err := p.http.PostParts(ctx, p.opts.BaseURL+"/responses", b.parts, !req.NoStream, h)
 	if err != nil {
 		return nil, err
 	}

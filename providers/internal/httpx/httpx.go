@@ -115,16 +115,40 @@ type Client struct {
 // error. The response body fails a read with a *TimeoutError once
 // StreamIdle passes without data; the caller must close it.
 func (c Client) Post(ctx context.Context, url string, body []byte, stream bool, header http.Header) (*http.Response, error) {
+	return c.PostParts(ctx, url, [][]byte{body}, stream, header)
+}
+
+// PostParts is Post with the body given as parts sent one after another:
+// a large request (a tools array rendered once per conversation between
+// the rest of the body) is written without being copied into one buffer
+// on every request.
+func (c Client) PostParts(ctx context.Context, url string, parts [][]byte, stream bool, header http.Header) (*http.Response, error) {
 	t := c.Timeouts.withDefaults()
 	hc := c.HTTP
 	if hc == nil {
 		hc = http.DefaultClient
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	size := int64(0)
+	for _, p := range parts {
+		size += int64(len(p))
+	}
+	newBody := func() io.ReadCloser {
+		rs := make([]io.Reader, len(parts))
+		for i, p := range parts {
+			rs[i] = bytes.NewReader(p)
+		}
+		return io.NopCloser(io.MultiReader(rs...))
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, newBody())
 	if err != nil {
 		cancel(nil)
 		return nil, fmt.Errorf("%s: build request: %w", c.Provider, err)
+	}
+	req.ContentLength = size
+	req.GetBody = func() (io.ReadCloser, error) { return newBody(), nil }
+	if size == 0 {
+		req.Body, req.GetBody = http.NoBody, nil
 	}
 	for k, v := range header {
 		req.Header[k] = v

@@ -63,15 +63,35 @@ var nonce = func() string {
 // Placeholder is a JSON value to encode where the tools array goes.
 var Placeholder = json.RawMessage(`"` + nonce + `"`)
 
-// Splice returns body with the placeholder replaced by tools, which must
-// be valid, compact JSON (it is written as is).
-func Splice(body, tools []byte) ([]byte, error) {
+// Parts returns body cut around the placeholder with tools between: the
+// body as sent, in three parts, without copying any of them.
+func Parts(body, tools []byte) ([][]byte, error) {
 	i := bytes.Index(body, Placeholder)
 	if i < 0 {
 		return nil, errors.New("toolcache: the body has no tools placeholder")
 	}
-	out := make([]byte, 0, len(body)-len(Placeholder)+len(tools))
-	out = append(out, body[:i]...)
-	out = append(out, tools...)
-	return append(out, body[i+len(Placeholder):]...), nil
+	return [][]byte{body[:i:i], tools, body[i+len(Placeholder):]}, nil
+}
+
+// Join concatenates parts into one body.
+func Join(parts [][]byte) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]byte, 0, n)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// Splice returns body with the placeholder replaced by tools, which must
+// be valid, compact JSON (it is written as is).
+func Splice(body, tools []byte) ([]byte, error) {
+	parts, err := Parts(body, tools)
+	if err != nil {
+		return nil, err
+	}
+	return Join(parts), nil
 }
