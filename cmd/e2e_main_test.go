@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,6 +43,16 @@ func serveTestMCP() {
 		}
 	}
 	s := server.NewMCPServer("testtools", "1.0.0", server.WithToolCapabilities(true))
+	if f := os.Getenv("AGENT_TEST_MCP_EXTRA"); f != "" {
+		// One more tool, named in that file when it exists: a server whose
+		// list changes between runs with the same config.
+		if name, err := os.ReadFile(f); err == nil {
+			s.AddTool(mcpgo.NewTool(strings.TrimSpace(string(name)), mcpgo.WithDescription("Added since the list was cached")),
+				func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+					return mcpgo.NewToolResultText("new"), nil
+				})
+		}
+	}
 	text := func(f func(mcpgo.CallToolRequest) string) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			return mcpgo.NewToolResultText(f(req)), nil

@@ -3,11 +3,17 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 )
 
@@ -65,6 +71,8 @@ func TestPrintDoesNotWaitForCachedServer(t *testing.T) {
 	done := make(chan runResult, 1)
 	go func() { done <- runAgent(t, env, args("weather in Berlin?")...) }()
 	deadline := time.Now().Add(20 * time.Second)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
 	for len(fake.Requests()) < 2 {
 		select {
 		case res := <-done:
@@ -74,7 +82,7 @@ func TestPrintDoesNotWaitForCachedServer(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("no first request while the MCP server is starting: the run waits for it")
 		}
-		time.Sleep(5 * time.Millisecond)
+		<-tick.C
 	}
 	if got := fake.Requests()[1].Tools(); !bytes.Equal(got, first) {
 		t.Fatalf("the cached tools array differs from the server's:\n%s\n%s", got, first)
@@ -108,4 +116,102 @@ func TestPrintDoesNotWaitForCachedServer(t *testing.T) {
 	if res := runAgent(t, env, append(args("again"), "--no-cache")...); res.code != 0 {
 		t.Fatalf("--no-cache: exit %d: %s", res.code, res.stderr)
 	}
+}
+
+// A server whose list changed since it was cached: the first turn sends
+// the cached list, the change applies at the next turn boundary with a
+// warning about the prompt cache.
+func TestChangedServerAppliesAtNextTurn(t *testing.T) {
+	isolate(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := filepath.Join(t.TempDir(), "extra")
+	cfgMap := map[string]any{"mcpServers": map[string]any{
+		"tt": map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_EXTRA": extra}},
+	}}
+	b, _ := json.Marshal(cfgMap)
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "agent.db")
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	fake := anthropictest.NewServer(t)
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "cached"})
+	args := []string{"--provider", "anthropic", "--base-url", fake.URL, "--mcp-config", cfg, "--db", db}
+	if res := runAgent(t, env, append([]string{"-p", "fill the cache"}, args...)...); res.code != 0 {
+		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
+	}
+	// The server now has one more tool.
+	if err := os.WriteFile(extra, []byte("get_time"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "one"}, anthropictest.Turn{Text: "two"})
+	a := openTestApp(t, env, args...)
+	drain := func(text string) {
+		for ev := range a.Send(t.Context(), text) {
+			if ev.Type == agent.EventError {
+				t.Fatalf("turn %q: %v", text, ev.Err)
+			}
+		}
+	}
+	drain("first turn")
+	if got := fake.Requests(); bytes.Contains(got[len(got)-1].Tools(), []byte("tt__get_time")) {
+		t.Fatal("the first turn did not send the cached list")
+	}
+	// The server is up once the first request went out; its new list is
+	// pending until the turn boundary (Send syncs too; polled here so the
+	// test does not depend on when the server finished listing).
+	deadline := time.Now().Add(20 * time.Second)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for len(a.SyncTools()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the changed list never arrived")
+		}
+		<-tick.C
+	}
+	drain("second turn")
+	if got := fake.Requests(); !bytes.Contains(got[len(got)-1].Tools(), []byte("tt__get_time")) {
+		t.Fatal("the second turn did not send the server's new list")
+	}
+	var warned bool
+	for _, n := range a.Notices() {
+		warned = warned || (strings.Contains(n, "cached list") && strings.Contains(n, "cache"))
+	}
+	if !warned {
+		t.Fatalf("no warning about the changed list: %q", a.Notices())
+	}
+}
+
+// openTestApp wires the app as print mode does, without running a turn.
+func openTestApp(t *testing.T, env map[string]string, args ...string) *app.App {
+	t.Helper()
+	getenv := func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	}
+	g := &Globals{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Getenv: getenv}
+	root := NewRootCmd(g)
+	var a *app.App
+	root.RunE = func(cmd *cobra.Command, _ []string) error {
+		var err error
+		a, err = app.Open(cmd.Context(), g.Settings, app.Options{Getenv: g.Getenv})
+		if err != nil {
+			return err
+		}
+		t.Cleanup(a.Close)
+		return nil
+	}
+	root.SetArgs(args)
+	root.SetOut(io.Discard)
+	root.SetErr(io.Discard)
+	if err := root.ExecuteContext(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
