@@ -356,8 +356,13 @@ func (c *conn) listTools(ctx context.Context, cl *client.Client) ([]rawTool, uin
 		var res struct {
 			NextCursor string `json:"nextCursor"`
 		}
-		if err := json.Unmarshal(resp.Result, &res); err != nil {
-			return nil, 0, "", fmt.Errorf("tools/list page %d: %w", page, err)
+		// A page without the key has no cursor (inside a string the key's
+		// quotes would be escaped): the usual single page of thousands of
+		// tools is not decoded just to find that out.
+		if bytes.Contains(resp.Result, []byte(`"nextCursor"`)) {
+			if err := json.Unmarshal(resp.Result, &res); err != nil {
+				return nil, 0, "", fmt.Errorf("tools/list page %d: %w", page, err)
+			}
 		}
 		h.Write(resp.Result)
 		h.Write([]byte{0})
