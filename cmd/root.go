@@ -49,7 +49,7 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	g := &Globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: getenv}
 	defer app.SetupLog(getenv)()
 	root := NewRootCmd(g)
-	root.SetArgs(args)
+	root.SetArgs(joinDeferValue(args))
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -58,6 +58,30 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintln(stderr, "agent: "+sanitize.Line(oneLine(err.Error())))
 	}
 	return app.ExitCode(err)
+}
+
+// joinDeferValue reads "--defer true|false|auto" as "--defer=VALUE". The flag
+// also stands alone ("--defer" means true), and pflag gives such a flag a
+// value only after "=": without this, "--defer auto" (as the README writes
+// it) would defer every tool and add "auto" to the prompt.
+func joinDeferValue(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if a == "--defer" && i+1 < len(args) {
+			switch v := args[i+1]; v {
+			case "true", "false", "auto":
+				out = append(out, "--defer="+v)
+				i++
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // NewRootCmd builds the command tree.

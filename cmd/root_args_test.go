@@ -1,0 +1,32 @@
+package cmd
+
+import (
+	"slices"
+	"testing"
+)
+
+// "--defer auto", as the README writes it, is the flag's value, not a word of
+// the prompt; a bare "--defer" still means true.
+func TestJoinDeferValue(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"--mcp", "github", "--defer", "auto"}, []string{"--mcp", "github", "--defer=auto"}},
+		{[]string{"--defer", "false", "-p", "hi"}, []string{"--defer=false", "-p", "hi"}},
+		{[]string{"-p", "--defer", "List my pull requests"}, []string{"-p", "--defer", "List my pull requests"}},
+		{[]string{"--defer"}, []string{"--defer"}},
+		{[]string{"-p", "--", "--defer", "auto"}, []string{"-p", "--", "--defer", "auto"}},
+	} {
+		if got := joinDeferValue(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("joinDeferValue(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	// Through the command line: the value reaches the settings and the
+	// prompt keeps only its own words.
+	g := &Globals{Getenv: func(string) string { return "" }}
+	root := NewRootCmd(g)
+	if err := root.ParseFlags(joinDeferValue([]string{"-p", "hi", "--defer", "auto"})); err != nil {
+		t.Fatal(err)
+	}
+	if g.Defer != "auto" || !slices.Equal(root.Flags().Args(), []string{"hi"}) {
+		t.Errorf("defer %q, args %q", g.Defer, root.Flags().Args())
+	}
+}
