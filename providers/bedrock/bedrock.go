@@ -24,6 +24,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/anthropic"
@@ -76,7 +77,9 @@ func FromEnv(ctx context.Context, getenv func(string) string) (Options, error) {
 		BearerToken: getenv("AWS_BEARER_TOKEN_BEDROCK"),
 		BaseURL:     firstOf(getenv, "ANTHROPIC_BEDROCK_BASE_URL", "AWS_ENDPOINT_URL_BEDROCK_RUNTIME"),
 	}
-	var opts []func(*config.LoadOptions) error
+	// The SDK logs to stderr by default ("falling back to IMDSv1" when
+	// no credentials are found); its failures reach the user as errors.
+	opts := []func(*config.LoadOptions) error{config.WithLogger(logging.Nop{})}
 	if p := getenv("AWS_PROFILE"); p != "" {
 		opts = append(opts, config.WithSharedConfigProfile(p))
 	}
