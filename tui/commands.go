@@ -145,7 +145,7 @@ func (m *Model) helpText() string {
 	var b strings.Builder
 	b.WriteString("Keys\n")
 	for _, group := range m.keys.FullHelp() {
-		for _, k := range group {
+		for _, k := range m.modeKeys(group) {
 			h := k.Help()
 			fmt.Fprintf(&b, "  %-10s %s\n", h.Key, h.Desc)
 		}
@@ -154,7 +154,11 @@ func (m *Model) helpText() string {
 	for _, c := range commandHelp {
 		fmt.Fprintf(&b, "  %-16s %s\n", c[0], c[1])
 	}
-	b.WriteString("Mouse wheel scrolls the chat.")
+	if m.opts.AltScreen {
+		b.WriteString("pgup/pgdn scroll the chat.")
+	} else {
+		b.WriteString("The conversation is in the terminal's scrollback: scroll it there.")
+	}
 	return b.String()
 }
 

@@ -88,5 +88,20 @@ func (m *Model) helpLine() string {
 		}
 		return m.help.ShortHelpView(b)
 	}
-	return m.help.ShortHelpView(m.keys.ShortHelp())
+	return m.help.ShortHelpView(m.modeKeys(m.keys.ShortHelp()))
+}
+
+// modeKeys drops pgup/pgdn inline, where the terminal's own scrollback
+// holds the conversation and the keys scroll nothing.
+func (m *Model) modeKeys(bs []key.Binding) []key.Binding {
+	if m.opts.AltScreen {
+		return bs
+	}
+	out := make([]key.Binding, 0, len(bs))
+	for _, b := range bs {
+		if b.Help() != m.keys.PageUp.Help() && b.Help() != m.keys.PageDown.Help() {
+			out = append(out, b)
+		}
+	}
+	return out
 }
