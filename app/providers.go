@@ -94,6 +94,12 @@ func newOpenAI(s Settings, getenv func(string) string) (agent.Provider, string, 
 func chatFactory(name string) factory {
 	return func(s Settings, getenv func(string) string) (agent.Provider, string, error) {
 		ps, _ := openaichat.LookupPreset(name)
+		if ps.KeyRequired && ps.KeyEnv != "" && getenv(ps.KeyEnv) == "" {
+			// Worded as for anthropic and openai: the preset's own name
+			// ("openai" for openai-chat, "gemini" for gemini-openai) is not
+			// the --provider the user typed.
+			return nil, "", Usagef("%s is not set: export it, pick another --provider, or try agent --demo", ps.KeyEnv)
+		}
 		p, err := openaichat.FromPreset(name, openaichat.Options{BaseURL: s.BaseURL, Models: s.modelTable(),
 			FirstByteTimeout: time.Duration(s.FirstByteTimeout), StreamIdleTimeout: time.Duration(s.StreamIdleTimeout)}, getenv)
 		if err != nil {
