@@ -101,6 +101,18 @@ func splitWords[T ~string | ~[]byte](s T, buf []byte, emit func(w []byte)) {
 			buf = utf8.AppendRune(buf, unicode.ToLower(r))
 		}
 		ppc, pc = pc, cls
+		if cls == 'l' && r < utf8.RuneSelf {
+			// The rest of a run of lower-case ASCII letters, most of any
+			// text, in one copy: nothing in it can end a word.
+			j := i
+			for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]] == 'l' {
+				j++
+			}
+			if j > i {
+				buf = append(buf, s[i:j]...)
+				last, ppc, i = len(buf)-1, 'l', j
+			}
+		}
 	}
 	if len(buf) > 0 && len(buf) <= maxTokenLen {
 		emit(buf)

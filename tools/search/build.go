@@ -287,7 +287,9 @@ func (w *worker) serverText(d Doc) {
 // learnedText counts the terms of d's learned requests in FieldLearned.
 func (w *worker) learnedText(d Doc) {
 	l := w.learned
-	for _, r := range l.requests(d, w.cfg.LearnCap) {
+	rs := l.requests(d, w.cfg.LearnCap)
+	w.a.uses = int32(len(rs))
+	for _, r := range rs {
 		for _, id := range l.terms[r] {
 			w.count(FieldLearned, id)
 		}

@@ -93,6 +93,11 @@ type Config struct {
 	// NamePrior adds to a candidate this share of the best score times the
 	// idf-weighted share of its name's terms the query has. 0 is off.
 	NamePrior float64
+	// PriorTrust scales the name prior of a tool with n learned requests
+	// by PriorTrust/(PriorTrust+n): a name is the best guess about a tool
+	// nobody has used, and earlier requests are better evidence than it
+	// once there are several. 0 keeps the full prior whatever was learned.
+	PriorTrust float64
 	// PhraseFeedback lets feedback add pairs of adjacent terms (phrase
 	// field) of the first hits, not only single terms.
 	PhraseFeedback bool
@@ -152,6 +157,8 @@ type analysed struct {
 	// seq is the name's terms, -1, and the description's first terms, in
 	// order, for phrase matches.
 	seq []int32
+	// uses is how many distinct learned requests the learned field holds.
+	uses int32
 }
 
 type termCount struct {
@@ -231,7 +238,7 @@ func newIndex(docs []Doc, cfg Config, uses []Use) *Index {
 		cfg.LearnCap = DefaultLearnCap
 	}
 	ix := &Index{cfg: cfg, an: newAnalyzer(cfg.Stemmer), byServer: map[string][]*analysed{}}
-	ix.learned.add(ix.an, uses)
+	ix.learned.add(ix.an, uses, nil)
 	for _, a := range ix.analyseAll(docs) {
 		s := a.doc.Server
 		if _, ok := ix.byServer[s]; !ok {

@@ -42,55 +42,72 @@ type use struct {
 	seq int64
 }
 
-// add analyses uses with an and records them in order; it returns the tools
-// they name.
-func (l *learned) add(an *analyzer, uses []Use) map[string]bool {
+// add analyses uses with an and records them in order; it sets the tools
+// they name in touched when that is not nil.
+func (l *learned) add(an *analyzer, uses []Use, touched map[string]bool) {
 	if l.tools == nil {
-		l.tools, l.ids = map[string][]use{}, map[uint64]int32{}
+		l.tools, l.ids = map[string][]use{}, make(map[uint64]int32, len(uses))
 	}
 	// Oldest first, so the newest of a repeated request is the one kept.
 	if !slices.IsSortedFunc(uses, func(a, b Use) int { return a.At.Compare(b.At) }) {
 		uses = slices.Clone(uses)
 		slices.SortStableFunc(uses, func(a, b Use) int { return a.At.Compare(b.At) })
 	}
-	touched := map[string]bool{}
 	var pre [][]int32
 	if len(uses) >= parallelUses {
 		pre = analyseUses(an, uses)
 	}
+	// One search that led to several tools is several uses of one
+	// request, one after another: it is analysed once.
+	id := int32(-1)
 	for i, u := range uses {
-		tool := strings.TrimSpace(u.Tool)
-		if tool == "" {
-			continue
-		}
-		if pre != nil {
-			l.buf = pre[i]
-		} else {
-			l.buf = l.buf[:0]
-			an.termIDs(truncate(u.Query, maxQueryBytes), func(id int32) { l.buf = append(l.buf, id) })
-		}
-		if len(l.buf) == 0 {
-			continue
-		}
-		h := uint64(14695981039346656037) // FNV-1a over the term numbers
-		for _, t := range l.buf {
-			h = (h ^ uint64(uint32(t))) * 1099511628211
-		}
-		id, ok := l.ids[h]
-		if !ok || !slices.Equal(l.terms[id], l.buf) {
-			id = int32(len(l.terms))
-			ts := l.slab.take(len(l.buf))
-			copy(ts, l.buf)
-			l.terms = append(l.terms, ts)
-			if !ok {
-				l.ids[h] = id
+		if i == 0 || u.Query != uses[i-1].Query {
+			id = -1
+			if pre != nil {
+				if len(pre[i]) > 0 {
+					id = l.request(pre[i], true)
+				}
+			} else {
+				l.buf = l.buf[:0]
+				an.termIDs(truncate(u.Query, maxQueryBytes), func(id int32) { l.buf = append(l.buf, id) })
+				if len(l.buf) > 0 {
+					id = l.request(l.buf, false)
+				}
 			}
+		}
+		tool := strings.TrimSpace(u.Tool)
+		if tool == "" || id < 0 {
+			continue
 		}
 		l.seq++
 		l.tools[tool] = append(l.tools[tool], use{id, l.seq})
-		touched[tool] = true
+		if touched != nil {
+			touched[tool] = true
+		}
 	}
-	return touched
+}
+
+// request returns the id of the request with the term numbers ts, adding
+// it if it is new; owned ts are kept as they are, others copied.
+func (l *learned) request(ts []int32, owned bool) int32 {
+	h := uint64(14695981039346656037) // FNV-1a over the term numbers
+	for _, t := range ts {
+		h = (h ^ uint64(uint32(t))) * 1099511628211
+	}
+	id, ok := l.ids[h]
+	if !ok || !slices.Equal(l.terms[id], ts) {
+		id = int32(len(l.terms))
+		if !owned {
+			c := l.slab.take(len(ts))
+			copy(c, ts)
+			ts = c
+		}
+		l.terms = append(l.terms, ts)
+		if !ok {
+			l.ids[h] = id
+		}
+	}
+	return id
 }
 
 // parallelUses is how many uses at once are analysed on every CPU.
@@ -118,6 +135,9 @@ func analyseUses(an *analyzer, uses []Use) [][]int32 {
 			var sl slab[int32]
 			var buf []int32
 			for i := lo; i < hi; i++ {
+				if i > lo && uses[i].Query == uses[i-1].Query {
+					continue // analysed once; see add
+				}
 				buf = buf[:0]
 				wa.termIDs(truncate(uses[i].Query, maxQueryBytes), func(id int32) { buf = append(buf, id) })
 				ts := sl.take(len(buf))
@@ -190,7 +210,8 @@ func NewLearned(docs []Doc, cfg Config, uses []Use) *Index {
 func (ix *Index) Learn(uses ...Use) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	touched := ix.learned.add(ix.an, uses)
+	touched := map[string]bool{}
+	ix.learned.add(ix.an, uses, touched)
 	if len(touched) == 0 {
 		return
 	}

@@ -82,7 +82,11 @@ func (s *snapshot) rerank(scores []float32, qt map[int32]float64, limit int) []r
 			}
 		}
 		if all > 0 {
-			base[c] += cfg.NamePrior * best * have / all
+			prior := cfg.NamePrior
+			if n := s.docs[d].uses; cfg.PriorTrust > 0 && n > 0 {
+				prior *= cfg.PriorTrust / (cfg.PriorTrust + float64(n))
+			}
+			base[c] += prior * best * have / all
 		}
 	}
 	cover := make([]float64, len(terms))

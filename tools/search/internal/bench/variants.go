@@ -155,5 +155,10 @@ func LearnVariants() []LearnVariant {
 	with("learned apart, weight 2", func(c *search.Config) { c.LearnApart = 2 })
 	with("name prior 0.3", func(c *search.Config) { c.NamePrior = 0.3 })
 	with("- wordnet", func(c *search.Config) { c.WordNet = 0 })
+	for _, k := range []float64{16, 64, 256} {
+		with(fmt.Sprintf("prior trust %g", k), func(c *search.Config) { c.PriorTrust = k })
+	}
+	with("prior trust 256, k1 2", func(c *search.Config) { c.PriorTrust = 256; c.K1 = 2 })
+	with("- name prior - wordnet - synonyms, k1 2", func(c *search.Config) { c.NamePrior = 0; c.WordNet = 0; c.Synonyms = 0; c.K1 = 2 })
 	return vs
 }
