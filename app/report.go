@@ -19,15 +19,18 @@ type ToolRow struct {
 // ToolsReport is what agent tools prints: every tool of the MCP servers
 // this run would connect, active or deferred, with its token cost.
 type ToolsReport struct {
-	Provider string          `json:"provider"`
-	Model    string          `json:"model"`
-	Search   string          `json:"search_mode"`
-	Resolved string          `json:"resolved_mode"`
-	Active   int             `json:"active"`
-	Deferred int             `json:"deferred"`
-	Servers  []ServerTokens  `json:"servers"`
-	Tools    []ToolRow       `json:"tools"`
-	Sent     tokens.Estimate `json:"estimate"`
+	Provider string `json:"provider"`
+	// ProviderError says why the provider cannot run (a missing key):
+	// the report is still made, as the provider would send the tools.
+	ProviderError string          `json:"provider_error,omitempty"`
+	Model         string          `json:"model"`
+	Search        string          `json:"search_mode"`
+	Resolved      string          `json:"resolved_mode"`
+	Active        int             `json:"active"`
+	Deferred      int             `json:"deferred"`
+	Servers       []ServerTokens  `json:"servers"`
+	Tools         []ToolRow       `json:"tools"`
+	Sent          tokens.Estimate `json:"estimate"`
 	// Usage is what tool search learned from use: how often each tool was
 	// found and then called.
 	Usage    []ToolUsage `json:"usage,omitempty"`
@@ -67,7 +70,7 @@ func BuildToolsReport(ctx context.Context, settings Settings, o Options) (*Tools
 		rep.Provider = settings.Provider
 		rep.Resolved = string(agent.ResolveSearch(s.Provider, s.BuildRequest()))
 	} else {
-		rep.Provider = settings.Provider + " (not configured: " + perr.Error() + ")"
+		rep.Provider, rep.ProviderError = settings.Provider, perr.Error()
 		rep.Resolved = string(s.Search)
 	}
 	per := map[string]*ServerTokens{}

@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -28,5 +30,29 @@ func TestJoinDeferValue(t *testing.T) {
 	}
 	if g.Defer != "auto" || !slices.Equal(root.Flags().Args(), []string{"hi"}) {
 		t.Errorf("defer %q, args %q", g.Defer, root.Flags().Args())
+	}
+}
+
+// agent tools --json without a key: "provider" is the provider's name, as
+// with one; why it cannot run is a field of its own.
+func TestToolsJSONProviderNotConfigured(t *testing.T) {
+	isolate(t)
+	res := runAgent(t, map[string]string{"ANTHROPIC_API_KEY": ""}, "tools", "--json", "--provider", "anthropic")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	var rep struct {
+		Provider      string `json:"provider"`
+		ProviderError string `json:"provider_error"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Provider != "anthropic" || !strings.Contains(rep.ProviderError, "ANTHROPIC_API_KEY") {
+		t.Errorf("provider %q, provider_error %q", rep.Provider, rep.ProviderError)
+	}
+	text := runAgent(t, map[string]string{"ANTHROPIC_API_KEY": ""}, "tools", "--provider", "anthropic")
+	if !strings.Contains(text.stdout, "anthropic (not configured: ANTHROPIC_API_KEY") {
+		t.Errorf("text report: %q", text.stdout)
 	}
 }

@@ -52,7 +52,11 @@ func writeToolsReport(w io.Writer, rep *app.ToolsReport) error {
 		fmt.Fprintln(w, "warning: "+warn)
 	}
 	// The model is empty when the provider is not configured.
-	fmt.Fprintf(w, "%s, search %s (resolves to %s): %d active, %d deferred\n\n", strings.TrimSpace(rep.Provider+" "+rep.Model), rep.Search, rep.Resolved, rep.Active, rep.Deferred)
+	provider := rep.Provider
+	if rep.ProviderError != "" {
+		provider += " (not configured: " + rep.ProviderError + ")"
+	}
+	fmt.Fprintf(w, "%s, search %s (resolves to %s): %d active, %d deferred\n\n", strings.TrimSpace(provider+" "+rep.Model), rep.Search, rep.Resolved, rep.Active, rep.Deferred)
 	if len(rep.Tools) == 0 {
 		fmt.Fprintln(w, "no tools: no MCP server is configured or started (agent mcp list shows the presets; connect one with --mcp NAME)")
 		return nil
