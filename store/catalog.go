@@ -55,7 +55,7 @@ func (d *DB) LoadCatalog(ctx context.Context, server, configHash string) (Catalo
 	}
 	err = conn.QueryRowContext(ctx, `SELECT server_name, server_version, instructions, description, tools, tools_hash, listed_at
 		FROM mcp_catalog WHERE server = ? AND config_hash = ?`, server, configHash).
-		Scan(&e.ServerName, &e.ServerVersion, &e.Instructions, &e.Description, &e.Tools, &e.ToolsHash, &listed)
+		Scan(&e.ServerName, &e.ServerVersion, &e.Instructions, &e.Description, (*ownedBlob)(&e.Tools), &e.ToolsHash, &listed)
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return CatalogEntry{}, fmt.Errorf("MCP catalog of %s: %w", server, ErrNotFound)
@@ -64,6 +64,29 @@ func (d *DB) LoadCatalog(ctx context.Context, server, configHash string) (Catalo
 	}
 	e.ListedAt = fromMS(listed)
 	return e, nil
+}
+
+// ownedBlob scans a BLOB column without database/sql's copy of it: a
+// cached list of thousands of tools is megabytes, and scanning into a
+// []byte would hold the driver's copy and database/sql's at once. The
+// driver (modernc.org/sqlite) hands every row a slice it has just
+// allocated and copied out of SQLite (conn.columnBlob), which nothing else
+// references, so keeping it is safe; TestLoadCatalogKeepsItsBytes checks
+// that a loaded entry survives later queries.
+type ownedBlob []byte
+
+func (b *ownedBlob) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*b = nil
+	case []byte:
+		*b = v
+	case string:
+		*b = []byte(v)
+	default:
+		return fmt.Errorf("catalog tools: unexpected %T", src)
+	}
+	return nil
 }
 
 // SaveCatalog stores e as the server's list for its config hash, replacing

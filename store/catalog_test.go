@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 	"time"
@@ -53,5 +54,34 @@ func TestCatalogSaveLoad(t *testing.T) {
 	}
 	if _, err := d.LoadCatalog(ctx, "fs", "h1"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("after clear: %v", err)
+	}
+}
+
+// LoadCatalog keeps the driver's slice of the tools blob (no copy): the
+// bytes must stay as loaded while the database is used afterwards.
+func TestLoadCatalogKeepsItsBytes(t *testing.T) {
+	d, _ := openTest(t)
+	ctx := t.Context()
+	a := make([]byte, 200_000)
+	for i := range a {
+		a[i] = byte('a' + i%26)
+	}
+	if err := d.SaveCatalog(ctx, CatalogEntry{Server: "a", ConfigHash: "h", Tools: a}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SaveCatalog(ctx, CatalogEntry{Server: "b", ConfigHash: "h", Tools: bytes.Repeat([]byte("z"), 200_000)}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.LoadCatalog(ctx, "a", "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := d.LoadCatalog(ctx, "b", "h"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(got.Tools, a) {
+		t.Fatal("a loaded entry changed when the database was read again")
 	}
 }

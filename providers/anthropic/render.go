@@ -164,7 +164,10 @@ func renderTools(req *agent.Request, mode agent.SearchMode, pt renderedProviderT
 		if len(schema) == 0 {
 			schema = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
-		return entry{tool: &wireTool{Name: d.Name, Description: d.Description, InputSchema: compact(schema), DeferLoading: deferred}, deferred: deferred}
+		// No compact(schema) here: the encoder below compacts a RawMessage
+		// as it writes it, and a copy per schema is megabytes at thousands
+		// of tools.
+		return entry{tool: &wireTool{Name: d.Name, Description: d.Description, InputSchema: schema, DeferLoading: deferred}, deferred: deferred}
 	}
 	for _, d := range req.Tools {
 		es = append(es, plain(d, false))

@@ -167,11 +167,34 @@ func renderTools(req *agent.Request, pl plan) ([]byte, error) {
 	if out == nil {
 		return []byte("[]"), nil
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil, fmt.Errorf("encode tools: %w", err)
+	// One buffer sized for the whole array, each element encoded into it
+	// (the bytes json.Marshal(out) gives): Marshal would grow its buffer by
+	// doubling and copy the result once more, three times the array's size
+	// at thousands of deferred tools.
+	size := 2
+	for _, ds := range [][]agent.ToolDef{req.Tools, req.Deferred} {
+		for _, d := range ds {
+			size += len(d.Name) + len(d.Description) + len(d.Schema) + 96
+		}
 	}
-	return b, nil
+	for _, pt := range pts {
+		size += len(pt) + 1
+	}
+	var b bytes.Buffer
+	b.Grow(size)
+	enc := json.NewEncoder(&b)
+	b.WriteByte('[')
+	for i, v := range out {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := enc.Encode(v); err != nil {
+			return nil, fmt.Errorf("encode tools: %w", err)
+		}
+		b.Truncate(b.Len() - 1) // Encode's newline
+	}
+	b.WriteByte(']')
+	return b.Bytes(), nil
 }
 
 // SupportedAliases lists the provider-tool aliases this adapter maps.
