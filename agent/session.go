@@ -408,6 +408,18 @@ func (s *Session) toolDefs() toolDefs {
 	}
 	setVersion, active, deferred := s.Tools.Snapshot()
 	d = toolDefs{setVersion: setVersion, search: s.Search, version: defsVersions.Add(1)}
+	// Sized up front (nil when empty, as the appends below would leave it).
+	sized := func(n int) []ToolDef {
+		if n == 0 {
+			return nil
+		}
+		return make([]ToolDef, 0, n)
+	}
+	if s.Search == SearchOff {
+		d.tools = sized(len(active) + len(deferred))
+	} else {
+		d.tools, d.deferred = sized(len(active)), sized(len(deferred))
+	}
 	for _, t := range active {
 		d.tools = append(d.tools, defOf(t))
 	}

@@ -251,6 +251,20 @@ func (s *Set) Version() uint64 {
 func (s *Set) Snapshot() (version uint64, active, deferred []Tool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	// Sized up front: at thousands of tools, growing by appends allocates
+	// the catalog's Tool values about twice over.
+	nd := 0
+	for _, n := range s.order {
+		if s.deferred[n] {
+			nd++
+		}
+	}
+	if nd > 0 {
+		deferred = make([]Tool, 0, nd)
+	}
+	if len(s.order) > nd {
+		active = make([]Tool, 0, len(s.order)-nd)
+	}
 	for _, n := range s.order {
 		if s.deferred[n] {
 			deferred = append(deferred, *s.tools[n])

@@ -174,12 +174,14 @@ func renderTools(req *agent.Request, pl plan) ([]byte, error) {
 	size := 2
 	for _, ds := range [][]agent.ToolDef{req.Tools, req.Deferred} {
 		for _, d := range ds {
-			size += len(d.Name) + len(d.Description) + len(d.Schema) + 96
+			// The keys, type, strict and defer_loading of a function.
+			size += len(d.Name) + len(d.Description) + len(d.Schema) + 128
 		}
 	}
 	for _, pt := range pts {
 		size += len(pt) + 1
 	}
+	size += 1024 * (len(pl.groups) + 2) // namespaces' and search tools' own text
 	var b bytes.Buffer
 	b.Grow(size)
 	enc := json.NewEncoder(&b)
