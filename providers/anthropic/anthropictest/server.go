@@ -274,6 +274,9 @@ func CitedText(text, url, title string) json.RawMessage {
 func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	body, _ := readAll(hr)
 	req := &Request{Header: hr.Header.Clone(), Path: hr.URL.Path, Body: body}
+	// Parsed before the request is published: tests read a logged request's
+	// fields while the server may still be answering it.
+	parseErr := json.Unmarshal(body, &req.parsed)
 	s.mu.Lock()
 	s.reqs = append(s.reqs, req)
 	s.mu.Unlock()
@@ -298,8 +301,8 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		reject(400, "invalid_request_error", "anthropic-version: header is required")
 		return
 	}
-	if err := json.Unmarshal(body, &req.parsed); err != nil {
-		reject(400, "invalid_request_error", "There was an issue with the form of the request: "+err.Error())
+	if parseErr != nil {
+		reject(400, "invalid_request_error", "There was an issue with the form of the request: "+parseErr.Error())
 		return
 	}
 	if msg := s.validate(&req.parsed); msg != "" {
