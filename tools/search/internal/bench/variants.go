@@ -155,6 +155,9 @@ func LearnVariants() []LearnVariant {
 	with("learned apart, weight 2", func(c *search.Config) { c.LearnApart = 2 })
 	with("name prior 0.3", func(c *search.Config) { c.NamePrior = 0.3 })
 	with("- wordnet", func(c *search.Config) { c.WordNet = 0 })
+	with("name weight 1", func(c *search.Config) { c.Weight[search.FieldName] = 1 })
+	with("- phrase field", func(c *search.Config) { c.Weight[search.FieldPhrase] = 0 })
+	with("b 0.75 in every field", func(c *search.Config) { c.B = [search.NumFields]float64{0.75, 0.75, 0.75, 0.75, 0.75, 0.75} })
 	for _, k := range []float64{16, 64, 256} {
 		with(fmt.Sprintf("prior trust %g", k), func(c *search.Config) { c.PriorTrust = k })
 	}
