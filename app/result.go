@@ -76,7 +76,13 @@ type Reducer struct {
 func (a *App) NewReducer() *Reducer {
 	p, model := a.session.Target()
 	r := &Reducer{searchIdx: map[string]int{}, seenSource: map[string]bool{}}
-	r.res = TurnResult{SessionID: a.session.ID, Provider: p.Name(), Model: model,
+	// The provider as the user named it ("ollama", not the "openai-chat"
+	// its adapter calls itself).
+	provider := a.Provider()
+	if provider == "" {
+		provider = p.Name()
+	}
+	r.res = TurnResult{SessionID: a.session.ID, Provider: provider, Model: model,
 		Searches: []ResultSearch{}, ToolCalls: []ResultToolCall{}, ServerToolCalls: []ResultServerTool{}, Sources: []agent.Source{},
 		Warnings: append([]string{}, a.Warnings()...), Usage: ResultUsage{ServerToolUse: map[string]int{}}}
 	return r

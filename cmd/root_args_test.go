@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -54,5 +55,23 @@ func TestToolsJSONProviderNotConfigured(t *testing.T) {
 	text := runAgent(t, map[string]string{"ANTHROPIC_API_KEY": ""}, "tools", "--provider", "anthropic")
 	if !strings.Contains(text.stdout, "anthropic (not configured: ANTHROPIC_API_KEY") {
 		t.Errorf("text report: %q", text.stdout)
+	}
+}
+
+// -p JSON names the provider as --provider did, for a Chat Completions
+// preset too (its adapter calls itself "openai-chat").
+func TestPrintJSONProviderIsTheFlag(t *testing.T) {
+	isolate(t)
+	res := runAgent(t, nil, "-p", "hi", "--provider", "ollama", "--base-url", "http://127.0.0.1:1/v1", "--model", "qwen3",
+		"--output-format", "json", "--db", filepath.Join(t.TempDir(), "a.db"))
+	var out struct {
+		Provider string `json:"provider"`
+		IsError  bool   `json:"is_error"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+		t.Fatalf("exit %d stdout %q: %v", res.code, res.stdout, err)
+	}
+	if res.code != 1 || !out.IsError || out.Provider != "ollama" {
+		t.Errorf("exit %d, provider %q, is_error %v", res.code, out.Provider, out.IsError)
 	}
 }
