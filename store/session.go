@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/agent-dev/agent/agent"
@@ -198,7 +199,10 @@ func (s *Session) AppendMessage(ctx context.Context, m agent.Message) error {
 	now := s.db.now()
 	title := ""
 	if s.meta.Title == "" && m.Role == agent.RoleUser {
-		title = titleFrom(m.Text())
+		// The first paragraph: what follows a blank line is material the
+		// prompt brought along (an @file's text, piped stdin).
+		first, _, _ := strings.Cut(strings.TrimSpace(m.Text()), "\n\n")
+		title = titleFrom(first)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := s.dropPartial(ctx, tx); err != nil {

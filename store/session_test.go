@@ -315,3 +315,13 @@ func TestUpdateMeta(t *testing.T) {
 		t.Fatalf("meta = %+v", e.Session)
 	}
 }
+
+// The title is the prompt's first paragraph, not an attached file's text.
+func TestTitleIsTheFirstParagraph(t *testing.T) {
+	d, _ := openTest(t)
+	s := create(t, d, "/a")
+	appendAll(t, s, agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("Review @notes.txt\n\n<file path=\"notes.txt\">\nhello file\n</file>")}})
+	if got := s.Meta().Title; got != "Review @notes.txt" {
+		t.Errorf("title = %q", got)
+	}
+}
