@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/tools/schema"
@@ -88,8 +89,9 @@ func encodeCatalog(listHash string, ts []cachedTool) []byte {
 	return b
 }
 
-// decodeCatalog reads encodeCatalog's bytes; the schemas are slices of b,
-// which must not change afterwards.
+// decodeCatalog reads encodeCatalog's bytes; the names, descriptions and
+// schemas are views of b (no copy: the list is kept for the whole run, and
+// b with it), which must not change afterwards.
 func decodeCatalog(b []byte) (listHash string, ts []rawTool, err error) {
 	if !bytes.HasPrefix(b, []byte(catalogMagic)) {
 		return "", nil, errors.New("not a catalog of this agent version")
@@ -139,9 +141,17 @@ func decodeCatalog(b []byte) (listHash string, ts []rawTool, err error) {
 		if err != nil {
 			return "", nil, err
 		}
-		ts = append(ts, rawTool{Name: string(name), Description: string(desc), Schema: json.RawMessage(schema), Tokens: int(tokens), Checked: flags&1 != 0})
+		ts = append(ts, rawTool{Name: aliasString(name), Description: aliasString(desc), Schema: json.RawMessage(schema), Tokens: int(tokens), Checked: flags&1 != 0})
 	}
 	return string(h), ts, nil
+}
+
+// aliasString is b as a string without a copy; b must never change.
+func aliasString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // ConfigHash is the sha256 of what decides a server's tools: transport,
