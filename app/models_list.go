@@ -4,16 +4,22 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/pricing"
 )
 
 // modelLister is a provider that can say which models its server serves
-// (Chat Completions servers: GET /models).
+// (Chat Completions servers and the OpenAI Responses API: GET /models;
+// Anthropic: GET /v1/models).
 type modelLister interface {
 	ListModels(ctx context.Context) ([]string, error)
 }
+
+// listTimeout bounds the server's listing: a slow or silent server leaves
+// the picker with the tables' models, not waiting.
+const listTimeout = 5 * time.Second
 
 // ListModels is what /model offers: the tables' models (Models) and, when
 // the provider can list its server's models, those too. A failed listing
@@ -25,6 +31,8 @@ func (a *App) ListModels(ctx context.Context) []ModelChoice {
 	if !ok {
 		return out
 	}
+	ctx, cancel := context.WithTimeout(ctx, listTimeout)
+	defer cancel()
 	names, err := l.ListModels(ctx)
 	if err != nil {
 		return out

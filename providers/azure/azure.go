@@ -123,6 +123,12 @@ func (p *Provider) Name() string { return Name }
 // API is the Responses API.
 func (p *Provider) API() string { return responsesAPI }
 
+// ListModels hides the adapter's GET /models: Azure lists base models there,
+// while --model takes a deployment name, so the picker keeps to the table.
+func (p *Provider) ListModels(context.Context) ([]string, error) {
+	return nil, errors.New("azure: deployments are not listed")
+}
+
 // Send hands the adapter Azure's own raw items (never api.openai.com's:
 // their encrypted reasoning does not decrypt elsewhere) and tags the answer.
 func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent.StreamEvent)) (*agent.Response, error) {

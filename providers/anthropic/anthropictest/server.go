@@ -41,6 +41,11 @@ type Server struct {
 	Deferral map[string]bool
 	// Padding adds trailing spaces inside SSE data lines, as some recordings show.
 	Padding bool
+	// ListedModels is what GET /v1/models lists, in order (nil:
+	// DefaultListedModels); ModelPage, when > 0, caps a page below the
+	// requested limit so tests can exercise has_more/after_id.
+	ListedModels []string
+	ModelPage    int
 
 	srv     *httptest.Server
 	mu      sync.Mutex
@@ -284,7 +289,8 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		req.Status, req.Rejection = status, msg
 		writeError(w, status, typ, msg, nil)
 	}
-	if hr.Method != http.MethodPost || hr.URL.Path != "/v1/messages" {
+	listing := hr.Method == http.MethodGet && hr.URL.Path == "/v1/models"
+	if !listing && (hr.Method != http.MethodPost || hr.URL.Path != "/v1/messages") {
 		reject(404, "not_found_error", "Not found: "+hr.Method+" "+hr.URL.Path)
 		return
 	}
@@ -299,6 +305,10 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	}
 	if hr.Header.Get("anthropic-version") == "" {
 		reject(400, "invalid_request_error", "anthropic-version: header is required")
+		return
+	}
+	if listing {
+		s.listModels(w, hr, req, reject)
 		return
 	}
 	if parseErr != nil {

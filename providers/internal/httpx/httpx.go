@@ -8,6 +8,7 @@
 //	c := httpx.Client{HTTP: o.HTTPClient, Provider: "anthropic",
 //		Timeouts: httpx.Timeouts{FirstByte: o.FirstByteTimeout, StreamIdle: o.StreamIdleTimeout}}
 //	resp, err := c.Post(ctx, url, body, stream, header) // err may be a *TimeoutError
+//	resp, err = c.Get(ctx, url, header)                  // the same, for a GET
 //	defer resp.Body.Close()                            // reads may fail with a *TimeoutError
 //	if resp.StatusCode/100 != 2 {
 //		raw := httpx.ReadErrorBody(resp)      // at most 1 MiB
@@ -123,6 +124,17 @@ func (c Client) Post(ctx context.Context, url string, body []byte, stream bool, 
 // the rest of the body) is written without being copied into one buffer
 // on every request.
 func (c Client) PostParts(ctx context.Context, url string, parts [][]byte, stream bool, header http.Header) (*http.Response, error) {
+	return c.send(ctx, http.MethodPost, url, parts, stream, header)
+}
+
+// Get sends a GET to url with header (Accept defaults to
+// application/json), bounded as a non-streaming Post: StreamIdle for the
+// whole answer. A non-2xx answer is returned as a response, not an error.
+func (c Client) Get(ctx context.Context, url string, header http.Header) (*http.Response, error) {
+	return c.send(ctx, http.MethodGet, url, nil, false, header)
+}
+
+func (c Client) send(ctx context.Context, method, url string, parts [][]byte, stream bool, header http.Header) (*http.Response, error) {
 	t := c.Timeouts.withDefaults()
 	hc := c.HTTP
 	if hc == nil {
@@ -140,7 +152,7 @@ func (c Client) PostParts(ctx context.Context, url string, parts [][]byte, strea
 		}
 		return io.NopCloser(io.MultiReader(rs...))
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, newBody())
+	req, err := http.NewRequestWithContext(ctx, method, url, newBody())
 	if err != nil {
 		cancel(nil)
 		return nil, fmt.Errorf("%s: build request: %w", c.Provider, err)
@@ -153,7 +165,7 @@ func (c Client) PostParts(ctx context.Context, url string, parts [][]byte, strea
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	if req.Header.Get("Content-Type") == "" {
+	if method == http.MethodPost && req.Header.Get("Content-Type") == "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if req.Header.Get("Accept") == "" {

@@ -34,6 +34,8 @@ type Server struct {
 	// Models is the capability table requests are judged by (nil: the
 	// built-in one): encrypted reasoning, efforts, output limits.
 	Models *models.Table
+	// ListedModels is what GET /models lists (nil: DefaultListedModels).
+	ListedModels []string
 
 	t   testing.TB
 	srv *httptest.Server
@@ -158,7 +160,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		e.write(w)
 	}
-	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
+	listing := r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models")
+	if !listing && (r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses")) {
 		fail(&apiErr{status: 404, message: "Invalid URL (" + r.Method + " " + r.URL.Path + ")"})
 		return
 	}
@@ -169,6 +172,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	if auth != "Bearer "+s.APIKey {
 		fail(&apiErr{status: 401, message: "Incorrect API key provided.", code: "invalid_api_key"})
+		return
+	}
+	if listing {
+		s.listModels(w)
 		return
 	}
 	s.mu.Lock()
