@@ -144,6 +144,7 @@ func TestPrintUsageErrors(t *testing.T) {
 	}{
 		{[]string{"--bogus"}, nil, 2, "unknown flag: --bogus"},
 		{[]string{"-p", "hi", "--provider", "nope"}, nil, 2, `unknown provider "nope"`},
+		{[]string{"models", "gpt-5.4", "--provider", "nope"}, nil, 2, `unknown provider "nope"`},
 		{[]string{"-p", "hi", "--provider", "anthropic"}, map[string]string{"ANTHROPIC_API_KEY": ""}, 2, "ANTHROPIC_API_KEY is not set"},
 		{[]string{"-p", "hi", "--provider", "openai-chat"}, map[string]string{"OPENAI_API_KEY": ""}, 2, "OPENAI_API_KEY is not set: export it"},
 		{[]string{"-p", "hi", "--provider", "gemini-openai"}, map[string]string{"GEMINI_API_KEY": ""}, 2, "GEMINI_API_KEY is not set: export it"},

@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -32,6 +33,9 @@ dialect. Ids the table does not know say so; declare them in the config's "model
 			s, err := g.settings()
 			if err != nil {
 				return err
+			}
+			if !slices.Contains(app.ProviderNames(), s.Provider) {
+				return app.Usagef("unknown provider %q: use one of %s", s.Provider, strings.Join(app.ProviderNames(), ", "))
 			}
 			if len(args) == 0 && s.Model != "" {
 				args = []string{s.Model}
