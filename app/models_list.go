@@ -25,13 +25,17 @@ const listTimeout = 5 * time.Second
 // the provider can list its server's models, those too. A failed listing
 // leaves the tables' models.
 func (a *App) ListModels(ctx context.Context) []ModelChoice {
+	return a.listModels(ctx, listTimeout)
+}
+
+func (a *App) listModels(ctx context.Context, within time.Duration) []ModelChoice {
 	out := a.Models()
 	p, _ := a.session.Target()
 	l, ok := p.(modelLister)
 	if !ok {
 		return out
 	}
-	ctx, cancel := context.WithTimeout(ctx, listTimeout)
+	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
 	names, err := l.ListModels(ctx)
 	if err != nil {

@@ -1,8 +1,11 @@
 package app
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
@@ -52,5 +55,33 @@ func TestPickerListsServedModels(t *testing.T) {
 				t.Errorf("%s with a refused listing: picker = %v, want the table %v", c.provider, got, table)
 			}
 		}
+	}
+}
+
+// A server that does not answer the listing leaves the table's models once
+// the listing's time is up, not after the provider's long timeouts.
+func TestPickerDoesNotWaitForASilentServer(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(release); srv.Close() })
+	env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL}
+	p, model, err := NewProvider(Settings{}, "anthropic", func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &App{session: &agent.Session{Provider: p, Model: model}, label: "anthropic"}
+	start := time.Now()
+	got := choiceNames(a.listModels(t.Context(), 50*time.Millisecond))
+	if !slices.Equal(got, choiceNames(a.Models())) {
+		t.Errorf("picker = %v, want the table's models", got)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %s", d)
 	}
 }

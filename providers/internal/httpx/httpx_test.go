@@ -120,6 +120,34 @@ func TestHeaders(t *testing.T) {
 	}
 }
 
+// Get sends a bodiless GET asking for JSON, with the caller's headers, and
+// is bounded as a non-streaming Post.
+func TestGet(t *testing.T) {
+	got := make(chan *http.Request, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	defer srv.Close()
+	resp, err := Client{}.Get(context.Background(), srv.URL+"/models", http.Header{"X-Api-Key": {"k"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	r := <-got
+	if r.Method != http.MethodGet || r.ContentLength != 0 || r.Header.Get("Content-Type") != "" ||
+		r.Header.Get("Accept") != "application/json" || r.Header.Get("X-Api-Key") != "k" || resp.StatusCode != 404 {
+		t.Fatalf("%s %d, headers %v, status %d", r.Method, r.ContentLength, r.Header, resp.StatusCode)
+	}
+	url := hang(t, func(w http.ResponseWriter, release <-chan struct{}) { <-release })
+	c := Client{Timeouts: Timeouts{FirstByte: time.Hour, StreamIdle: 50 * time.Millisecond}}
+	_, err = c.Get(context.Background(), url, nil) //nolint:bodyclose // it times out: no response
+	var te *TimeoutError
+	if !errors.As(err, &te) || te.Key != KeyStreamIdle {
+		t.Fatalf("err = %v, want stream_idle_timeout", err)
+	}
+}
+
 func TestCutOnRuneBoundary(t *testing.T) {
 	s := strings.Repeat("a", 499) + "é" + "tail" // é straddles byte 500
 	got := Cut(s, 500)
