@@ -201,7 +201,11 @@ func createFile(ctx context.Context, path string) error {
 			_ = os.Remove(tmp + suffix)
 		}
 	}()
-	db, err := sql.Open("sqlite", tmp+"?_pragma=foreign_keys(1)")
+	// WAL is set here, in the file, so the processes that open it next find
+	// it in WAL already: switching the journal mode needs an exclusive lock,
+	// which SQLite may refuse at once (SQLITE_BUSY, no busy handler) while
+	// another first start holds the file open.
+	db, err := sql.Open("sqlite", tmp+"?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)")
 	if err != nil {
 		return fmt.Errorf("create database %s: %w", path, mapErr(err))
 	}
