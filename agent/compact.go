@@ -49,7 +49,7 @@ type Compaction struct {
 
 // ErrNothingToCompact is returned when no message lies before the turn in
 // progress that an earlier compaction has not already summarised.
-var ErrNothingToCompact = errors.New("nothing to compact: every earlier message is already summarised")
+var ErrNothingToCompact = errors.New("nothing to compact yet: no earlier turn that is not already summarised")
 
 // summaryIntro opens the message that stands for the compacted turns.
 const summaryIntro = "The earlier part of this conversation was compacted to save context. Summary of it:\n\n"
