@@ -41,9 +41,13 @@ func (a *App) hint(err error) string {
 	case errors.Is(err, agent.ErrBadRequest) && a.nativeSearch():
 		// A model the table thinks searches natively, but does not.
 		return "this model may not support native tool search: try --search client"
-	case errors.Is(err, syscall.ECONNREFUSED), errors.As(err, &dns) && dns.IsNotFound:
+	case errors.Is(err, syscall.ECONNREFUSED):
 		// A local server that is not running, a mistyped --base-url.
 		return "nothing answers there: start the server, or point --base-url at it"
+	case errors.As(err, &dns) && dns.IsNotFound:
+		// No network (or no DNS), or a mistyped host: "start the server"
+		// would be wrong advice for api.anthropic.com.
+		return "the host name " + dns.Name + " does not resolve: check the network connection, or the host in --base-url"
 	}
 	return ""
 }
