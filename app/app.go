@@ -222,9 +222,12 @@ func (a *App) build(ctx context.Context) error {
 	a.session, a.label = st, s.Provider
 	st.Learner = NewLearner(ctx, *s, a.db, searcher, func() string { return st.ID })
 	if kit != nil {
-		return st.Tools.Add(nil, kit.Tools...)
-	}
-	if err := a.attachMCP(ctx, model, a.onMCPEvent); err != nil {
+		// The demo's catalog stands for the servers: a pattern that
+		// matches none of its tools is warned about too.
+		if err := st.Tools.Add(nil, kit.Tools...); err != nil {
+			return err
+		}
+	} else if err := a.attachMCP(ctx, model, a.onMCPEvent); err != nil {
 		return err
 	}
 	a.approval = approval

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -73,5 +74,26 @@ func TestPrintJSONProviderIsTheFlag(t *testing.T) {
 	}
 	if res.code != 1 || !out.IsError || out.Provider != "ollama" {
 		t.Errorf("exit %d, provider %q, is_error %v", res.code, out.Provider, out.IsError)
+	}
+}
+
+// In the demo too, a require_approval pattern that matches none of its
+// tools is a warning (it was checked only for MCP servers).
+func TestDemoWarnsOfUnmatchedApproval(t *testing.T) {
+	wd := isolate(t)
+	cfg := filepath.Join(wd, "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"require_approval": ["finance_*", "nomatch_*"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := runAgent(t, nil, "--demo", "-p", "Convert 10 EUR to USD", "--config", cfg, "--output-format", "json",
+		"--db", filepath.Join(t.TempDir(), "a.db"))
+	var out struct {
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+		t.Fatalf("exit %d stdout %q: %v", res.code, res.stdout, err)
+	}
+	if len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], `"nomatch_*" matches no tool`) {
+		t.Errorf("warnings = %q", out.Warnings)
 	}
 }
