@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agent-dev/agent/bench/internal/faket"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -23,7 +24,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/agent-dev/agent/agent"
@@ -523,8 +523,8 @@ type logged struct {
 // RunOne runs the session on one form in one variant.
 func RunOne(ctx context.Context, f Form, variant string, o Options) (*Result, error) {
 	o = o.withDefaults()
-	ft := &fakeT{}
-	defer ft.close()
+	ft := &faket.T{}
+	defer ft.Close()
 	b := &brain{found: map[string]bool{}}
 	var p agent.Provider
 	var requests func() []logged
@@ -619,7 +619,7 @@ func RunOne(ctx context.Context, f Form, variant string, o Options) (*Result, er
 			return nil, fmt.Errorf("%s (compaction %s) turn %d: %w", f.Name, variant, t, err)
 		}
 	}
-	if err := ft.err(); err != nil {
+	if err := ft.Err(); err != nil {
 		return nil, err
 	}
 	for _, r := range requests() {
@@ -660,47 +660,4 @@ func Markdown(w io.Writer, rep *Report) error {
 		"\"naive\" is the same compaction without the found tools' search pair, for comparison: what forgetting discoveries costs.\n")
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// fakeT lets the providers' test fakes run outside `go test`.
-type fakeT struct {
-	testing.TB
-	mu       sync.Mutex
-	cleanups []func()
-	errs     []string
-}
-
-func (t *fakeT) Helper() {}
-
-func (t *fakeT) Cleanup(f func()) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.cleanups = append(t.cleanups, f)
-}
-
-func (t *fakeT) Errorf(format string, args ...any) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.errs = append(t.errs, fmt.Sprintf(format, args...))
-}
-
-func (t *fakeT) Logf(string, ...any) {}
-
-func (t *fakeT) close() {
-	t.mu.Lock()
-	cs := t.cleanups
-	t.cleanups = nil
-	t.mu.Unlock()
-	for i := len(cs) - 1; i >= 0; i-- {
-		cs[i]()
-	}
-}
-
-func (t *fakeT) err() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.errs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("fake server: %s", t.errs[0])
 }

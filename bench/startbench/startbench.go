@@ -17,6 +17,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agent-dev/agent/bench/internal/faket"
 	"io"
 	"net"
 	"net/http"
@@ -29,7 +30,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"testing"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -231,32 +231,6 @@ func serveCatalog(cat map[string][]baseTool) (*catalogServers, error) {
 	return cs, nil
 }
 
-// fakeT lets the fakes run outside go test (see tokenbench's).
-type fakeT struct {
-	testing.TB
-	mu       sync.Mutex
-	cleanups []func()
-	errs     []string
-}
-
-func (t *fakeT) Helper() {}
-func (t *fakeT) Cleanup(f func()) {
-	t.mu.Lock()
-	t.cleanups = append(t.cleanups, f)
-	t.mu.Unlock()
-}
-func (t *fakeT) Errorf(format string, args ...any) {
-	t.mu.Lock()
-	t.errs = append(t.errs, fmt.Sprintf(format, args...))
-	t.mu.Unlock()
-}
-func (t *fakeT) Logf(string, ...any) {}
-func (t *fakeT) close() {
-	for i := len(t.cleanups) - 1; i >= 0; i-- {
-		t.cleanups[i]()
-	}
-}
-
 // target is the tool every scripted turn finds and calls.
 var target = mcp.ToolName("server-everything", "echo")
 
@@ -271,7 +245,7 @@ type provider struct {
 	accepted func() [][]byte
 }
 
-func startProvider(ft *fakeT, adapter, proxyURL string, setUpstream func(string)) (*provider, error) {
+func startProvider(ft *faket.T, adapter, proxyURL string, setUpstream func(string)) (*provider, error) {
 	switch adapter {
 	case tokenbench.Anthropic:
 		f := anthropictest.NewServer(ft)
@@ -523,8 +497,8 @@ func measure(ctx context.Context, o Options, adapter string, n int, mode string,
 		return Row{}, err
 	}
 	defer px.close()
-	ft := &fakeT{}
-	defer ft.close()
+	ft := &faket.T{}
+	defer ft.Close()
 	p, err := startProvider(ft, adapter, px.url, px.setUpstream)
 	if err != nil {
 		return Row{}, err
@@ -555,7 +529,7 @@ func measure(ctx context.Context, o Options, adapter string, n int, mode string,
 		if err != nil {
 			return row, err
 		}
-		if err := ft.err(); err != nil {
+		if err := ft.Err(); err != nil {
 			return row, err
 		}
 		if mode != "agent tools" {
@@ -589,15 +563,6 @@ func measure(ctx context.Context, o Options, adapter string, n int, mode string,
 	row.RSSMB = median(samples, func(s sample) float64 { return float64(s.rssKB) / 1024 })
 	row.FirstReqMS = median(samples, func(s sample) float64 { return ms(s.firstReq) })
 	return row, nil
-}
-
-func (t *fakeT) err() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.errs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("fake server: %s", t.errs[0])
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -667,8 +632,8 @@ func measureNPM(ctx context.Context, o Options) ([]Row, []string, error) {
 		return nil, nil, err
 	}
 	defer px.close()
-	ft := &fakeT{}
-	defer ft.close()
+	ft := &faket.T{}
+	defer ft.Close()
 	f := anthropictest.NewServer(ft)
 	px.setUpstream(f.URL)
 	env := isolatedEnv(dir, "ANTHROPIC_API_KEY="+anthropictest.DefaultAPIKey)

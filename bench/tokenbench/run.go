@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agent-dev/agent/bench/internal/faket"
 	"time"
 
 	"github.com/agent-dev/agent/agent"
@@ -69,8 +70,8 @@ type fake struct {
 // Converse runs the scripted conversation over cat with adapter in mode,
 // through a real agent.Session, and returns every request it sent.
 func Converse(ctx context.Context, cat *Catalog, adapter string, mode agent.SearchMode) (*Conversation, error) {
-	ft := &fakeT{}
-	defer ft.close()
+	ft := &faket.T{}
+	defer ft.Close()
 	f, err := startFake(ft, adapter)
 	if err != nil {
 		return nil, err
@@ -113,7 +114,7 @@ func Converse(ctx context.Context, cat *Catalog, adapter string, mode agent.Sear
 		if err := red.Err(); err != nil {
 			return nil, fmt.Errorf("%s %s %s turn %d: %w", cat.Name, adapter, mode, turn, err)
 		}
-		if err := ft.err(); err != nil {
+		if err := ft.Err(); err != nil {
 			return nil, fmt.Errorf("%s %s %s turn %d: %w", cat.Name, adapter, mode, turn, err)
 		}
 	}
@@ -160,7 +161,7 @@ func logOf[R any](requests func() []R, entry func(R) logEntry) func() []logEntry
 	}
 }
 
-func startFake(ft *fakeT, adapter string) (*fake, error) {
+func startFake(ft *faket.T, adapter string) (*fake, error) {
 	switch adapter {
 	case Anthropic:
 		srv := anthropictest.NewServer(ft)
