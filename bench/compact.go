@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
-	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/agent-dev/agent/bench/compactbench"
@@ -27,23 +24,5 @@ func runCompact(args []string, stdout io.Writer) error {
 		return err
 	}
 	rep.Command = "go run ./bench " + strings.Join(args, " ")
-	var buf strings.Builder
-	if *asJSON {
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return err
-		}
-	} else if err := compactbench.Markdown(&buf, rep); err != nil {
-		return err
-	}
-	if _, err := io.WriteString(stdout, buf.String()); err != nil {
-		return err
-	}
-	if *out != "" {
-		if err := os.WriteFile(*out, []byte(buf.String()), 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", *out, err)
-		}
-	}
-	return nil
+	return writeReport(stdout, rep, *asJSON, func(w io.Writer) error { return compactbench.Markdown(w, rep) }, *out)
 }

@@ -67,25 +67,7 @@ func run(args []string, stdout io.Writer) error {
 		return err
 	}
 	rep.Command = "go run ./bench " + strings.Join(args, " ")
-	var buf strings.Builder
-	if *asJSON {
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return err
-		}
-	} else if err := tokenbench.Markdown(&buf, rep); err != nil {
-		return err
-	}
-	if _, err := io.WriteString(stdout, buf.String()); err != nil {
-		return err
-	}
-	if *out != "" {
-		if err := os.WriteFile(*out, []byte(buf.String()), 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", *out, err)
-		}
-	}
-	return nil
+	return writeReport(stdout, rep, *asJSON, func(w io.Writer) error { return tokenbench.Markdown(w, rep) }, *out)
 }
 
 // moduleRoot walks up from the working directory to go.mod.
@@ -104,4 +86,28 @@ func moduleRoot() (string, error) {
 		}
 		d = parent
 	}
+}
+
+// writeReport prints a bench's report, as JSON or through its Markdown
+// writer, and also writes it to out when one is given.
+func writeReport(stdout io.Writer, rep any, asJSON bool, markdown func(io.Writer) error, out string) error {
+	var buf strings.Builder
+	if asJSON {
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else if err := markdown(&buf); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(stdout, buf.String()); err != nil {
+		return err
+	}
+	if out != "" {
+		if err := os.WriteFile(out, []byte(buf.String()), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", out, err)
+		}
+	}
+	return nil
 }

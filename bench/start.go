@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -77,23 +76,7 @@ func runStart(args []string, stdout io.Writer) error {
 		return err
 	}
 	rep.Command = "go run ./bench " + strings.Join(args, " ")
-	var buf strings.Builder
-	if *asJSON {
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return err
-		}
-	} else if err := startbench.Markdown(&buf, rep); err != nil {
-		return err
-	}
-	if _, err := io.WriteString(stdout, buf.String()); err != nil {
-		return err
-	}
-	if *out != "" {
-		return os.WriteFile(*out, []byte(buf.String()), 0o644)
-	}
-	return nil
+	return writeReport(stdout, rep, *asJSON, func(w io.Writer) error { return startbench.Markdown(w, rep) }, *out)
 }
 
 func dirExists(p string) bool {
