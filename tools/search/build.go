@@ -12,7 +12,11 @@ import (
 // warm across updates. Splitting across CPUs was tried: each worker then
 // needs its own dictionary mapped onto the index's afterwards, which cost
 // more CPU than it saved wall time on the 2-core machines this runs on.
-func (ix *Index) analyseAll(docs []Doc) []*analysed {
+func (ix *Index) analyseAll(docs []Doc) []*analysed { return ix.analyseAllWith(docs, true) }
+
+// analyseAllWith is analyseAll, with the learned field or without it (see
+// worker.addLearned).
+func (ix *Index) analyseAllWith(docs []Doc, learned bool) []*analysed {
 	type key struct{ server, key string }
 	seen := map[key]bool{}
 	keep := docs[:0:0]
@@ -29,6 +33,10 @@ func (ix *Index) analyseAll(docs []Doc) []*analysed {
 	}
 	out := make([]*analysed, len(keep))
 	all := make([]analysed, len(keep)) // one allocation, not one per tool
+	if !learned {
+		ix.seq.learned = nil
+		defer func() { ix.seq.learned = &ix.learned }()
+	}
 	for i, d := range keep {
 		out[i] = &all[i]
 		ix.seq.analyse(d, out[i])
@@ -284,11 +292,41 @@ func (w *worker) serverText(d Doc) {
 	}
 }
 
+// addLearned adds the learned field to a tool analysed without it.
+func (w *worker) addLearned(a *analysed) {
+	if w.cfg.Weight[FieldLearned] <= 0 {
+		return
+	}
+	if len(w.learned.requests(a.doc, 1)) == 0 {
+		return // nothing learned: the tool's terms stay as they are
+	}
+	w.a = a
+	w.scratch = w.scratch[:0]
+	for _, tc := range a.terms {
+		for int(tc.id) >= len(w.slot) {
+			w.slot = append(w.slot, -1)
+		}
+		w.slot[tc.id] = int32(len(w.scratch))
+		w.scratch = append(w.scratch, tc)
+	}
+	w.learnedText(a.doc)
+	a.terms = w.termSlab.take(len(w.scratch))
+	copy(a.terms, w.scratch)
+	for _, tc := range w.scratch {
+		w.slot[tc.id] = -1
+	}
+	w.a = nil
+}
+
 // learnedText counts the terms of d's learned requests in FieldLearned.
 func (w *worker) learnedText(d Doc) {
 	l := w.learned
 	rs := l.requests(d, w.cfg.LearnCap)
 	w.a.uses = int32(len(rs))
+	if w.cfg.Neighbours > 0 && len(rs) > 0 {
+		w.a.reqs = w.seqSlab.take(len(rs))
+		copy(w.a.reqs, rs)
+	}
 	for _, r := range rs {
 		for _, id := range l.terms[r] {
 			w.count(FieldLearned, id)

@@ -113,6 +113,14 @@ type Config struct {
 	// WholeWeight is the weight of the whole request's ranking in RRF
 	// against 1 for each intent; 0 means 1, below 0 the number of intents.
 	WholeWeight float64
+	// Neighbours is how many of the earlier requests most like a query
+	// vote for the tools they led to (see neighbours.go); 0 is off.
+	// NeighbourPower sharpens each vote by its request's score relative
+	// to the best, and NeighbourWeight scales the vote against the best
+	// first-pass score.
+	Neighbours      int
+	NeighbourPower  float64
+	NeighbourWeight float64
 }
 
 // Fusion is how Config.Intents combines the rankings of a request's intents.
@@ -145,6 +153,11 @@ func DefaultConfig() Config {
 		Glosses:        true,
 		StepSlot:       DefaultSearchLimit, // the last place of a model's first page
 		Chain:          0.5,
+		// Chosen on the split-half checks (each half after the other's
+		// requests), where it held on all six; see the README.
+		Neighbours:      30,
+		NeighbourPower:  4,
+		NeighbourWeight: 0.75,
 	}
 }
 
@@ -159,6 +172,8 @@ type analysed struct {
 	seq []int32
 	// uses is how many distinct learned requests the learned field holds.
 	uses int32
+	// reqs are those requests (learned ids), for the neighbour vote.
+	reqs []int32
 }
 
 type termCount struct {
@@ -211,6 +226,8 @@ type snapshot struct {
 	required   []atomic.Pointer[[][]int32]
 	serverPost [][]posting
 	idf        []float64
+	// neigh indexes the learned requests one by one; nil when none.
+	neigh *neighbourIndex
 }
 
 // Index is a tool search index. Searches are safe for concurrent use, also
@@ -238,8 +255,24 @@ func newIndex(docs []Doc, cfg Config, uses []Use) *Index {
 		cfg.LearnCap = DefaultLearnCap
 	}
 	ix := &Index{cfg: cfg, an: newAnalyzer(cfg.Stemmer), byServer: map[string][]*analysed{}}
-	ix.learned.add(ix.an, uses, nil)
-	for _, a := range ix.analyseAll(docs) {
+	var all []*analysed
+	if len(uses) >= parallelUses && cfg.Weight[FieldLearned] > 0 {
+		// A long-used store: its requests are analysed on the other CPUs
+		// while the catalog is analysed here, and the learned fields are
+		// added to the tools after.
+		uses = oldestFirst(uses)
+		done := make(chan *usesAnalysis)
+		go func() { done <- analyseUses(ix.an.stem, uses) }()
+		all = ix.analyseAllWith(docs, false)
+		ix.learned.addAnalysed(ix.an, uses, remapUses(<-done, ix.an), nil)
+		for _, a := range all {
+			ix.seq.addLearned(a)
+		}
+	} else {
+		ix.learned.add(ix.an, uses, nil)
+		all = ix.analyseAll(docs)
+	}
+	for _, a := range all {
 		s := a.doc.Server
 		if _, ok := ix.byServer[s]; !ok {
 			ix.servers = append(ix.servers, s)
@@ -372,6 +405,13 @@ func (ix *Index) finalize() *snapshot {
 		s.postings[t], slab = slab[:0:c], slab[c:]
 	}
 	s.local = local
+	// The requests' own index is built beside the tools' postings: it
+	// reads only the docs' requests and the term numbering, fixed by now.
+	var neigh chan *neighbourIndex
+	if cfg.Neighbours > 0 && learnedDocs > 0 {
+		neigh = make(chan *neighbourIndex, 1)
+		go func() { neigh <- buildNeighbours(s.docs, local, len(df), ix.learned.terms) }()
+	}
 	s.avgPhrase = avg[FieldPhrase]
 	s.norm = make([][NumFields]float32, n)
 	for d, a := range s.docs {
@@ -391,6 +431,9 @@ func (ix *Index) finalize() *snapshot {
 	}
 	ix.buildServerLevel(s, local)
 	s.buildPairBits()
+	if neigh != nil {
+		s.neigh = <-neigh
+	}
 
 	return s
 }

@@ -45,17 +45,30 @@ type use struct {
 // add analyses uses with an and records them in order; it sets the tools
 // they name in touched when that is not nil.
 func (l *learned) add(an *analyzer, uses []Use, touched map[string]bool) {
-	if l.tools == nil {
-		l.tools, l.ids = map[string][]use{}, make(map[uint64]int32, len(uses))
+	uses = oldestFirst(uses)
+	var pre [][]int32
+	if len(uses) >= parallelUses {
+		pre = remapUses(analyseUses(an.stem, uses), an)
 	}
-	// Oldest first, so the newest of a repeated request is the one kept.
+	l.addAnalysed(an, uses, pre, touched)
+}
+
+// oldestFirst orders uses by At, so the newest of a repeated request is
+// the one kept; uses already in order are returned as they are.
+func oldestFirst(uses []Use) []Use {
 	if !slices.IsSortedFunc(uses, func(a, b Use) int { return a.At.Compare(b.At) }) {
 		uses = slices.Clone(uses)
 		slices.SortStableFunc(uses, func(a, b Use) int { return a.At.Compare(b.At) })
 	}
-	var pre [][]int32
-	if len(uses) >= parallelUses {
-		pre = analyseUses(an, uses)
+	return uses
+}
+
+// addAnalysed records uses, oldest first, with their requests' term
+// numbers in pre when not nil (see analyseUses), analysing them with an
+// otherwise.
+func (l *learned) addAnalysed(an *analyzer, uses []Use, pre [][]int32, touched map[string]bool) {
+	if l.tools == nil {
+		l.tools, l.ids = map[string][]use{}, make(map[uint64]int32, len(uses))
 	}
 	// One search that led to several tools is several uses of one
 	// request, one after another: it is analysed once.
@@ -113,10 +126,19 @@ func (l *learned) request(ts []int32, owned bool) int32 {
 // parallelUses is how many uses at once are analysed on every CPU.
 const parallelUses = 8192
 
+// usesAnalysis is the requests of uses analysed by workers, each with its
+// own analyzer: term numbers of the worker's analyzer, until remapUses.
+type usesAnalysis struct {
+	out   [][]int32
+	chunk int
+	ans   []*analyzer
+}
+
 // analyseUses analyses the requests of uses on every CPU, each worker with
-// its own analyzer, and maps their term numbers onto an's: a store of
-// 100,000 learned pairs is read at every start.
-func analyseUses(an *analyzer, uses []Use) [][]int32 {
+// its own analyzer (stemmer stem): a store of 100,000 learned pairs is read
+// at every start. It touches no shared state, so it runs beside the
+// analysis of the catalog.
+func analyseUses(stem func(string) string, uses []Use) *usesAnalysis {
 	out := make([][]int32, len(uses))
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	chunk := (len(uses) + workers - 1) / workers
@@ -127,7 +149,7 @@ func analyseUses(an *analyzer, uses []Use) [][]int32 {
 		if lo >= hi {
 			break
 		}
-		wa := &analyzer{stem: an.stem, wordID: &wordTable{}, termID: map[string]int32{}, wbuf: make([]byte, 0, 64)}
+		wa := &analyzer{stem: stem, wordID: &wordTable{}, termID: map[string]int32{}, wbuf: make([]byte, 0, 64)}
 		ans[w] = wa
 		wg.Add(1)
 		go func() {
@@ -136,7 +158,7 @@ func analyseUses(an *analyzer, uses []Use) [][]int32 {
 			var buf []int32
 			for i := lo; i < hi; i++ {
 				if i > lo && uses[i].Query == uses[i-1].Query {
-					continue // analysed once; see add
+					continue // analysed once; see addAnalysed
 				}
 				buf = buf[:0]
 				wa.termIDs(truncate(uses[i].Query, maxQueryBytes), func(id int32) { buf = append(buf, id) })
@@ -147,7 +169,12 @@ func analyseUses(an *analyzer, uses []Use) [][]int32 {
 		}()
 	}
 	wg.Wait()
-	for w, wa := range ans {
+	return &usesAnalysis{out, chunk, ans}
+}
+
+// remapUses maps the workers' term numbers onto an's.
+func remapUses(ua *usesAnalysis, an *analyzer) [][]int32 {
+	for w, wa := range ua.ans {
 		if wa == nil {
 			continue
 		}
@@ -155,13 +182,13 @@ func analyseUses(an *analyzer, uses []Use) [][]int32 {
 		for id, t := range wa.termStr {
 			remap[id] = an.intern(t)
 		}
-		for i := w * chunk; i < min((w+1)*chunk, len(uses)); i++ {
-			for k, id := range out[i] {
-				out[i][k] = remap[id]
+		for i := w * ua.chunk; i < min((w+1)*ua.chunk, len(ua.out)); i++ {
+			for k, id := range ua.out[i] {
+				ua.out[i][k] = remap[id]
 			}
 		}
 	}
-	return out
+	return ua.out
 }
 
 // requests returns the ids of the newest limit distinct requests of doc d,

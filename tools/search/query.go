@@ -260,7 +260,7 @@ func (s *snapshot) rankedValues(q string, v requestValues, limit int) []ranked {
 	if s.cfg.Chain > 0 {
 		s.chain(scores, qt)
 	}
-	top := s.rerank(scores, qt, limit)
+	top := s.rerank(scores, qt, s.neighbourVotes(terms), limit)
 	for i, r := range top {
 		if scores[r.d] <= 0 {
 			return top[:i]

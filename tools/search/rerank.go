@@ -27,9 +27,9 @@ type ranked struct {
 //     term is ranked, that term counts less for the tools after it (the
 //     query terms act as the aspects of explicit diversification, as in
 //     xQuAD or PM2), so one aspect that many tools match cannot fill the list.
-func (s *snapshot) rerank(scores []float32, qt map[int32]float64, limit int) []ranked {
+func (s *snapshot) rerank(scores []float32, qt map[int32]float64, votes map[int32]float64, limit int) []ranked {
 	cfg := s.cfg
-	if cfg.NamePrior == 0 && cfg.Diversity == 0 {
+	if cfg.NamePrior == 0 && cfg.Diversity == 0 && len(votes) == 0 {
 		top := topK(scores, limit, s)
 		out := make([]ranked, len(top))
 		for i, d := range top {
@@ -40,6 +40,11 @@ func (s *snapshot) rerank(scores []float32, qt map[int32]float64, limit int) []r
 	cand := topK(scores, max(limit, rerankDepth), s)
 	if len(cand) == 0 {
 		return nil
+	}
+	for d := range votes {
+		if !slices.Contains(cand, d) {
+			cand = append(cand, d)
+		}
 	}
 	terms := make([]int32, 0, len(qt))
 	for t := range qt {
@@ -87,6 +92,13 @@ func (s *snapshot) rerank(scores []float32, qt map[int32]float64, limit int) []r
 				prior *= cfg.PriorTrust / (cfg.PriorTrust + float64(n))
 			}
 			base[c] += prior * best * have / all
+		}
+	}
+	if len(votes) > 0 {
+		// The neighbours' vote, on the scale of the best candidate so far.
+		top := slices.Max(base)
+		for c, d := range cand {
+			base[c] += cfg.NeighbourWeight * top * votes[d]
 		}
 	}
 	cover := make([]float64, len(terms))

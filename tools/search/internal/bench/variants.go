@@ -162,6 +162,14 @@ func LearnVariants() []LearnVariant {
 		with(fmt.Sprintf("prior trust %g", k), func(c *search.Config) { c.PriorTrust = k })
 	}
 	with("prior trust 256, k1 2", func(c *search.Config) { c.PriorTrust = 256; c.K1 = 2 })
+	with("- neighbours", func(c *search.Config) { c.Neighbours = 0 })
+	with("neighbours 10", func(c *search.Config) { c.Neighbours = 10 })
+	with("neighbours 100", func(c *search.Config) { c.Neighbours = 100 })
+	with("neighbours weight 0.5", func(c *search.Config) { c.NeighbourWeight = 0.5 })
+	with("neighbours weight 1", func(c *search.Config) { c.NeighbourWeight = 1 })
+	with("neighbours power 2", func(c *search.Config) { c.NeighbourPower = 2 })
+	with("neighbours weight 1.5", func(c *search.Config) { c.NeighbourWeight = 1.5 })
+	with("neighbours weight 1.5, prior trust 64", func(c *search.Config) { c.NeighbourWeight, c.PriorTrust = 1.5, 64 })
 	with("- name prior - wordnet - synonyms, k1 2", func(c *search.Config) { c.NamePrior = 0; c.WordNet = 0; c.Synonyms = 0; c.K1 = 2 })
 	return vs
 }

@@ -1,0 +1,232 @@
+package search
+
+import (
+	"math"
+	"slices"
+	"sync"
+)
+
+// Neighbours: the earlier requests most like a query vote for the tools
+// they led to.
+//
+// The learned field (FieldLearned) pools every request of a tool into one
+// bag of words, so a tool reached by many different requests matches a
+// little of everything, and two tools used for neighbouring needs
+// ("plan a trip" and "advice for a trip") share most of their bags. A
+// request that says nearly what an earlier one said is better evidence
+// than the bag: the earlier request's own tool. Each distinct request is
+// indexed as a small document of its own (plain BM25 over requests, k1
+// 1.2, b 0.75); the first Config.Neighbours of them vote, each with
+// (its score / the best score)^NeighbourPower, and a tool's share of the
+// vote, times how completely the best request covers the query (its score
+// over what a request made of exactly the query's terms would score,
+// capped at 1), times NeighbourWeight times the best first-pass score, is
+// added to its score. A request that resembles nothing earlier, as on a
+// catalog nobody has used, moves nothing.
+
+// neighbourIndex is the per-request index of a snapshot.
+type neighbourIndex struct {
+	post [][]posting // by the snapshot's term id: (request, impact)
+	idf  []float64   // by the snapshot's term id, over requests
+	docs [][]int32   // request -> the docs it led to
+}
+
+const (
+	neighbourK1 = 1.2
+	neighbourB  = 0.75
+)
+
+// buildNeighbours indexes the distinct requests that docs learned (their
+// term numbers in terms), numbering terms by local as the snapshot does
+// (nt of them).
+func buildNeighbours(sdocs []*analysed, local []int32, nt int, terms [][]int32) *neighbourIndex {
+	var reqOf map[int32]int32 // learned request id -> request number here
+	var docs [][]int32
+	for d, a := range sdocs {
+		for _, r := range a.reqs {
+			if reqOf == nil {
+				reqOf = map[int32]int32{}
+			}
+			k, ok := reqOf[r]
+			if !ok {
+				k = int32(len(docs))
+				reqOf[r] = k
+				docs = append(docs, nil)
+			}
+			docs[k] = append(docs[k], int32(d))
+		}
+	}
+	if len(docs) == 0 {
+		return nil
+	}
+	byReq := make([]int32, len(docs)) // request number -> learned id
+	for r, k := range reqOf {
+		byReq[k] = r
+	}
+	df := make([]int32, nt)
+	total := 0
+	var seen []int32 // seen[t] == k+1: term t already counted for request k
+	seen = make([]int32, nt)
+	for k, r := range byReq {
+		total += len(terms[r])
+		for _, id := range terms[r] {
+			t := local[id]
+			if t >= 0 && seen[t] != int32(k)+1 {
+				seen[t] = int32(k) + 1
+				df[t]++
+			}
+		}
+	}
+	n := float64(len(docs))
+	avg := math.Max(float64(total)/n, 1)
+	ni := &neighbourIndex{post: make([][]posting, nt), idf: make([]float64, nt), docs: docs}
+	postTotal := 0
+	for t, c := range df {
+		postTotal += int(c)
+		if c > 0 {
+			ni.idf[t] = math.Log(1 + (n-float64(c)+0.5)/(float64(c)+0.5))
+		}
+	}
+	slab := make([]posting, postTotal)
+	for t, c := range df {
+		ni.post[t], slab = slab[:0:c], slab[c:]
+	}
+	var tf []int32 // request's term -> count, reset after each request
+	tf = make([]int32, nt)
+	for k, r := range byReq {
+		ts := terms[r]
+		norm := 1 - neighbourB + neighbourB*float64(len(ts))/avg
+		for _, id := range ts {
+			if t := local[id]; t >= 0 {
+				tf[t]++
+			}
+		}
+		for _, id := range ts {
+			t := local[id]
+			if t < 0 || tf[t] == 0 {
+				continue
+			}
+			f := float64(tf[t]) / norm
+			ni.post[t] = append(ni.post[t], posting{int32(k), float32(ni.idf[t] * f * (neighbourK1 + 1) / (neighbourK1 + f))})
+			tf[t] = 0
+		}
+	}
+	return ni
+}
+
+var reqScorePool sync.Pool // *[]float32
+
+// neighbourVotes returns each tool's share of the vote of the requests most
+// like the query (terms qt), times how completely the best of them covers
+// the query; see the top of this file. Nil when nothing was learned.
+func (s *snapshot) neighbourVotes(terms []string) map[int32]float64 {
+	ni := s.neigh
+	cfg := s.cfg
+	if ni == nil || cfg.Neighbours <= 0 || cfg.NeighbourWeight <= 0 {
+		return nil
+	}
+	// The query's own words: expansions (synonyms, cues) that help match
+	// a catalog's wording would match other people's requests that merely
+	// use a related word.
+	qt := map[int32]float64{}
+	for _, t := range terms {
+		if id, ok := s.vocab[t]; ok {
+			qt[id]++
+		}
+	}
+	for t, c := range qt {
+		qt[t] = 1 + math.Log(c)
+	}
+	p, _ := reqScorePool.Get().(*[]float32)
+	if p == nil || cap(*p) < len(ni.docs) {
+		b := make([]float32, len(ni.docs))
+		p = &b
+	}
+	rs := (*p)[:len(ni.docs)]
+	defer func() { clear(rs); reqScorePool.Put(p) }()
+	var touched []int32
+	self := 0.0 // what a request of exactly the query's terms would score
+	for t, w := range qt {
+		if int(t) >= len(ni.post) || len(ni.post[t]) == 0 {
+			continue
+		}
+		self += w * ni.idf[t]
+		for _, po := range ni.post[t] {
+			if rs[po.doc] == 0 {
+				touched = append(touched, po.doc)
+			}
+			rs[po.doc] += float32(w) * po.impact
+		}
+	}
+	if len(touched) == 0 || self <= 0 {
+		return nil
+	}
+	better := func(a, b int32) bool { return rs[a] > rs[b] || rs[a] == rs[b] && a < b }
+	best := bestN(touched, cfg.Neighbours, better)
+	n := len(best)
+	top := float64(rs[best[0]])
+	cover := math.Min(1, top/self)
+
+	votes := make([]float64, n)
+	sum := 0.0
+	for i, k := range best {
+		votes[i] = math.Pow(float64(rs[k])/top, cfg.NeighbourPower)
+		sum += votes[i]
+	}
+	out := map[int32]float64{}
+	for i, k := range best {
+		for _, d := range ni.docs[k] {
+			out[d] += cover * votes[i] / sum
+		}
+	}
+	return out
+}
+
+// bestN returns the n best of xs by better, best first. A common word
+// touches tens of thousands of requests, of which a few dozen vote: a
+// bounded heap instead of sorting them all.
+func bestN(xs []int32, n int, better func(a, b int32) bool) []int32 {
+	if len(xs) <= n {
+		slices.SortFunc(xs, func(a, b int32) int { return cmpBy(a, b, better) })
+		return xs
+	}
+	// h is a heap with the worst of the best so far at the root.
+	h := slices.Clone(xs[:n])
+	down := func(i int) {
+		for {
+			w, l, r := i, 2*i+1, 2*i+2
+			if l < n && better(h[w], h[l]) {
+				w = l
+			}
+			if r < n && better(h[w], h[r]) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for i := n/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, x := range xs[n:] {
+		if better(x, h[0]) {
+			h[0] = x
+			down(0)
+		}
+	}
+	slices.SortFunc(h, func(a, b int32) int { return cmpBy(a, b, better) })
+	return h
+}
+
+func cmpBy(a, b int32, better func(a, b int32) bool) int {
+	switch {
+	case better(a, b):
+		return -1
+	case better(b, a):
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,100 @@
+package search_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/agent-dev/agent/tools/search"
+)
+
+// TestNeighbours: a request that says nearly what an earlier request said
+// finds the earlier request's tool, even when another tool, reached by
+// many requests that each share a word of it, matches more words of the
+// query in its pooled learned field.
+func TestNeighbours(t *testing.T) {
+	docs := []search.Doc{
+		{Name: "trip_planner", Description: "Plans trips."},
+		{Name: "travel_desk", Description: "Travel services."},
+	}
+	uses := []search.Use{{Query: "book cheap flight tickets to Lisbon in May", Tool: "trip_planner"}}
+	for _, q := range []string{
+		"book a hotel", "cheap hotels", "flight status", "flight delays", "tickets for a concert",
+		"train tickets", "Lisbon museums", "Lisbon weather", "May holidays", "cheap car hire",
+		"book a taxi", "events in May",
+	} {
+		uses = append(uses, search.Use{Query: q, Tool: "travel_desk"})
+	}
+	const query = "book cheap flight tickets to Lisbon for May"
+	first := func(cfg search.Config) string {
+		t.Helper()
+		hits, err := search.NewLearned(docs, cfg, uses).Search(query, search.Options{Limit: 2})
+		if err != nil || len(hits) == 0 {
+			t.Fatalf("search: %v %v", hits, err)
+		}
+		return hits[0].Name
+	}
+	off := search.DefaultConfig()
+	off.Neighbours = 0
+	if got := first(off); got != "travel_desk" {
+		t.Fatalf("without neighbours the first tool is %s: the test needs the pooled field to prefer travel_desk", got)
+	}
+	if got := first(search.DefaultConfig()); got != "trip_planner" {
+		t.Errorf("with neighbours the first tool is %s, want trip_planner (its earlier request is nearly the query)", got)
+	}
+}
+
+// TestNeighboursNothingLearned: with nothing learned, or a query like no
+// earlier request, the vote changes nothing.
+func TestNeighboursNothingLearned(t *testing.T) {
+	docs := []search.Doc{
+		{Name: "read_file", Description: "Read a file from disk."},
+		{Name: "get_weather", Description: "Weather forecast for a city."},
+	}
+	off := search.DefaultConfig()
+	off.Neighbours = 0
+	uses := []search.Use{{Query: "forecast for Oslo", Tool: "get_weather"}}
+	for _, q := range []string{"read the file notes.txt", "weather in Paris"} {
+		a, _ := search.NewLearned(docs, off, nil).Search(q, search.Options{})
+		b, _ := search.NewLearned(docs, search.DefaultConfig(), nil).Search(q, search.Options{})
+		if len(a) != len(b) || a[0] != b[0] {
+			t.Errorf("%q: nothing learned, yet neighbours changed the ranking: %v vs %v", q, a, b)
+		}
+	}
+	// "read the file" shares no word with the earlier request.
+	a, _ := search.NewLearned(docs, off, uses).Search("read the file notes.txt", search.Options{})
+	b, _ := search.NewLearned(docs, search.DefaultConfig(), uses).Search("read the file notes.txt", search.Options{})
+	if len(a) != len(b) || a[0] != b[0] {
+		t.Errorf("a query like no earlier request changed with neighbours: %v vs %v", a, b)
+	}
+}
+
+// TestLearnedBuildPaths: a store big enough to be analysed beside the
+// catalog (NewLearned) ranks exactly as the same uses taught one batch at
+// a time to a built index (Index.Learn).
+func TestLearnedBuildPaths(t *testing.T) {
+	words := []string{"read", "write", "file", "weather", "city", "forecast", "send", "mail", "issue", "repo", "list", "search"}
+	var docs []search.Doc
+	for i := range 60 {
+		docs = append(docs, search.Doc{
+			Name:        fmt.Sprintf("tool_%s_%d", words[i%len(words)], i),
+			Description: words[(i*5)%len(words)] + " " + words[(i*7+3)%len(words)],
+			Server:      fmt.Sprintf("s%d", i%4),
+		})
+	}
+	var uses []search.Use
+	for i := range 10000 {
+		q := words[i%len(words)] + " " + words[(i/len(words))%len(words)] + " " + words[(i*13)%len(words)]
+		uses = append(uses, search.Use{Query: q, Tool: docs[(i*31)%len(docs)].Name})
+	}
+	built := search.NewLearned(docs, search.DefaultConfig(), uses)
+	taught := search.New(docs)
+	taught.Learn(uses[:5000]...)
+	taught.Learn(uses[5000:]...)
+	for _, q := range []string{"read file", "weather forecast city", "send mail", "list repo issue search"} {
+		a, _ := built.Search(q, search.Options{Limit: 10})
+		b, _ := taught.Search(q, search.Options{Limit: 10})
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Errorf("%q: built %v\ntaught %v", q, a, b)
+		}
+	}
+}
