@@ -78,6 +78,7 @@ type worker struct {
 	paramSlab slab[schemaTerm]
 	ts        []schemaTerm // the schema being analysed
 	fragFn    func([]byte)
+	reqs      reqScratch
 }
 
 // fragment adds the terms of one piece of schema text to w.ts, memoised.
@@ -297,7 +298,7 @@ func (w *worker) addLearned(a *analysed) {
 	if w.cfg.Weight[FieldLearned] <= 0 {
 		return
 	}
-	if len(w.learned.requests(a.doc, 1)) == 0 {
+	if len(w.learned.requests(a.doc, 1, &w.reqs)) == 0 {
 		return // nothing learned: the tool's terms stay as they are
 	}
 	w.a = a
@@ -321,7 +322,7 @@ func (w *worker) addLearned(a *analysed) {
 // learnedText counts the terms of d's learned requests in FieldLearned.
 func (w *worker) learnedText(d Doc) {
 	l := w.learned
-	rs := l.requests(d, w.cfg.LearnCap)
+	rs := l.requests(d, w.cfg.LearnCap, &w.reqs)
 	w.a.uses = int32(len(rs))
 	if w.cfg.Neighbours > 0 && len(rs) > 0 {
 		w.a.reqs = w.seqSlab.take(len(rs))

@@ -265,9 +265,7 @@ func newIndex(docs []Doc, cfg Config, uses []Use) *Index {
 		go func() { done <- analyseUses(ix.an.stem, uses) }()
 		all = ix.analyseAllWith(docs, false)
 		ix.learned.addAnalysed(ix.an, uses, remapUses(<-done, ix.an), nil)
-		for _, a := range all {
-			ix.seq.addLearned(a)
-		}
+		ix.addLearned(all)
 	} else {
 		ix.learned.add(ix.an, uses, nil)
 		all = ix.analyseAll(docs)

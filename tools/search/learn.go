@@ -31,7 +31,10 @@ type learned struct {
 	tools map[string][]use // tool (as Use.Tool names it) -> its uses, oldest first
 	slab  slab[int32]
 	buf   []int32
-	// mark, stamp and out are requests' scratch; see there.
+}
+
+// reqScratch is the scratch of learned.requests, one per goroutine.
+type reqScratch struct {
 	mark  []uint32
 	stamp uint32
 	out   []int32
@@ -191,9 +194,34 @@ func remapUses(ua *usesAnalysis, an *analyzer) [][]int32 {
 	return ua.out
 }
 
+// addLearned adds the learned field to tools analysed without it, half of
+// them on another goroutine: each worker has its own counts and scratch,
+// and the learned requests are only read.
+func (ix *Index) addLearned(all []*analysed) {
+	mine, theirs := all, []*analysed(nil)
+	if runtime.GOMAXPROCS(0) > 1 {
+		mine, theirs = all[:len(all)/2], all[len(all)/2:]
+	}
+	var wg sync.WaitGroup
+	if len(theirs) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := &worker{cfg: ix.cfg, an: ix.an, learned: &ix.learned}
+			for _, a := range theirs {
+				w.addLearned(a)
+			}
+		}()
+	}
+	for _, a := range mine {
+		ix.seq.addLearned(a)
+	}
+	wg.Wait()
+}
+
 // requests returns the ids of the newest limit distinct requests of doc d,
 // newest first.
-func (l *learned) requests(d Doc, limit int) []int32 {
+func (l *learned) requests(d Doc, limit int, sc *reqScratch) []int32 {
 	if len(l.tools) == 0 {
 		return nil
 	}
@@ -209,18 +237,18 @@ func (l *learned) requests(d Doc, limit int) []int32 {
 	}
 	// mark[r] == stamp: request r is already taken for this doc. A stamp
 	// per call instead of a set per doc: 10,000 tools made 10,000 maps.
-	if len(l.mark) < len(l.terms) {
-		l.mark = append(l.mark, make([]uint32, len(l.terms)-len(l.mark))...)
+	if len(sc.mark) < len(l.terms) {
+		sc.mark = append(sc.mark, make([]uint32, len(l.terms)-len(sc.mark))...)
 	}
-	l.stamp++
-	out := l.out[:0]
+	sc.stamp++
+	out := sc.out[:0]
 	for i := len(us) - 1; i >= 0 && (limit <= 0 || len(out) < limit); i-- {
-		if r := us[i].req; l.mark[r] != l.stamp {
-			l.mark[r] = l.stamp
+		if r := us[i].req; sc.mark[r] != sc.stamp {
+			sc.mark[r] = sc.stamp
 			out = append(out, r)
 		}
 	}
-	l.out = out
+	sc.out = out
 	return out
 }
 
