@@ -26,8 +26,12 @@ import (
 
 // neighbourIndex is the per-request index of a snapshot.
 type neighbourIndex struct {
-	post [][]posting // by the snapshot's term id: (request, impact)
-	idf  []float64   // by the snapshot's term id, over requests
+	// The postings (request, impact) of the snapshot's term t are
+	// post[pstart[t]:pstart[t+1]]: one array, not a slice per term of the
+	// whole vocabulary.
+	pstart []int32
+	post   []posting
+	idf    []float32 // by the snapshot's term id, over requests
 	// The docs request k led to are flat[start[k]:start[k+1]].
 	start, flat []int32
 }
@@ -99,20 +103,18 @@ func buildNeighbours(sdocs []*analysed, local []int32, nt int, terms [][]int32) 
 	}
 	n := float64(len(byReq))
 	avg := math.Max(float64(total)/n, 1)
-	ni.post, ni.idf = make([][]posting, nt), make([]float64, nt)
-	postTotal := 0
+	ni.pstart, ni.idf = make([]int32, nt+1), make([]float32, nt)
 	for t, c := range df {
-		postTotal += int(c)
+		ni.pstart[t+1] = ni.pstart[t] + c
 		if c > 0 {
-			ni.idf[t] = math.Log(1 + (n-float64(c)+0.5)/(float64(c)+0.5))
+			ni.idf[t] = float32(math.Log(1 + (n-float64(c)+0.5)/(float64(c)+0.5)))
 		}
 	}
-	slab := make([]posting, postTotal)
-	for t, c := range df {
-		ni.post[t], slab = slab[:0:c], slab[c:]
-	}
-	var tf []int32 // request's term -> count, reset after each request
-	tf = make([]int32, nt)
+	ni.post = make([]posting, ni.pstart[nt])
+	next := seen // seen is done with: it becomes each term's next slot
+	copy(next, ni.pstart[:nt])
+	tf := df // so is df: each term's count in the request at hand
+	clear(tf)
 	for k, r := range byReq {
 		ts := terms[r]
 		norm := 1 - neighbourB + neighbourB*float64(len(ts))/avg
@@ -127,7 +129,8 @@ func buildNeighbours(sdocs []*analysed, local []int32, nt int, terms [][]int32) 
 				continue
 			}
 			f := float64(tf[t]) / norm
-			ni.post[t] = append(ni.post[t], posting{int32(k), float32(ni.idf[t] * f * (neighbourK1 + 1) / (neighbourK1 + f))})
+			ni.post[next[t]] = posting{int32(k), float32(float64(ni.idf[t]) * f * (neighbourK1 + 1) / (neighbourK1 + f))}
+			next[t]++
 			tf[t] = 0
 		}
 	}
@@ -168,11 +171,11 @@ func (s *snapshot) neighbourVotes(terms []string) map[int32]float64 {
 	var touched []int32
 	self := 0.0 // what a request of exactly the query's terms would score
 	for t, w := range qt {
-		if int(t) >= len(ni.post) || len(ni.post[t]) == 0 {
+		if int(t) >= len(ni.idf) || ni.pstart[t] == ni.pstart[t+1] {
 			continue
 		}
-		self += w * ni.idf[t]
-		for _, po := range ni.post[t] {
+		self += w * float64(ni.idf[t])
+		for _, po := range ni.post[ni.pstart[t]:ni.pstart[t+1]] {
 			if rs[po.doc] == 0 {
 				touched = append(touched, po.doc)
 			}
