@@ -121,6 +121,11 @@ type Config struct {
 	Neighbours      int
 	NeighbourPower  float64
 	NeighbourWeight float64
+	// PriorCover scales the name prior down by this share of how well the
+	// best earlier request covers the query: a request that repeats an
+	// earlier one is answered by that one's tool, not by a guess from
+	// names. 0 keeps the full prior.
+	PriorCover float64
 }
 
 // Fusion is how Config.Intents combines the rankings of a request's intents.

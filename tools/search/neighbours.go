@@ -142,11 +142,11 @@ var reqScorePool sync.Pool // *[]float32
 // neighbourVotes returns each tool's share of the vote of the requests most
 // like the query (terms qt), times how completely the best of them covers
 // the query; see the top of this file. Nil when nothing was learned.
-func (s *snapshot) neighbourVotes(terms []string) map[int32]float64 {
+func (s *snapshot) neighbourVotes(terms []string) (map[int32]float64, float64) {
 	ni := s.neigh
 	cfg := s.cfg
 	if ni == nil || cfg.Neighbours <= 0 || cfg.NeighbourWeight <= 0 {
-		return nil
+		return nil, 0
 	}
 	// The query's own words: expansions (synonyms, cues) that help match
 	// a catalog's wording would match other people's requests that merely
@@ -183,7 +183,7 @@ func (s *snapshot) neighbourVotes(terms []string) map[int32]float64 {
 		}
 	}
 	if len(touched) == 0 || self <= 0 {
-		return nil
+		return nil, 0
 	}
 	better := func(a, b int32) bool { return rs[a] > rs[b] || rs[a] == rs[b] && a < b }
 	best := bestN(touched, cfg.Neighbours, better)
@@ -203,7 +203,7 @@ func (s *snapshot) neighbourVotes(terms []string) map[int32]float64 {
 			out[d] += cover * votes[i] / sum
 		}
 	}
-	return out
+	return out, cover
 }
 
 // bestN returns the n best of xs by better, best first. A common word

@@ -260,7 +260,8 @@ func (s *snapshot) rankedValues(q string, v requestValues, limit int) []ranked {
 	if s.cfg.Chain > 0 {
 		s.chain(scores, qt)
 	}
-	top := s.rerank(scores, qt, s.neighbourVotes(terms), limit)
+	votes, cover := s.neighbourVotes(terms)
+	top := s.rerank(scores, qt, votes, cover, limit)
 	for i, r := range top {
 		if scores[r.d] <= 0 {
 			return top[:i]

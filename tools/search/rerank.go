@@ -27,7 +27,7 @@ type ranked struct {
 //     term is ranked, that term counts less for the tools after it (the
 //     query terms act as the aspects of explicit diversification, as in
 //     xQuAD or PM2), so one aspect that many tools match cannot fill the list.
-func (s *snapshot) rerank(scores []float32, qt map[int32]float64, votes map[int32]float64, limit int) []ranked {
+func (s *snapshot) rerank(scores []float32, qt map[int32]float64, votes map[int32]float64, reqCover float64, limit int) []ranked {
 	cfg := s.cfg
 	if cfg.NamePrior == 0 && cfg.Diversity == 0 && len(votes) == 0 {
 		top := topK(scores, limit, s)
@@ -87,7 +87,7 @@ func (s *snapshot) rerank(scores []float32, qt map[int32]float64, votes map[int3
 			}
 		}
 		if all > 0 {
-			prior := cfg.NamePrior
+			prior := cfg.NamePrior * (1 - cfg.PriorCover*reqCover)
 			if n := s.docs[d].uses; cfg.PriorTrust > 0 && n > 0 {
 				prior *= cfg.PriorTrust / (cfg.PriorTrust + float64(n))
 			}

@@ -170,6 +170,8 @@ func LearnVariants() []LearnVariant {
 	with("neighbours power 2", func(c *search.Config) { c.NeighbourPower = 2 })
 	with("neighbours weight 1.5", func(c *search.Config) { c.NeighbourWeight = 1.5 })
 	with("neighbours weight 1.5, prior trust 64", func(c *search.Config) { c.NeighbourWeight, c.PriorTrust = 1.5, 64 })
+	with("prior cover 0.5", func(c *search.Config) { c.PriorCover = 0.5 })
+	with("prior cover 1", func(c *search.Config) { c.PriorCover = 1 })
 	with("- name prior - wordnet - synonyms, k1 2", func(c *search.Config) { c.NamePrior = 0; c.WordNet = 0; c.Synonyms = 0; c.K1 = 2 })
 	return vs
 }
