@@ -40,3 +40,40 @@ var floors = map[string]struct{ ndcg, serverHit5, serverR5 float64 }{
 	"metatool":       {57.5, 0, 0},
 	"metatool-multi": {69.0, 0, 0},
 }
+
+// TestLearnedQualityFloor guards learning from use: each case of
+// searchbench -learn (MetaTool after its history.jsonl, each half of a set
+// after the other half's requests) must stay above its floor.
+func TestLearnedQualityFloor(t *testing.T) {
+	shared, err := bench.SharedDir()
+	if err != nil {
+		t.Skipf("shared data not found (../shared next to the module root enables this test): %v", err)
+	}
+	sets, err := bench.Sets(shared)
+	if err != nil {
+		t.Skipf("no retrieval sets in ../shared/retrieval: %v", err)
+	}
+	cases, err := bench.LearnCases(shared, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		m := c.Set.Evaluate(bench.IndexRanker(search.NewLearned(c.Set.Docs, search.DefaultConfig(), c.Uses)))
+		t.Logf("%s: nDCG@10 %.1f", c.Name, m.NDCG10)
+		if f, ok := learnedFloors[c.Name]; ok && m.NDCG10 < f {
+			t.Errorf("%s: nDCG@10 %.1f fell below the floor %.1f", c.Name, m.NDCG10, f)
+		}
+	}
+}
+
+// learnedFloors sit a little under the measured figures (README).
+var learnedFloors = map[string]float64{
+	"metatool after history.jsonl":       87.5,
+	"metatool-multi after history.jsonl": 86.5,
+	"livemcpbench/odd after /even":       55.5,
+	"livemcpbench/even after /odd":       57.5,
+	"metatool/odd after /even":           73.5,
+	"metatool/even after /odd":           75.0,
+	"metatool-multi/odd after /even":     90.0,
+	"metatool-multi/even after /odd":     90.5,
+}
