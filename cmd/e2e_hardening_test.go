@@ -205,6 +205,7 @@ func TestResumeAndLimitMistakes(t *testing.T) {
 		{"empty id", []string{"-p", "x", "--resume", "", "--db", db}, "--resume needs a session ID"},
 		{"negative max steps flag", []string{"-p", "x", "--max-steps", "-5", "--db", db}, "max steps must be at least 1"},
 		{"negative max_steps in config", []string{"-p", "x", "--config", writeJSON(t, "c.json", map[string]any{"max_steps": -5}), "--db", db}, "max_steps must be at least 1"},
+		{"negative defer_threshold in config", []string{"-p", "x", "--config", writeJSON(t, "d.json", map[string]any{"defer_threshold": -3}), "--db", db}, "defer_threshold must be positive"},
 		{"missing mcp config", []string{"-p", "x", "--mcp-config", "/nonexistent.json", "--db", db}, "/nonexistent.json does not exist"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

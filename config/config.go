@@ -168,6 +168,9 @@ func Read(path string, explicit bool) (*Config, error) {
 	if f.MaxTokens < 0 {
 		return nil, fmt.Errorf("config %s: max_tokens must be positive, got %d", path, f.MaxTokens)
 	}
+	if f.DeferThreshold < 0 {
+		return nil, fmt.Errorf("config %s: defer_threshold must be positive (a share of the context window below 1, or a token count), got %g", path, f.DeferThreshold)
+	}
 	return &f, nil
 }
 
