@@ -11,14 +11,7 @@ import (
 // retrieval sets. The figures themselves are printed by
 // go run ./tools/search/cmd/searchbench.
 func TestQualityFloor(t *testing.T) {
-	shared, err := bench.SharedDir()
-	if err != nil {
-		t.Skipf("shared data not found (../shared next to the module root enables this test): %v", err)
-	}
-	sets, err := bench.Sets(shared)
-	if err != nil {
-		t.Skipf("no retrieval sets in ../shared/retrieval: %v", err)
-	}
+	_, sets := sharedSets(t)
 	for _, set := range sets {
 		m := set.Evaluate(bench.IndexRanker(search.New(set.Docs)))
 		t.Logf("%s: R@1 %.1f R@5 %.1f R@10 %.1f nDCG@10 %.1f server hit@5 %.1f server R@5 %.1f", set.Name, m.R1, m.R5, m.R10, m.NDCG10, m.ServerR5, m.ServerShareR5)
@@ -45,14 +38,7 @@ var floors = map[string]struct{ ndcg, serverHit5, serverR5 float64 }{
 // searchbench -learn (MetaTool after its history.jsonl, each half of a set
 // after the other half's requests) must stay above its floor.
 func TestLearnedQualityFloor(t *testing.T) {
-	shared, err := bench.SharedDir()
-	if err != nil {
-		t.Skipf("shared data not found (../shared next to the module root enables this test): %v", err)
-	}
-	sets, err := bench.Sets(shared)
-	if err != nil {
-		t.Skipf("no retrieval sets in ../shared/retrieval: %v", err)
-	}
+	shared, sets := sharedSets(t)
 	cases, err := bench.LearnCases(shared, sets)
 	if err != nil {
 		t.Fatal(err)
@@ -76,4 +62,19 @@ var learnedFloors = map[string]float64{
 	"metatool/even after /odd":           75.0,
 	"metatool-multi/odd after /even":     90.0,
 	"metatool-multi/even after /odd":     90.5,
+}
+
+// sharedSets loads the retrieval sets of ../shared, or skips saying what
+// enables the test.
+func sharedSets(t *testing.T) (string, []*bench.Set) {
+	t.Helper()
+	shared, err := bench.SharedDir()
+	if err != nil {
+		t.Skipf("shared data not found (../shared next to the module root enables this test): %v", err)
+	}
+	sets, err := bench.Sets(shared)
+	if err != nil {
+		t.Skipf("no retrieval sets in ../shared/retrieval: %v", err)
+	}
+	return shared, sets
 }
