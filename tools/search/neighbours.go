@@ -89,8 +89,7 @@ func buildNeighbours(sdocs []*analysed, local []int32, nt int, terms [][]int32) 
 	}
 	df := make([]int32, nt)
 	total := 0
-	var seen []int32 // seen[t] == k+1: term t already counted for request k
-	seen = make([]int32, nt)
+	seen := make([]int32, nt) // seen[t] == k+1: term t already counted for request k
 	for k, r := range byReq {
 		total += len(terms[r])
 		for _, id := range terms[r] {
