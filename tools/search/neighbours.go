@@ -169,7 +169,8 @@ func (s *snapshot) neighbourVotes(terms []string) (map[int32]float64, float64) {
 	defer func() { clear(rs); reqScorePool.Put(p) }()
 	var touched []int32
 	self := 0.0 // what a request of exactly the query's terms would score
-	for t, w := range qt {
+	for _, t := range sortedTerms(qt) {
+		w := qt[t]
 		if int(t) >= len(ni.idf) || ni.pstart[t] == ni.pstart[t+1] {
 			continue
 		}

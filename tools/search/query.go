@@ -117,6 +117,18 @@ func (s *snapshot) queryTerms(q string, terms, cues []string) map[int32]float64 
 	return qt
 }
 
+// sortedTerms returns the terms of qt in order: scores summed in a map's
+// order differ in their last bits from one search to the next, and two
+// tools that tie would swap places between identical searches.
+func sortedTerms(qt map[int32]float64) []int32 {
+	ts := make([]int32, 0, len(qt))
+	for t := range qt {
+		ts = append(ts, t)
+	}
+	slices.Sort(ts)
+	return ts
+}
+
 var scorePool sync.Pool // *[]float32
 
 func getScores(n int) *[]float32 {
@@ -244,7 +256,8 @@ func (s *snapshot) rankedValues(q string, v requestValues, limit int) []ranked {
 	buf := getScores(n)
 	defer scorePool.Put(buf)
 	scores := *buf
-	for t, w := range qt {
+	for _, t := range sortedTerms(qt) {
+		w := qt[t]
 		for _, p := range s.postings[t] {
 			scores[p.doc] += float32(w) * p.impact
 		}
@@ -369,7 +382,8 @@ func (s *snapshot) termImpacts(d int32) func(yield func(int32, float64) bool) {
 // tool scores, so siblings of a server that fits the query rise together.
 func (s *snapshot) mixServers(scores []float32, qt map[int32]float64) {
 	ss := make([]float32, len(s.servers))
-	for t, w := range qt {
+	for _, t := range sortedTerms(qt) {
+		w := qt[t]
 		for _, p := range s.serverPost[t] {
 			ss[p.doc] += float32(w) * p.impact
 		}
