@@ -19,7 +19,7 @@ type Use struct {
 
 // DefaultLearnCap is how many distinct earlier requests a tool keeps in its
 // learned field when Config.LearnCap is 0.
-const DefaultLearnCap = 256
+const DefaultLearnCap = 1024
 
 // learned is what an index has learned from use. Each request is analysed
 // once, when learned, into the index's term numbers; requests that analyse

@@ -200,7 +200,7 @@ func (s *snapshot) neighbourVotes(terms []string) (map[int32]float64, float64) {
 	out := map[int32]float64{}
 	for i, k := range best {
 		for _, d := range ni.docsOf(k) {
-			out[d] += cover * votes[i] / sum
+			out[d] += cfg.NeighbourWeight * cover * votes[i] / sum
 		}
 	}
 	return out, cover

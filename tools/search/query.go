@@ -274,6 +274,7 @@ func (s *snapshot) rankedValues(q string, v requestValues, limit int) []ranked {
 		s.chain(scores, qt)
 	}
 	votes, cover := s.neighbourVotes(terms)
+	votes = s.learnedLMVotes(terms, scores, votes)
 	top := s.rerank(scores, qt, votes, cover, limit)
 	for i, r := range top {
 		if scores[r.d] <= 0 {

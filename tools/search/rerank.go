@@ -98,7 +98,7 @@ func (s *snapshot) rerank(scores []float32, qt map[int32]float64, votes map[int3
 		// The neighbours' vote, on the scale of the best candidate so far.
 		top := slices.Max(base)
 		for c, d := range cand {
-			base[c] += cfg.NeighbourWeight * top * votes[d]
+			base[c] += top * votes[d]
 		}
 	}
 	cover := make([]float64, len(terms))

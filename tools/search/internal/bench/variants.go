@@ -147,7 +147,7 @@ func LearnVariants() []LearnVariant {
 		f(&c)
 		vs = append(vs, LearnVariant{Variant{name, c}, false})
 	}
-	for _, n := range []int{64, 1024} {
+	for _, n := range []int{64, 256} {
 		with(fmt.Sprintf("learn cap %d", n), func(c *search.Config) { c.LearnCap = n })
 	}
 	with("learned weight 2", func(c *search.Config) { c.Weight[search.FieldLearned] = 2 })
@@ -172,6 +172,9 @@ func LearnVariants() []LearnVariant {
 	with("neighbours weight 1.5, prior trust 64", func(c *search.Config) { c.NeighbourWeight, c.PriorTrust = 1.5, 64 })
 	with("prior cover 0.5", func(c *search.Config) { c.PriorCover = 0.5 })
 	with("prior cover 1", func(c *search.Config) { c.PriorCover = 1 })
+	with("learned LM 0.5", func(c *search.Config) { c.LearnedLM = 0.5 })
+	with("learned LM 1", func(c *search.Config) { c.LearnedLM = 1 })
+	with("learned LM 1, prior cover 0.5", func(c *search.Config) { c.LearnedLM, c.PriorCover = 1, 0.5 })
 	with("- name prior - wordnet - synonyms, k1 2", func(c *search.Config) { c.NamePrior = 0; c.WordNet = 0; c.Synonyms = 0; c.K1 = 2 })
 	return vs
 }
