@@ -166,7 +166,7 @@ func DefaultConfig() Config {
 		// requests), where it held on all six; see the README.
 		Neighbours:      30,
 		NeighbourPower:  4,
-		NeighbourWeight: 0.75,
+		NeighbourWeight: 1,
 	}
 }
 

@@ -199,8 +199,9 @@ func (s *snapshot) neighbourVotes(terms []string) (map[int32]float64, float64) {
 	}
 	out := map[int32]float64{}
 	for i, k := range best {
-		for _, d := range ni.docsOf(k) {
-			out[d] += cfg.NeighbourWeight * cover * votes[i] / sum
+		ds := ni.docsOf(k)
+		for _, d := range ds {
+			out[d] += cfg.NeighbourWeight * cover * votes[i] / sum / float64(len(ds))
 		}
 	}
 	return out, cover

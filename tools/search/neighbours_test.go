@@ -98,3 +98,28 @@ func TestLearnedBuildPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestNeighbourVoteShared: a request that led to several tools (one search,
+// several calls) votes once, shared among them; a request that led to one
+// tool gives it the whole vote.
+func TestNeighbourVoteShared(t *testing.T) {
+	docs := []search.Doc{
+		{Name: "tool_a", Description: "Utility."},
+		{Name: "tool_b", Description: "Utility."},
+		{Name: "tool_c", Description: "Utility."},
+		{Name: "tool_d", Description: "Utility."},
+	}
+	uses := []search.Use{
+		{Query: "convert the report to pdf", Tool: "tool_a"},
+		{Query: "convert the report to pdf", Tool: "tool_b"},
+		{Query: "convert the report to pdf", Tool: "tool_c"},
+		{Query: "convert the quarterly report to pdf", Tool: "tool_d"},
+	}
+	hits, err := search.NewLearned(docs, search.DefaultConfig(), uses).Search("convert the report to pdf", search.Options{Limit: 4})
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("search: %v %v", hits, err)
+	}
+	if hits[0].Name != "tool_d" {
+		t.Errorf("first tool %s (%v), want tool_d: the three tools of one request share its vote", hits[0].Name, hits)
+	}
+}
