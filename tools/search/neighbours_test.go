@@ -123,3 +123,37 @@ func TestNeighbourVoteShared(t *testing.T) {
 		t.Errorf("first tool %s (%v), want tool_d: the three tools of one request share its vote", hits[0].Name, hits)
 	}
 }
+
+// TestLearnThenForget: a pair taught to a live index ranks its tool first
+// for a like request at once; Forget takes it back to the catalog alone.
+func TestLearnThenForget(t *testing.T) {
+	docs := []search.Doc{
+		{Name: "get_forecast", Description: "Weather forecast for a place.", Server: "weather"},
+		{Name: "search_posts", Description: "Search forum posts about any topic, umbrellas included.", Server: "forum"},
+	}
+	ix := search.New(docs)
+	const q = "will I need an umbrella in Oslo tomorrow"
+	first := func() string {
+		t.Helper()
+		hits, err := ix.Search(q, search.Options{Limit: 2})
+		if err != nil || len(hits) == 0 {
+			t.Fatalf("search: %v %v", hits, err)
+		}
+		return hits[0].Name
+	}
+	before := first()
+	if before != "search_posts" {
+		t.Fatalf("the catalog alone ranks %s first: the test needs search_posts there", before)
+	}
+	ix.Learn(search.Use{Query: "do I need an umbrella in Bergen tomorrow", Tool: "get_forecast"})
+	if got := first(); got != "get_forecast" {
+		t.Errorf("after learning, %s is first, want get_forecast", got)
+	}
+	ix.Forget()
+	if got := first(); got != before {
+		t.Errorf("after Forget, %s is first, want %s as before learning", got, before)
+	}
+	if ix.Learned() != 0 {
+		t.Errorf("Learned() = %d after Forget", ix.Learned())
+	}
+}
