@@ -130,6 +130,11 @@ type Config struct {
 	// times their probability under a language model of each tool's
 	// learned requests (see learnedlm.go). 0 is off.
 	LearnedLM float64
+	// ExpandCover scales the synonym and WordNet expansions down by this
+	// share of how well the best earlier request covers the query:
+	// expansions bridge the gap between a user's words and a catalog's,
+	// and a request the user's own history already says has none.
+	ExpandCover float64
 }
 
 // Fusion is how Config.Intents combines the rankings of a request's intents.
@@ -167,6 +172,7 @@ func DefaultConfig() Config {
 		Neighbours:      30,
 		NeighbourPower:  4,
 		NeighbourWeight: 1,
+		ExpandCover:     1,
 	}
 }
 

@@ -64,7 +64,7 @@ func truncate(s string, n int) string {
 
 // queryTerms analyses a query into term ids and weights. Terms the catalog
 // does not have are dropped: they cannot score.
-func (s *snapshot) queryTerms(q string, terms, cues []string) map[int32]float64 {
+func (s *snapshot) queryTerms(q string, terms, cues []string, synScale float64) map[int32]float64 {
 	an := analyzer{stem: stemmerFunc(s.cfg.Stemmer)} // no memo: Search must not write shared state
 	qt := map[int32]float64{}
 	for _, t := range terms {
@@ -94,7 +94,7 @@ func (s *snapshot) queryTerms(q string, terms, cues []string) map[int32]float64 
 	if s.cfg.Synonyms > 0 {
 		for _, t := range terms {
 			for _, e := range verbSynonyms[t] {
-				expand(e, s.cfg.Synonyms)
+				expand(e, s.cfg.Synonyms*synScale)
 			}
 		}
 	}
@@ -110,7 +110,7 @@ func (s *snapshot) queryTerms(q string, terms, cues []string) map[int32]float64 
 		wn := wordnetSynonyms(s.cfg.Stemmer)
 		for _, t := range terms {
 			for _, e := range wn[t] {
-				expand(e, s.cfg.WordNet)
+				expand(e, s.cfg.WordNet*synScale)
 			}
 		}
 	}
@@ -249,7 +249,8 @@ func (s *snapshot) rankedValues(q string, v requestValues, limit int) []ranked {
 		text = v.text
 	}
 	an.terms(text, func(t string) { terms = append(terms, t) })
-	qt := s.queryTerms(q, terms, v.cues)
+	votes, cover := s.neighbourVotes(terms)
+	qt := s.queryTerms(q, terms, v.cues, 1-s.cfg.ExpandCover*cover)
 	if len(qt) == 0 {
 		return nil
 	}
@@ -273,7 +274,6 @@ func (s *snapshot) rankedValues(q string, v requestValues, limit int) []ranked {
 	if s.cfg.Chain > 0 {
 		s.chain(scores, qt)
 	}
-	votes, cover := s.neighbourVotes(terms)
 	votes = s.learnedLMVotes(terms, scores, votes)
 	top := s.rerank(scores, qt, votes, cover, limit)
 	for i, r := range top {

@@ -163,6 +163,8 @@ func LearnVariants() []LearnVariant {
 	}
 	with("prior trust 256, k1 2", func(c *search.Config) { c.PriorTrust = 256; c.K1 = 2 })
 	with("- neighbours", func(c *search.Config) { c.Neighbours = 0 })
+	with("- expand cover", func(c *search.Config) { c.ExpandCover = 0 })
+	with("expand cover 0.5", func(c *search.Config) { c.ExpandCover = 0.5 })
 	with("neighbours 10", func(c *search.Config) { c.Neighbours = 10 })
 	with("neighbours 100", func(c *search.Config) { c.Neighbours = 100 })
 	with("neighbours weight 0.75", func(c *search.Config) { c.NeighbourWeight = 0.75 })
