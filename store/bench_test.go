@@ -173,3 +173,39 @@ func BenchmarkSizePer1000(b *testing.B) {
 	}
 	b.ReportMetric(float64(size)/1024, "KiB/1000msgs")
 }
+
+// BenchmarkLearnedUses100k measures what a start reads for tool search to
+// learn from: the newest 100,000 (request, tool) pairs of 150,000 recorded.
+func BenchmarkLearnedUses100k(b *testing.B) {
+	ctx := context.Background()
+	d, err := Open(ctx, filepath.Join(b.TempDir(), "agent.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	t0 := time.Now()
+	batch := make([]ToolUse, 0, 1000)
+	for i := range 150_000 {
+		batch = append(batch, ToolUse{
+			At: t0.Add(time.Duration(i) * time.Second), Session: "s", Kind: UseCalled, Search: "client",
+			Query: fmt.Sprintf("find the %d open issues of the repository and summarise the newest ones", i),
+			Tool:  fmt.Sprintf("tool_%d", i%5000), Server: fmt.Sprintf("server_%d", i%40),
+		})
+		if len(batch) == cap(batch) {
+			if err := d.RecordToolUses(ctx, batch...); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	cpu0 := cpuTime()
+	n := 0
+	for b.Loop() {
+		uses, err := d.LearnedUses(ctx, 100_000)
+		if err != nil || len(uses) != 100_000 {
+			b.Fatalf("read %d uses: %v", len(uses), err)
+		}
+		n++
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(n), "cpu-µs/op")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 	"unicode/utf8"
 )
@@ -79,22 +80,29 @@ func cut(s string, n int) string {
 }
 
 // LearnedUses returns the newest limit 'called' uses (all when limit <= 0),
-// oldest first: the (query, tool) pairs search learns from.
+// oldest first: the (query, tool) pairs search learns from. Only what the
+// engine reads is set: At, Kind, Query and Tool. A start reads up to
+// 100,000 of them: read newest first along the (kind, at) index and turned
+// round here, with three columns, it takes under half of what a sorted
+// subquery of every column took (BenchmarkLearnedUses100k).
 func (d *DB) LearnedUses(ctx context.Context, limit int) ([]ToolUse, error) {
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := d.sql.QueryContext(ctx, `SELECT at, session_id, kind, query, tool, server, search FROM
-		(SELECT * FROM tool_uses WHERE kind = 'called' ORDER BY at DESC, id DESC LIMIT ?) ORDER BY at, id`, limit)
+	rows, err := d.sql.QueryContext(ctx, `SELECT at, query, tool FROM tool_uses
+		WHERE kind = 'called' ORDER BY at DESC, id DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read learned tool uses: %w", mapErr(err))
 	}
 	defer rows.Close()
 	var out []ToolUse
+	if limit > 0 {
+		out = make([]ToolUse, 0, min(limit, 1<<17))
+	}
 	for rows.Next() {
-		var u ToolUse
+		u := ToolUse{Kind: UseCalled}
 		var at int64
-		if err := rows.Scan(&at, &u.Session, &u.Kind, &u.Query, &u.Tool, &u.Server, &u.Search); err != nil {
+		if err := rows.Scan(&at, &u.Query, &u.Tool); err != nil {
 			return nil, fmt.Errorf("read learned tool uses: %w", mapErr(err))
 		}
 		u.At = fromMS(at)
@@ -103,6 +111,7 @@ func (d *DB) LearnedUses(ctx context.Context, limit int) ([]ToolUse, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read learned tool uses: %w", mapErr(err))
 	}
+	slices.Reverse(out)
 	return out, nil
 }
 
