@@ -220,7 +220,11 @@ func (a *App) build(ctx context.Context) error {
 	searcher := search.NewSearcher(st.Tools)
 	st.Searcher = searcher
 	a.session, a.label = st, s.Provider
-	st.Learner = NewLearner(ctx, *s, a.db, searcher, func() string { return st.ID })
+	// The stored uses load in the background (NewLearner); closing stops
+	// and waits for the load before the database closes under it.
+	lctx, stopLoad := context.WithCancel(ctx)
+	st.Learner = NewLearner(lctx, *s, a.db, searcher, func() string { return st.ID })
+	a.closers = append(a.closers, func() { stopLoad(); searcher.WaitLearned() })
 	if kit != nil {
 		// The demo's catalog stands for the servers: a pattern that
 		// matches none of its tools is warned about too.

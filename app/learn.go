@@ -27,12 +27,19 @@ func NewLearner(ctx context.Context, s Settings, db *store.DB, searcher *search.
 	if !s.Learning() || db == nil {
 		return nil
 	}
-	uses, err := db.LearnedUses(ctx, maxLearned)
-	if err != nil {
-		slog.Warn("tool search does not learn this run: cannot read earlier uses", "err", err)
-		return nil
-	}
-	searcher.Learn(searchUses(uses)...)
+	// Read in the background: a long-used store holds 100,000 pairs, and
+	// the start goes on to the MCP servers meanwhile; the first search
+	// waits for them (search.Searcher.LearnFrom).
+	searcher.LearnFrom(func() []search.Use {
+		uses, err := db.LearnedUses(ctx, maxLearned)
+		if err != nil {
+			if ctx.Err() == nil {
+				slog.Warn("tool search does not learn from earlier sessions this run: cannot read them", "err", err)
+			}
+			return nil
+		}
+		return searchUses(uses)
+	})
 	return &storeLearner{db: db, searcher: searcher, session: session}
 }
 

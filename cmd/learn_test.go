@@ -119,8 +119,13 @@ func TestLearningFromUseAcrossSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(uses) != 1 || uses[0].Query != "raincoat or umbrella: weather in Paris tomorrow" || uses[0].Tool != "get_forecast" || uses[0].Server != "weather" || uses[0].Search != agent.WhereClient {
+	if len(uses) != 1 || uses[0].Query != "raincoat or umbrella: weather in Paris tomorrow" || uses[0].Tool != "get_forecast" {
 		t.Fatalf("stored uses = %+v", uses)
+	}
+	if stats, err := db.ToolStats(ctx); err != nil || !slices.ContainsFunc(stats, func(s store.ToolStat) bool {
+		return s.Tool == "get_forecast" && s.Server == "weather" && s.Called == 1
+	}) {
+		t.Fatalf("tool stats = %+v, %v: want get_forecast of weather called once", stats, err)
 	}
 
 	// Session 2 ranks the forecast first for a similar request.

@@ -100,3 +100,20 @@ func TestSearcherFollowsSet(t *testing.T) {
 		t.Error("cancelled context: no error")
 	}
 }
+
+// TestSearcherLearnFrom: stored uses loaded in the background are in the
+// first index, however late the load finishes.
+func TestSearcherLearnFrom(t *testing.T) {
+	s := search.NewSearcher(toolSet(t))
+	release := make(chan struct{})
+	s.LearnFrom(func() []search.Use {
+		<-release
+		return []search.Use{{Query: "what will the sky do in Oslo", Tool: fixture[0].Name}}
+	})
+	go close(release) // the load finishes whenever it finishes
+	ix := s.Index()
+	if n := ix.Learned(); n != 1 {
+		t.Errorf("the first index learned %d tools, want 1: it was built before the stored uses arrived", n)
+	}
+	s.WaitLearned() // returns at once now
+}
