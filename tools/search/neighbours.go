@@ -17,12 +17,15 @@ import (
 // than the bag: the earlier request's own tool. Each distinct request is
 // indexed as a small document of its own (plain BM25 over requests, k1
 // 1.2, b 0.75); the first Config.Neighbours of them vote, each with
-// (its score / the best score)^NeighbourPower, and a tool's share of the
-// vote, times how completely the best request covers the query (its score
-// over what a request made of exactly the query's terms would score,
-// capped at 1), times NeighbourWeight times the best first-pass score, is
-// added to its score. A request that resembles nothing earlier, as on a
-// catalog nobody has used, moves nothing.
+// (its score / the best score)^NeighbourPower shared equally among the
+// tools it led to (one search followed by three calls is one vote), and a
+// tool's share of the vote, times how completely the best request covers
+// the query (its score over what a request made of exactly the query's
+// terms would score, capped at 1), times NeighbourWeight times the best
+// candidate's score, is added to its score in the second pass (rerank). A
+// request that resembles nothing earlier, as on a catalog nobody has
+// used, moves nothing. The same coverage scales the query's synonym and
+// WordNet expansions down (Config.ExpandCover).
 
 // neighbourIndex is the per-request index of a snapshot.
 type neighbourIndex struct {
