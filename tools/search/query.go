@@ -3,6 +3,7 @@ package search
 import (
 	"container/heap"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -120,14 +121,7 @@ func (s *snapshot) queryTerms(q string, terms, cues []string, synScale float64) 
 // sortedTerms returns the terms of qt in order: scores summed in a map's
 // order differ in their last bits from one search to the next, and two
 // tools that tie would swap places between identical searches.
-func sortedTerms(qt map[int32]float64) []int32 {
-	ts := make([]int32, 0, len(qt))
-	for t := range qt {
-		ts = append(ts, t)
-	}
-	slices.Sort(ts)
-	return ts
-}
+func sortedTerms(qt map[int32]float64) []int32 { return slices.Sorted(maps.Keys(qt)) }
 
 var scorePool sync.Pool // *[]float32
 
