@@ -297,16 +297,12 @@ func TestPrintNamedCachedServerThatFailsFails(t *testing.T) {
 	fake := anthropictest.NewServer(t)
 	args := []string{"-p", "weather?", "--provider", "anthropic", "--base-url", fake.URL, "--mcp-config", cfg, "--mcp", "tt",
 		"--db", db, "--output-format", "json"}
-	if err := os.WriteFile(gate, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	gate.Open()
 	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hello"})
 	if res := runAgent(t, env, args...); res.code != 0 {
 		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
 	}
-	if err := os.WriteFile(gate, []byte("fail"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	gate.Fail()
 	fake.Script = anthropictest.NewScript(
 		anthropictest.Turn{Call: "tt__get_weather", Input: map[string]any{"city": "Berlin"}},
 		anthropictest.Turn{Text: "No weather."},

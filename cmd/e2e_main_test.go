@@ -10,6 +10,8 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/agent-dev/agent/internal/testgate"
 )
 
 // TestMain lets the test binary double as a small stdio MCP server (a
@@ -31,15 +33,11 @@ func TestMain(m *testing.M) {
 func serveTestMCP() {
 	if gate := os.Getenv("AGENT_TEST_MCP_GATE"); gate != "" {
 		// A slow server whose start the test decides: it serves once the
-		// gate file exists.
-		for ; ; time.Sleep(10 * time.Millisecond) {
-			if b, err := os.ReadFile(gate); err == nil {
-				if string(b) == "fail" {
-					fmt.Fprintln(os.Stderr, "fatal: the gate says fail")
-					os.Exit(3)
-				}
-				break
-			}
+		// test opens the gate.
+		state, err := testgate.Wait(gate, 2*time.Minute)
+		if err != nil || state == testgate.Failed {
+			fmt.Fprintln(os.Stderr, "fatal: the gate says fail", err)
+			os.Exit(3)
 		}
 	}
 	s := server.NewMCPServer("testtools", "1.0.0", server.WithToolCapabilities(true))

@@ -14,20 +14,21 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/app"
+	"github.com/agent-dev/agent/internal/testgate"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 )
 
 // gatedMCPConfig is testMCPConfig's server, started only once the returned
-// gate file exists.
-func gatedMCPConfig(t *testing.T) (cfgPath, gate string) {
+// gate opens.
+func gatedMCPConfig(t *testing.T) (cfgPath string, gate *testgate.Gate) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	gate = filepath.Join(t.TempDir(), "gate")
+	gate = testgate.New(t)
 	cfg := map[string]any{"mcpServers": map[string]any{
-		"tt": map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_GATE": gate}},
+		"tt": map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_GATE": gate.Addr()}},
 	}}
 	b, _ := json.Marshal(cfg)
 	cfgPath = filepath.Join(t.TempDir(), "mcp.json")
@@ -51,9 +52,7 @@ func TestPrintDoesNotWaitForCachedServer(t *testing.T) {
 	}
 
 	// First run: nothing cached, the run waits for the server (open gate).
-	if err := os.WriteFile(gate, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	gate.Open()
 	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hello"})
 	if res := runAgent(t, env, args("hi")...); res.code != 0 {
 		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
@@ -61,9 +60,7 @@ func TestPrintDoesNotWaitForCachedServer(t *testing.T) {
 	first := fake.Requests()[0].Tools()
 
 	// Second run: the server will not start until the gate opens again.
-	if err := os.Remove(gate); err != nil {
-		t.Fatal(err)
-	}
+	gate.Shut()
 	fake.Script = anthropictest.NewScript(
 		anthropictest.Turn{Call: "tt__get_weather", Input: map[string]any{"city": "Berlin"}},
 		anthropictest.Turn{Text: "Sunny."},
@@ -87,12 +84,10 @@ func TestPrintDoesNotWaitForCachedServer(t *testing.T) {
 	if got := fake.Requests()[1].Tools(); !bytes.Equal(got, first) {
 		t.Fatalf("the cached tools array differs from the server's:\n%s\n%s", got, first)
 	}
-	if _, err := os.Stat(gate); err == nil {
+	if gate.IsOpen() {
 		t.Fatal("gate open too early")
 	}
-	if err := os.WriteFile(gate, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	gate.Open()
 	var res runResult
 	select {
 	case res = <-done:

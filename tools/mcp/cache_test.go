@@ -3,8 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/internal/testgate"
 	"github.com/agent-dev/agent/tools"
 )
 
@@ -52,17 +51,12 @@ func (c *memCache) only(t *testing.T) CatalogEntry {
 	panic("unreachable")
 }
 
-// gatedServer is the edge server that starts only once its gate file
-// exists; open creates it.
-func gatedServer(t *testing.T, name string) (cfg config.MCPServer, open func()) {
-	gate := filepath.Join(t.TempDir(), "gate")
+// gatedServer is the edge server that starts only once its gate opens.
+func gatedServer(t *testing.T, name string) (cfg config.MCPServer, gate *testgate.Gate) {
+	gate = testgate.New(t)
 	cfg = testServerConfig(t, name, "gated")
-	cfg.Env["AGENT_MCP_TEST_GATE"] = gate
-	return cfg, func() {
-		if err := os.WriteFile(gate, nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cfg.Env["AGENT_MCP_TEST_GATE"] = gate.Addr()
+	return cfg, gate
 }
 
 // fillCache runs a manager on cfg until its tools are listed, so the cache
@@ -79,8 +73,8 @@ func fillCache(t *testing.T, cache Cache, cfg config.MCPServer) {
 func TestCacheSlowServerDoesNotDelayStart(t *testing.T) {
 	t.Parallel()
 	cache := newMemCache()
-	cfg, open := gatedServer(t, "edge")
-	open()
+	cfg, gate := gatedServer(t, "edge")
+	gate.Open()
 	fillCache(t, cache, cfg)
 	e := cache.only(t)
 	listHash, cts, err := decodeCatalog(e.Tools)
@@ -102,9 +96,7 @@ func TestCacheSlowServerDoesNotDelayStart(t *testing.T) {
 
 	// The gate is closed again: the server now takes as long as the test
 	// wants to start. Start must not wait for it.
-	if err := os.Remove(cfg.Env["AGENT_MCP_TEST_GATE"]); err != nil {
-		t.Fatal(err)
-	}
+	gate.Shut()
 	m, ev, errs := startManager(t, Options{Cache: cache}, cfg)
 	if len(errs) > 0 {
 		t.Fatal(errs)
@@ -143,7 +135,7 @@ func TestCacheSlowServerDoesNotDelayStart(t *testing.T) {
 		t.Fatalf("the call returned before its server started: %+v", r)
 	default:
 	}
-	open()
+	gate.Open()
 	var r res
 	select {
 	case r = <-got:
@@ -279,7 +271,7 @@ func TestCacheFailedServerToolsAreErrors(t *testing.T) {
 
 func TestBackgroundStartWithoutCache(t *testing.T) {
 	t.Parallel()
-	cfg, open := gatedServer(t, "edge")
+	cfg, gate := gatedServer(t, "edge")
 	m, ev, errs := startManager(t, Options{Background: true}, cfg)
 	if len(errs) > 0 {
 		t.Fatal(errs)
@@ -291,7 +283,7 @@ func TestBackgroundStartWithoutCache(t *testing.T) {
 	if n := len(set.All()); n != 0 {
 		t.Fatalf("%d tools before the server is up", n)
 	}
-	open()
+	gate.Open()
 	up := ev.wait(t, "tools_changed", func(e Event) bool { return e.Kind == EventToolsChanged })
 	if !strings.Contains(up.Text, "is up") || up.Tools != len(edgeTools) {
 		t.Fatalf("event: %+v", up)

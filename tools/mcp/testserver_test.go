@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/internal/testgate"
 )
 
 // The edge-case servers are real processes: the test binary re-executed
@@ -56,10 +57,9 @@ func runTestServer(mode string) {
 	case "gated":
 		// Starts only once the test creates the gate file: a slow server
 		// whose start the test decides, without timing anything.
-		for gate := os.Getenv("AGENT_MCP_TEST_GATE"); ; time.Sleep(10 * time.Millisecond) {
-			if _, err := os.Stat(gate); err == nil {
-				break
-			}
+		if _, err := testgate.Wait(os.Getenv("AGENT_MCP_TEST_GATE"), 2*time.Minute); err != nil {
+			fmt.Fprintln(os.Stderr, "fatal:", err)
+			os.Exit(3)
 		}
 	case "garbage-init":
 		// Answers initialize with something that is not JSON.
@@ -77,8 +77,10 @@ func runTestServer(mode string) {
 	case "slow":
 		// Starts like a server that loads something for a while without
 		// using the CPU (a network fetch), then serves as "tools".
+		// Only BenchmarkStartConcurrency uses it: the wait is what it
+		// measures, not a test waiting for a condition.
 		d, _ := time.ParseDuration(os.Getenv("AGENT_MCP_TEST_DELAY"))
-		time.Sleep(d)
+		<-time.After(d)
 	}
 	s := server.NewMCPServer("edge", "1.0.0", server.WithToolCapabilities(true), server.WithPaginationLimit(3),
 		server.WithInstructions("Edge cases for the agent's MCP client."))
