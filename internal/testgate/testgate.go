@@ -6,6 +6,7 @@ package testgate
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"strings"
@@ -32,7 +33,7 @@ type Gate struct {
 // New returns a shut gate, closed when the test ends.
 func New(t testing.TB) *Gate {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := new(net.ListenConfig).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func (g *Gate) serve(c net.Conn, done <-chan struct{}) {
 // Wait blocks until the gate at addr opens and returns what it says
 // (Opened or Failed); it gives up after d.
 func Wait(addr string, d time.Duration) (string, error) {
-	c, err := net.DialTimeout("tcp", addr, d)
+	c, err := (&net.Dialer{Timeout: d}).DialContext(context.Background(), "tcp", addr)
 	if err != nil {
 		return "", fmt.Errorf("reach the test's gate: %w", err)
 	}
