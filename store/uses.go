@@ -96,9 +96,6 @@ func (d *DB) LearnedUses(ctx context.Context, limit int) ([]ToolUse, error) {
 	}
 	defer rows.Close()
 	var out []ToolUse
-	if limit > 0 {
-		out = make([]ToolUse, 0, min(limit, 1<<17))
-	}
 	for rows.Next() {
 		u := ToolUse{Kind: UseCalled}
 		var at int64
