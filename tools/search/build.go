@@ -298,7 +298,8 @@ func (w *worker) addLearned(a *analysed) {
 	if w.cfg.Weight[FieldLearned] <= 0 {
 		return
 	}
-	if len(w.learned.requests(a.doc, 1, &w.reqs)) == 0 {
+	rs := w.learned.requests(a.doc, w.cfg.LearnCap, &w.reqs)
+	if len(rs) == 0 {
 		return // nothing learned: the tool's terms stay as they are
 	}
 	w.a = a
@@ -310,7 +311,7 @@ func (w *worker) addLearned(a *analysed) {
 		w.slot[tc.id] = int32(len(w.scratch))
 		w.scratch = append(w.scratch, tc)
 	}
-	w.learnedText(a.doc)
+	w.countLearned(rs)
 	a.terms = w.termSlab.take(len(w.scratch))
 	copy(a.terms, w.scratch)
 	for _, tc := range w.scratch {
@@ -321,8 +322,12 @@ func (w *worker) addLearned(a *analysed) {
 
 // learnedText counts the terms of d's learned requests in FieldLearned.
 func (w *worker) learnedText(d Doc) {
+	w.countLearned(w.learned.requests(d, w.cfg.LearnCap, &w.reqs))
+}
+
+// countLearned counts the terms of the learned requests rs in FieldLearned.
+func (w *worker) countLearned(rs []int32) {
 	l := w.learned
-	rs := l.requests(d, w.cfg.LearnCap, &w.reqs)
 	w.a.uses = int32(len(rs))
 	if w.cfg.Neighbours > 0 && len(rs) > 0 {
 		w.a.reqs = w.seqSlab.take(len(rs))
