@@ -153,15 +153,8 @@ func (s *snapshot) neighbourVotes(terms []string) (map[int32]float64, float64) {
 	// The query's own words: expansions (synonyms, cues) that help match
 	// a catalog's wording would match other people's requests that merely
 	// use a related word.
-	qt := map[int32]float64{}
-	for _, t := range terms {
-		if id, ok := s.vocab[t]; ok {
-			qt[id]++
-		}
-	}
-	for t, c := range qt {
-		qt[t] = 1 + math.Log(c)
-	}
+	qt := s.wordCounts(terms)
+	dampen(qt)
 	p, _ := reqScorePool.Get().(*[]float32)
 	nr := len(ni.start) - 1
 	if p == nil || cap(*p) < nr {

@@ -67,12 +67,7 @@ func truncate(s string, n int) string {
 // does not have are dropped: they cannot score.
 func (s *snapshot) queryTerms(q string, terms, cues []string, synScale float64) map[int32]float64 {
 	an := analyzer{stem: stemmerFunc(s.cfg.Stemmer)} // no memo: Search must not write shared state
-	qt := map[int32]float64{}
-	for _, t := range terms {
-		if id, ok := s.vocab[t]; ok {
-			qt[id]++
-		}
-	}
+	qt := s.wordCounts(terms)
 	if s.cfg.Joins || s.cfg.QueryJoins {
 		an.joins(q, func(t string) {
 			if id, ok := s.vocab[t]; ok {
@@ -80,10 +75,7 @@ func (s *snapshot) queryTerms(q string, terms, cues []string, synScale float64) 
 			}
 		})
 	}
-	// A word said twice matters more, but not twice as much.
-	for t, c := range qt {
-		qt[t] = 1 + math.Log(c)
-	}
+	dampen(qt)
 	// Expansions: a term the query has keeps the larger weight.
 	expand := func(text string, w float64) {
 		an.terms(text, func(t string) {
@@ -116,6 +108,25 @@ func (s *snapshot) queryTerms(q string, terms, cues []string, synScale float64) 
 		}
 	}
 	return qt
+}
+
+// wordCounts counts the query's words that the catalog has, by term id.
+func (s *snapshot) wordCounts(terms []string) map[int32]float64 {
+	qt := map[int32]float64{}
+	for _, t := range terms {
+		if id, ok := s.vocab[t]; ok {
+			qt[id]++
+		}
+	}
+	return qt
+}
+
+// dampen turns counts into weights: a word said twice matters more, but
+// not twice as much.
+func dampen(qt map[int32]float64) {
+	for t, c := range qt {
+		qt[t] = 1 + math.Log(c)
+	}
 }
 
 // sortedTerms returns the terms of qt in order: scores summed in a map's
