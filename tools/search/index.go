@@ -126,10 +126,6 @@ type Config struct {
 	// earlier one is answered by that one's tool, not by a guess from
 	// names. 0 keeps the full prior.
 	PriorCover float64
-	// LearnedLM adds to the first candidates this share of the best score
-	// times their probability under a language model of each tool's
-	// learned requests (see learnedlm.go). 0 is off.
-	LearnedLM float64
 	// ExpandCover scales the synonym and WordNet expansions down by this
 	// share of how well the best earlier request covers the query:
 	// expansions bridge the gap between a user's words and a catalog's,
@@ -243,10 +239,6 @@ type snapshot struct {
 	idf        []float64
 	// neigh indexes the learned requests one by one; nil when none.
 	neigh *neighbourIndex
-	// learnedCF[t] is term t's count over every tool's learned field,
-	// learnedTotal their sum: the background of LearnedLM.
-	learnedCF    []float32
-	learnedTotal float64
 }
 
 // Index is a tool search index. Searches are safe for concurrent use, also
@@ -422,17 +414,6 @@ func (ix *Index) finalize() *snapshot {
 		s.postings[t], slab = slab[:0:c], slab[c:]
 	}
 	s.local = local
-	if cfg.LearnedLM > 0 && learnedDocs > 0 {
-		s.learnedCF = make([]float32, len(df))
-		for _, a := range s.docs {
-			for _, tc := range a.terms {
-				if c := tc.tf[FieldLearned]; c > 0 {
-					s.learnedCF[local[tc.id]] += float32(c)
-					s.learnedTotal += float64(c)
-				}
-			}
-		}
-	}
 	// The requests' own index is built beside the tools' postings: it
 	// reads only the docs' requests and the term numbering, fixed by now.
 	var neigh chan *neighbourIndex

@@ -279,7 +279,6 @@ func (s *snapshot) rankedValues(q string, v requestValues, limit int) []ranked {
 	if s.cfg.Chain > 0 {
 		s.chain(scores, qt)
 	}
-	votes = s.learnedLMVotes(terms, scores, votes)
 	top := s.rerank(scores, qt, votes, cover, limit)
 	for i, r := range top {
 		if scores[r.d] <= 0 {

@@ -174,9 +174,6 @@ func LearnVariants() []LearnVariant {
 	with("neighbours weight 2", func(c *search.Config) { c.NeighbourWeight = 2 })
 	with("prior cover 0.5", func(c *search.Config) { c.PriorCover = 0.5 })
 	with("prior cover 1", func(c *search.Config) { c.PriorCover = 1 })
-	with("learned LM 0.5", func(c *search.Config) { c.LearnedLM = 0.5 })
-	with("learned LM 1", func(c *search.Config) { c.LearnedLM = 1 })
-	with("learned LM 1, prior cover 0.5", func(c *search.Config) { c.LearnedLM, c.PriorCover = 1, 0.5 })
 	with("- name prior - wordnet - synonyms, k1 2", func(c *search.Config) { c.NamePrior = 0; c.WordNet = 0; c.Synonyms = 0; c.K1 = 2 })
 	return vs
 }
