@@ -165,7 +165,7 @@ func LearnVariants() []LearnVariant {
 	with("- neighbours", func(c *search.Config) { c.Neighbours = 0 })
 	with("- expand cover", func(c *search.Config) { c.ExpandCover = 0 })
 	with("expand cover 0.5", func(c *search.Config) { c.ExpandCover = 0.5 })
-	with("neighbours 10", func(c *search.Config) { c.Neighbours = 10 })
+	with("neighbours 30", func(c *search.Config) { c.Neighbours = 30 })
 	with("neighbours 100", func(c *search.Config) { c.Neighbours = 100 })
 	with("neighbours weight 0.75", func(c *search.Config) { c.NeighbourWeight = 0.75 })
 	with("neighbours weight 1.5", func(c *search.Config) { c.NeighbourWeight = 1.5 })
