@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -130,4 +131,41 @@ func TestPhraseFeedbackConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestFillPostingsHalves: the postings of a catalog large enough to be
+// filled in two halves at once are those of one pass, also where a
+// weightless field gives terms an impact of zero and the first half's
+// share of a term's postings shrinks.
+func TestFillPostingsHalves(t *testing.T) {
+	var docs []Doc
+	for i := range 3 * parallelPostings {
+		docs = append(docs, Doc{
+			Name:        fmt.Sprintf("tool_%d_w%d", i, i%37),
+			Description: fmt.Sprintf("word%d word%d common", i%11, i%53),
+			Server:      fmt.Sprintf("s%d", i%7),
+		})
+	}
+	cfg := DefaultConfig()
+	cfg.Weight[FieldName] = 0 // names' terms only: impact zero
+	postings := func(procs int) [][]posting {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		return NewWithConfig(docs, cfg).snap.Load().postings
+	}
+	one, two := postings(1), postings(2)
+	if len(one) != len(two) {
+		t.Fatalf("%d terms in one pass, %d in two halves", len(one), len(two))
+	}
+	empty := 0
+	for i := range one {
+		if !slices.Equal(one[i], two[i]) {
+			t.Fatalf("term %d: one pass %v, two halves %v", i, one[i], two[i])
+		}
+		if len(one[i]) == 0 {
+			empty++
+		}
+	}
+	if empty == 0 {
+		t.Fatal("no term with zero impact everywhere: the test does not reach the move down")
+	}
 }

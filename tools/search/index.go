@@ -2,6 +2,7 @@ package search
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -278,7 +279,7 @@ func newIndex(docs []Doc, cfg Config, uses []Use) *Index {
 		done := make(chan *usesAnalysis)
 		go func() { done <- analyseUses(ix.an.stem, uses) }()
 		all = ix.analyseAllWith(docs, false)
-		ix.learned.addAnalysed(ix.an, uses, remapUses(<-done, ix.an), nil)
+		ix.learned.addBulk(uses, remapUses(<-done, ix.an))
 		ix.addLearned(all)
 	} else {
 		ix.learned.add(ix.an, uses, nil)
@@ -405,17 +406,6 @@ func (ix *Index) finalize() *snapshot {
 		idf[t] = math.Log(1 + (float64(n)-float64(c)+0.5)/(float64(c)+0.5))
 	}
 	s.idf = idf
-	// One slab for all postings, one for all document term lists: two
-	// allocations instead of one per term and one per tool.
-	total := 0
-	for _, c := range df {
-		total += int(c)
-	}
-	slab := make([]posting, total)
-	s.postings = make([][]posting, len(df))
-	for t, c := range df {
-		s.postings[t], slab = slab[:0:c], slab[c:]
-	}
 	s.local = local
 	// The requests' own index is built beside the tools' postings: it
 	// reads only the docs' requests and the term numbering, fixed by now.
@@ -425,22 +415,7 @@ func (ix *Index) finalize() *snapshot {
 		go func() { neigh <- buildNeighbours(s.docs, local, len(df), ix.learned.terms) }()
 	}
 	s.avgPhrase = avg[FieldPhrase]
-	s.norm = make([][NumFields]float32, n)
-	for d, a := range s.docs {
-		var norm [NumFields]float64
-		for f := range NumFields {
-			norm[f] = cfg.Weight[f] / (1 - cfg.B[f] + cfg.B[f]*float64(a.lens[f])/avg[f])
-			s.norm[d][f] = float32(norm[f])
-		}
-		for _, tc := range a.terms {
-			id := local[tc.id]
-			imp := float32(s.impact(tc, id, norm))
-			if imp == 0 {
-				continue
-			}
-			s.postings[id] = append(s.postings[id], posting{int32(d), imp})
-		}
-	}
+	s.fillPostings(df, avg)
 	ix.buildServerLevel(s, local)
 	s.buildPairBits()
 	if neigh != nil {
@@ -511,6 +486,76 @@ func (ix *Index) buildServerLevel(s *snapshot, local []int32) {
 // impact is term tc's BM25F contribution to a doc with the field factors
 // norm: its fields' weighted frequencies combined, then saturated. With
 // Config.LearnApart the learned field is saturated on its own and added.
+// parallelPostings is the catalog size from which fillPostings uses two
+// CPUs.
+const parallelPostings = 2048
+
+// fillPostings computes each doc's term impacts into the postings (df[t]
+// of them at most for term t), in doc order. All postings live in one slab:
+// one allocation instead of one per term. A large catalog is filled in two
+// halves at once: the second half of each term's postings starts where the
+// first half's count of it ends, and is moved down after if the first half
+// skipped any (an impact of zero). At 10,000 tools with 100,000 learned
+// requests the fill was a sixth of the build, all on one CPU.
+func (s *snapshot) fillPostings(df []int32, avg [NumFields]float64) {
+	n := len(s.docs)
+	off := make([]int32, len(df)+1)
+	for t, c := range df {
+		off[t+1] = off[t] + c
+	}
+	slab := make([]posting, off[len(df)])
+	s.norm = make([][NumFields]float32, n)
+	fill := func(lo, hi int, next []int32) {
+		for d := lo; d < hi; d++ {
+			a := s.docs[d]
+			var norm [NumFields]float64
+			for f := range NumFields {
+				norm[f] = s.cfg.Weight[f] / (1 - s.cfg.B[f] + s.cfg.B[f]*float64(a.lens[f])/avg[f])
+				s.norm[d][f] = float32(norm[f])
+			}
+			for _, tc := range a.terms {
+				id := s.local[tc.id]
+				imp := float32(s.impact(tc, id, norm))
+				if imp == 0 {
+					continue
+				}
+				slab[next[id]] = posting{int32(d), imp}
+				next[id]++
+			}
+		}
+	}
+	mid := n
+	if n >= parallelPostings && runtime.GOMAXPROCS(0) > 1 {
+		mid = n / 2
+	}
+	first := slices.Clone(off[:len(df)])
+	var second, secondStart []int32
+	var wg sync.WaitGroup
+	if mid < n {
+		second = slices.Clone(first)
+		for _, a := range s.docs[:mid] {
+			for _, tc := range a.terms {
+				second[s.local[tc.id]]++
+			}
+		}
+		secondStart = slices.Clone(second)
+		wg.Go(func() { fill(mid, n, second) })
+	}
+	fill(0, mid, first)
+	wg.Wait()
+	s.postings = make([][]posting, len(df))
+	for t := range df {
+		end := first[t]
+		if second != nil {
+			if first[t] < secondStart[t] {
+				copy(slab[first[t]:], slab[secondStart[t]:second[t]])
+			}
+			end += second[t] - secondStart[t]
+		}
+		s.postings[t] = slab[off[t]:end:end]
+	}
+}
+
 func (s *snapshot) impact(tc termCount, id int32, norm [NumFields]float64) float64 {
 	k1 := s.cfg.K1
 	tfw, learned := 0.0, 0.0

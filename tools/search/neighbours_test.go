@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/agent-dev/agent/tools/search"
@@ -84,19 +85,38 @@ func TestLearnedBuildPaths(t *testing.T) {
 	var uses []search.Use
 	for i := range 10000 {
 		q := words[i%len(words)] + " " + words[(i/len(words))%len(words)] + " " + words[(i*13)%len(words)]
-		uses = append(uses, search.Use{Query: q, Tool: docs[(i*31)%len(docs)].Name})
+		tool := docs[(i*31)%len(docs)].Name
+		switch i % 97 {
+		case 1:
+			tool = " " + tool + "\t" // spaces around a name are not part of it
+		case 2:
+			q = "the of and" // stop words only: teaches nothing
+		case 3:
+			uses = append(uses, search.Use{Query: q, Tool: docs[(i*7)%len(docs)].Name}) // one search, two calls
+		}
+		uses = append(uses, search.Use{Query: q, Tool: tool})
 	}
 	built := search.NewLearned(docs, search.DefaultConfig(), uses)
 	taught := search.New(docs)
 	taught.Learn(uses[:5000]...)
 	taught.Learn(uses[5000:]...)
-	for _, q := range []string{"read file", "weather forecast city", "send mail", "list repo issue search"} {
-		a, _ := built.Search(q, search.Options{Limit: 10})
-		b, _ := taught.Search(q, search.Options{Limit: 10})
-		if fmt.Sprint(a) != fmt.Sprint(b) {
-			t.Errorf("%q: built %v\ntaught %v", q, a, b)
+	same := func(when string) {
+		t.Helper()
+		for _, q := range []string{"read file", "weather forecast city", "send mail", "list repo issue search"} {
+			a, _ := built.Search(q, search.Options{Limit: 10})
+			b, _ := taught.Search(q, search.Options{Limit: 10})
+			if fmt.Sprint(a) != fmt.Sprint(b) {
+				t.Errorf("%s, %q: built %v\ntaught %v", when, q, a, b)
+			}
 		}
 	}
+	same("after the build")
+	// Requests learned later are matched against those of the build: a
+	// repeat is one request, whichever path learned the first.
+	more := append(slices.Clone(uses[:300]), search.Use{Query: "read file weather", Tool: docs[0].Name})
+	built.Learn(more...)
+	taught.Learn(more...)
+	same("after more uses")
 }
 
 // TestNeighbourVoteShared: a request that led to several tools (one search,
