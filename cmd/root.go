@@ -16,6 +16,7 @@ import (
 	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/sanitize"
+	"github.com/agent-dev/agent/themes"
 )
 
 // Version is set through ldflags by the release build.
@@ -215,6 +216,12 @@ func (g *Globals) settings() (app.Settings, error) {
 	s, err := app.Load(g.Flags, g.Getenv)
 	if err != nil {
 		return s, err
+	}
+	// Checked here rather than in config, which does not know the themes:
+	// a theme misspelt in a config file fails every command, as any other
+	// bad setting does, not only the TUI.
+	if _, err := themes.Get(s.Theme); err != nil {
+		return s, &UsageError{Err: err}
 	}
 	g.Settings, g.loaded = s, true
 	return s, nil

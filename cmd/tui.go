@@ -8,7 +8,6 @@ import (
 	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/app/tuiapp"
 	"github.com/agent-dev/agent/demo"
-	"github.com/agent-dev/agent/themes"
 	"github.com/agent-dev/agent/tui"
 )
 
@@ -16,9 +15,6 @@ func runTUI(ctx context.Context, g *Globals) error {
 	// Checked before any server starts or any session is created.
 	if f, ok := g.Stdout.(*os.File); !ok || !isTerminal(f) {
 		return usagef("the terminal UI needs a terminal on stdout: run agent in one, or use -p PROMPT to print one answer")
-	}
-	if _, err := themes.Get(g.Settings.Theme); err != nil {
-		return &UsageError{Err: err}
 	}
 	a, err := app.Open(ctx, g.Settings, app.Options{Getenv: g.Getenv, Version: versionString(), Title: g.Prompt, Interactive: true})
 	if err != nil {
