@@ -16,7 +16,6 @@ import (
 	"github.com/agent-dev/agent/tools"
 	mcptools "github.com/agent-dev/agent/tools/mcp"
 	"github.com/agent-dev/agent/tools/search"
-	"github.com/agent-dev/agent/tools/tokens"
 )
 
 func dash(s string) string {
@@ -353,85 +352,6 @@ func (a *App) Close() {
 	}
 }
 
-func openDB(ctx context.Context, path string) (*store.DB, error) {
-	if path == "" {
-		var err error
-		if path, err = store.DefaultPath(); err != nil {
-			return nil, fmt.Errorf("find the session database: %w (choose one with --db PATH)", err)
-		}
-	}
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		return nil, fmt.Errorf("open session database %s: %w", path, err)
-	}
-	return db, nil
-}
-
-func sessionErr(id string, err error) error {
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return Usagef("no session %q: list them with agent sessions", id)
-	case errors.Is(err, store.ErrAmbiguous):
-		return Usagef("session ID prefix %q matches several sessions: give more of the ID (agent sessions lists them)", id)
-	case errors.Is(err, store.ErrLocked):
-		return err
-	}
-	return fmt.Errorf("open session %s: %w", id, err)
-}
-
-// useStore makes ss the session's store; the tools hash of every request
-// is kept for the -p output on the way.
-func (a *App) useStore(ss *store.Session) {
-	a.mu.Lock()
-	old := a.stored
-	a.stored = ss
-	a.mu.Unlock()
-	a.session.ID = ss.ID()
-	a.session.Store = hashRecorder{Session: ss, a: a}
-	if old != nil && old != ss {
-		_ = old.Close()
-	}
-}
-
-type hashRecorder struct {
-	*store.Session
-	a *App
-}
-
-func (h hashRecorder) RecordRequest(ctx context.Context, r agent.RequestRecord) error {
-	h.a.mu.Lock()
-	h.a.hash = r.ToolsHash
-	h.a.mu.Unlock()
-	return h.Session.RecordRequest(ctx, r)
-}
-
-// checkReplay compares the tools array this resume will send with the one
-// sent last; a mismatch (a server's tools changed) costs the prompt cache.
-func (a *App) checkReplay(ctx context.Context, ss *store.Session) {
-	last, err := ss.LastToolsHash(ctx)
-	if err != nil || last == "" {
-		return
-	}
-	a.resumed = last
-	if h := toolsHash(a.session); h != "" && h != last {
-		a.warnings = append(a.warnings, "the tools changed since this session's last request (a server's tools differ): the prompt cache will not match on the next request, which costs one uncached read of the prompt")
-	}
-}
-
-// toolsHash is the hash of the tools array the provider would render now.
-func toolsHash(s *agent.Session) string {
-	type renderer interface {
-		ToolsHash(req *agent.Request) (string, error)
-	}
-	p, _ := s.Target()
-	if r, ok := p.(renderer); ok {
-		if h, err := r.ToolsHash(s.BuildRequest()); err == nil {
-			return h
-		}
-	}
-	return ""
-}
-
 // onMCPEvent turns MCP server events into notices shown by the front end.
 // A server named with --mcp that fails to start is an error, sent to
 // Alerts for the TUI to show at once.
@@ -446,35 +366,6 @@ func (a *App) onMCPEvent(e mcptools.Event) {
 	if e.Text != "" {
 		a.Notice(e.Text)
 	}
-}
-
-// applyAutoDefer implements --defer auto: whole servers move to the
-// deferred set, biggest first, until the active definitions fit the
-// threshold; the servers' alwaysLoad tools stay.
-func (a *App) applyAutoDefer(configured map[string]config.MCPServer, model string) {
-	budget := a.settings.deferBudget(model)
-	set := a.session.Tools
-	if a.settings.Defer == "auto" {
-		if servers := set.AutoDefer(budget, alwaysLoad(configured, a.mcp, set)); len(servers) > 0 {
-			a.notices = append(a.notices, fmt.Sprintf("--defer auto: deferred the tools of %s to keep active tools under %d tokens", strings.Join(servers, ", "), budget))
-		}
-	}
-	if cost := set.ActiveCost(); cost > budget {
-		a.warnings = append(a.warnings, fmt.Sprintf("the active tool definitions take about %d tokens, over the %d-token threshold: defer them with --defer (or --defer auto)", cost, budget))
-	}
-}
-
-// deferBudget is the --defer auto threshold in tokens: a share of the
-// model's context window when below 1, else a token count.
-func (s Settings) deferBudget(model string) int {
-	threshold := s.DeferThreshold
-	if threshold <= 0 {
-		threshold = 0.1
-	}
-	if threshold >= 1 {
-		return int(threshold)
-	}
-	return int(threshold * float64(s.contextWindow(model)))
 }
 
 // approvalPolicy reads require_approval (tools.Approval: every name of a
@@ -654,148 +545,6 @@ func (a *App) useModel(provider, model string) error {
 	}
 	a.session.SetTarget(p, model)
 	return nil
-}
-
-// Sessions lists the stored sessions, newest first.
-func (a *App) Sessions(ctx context.Context) ([]store.Summary, error) {
-	return a.db.List(ctx, store.ListOptions{})
-}
-
-// Resume makes the stored session id current and returns its history.
-func (a *App) Resume(ctx context.Context, id string) ([]agent.Message, error) {
-	ss, err := a.db.OpenSession(ctx, id)
-	if err != nil {
-		return nil, sessionErr(id, err)
-	}
-	hist, err := ss.Messages(ctx)
-	if err != nil {
-		_ = ss.Close()
-		return nil, err
-	}
-	// The session continues on its own model, as --resume does.
-	meta := ss.Meta()
-	if err := a.useModel(meta.Provider, meta.Model); err != nil {
-		_ = ss.Close()
-		return nil, err
-	}
-	a.adopt(ss)
-	a.session.Reset(hist)
-	if cp, err := ss.LastCompaction(ctx); err == nil && cp != nil {
-		a.session.SetCompaction(cp) // it sends the compacted form, as --resume does
-	}
-	a.loadSpend(ctx, ss.ID())
-	return hist, nil
-}
-
-// New starts a fresh session with the current settings.
-func (a *App) New(ctx context.Context) error {
-	a.mu.Lock()
-	meta := a.stored.Meta()
-	a.mu.Unlock()
-	meta.ID, meta.Title = "", ""
-	ss, err := a.db.Create(ctx, meta)
-	if err != nil {
-		return err
-	}
-	a.adopt(ss)
-	a.session.Reset(nil)
-	a.loadSpend(ctx, "")
-	return nil
-}
-
-func (a *App) adopt(ss *store.Session) {
-	a.mu.Lock()
-	a.closers = append(a.closers, func() { _ = ss.Close() })
-	a.mu.Unlock()
-	a.useStore(ss)
-}
-
-// Leave drops the current session when nothing was written to it, so
-// opening and quitting leaves no empty session for --continue to pick. It
-// reports the ID of a session worth coming back to ("" when dropped).
-func (a *App) Leave() string {
-	id := a.session.ID
-	if id == "" {
-		return ""
-	}
-	if len(a.session.Messages()) > 0 {
-		return id
-	}
-	a.mu.Lock()
-	ss := a.stored
-	a.mu.Unlock()
-	if ss != nil {
-		_ = ss.Close()
-	}
-	_, _ = a.db.Delete(context.Background(), id)
-	return ""
-}
-
-// SearchTools runs the client-side engine without the model (/search),
-// over the session's own index.
-func (a *App) SearchTools(query string, limit int) ([]search.Hit, error) {
-	var idx *search.Index
-	if s, ok := a.session.Searcher.(*search.Searcher); ok {
-		idx = s.Index()
-	} else {
-		idx = search.New(search.FromTools(a.session.Tools.Deferred()))
-	}
-	return idx.Search(query, search.Options{Limit: limit})
-}
-
-// SearchMode is the asked search mode, with what it resolves to for the
-// current model when that differs ("native→client").
-func (a *App) SearchMode() string {
-	s := a.session
-	mode := string(s.Search)
-	p, _ := s.Target()
-	if resolved := agent.ResolveSearch(p, s.BuildRequest()); string(resolved) != mode {
-		mode += "→" + string(resolved)
-	}
-	return mode
-}
-
-// TokensSaved estimates the tokens deferral keeps out of every request
-// (the benchmark's method, tokens.EstimateContext), cached per catalog
-// version, resolved mode and discoveries since counting hundreds of
-// schemas takes a while.
-func (a *App) TokensSaved() int {
-	s := a.session
-	p, _ := s.Target()
-	resolved := string(agent.ResolveSearch(p, s.BuildRequest()))
-	v := s.Tools.Version()
-	key := fmt.Sprint(v, resolved, len(s.Discovered()))
-	a.mu.Lock()
-	if a.saved.key == key && v != 0 {
-		defer a.mu.Unlock()
-		return a.saved.value
-	}
-	a.mu.Unlock()
-	saved := EstimateTokens(s.Tools, resolved).Saved
-	a.mu.Lock()
-	a.saved = savedTokens{key, saved}
-	a.mu.Unlock()
-	return saved
-}
-
-// EstimateTokens is what the tool definitions of set cost in context under
-// the resolved search mode.
-func EstimateTokens(set *tools.Set, resolved string) tokens.Estimate {
-	var active, deferred []tokens.Def
-	for _, t := range set.Active() {
-		active = append(active, tokens.Def{Name: t.Name, Description: t.Description, Schema: t.Schema, Tokens: t.Tokens})
-	}
-	for _, t := range set.Deferred() {
-		deferred = append(deferred, tokens.Def{Name: t.Name, Description: t.Description, Schema: t.Schema, Tokens: t.Tokens})
-	}
-	return tokens.EstimateContext(active, deferred, resolved)
-}
-
-// Meta is the stored session's metadata (settings included).
-func (a *App) Meta() store.SessionMeta {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.stored.Meta()
 }
 
 // FromSession is an App over a session wired elsewhere, without a store or

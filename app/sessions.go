@@ -1,0 +1,174 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/store"
+)
+
+// The stored sessions: opening the database, resuming, starting afresh
+// and leaving, and the tools hash each request records.
+
+func openDB(ctx context.Context, path string) (*store.DB, error) {
+	if path == "" {
+		var err error
+		if path, err = store.DefaultPath(); err != nil {
+			return nil, fmt.Errorf("find the session database: %w (choose one with --db PATH)", err)
+		}
+	}
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open session database %s: %w", path, err)
+	}
+	return db, nil
+}
+
+func sessionErr(id string, err error) error {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return Usagef("no session %q: list them with agent sessions", id)
+	case errors.Is(err, store.ErrAmbiguous):
+		return Usagef("session ID prefix %q matches several sessions: give more of the ID (agent sessions lists them)", id)
+	case errors.Is(err, store.ErrLocked):
+		return err
+	}
+	return fmt.Errorf("open session %s: %w", id, err)
+}
+
+// useStore makes ss the session's store; the tools hash of every request
+// is kept for the -p output on the way.
+func (a *App) useStore(ss *store.Session) {
+	a.mu.Lock()
+	old := a.stored
+	a.stored = ss
+	a.mu.Unlock()
+	a.session.ID = ss.ID()
+	a.session.Store = hashRecorder{Session: ss, a: a}
+	if old != nil && old != ss {
+		_ = old.Close()
+	}
+}
+
+type hashRecorder struct {
+	*store.Session
+	a *App
+}
+
+func (h hashRecorder) RecordRequest(ctx context.Context, r agent.RequestRecord) error {
+	h.a.mu.Lock()
+	h.a.hash = r.ToolsHash
+	h.a.mu.Unlock()
+	return h.Session.RecordRequest(ctx, r)
+}
+
+// checkReplay compares the tools array this resume will send with the one
+// sent last; a mismatch (a server's tools changed) costs the prompt cache.
+func (a *App) checkReplay(ctx context.Context, ss *store.Session) {
+	last, err := ss.LastToolsHash(ctx)
+	if err != nil || last == "" {
+		return
+	}
+	a.resumed = last
+	if h := toolsHash(a.session); h != "" && h != last {
+		a.warnings = append(a.warnings, "the tools changed since this session's last request (a server's tools differ): the prompt cache will not match on the next request, which costs one uncached read of the prompt")
+	}
+}
+
+// toolsHash is the hash of the tools array the provider would render now.
+func toolsHash(s *agent.Session) string {
+	type renderer interface {
+		ToolsHash(req *agent.Request) (string, error)
+	}
+	p, _ := s.Target()
+	if r, ok := p.(renderer); ok {
+		if h, err := r.ToolsHash(s.BuildRequest()); err == nil {
+			return h
+		}
+	}
+	return ""
+}
+
+// Sessions lists the stored sessions, newest first.
+func (a *App) Sessions(ctx context.Context) ([]store.Summary, error) {
+	return a.db.List(ctx, store.ListOptions{})
+}
+
+// Resume makes the stored session id current and returns its history.
+func (a *App) Resume(ctx context.Context, id string) ([]agent.Message, error) {
+	ss, err := a.db.OpenSession(ctx, id)
+	if err != nil {
+		return nil, sessionErr(id, err)
+	}
+	hist, err := ss.Messages(ctx)
+	if err != nil {
+		_ = ss.Close()
+		return nil, err
+	}
+	// The session continues on its own model, as --resume does.
+	meta := ss.Meta()
+	if err := a.useModel(meta.Provider, meta.Model); err != nil {
+		_ = ss.Close()
+		return nil, err
+	}
+	a.adopt(ss)
+	a.session.Reset(hist)
+	if cp, err := ss.LastCompaction(ctx); err == nil && cp != nil {
+		a.session.SetCompaction(cp) // it sends the compacted form, as --resume does
+	}
+	a.loadSpend(ctx, ss.ID())
+	return hist, nil
+}
+
+// New starts a fresh session with the current settings.
+func (a *App) New(ctx context.Context) error {
+	a.mu.Lock()
+	meta := a.stored.Meta()
+	a.mu.Unlock()
+	meta.ID, meta.Title = "", ""
+	ss, err := a.db.Create(ctx, meta)
+	if err != nil {
+		return err
+	}
+	a.adopt(ss)
+	a.session.Reset(nil)
+	a.loadSpend(ctx, "")
+	return nil
+}
+
+func (a *App) adopt(ss *store.Session) {
+	a.mu.Lock()
+	a.closers = append(a.closers, func() { _ = ss.Close() })
+	a.mu.Unlock()
+	a.useStore(ss)
+}
+
+// Leave drops the current session when nothing was written to it, so
+// opening and quitting leaves no empty session for --continue to pick. It
+// reports the ID of a session worth coming back to ("" when dropped).
+func (a *App) Leave() string {
+	id := a.session.ID
+	if id == "" {
+		return ""
+	}
+	if len(a.session.Messages()) > 0 {
+		return id
+	}
+	a.mu.Lock()
+	ss := a.stored
+	a.mu.Unlock()
+	if ss != nil {
+		_ = ss.Close()
+	}
+	_, _ = a.db.Delete(context.Background(), id)
+	return ""
+}
+
+// Meta is the stored session's metadata (settings included).
+func (a *App) Meta() store.SessionMeta {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.stored.Meta()
+}

@@ -1,0 +1,105 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/tools"
+	"github.com/agent-dev/agent/tools/search"
+	"github.com/agent-dev/agent/tools/tokens"
+)
+
+// Tool search as the front ends see it: the engine without the model,
+// the mode a model resolves to, what deferral saves, and which servers
+// are deferred automatically.
+
+// SearchTools runs the client-side engine without the model (/search),
+// over the session's own index.
+func (a *App) SearchTools(query string, limit int) ([]search.Hit, error) {
+	var idx *search.Index
+	if s, ok := a.session.Searcher.(*search.Searcher); ok {
+		idx = s.Index()
+	} else {
+		idx = search.New(search.FromTools(a.session.Tools.Deferred()))
+	}
+	return idx.Search(query, search.Options{Limit: limit})
+}
+
+// SearchMode is the asked search mode, with what it resolves to for the
+// current model when that differs ("native→client").
+func (a *App) SearchMode() string {
+	s := a.session
+	mode := string(s.Search)
+	p, _ := s.Target()
+	if resolved := agent.ResolveSearch(p, s.BuildRequest()); string(resolved) != mode {
+		mode += "→" + string(resolved)
+	}
+	return mode
+}
+
+// TokensSaved estimates the tokens deferral keeps out of every request
+// (the benchmark's method, tokens.EstimateContext), cached per catalog
+// version, resolved mode and discoveries since counting hundreds of
+// schemas takes a while.
+func (a *App) TokensSaved() int {
+	s := a.session
+	p, _ := s.Target()
+	resolved := string(agent.ResolveSearch(p, s.BuildRequest()))
+	v := s.Tools.Version()
+	key := fmt.Sprint(v, resolved, len(s.Discovered()))
+	a.mu.Lock()
+	if a.saved.key == key && v != 0 {
+		defer a.mu.Unlock()
+		return a.saved.value
+	}
+	a.mu.Unlock()
+	saved := EstimateTokens(s.Tools, resolved).Saved
+	a.mu.Lock()
+	a.saved = savedTokens{key, saved}
+	a.mu.Unlock()
+	return saved
+}
+
+// EstimateTokens is what the tool definitions of set cost in context under
+// the resolved search mode.
+func EstimateTokens(set *tools.Set, resolved string) tokens.Estimate {
+	var active, deferred []tokens.Def
+	for _, t := range set.Active() {
+		active = append(active, tokens.Def{Name: t.Name, Description: t.Description, Schema: t.Schema, Tokens: t.Tokens})
+	}
+	for _, t := range set.Deferred() {
+		deferred = append(deferred, tokens.Def{Name: t.Name, Description: t.Description, Schema: t.Schema, Tokens: t.Tokens})
+	}
+	return tokens.EstimateContext(active, deferred, resolved)
+}
+
+// applyAutoDefer implements --defer auto: whole servers move to the
+// deferred set, biggest first, until the active definitions fit the
+// threshold; the servers' alwaysLoad tools stay.
+func (a *App) applyAutoDefer(configured map[string]config.MCPServer, model string) {
+	budget := a.settings.deferBudget(model)
+	set := a.session.Tools
+	if a.settings.Defer == "auto" {
+		if servers := set.AutoDefer(budget, alwaysLoad(configured, a.mcp, set)); len(servers) > 0 {
+			a.notices = append(a.notices, fmt.Sprintf("--defer auto: deferred the tools of %s to keep active tools under %d tokens", strings.Join(servers, ", "), budget))
+		}
+	}
+	if cost := set.ActiveCost(); cost > budget {
+		a.warnings = append(a.warnings, fmt.Sprintf("the active tool definitions take about %d tokens, over the %d-token threshold: defer them with --defer (or --defer auto)", cost, budget))
+	}
+}
+
+// deferBudget is the --defer auto threshold in tokens: a share of the
+// model's context window when below 1, else a token count.
+func (s Settings) deferBudget(model string) int {
+	threshold := s.DeferThreshold
+	if threshold <= 0 {
+		threshold = 0.1
+	}
+	if threshold >= 1 {
+		return int(threshold)
+	}
+	return int(threshold * float64(s.contextWindow(model)))
+}
