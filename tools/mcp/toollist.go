@@ -1,0 +1,276 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agent-dev/agent/tools"
+)
+
+// A server's tool list: listing it page by page, parsing each tool,
+// refreshing it when the server says it changed, and installing it as the
+// agent's tools.
+
+// listTools reads tools/list as raw JSON, following nextCursor, so that
+// schemas reach the model exactly as the server wrote them (mcp-go's typed
+// schema drops $schema, anyOf, $defs references...). It also returns the
+// sha256 of the raw pages: when they are the ones the catalog cache was
+// made from, the cached list is returned without parsing a tool.
+func (c *conn) listTools(ctx context.Context, cl *client.Client) ([]rawTool, uint64, string, error) {
+	c.listMu.Lock()
+	defer c.listMu.Unlock()
+	c.listNext++
+	seq := c.listNext
+	var pages []json.RawMessage
+	h := sha256.New()
+	seenCursor := map[string]bool{}
+	cursor := ""
+	for page := 1; ; page++ {
+		params := struct {
+			Cursor string `json:"cursor,omitempty"`
+		}{cursor}
+		resp, err := cl.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{
+			JSONRPC: mcpgo.JSONRPC_VERSION,
+			// String ids never meet the client's own integer ids.
+			ID:     mcpgo.NewRequestId(fmt.Sprintf("agent-tools-list-%d", rpcSeq.Add(1))),
+			Method: string(mcpgo.MethodToolsList),
+			Params: params,
+		})
+		if err != nil {
+			return nil, 0, "", fmt.Errorf("tools/list: %w", transport.NewError(err))
+		}
+		if resp.Error != nil {
+			return nil, 0, "", fmt.Errorf("tools/list: %w", resp.Error.AsError())
+		}
+		var res struct {
+			NextCursor string `json:"nextCursor"`
+		}
+		// A page without the key has no cursor (inside a string the key's
+		// quotes would be escaped): the usual single page of thousands of
+		// tools is not decoded just to find that out.
+		if bytes.Contains(resp.Result, []byte(`"nextCursor"`)) {
+			if err := json.Unmarshal(resp.Result, &res); err != nil {
+				return nil, 0, "", fmt.Errorf("tools/list page %d: %w", page, err)
+			}
+		}
+		h.Write(resp.Result)
+		h.Write([]byte{0})
+		pages = append(pages, resp.Result)
+		if res.NextCursor == "" {
+			break
+		}
+		if seenCursor[res.NextCursor] {
+			return nil, 0, "", fmt.Errorf("tools/list: cursor %q repeated: the server's pagination loops", res.NextCursor)
+		}
+		seenCursor[res.NextCursor] = true
+		cursor = res.NextCursor
+	}
+	listHash := hex.EncodeToString(h.Sum(nil))
+	c.mu.Lock()
+	cached, cachedHash := c.cachedList, c.cachedListHash
+	c.mu.Unlock()
+	if cached != nil && cachedHash == listHash {
+		return cached, seq, listHash, nil
+	}
+	var out []rawTool
+	seenTool := map[string]bool{}
+	for page, raw := range pages {
+		var res struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return nil, 0, "", fmt.Errorf("tools/list page %d: %w", page+1, err)
+		}
+		pages[page] = nil
+		for _, raw := range res.Tools {
+			t, err := parseTool(raw)
+			if err != nil {
+				c.m.log.Warn("mcp: skipping a tool", "server", c.cfg.Name, "err", err)
+				continue
+			}
+			if seenTool[t.Name] {
+				continue
+			}
+			seenTool[t.Name] = true
+			out = append(out, t)
+		}
+	}
+	return out, seq, listHash, nil
+}
+
+// parseTool keeps name, description and inputSchema; everything else
+// (icons with base64 images, annotations, _meta, outputSchema, title,
+// execution) is not for the model and is dropped here.
+func parseTool(raw json.RawMessage) (rawTool, error) {
+	var t struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return rawTool{}, fmt.Errorf("decode tool: %w", err)
+	}
+	if t.Name == "" {
+		return rawTool{}, errors.New("tool without a name")
+	}
+	schema := json.RawMessage(`{"type":"object","properties":{}}`)
+	if s := bytes.TrimSpace(t.InputSchema); len(s) > 0 && s[0] == '{' {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, s); err == nil {
+			schema = buf.Bytes()
+		}
+	}
+	return rawTool{Name: t.Name, Description: t.Description, Schema: schema}, nil
+}
+
+// refresh re-lists a server's tools after tools/list_changed.
+func (c *conn) refresh(gen uint64, cl *client.Client) {
+	ctx, cancel := context.WithTimeout(c.m.ctx, c.startTimeout())
+	defer cancel()
+	list, seq, listHash, err := c.listTools(ctx, cl)
+	if err != nil {
+		c.m.log.Warn("mcp: refresh after tools/list_changed failed", "server", c.cfg.Name, "err", err)
+		return
+	}
+	c.mu.Lock()
+	stale := c.gen != gen
+	c.mu.Unlock()
+	if !stale {
+		c.install(list, seq, true)
+		c.mu.Lock()
+		si, info := c.serverInfo, c.info
+		if c.cfg.Description != "" {
+			info = c.cachedDesc
+		}
+		c.mu.Unlock()
+		c.saveCached(list, listHash, si, info)
+	}
+}
+
+// install makes list the server's tools unless a newer listing is already
+// installed, and reports the change when announce is set. It returns
+// whether it reported one.
+func (c *conn) install(list []rawTool, seq uint64, announce bool) bool {
+	c.mu.Lock()
+	if seq <= c.listSeq {
+		c.mu.Unlock()
+		return false
+	}
+	c.listSeq = seq
+	fromCache := c.cached
+	c.cached = false
+	old := c.list
+	keepCounts(old, list)
+	oldNames := c.names
+	c.list = list
+	c.names = make(map[string]string, len(list))
+	for _, t := range list {
+		c.names[ToolName(c.cfg.Name, t.Name)] = t.Name
+	}
+	running := c.state == StateRunning
+	c.mu.Unlock()
+	if !announce || !running || sameTools(old, list) {
+		return false
+	}
+	var added, removed []string
+	for n := range c.names {
+		if _, ok := oldNames[n]; !ok {
+			added = append(added, n)
+		}
+	}
+	for n := range oldNames {
+		if _, ok := c.names[n]; !ok {
+			removed = append(removed, n)
+		}
+	}
+	slices.Sort(added)
+	slices.Sort(removed)
+	c.m.toolsChanged(c.cfg.Name)
+	var text string
+	switch {
+	case fromCache:
+		text = fmt.Sprintf("MCP server %s now lists other tools than its cached list (%d now", c.cfg.Name, len(list))
+	case len(old) == 0:
+		text = fmt.Sprintf("MCP server %s is up (%d tools", c.cfg.Name, len(list))
+	default:
+		text = fmt.Sprintf("MCP server %s changed its tools (%d now", c.cfg.Name, len(list))
+	}
+	if len(added) > 0 && len(old) > 0 {
+		text += fmt.Sprintf(", %d added", len(added))
+	}
+	if len(removed) > 0 {
+		text += fmt.Sprintf(", %d removed", len(removed))
+	}
+	text += "); the change applies from the next turn"
+	if c.m.registered() {
+		text += ", whose request reads the prompt without the cache once (the tools array changes)"
+	}
+	c.m.emit(Event{Kind: EventToolsChanged, Server: c.cfg.Name, Text: text,
+		Added: added, Removed: removed, Tools: len(list)})
+	return true
+}
+
+// keepCounts copies the known token counts of old's tools to the same
+// tools of list, so a listing that matches the cached one is never counted.
+func keepCounts(old, list []rawTool) {
+	if len(old) == 0 {
+		return
+	}
+	known := make(map[string]rawTool, len(old))
+	for _, t := range old {
+		if t.Tokens > 0 {
+			known[t.Name] = t
+		}
+	}
+	for i, t := range list {
+		if k, ok := known[t.Name]; ok && t.Tokens == 0 && k.Description == t.Description && bytes.Equal(k.Schema, t.Schema) {
+			list[i].Tokens, list[i].Checked = k.Tokens, k.Checked
+		}
+	}
+}
+
+func sameTools(a, b []rawTool) bool {
+	return slices.EqualFunc(a, b, func(x, y rawTool) bool {
+		return x.Name == y.Name && x.Description == y.Description && bytes.Equal(x.Schema, y.Schema)
+	})
+}
+
+// agentTools are the server's tools as the agent registers them.
+func (c *conn) agentTools(deferAll bool) []tools.Tool {
+	c.mu.Lock()
+	list, info := c.list, c.info
+	c.mu.Unlock()
+	out := make([]tools.Tool, 0, len(list))
+	for _, t := range list {
+		out = append(out, tools.Tool{
+			Name:              ToolName(c.cfg.Name, t.Name),
+			Orig:              t.Name,
+			Description:       t.Description,
+			Schema:            t.Schema,
+			Server:            c.cfg.Name,
+			ServerDescription: info,
+			Deferred:          deferred(c.cfg, t.Name, deferAll),
+			Tokens:            t.Tokens,
+			SchemaChecked:     t.Checked,
+			Exec:              c.executor(t.Name),
+		})
+	}
+	return out
+}
+
+func (c *conn) lookup(name string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	orig, ok := c.names[name]
+	return orig, ok
+}
