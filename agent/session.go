@@ -2,11 +2,7 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
-	"math/rand/v2"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -311,38 +307,6 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 	}
 }
 
-// retryCut handles a response stopped by the output limit. A tool call cut
-// there cannot run (its arguments are half a JSON document): the response
-// is dropped and asked again once with the model's largest limit. Text cut
-// there is kept, with a warning that says so.
-func (s *Session) retryCut(resp *Response, err error, raised *bool, emit func(Event)) bool {
-	s.mu.Lock()
-	s.raiseOutput = false
-	s.mu.Unlock()
-	if err != nil || resp == nil || resp.StopReason != StopMaxTokens {
-		return false
-	}
-	if resp.CutCall && !*raised && resp.OutputMax > resp.OutputLimit {
-		*raised = true
-		s.mu.Lock()
-		s.raiseOutput = true
-		s.totals.Add(resp.Usage)
-		s.mu.Unlock()
-		emit(Event{Type: EventWarning, Text: fmt.Sprintf("a tool call was cut at the output limit of %d tokens; asking again with %d", resp.OutputLimit, resp.OutputMax)})
-		return true
-	}
-	what := "the answer was"
-	if resp.CutCall {
-		what = "a tool call was"
-	}
-	limit := ""
-	if resp.OutputLimit > 0 {
-		limit = fmt.Sprintf(" of %d tokens", resp.OutputLimit)
-	}
-	emit(Event{Type: EventWarning, Text: what + " cut at the output limit" + limit + " (raise --max-tokens)"})
-	return false
-}
-
 func (s *Session) defaults() {
 	if s.MaxSteps <= 0 {
 		s.MaxSteps = 25
@@ -444,130 +408,8 @@ func defOf(t tools.Tool) ToolDef {
 	return ToolDef{Name: t.Name, Description: t.Description, Schema: t.Schema, Server: t.Server, ServerDescription: t.ServerDescription, Tokens: t.Tokens}
 }
 
-// target is the provider and model a request went to.
-type target struct {
-	p     Provider
-	model string
-}
-
-// request sends the request build makes, with retries. A retryable error is
-// retried only while nothing has streamed, so no text is ever shown twice.
-// Once the retries are spent on an overloaded model, the fallback (if any)
-// is tried under the same rules; the target that answered is returned.
-// Streaming text is checkpointed to the store when partials is set.
-func (s *Session) request(ctx context.Context, emit func(Event), build func() *Request, partials bool) (*Response, target, error) {
-	p, model := s.Target()
-	var lastErr error
-	for attempt := 0; ; attempt++ {
-		req := build()
-		req.Model = model
-		streamed := false
-		partial := Message{Role: RoleAssistant}
-		lastSave := time.Now()
-		// A provider's search result block carries no query: the finished
-		// event takes it from the call it answers.
-		calls := map[string]SearchCall{}
-		if s.BeforeSend != nil {
-			s.BeforeSend()
-		}
-		resp, err := p.Send(ctx, req, func(se StreamEvent) {
-			streamed = true
-			switch se.Type {
-			case EventTextDelta:
-				emit(Event{Type: EventTextDelta, Text: se.Text})
-				partial.Parts = appendText(partial.Parts, se.Text)
-				if partials && s.Store != nil && time.Since(lastSave) >= s.PartialEvery {
-					lastSave = time.Now()
-					_ = s.Store.SavePartial(context.WithoutCancel(ctx), partial)
-				}
-			case EventSearchStarted:
-				if c := se.SearchCall; c != nil {
-					calls[c.ID] = *c
-					emit(Event{Type: EventSearchStarted, Search: &SearchEvent{ID: c.ID, Where: WhereProvider, Query: c.Text()}})
-				}
-			case EventSearchFinished:
-				if r := se.SearchResult; r != nil {
-					emit(Event{Type: EventSearchFinished, Search: &SearchEvent{ID: r.CallID, Where: WhereProvider, Query: calls[r.CallID].Text(), Tools: r.Tools, Error: r.Error}})
-					if r.Error == "" {
-						s.noteSearch(ctx, calls[r.CallID], r.Tools, WhereProvider)
-					}
-				}
-			case EventServerTool:
-				emit(Event{Type: EventServerTool, ServerTool: se.ServerTool})
-			case EventReasoningDelta, EventWarning:
-				emit(Event{Type: se.Type, Text: se.Text})
-			}
-		})
-		used := target{p, model}
-		if err == nil {
-			return resp, used, nil
-		}
-		err = classify(ctx, resp, err)
-		lastErr = err
-		var re retryable
-		if streamed || ctx.Err() != nil || !errors.As(err, &re) || !re.Retryable() {
-			return resp, used, err
-		}
-		hint := ""
-		var ae *APIError
-		if errors.As(err, &ae) {
-			hint = ae.RetryAfter
-		}
-		asked, hinted := retryAfter(hint)
-		if hinted && asked > s.MaxRetryWait && (s.Fallback == nil || (p == s.Fallback && model == s.FallbackModel)) {
-			return resp, used, fmt.Errorf("%w; the provider asks to wait %s before retrying (until %s), longer than max_retry_wait (%s): try again then, or raise \"max_retry_wait\" in the config file",
-				err, asked.Round(time.Second), time.Now().Add(asked).Format("15:04:05"), s.MaxRetryWait)
-		}
-		if attempt >= s.Retries || (hinted && asked > s.MaxRetryWait) {
-			if s.Fallback != nil && (p != s.Fallback || model != s.FallbackModel) {
-				emit(Event{Type: EventWarning, Text: fmt.Sprintf("%s: switching to fallback model %s", err, s.FallbackModel)})
-				p, model, attempt = s.Fallback, s.FallbackModel, -1
-				continue
-			}
-			return resp, used, fmt.Errorf("gave up after %d retries: %w", s.Retries, lastErr)
-		}
-		d := asked
-		if !hinted {
-			d = backoff(s.Backoff, attempt)
-		}
-		emit(Event{Type: EventWarning, Text: fmt.Sprintf("%s; retrying in %s", err, d.Round(time.Millisecond))})
-		select {
-		case <-ctx.Done():
-			return nil, used, cancelled(ctx, ctx.Err())
-		case <-time.After(d):
-		}
-	}
-}
-
 // DefaultMaxRetryWait is the default of Session.MaxRetryWait.
 const DefaultMaxRetryWait = 60 * time.Second
-
-// retryable is an error that says whether sending again may succeed
-// (*APIError, a provider timeout).
-type retryable interface{ Retryable() bool }
-
-// retryAfter reads a retry-after value in seconds. Values that are not a
-// finite, non-negative number of seconds fitting a Duration are no hint:
-// the caller backs off as usual.
-func retryAfter(v string) (time.Duration, bool) {
-	secs, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(secs) || math.IsInf(secs, 0) || secs < 0 || secs >= float64(math.MaxInt64)/float64(time.Second) {
-		return 0, false
-	}
-	return time.Duration(secs * float64(time.Second)), true
-}
-
-// backoff doubles base with full jitter on the upper half, up to 30 s.
-func backoff(base time.Duration, attempt int) time.Duration {
-	if attempt > 16 {
-		attempt = 16
-	}
-	d := base << attempt
-	if d > 30*time.Second {
-		d = 30 * time.Second
-	}
-	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
-}
 
 func appendText(ps []Part, t string) []Part {
 	if n := len(ps); n > 0 && ps[n-1].Type == PartText {
