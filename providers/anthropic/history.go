@@ -416,17 +416,17 @@ func searchInput(in json.RawMessage) json.RawMessage {
 		Limit   int    `json:"limit"`
 	}
 	_ = json.Unmarshal(in, &s)
-	q := s.Query
-	if q == "" {
-		q = s.Pattern
-	}
-	return clientInput(agent.SearchCall{Query: q, Limit: s.Limit})
+	return clientInput(agent.SearchCall{Query: s.Query, Pattern: s.Pattern, Limit: s.Limit})
 }
 
+// clientInput is the input of a client search call as the model would have
+// written it: a regular expression between slashes, as the client search
+// reads one, so a search replayed (or carried over from native regex
+// search or another provider) still says what it searched for.
 func clientInput(c agent.SearchCall) json.RawMessage {
 	q := c.Query
-	if q == "" {
-		q = c.Pattern
+	if q == "" && c.Pattern != "" {
+		q = "/" + c.Pattern + "/"
 	}
 	if q == "" && len(c.Names) > 0 {
 		q = "select:" + strings.Join(c.Names, ",")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/internal/searchargs"
 )
 
 // contentParser turns finished content blocks into neutral parts, in
@@ -129,23 +130,7 @@ func (p *contentParser) add(raw json.RawMessage) {
 			}
 		}
 	case b.Type == "tool_use" && p.isClientSearch(b.Name):
-		c := agent.SearchCall{ID: b.ID, Where: agent.WhereClient}
-		var in struct {
-			Query string `json:"query"`
-			Limit int    `json:"limit"`
-		}
-		_ = json.Unmarshal(b.Input, &in)
-		c.Limit = in.Limit
-		if names, ok := strings.CutPrefix(strings.TrimSpace(in.Query), "select:"); ok {
-			for _, n := range strings.Split(names, ",") {
-				if n = strings.TrimSpace(n); n != "" {
-					c.Names = append(c.Names, n)
-				}
-			}
-		} else {
-			c.Query = in.Query
-		}
-		p.parts = append(p.parts, agent.SearchCallPart(c))
+		p.parts = append(p.parts, agent.SearchCallPart(searchargs.Parse(b.ID, b.Input)))
 	case b.Type == "tool_use" && p.isCallTool(b.Name):
 		var w struct {
 			Name      string          `json:"name"`

@@ -282,3 +282,25 @@ func TestUnpairedServerCall(t *testing.T) {
 		t.Errorf("text of the cut answer lost: %s", b)
 	}
 }
+
+// A regular-expression search from elsewhere (another provider's client
+// search) goes back in the client form between slashes, as the client
+// search reads a regular expression, not as a ranked query for its bare
+// pattern.
+func TestClientSearchPatternReplayed(t *testing.T) {
+	msgs := []agent.Message{
+		user("Which weather tools?"),
+		{Role: agent.RoleAssistant, Parts: []agent.Part{
+			agent.SearchCallPart(agent.SearchCall{ID: "call_7", Where: agent.WhereClient, Pattern: "^weather", Limit: 3}),
+		}},
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.SearchResultPart(agent.SearchResult{CallID: "call_7", Where: agent.WhereClient, Tools: []string{"weather_lookup"}})}},
+	}
+	req := agent.Request{Model: nativeModel, Tools: []agent.ToolDef{readFile}, Deferred: []agent.ToolDef{weather, stock}, Messages: msgs, Search: agent.SearchClient}
+	b, _, err := New(Options{}).Render(&req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"name":"tool_search","input":{"query":"/^weather/","limit":3}`; !bytes.Contains(b, []byte(want)) {
+		t.Errorf("payload lacks %s: %s", want, b)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/internal/searchargs"
 	"github.com/agent-dev/agent/providers/sse"
 )
 
@@ -161,7 +162,7 @@ func (a *accumulator) neutralCall(id, name string, args json.RawMessage) agent.P
 	if a.r.mode == agent.SearchClient {
 		switch name {
 		case SearchTool:
-			return agent.SearchCallPart(parseSearch(id, args))
+			return agent.SearchCallPart(searchargs.Parse(id, args))
 		case CallTool:
 			if c, ok := unwrapCall(id, args); ok {
 				return agent.ToolCallPart(c)
@@ -274,38 +275,6 @@ func compact(raw []byte) json.RawMessage {
 		return append(json.RawMessage(nil), raw...)
 	}
 	return b.Bytes()
-}
-
-// parseSearch reads tool_search arguments: select:A,B selects by name,
-// /re/ is a regular expression, anything else a ranked query.
-func parseSearch(id string, args json.RawMessage) agent.SearchCall {
-	c := agent.SearchCall{ID: id, Where: agent.WhereClient}
-	var a struct {
-		Query string          `json:"query"`
-		Limit json.RawMessage `json:"limit"`
-	}
-	if err := json.Unmarshal(args, &a); err != nil {
-		c.Query = string(args)
-		return c
-	}
-	var lim float64
-	if json.Unmarshal(a.Limit, &lim) == nil && lim > 0 {
-		c.Limit = int(lim)
-	}
-	q := strings.TrimSpace(a.Query)
-	switch {
-	case strings.HasPrefix(strings.ToLower(q), "select:"):
-		for _, n := range strings.Split(q[len("select:"):], ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				c.Names = append(c.Names, n)
-			}
-		}
-	case len(q) >= 2 && q[0] == '/' && q[len(q)-1] == '/':
-		c.Pattern = q[1 : len(q)-1]
-	default:
-		c.Query = q
-	}
-	return c
 }
 
 // unwrapCall reads tool_call arguments; the inner arguments may be JSON

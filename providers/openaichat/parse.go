@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/internal/searchargs"
 	"github.com/agent-dev/agent/providers/sse"
 )
 
@@ -265,7 +266,7 @@ func neutralCall(id, name, args string, r *rendered) agent.Part {
 	if r.mode == agent.SearchClient {
 		switch name {
 		case SearchTool:
-			return agent.SearchCallPart(parseSearch(id, args))
+			return agent.SearchCallPart(searchargs.Parse(id, []byte(args)))
 		case CallTool:
 			if c, ok := unwrapCall(id, args); ok {
 				return agent.ToolCallPart(c)
@@ -290,43 +291,6 @@ func jsonInput(args string) json.RawMessage {
 	}
 	b, _ := json.Marshal(args)
 	return b
-}
-
-// parseSearch reads tool_search arguments: select:A,B selects by name,
-// /re/ is a regular expression, anything else a ranked query.
-func parseSearch(id, args string) agent.SearchCall {
-	c := agent.SearchCall{ID: id, Where: agent.WhereClient}
-	var a struct {
-		Query string          `json:"query"`
-		Limit json.RawMessage `json:"limit"`
-	}
-	if err := json.Unmarshal([]byte(args), &a); err != nil {
-		c.Query = args
-		return c
-	}
-	var lim float64
-	if json.Unmarshal(a.Limit, &lim) == nil && lim > 0 {
-		c.Limit = int(lim)
-	} else {
-		var s string
-		if json.Unmarshal(a.Limit, &s) == nil {
-			_, _ = fmt.Sscanf(s, "%d", &c.Limit) // not a number: no limit
-		}
-	}
-	q := strings.TrimSpace(a.Query)
-	switch {
-	case strings.HasPrefix(strings.ToLower(q), "select:"):
-		for _, n := range strings.Split(q[len("select:"):], ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				c.Names = append(c.Names, n)
-			}
-		}
-	case len(q) >= 2 && q[0] == '/' && q[len(q)-1] == '/':
-		c.Pattern = q[1 : len(q)-1]
-	default:
-		c.Query = q
-	}
-	return c
 }
 
 // unwrapCall reads tool_call arguments. Models often send the inner

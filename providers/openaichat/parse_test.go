@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/internal/searchargs"
 	"github.com/agent-dev/agent/providers/openaichat/chattest"
 )
 
@@ -271,8 +272,8 @@ func TestParseSearchAndUnwrap(t *testing.T) {
 		{`not json`, agent.SearchCall{ID: "i", Where: "client", Query: "not json"}},
 	}
 	for _, tc := range searches {
-		if got := parseSearch("i", tc.args); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("parseSearch(%s) = %+v, want %+v", tc.args, got, tc.want)
+		if got := searchargs.Parse("i", []byte(tc.args)); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("searchargs.Parse(%s) = %+v, want %+v", tc.args, got, tc.want)
 		}
 		if q := queryText(tc.want); tc.args != `not json` && !strings.Contains(tc.args, strings.Split(q, ",")[0]) {
 			t.Errorf("queryText(%+v) = %q does not round-trip", tc.want, q)
