@@ -288,12 +288,15 @@ var table = []entry{
 	{"gpt-3.5-turbo", known("openai", 16_385, 4096)},
 
 	// Google Gemini. 2.5: thinking budget (Pro cannot turn it off);
-	// 3: thinking levels; both need thought signatures replayed.
+	// 3: thinking levels and images in function responses; both need
+	// thought signatures replayed.
 	{"gemini-3", gemini(1_048_576, 65_536, func(c *Capabilities) {
 		c.Reasoning, c.Thinking, c.Efforts = ReasoningGemini, ThinkingLevel, []string{"low", "high"}
+		c.ToolResultMedia = true
 	})},
 	{"gemini-3-flash", gemini(1_048_576, 65_536, func(c *Capabilities) {
 		c.Reasoning, c.Thinking, c.Efforts = ReasoningGemini, ThinkingLevel, []string{"minimal", "low", "medium", "high"}
+		c.ToolResultMedia = true
 	})},
 	{"gemini-2.5-pro", gemini(1_048_576, 65_536, func(c *Capabilities) {
 		c.Reasoning, c.Thinking, c.Efforts = ReasoningGemini, ThinkingBudget, []string{"low", "medium", "high"}

@@ -120,6 +120,12 @@ type Capabilities struct {
 	Efforts []string `json:"efforts,omitempty"`
 	// SchemaDialect is the dialect tool schemas are sanitised to.
 	SchemaDialect Dialect
+	// ToolResultMedia: images a tool returned can go back inside its
+	// result. Read by Gemini, whose older models reject media in a
+	// function response (Gemini 3 takes it in functionResponse.parts);
+	// the other providers' result formats take images on every model
+	// that reads them.
+	ToolResultMedia bool `json:"tool_result_media"`
 }
 
 // CanReason reports whether --effort can do anything on this model.

@@ -111,7 +111,8 @@ func TestOverrides(t *testing.T) {
 		"corp-claude-*": {"like": "claude-sonnet-4-5", "native_search": false, "defer_loading": false},
 		"corp-claude-special": {"like": "claude-opus-4-6"},
 		"local-coder": {"context_window": 32768, "max_output": 8192},
-		"gpt-5": {"provider": "azure", "encrypted_reasoning": false}
+		"gpt-5": {"provider": "azure", "encrypted_reasoning": false},
+		"gemini-4-pro": {"like": "gemini-2.5-pro", "tool_result_media": true}
 	}`), &ov); err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +137,12 @@ func TestOverrides(t *testing.T) {
 	}
 	if c := tab.Lookup("openai", "gpt-5"); !c.EncryptedReasoning {
 		t.Errorf("provider-scoped override leaked to openai: %+v", c)
+	}
+	if c := tab.Lookup("gemini", "gemini-4-pro"); !c.ToolResultMedia || c.Thinking != ThinkingBudget {
+		t.Errorf("tool_result_media override: %+v", c)
+	}
+	if tab.Lookup("gemini", "gemini-2.5-pro").ToolResultMedia || !tab.Lookup("gemini", "gemini-3.1-pro-preview").ToolResultMedia {
+		t.Error("the built-in table: Gemini 3 takes media in function responses, 2.5 does not")
 	}
 	if _, err := (*Table)(nil).With(map[string]Override{"x": {Thinking: "sometimes"}}); err == nil {
 		t.Error("an unknown thinking kind is accepted")

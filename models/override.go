@@ -30,6 +30,7 @@ type Override struct {
 	Thinking           string   `json:"thinking,omitempty"` // none | budget | adaptive | level | effort | always
 	Efforts            []string `json:"efforts,omitempty"`
 	SchemaDialect      string   `json:"schema_dialect,omitempty"` // jsonschema | openai-strict | gemini
+	ToolResultMedia    *bool    `json:"tool_result_media,omitempty"`
 }
 
 func (o Override) apply(c Capabilities) Capabilities {
@@ -54,6 +55,7 @@ func (o Override) apply(c Capabilities) Capabilities {
 	setBool(&c.NativeSearch, o.NativeSearch)
 	setBool(&c.DeferLoading, o.DeferLoading)
 	setBool(&c.EncryptedReasoning, o.EncryptedReasoning)
+	setBool(&c.ToolResultMedia, o.ToolResultMedia)
 	if o.Reasoning != "" {
 		c.Reasoning = ReasoningKind(o.Reasoning)
 	}

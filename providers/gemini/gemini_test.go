@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -311,5 +313,74 @@ func TestRetries(t *testing.T) {
 	var ae *agent.APIError
 	if !errors.As(err, &ae) || ae.RetryAfter != "23" || !ae.Retryable() {
 		t.Errorf("err = %v (retry after %q)", err, ae.RetryAfter)
+	}
+}
+
+// Images a tool returned go back nested in its functionResponse on Gemini 3
+// (multimodal function responses); Gemini 2.5 rejects media there, so it
+// gets a note instead. The fake applies both rules.
+func TestToolResultImages(t *testing.T) {
+	const png = "iVBORw0KGgo="
+	msgs := []agent.Message{
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("screenshot the page")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.ToolCallPart(agent.ToolCall{ID: "s1", Name: "screenshot", Input: json.RawMessage(`{}`)})}},
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.ToolResultPart(agent.ToolResult{CallID: "s1", Name: "screenshot",
+			Images: []agent.Image{{MediaType: "image/png", Data: png}}})}},
+	}
+	type response struct {
+		Response map[string]any `json:"response"`
+		Parts    []struct {
+			InlineData *struct {
+				MimeType string `json:"mimeType"`
+				Data     string `json:"data"`
+			} `json:"inlineData"`
+		} `json:"parts"`
+	}
+	sent := func(t *testing.T, model string) (response, *geminitest.Server) {
+		f := geminitest.NewServer(t)
+		f.Script = geminitest.NewScript(geminitest.Turn{Text: "A login form."})
+		p := gemini.New(gemini.Options{APIKey: geminitest.DefaultKey, BaseURL: f.URL})
+		req := &agent.Request{Model: model, Messages: msgs, Tools: []agent.ToolDef{{Name: "screenshot"}}}
+		if _, err := p.Send(t.Context(), req, nil); err != nil {
+			t.Fatalf("%s: %v", model, err)
+		}
+		var body struct {
+			Contents []struct {
+				Parts []struct {
+					FunctionResponse *response `json:"functionResponse"`
+				} `json:"parts"`
+			} `json:"contents"`
+		}
+		if err := json.Unmarshal(f.Requests()[0].Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		return *body.Contents[2].Parts[0].FunctionResponse, f
+	}
+	r, _ := sent(t, "gemini-3-pro-preview")
+	if len(r.Parts) != 1 || r.Parts[0].InlineData == nil || r.Parts[0].InlineData.MimeType != "image/png" || r.Parts[0].InlineData.Data != png {
+		t.Errorf("gemini 3: the image is not in the function response's parts: %+v", r)
+	}
+	if out, _ := r.Response["output"].(string); !strings.Contains(out, "1 image(s) attached") {
+		t.Errorf("gemini 3: output %q does not say an image is attached", out)
+	}
+	r, f := sent(t, "gemini-2.5-flash")
+	if len(r.Parts) != 0 {
+		t.Errorf("gemini 2.5: media sent in the function response: %+v", r)
+	}
+	if out, _ := r.Response["output"].(string); !strings.Contains(out, "not shown") {
+		t.Errorf("gemini 2.5: output %q does not say the image was left out", out)
+	}
+	// The fake's rule, checked directly: media in a function response is a
+	// 400 on 2.5.
+	body := `{"contents":[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"functionCall":{"name":"screenshot","args":{}}}]},` +
+		`{"role":"user","parts":[{"functionResponse":{"name":"screenshot","response":{"output":""},"parts":[{"inlineData":{"mimeType":"image/png","data":"` + png + `"}}]}}]}]}`
+	resp, err := http.Post(f.URL+"/v1beta/models/gemini-2.5-flash:generateContent?key="+geminitest.DefaultKey, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(msg), "Multimodal function responses are not supported") {
+		t.Errorf("the fake took media in a 2.5 function response: %d %s", resp.StatusCode, msg)
 	}
 }

@@ -150,7 +150,7 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 	}
 	r.toolsHash = hashOf(r.tools)
 
-	h := &history{r: r, mode: mode, active: active, defs: map[string]agent.ToolDef{}, refs: map[string]*callRef{}}
+	h := &history{r: r, mode: mode, active: active, defs: map[string]agent.ToolDef{}, refs: map[string]*callRef{}, media: caps.ToolResultMedia}
 	for _, d := range append(append([]agent.ToolDef(nil), req.Tools...), req.Deferred...) {
 		h.defs[d.Name] = d
 	}
@@ -229,6 +229,9 @@ type history struct {
 	defs   map[string]agent.ToolDef
 	// refs maps a neutral call id to its call on the wire.
 	refs map[string]*callRef
+	// media: images a tool returned go in its functionResponse's parts
+	// (Gemini 3); older models reject them there, and get a note.
+	media bool
 	// owed are function responses for provider-side searches of another
 	// provider, answered in the next user content.
 	owed []wpart
@@ -387,11 +390,19 @@ func (h *history) user(m agent.Message, c *content) {
 		case pt.Type == agent.PartToolResult && pt.ToolResult != nil:
 			res := pt.ToolResult
 			text := res.Text
-			if text == "" && len(res.Images) == 0 {
+			var media []json.RawMessage
+			switch {
+			case len(res.Images) > 0 && h.media:
+				for _, img := range res.Images {
+					media = append(media, mustJSON(map[string]any{"inlineData": map[string]string{"mimeType": img.MediaType, "data": img.Data}}))
+				}
+				if text == "" {
+					text = fmt.Sprintf("[%d image(s) attached]", len(res.Images))
+				}
+			case len(res.Images) > 0:
+				text += fmt.Sprintf("\n[%d image(s) returned; not shown: this model takes no images in a function response]", len(res.Images))
+			case text == "":
 				text = "(no output)"
-			}
-			if len(res.Images) > 0 {
-				text += fmt.Sprintf("\n[%d image(s) returned; not shown]", len(res.Images))
 			}
 			key := "output"
 			if res.IsError {
@@ -401,7 +412,7 @@ func (h *history) user(m agent.Message, c *content) {
 			if ref := h.refs[res.CallID]; ref != nil {
 				name = ref.name
 			}
-			c.parts = append(c.parts, h.response(res.CallID, name, map[string]any{key: text}))
+			c.parts = append(c.parts, h.response(res.CallID, name, map[string]any{key: text}, media...))
 		case pt.Type == agent.PartSearchResult && pt.SearchResult != nil && pt.SearchResult.Where == agent.WhereClient:
 			if h.mode != agent.SearchClient {
 				continue
@@ -420,8 +431,9 @@ func wparts(raws []json.RawMessage) []wpart {
 	return out
 }
 
-// response is a functionResponse part answering call id.
-func (h *history) response(id, name string, response any) wpart {
+// response is a functionResponse part answering call id, with media
+// (inlineData parts) nested in it when there are any.
+func (h *history) response(id, name string, response any, media ...json.RawMessage) wpart {
 	ref := h.refs[id]
 	if ref == nil {
 		ref = &callRef{id: id, name: name}
@@ -429,6 +441,9 @@ func (h *history) response(id, name string, response any) wpart {
 	fr := map[string]any{"name": ref.name, "response": response}
 	if ref.wire != "" {
 		fr["id"] = ref.wire
+	}
+	if len(media) > 0 {
+		fr["parts"] = media
 	}
 	return wpart{raw: mustJSON(map[string]any{"functionResponse": fr}), resp: ref}
 }

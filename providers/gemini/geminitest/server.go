@@ -213,9 +213,10 @@ type part struct {
 		Args json.RawMessage `json:"args"`
 	} `json:"functionCall"`
 	FunctionResponse *struct {
-		ID       string          `json:"id"`
-		Name     string          `json:"name"`
-		Response json.RawMessage `json:"response"`
+		ID       string            `json:"id"`
+		Name     string            `json:"name"`
+		Response json.RawMessage   `json:"response"`
+		Parts    []json.RawMessage `json:"parts"`
 	} `json:"functionResponse"`
 }
 
@@ -322,6 +323,9 @@ func (s *Server) validate(raw []byte, model string, b *body_) string {
 			if p.Text != nil && *p.Text == "" && p.ThoughtSignature == "" {
 				return "Unable to submit request because it has an empty text parameter. Add a value to the parameter and try again."
 			}
+			if msg := checkFunctionResponse(f["functionResponse"], p, model, fmt.Sprintf("contents[%d].parts[%d].function_response", i, j)); msg != "" {
+				return msg
+			}
 			if p.ThoughtSignature != "" {
 				if _, err := base64.StdEncoding.DecodeString(p.ThoughtSignature); err != nil && !dummySignatures[p.ThoughtSignature] {
 					return fmt.Sprintf("Invalid value at 'contents[%d].parts[%d].thought_signature' (TYPE_BYTES), Base64 decoding failed for %q", i, j, p.ThoughtSignature)
@@ -382,6 +386,50 @@ func (s *Server) validate(raw []byte, model string, b *body_) string {
 }
 
 func gemini3(model string) bool { return strings.HasPrefix(model, "gemini-3") }
+
+var responseFields = map[string]bool{"id": true, "name": true, "response": true, "parts": true, "willContinue": true, "scheduling": true}
+
+// checkFunctionResponse applies the API's rules to a functionResponse
+// (raw, decoded into p) at path at: known fields only, and media in parts
+// (multimodal function responses) only on Gemini 3, each part one
+// inlineData (a MIME type and base64 bytes) or fileData. Gemini 2.x
+// answers media there with a 400 (reported by gemini-cli and lm15 users).
+func checkFunctionResponse(raw json.RawMessage, p part, model, at string) string {
+	if p.FunctionResponse == nil {
+		return ""
+	}
+	var f map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &f)
+	for k := range f {
+		if !responseFields[k] {
+			return unknown(k, at)
+		}
+	}
+	if len(p.FunctionResponse.Parts) > 0 && !gemini3(model) {
+		return "Multimodal function responses are not supported for this model."
+	}
+	for k, rp := range p.FunctionResponse.Parts {
+		var mp map[string]json.RawMessage
+		_ = json.Unmarshal(rp, &mp)
+		if len(mp) != 1 || (mp["inlineData"] == nil && mp["fileData"] == nil) {
+			return fmt.Sprintf("* GenerateContentRequest.%s.parts[%d].data: required oneof field 'data' must have one initialized field", at, k)
+		}
+		if in := mp["inlineData"]; in != nil {
+			var blob struct {
+				MimeType string `json:"mimeType"`
+				Data     string `json:"data"`
+			}
+			_ = json.Unmarshal(in, &blob)
+			if blob.MimeType == "" {
+				return fmt.Sprintf("* GenerateContentRequest.%s.parts[%d].inline_data.mime_type: mime_type is required.", at, k)
+			}
+			if _, err := base64.StdEncoding.DecodeString(blob.Data); err != nil || blob.Data == "" {
+				return fmt.Sprintf("Invalid value at '%s.parts[%d].inline_data.data' (TYPE_BYTES), Base64 decoding failed for %q", at, k, blob.Data)
+			}
+		}
+	}
+	return ""
+}
 
 // checkSignatures applies Gemini 3's rule: in the current turn (since the
 // last user content with text), the first function call of every model
