@@ -333,28 +333,9 @@ func (w *worker) countLearned(rs []int32) {
 		w.a.reqs = w.seqSlab.take(len(rs))
 		copy(w.a.reqs, rs)
 	}
-	// count, inlined by hand: a tool's learned requests are most of its
-	// terms, and at 100,000 requests this loop is a tenth of the build.
-	for len(w.slot) < len(w.an.termStr) {
-		w.slot = append(w.slot, -1) // every learned term is numbered by now
-	}
-	slot, scratch := w.slot, w.scratch
-	total := 0
 	for _, r := range rs {
-		ts := l.terms[r]
-		total += len(ts)
-		for _, id := range ts {
-			p := slot[id]
-			if p < 0 {
-				p = int32(len(scratch))
-				slot[id] = p
-				scratch = append(scratch, termCount{id: id})
-			}
-			if tf := &scratch[p].tf[FieldLearned]; *tf < math.MaxUint16 {
-				*tf++
-			}
+		for _, id := range l.terms[r] {
+			w.count(FieldLearned, id)
 		}
 	}
-	w.scratch = scratch
-	w.a.lens[FieldLearned] += float32(total)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -167,5 +168,14 @@ func TestFillPostingsHalves(t *testing.T) {
 	}
 	if empty == 0 {
 		t.Fatal("no term with zero impact everywhere: the test does not reach the move down")
+	}
+}
+
+// toolKey is strings.TrimSpace, with a shortcut for names that need none.
+func TestToolKey(t *testing.T) {
+	for _, s := range []string{"read_file", " read_file", "read_file\t", "\u00a0read_file", "read_file\u3000", "", " ", "é", "a"} {
+		if got, want := toolKey(s), strings.TrimSpace(s); got != want {
+			t.Errorf("toolKey(%q) = %q, want %q", s, got, want)
+		}
 	}
 }

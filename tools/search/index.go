@@ -483,9 +483,6 @@ func (ix *Index) buildServerLevel(s *snapshot, local []int32) {
 	}
 }
 
-// impact is term tc's BM25F contribution to a doc with the field factors
-// norm: its fields' weighted frequencies combined, then saturated. With
-// Config.LearnApart the learned field is saturated on its own and added.
 // parallelPostings is the catalog size from which fillPostings uses two
 // CPUs.
 const parallelPostings = 2048
@@ -556,6 +553,9 @@ func (s *snapshot) fillPostings(df []int32, avg [NumFields]float64) {
 	}
 }
 
+// impact is term tc's BM25F contribution to a doc with the field factors
+// norm: its fields' weighted frequencies combined, then saturated. With
+// Config.LearnApart the learned field is saturated on its own and added.
 func (s *snapshot) impact(tc termCount, id int32, norm [NumFields]float64) float64 {
 	k1 := s.cfg.K1
 	tfw, learned := 0.0, 0.0

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Use is one earlier request that led to a tool: a search whose results
@@ -141,7 +142,7 @@ func requestHash(ts []int32) uint64 {
 
 // toolKey is a use's tool as the learned field files it.
 func toolKey(t string) string {
-	if t != "" && t[0] > ' ' && t[len(t)-1] > ' ' {
+	if t != "" && t[0] > ' ' && t[0] < utf8.RuneSelf && t[len(t)-1] > ' ' && t[len(t)-1] < utf8.RuneSelf {
 		return t // nearly every name: TrimSpace's scan for Unicode spaces costs 2 ms at 100,000
 	}
 	return strings.TrimSpace(t)
@@ -166,14 +167,10 @@ func (l *learned) addBulk(uses []Use, pre [][]int32) {
 	hash := make([]uint64, n)
 	canon := make([]int32, n) // the first use whose request is alike, -1 for none
 	var wg sync.WaitGroup
-	half := n / 2
+	halves := [3]int{0, n / 2, n} // the uses of goroutine p: halves[p]:halves[p+1]
 	for p := range 2 {
 		wg.Go(func() {
-			lo, hi := p*half, n
-			if p == 0 {
-				hi = half
-			}
-			for i := lo; i < hi; i++ {
+			for i := halves[p]; i < halves[p+1]; i++ {
 				if head[i] == int32(i) {
 					hash[i] = requestHash(pre[i])
 				}
@@ -231,12 +228,8 @@ func (l *learned) addBulk(uses []Use, pre [][]int32) {
 			for h, f := range firsts[p] {
 				firsts[p][h] = idOf[f]
 			}
-			lo, hi := p*half, n
-			if p == 0 {
-				hi = half
-			}
 			m := map[string][]use{}
-			for i := lo; i < hi; i++ {
+			for i := halves[p]; i < halves[p+1]; i++ {
 				tool := toolKey(uses[i].Tool)
 				if tool == "" || idOf[i] < 0 {
 					continue
