@@ -137,11 +137,7 @@ func BenchmarkSearch10kStages(b *testing.B) {
 // learnedUses is 100,000 learned pairs over docs, or a skip.
 func learnedUses(b *testing.B, docs []search.Doc) []search.Use {
 	b.Helper()
-	shared, _ := bench.SharedDir()
-	sets, err := bench.Sets(shared)
-	if err != nil {
-		b.Skipf("no retrieval sets: %v", err)
-	}
+	shared, sets := sharedSets(b)
 	return bench.SyntheticUses(docs, bench.RequestPool(shared, sets), 100000, 1)
 }
 

@@ -66,7 +66,7 @@ var learnedFloors = map[string]float64{
 
 // sharedSets loads the retrieval sets of ../shared, or skips saying what
 // enables the test.
-func sharedSets(t *testing.T) (string, []*bench.Set) {
+func sharedSets(t testing.TB) (string, []*bench.Set) {
 	t.Helper()
 	shared, err := bench.SharedDir()
 	if err != nil {
