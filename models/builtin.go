@@ -16,30 +16,19 @@ import (
 // Mistral, Qwen and Llama model cards.
 
 // builtin resolves a model id from the built-in table, falling back to the
-// provider's conservative defaults.
-func builtin(provider, model string) Capabilities {
-	c := lookupModel(provider, model)
+// conservative defaults of the family whose API the provider speaks ("" when
+// it serves many vendors' models).
+func builtin(family, model string) Capabilities {
+	c := lookupModel(family, model)
 	// Tool search and deferral are features of the vendor's own API: a
 	// Claude id behind the OpenAI API (or the reverse) has neither.
-	if f := apiFamily(provider); f != "" && c.Family != "" && c.Family != f {
+	if family != "" && c.Family != "" && c.Family != family {
 		c.NativeSearch, c.DeferLoading, c.EncryptedReasoning = false, false, false
 	}
 	return c
 }
 
-// apiFamily is the vendor whose API a provider speaks, for the providers
-// that speak exactly one vendor's API.
-func apiFamily(provider string) string {
-	switch strings.ToLower(provider) {
-	case "anthropic", "bedrock":
-		return "anthropic"
-	case "openai", "azure", "responses":
-		return "openai"
-	}
-	return ""
-}
-
-func lookupModel(provider, model string) Capabilities {
+func lookupModel(family, model string) Capabilities {
 	m := normalize(model)
 	if strings.Contains(m, "claude") {
 		if c, ok := claude(m); ok {
@@ -52,7 +41,7 @@ func lookupModel(provider, model string) Capabilities {
 	if c, ok := prefixTable(m); ok {
 		return c
 	}
-	return fallback(provider)
+	return fallback(family)
 }
 
 var (
@@ -123,7 +112,7 @@ func claude(m string) (Capabilities, bool) {
 	}
 	v := major*10 + minor
 	c := Capabilities{
-		Known: true, Family: "anthropic", ContextWindow: 200_000,
+		Known: true, Family: familyAnthropic, ContextWindow: 200_000,
 		Reasoning: ReasoningThinking, SchemaDialect: DialectJSONSchema,
 	}
 	switch family {
@@ -178,7 +167,7 @@ var gptVersion = regexp.MustCompile(`^gpt-(\d+)(?:\.(\d+))?(.*)$`)
 // openAI covers gpt-5.x (parsed, so later versions resolve), the o-series,
 // gpt-4.1, gpt-4o and gpt-oss.
 func openAI(m string) (Capabilities, bool) {
-	c := Capabilities{Known: true, Family: "openai", SchemaDialect: DialectJSONSchema,
+	c := Capabilities{Known: true, Family: familyOpenAI, SchemaDialect: DialectJSONSchema,
 		Reasoning: ReasoningNone, Thinking: ThinkingNone}
 	if sm := gptVersion.FindStringSubmatch(m); sm != nil {
 		major, _ := strconv.Atoi(sm[1])
@@ -270,7 +259,7 @@ func known(family string, ctx, out int) Capabilities {
 func with(c Capabilities, f func(*Capabilities)) Capabilities { f(&c); return c }
 
 func gemini(ctx, out int, f func(*Capabilities)) Capabilities {
-	c := known("google", ctx, out)
+	c := known(familyGoogle, ctx, out)
 	c.SchemaDialect = DialectGemini
 	if f != nil {
 		f(&c)
@@ -280,12 +269,12 @@ func gemini(ctx, out int, f func(*Capabilities)) Capabilities {
 
 var table = []entry{
 	// OpenAI, pre-reasoning.
-	{"gpt-4.1", known("openai", 1_047_576, 32_768)},
-	{"gpt-4o", known("openai", 128_000, 16_384)},
-	{"chatgpt-4o", known("openai", 128_000, 16_384)},
-	{"gpt-4-turbo", known("openai", 128_000, 4096)},
-	{"gpt-4", known("openai", 8192, 8192)},
-	{"gpt-3.5-turbo", known("openai", 16_385, 4096)},
+	{"gpt-4.1", known(familyOpenAI, 1_047_576, 32_768)},
+	{"gpt-4o", known(familyOpenAI, 128_000, 16_384)},
+	{"chatgpt-4o", known(familyOpenAI, 128_000, 16_384)},
+	{"gpt-4-turbo", known(familyOpenAI, 128_000, 4096)},
+	{"gpt-4", known(familyOpenAI, 8192, 8192)},
+	{"gpt-3.5-turbo", known(familyOpenAI, 16_385, 4096)},
 
 	// Google Gemini. 2.5: thinking budget (Pro cannot turn it off);
 	// 3: thinking levels and images in function responses; both need
@@ -308,7 +297,7 @@ var table = []entry{
 	{"gemini-1.5-pro", gemini(2_097_152, 8192, nil)},
 	{"gemini-1.5", gemini(1_048_576, 8192, nil)},
 	{"gemini", gemini(1_048_576, 8192, nil)},
-	{"gemma", known("google", 128_000, 8192)},
+	{"gemma", known(familyGoogle, 128_000, 8192)},
 
 	// DeepSeek. deepseek-reasoner always thinks and needs reasoning_content
 	// back on every assistant tool-call turn.
@@ -387,14 +376,15 @@ func prefixTable(m string) (Capabilities, bool) {
 }
 
 // fallback is what an unknown id gets: nothing that can draw a 400 (no
-// deferral, no reasoning replay), a modest output limit.
-func fallback(provider string) Capabilities {
+// deferral, no reasoning replay), a modest output limit; behind Gemini's API
+// its schema dialect, behind Claude's its context window.
+func fallback(family string) Capabilities {
 	c := Capabilities{ContextWindow: 128_000, MaxOutput: 8192, DefaultMaxTokens: 4096,
 		Reasoning: ReasoningNone, Thinking: ThinkingNone, SchemaDialect: DialectJSONSchema}
-	switch strings.ToLower(provider) {
-	case "gemini", "google", "vertex-gemini":
-		c.SchemaDialect, c.Family = DialectGemini, "google"
-	case "anthropic", "bedrock", "vertex":
+	switch family {
+	case familyGoogle:
+		c.SchemaDialect, c.Family = DialectGemini, familyGoogle
+	case familyAnthropic:
 		c.ContextWindow = 200_000
 	}
 	return c

@@ -181,10 +181,60 @@ func rank(e string) int {
 	return 3
 }
 
+// The families whose own APIs change what an unknown id gets (fallback).
+const (
+	familyAnthropic = "anthropic"
+	familyOpenAI    = "openai"
+	familyGoogle    = "google"
+)
+
 // Table is the built-in table plus overrides. The nil *Table is the
 // built-in table alone.
 type Table struct {
 	overrides []override
+	// families maps a provider name to the family of the API it speaks
+	// (WithFamilies): the table knows no provider by name.
+	families map[string]string
+}
+
+// WithFamilies returns the table with the family each provider's API is
+// made for ("anthropic" for bedrock, "" for a server of many vendors'
+// models), as the provider registry declares it. A provider it does not
+// name is looked up under the family of the same name, if there is one
+// (a vendor's own API is named after it), else under none.
+func (t *Table) WithFamilies(f map[string]string) *Table {
+	nt := &Table{families: f}
+	if t != nil {
+		nt.overrides = t.overrides
+	}
+	return nt
+}
+
+// family is the family of provider's API.
+func (t *Table) family(provider string) string {
+	if t != nil {
+		if f, ok := t.families[provider]; ok {
+			return f
+		}
+	}
+	if knownFamily(provider) {
+		return provider
+	}
+	return ""
+}
+
+// knownFamily reports whether some model of the built-in table is of
+// family f.
+func knownFamily(f string) bool {
+	if f == familyAnthropic || f == familyOpenAI {
+		return true
+	}
+	for _, e := range table {
+		if f != "" && e.c.Family == f {
+			return true
+		}
+	}
+	return false
 }
 
 type override struct {
@@ -202,16 +252,17 @@ func Lookup(provider, model string) Capabilities {
 // prefix override ("proxy-*"), applied over the built-in entry (or over the
 // entry of the model it is "like").
 func (t *Table) Lookup(provider, model string) Capabilities {
+	family := t.family(provider)
 	if t != nil {
 		if o, ok := t.match(provider, model); ok {
-			base := builtin(provider, model)
+			base := builtin(family, model)
 			if o.Like != "" {
-				base = builtin(provider, o.Like)
+				base = builtin(family, o.Like)
 			}
 			return o.apply(base)
 		}
 	}
-	return builtin(provider, model)
+	return builtin(family, model)
 }
 
 func (t *Table) match(provider, model string) (Override, bool) {

@@ -107,6 +107,7 @@ func (t *Table) With(overrides map[string]Override) (*Table, error) {
 	nt := &Table{}
 	if t != nil {
 		nt.overrides = append(nt.overrides, t.overrides...)
+		nt.families = t.families
 	}
 	keys := make([]string, 0, len(overrides))
 	for k := range overrides {
