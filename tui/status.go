@@ -107,8 +107,9 @@ func shortID(id string) string {
 }
 
 // View lays the items out by priority: the model, the context fill and the
-// cost always stay (the model name is cut with an ellipsis when it must
-// be); the rest go least important first, never cut mid-word.
+// cost always stay, and the rest go least important first, never cut
+// mid-word, before the model name is cut (with an ellipsis, only when the
+// terminal is too narrow for the model beside the figures).
 func (s *statusBar) View(st *themes.Styles, width int) string {
 	i := s.info
 	model := i.Provider
@@ -169,10 +170,11 @@ func (s *statusBar) View(st *themes.Styles, width int) string {
 		}
 		return strings.Join(parts, sep)
 	}
-	// The model takes at most what is left after the must-keep items, and
-	// at least a few cells.
+	// The model and the context fill are what a glance at the bar is for:
+	// every other item goes before the model name is cut. Only when the
+	// must-keep items alone do not fit is the model cut with an ellipsis.
 	width = max(width, 1)
-	modelW := min(ansi.StringWidth(model), 24)
+	modelW := ansi.StringWidth(model)
 	for ansi.StringWidth(join())+modelW+4 > width && len(items) > 2 {
 		drop := 0
 		for k := range items {
