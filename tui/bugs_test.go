@@ -140,8 +140,10 @@ func TestSmallTerminalsKeepChatInputAndFigures(t *testing.T) {
 			t.Errorf("80 columns: %q missing from %q", want, bar)
 		}
 	}
+	// #27: the model name stays whole before the session id, search mode,
+	// last request and savings are kept.
 	bar = ansi.Strip(m.status.View(m.st, 120))
-	for _, want := range []string{"ctx", "Σ 3.8k↑ 130↓", "cache 60%", "sess"} {
+	for _, want := range []string{"ctx", "Σ 3.8k↑ 130↓", "cache 60%", b.info.Model} {
 		if !strings.Contains(bar, want) {
 			t.Errorf("120 columns: %q missing from %q", want, bar)
 		}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -73,7 +74,48 @@ func (m *markdown) styleConfig() glamour.TermRendererOption {
 	for _, h := range []*string{&cfg.H2.Prefix, &cfg.H3.Prefix, &cfg.H4.Prefix, &cfg.H5.Prefix, &cfg.H6.Prefix} {
 		*h = ""
 	}
+	if m.st.Palette.Name == "plain" {
+		// NO_COLOR: glamour v2 always writes its palette (grey 252 for the
+		// body, invisible on a light terminal) and not every path to the
+		// terminal downsamples it, so the colours go here, at the source.
+		// Bold, italic and underline stay.
+		withoutColour(reflect.ValueOf(&cfg).Elem())
+	}
 	return glamour.WithStyles(cfg)
+}
+
+// withoutColour clears every Color and BackgroundColor of a glamour style
+// config, and its code blocks' Chroma theme, in place.
+func withoutColour(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			withoutColour(v.Elem())
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range v.NumField() {
+			f := v.Field(i)
+			if !f.CanSet() {
+				continue
+			}
+			switch t.Field(i).Name {
+			case "Color", "BackgroundColor", "Chroma":
+				if f.Kind() == reflect.Pointer {
+					f.SetZero()
+					continue
+				}
+			}
+			if f.Kind() == reflect.Pointer && !f.IsNil() {
+				// The standard configs share pointers between elements;
+				// copy before clearing so the package's own config stays.
+				c := reflect.New(f.Elem().Type())
+				c.Elem().Set(f.Elem())
+				f.Set(c)
+			}
+			withoutColour(f)
+		}
+	}
 }
 
 func (m *markdown) renderer(width int) *glamour.TermRenderer {

@@ -138,12 +138,12 @@ func (s *statusBar) View(st *themes.Styles, width int) string {
 		add(fmt.Sprintf("cache %d%%", t.CacheReadTokens*100/in), 2)
 	}
 	if i.SessionID != "" {
-		add("sess "+shortID(i.SessionID), 3)
+		add("sess "+shortID(i.SessionID), 4)
 	}
 	// What deferral saved so far: the estimate per request times the
 	// requests made, so it appears with the first request and grows.
 	if n := i.Requests + s.requests; i.TokensSaved > 0 && n > 0 {
-		add("saved ~"+fmtTokens(i.TokensSaved*n)+" tok", 2)
+		add("saved ~"+fmtTokens(i.TokensSaved*n)+" tok", 3)
 	}
 	if i.SearchMode != "" {
 		add("search "+i.SearchMode, 5)
@@ -174,15 +174,22 @@ func (s *statusBar) View(st *themes.Styles, width int) string {
 	// every other item goes before the model name is cut. Only when the
 	// must-keep items alone do not fit is the model cut with an ellipsis.
 	width = max(width, 1)
+	// The session totals and cache share (priorities 1 and 2) go only when
+	// the model would keep fewer than 40 cells: a deployment name can be
+	// longer than any bar.
 	modelW := ansi.StringWidth(model)
-	for ansi.StringWidth(join())+modelW+4 > width && len(items) > 2 {
+	for len(items) > 2 {
 		drop := 0
 		for k := range items {
 			if items[k].prio >= items[drop].prio {
 				drop = k
 			}
 		}
-		if items[drop].prio == 0 {
+		need := modelW
+		if items[drop].prio < 3 {
+			need = min(modelW, 40)
+		}
+		if items[drop].prio == 0 || ansi.StringWidth(join())+need+4 <= width {
 			break
 		}
 		items = append(items[:drop], items[drop+1:]...)
