@@ -509,6 +509,12 @@ func (a *App) SetModel(name string) error {
 	if err := servedBy(prov, model); err != nil {
 		return err
 	}
+	if a.settings.BaseURL == "" {
+		// Behind a proxy (--base-url) any alias may be served.
+		if err := knownModel(prov, model, a.settings.modelTable()); err != nil {
+			return err
+		}
+	}
 	if err := a.useModel(prov, model); err != nil {
 		return err
 	}
