@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// The conformance suite's client command: it translates the suite's
+// conventions into the agent's and runs the agent. It never speaks MCP.
+//
+//   node adapter.mjs SERVER_URL
+//
+// In: MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_CONTEXT (credentials the
+// scenario hands the client), AGENT_CONFORMANCE_BIN (the built agent) and
+// AGENT_CONFORMANCE_MODEL_URL (a fake Anthropic API that calls every tool it
+// is offered; see conformance_test.go).
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const url = process.argv[2];
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
+const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}");
+const bin = process.env.AGENT_CONFORMANCE_BIN;
+const model = process.env.AGENT_CONFORMANCE_MODEL_URL;
+if (!url || !bin || !model) {
+  console.error("usage: AGENT_CONFORMANCE_BIN=... AGENT_CONFORMANCE_MODEL_URL=... node adapter.mjs SERVER_URL");
+  process.exit(2);
+}
+
+// The scenario's credentials become the server's "oauth" entry.
+const oauth = {};
+if (ctx.client_id) oauth.client_id = ctx.client_id;
+if (ctx.client_secret) oauth.client_secret = ctx.client_secret;
+if (ctx.private_key_pem) oauth.private_key = ctx.private_key_pem;
+if (ctx.signing_algorithm) oauth.signing_alg = ctx.signing_algorithm;
+if (scenario.startsWith("auth/client-credentials")) oauth.grant = "client_credentials";
+
+const server = { type: "http", url };
+if (Object.keys(oauth).length > 0) server.oauth = oauth;
+
+const dir = mkdtempSync(join(tmpdir(), "agent-conformance-"));
+const config = join(dir, "mcp.json");
+writeFileSync(config, JSON.stringify({ mcpServers: { conformance: server } }, null, 2), { mode: 0o600 });
+
+const here = dirname(fileURLToPath(import.meta.url));
+const env = {
+  ...process.env,
+  HOME: dir,
+  XDG_CONFIG_HOME: join(dir, "config"),
+  XDG_DATA_HOME: join(dir, "data"),
+  ANTHROPIC_API_KEY: "test-key",
+  // The authorization URL's only argument; browser.mjs follows its redirects
+  // to the agent's 127.0.0.1 listener, as a user's browser would.
+  BROWSER: join(here, "browser.mjs"),
+  // browser.mjs runs under the node that runs this script.
+  PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+};
+const args = [
+  "-p", "Call each of the conformance server's tools once.",
+  "--mcp-config", config, "--mcp", "conformance",
+  "--provider", "anthropic", "--base-url", model,
+  "--db", join(dir, "agent.db"), "--output-format", "json",
+];
+const r = spawnSync(bin, args, { env, stdio: "inherit" });
+rmSync(dir, { recursive: true, force: true });
+if (r.error) {
+  console.error(`adapter: ${bin}: ${r.error.message}`);
+  process.exit(1);
+}
+process.exit(r.status ?? 1);

@@ -1,0 +1,293 @@
+// Package conformance runs the official MCP conformance suite for clients
+// (npm @modelcontextprotocol/conformance) against the built agent binary.
+//
+// The suite starts a scenario's MCP server (and authorization server) and
+// runs a client command with the server's URL. That command is adapter.mjs,
+// which only translates: it writes the agent's config from
+// MCP_CONFORMANCE_CONTEXT, points BROWSER at browser.mjs (which follows the
+// authorization redirect) and runs `agent -p` against a fake Anthropic API
+// served by this test, which calls every tool it is offered. The suite then
+// judges what the agent did on the wire.
+//
+// .ci/install-conformance.sh installs Node 22 and the suite into
+// .ci/node_modules/conformance (AGENT_CONFORMANCE_PREFIX overrides it).
+// testdata/expected-failures.yml lists the scenarios that do not pass yet,
+// in the suite's own baseline format: an unlisted scenario that fails, or a
+// listed one that passes, fails the test. `go test ./conformance -v` prints
+// the table of scenarios and checks passed.
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+)
+
+// suite is where the suite and its node are installed.
+type suite struct {
+	node, cli, dir string
+}
+
+func findSuite(t *testing.T) suite {
+	t.Helper()
+	prefix := os.Getenv("AGENT_CONFORMANCE_PREFIX")
+	if prefix == "" {
+		prefix = filepath.Join(repoRoot(t), ".ci", "node_modules", "conformance")
+	}
+	s := suite{
+		node: filepath.Join(prefix, "node_modules", ".bin", "node"),
+		cli:  filepath.Join(prefix, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"),
+		dir:  filepath.Join(repoRoot(t), "conformance"),
+	}
+	for _, p := range []string{s.node, s.cli} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("the MCP conformance suite is not installed (%s is missing): run .ci/install-conformance.sh, or set AGENT_CONFORMANCE_PREFIX to the npm prefix holding node@22 and @modelcontextprotocol/conformance", p)
+		}
+	}
+	return s
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// clientScenarios lists the suite's client scenarios from `conformance list`.
+func (s suite) clientScenarios(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command(s.node, s.cli, "list").CombinedOutput()
+	if err != nil {
+		t.Fatalf("conformance list: %v\n%s", err, out)
+	}
+	var names []string
+	client := false
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "Client scenarios") {
+			client = true
+			continue
+		}
+		if !client {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok {
+			names = append(names, strings.Fields(rest)[0])
+		} else if strings.TrimSpace(line) != "" {
+			break
+		}
+	}
+	if len(names) == 0 {
+		t.Fatalf("conformance list printed no client scenarios:\n%s", out)
+	}
+	return names
+}
+
+// buildAgent builds the agent binary the suite runs.
+func buildAgent(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "agent")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = repoRoot(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// callEveryTool is the fake model: asked by the user, it calls every tool
+// the request offers, with arguments made from each schema's required
+// properties; given the results, it ends the turn.
+func callEveryTool(r *anthropictest.Request) anthropictest.Reply {
+	msgs := r.Messages()
+	if len(msgs) > 0 && bytes.Contains(msgs[len(msgs)-1], []byte(`"tool_result"`)) {
+		return anthropictest.Message(anthropictest.Text("Done."))
+	}
+	var tools []struct {
+		Name        string `json:"name"`
+		Type        string `json:"type"`
+		InputSchema struct {
+			Properties map[string]struct {
+				Type any `json:"type"`
+			} `json:"properties"`
+			Required []string `json:"required"`
+		} `json:"input_schema"`
+	}
+	_ = json.Unmarshal(r.Tools(), &tools)
+	var blocks []json.RawMessage
+	for i, tl := range tools {
+		if tl.Type != "" && tl.Type != "custom" {
+			continue // a server tool (tool search), not the MCP server's
+		}
+		args := map[string]any{}
+		for _, name := range tl.InputSchema.Required {
+			args[name] = sample(tl.InputSchema.Properties[name].Type)
+		}
+		blocks = append(blocks, anthropictest.ToolUse(fmt.Sprintf("toolu_conf%02d", i), tl.Name, args))
+	}
+	if len(blocks) == 0 {
+		return anthropictest.Message(anthropictest.Text("No tools were offered."))
+	}
+	return anthropictest.Message(blocks...)
+}
+
+func sample(typ any) any {
+	switch typ {
+	case "number", "integer":
+		return 2
+	case "boolean":
+		return true
+	case "array":
+		return []any{}
+	case "object":
+		return map[string]any{}
+	}
+	return "conformance"
+}
+
+// result is one scenario's outcome.
+type result struct {
+	name           string
+	passed, failed int
+	warnings       int
+	ok             bool // the suite's verdict (its exit status)
+	took           time.Duration
+	log            string
+}
+
+func (s suite) run(t *testing.T, scenario, bin, modelURL string) result {
+	outDir := t.TempDir()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, s.node, s.cli, "client",
+		"--command", s.node+" "+filepath.Join(s.dir, "adapter.mjs"),
+		"--scenario", scenario, "--timeout", "60000", "-o", outDir)
+	cmd.Env = append(os.Environ(),
+		"AGENT_CONFORMANCE_BIN="+bin, "AGENT_CONFORMANCE_MODEL_URL="+modelURL)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	r := result{name: scenario, ok: err == nil, took: time.Since(start).Round(100 * time.Millisecond), log: string(out)}
+	_ = filepath.WalkDir(outDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.Name() != "checks.json" {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var checks []struct{ Status string }
+		if err := json.Unmarshal(b, &checks); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		for _, c := range checks {
+			switch c.Status {
+			case "SUCCESS":
+				r.passed++
+			case "FAILURE":
+				r.failed++
+			case "WARNING":
+				r.warnings++
+			}
+		}
+		return nil
+	})
+	return r
+}
+
+// expectedFailures reads the client list of the suite's baseline file.
+func expectedFailures(t *testing.T) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "expected-failures.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	inClient := false
+	for line := range strings.SplitSeq(string(b), "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "" || strings.HasPrefix(trimmed, "#"):
+		case !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "-"):
+			inClient = trimmed == "client:"
+		case inClient:
+			name, ok := strings.CutPrefix(trimmed, "- ")
+			if !ok {
+				t.Fatalf("testdata/expected-failures.yml: %q is not a list item", line)
+			}
+			out[strings.Trim(strings.TrimSpace(name), `"'`)] = true
+		}
+	}
+	return out
+}
+
+func TestClientScenarios(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the conformance suite builds the agent and runs 25 scenarios")
+	}
+	s := findSuite(t)
+	scenarios := s.clientScenarios(t)
+	expected := expectedFailures(t)
+	for name := range expected {
+		if !slices.Contains(scenarios, name) {
+			t.Errorf("testdata/expected-failures.yml names %q, which the suite does not have", name)
+		}
+	}
+	bin := buildAgent(t)
+	model := anthropictest.NewServer(t)
+	model.Handler = callEveryTool
+
+	results := make([]result, len(scenarios))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 3) // the suite's servers and the agents are light; a few at once
+	for i, sc := range scenarios {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i] = s.run(t, sc, bin, model.URL)
+		}()
+	}
+	wg.Wait()
+
+	var table strings.Builder
+	fmt.Fprintf(&table, "| scenario | checks passed | failed | warnings | verdict | time |\n|---|---|---|---|---|---|\n")
+	pass := 0
+	for _, r := range results {
+		verdict := "FAIL"
+		if r.ok {
+			verdict, pass = "pass", pass+1
+		}
+		fmt.Fprintf(&table, "| %s | %d/%d | %d | %d | %s | %s |\n", r.name, r.passed, r.passed+r.failed+r.warnings, r.failed, r.warnings, verdict, r.took)
+	}
+	fmt.Fprintf(&table, "\n%d of %d client scenarios pass\n", pass, len(results))
+	t.Log("\n" + table.String())
+	if path := os.Getenv("AGENT_CONFORMANCE_TABLE"); path != "" {
+		if err := os.WriteFile(path, []byte(table.String()), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, r := range results {
+		switch {
+		case !r.ok && !expected[r.name]:
+			t.Errorf("scenario %s fails (%d of %d checks passed); the suite said:\n%s", r.name, r.passed, r.passed+r.failed+r.warnings, r.log)
+		case r.ok && expected[r.name]:
+			t.Errorf("scenario %s passes now: remove it from testdata/expected-failures.yml", r.name)
+		}
+	}
+}
