@@ -382,11 +382,11 @@ func (br *brain) responsesTurn(body []byte) responsestest.Turn {
 		log(actAnswer, in.tool)
 		return responsestest.Turn{responsestest.Text("answer: " + out)}
 	}
-	eager, deferred, hosted, clientTS, fn := false, false, false, false, false
+	eager, hosted, clientTS, fn := false, false, false, false
 	for _, t := range flattenNamespaces(req.Tools) {
 		switch {
 		case t.Type == "function" && t.Name == in.tool:
-			eager, deferred = !t.DeferLoading, t.DeferLoading
+			eager = !t.DeferLoading
 		case t.Type == "tool_search" && t.Execution == "client":
 			clientTS = true
 		case t.Type == "tool_search":
@@ -412,7 +412,9 @@ func (br *brain) responsesTurn(body []byte) responsestest.Turn {
 	}
 	args, _ := json.Marshal(in.args)
 	switch {
-	case eager || deferred && loaded:
+	case eager || loaded:
+		// What a tool_search_output loaded is callable, whether or not the
+		// tools array defines it (client search sends no deferred tool).
 		log(actCallDirect, in.tool)
 		return responsestest.Turn{responsestest.Call(in.tool, string(args))}
 	case fn && known:

@@ -33,6 +33,10 @@ type renderer struct {
 	calls     map[string]bool
 	searches  map[string]bool
 	approvals map[string]bool
+	// loaded holds the deferred tools a client tool_search_output of this
+	// input has loaded: with client search nothing deferred is in the
+	// tools array, so a call of a tool is only valid after that.
+	loaded map[string]bool
 	// provResults indexes provider search results of the whole history: an
 	// Anthropic search can be answered at the start of the next message.
 	provResults map[string]*agent.SearchResult
@@ -43,7 +47,7 @@ type renderer struct {
 
 func renderInput(req *agent.Request, pl plan) ([]json.RawMessage, error) {
 	r := &renderer{req: req, pl: pl, seen: map[string]bool{}, calls: map[string]bool{}, searches: map[string]bool{},
-		approvals: map[string]bool{}, provResults: map[string]*agent.SearchResult{}}
+		approvals: map[string]bool{}, loaded: map[string]bool{}, provResults: map[string]*agent.SearchResult{}}
 	for _, m := range req.Messages {
 		for _, p := range m.Parts {
 			if p.Type == agent.PartSearchResult && p.SearchResult != nil && p.SearchResult.Where == agent.WhereProvider {
@@ -193,6 +197,9 @@ func (r *renderer) clientResult(res agent.SearchResult) {
 func (r *renderer) searchOutput(callID string, names []string, errText string) {
 	switch {
 	case r.pl.hosted || r.pl.clientTS:
+		for _, n := range names {
+			r.loaded[n] = true
+		}
 		r.add(struct {
 			Type      string          `json:"type"`
 			CallID    string          `json:"call_id"`
@@ -289,7 +296,26 @@ func (r *renderer) toolCall(tc agent.ToolCall) {
 			return
 		}
 	}
+	r.ensureLoaded(tc.Name, tc.ID)
 	r.add(functionCall{"function_call", tc.ID, tc.Name, args, r.namespaceFor(tc.Name)})
+}
+
+// ensureLoaded puts a client search pair that loads name before a call of
+// it when client search has not loaded it yet in this input: the tools
+// array holds no deferred definition, and OpenAI makes callable only what
+// a tool_search_output listed. It happens when the model called a tool it
+// never searched for (deferral is not a permission) or the history comes
+// from a form that declared the tool in the tools array.
+func (r *renderer) ensureLoaded(name, callID string) {
+	if !r.pl.clientTS || r.pl.topLevel[name] || r.loaded[name] {
+		return
+	}
+	if _, ok := r.pl.catalog[name]; !ok {
+		return
+	}
+	id := "load_" + callID
+	r.searchCall(agent.SearchCall{ID: id, Names: []string{name}, Where: agent.WhereClient})
+	r.searchOutput(id, []string{name}, "")
 }
 
 // namespaceFor is the namespace a call of a function needs in this
@@ -488,6 +514,7 @@ func (r *renderer) functionCallItem(raw json.RawMessage, it item, callID string,
 		}
 	}
 	r.calls[callID] = true
+	r.ensureLoaded(it.Name, callID)
 	// A call is replayed with the namespace it came with, which is the one
 	// this request's tools array gives it while the settings are unchanged.
 	// When they changed (search mode, the deferred set, or history from

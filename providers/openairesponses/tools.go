@@ -35,13 +35,19 @@ type plan struct {
 	mode agent.SearchMode
 	// hosted: {"type":"tool_search"} and namespaces of deferred functions.
 	hosted bool
-	// clientTS: {"type":"tool_search","execution":"client"} and the same namespaces.
+	// clientTS: {"type":"tool_search","execution":"client"} alone, as OpenAI
+	// documents it and Codex sends it: no deferred definition goes out, and
+	// each tool_search_output carries the found tools' full definitions
+	// inside their namespaces, so the request's size does not depend on
+	// the catalog's.
 	clientTS bool
 	// fnSearch: client search through plain tool_search/tool_call functions,
 	// for models without tool_search; deferred tools are not sent at all.
 	fnSearch bool
-	// groups are the namespaces the deferred definitions are sent in
-	// (hosted or clientTS); nsOf maps a deferred tool to its namespace.
+	// groups are the namespaces of the deferred definitions (hosted or
+	// clientTS; only hosted sends them in the tools array, clientTS loads
+	// them by tool_search_output); nsOf maps a deferred tool to its
+	// namespace.
 	groups []namespaceGroup
 	nsOf   map[string]string
 	// catalog holds every deferred definition by name, whatever the mode.
@@ -161,8 +167,10 @@ func renderTools(req *agent.Request, pl plan) ([]byte, error) {
 			functionTool{Type: "function", Name: fnSearchName, Description: req.WithDirectory(searchDescription + " Returns the tools' names, descriptions and input schemas; call one with tool_call."), Parameters: searchParams},
 			functionTool{Type: "function", Name: fnCallName, Description: "Call a tool found by tool_search, by exact name, with its arguments.", Parameters: toolCallParams})
 	}
-	for _, g := range pl.groups {
-		out = append(out, g.def())
+	if pl.hosted {
+		for _, g := range pl.groups {
+			out = append(out, g.def())
+		}
 	}
 	if out == nil {
 		return []byte("[]"), nil
@@ -172,7 +180,11 @@ func renderTools(req *agent.Request, pl plan) ([]byte, error) {
 	// doubling and copy the result once more, three times the array's size
 	// at thousands of deferred tools.
 	size := 2
-	for _, ds := range [][]agent.ToolDef{req.Tools, req.Deferred} {
+	sent := [][]agent.ToolDef{req.Tools}
+	if pl.hosted || pl.mode == agent.SearchOff {
+		sent = append(sent, req.Deferred)
+	}
+	for _, ds := range sent {
 		for _, d := range ds {
 			// The keys, type, strict and defer_loading of a function.
 			size += len(d.Name) + len(d.Description) + len(d.Schema) + 128

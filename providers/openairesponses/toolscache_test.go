@@ -30,6 +30,9 @@ func TestToolsRenderedOncePerVersion(t *testing.T) {
 			t.Fatalf("%s: cached rendering differs:\n%s\n%s", mode, got, fresh)
 		}
 		changed := *req
+		// The active tool changes too: with client search no deferred
+		// definition is in the array.
+		changed.Tools = []agent.ToolDef{{Name: readFile.Name, Description: "CHANGED", Schema: readFile.Schema}}
 		changed.Deferred = []agent.ToolDef{{Name: cal.Name, Description: "CHANGED", Schema: cal.Schema, Server: "cal"}}
 		again, _, _ := p.Render(&changed)
 		if bytes.Contains(again, []byte("CHANGED")) {

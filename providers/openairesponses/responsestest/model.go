@@ -109,6 +109,9 @@ func (s *Server) generate(turn Turn, req *parsed) ([]obj, error) {
 			out = append(out, obj{"id": s.id("msg"), "type": "message", "status": "completed", "role": "assistant",
 				"content": []obj{{"type": "output_text", "annotations": ann, "logprobs": []any{}, "text": st.text}}})
 		case "call":
+			if !req.callable(st.name) && req.ClientSearch {
+				return nil, fmt.Errorf("Call step of %s, which this request neither defines nor loaded by a tool_search_output", st.name)
+			}
 			it := obj{"id": s.id("fc"), "type": "function_call", "status": "completed", "arguments": st.args,
 				"call_id": s.id("call"), "name": st.name}
 			if st.need > 0 && req.MaxOutputTokens < st.need {

@@ -3,6 +3,7 @@ package responsestest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -38,6 +39,14 @@ func TestRejects(t *testing.T) {
 			`{"type":"tool_search_call","execution":"client","call_id":"s1","arguments":{"query":"x"}},` +
 			`{"type":"tool_search_output","execution":"client","call_id":"s1","tools":[{"type":"namespace","name":"crm","description":"CRM","tools":[{"type":"function","name":"crm__find","parameters":{"type":"object"}}]}]},` +
 			`{"type":"function_call","call_id":"c1","name":"crm__find","namespace":"crm","arguments":"{}"}]}`, "", 200},
+		{"call of a namespace no search loaded", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search","execution":"client"}],"input":[` +
+			`{"type":"function_call","call_id":"c1","name":"crm__find","namespace":"crm","arguments":"{}"}]}`, "Function 'crm__find' not found in namespace 'crm'", 400},
+		{"loaded namespace without description", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search","execution":"client"}],"input":[` +
+			`{"type":"tool_search_call","execution":"client","call_id":"s1","arguments":{"query":"x"}},` +
+			`{"type":"tool_search_output","execution":"client","call_id":"s1","tools":[{"type":"namespace","name":"crm","tools":[{"type":"function","name":"crm__find"}]}]}]}`, "'input[1].tools[0].description'", 400},
+		{"loaded function with a bad name", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search","execution":"client"}],"input":[` +
+			`{"type":"tool_search_call","execution":"client","call_id":"s1","arguments":{"query":"x"}},` +
+			`{"type":"tool_search_output","execution":"client","call_id":"s1","tools":[{"type":"function","name":"crm find"}]}]}`, "does not match pattern", 400},
 		{"bad namespace name", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search"},{"type":"namespace","name":"git hub","description":"d","tools":[{"type":"function","name":"a","defer_loading":true}]}],"input":"hi"}`, "does not match pattern", 400},
 		{"duplicate namespace", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search"},{"type":"namespace","name":"gh","description":"d","tools":[{"type":"function","name":"a","defer_loading":true}]},{"type":"namespace","name":"gh","description":"d","tools":[{"type":"function","name":"b","defer_loading":true}]}],"input":"hi"}`, "Duplicate namespace name 'gh'", 400},
 		{"namespace without description", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search"},{"type":"namespace","name":"gh","tools":[{"type":"function","name":"a","defer_loading":true}]}],"input":"hi"}`, "'tools[1].description'", 400},
@@ -106,4 +115,43 @@ func TestHostedSearchLoadsNamespaceMembers(t *testing.T) {
 	if r.Output[2].Type != "function_call" || r.Output[2].Namespace != "gh" {
 		t.Errorf("call = %+v, want namespace gh", r.Output[2])
 	}
+}
+
+// With client search alone, the model calls only what a tool_search_output
+// loaded; the call carries the loaded namespace.
+func TestClientSearchCallsOnlyLoadedTools(t *testing.T) {
+	rec := &scriptErrors{TB: t}
+	s := NewServer(rec)
+	s.Script(Turn{Call("crm__find", `{}`)}, Turn{Call("crm__find", `{}`)})
+	post := func(input string) (int, []byte) {
+		body := `{"model":"gpt-5.4","stream":false,"tools":[{"type":"tool_search","execution":"client"}],"input":` + input + `}`
+		req, _ := http.NewRequest("POST", s.URL+"/responses", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+DefaultKey)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, b
+	}
+	if code, b := post(`"find a customer"`); code == 200 || len(rec.errs) != 1 {
+		t.Fatalf("the model called a tool nothing loaded (%d): %s", code, b)
+	}
+	code, b := post(`[{"role":"user","content":"find a customer"},` +
+		`{"type":"tool_search_call","execution":"client","call_id":"s1","arguments":{"query":"crm"}},` +
+		`{"type":"tool_search_output","execution":"client","call_id":"s1","tools":[{"type":"namespace","name":"crm","description":"CRM","tools":[{"type":"function","name":"crm__find","parameters":{"type":"object"},"defer_loading":true}]}]}]`)
+	if code != 200 || !strings.Contains(string(b), `"namespace":"crm"`) {
+		t.Fatalf("status %d: %s", code, b)
+	}
+}
+
+// scriptErrors keeps the script errors a fake reports instead of failing.
+type scriptErrors struct {
+	testing.TB
+	errs []string
+}
+
+func (r *scriptErrors) Errorf(format string, a ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, a...))
 }

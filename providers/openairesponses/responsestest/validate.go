@@ -1,6 +1,7 @@
 package responsestest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -222,6 +223,89 @@ func (p *parsed) hasDeferred() bool {
 	return false
 }
 
+// checkLoaded validates the tools of the tool_search_output at input[i]
+// as the API validates the tools array: they are the definitions that
+// become callable (with client search, the only place a deferred tool is
+// defined), so a namespace needs a valid name, a description and members,
+// and a function a valid name.
+func checkLoaded(i int, tools json.RawMessage) *apiErr {
+	var ts []struct {
+		Type        string `json:"type"`
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		Tools       []struct {
+			Type string `json:"type"`
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(tools, &ts) != nil {
+		return bad(fmt.Sprintf("input[%d].tools", i), "Invalid type for 'input[%d].tools': expected an array of tools.", i)
+	}
+	name := func(param, n string) *apiErr {
+		if nameRE.MatchString(n) {
+			return nil
+		}
+		return bad(param+".name", "Invalid '%s.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.", param)
+	}
+	for k, t := range ts {
+		param := fmt.Sprintf("input[%d].tools[%d]", i, k)
+		switch t.Type {
+		case "function":
+			if e := name(param, t.Name); e != nil {
+				return e
+			}
+		case "namespace":
+			if e := name(param, t.Name); e != nil {
+				return e
+			}
+			if t.Description == "" {
+				return bad(param+".description", "Missing required parameter: '%s.description'.", param)
+			}
+			if len(t.Tools) == 0 {
+				return bad(param+".tools", "Missing required parameter: '%s.tools'.", param)
+			}
+			for j, m := range t.Tools {
+				mp := fmt.Sprintf("%s.tools[%d]", param, j)
+				if m.Type != "function" && m.Type != "custom" {
+					return bad(mp+".type", "Invalid value: '%s'. Supported values are: 'function' and 'custom'.", m.Type)
+				}
+				if e := name(mp, m.Name); e != nil {
+					return e
+				}
+			}
+		case "mcp", "custom":
+		default:
+			return bad(param+".type", "Invalid value: '%s'. Supported values are: 'function', 'namespace', 'custom' and 'mcp'.", t.Type)
+		}
+	}
+	return nil
+}
+
+// callable reports whether the model can call name in this request: a
+// function of the tools array (deferred ones once hosted search can load
+// them), or one a tool_search_output of the input loaded. With client
+// search alone nothing deferred is callable before the client loads it
+// ("tools not listed are not available", OpenAI's tool search guide).
+func (p *parsed) callable(name string) bool {
+	if _, ok := p.Default[name]; ok {
+		return true
+	}
+	for _, m := range p.Loaded {
+		if _, ok := m[name]; ok {
+			return true
+		}
+	}
+	if p.Hosted {
+		return p.inSomeNamespace(name)
+	}
+	for _, m := range p.Namespaces {
+		if d, ok := m[name]; ok && !bytes.Contains(d, []byte(`"defer_loading":true`)) {
+			return true
+		}
+	}
+	return false
+}
+
 // load records the definitions a tool_search_output makes callable.
 func (p *parsed) load(tools json.RawMessage) {
 	var ts []struct {
@@ -309,6 +393,9 @@ func (p *parsed) readInput(in json.RawMessage) *apiErr {
 			if str(it["execution"]) == "client" && !searches[str(it["call_id"])] {
 				return bad("input", "No tool search call found for tool_search_output with call_id %s.", str(it["call_id"]))
 			}
+			if e := checkLoaded(i, it["tools"]); e != nil {
+				return e
+			}
 			p.load(it["tools"])
 		case "reasoning":
 			if !p.Store && it["encrypted_content"] == nil {
@@ -371,6 +458,9 @@ func (p *parsed) namespaceOf(name string) string {
 	if _, ok := p.Deferred[name]; ok {
 		return name
 	}
+	if _, ok := p.Loaded[""][name]; ok {
+		return name
+	}
 	// In request order, so the answer does not depend on map order.
 	for _, d := range p.DeferredOrder {
 		for _, m := range d.Members {
@@ -381,6 +471,11 @@ func (p *parsed) namespaceOf(name string) string {
 	}
 	for ns, m := range p.Namespaces {
 		if _, ok := m[name]; ok {
+			return ns
+		}
+	}
+	for ns, m := range p.Loaded {
+		if _, ok := m[name]; ok && ns != "" {
 			return ns
 		}
 	}
