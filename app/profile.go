@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/config/agents"
 	"github.com/agent-dev/agent/tools"
 )
@@ -29,23 +30,17 @@ func (s *Settings) useProfile(name string) error {
 // applyProfile puts a profile's settings over the config files and the
 // environment, wherever no flag was given (changed): flags still win.
 func (s *Settings) applyProfile(p agents.Profile, changed map[string]bool) {
-	set := func(flag string, dst *string, v string) {
-		if v != "" && !changed[flag] {
-			*dst = v
-		}
-	}
-	set("provider", &s.Provider, p.Provider)
 	if p.Provider != "" && p.Model == "" && !changed["model"] {
 		s.Model = "" // the provider's default, not a model of another provider
 	}
-	set("model", &s.Model, p.Model)
-	set("fallback-model", &s.FallbackModel, p.FallbackModel)
-	set("effort", &s.Effort, p.Effort)
-	set("system", &s.System, p.System)
-	set("search", &s.Search, p.Search)
-	set("theme", &s.Theme, p.Theme)
-	if p.MaxTokens > 0 && !changed["max-tokens"] {
-		s.MaxTokens = p.MaxTokens
+	for _, k := range config.Keys() {
+		switch {
+		case !k.Profile || !k.IsSet(&p.Config) || changed[k.Flag]:
+		case k.Name == "provider_tools", k.Name == "require_approval":
+			// They add up rather than replace (below).
+		default:
+			k.Copy(&s.Config, &p.Config)
+		}
 	}
 	if len(p.ProviderTools) > 0 {
 		s.ProviderTools = append(append([]string(nil), p.ProviderTools...), s.Flags.ProviderTools...)
@@ -194,8 +189,16 @@ func (a *App) SetAgent(name string) (string, error) {
 		pr, model := s.Target()
 		meta := ss.Meta()
 		meta.Provider, meta.API, meta.Model = a.Provider(), pr.API(), model
-		st := &meta.Settings
-		st.Agent, st.System, st.Search, st.MaxTokens, st.ProviderTools, st.FallbackModel = p.Name, s.System, s.Search, s.MaxTokens, s.ProviderTools, s.FallbackModel
+		// The profile's keys change; the servers and deferral the session
+		// runs with do not (they need a restart).
+		old, st := meta.Settings, a.settings.stored(s.ProviderTools)
+		st.Defer, st.DeferTools, st.MCPServers, st.NoStream = old.Defer, old.DeferTools, old.MCPServers, old.NoStream
+		for k, v := range old.Extra {
+			if st.Extra[k] == nil {
+				_ = st.SetValue(k, v)
+			}
+		}
+		meta.Settings = st
 		if err := ss.UpdateMeta(context.Background(), meta); err != nil {
 			return "", err
 		}

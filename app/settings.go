@@ -6,6 +6,7 @@
 package app
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -156,14 +157,18 @@ func (s Settings) Validate() error {
 	return nil
 }
 
-// stored is the part of the settings kept with a session.
+// stored is the part of the settings kept with a session: the keys
+// declared stored (config.Keys), the run options below and the parsed
+// provider tools.
 func (s Settings) stored(pts []agent.ProviderTool) store.Settings {
-	mode, _ := agent.ParseSearchMode(s.Search)
-	return store.Settings{
-		Search: mode, SearchAlgo: s.SearchAlgo, Defer: s.Defer, MCPServers: s.MCP,
-		ProviderTools: pts, System: s.System, MaxTokens: s.MaxTokens, NoStream: s.NoStream,
-		FallbackModel: s.FallbackModel, Agent: s.Agent,
+	st := store.Settings{Defer: s.Defer, MCPServers: s.MCP, ProviderTools: pts, NoStream: s.NoStream, Agent: s.Agent}
+	for _, k := range config.Keys() {
+		if k.Stored && k.Name != "provider_tools" && k.IsSet(&s.Config) {
+			// A declared value always encodes.
+			_ = st.SetValue(k.Name, k.Ptr(&s.Config))
+		}
 	}
+	return st
 }
 
 // restore takes a resumed session's settings wherever no flag was given, so
@@ -181,32 +186,28 @@ func (s *Settings) restore(m store.SessionMeta) {
 	if f.Model == "" && s.Provider == m.Provider {
 		s.Model = m.Model
 	}
-	if f.Search == "" && st.Search != "" {
-		s.Search = string(st.Search)
-	}
-	if f.SearchAlgo == "" && st.SearchAlgo != "" {
-		s.SearchAlgo = st.SearchAlgo
+	for _, k := range config.Keys() {
+		raw := st.Value(k.Name)
+		if !k.Stored || raw == nil || f.Changed[k.Flag] || k.IsSet(&f.Config) {
+			continue
+		}
+		if k.Name == "provider_tools" {
+			s.ProviderTools = nil
+			for _, pt := range st.ProviderTools {
+				s.ProviderTools = append(s.ProviderTools, providerToolSpec(pt))
+			}
+			continue
+		}
+		var v config.Config
+		if err := json.Unmarshal(raw, k.Ptr(&v)); err == nil {
+			k.Copy(&s.Config, &v)
+		}
 	}
 	if f.Defer == "" {
 		s.Defer = st.Defer
 	}
 	if len(f.MCP) == 0 {
 		s.MCP = st.MCPServers
-	}
-	if len(f.ProviderTools) == 0 && len(st.ProviderTools) > 0 {
-		s.ProviderTools = nil
-		for _, pt := range st.ProviderTools {
-			s.ProviderTools = append(s.ProviderTools, providerToolSpec(pt))
-		}
-	}
-	if f.System == "" && st.System != "" {
-		s.System = st.System
-	}
-	if st.MaxTokens > 0 {
-		s.MaxTokens = st.MaxTokens
-	}
-	if f.FallbackModel == "" && st.FallbackModel != "" {
-		s.FallbackModel = st.FallbackModel
 	}
 	s.NoStream = s.NoStream || st.NoStream
 }

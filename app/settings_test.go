@@ -11,6 +11,9 @@ import (
 	"testing"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/config/agents"
+	"github.com/agent-dev/agent/store"
 )
 
 func writeFile(t *testing.T, path, body string) {
@@ -116,5 +119,54 @@ func TestReducer(t *testing.T) {
 	}
 	if !errors.Is(r.Err(), agent.ErrBudgetSpent) {
 		t.Errorf("err %v", r.Err())
+	}
+}
+
+// What a session stores and a resume restores follows the declaration:
+// every key tagged stored comes back where no flag was given, and a flag
+// wins over it.
+func TestStoredKeysRoundTrip(t *testing.T) {
+	s := Settings{Config: config.Defaults()}
+	s.FallbackModel, s.System, s.MaxTokens, s.SearchAlgo, s.Search = "fb", "sys", 123, "regex", "client"
+	s.Theme = "dracula" // not stored
+	s.MCP, s.Defer, s.Agent = []string{"github"}, "auto", "reviewer"
+	st := s.stored(nil)
+	if st.FallbackModel != "fb" || st.System != "sys" || st.MaxTokens != 123 || st.SearchAlgo != "regex" || st.Search != agent.SearchClient || st.Agent != "reviewer" {
+		t.Fatalf("stored %+v", st)
+	}
+	if st.Value("theme") != nil {
+		t.Errorf("theme is not declared stored, yet stored: %s", st.Value("theme"))
+	}
+	r := Settings{Config: config.Defaults(), Flags: Flags{Changed: map[string]bool{"system": true}}}
+	r.Flags.System = "flag prompt"
+	r.System = "flag prompt"
+	r.restore(store.SessionMeta{Provider: "anthropic", Model: "m", Settings: st})
+	if r.FallbackModel != "fb" || r.MaxTokens != 123 || r.SearchAlgo != "regex" || r.Search != "client" || r.Model != "m" {
+		t.Errorf("restored %+v", r.Config)
+	}
+	if r.System != "flag prompt" || r.Theme != "auto" {
+		t.Errorf("a flag or an unstored key was overwritten: system %q theme %q", r.System, r.Theme)
+	}
+	if r.Defer != "auto" || len(r.MCP) != 1 {
+		t.Errorf("run options: defer %q mcp %v", r.Defer, r.MCP)
+	}
+}
+
+// A profile sets the keys declared profile, under the flags given.
+func TestProfileKeysUnderFlags(t *testing.T) {
+	s := Settings{Config: config.Defaults()}
+	s.ProviderTools, s.RequireApproval = []string{"web_search"}, []string{"a"}
+	var p agents.Profile
+	p.Name, p.Model, p.FallbackModel, p.Effort, p.MaxTokens, p.Theme = "x", "pm", "pfb", "high", 99, "dracula"
+	p.ProviderTools, p.RequireApproval = []string{"code_execution"}, []string{"b"}
+	s.applyProfile(p, map[string]bool{"effort": true})
+	if s.Model != "pm" || s.FallbackModel != "pfb" || s.MaxTokens != 99 || s.Theme != "dracula" || s.Agent != "x" {
+		t.Errorf("profile keys: %+v", s.Config)
+	}
+	if s.Effort != "" {
+		t.Errorf("--effort given, yet the profile's applied: %q", s.Effort)
+	}
+	if strings.Join(s.RequireApproval, ",") != "a,b" || strings.Join(s.ProviderTools, ",") != "code_execution" {
+		t.Errorf("approvals %v, provider tools %v", s.RequireApproval, s.ProviderTools)
 	}
 }

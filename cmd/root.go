@@ -129,13 +129,9 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 	f.StringVar(&g.Defer, "defer", "", "defer the tools of the servers named with --mcp (true, false or auto)")
 	f.Lookup("defer").NoOptDefVal = "true"
 	f.StringVar(&g.DBPath, "db", "", "session database (default $XDG_DATA_HOME/agent/agent.db)")
-	f.StringVar(&g.Provider, "provider", "", "provider: anthropic, openai (Responses), openai-chat, ollama, llamacpp, vllm, lmstudio, openrouter, groq, deepseek, mistral, gemini (native), gemini-openai, vertex, vertex-gemini, bedrock, azure")
-	f.StringVar(&g.Model, "model", "", "model id")
 	root.Flags().BoolVar(&g.AltScreen, "alt-screen", false, "run the terminal UI full screen (the default runs inline and leaves the conversation in the scrollback)")
-	f.StringVar(&g.BaseURL, "base-url", "", "API base URL (overrides the provider's default and *_BASE_URL)")
 	f.BoolVar(&g.NoLearn, "no-learn", false, "tool search neither records searches and calls nor learns from earlier ones (config: \"learn\": false)")
 	f.BoolVar(&g.NoCache, "no-cache", false, "do not use the MCP catalog cache: wait for every server to list its tools (config: \"mcp_cache\": false)")
-	f.StringVar(&g.Search, "search", "", "tool search: native (provider's own where it has one), client (the agent's engine) or off (send every tool)")
 
 	lf := root.Flags()
 	lf.BoolVarP(&g.PromptSet, "print", "p", false, "print mode: run the prompt given as argument to the end and print the answer (piped stdin is appended)")
@@ -143,22 +139,41 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 	lf.StringVar(&g.Resume, "resume", "", "resume the session with this ID (a unique prefix is enough)")
 	lf.BoolVarP(&g.Continue, "continue", "c", false, "continue the newest session of this working directory")
 	lf.BoolVar(&g.Yes, "yes", false, "approve every tool call that needs approval (print mode)")
-	lf.StringVar(&g.Theme, "theme", "", "TUI theme: auto, dark, light, catppuccin, dracula")
 	lf.BoolVar(&g.Demo, "demo", false, "offline demo: the real TUI with a scripted local model and a bundled catalog")
-	lf.IntVar(&g.MaxSteps, "max-steps", 0, "most provider requests in one turn (default 25)")
-	f.IntVar(&g.MaxTokens, "max-tokens", 0, "output token limit of each request (default: the model's, from the models table)")
-	f.StringVar(&g.Effort, "effort", "", "reasoning effort: none, minimal, low, medium, high or max (mapped to what the model accepts)")
-	lf.StringArrayVar(&g.ProviderTools, "provider-tool", nil, "enable a provider-hosted tool: NAME[:JSON options] or a raw JSON definition (repeatable)")
-	lf.StringVar(&g.FallbackModel, "fallback-model", "", "model to switch to when the provider stays overloaded")
-	lf.StringVar(&g.SearchAlgo, "search-algo", "", "native search variant where there is a choice: bm25 or regex")
 	lf.BoolVar(&g.NoStream, "no-stream", false, "send non-streaming requests")
-	lf.StringVar(&g.System, "system", "", "system prompt")
 	lf.StringVar(&g.Agent, "agent", "", "use the agent profile NAME (.agent/agents/NAME.md, ~/.config/agent/agents/NAME.md or the config's agents; agent agents lists them)")
+
+	bindKeys(f, lf, &g.Config)
 
 	for _, c := range subcommands(g) {
 		root.AddCommand(c)
 	}
 	return root
+}
+
+// bindKeys binds a flag to every setting that declares one (config.Keys),
+// with its help and built-in default from the declaration. The bound
+// default is the zero value, "not given": the layers below decide.
+func bindKeys(persistent, root *pflag.FlagSet, c *config.Config) {
+	for _, k := range config.Keys() {
+		if k.Flag == "" {
+			continue
+		}
+		fs := persistent
+		if k.Root {
+			fs = root
+		}
+		switch p := k.Ptr(c).(type) {
+		case *string:
+			fs.StringVar(p, k.Flag, "", k.Help())
+		case *int:
+			fs.IntVar(p, k.Flag, 0, k.Help())
+		case *[]string:
+			fs.StringArrayVar(p, k.Flag, nil, k.Help())
+		default:
+			panic(fmt.Sprintf("config key %s: a %T cannot be a flag", k.Name, p))
+		}
+	}
 }
 
 // subcommands lists the command tree below root.

@@ -10,60 +10,64 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
 	"github.com/agent-dev/agent/models"
 )
 
-// Config is what shapes a run. Secrets are never part of it: API keys are
-// read from the environment by the provider wiring and never stored.
+// Config is what shapes a run: each field is one setting, declared once
+// by its tags (see keys.go); the merge, the flags, the agent profiles, the
+// stored session and docs/config.md all read the declaration. Secrets are
+// never part of it: API keys are read from the environment by the provider
+// wiring and never stored.
 type Config struct {
-	Provider      string `json:"provider,omitempty"`
-	Model         string `json:"model,omitempty"`
-	FallbackModel string `json:"fallback_model,omitempty"`
-	BaseURL       string `json:"base_url,omitempty"`
-	Search        string `json:"search,omitempty"`      // native | client | off
-	SearchAlgo    string `json:"search_algo,omitempty"` // bm25 | regex (Anthropic native)
-	Theme         string `json:"theme,omitempty"`
-	MaxSteps      int    `json:"max_steps,omitempty"`
-	MaxTokens     int    `json:"max_tokens,omitempty"` // 0: the model's default from the models table
-	// Effort is the reasoning effort: none, minimal, low, medium, high or max
-	// ("" leaves the provider's default).
-	Effort        string   `json:"effort,omitempty"`
-	System        string   `json:"system,omitempty"`
-	ProviderTools []string `json:"provider_tools,omitempty"`
+	Provider      string `json:"provider,omitempty" default:"anthropic" flag:"provider" env:"AGENT_PROVIDER" profile:"" doc:"provider: anthropic, openai (Responses), openai-chat, ollama, llamacpp, vllm, lmstudio, openrouter, groq, deepseek, mistral, gemini (native), gemini-openai, vertex, vertex-gemini, bedrock, azure"`
+	Model         string `json:"model,omitempty" flag:"model" env:"AGENT_MODEL" profile:"" doc:"model id"`
+	FallbackModel string `json:"fallback_model,omitempty" flag:"fallback-model,root" profile:"" stored:"" doc:"model to switch to when the provider stays overloaded"`
+	BaseURL       string `json:"base_url,omitempty" flag:"base-url" doc:"API base URL (overrides the provider's default and *_BASE_URL)"`
+	Search        string `json:"search,omitempty" default:"native" flag:"search" env:"AGENT_SEARCH" profile:"" stored:"" enum:"native,client,off" what:"search mode" doc:"tool search: native (provider's own where it has one), client (the agent's engine) or off (send every tool)"`
+	SearchAlgo    string `json:"search_algo,omitempty" default:"bm25" flag:"search-algo,root" stored:"" enum:"bm25,regex" what:"search algorithm" doc:"native search variant where there is a choice: bm25 or regex"`
+	Theme         string `json:"theme,omitempty" default:"auto" flag:"theme,root" env:"AGENT_THEME" profile:"" doc:"TUI theme: auto, dark, light, catppuccin, dracula"`
+	MaxSteps      int    `json:"max_steps,omitempty" default:"25" flag:"max-steps,root" check:"must be at least 1" doc:"most provider requests in one turn"`
+	MaxTokens     int    `json:"max_tokens,omitempty" flag:"max-tokens" profile:"" stored:"" doc:"output token limit of each request (default: the model's, from the models table)"`
+	Effort        string `json:"effort,omitempty" flag:"effort" profile:"" enum:"none,minimal,low,medium,high,max" doc:"reasoning effort: none, minimal, low, medium, high or max (mapped to what the model accepts)"`
+	System        string `json:"system,omitempty" flag:"system,root" profile:"" stored:"" doc:"system prompt"`
+	// ProviderTools adds up: a profile's come before the flags' (app.Load).
+	ProviderTools []string `json:"provider_tools,omitempty" flag:"provider-tool,root" profile:"" stored:"" doc:"enable a provider-hosted tool: NAME[:JSON options] or a raw JSON definition (repeatable)"`
 	// NativeSearchModels overrides the model table: model id → searches natively.
-	NativeSearchModels map[string]bool `json:"native_search_models,omitempty"`
+	NativeSearchModels map[string]bool `json:"native_search_models,omitempty" doc:"model id → whether it searches natively (overrides the models table)"`
 	// Models declares or overrides entries of the capability table: model id
 	// (or "prefix*") → capabilities (see the models package).
-	Models map[string]models.Override `json:"models,omitempty"`
+	Models map[string]models.Override `json:"models,omitempty" merge:"union" doc:"model id or prefix* → capabilities (context window, limits, search, reasoning); like names a model to start from"`
 	// RequireApproval lists glob patterns of tool names ("github__*") or
-	// "server:NAME" entries whose calls wait for the user's approval.
-	RequireApproval []string `json:"require_approval,omitempty"`
+	// "server:NAME" entries whose calls wait for the user's approval; a
+	// profile's add to the run's.
+	RequireApproval []string `json:"require_approval,omitempty" profile:"" doc:"tool name patterns or server:NAME whose calls wait for approval"`
 	// DeferThreshold is the --defer auto budget: a token count, or when
-	// below 1 a share of the model's context window (default 0.1).
-	DeferThreshold float64 `json:"defer_threshold,omitempty"`
+	// below 1 a share of the model's context window.
+	DeferThreshold float64 `json:"defer_threshold,omitempty" default:"0.1" check:"must be positive (a share of the context window below 1, or a token count)" doc:"the --defer auto budget: a share of the context window below 1, or a token count"`
 	// MCPServers may be given inline in the config file too.
-	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
+	MCPServers json.RawMessage `json:"mcpServers,omitempty" doc:"MCP servers, as in .mcp.json"`
 	// FirstByteTimeout bounds the wait for a provider's first answer,
-	// StreamIdleTimeout every pause in its stream (defaults 60 s and 5 min).
-	FirstByteTimeout  Duration `json:"first_byte_timeout,omitempty"`
-	StreamIdleTimeout Duration `json:"stream_idle_timeout,omitempty"`
-	// MaxRetryWait is the longest retry-after honoured (default 60 s).
-	MaxRetryWait Duration `json:"max_retry_wait,omitempty"`
+	// StreamIdleTimeout every pause in its stream.
+	FirstByteTimeout  Duration `json:"first_byte_timeout,omitempty" default:"60s" doc:"longest wait for a provider's first answer"`
+	StreamIdleTimeout Duration `json:"stream_idle_timeout,omitempty" default:"5m" doc:"longest pause in a provider's stream"`
+	// MaxRetryWait is the longest retry-after honoured.
+	MaxRetryWait Duration `json:"max_retry_wait,omitempty" default:"60s" doc:"longest retry-after honoured"`
 	// MCPCache false turns the MCP catalog cache off (as --no-cache does):
 	// every start waits for every server to list its tools.
-	MCPCache *bool `json:"mcp_cache,omitempty"`
+	MCPCache *bool `json:"mcp_cache,omitempty" doc:"false: no MCP catalog cache, as --no-cache (default true)"`
 	// Agents holds named agent profiles (package config/agents reads them,
 	// with their lines, from the file itself).
-	Agents json.RawMessage `json:"agents,omitempty"`
+	Agents json.RawMessage `json:"agents,omitempty" doc:"named agent profiles (see Agent profiles)"`
 	// AutoCompact is when a conversation is compacted before a request: a
 	// share of the model's context window (default 0.8), or false for never.
-	AutoCompact *AutoCompact `json:"auto_compact,omitempty"`
+	AutoCompact *AutoCompact `json:"auto_compact,omitempty" doc:"share of the context window that triggers compaction, or false (default 0.8)"`
 	// Learn false stops tool search learning from use (as --no-learn does):
 	// searches and calls are not recorded and earlier ones not used.
-	Learn *bool `json:"learn,omitempty"`
+	Learn *bool `json:"learn,omitempty" doc:"false: tool search neither records nor learns from use, as --no-learn (default true)"`
 }
 
 // Duration is a config duration: a string time.ParseDuration reads
@@ -98,20 +102,10 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 // MarshalJSON writes the duration as text ("1m30s").
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
-// Defaults returns the built-in settings.
+// Defaults returns the built-in settings: the keys' default tags.
 func Defaults() Config {
-	return Config{
-		Provider:       "anthropic",
-		Search:         "native",
-		SearchAlgo:     "bm25",
-		Theme:          "auto",
-		MaxSteps:       25,
-		DeferThreshold: 0.1,
-
-		FirstByteTimeout:  Duration(60 * time.Second),
-		StreamIdleTimeout: Duration(5 * time.Minute),
-		MaxRetryWait:      Duration(60 * time.Second),
-	}
+	Keys()
+	return defaults
 }
 
 // DefaultPath is the user config file, $XDG_CONFIG_HOME/agent/config.json.
@@ -162,111 +156,55 @@ func Read(path string, explicit bool) (*Config, error) {
 		return nil, fmt.Errorf("parse config %s: %v (see README, Configuration)", path, err)
 	}
 	// merge skips zero values, so a negative one would vanish unnoticed.
-	if f.MaxSteps < 0 {
-		return nil, fmt.Errorf("config %s: max_steps must be at least 1, got %d", path, f.MaxSteps)
-	}
-	if f.MaxTokens < 0 {
-		return nil, fmt.Errorf("config %s: max_tokens must be positive, got %d", path, f.MaxTokens)
-	}
-	if f.DeferThreshold < 0 {
-		return nil, fmt.Errorf("config %s: defer_threshold must be positive (a share of the context window below 1, or a token count), got %g", path, f.DeferThreshold)
+	for _, k := range Keys() {
+		if v := k.field(&f); v.CanInt() && v.Int() < 0 || v.CanFloat() && v.Float() < 0 {
+			return nil, fmt.Errorf("config %s: %s %s, got %v", path, k.Name, k.Check, v.Interface())
+		}
 	}
 	return &f, nil
 }
 
 func (c *Config) merge(f Config) {
-	set := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
+	for _, k := range Keys() {
+		src := k.field(&f)
+		if empty(src) {
+			continue
 		}
-	}
-	set(&c.Provider, f.Provider)
-	set(&c.Model, f.Model)
-	set(&c.FallbackModel, f.FallbackModel)
-	set(&c.BaseURL, f.BaseURL)
-	set(&c.Search, f.Search)
-	set(&c.SearchAlgo, f.SearchAlgo)
-	set(&c.Theme, f.Theme)
-	set(&c.System, f.System)
-	set(&c.Effort, f.Effort)
-	if f.MaxSteps > 0 {
-		c.MaxSteps = f.MaxSteps
-	}
-	if f.MaxTokens > 0 {
-		c.MaxTokens = f.MaxTokens
-	}
-	if f.DeferThreshold > 0 {
-		c.DeferThreshold = f.DeferThreshold
-	}
-	if len(f.ProviderTools) > 0 {
-		c.ProviderTools = f.ProviderTools
-	}
-	if len(f.RequireApproval) > 0 {
-		c.RequireApproval = f.RequireApproval
-	}
-	if len(f.NativeSearchModels) > 0 {
-		c.NativeSearchModels = f.NativeSearchModels
-	}
-	if len(f.Models) > 0 {
-		if c.Models == nil {
-			c.Models = map[string]models.Override{}
+		dst := k.field(c)
+		if k.Union && !dst.IsNil() {
+			m := reflect.MakeMap(dst.Type())
+			for _, d := range []reflect.Value{dst, src} {
+				for it := d.MapRange(); it.Next(); {
+					m.SetMapIndex(it.Key(), it.Value())
+				}
+			}
+			dst.Set(m)
+			continue
 		}
-		for k, v := range f.Models {
-			c.Models[k] = v
-		}
-	}
-	if len(f.MCPServers) > 0 {
-		c.MCPServers = f.MCPServers
-	}
-	if len(f.Agents) > 0 {
-		c.Agents = f.Agents
-	}
-	if f.AutoCompact != nil {
-		c.AutoCompact = f.AutoCompact
-	}
-	if f.FirstByteTimeout > 0 {
-		c.FirstByteTimeout = f.FirstByteTimeout
-	}
-	if f.StreamIdleTimeout > 0 {
-		c.StreamIdleTimeout = f.StreamIdleTimeout
-	}
-	if f.MaxRetryWait > 0 {
-		c.MaxRetryWait = f.MaxRetryWait
+		dst.Set(src)
 	}
 }
 
-// FromEnv applies AGENT_* variables.
+// FromEnv applies the keys' AGENT_* variables.
 func (c *Config) FromEnv(getenv func(string) string) {
-	if v := getenv("AGENT_PROVIDER"); v != "" {
-		c.Provider = v
-	}
-	if v := getenv("AGENT_MODEL"); v != "" {
-		c.Model = v
-	}
-	if v := getenv("AGENT_SEARCH"); v != "" {
-		c.Search = v
-	}
-	if v := getenv("AGENT_THEME"); v != "" {
-		c.Theme = v
+	for _, k := range Keys() {
+		if k.Env == "" {
+			continue
+		}
+		if v := getenv(k.Env); v != "" {
+			k.field(c).SetString(v)
+		}
 	}
 }
 
 // Validate checks values that have a closed set.
 func (c *Config) Validate() error {
-	switch c.Search {
-	case "native", "client", "off":
-	default:
-		return fmt.Errorf("unknown search mode %q: use native, client or off", c.Search)
-	}
-	switch c.SearchAlgo {
-	case "bm25", "regex":
-	default:
-		return fmt.Errorf("unknown search algorithm %q: use bm25 or regex", c.SearchAlgo)
-	}
-	switch c.Effort {
-	case "", "none", "minimal", "low", "medium", "high", "max":
-	default:
-		return fmt.Errorf("unknown effort %q: use none, minimal, low, medium, high or max", c.Effort)
+	for _, k := range Keys() {
+		if len(k.Enum) > 0 {
+			if err := k.check(k.field(c).String()); err != nil {
+				return err
+			}
+		}
 	}
 	if c.MaxTokens < 0 {
 		return fmt.Errorf("max tokens must be positive, got %d", c.MaxTokens)

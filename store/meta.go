@@ -5,6 +5,7 @@ import (
 	"encoding/base32"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 	"unicode"
@@ -80,3 +81,48 @@ func titleFrom(s string) string {
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
 func fromMS(v int64) time.Time { return time.UnixMilli(v) }
+
+// Value returns the stored setting called key (its config key): from its
+// own field when Settings has one, from Extra otherwise; nil when unset.
+func (s Settings) Value(key string) json.RawMessage {
+	if f, ok := settingField(key); ok {
+		v := reflect.ValueOf(s).FieldByIndex(f)
+		if v.IsZero() {
+			return nil
+		}
+		b, err := json.Marshal(v.Interface())
+		if err != nil {
+			return nil
+		}
+		return b
+	}
+	return s.Extra[key]
+}
+
+// SetValue stores the setting called key (its config key): in its own
+// field when Settings has one, in Extra otherwise.
+func (s *Settings) SetValue(key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("store setting %s: %w", key, err)
+	}
+	if f, ok := settingField(key); ok {
+		return json.Unmarshal(b, reflect.ValueOf(s).Elem().FieldByIndex(f).Addr().Interface())
+	}
+	if s.Extra == nil {
+		s.Extra = map[string]json.RawMessage{}
+	}
+	s.Extra[key] = b
+	return nil
+}
+
+// settingField finds the field of Settings stored under key.
+func settingField(key string) ([]int, bool) {
+	t := reflect.TypeOf(Settings{})
+	for i := 0; i < t.NumField(); i++ {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name == key && key != "extra" {
+			return []int{i}, true
+		}
+	}
+	return nil, false
+}

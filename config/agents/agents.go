@@ -24,6 +24,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agent-dev/agent/config"
 )
 
 // Where a profile came from, lowest precedence first.
@@ -33,15 +35,13 @@ const (
 	SourceProject = "project"
 )
 
-// Profile is one named agent. Empty fields leave the run's own settings alone.
+// Profile is one named agent. Empty fields leave the run's own settings
+// alone. Its settings are config keys (those declared with the profile
+// tag, under the same names); the rest says which servers and tools.
 type Profile struct {
-	Name          string `json:"name"`
-	Description   string `json:"description,omitempty"`
-	Provider      string `json:"provider,omitempty"`
-	Model         string `json:"model,omitempty"`
-	FallbackModel string `json:"fallback_model,omitempty"`
-	Effort        string `json:"effort,omitempty"`
-	MaxTokens     int    `json:"max_tokens,omitempty"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	config.Config
 	// MCP names the servers to connect (presets or configured servers).
 	MCP []string `json:"mcp,omitempty"`
 	// Defer is "", "true", "false" or "auto"; DeferTools, when set, lists
@@ -50,13 +50,7 @@ type Profile struct {
 	DeferTools []string `json:"defer_tools,omitempty"`
 	// Tools is an allow list of tool-name glob patterns (or "server:NAME"):
 	// a tool matching none is not offered at all, active or deferred.
-	Tools           []string `json:"tools,omitempty"`
-	ProviderTools   []string `json:"provider_tools,omitempty"`
-	RequireApproval []string `json:"require_approval,omitempty"`
-	Search          string   `json:"search,omitempty"`
-	Theme           string   `json:"theme,omitempty"`
-	// System is the system prompt: the Markdown body.
-	System string `json:"system,omitempty"`
+	Tools []string `json:"tools,omitempty"`
 	// Source is SourceProject, SourceUser or SourceConfig; Path the file.
 	Source string `json:"source"`
 	Path   string `json:"path"`
@@ -371,26 +365,6 @@ func fields(p *Profile, n *yaml.Node, lineBase int, inConfig bool) *Error {
 			}
 		case "description":
 			err = str(&p.Description)
-		case "provider":
-			err = str(&p.Provider)
-		case "model":
-			err = str(&p.Model)
-		case "fallback_model":
-			err = str(&p.FallbackModel)
-		case "effort":
-			if err = str(&p.Effort); err == nil {
-				switch p.Effort {
-				case "none", "minimal", "low", "medium", "high", "max":
-				default:
-					err = bad(fmt.Sprintf("unknown effort %q: use none, minimal, low, medium, high or max", p.Effort))
-				}
-			}
-		case "max_tokens":
-			var x int
-			if v.Kind != yaml.ScalarNode || v.Decode(&x) != nil || x <= 0 {
-				err = bad("must be a positive whole number")
-			}
-			p.MaxTokens = x
 		case "mcp":
 			p.MCP, err = list(v, bad)
 		case "tools":
@@ -407,16 +381,6 @@ func fields(p *Profile, n *yaml.Node, lineBase int, inConfig bool) *Error {
 			}
 		case "defer":
 			err = deferField(p, v, bad)
-		case "search":
-			if err = str(&p.Search); err == nil {
-				switch p.Search {
-				case "native", "client", "off":
-				default:
-					err = bad(fmt.Sprintf("unknown search mode %q: use native, client or off", p.Search))
-				}
-			}
-		case "theme":
-			err = str(&p.Theme)
 		case "prompt", "system":
 			if !inConfig {
 				err = &Error{Line: k.Line + lineBase, Field: k.Value, Msg: "the system prompt is the Markdown after the front matter, not a field"}
@@ -424,11 +388,61 @@ func fields(p *Profile, n *yaml.Node, lineBase int, inConfig bool) *Error {
 			}
 			err = str(&p.System)
 		default:
-			err = &Error{Line: k.Line + lineBase, Field: k.Value, Msg: "unknown field: use description, provider, model, fallback_model, effort, max_tokens, mcp, defer, tools, provider_tools, require_approval, search or theme"}
+			if !profileKey(k.Value) {
+				err = &Error{Line: k.Line + lineBase, Field: k.Value, Msg: "unknown field: use " + fieldList()}
+				break
+			}
+			err = setting(p, k.Value, v, bad)
 		}
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// profileKey tells whether name is a config key a profile may set.
+func profileKey(name string) bool {
+	k, ok := config.Lookup(name)
+	return ok && k.Profile && name != "system"
+}
+
+// fieldList names the fields a profile's front matter takes.
+func fieldList() string {
+	names := []string{"description", "mcp", "defer", "tools"}
+	for _, k := range config.Keys() {
+		if profileKey(k.Name) {
+			names = append(names, k.Name)
+		}
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// setting reads a profile key (profileKey) into its field: a string
+// checked as the config file's is, a positive whole number or a list.
+func setting(p *Profile, name string, v *yaml.Node, bad func(string, ...*yaml.Node) *Error) *Error {
+	k, _ := config.Lookup(name)
+	switch dst := k.Ptr(&p.Config).(type) {
+	case *string:
+		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+			return bad("must be a string")
+		}
+		*dst = strings.TrimSpace(v.Value)
+		if err := config.CheckValue(name, *dst); err != nil {
+			return bad(err.Error())
+		}
+	case *int:
+		var x int
+		if v.Kind != yaml.ScalarNode || v.Decode(&x) != nil || x <= 0 {
+			return bad("must be a positive whole number")
+		}
+		*dst = x
+	case *[]string:
+		l, err := list(v, bad)
+		*dst = l
+		return err
+	default:
+		return bad(fmt.Sprintf("a profile cannot set %s", name))
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agent-dev/agent/config"
 )
 
 func TestParseFile(t *testing.T) {
@@ -43,38 +45,39 @@ You review code.
 Be brief.
 `,
 			want: Profile{
-				Name: "reviewer", Description: "Reviews diffs", Provider: "anthropic", Model: "claude-sonnet-4-5",
-				FallbackModel: "claude-haiku-4-5", Effort: "high", MaxTokens: 8000, MCP: []string{"github", "filesystem"},
+				Name: "reviewer", Description: "Reviews diffs", Config: config.Config{Provider: "anthropic", Model: "claude-sonnet-4-5",
+					FallbackModel: "claude-haiku-4-5", Effort: "high", MaxTokens: 8000,
+					ProviderTools:   []string{"web_search", `web_fetch:{"max_uses": 2}`, `{"name":"tool_search_tool_regex","type":"tool_search_tool_regex_20251119"}`},
+					RequireApproval: []string{"*__delete_*"}, Search: "client", Theme: "dracula",
+					System: "You review code.\n\nBe brief."},
+				MCP:   []string{"github", "filesystem"},
 				Defer: "true", DeferTools: []string{"github__*", "write_file"},
-				Tools:           []string{"github__*", "read_*", "server:files"},
-				ProviderTools:   []string{"web_search", `web_fetch:{"max_uses": 2}`, `{"name":"tool_search_tool_regex","type":"tool_search_tool_regex_20251119"}`},
-				RequireApproval: []string{"*__delete_*"}, Search: "client", Theme: "dracula",
-				System: "You review code.\n\nBe brief.",
+				Tools: []string{"github__*", "read_*", "server:files"},
 			},
 		},
 		{
 			name: "claude code style comma list and name",
 			file: "helper.md",
 			text: "---\nname: helper\ntools: Read, Grep,  Glob\ndefer: auto\n---\nHelp.\n",
-			want: Profile{Name: "helper", Tools: []string{"Read", "Grep", "Glob"}, Defer: "auto", System: "Help."},
+			want: Profile{Name: "helper", Tools: []string{"Read", "Grep", "Glob"}, Defer: "auto", Config: config.Config{System: "Help."}},
 		},
 		{
 			name: "no front matter is all prompt",
 			file: "plain.md",
 			text: "Just a prompt.\n",
-			want: Profile{Name: "plain", System: "Just a prompt."},
+			want: Profile{Name: "plain", Config: config.Config{System: "Just a prompt."}},
 		},
 		{
 			name: "defer false, crlf",
 			file: "x.md",
 			text: "---\r\ndefer: false\r\n---\r\nBody\r\n",
-			want: Profile{Name: "x", Defer: "false", System: "Body"},
+			want: Profile{Name: "x", Defer: "false", Config: config.Config{System: "Body"}},
 		},
 		{
 			name:    "unknown field",
 			file:    "bad.md",
 			text:    "---\ndescription: ok\nmodle: gpt-5\n---\n",
-			wantErr: "bad.md:3: agent profile bad: field modle: unknown field: use description, provider, model, fallback_model, effort, max_tokens, mcp, defer, tools, provider_tools, require_approval, search or theme",
+			wantErr: "bad.md:3: agent profile bad: field modle: unknown field: use description, mcp, defer, tools, provider, model, fallback_model, search, theme, max_tokens, effort, provider_tools or require_approval",
 		},
 		{
 			name:    "bad max_tokens",
@@ -174,7 +177,7 @@ func TestParseConfig(t *testing.T) {
   }
 }`
 	ps, errs := ParseConfig("config.json", []byte(conf))
-	want := []Profile{{Name: "triage", Description: "Sorts issues", MCP: []string{"github"}, Defer: "true", System: "You triage.", Source: SourceConfig, Path: "config.json"}}
+	want := []Profile{{Name: "triage", Description: "Sorts issues", MCP: []string{"github"}, Defer: "true", Config: config.Config{System: "You triage."}, Source: SourceConfig, Path: "config.json"}}
 	if !reflect.DeepEqual(ps, want) {
 		t.Errorf("profiles %+v, want %+v", ps, want)
 	}

@@ -1,0 +1,101 @@
+package config
+
+import (
+	"flag"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-dev/agent/models"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/config.md from the declaration")
+
+// The key table in docs/config.md is generated from the declaration:
+// a key added, renamed or documented anew shows here first.
+func TestDocIsGenerated(t *testing.T) {
+	const path = "../docs/config.md"
+	want := "# Config keys\n\nGenerated from the declaration in `config/config.go` (`go test ./config -update`).\n" +
+		"Every key goes in `~/.config/agent/config.json` or a project's `.agent/config.json`; see the\n" +
+		"README's Configuration section for the order the layers apply in.\n\n" + Doc()
+	if *update {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./config -update)", err)
+	}
+	if string(got) != want {
+		t.Errorf("%s is stale: run go test ./config -update", path)
+	}
+}
+
+func TestDefaultsFromTags(t *testing.T) {
+	d := Defaults()
+	if d.Provider != "anthropic" || d.Search != "native" || d.SearchAlgo != "bm25" || d.Theme != "auto" || d.MaxSteps != 25 ||
+		d.DeferThreshold != 0.1 || time.Duration(d.FirstByteTimeout) != time.Minute || time.Duration(d.StreamIdleTimeout) != 5*time.Minute ||
+		time.Duration(d.MaxRetryWait) != time.Minute {
+		t.Errorf("defaults %+v", d)
+	}
+	// Defaults hands out a copy: changing it changes no later run.
+	d.Provider = "x"
+	if Defaults().Provider != "anthropic" {
+		t.Error("Defaults shares its value")
+	}
+}
+
+func TestMergeFollowsDeclaration(t *testing.T) {
+	base := Defaults()
+	base.Models = map[string]models.Override{"a": {Like: "gpt-5"}}
+	base.RequireApproval = []string{"x"}
+	Merge(&base, Config{Model: "m", MaxTokens: 7, Models: map[string]models.Override{"b": {Like: "gpt-5"}}, RequireApproval: []string{}})
+	if base.Model != "m" || base.MaxTokens != 7 || base.Provider != "anthropic" {
+		t.Errorf("merge %+v", base)
+	}
+	if len(base.Models) != 2 {
+		t.Errorf("models is merged key by key (merge:\"union\"), got %v", base.Models)
+	}
+	if len(base.RequireApproval) != 1 {
+		t.Errorf("an empty list is not a value: %v", base.RequireApproval)
+	}
+}
+
+func TestEnvAndEnums(t *testing.T) {
+	c := Defaults()
+	env := map[string]string{"AGENT_MODEL": "m", "AGENT_SEARCH": "sometimes"}
+	c.FromEnv(func(k string) string { return env[k] })
+	if c.Model != "m" {
+		t.Errorf("AGENT_MODEL not applied: %q", c.Model)
+	}
+	tests := []struct {
+		set  func(*Config)
+		want string
+	}{
+		{func(c *Config) {}, `unknown search mode "sometimes": use native, client or off`},
+		{func(c *Config) { c.Search, c.SearchAlgo = "off", "fuzzy" }, `unknown search algorithm "fuzzy": use bm25 or regex`},
+		{func(c *Config) { c.Search, c.Effort = "off", "huge" }, `unknown effort "huge": use none, minimal, low, medium, high or max`},
+		{func(c *Config) { c.Search = "off" }, ""},
+	}
+	for _, tt := range tests {
+		x := c
+		tt.set(&x)
+		err := x.Validate()
+		if (err == nil) != (tt.want == "") || err != nil && err.Error() != tt.want {
+			t.Errorf("Validate() = %v, want %q", err, tt.want)
+		}
+	}
+	if err := CheckValue("effort", "high"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestEveryKeyDocumented(t *testing.T) {
+	for _, k := range Keys() {
+		if strings.TrimSpace(k.Doc) == "" {
+			t.Errorf("key %s has no doc tag", k.Name)
+		}
+	}
+}
