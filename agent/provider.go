@@ -85,6 +85,12 @@ type Request struct {
 	// MaxOutput asks for the model's largest output limit instead of
 	// MaxTokens (the retry of a tool call cut at the limit).
 	MaxOutput bool
+	// WireBudget is the largest payload of deferred definitions a request
+	// may carry, in bytes (0: no limit). Past it native search resolves to
+	// client search, and an adapter whose client form still sends every
+	// deferred definition (Anthropic's, for tool_reference) uses the
+	// tool_search and tool_call functions instead, which send none.
+	WireBudget int
 	// Directory tells the model what waits behind the search: each server
 	// of the deferred tools, its tool count and one line on what it offers
 	// (tools.Directory). Set whenever tools are deferred; the same catalog
@@ -92,6 +98,22 @@ type Request struct {
 	// search tool has no description of its own (native search), else in
 	// the search tool's description (WithDirectory).
 	Directory string
+}
+
+// DeferredBytes is what the deferred definitions weigh on the wire: their
+// names, descriptions and schemas.
+func (r *Request) DeferredBytes() int {
+	n := 0
+	for _, d := range r.Deferred {
+		n += len(d.Name) + len(d.Description) + len(d.Schema)
+	}
+	return n
+}
+
+// OverWireBudget reports whether the deferred definitions exceed the
+// request's wire budget.
+func (r *Request) OverWireBudget() bool {
+	return r.WireBudget > 0 && r.DeferredBytes() > r.WireBudget
 }
 
 // WithDirectory is text followed by the request's directory, a blank line
@@ -198,7 +220,7 @@ func ResolveSearch(p Provider, req *Request) SearchMode {
 	case SearchClient:
 		return SearchClient
 	}
-	if p.NativeSearch(req.Model) {
+	if p.NativeSearch(req.Model) && !req.OverWireBudget() {
 		return SearchNative
 	}
 	return SearchClient

@@ -46,6 +46,8 @@ type Session struct {
 	Tools         *tools.Set
 	Search        SearchMode
 	SearchAlgo    string
+	// WireBudget is Request.WireBudget (bytes; 0: no limit).
+	WireBudget    int
 	ProviderTools []ProviderTool
 	// MaxSteps bounds the provider requests of one turn.
 	MaxSteps int
@@ -339,7 +341,7 @@ func (s *Session) BuildRequest() *Request {
 	s.mu.Unlock()
 	req := &Request{
 		Model: model, System: s.System, Messages: hist, MaxTokens: s.MaxTokens,
-		Search: s.Search, SearchAlgo: s.SearchAlgo, ProviderTools: s.ProviderTools, NoStream: s.NoStream,
+		Search: s.Search, SearchAlgo: s.SearchAlgo, WireBudget: s.WireBudget, ProviderTools: s.ProviderTools, NoStream: s.NoStream,
 		Effort: s.Effort, MaxOutput: raise,
 	}
 	d := s.toolDefs()

@@ -310,22 +310,27 @@ func TestApprovalDenied(t *testing.T) {
 }
 
 func TestResolveSearch(t *testing.T) {
-	def := []agent.ToolDef{{Name: "x"}}
+	def := []agent.ToolDef{{Name: "x", Description: "ten bytes.", Schema: json.RawMessage(`{"type":"object"}`)}} // 28 bytes
 	for _, tc := range []struct {
 		native   bool
 		mode     agent.SearchMode
 		deferred []agent.ToolDef
+		budget   int
 		want     agent.SearchMode
 	}{
-		{true, agent.SearchNative, def, agent.SearchNative},
-		{false, agent.SearchNative, def, agent.SearchClient},
-		{true, agent.SearchClient, def, agent.SearchClient},
-		{true, agent.SearchOff, def, agent.SearchOff},
-		{true, agent.SearchNative, nil, agent.SearchOff},
+		{true, agent.SearchNative, def, 0, agent.SearchNative},
+		{false, agent.SearchNative, def, 0, agent.SearchClient},
+		{true, agent.SearchClient, def, 0, agent.SearchClient},
+		{true, agent.SearchOff, def, 0, agent.SearchOff},
+		{true, agent.SearchNative, nil, 0, agent.SearchOff},
+		// The wire budget: at it native search stays, past it client.
+		{true, agent.SearchNative, def, 28, agent.SearchNative},
+		{true, agent.SearchNative, def, 27, agent.SearchClient},
+		{true, agent.SearchOff, def, 1, agent.SearchOff},
 	} {
-		got := agent.ResolveSearch(&scripted{native: tc.native}, &agent.Request{Search: tc.mode, Deferred: tc.deferred})
+		got := agent.ResolveSearch(&scripted{native: tc.native}, &agent.Request{Search: tc.mode, Deferred: tc.deferred, WireBudget: tc.budget})
 		if got != tc.want {
-			t.Errorf("native=%v mode=%s deferred=%d: got %s want %s", tc.native, tc.mode, len(tc.deferred), got, tc.want)
+			t.Errorf("native=%v mode=%s deferred=%d budget=%d: got %s want %s", tc.native, tc.mode, len(tc.deferred), tc.budget, got, tc.want)
 		}
 	}
 }

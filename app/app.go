@@ -206,7 +206,7 @@ func (a *App) build(ctx context.Context) error {
 	}
 	st := &agent.Session{
 		Provider: p, Model: model, System: s.System, Tools: tools.NewSet(), Search: mode,
-		SearchAlgo: s.SearchAlgo, ProviderTools: pts, MaxSteps: s.MaxSteps, MaxTokens: s.MaxTokens,
+		SearchAlgo: s.SearchAlgo, WireBudget: s.WireBudget, ProviderTools: pts, MaxSteps: s.MaxSteps, MaxTokens: s.MaxTokens,
 		NoStream: s.NoStream, MaxRetryWait: time.Duration(s.MaxRetryWait),
 		AutoCompact: s.CompactShare(), Effort: s.Effort, ContextWindow: s.contextWindow(model),
 	}

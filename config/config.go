@@ -48,6 +48,12 @@ type Config struct {
 	// DeferThreshold is the --defer auto budget: a token count, or when
 	// below 1 a share of the model's context window.
 	DeferThreshold float64 `json:"defer_threshold,omitempty" default:"0.1" check:"must be positive (a share of the context window below 1, or a token count)" doc:"the --defer auto budget: a share of the context window below 1, or a token count"`
+	// WireBudget is the largest payload of deferred tool definitions a
+	// request may carry, in bytes; past it search goes through the agent's
+	// client forms, which send none (README, "Cost at any catalog size").
+	// The default, 1 MB, is about 0.4 s of upload at 20 Mbit/s, roughly
+	// what the extra round trip of a client search costs.
+	WireBudget int `json:"wire_budget,omitempty" default:"1000000" check:"must be a positive number of bytes" doc:"largest payload of deferred tool definitions a request may carry, in bytes; past it search uses the client forms, which send none"`
 	// MCPServers may be given inline in the config file too.
 	MCPServers json.RawMessage `json:"mcpServers,omitempty" doc:"MCP servers, as in .mcp.json"`
 	// FirstByteTimeout bounds the wait for a provider's first answer,

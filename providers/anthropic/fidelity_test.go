@@ -74,6 +74,35 @@ func TestOldClaudeSearchesThroughFunctions(t *testing.T) {
 	}
 }
 
+// Past the wire budget a model with tool search gets the two functions too:
+// no request carries a deferred definition, so its size does not depend on
+// the catalog's, and the found tool runs through tool_call.
+func TestWireBudgetSearchesThroughFunctions(t *testing.T) {
+	srv := anthropictest.NewServer(t)
+	srv.Script = anthropictest.NewScript(
+		anthropictest.Turn{Text: "Searching.", Search: "weather", Call: "$found", Input: `{"city":"Berlin"}`},
+		anthropictest.Turn{Text: "Sunny."},
+	)
+	s := sessionFor(t, srv, "claude-sonnet-4-5", anthropic.Options{})
+	s.WireBudget = 10
+	evs, err := run(t, s, "Weather in Berlin?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := allAccepted(t, srv)
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3 (search, call, answer)", len(reqs))
+	}
+	for _, r := range reqs {
+		if bytes.Contains(r.Body, []byte("defer_loading")) || bytes.Contains(r.Body, []byte("tool_reference")) || bytes.Contains(r.Body, []byte("tool_search_tool_")) {
+			t.Fatalf("a request past the wire budget carries deferral: %s", r.Body)
+		}
+	}
+	if !toolRan(evs, "weather_lookup") {
+		t.Errorf("weather_lookup did not run through tool_call: %+v", evs)
+	}
+}
+
 // The fake's rule itself: deferral sent to a model without it is the API's 400.
 func TestFakeRejectsDeferralOnOldModels(t *testing.T) {
 	srv := anthropictest.NewServer(t)

@@ -88,7 +88,10 @@ func buildWith(req *agent.Request, mode agent.SearchMode, c models.Capabilities,
 	if err != nil {
 		return nil, err
 	}
-	fnSearch := mode == agent.SearchClient && !c.DeferLoading
+	// The two functions where the model cannot take defer_loading, and past
+	// the wire budget, where the deferred definitions would cost more
+	// upload than the extra round trip of a client search.
+	fnSearch := mode == agent.SearchClient && (!c.DeferLoading || req.OverWireBudget())
 	tt, err := tc.get(req, mode, fnSearch, func() (json.RawMessage, error) { return renderTools(req, mode, pt, fnSearch) })
 	if err != nil {
 		return nil, err

@@ -217,6 +217,8 @@ func TestSearchBlocksReplayedOnlyWhenNative(t *testing.T) {
 		{"native", agent.Request{Model: nativeModel, Deferred: []agent.ToolDef{weather, stock}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchNative}, true, false, false},
 		{"client mode", agent.Request{Model: nativeModel, Deferred: []agent.ToolDef{weather, stock}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchClient}, false, true, false},
 		{"old model", agent.Request{Model: "claude-opus-4-1-20250805", Deferred: []agent.ToolDef{weather, stock}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchNative}, false, false, true},
+		{"past the wire budget", agent.Request{Model: nativeModel, Deferred: []agent.ToolDef{weather, stock}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchNative, WireBudget: 10}, false, false, true},
+		{"client mode past the wire budget", agent.Request{Model: nativeModel, Deferred: []agent.ToolDef{weather, stock}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchClient, WireBudget: 10}, false, false, true},
 		{"nothing deferred any more", agent.Request{Model: nativeModel, Tools: []agent.ToolDef{readFile, weather, stock}, Search: agent.SearchNative}, false, false, false},
 		{"off", agent.Request{Model: nativeModel, Tools: []agent.ToolDef{readFile, weather, stock}, Search: agent.SearchOff}, false, false, false},
 	}
