@@ -26,6 +26,12 @@ const (
 	EventCompacted      EventType = "compacted"
 	EventError          EventType = "error"
 	EventDone           EventType = "done"
+	// EventCatalogWait opens a turn whose first request is held while MCP
+	// servers with no known tool list start (Text names them);
+	// EventCatalogReady ends the wait (Text says how, when it was not that
+	// every server listed its tools).
+	EventCatalogWait  EventType = "catalog_wait"
+	EventCatalogReady EventType = "catalog_ready"
 )
 
 // Event is one item of a turn's event stream. Terminal events (error, done)

@@ -68,6 +68,10 @@ type App struct {
 	approval        *tools.Approval
 	approvalChecked bool
 	syncMu          sync.Mutex // serialises MCP syncs
+	// skipWait, while a turn waits for servers with no cached catalog, is
+	// closed by SkipCatalogWait; startWait bounds that wait (0: default).
+	skipWait  chan struct{}
+	startWait time.Duration
 	closers         []func()
 	isResume        bool
 }
@@ -438,25 +442,28 @@ func (a *App) LastToolsHash() string {
 // at the turn boundary. An error event's Err carries what to do about it
 // (see Explain) and keeps its kind.
 func (a *App) Send(ctx context.Context, text string) <-chan agent.Event {
-	if changed := a.SyncTools(); len(changed) > 0 {
-		a.Notice("tools of " + strings.Join(changed, ", ") + " changed; the new list applies from this turn")
-	}
-	if !a.approvalChecked {
-		// Servers started in the background: the patterns are checked
-		// once every server has listed its tools.
-		if w, ok := a.unmatchedApprovals(); ok {
-			for _, n := range w {
-				a.Notice(n)
-			}
-			a.approvalChecked = true
-		}
-	}
 	if a.mcp != nil && a.session.BeforeSend == nil {
 		// Servers started from the catalog cache start as the first
 		// request goes out (mcp Options.DeferStart).
 		a.session.BeforeSend = a.mcp.StartDeferred
 	}
 	return agent.Stream(ctx, func(emit func(agent.Event)) {
+		// A server with no cached catalog holds the request until it has
+		// listed its tools: the first prompt used to go out with none.
+		a.awaitCatalog(ctx, emit)
+		if changed := a.SyncTools(); len(changed) > 0 {
+			a.Notice("tools of " + strings.Join(changed, ", ") + " changed; the new list applies from this turn")
+		}
+		if !a.approvalChecked {
+			// Servers started in the background: the patterns are checked
+			// once every server has listed its tools.
+			if w, ok := a.unmatchedApprovals(); ok {
+				for _, n := range w {
+					a.Notice(n)
+				}
+				a.approvalChecked = true
+			}
+		}
 		_ = a.session.Run(ctx, text, func(ev agent.Event) {
 			switch ev.Type {
 			case agent.EventError:

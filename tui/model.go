@@ -32,6 +32,10 @@ type Model struct {
 	input  *input
 	help   help.Model
 	spin   spinner.Model
+	// catalogSince is when the turn's first request began to wait for MCP
+	// servers with no known tools (catalogNames); zero when not waiting.
+	catalogSince time.Time
+	catalogNames string
 	status statusBar
 
 	width, height int
@@ -266,6 +270,9 @@ func (m *Model) bottom(rows int) string {
 func (m *Model) workLine() string {
 	var s string
 	switch {
+	case m.working && !m.catalogSince.IsZero():
+		s = m.spin.View() + " " + m.st.Running.Render("catalog: starting… "+fmtElapsed(m.opts.Now().Sub(m.catalogSince)))
+		s += m.st.Muted.Render(" · waiting for " + m.catalogNames + " to list tools · esc sends without them")
 	case m.working:
 		s = m.spin.View() + " " + m.st.Running.Render("working "+fmtElapsed(m.opts.Now().Sub(m.started)))
 		s += m.st.Muted.Render(" · esc to cancel")

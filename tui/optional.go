@@ -31,6 +31,13 @@ type Refresher interface {
 	Refresh() []string
 }
 
+// CatalogSkipper is implemented by a Backend whose turns wait for MCP
+// servers that have no cached tool list: esc sends the held request
+// without them.
+type CatalogSkipper interface {
+	SkipCatalogWait() bool
+}
+
 type refreshedMsg struct {
 	notes []string
 	info  Info

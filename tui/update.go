@@ -148,6 +148,14 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.hint = quitHint
 		return nil
 	case key.Matches(k, m.keys.Cancel):
+		if m.working && !m.catalogSince.IsZero() {
+			// The request is held for starting servers: esc sends it
+			// without them rather than cancelling what the user typed.
+			if sk, ok := m.b.(CatalogSkipper); ok {
+				b := sk
+				return func() tea.Msg { b.SkipCatalogWait(); return nil }
+			}
+		}
 		if m.working {
 			return m.cancelTurn()
 		}
@@ -267,6 +275,7 @@ func (m *Model) endTurn() tea.Cmd {
 		return nil
 	}
 	m.working = false
+	m.catalogSince, m.catalogNames = time.Time{}, ""
 	m.chat.endTurn()
 	if strings.HasPrefix(m.hint, "cancelling") {
 		m.hint = ""
@@ -332,6 +341,11 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 		if ev.Usage != nil {
 			m.status.usage(*ev.Usage)
 		}
+	case agent.EventCatalogWait:
+		m.catalogSince, m.catalogNames = m.opts.Now(), ev.Text
+		return m.spin.Tick
+	case agent.EventCatalogReady:
+		m.catalogSince, m.catalogNames = time.Time{}, ""
 	case agent.EventWarning:
 		m.chat.notice(itemWarning, ev.Text)
 	case agent.EventCompacted:

@@ -275,6 +275,25 @@ func (m *Manager) WaitStarted(ctx context.Context) error {
 	}
 }
 
+// WaitListed waits until the first start attempt of each named server has
+// ended (it listed its tools, or failed), or ctx ends. Unknown names are
+// skipped. The app holds a turn's first request on it while servers with
+// no cached catalog start, so their tools are in that request.
+func (m *Manager) WaitListed(ctx context.Context, names []string) error {
+	for _, n := range names {
+		c := m.conn(n)
+		if c == nil {
+			continue
+		}
+		select {
+		case <-c.ready:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
 // Tools returns the tools of the running servers, in server order, with
 // each tool's deferral decided by its server's config (and deferAll).
 func (m *Manager) Tools(deferAll bool) []tools.Tool {

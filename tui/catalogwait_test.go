@@ -1,0 +1,53 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+// skippingBackend records SkipCatalogWait calls.
+type skippingBackend struct {
+	*fakeBackend
+	skipped int
+}
+
+func (s *skippingBackend) SkipCatalogWait() bool { s.skipped++; return true }
+
+// #27: while the first request waits for servers with no cached catalog,
+// the work line says "catalog: starting…" with the elapsed time; esc sends
+// without them instead of cancelling the turn.
+func TestCatalogWaitLine(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	sb := &skippingBackend{fakeBackend: b}
+	m, turns, clk := newTestModel(t, b, 100, 24, Options{})
+	m.b = sb
+	typeText(m, "hi")
+	run(m, press(m, "enter"))
+	m.Update(eventMsg{Event: agent.Event{Type: agent.EventCatalogWait, Text: "memory, github"}})
+	clk.t = clk.t.Add(3 * time.Second)
+	line := ansi.Strip(m.workLine())
+	for _, want := range []string{"catalog: starting… 3.0s", "memory, github", "esc sends without them"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("%q missing from the work line %q", want, line)
+		}
+	}
+	run(m, press(m, "esc"))
+	if sb.skipped != 1 || turns.cancelled != 0 {
+		t.Fatalf("esc: skipped %d, cancelled %d; want the wait skipped and the turn kept", sb.skipped, turns.cancelled)
+	}
+	m.Update(eventMsg{Event: agent.Event{Type: agent.EventCatalogReady}})
+	if line := ansi.Strip(m.workLine()); strings.Contains(line, "catalog") || !strings.Contains(line, "working") {
+		t.Errorf("after the wait: %q", line)
+	}
+	// Once the request is out, esc cancels the turn as before.
+	run(m, press(m, "esc"))
+	if turns.cancelled != 1 {
+		t.Error("esc after the wait did not cancel the turn")
+	}
+}
