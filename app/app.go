@@ -72,8 +72,8 @@ type App struct {
 	// closed by SkipCatalogWait; startWait bounds that wait (0: default).
 	skipWait  chan struct{}
 	startWait time.Duration
-	closers         []func()
-	isResume        bool
+	closers   []func()
+	isResume  bool
 }
 
 type savedTokens struct {

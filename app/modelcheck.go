@@ -9,14 +9,17 @@ import (
 	"github.com/agent-dev/agent/pricing"
 )
 
-// knownModel refuses a model id that a provider with a fixed catalog does
-// not serve, naming the nearest ids: a typo in /model used to be accepted
-// and failed only at the next request, with the provider's 404. Providers
-// without a catalog (local servers, aggregators, compatible endpoints)
-// take any id, and so does an id the config's "models" section declares.
+// knownModel refuses a model id that looks like a typo of one the
+// provider serves (claude-sonet-4-5, gtp-4o), naming the nearest ids: a
+// typo in /model used to be accepted and failed only at the next request,
+// with the provider's 404. An id that differs from a known one only in its
+// version numbers (a model newer than the table) passes, as does any id on
+// a provider without a catalog of its own (local servers, aggregators,
+// cloud platforms with their own spellings) and any id the config's
+// "models" section declares.
 func knownModel(provider, model string, table *models.Table) error {
 	ids := pricing.Models(provider)
-	if len(ids) == 0 {
+	if len(ids) == 0 || vendorAPI(provider) == "" {
 		return nil
 	}
 	if _, ok := pricing.Lookup(provider, model); ok {
@@ -27,58 +30,66 @@ func knownModel(provider, model string, table *models.Table) error {
 			return nil
 		}
 	}
-	near := nearest(model, ids, 3)
-	hint := `declare the id under "models" in the config to use a model the table does not know`
-	if len(near) > 0 {
-		hint = "did you mean " + strings.Join(near, ", ") + "? (or " + hint + ")"
+	near := typoOf(strings.ToLower(model), ids)
+	if len(near) == 0 {
+		return nil
 	}
-	return fmt.Errorf("unknown model %q for %s: %s", model, provider, hint)
+	return fmt.Errorf("unknown model %q for %s: did you mean %s? (declare the id under \"models\" in the config if %s does serve it)",
+		model, provider, strings.Join(near, " or "), provider)
 }
 
-// nearest returns up to n of ids closest to s by edit distance, closest
-// first, leaving out those that share too little with s to be a typo of it.
-func nearest(s string, ids []string, n int) []string {
-	type cand struct {
-		id string
-		d  int
+// typoOf returns the ids (at most three, sorted) that s is one edit away
+// from, letters only: digits are masked, so claude-sonnet-5 is a version
+// of claude-sonnet-4 and not a typo of it. The ids are price-table
+// prefixes, so s is compared by its start as well.
+func typoOf(s string, ids []string) []string {
+	mask := func(x string) string {
+		return strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return '#'
+			}
+			return r
+		}, x)
 	}
-	var cs []cand
-	for _, id := range ids {
-		d := editDistance(strings.ToLower(s), id)
-		if d <= max(3, len(id)/3) {
-			cs = append(cs, cand{id, d})
-		}
-	}
-	slices.SortFunc(cs, func(a, b cand) int {
-		if a.d != b.d {
-			return a.d - b.d
-		}
-		return strings.Compare(a.id, b.id)
-	})
+	ms := mask(s)
 	var out []string
-	for _, c := range cs[:min(n, len(cs))] {
-		out = append(out, c.id)
+	for _, id := range ids {
+		mi := mask(id)
+		best := len(mi)
+		for l := max(1, len(mi)-1); l <= min(len(ms), len(mi)+1); l++ {
+			best = min(best, editDistance(ms[:l], mi))
+		}
+		if best == 1 {
+			out = append(out, id)
+		}
 	}
-	return out
+	slices.Sort(out)
+	return out[:min(3, len(out))]
 }
 
-// editDistance is the Levenshtein distance over bytes (ids are ASCII).
+// editDistance is the optimal-string-alignment distance over bytes (ids
+// are ASCII): insertions, deletions, substitutions and swaps of two
+// neighbours (gtp for gpt) each count one.
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return d[len(a)][len(b)]
 }

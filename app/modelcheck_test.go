@@ -24,8 +24,13 @@ func TestKnownModel(t *testing.T) {
 		{"anthropic", "claude-next-preview", ""},
 		{"anthropic", "claude-sonet-4-5", `did you mean claude-sonnet-4`},
 		{"openai", "gtp-4o", "did you mean gpt-4o"},
-		{"openai", "totally-unrelated", `unknown model "totally-unrelated" for openai: declare the id under "models"`},
+		{"openai", "totally-unrelated", ""},
+		{"anthropic", "claude-sonnet-5", ""},
+		{"gemini", "gemini-3-pro-preview", ""},
+		{"openai", "gpt-5.2", ""},
 		{"ollama", "qwen3:8b", ""},
+		{"bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", ""},
+		{"azure", "my-deployment", ""},
 		{"openrouter", "some/new-model", ""},
 	}
 	for _, c := range cases {

@@ -27,16 +27,16 @@ type Model struct {
 	st    *themes.Styles
 	turns turnRunner
 
-	chat   *chat
-	pane   *pane
-	input  *input
-	help   help.Model
-	spin   spinner.Model
+	chat  *chat
+	pane  *pane
+	input *input
+	help  help.Model
+	spin  spinner.Model
 	// catalogSince is when the turn's first request began to wait for MCP
 	// servers with no known tools (catalogNames); zero when not waiting.
 	catalogSince time.Time
 	catalogNames string
-	status statusBar
+	status       statusBar
 
 	width, height int
 	showPane      bool

@@ -138,15 +138,15 @@ func (s *statusBar) View(st *themes.Styles, width int) string {
 		add(fmt.Sprintf("cache %d%%", t.CacheReadTokens*100/in), 2)
 	}
 	if i.SessionID != "" {
-		add("sess "+shortID(i.SessionID), 4)
+		add("sess "+shortID(i.SessionID), 5)
 	}
 	// What deferral saved so far: the estimate per request times the
 	// requests made, so it appears with the first request and grows.
 	if n := i.Requests + s.requests; i.TokensSaved > 0 && n > 0 {
-		add("saved ~"+fmtTokens(i.TokensSaved*n)+" tok", 3)
+		add("saved ~"+fmtTokens(i.TokensSaved*n)+" tok", 4)
 	}
 	if i.SearchMode != "" {
-		add("search "+i.SearchMode, 5)
+		add("search "+i.SearchMode, 3)
 	}
 	add(fmt.Sprintf("last %s↑ %s↓", fmtTokens(inputOf(s.last)), fmtTokens(s.last.OutputTokens)), 6)
 	srv := 0

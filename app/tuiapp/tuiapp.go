@@ -194,5 +194,6 @@ func (b *Backend) Agents() ([]tui.AgentInfo, error) {
 
 // SetAgent is /agent NAME (see app.SetAgent).
 func (b *Backend) SetAgent(name string) (string, error) { return b.a.SetAgent(name) }
+
 // SkipCatalogWait sends a request held for starting MCP servers without them.
 func (b *Backend) SkipCatalogWait() bool { return b.a.SkipCatalogWait() }
