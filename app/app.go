@@ -263,6 +263,7 @@ func (a *App) attachMCP(ctx context.Context, model string, onEvent func(mcptools
 		return err
 	}
 	a.mcp, a.configured = m, configured
+	a.startWait = time.Duration(a.settings.MCPStartWait)
 	a.closers = append(a.closers, func() { _ = m.Close() })
 	if !a.opts.Interactive {
 		// A server the user asked for by name must run: a -p answer

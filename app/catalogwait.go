@@ -12,7 +12,7 @@ import (
 
 // defaultStartWait bounds how long a turn's first request waits for MCP
 // servers that have no cached catalog (config mcp_start_wait).
-const defaultStartWait = 30 * time.Second
+const defaultStartWait = 30 * time.Second // the mcp_start_wait default, for an App built without Settings
 
 // uncatalogued names the servers still starting whose tools are not known
 // at all: no cached list. A request sent now would go without them, and the

@@ -5,20 +5,25 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/app"
+	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 )
 
 // openInteractive opens an App as the TUI does (servers start in the
 // background) with the gated test server and no catalog cached.
-func openInteractive(t *testing.T, cfg string, fake *anthropictest.Server) *app.App {
+func openInteractive(t *testing.T, cfg string, fake *anthropictest.Server, wait ...time.Duration) *app.App {
 	t.Helper()
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	getenv := func(k string) string { return env[k] }
 	f := app.Flags{MCPConfig: cfg, DBPath: filepath.Join(t.TempDir(), "agent.db")}
 	f.Provider, f.BaseURL = "anthropic", fake.URL
+	if len(wait) > 0 {
+		f.MCPStartWait = config.Duration(wait[0])
+	}
 	s, err := app.Load(f, getenv)
 	if err != nil {
 		t.Fatal(err)
@@ -95,5 +100,28 @@ func TestSkipCatalogWait(t *testing.T) {
 	}
 	if reqs := fake.Requests(); len(reqs) != 1 || bytes.Contains(reqs[0].Body, []byte("tt__get_weather")) {
 		t.Fatalf("want one request without tt's tools, got %d", len(reqs))
+	}
+}
+
+// #27: mcp_start_wait bounds the hold; past it the request goes without
+// the server, and a line names it and the key.
+func TestCatalogWaitBounded(t *testing.T) {
+	isolate(t)
+	cfg, gate := gatedMCPConfig(t)
+	fake := anthropictest.NewServer(t)
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hello"})
+	a := openInteractive(t, cfg, fake, 300*time.Millisecond)
+	t.Cleanup(gate.Open)
+	var warned string
+	for ev := range a.Send(context.Background(), "hi") {
+		if ev.Type == agent.EventWarning {
+			warned = ev.Text
+		}
+	}
+	if !bytes.Contains([]byte(warned), []byte("tt still starting after 300ms")) || !bytes.Contains([]byte(warned), []byte("mcp_start_wait")) {
+		t.Errorf("warning %q", warned)
+	}
+	if n := len(fake.Requests()); n != 1 {
+		t.Fatalf("%d requests", n)
 	}
 }

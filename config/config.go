@@ -62,6 +62,9 @@ type Config struct {
 	StreamIdleTimeout Duration `json:"stream_idle_timeout,omitempty" default:"5m" doc:"longest pause in a provider's stream"`
 	// MaxRetryWait is the longest retry-after honoured.
 	MaxRetryWait Duration `json:"max_retry_wait,omitempty" default:"60s" doc:"longest retry-after honoured"`
+	// MCPStartWait bounds how long a turn's first request waits for MCP
+	// servers that have no cached tool list (esc in the TUI sends at once).
+	MCPStartWait Duration `json:"mcp_start_wait,omitempty" default:"30s" doc:"longest wait of a turn's first request for MCP servers with no cached tool list"`
 	// MCPCache false turns the MCP catalog cache off (as --no-cache does):
 	// every start waits for every server to list its tools.
 	MCPCache *bool `json:"mcp_cache,omitempty" doc:"false: no MCP catalog cache, as --no-cache (default true)"`
