@@ -193,7 +193,7 @@ func (a *App) build(ctx context.Context) error {
 	} else if p, defModel, err = NewProvider(*s, s.Provider, a.opts.Getenv); err != nil {
 		return err
 	}
-	if err := validateProviderTools(p, pts); err != nil {
+	if err := validateProviderTools(s.Provider, p, pts); err != nil {
 		return err
 	}
 	model := s.Model

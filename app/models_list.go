@@ -6,16 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agent-dev/agent/models"
-	"github.com/agent-dev/agent/pricing"
+	"github.com/agent-dev/agent/providers/registry"
 )
-
-// modelLister is a provider that can say which models its server serves
-// (Chat Completions servers and the OpenAI Responses API: GET /models;
-// Anthropic: GET /v1/models).
-type modelLister interface {
-	ListModels(ctx context.Context) ([]string, error)
-}
 
 // listTimeout bounds the server's listing: a slow or silent server leaves
 // the picker with the tables' models, not waiting.
@@ -31,13 +23,13 @@ func (a *App) ListModels(ctx context.Context) []ModelChoice {
 func (a *App) listModels(ctx context.Context, within time.Duration) []ModelChoice {
 	out := a.Models()
 	p, _ := a.session.Target()
-	l, ok := p.(modelLister)
-	if !ok {
+	d, ok := registry.Lookup(a.Provider())
+	if !ok || d.ListModels == nil {
 		return out
 	}
 	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
-	names, err := l.ListModels(ctx)
+	names, err := d.ListModels(ctx, p)
 	if err != nil {
 		return out
 	}
@@ -45,17 +37,17 @@ func (a *App) listModels(ctx context.Context, within time.Duration) []ModelChoic
 	for _, m := range out {
 		seen[m.Name] = true
 	}
-	label := a.Provider()
+	label, table := a.Provider(), a.settings.modelTable()
 	for _, n := range names {
 		if seen[n] {
 			continue
 		}
 		seen[n] = true
 		detail := []string{"served"}
-		if w := models.Lookup(label, n).ContextWindow; w > 0 && models.Lookup(label, n).Known {
-			detail = append(detail, fmt.Sprintf("%dk context", w/1000))
+		if c := table.Lookup(label, n); c.ContextWindow > 0 && c.Known {
+			detail = append(detail, fmt.Sprintf("%dk context", c.ContextWindow/1000))
 		}
-		if pr, ok := pricing.Lookup(label, n); ok && (pr.Input > 0 || pr.Output > 0) {
+		if pr, ok := Price(label, n); ok && (pr.Input > 0 || pr.Output > 0) {
 			detail = append(detail, fmt.Sprintf("$%g in / $%g out per Mtok", pr.Input, pr.Output))
 		}
 		out = append(out, ModelChoice{Name: n, Detail: strings.Join(detail, " · ")})

@@ -1,139 +1,54 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
-	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/models"
-	"github.com/agent-dev/agent/providers/anthropic"
-	"github.com/agent-dev/agent/providers/openaichat"
-	"github.com/agent-dev/agent/providers/openairesponses"
+	"github.com/agent-dev/agent/providers/provider"
+	"github.com/agent-dev/agent/providers/registry"
 )
 
-// factory builds a provider and names its default model.
-type factory func(s Settings, getenv func(string) string) (agent.Provider, string, error)
-
-// factories is the provider registry: the two APIs that search deferred
-// tools natively, and the Chat Completions presets (every OpenAI-compatible
-// server people run). "openai" itself means the Responses API; its Chat
-// Completions endpoint is "openai-chat".
-func factories() map[string]factory {
-	m := map[string]factory{"anthropic": newAnthropic, "openai": newOpenAI}
-	for _, name := range append(openaichat.PresetNames(), "openai-chat") {
-		if name != "openai" {
-			m[name] = chatFactory(name)
-		}
-	}
-	// Where teams run their models (cloud.go). Gemini's OpenAI-compatible
-	// endpoint stays reachable as "gemini-openai"; "gemini" is the native API.
-	m["gemini-openai"] = chatFactory("gemini")
-	m["vertex"], m["bedrock"], m["azure"], m["gemini"], m["vertex-gemini"] = newVertex, newBedrock, newAzure, newGemini, newVertexGemini
-	return m
-}
-
 // modelTable is the capability table with the config's overrides (already
-// validated when the settings were loaded).
+// validated when the settings were loaded) and the providers' families.
 func (s Settings) modelTable() *models.Table {
 	t, err := s.ModelTable()
 	if err != nil {
-		return nil
+		return registry.Models(nil)
 	}
 	return t
 }
 
+// ModelTable is the config's capability table with each provider's family
+// as the registry declares it.
+func (s Settings) ModelTable() (*models.Table, error) {
+	t, err := s.Config.ModelTable()
+	if err != nil {
+		return nil, err
+	}
+	return registry.Models(t), nil
+}
+
 // ProviderNames lists the names --provider accepts.
-func ProviderNames() []string {
-	var out []string
-	for n := range factories() {
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return out
-}
+func ProviderNames() []string { return registry.Names() }
 
-// NewProvider resolves a provider name to an adapter and its default model.
-// The default model comes back with a missing-key error too, so figures
-// that depend on the model (the over-threshold warning of agent tools) do
-// not change with whether a key is set.
+// NewProvider resolves a provider name to an adapter and its default model
+// (which comes back with a missing-key error too: see registry.New).
 func NewProvider(s Settings, name string, getenv func(string) string) (agent.Provider, string, error) {
-	f, ok := factories()[name]
-	if !ok {
-		return nil, "", Usagef("unknown provider %q: use one of %s", name, strings.Join(ProviderNames(), ", "))
-	}
-	return f(s, getenv)
-}
-
-func newAnthropic(s Settings, getenv func(string) string) (agent.Provider, string, error) {
-	o := anthropic.Options{APIKey: getenv("ANTHROPIC_API_KEY"), BaseURL: getenv("ANTHROPIC_BASE_URL"), Models: s.modelTable(),
-		FirstByteTimeout: time.Duration(s.FirstByteTimeout), StreamIdleTimeout: time.Duration(s.StreamIdleTimeout)}
-	if s.BaseURL != "" {
-		o.BaseURL = s.BaseURL
-	}
-	if o.APIKey == "" {
-		return nil, "claude-sonnet-4-5", Usagef("ANTHROPIC_API_KEY is not set: export it, pick another --provider, or try agent --demo")
-	}
-	return anthropic.New(o), "claude-sonnet-4-5", nil
-}
-
-func newOpenAI(s Settings, getenv func(string) string) (agent.Provider, string, error) {
-	o := openairesponses.Options{APIKey: getenv("OPENAI_API_KEY"), BaseURL: getenv("OPENAI_BASE_URL"), Models: s.modelTable(),
-		FirstByteTimeout: time.Duration(s.FirstByteTimeout), StreamIdleTimeout: time.Duration(s.StreamIdleTimeout)}
-	if s.BaseURL != "" {
-		o.BaseURL = s.BaseURL
-	}
-	if o.APIKey == "" {
-		return nil, "gpt-5.4", Usagef("OPENAI_API_KEY is not set: export it, pick another --provider, or try agent --demo")
-	}
-	return openairesponses.New(o), "gpt-5.4", nil
-}
-
-func chatFactory(name string) factory {
-	return func(s Settings, getenv func(string) string) (agent.Provider, string, error) {
-		ps, _ := openaichat.LookupPreset(name)
-		if ps.KeyRequired && ps.KeyEnv != "" && getenv(ps.KeyEnv) == "" {
-			// Worded as for anthropic and openai: the preset's own name
-			// ("openai" for openai-chat, "gemini" for gemini-openai) is not
-			// the --provider the user typed.
-			return nil, "", Usagef("%s is not set: export it, pick another --provider, or try agent --demo", ps.KeyEnv)
-		}
-		p, err := openaichat.FromPreset(name, openaichat.Options{BaseURL: s.BaseURL, Models: s.modelTable(),
-			FirstByteTimeout: time.Duration(s.FirstByteTimeout), StreamIdleTimeout: time.Duration(s.StreamIdleTimeout)}, getenv)
-		if err != nil {
-			return nil, "", usage(err)
-		}
-		if ps.DefaultModel == "" && s.Model == "" {
-			return nil, "", Usagef("%s serves whatever model it loaded: name it with --model", name)
-		}
-		return p, ps.DefaultModel, nil
-	}
+	p, model, err := registry.New(context.Background(), name, provider.Config{
+		Model: s.Model, BaseURL: s.BaseURL, Models: s.modelTable(), Effort: s.Effort,
+		FirstByteTimeout: time.Duration(s.FirstByteTimeout), StreamIdleTimeout: time.Duration(s.StreamIdleTimeout),
+		Getenv: getenv})
+	return p, model, usage(err)
 }
 
 // validateProviderTools fails before any request when the provider cannot
-// run a hosted tool, naming the aliases it does support.
-func validateProviderTools(p agent.Provider, pts []agent.ProviderTool) error {
-	if len(pts) == 0 {
-		return nil
-	}
-	var err error
-	switch p.Name() {
-	case "anthropic", "vertex":
-		err = anthropic.ValidateProviderTools(pts)
-	case "openai", "azure":
-		err = openairesponses.ValidateProviderTools(pts)
-	default:
-		for _, pt := range pts {
-			if pt.Alias != "" {
-				err = fmt.Errorf("provider tool %q is not supported by %s: it has no hosted tools (anthropic offers %s; openai offers %s)",
-					pt.Alias, p.Name(), strings.Join(anthropic.SupportedAliases(), ", "), strings.Join(openairesponses.SupportedAliases(), ", "))
-				break
-			}
-		}
-	}
-	return usage(err)
+// run a hosted tool, naming the aliases the vendors' own APIs support.
+func validateProviderTools(name string, p agent.Provider, pts []agent.ProviderTool) error {
+	return usage(registry.ValidateHosted(name, p, pts))
 }
 
 // deferConnectors asks, with --defer, that the MCP connectors' tools be

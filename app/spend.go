@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/agent-dev/agent/agent"
-	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/pricing"
+	"github.com/agent-dev/agent/providers/registry"
 )
 
 // Spend is a session's usage and cost so far, its stored requests
@@ -35,7 +35,7 @@ func (a *App) spent(provider, model string, u agent.Usage) {
 	sp.Usage.Add(u)
 	sp.Last = u
 	sp.Requests++
-	if p, ok := pricing.Lookup(provider, model); ok {
+	if p, ok := Price(provider, model); ok {
 		sp.Cost += p.Cost(pricing.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens})
 	} else {
 		sp.Unpriced = true
@@ -63,39 +63,38 @@ func (a *App) loadSpend(ctx context.Context, id string) {
 // ContextWindow is the current model's context size.
 func (a *App) ContextWindow() int {
 	_, model := a.session.Target()
-	return models.Lookup(a.Provider(), model).ContextWindow
-}
-
-// vendorAPI is the model family a provider's own API serves; "" for
-// providers that serve many (Chat Completions servers, aggregators).
-func vendorAPI(provider string) string {
-	switch provider {
-	case "anthropic":
-		return "anthropic"
-	case "openai":
-		return "openai"
-	case "gemini":
-		return "google"
-	}
-	return ""
+	return a.settings.modelTable().Lookup(a.Provider(), model).ContextWindow
 }
 
 // servedBy refuses a model the capability table knows belongs to another
-// vendor than the provider's own API (gpt-4o on anthropic), naming the
-// provider that serves it.
+// family than the one a vendor's own API serves (gpt-4o on anthropic),
+// naming the provider that serves it.
 func servedBy(provider, model string) error {
-	want := vendorAPI(provider)
-	c := models.Lookup(provider, model)
-	if want == "" || !c.Known || c.Family == "" || c.Family == want {
+	d, _ := registry.Lookup(provider)
+	c := registry.Models(nil).Lookup(provider, model)
+	if !d.Home || !c.Known || c.Family == "" || c.Family == d.Family {
 		return nil
 	}
-	other := map[string]string{"anthropic": "anthropic", "openai": "openai", "google": "gemini", "deepseek": "deepseek", "mistral": "mistral"}[c.Family]
 	hint := "declare the id in the config's models section if this server does serve it"
-	if other != "" {
+	if other := registry.Home(c.Family); other != "" {
 		hint = "use /model " + other + ":" + model
 	}
 	return fmt.Errorf("%s is a %s model, which %s does not serve: %s", model, c.Family, provider, hint)
 }
+
+// Price is what model costs on the named provider: nothing on a server on
+// the user's own machine (or in the demo), unknown when the price table
+// does not know it.
+func Price(provider, model string) (pricing.Price, bool) {
+	if d, ok := registry.Lookup(provider); (ok && d.Local) || provider == demoName {
+		return pricing.Price{}, true
+	}
+	return pricing.Lookup(model)
+}
+
+// demoName is the demo's provider (reached only through --demo, so not in
+// the registry).
+const demoName = "demo"
 
 // ModelChoice is one model /model offers, with what to know about it.
 type ModelChoice struct{ Name, Detail string }
@@ -104,10 +103,12 @@ type ModelChoice struct{ Name, Detail string }
 // family and the current one, with context window and price.
 func (a *App) Models() []ModelChoice {
 	label := a.Provider()
+	d, _ := registry.Lookup(label)
+	table := a.settings.modelTable()
 	_, cur := a.session.Target()
 	seen := map[string]bool{}
 	var out []ModelChoice
-	for _, n := range append([]string{cur}, pricing.Models(label)...) {
+	for _, n := range append([]string{cur}, pricing.Models(d.ModelPrefixes...)...) {
 		if n == "" || seen[n] {
 			continue
 		}
@@ -116,10 +117,10 @@ func (a *App) Models() []ModelChoice {
 		if n == cur {
 			detail = append(detail, "current")
 		}
-		if w := models.Lookup(label, n).ContextWindow; w > 0 {
+		if w := table.Lookup(label, n).ContextWindow; w > 0 {
 			detail = append(detail, fmt.Sprintf("%dk context", w/1000))
 		}
-		if p, ok := pricing.Lookup(label, n); ok && (p.Input > 0 || p.Output > 0) {
+		if p, ok := Price(label, n); ok && (p.Input > 0 || p.Output > 0) {
 			detail = append(detail, fmt.Sprintf("$%g in / $%g out per Mtok", p.Input, p.Output))
 		}
 		out = append(out, ModelChoice{Name: n, Detail: strings.Join(detail, " · ")})

@@ -1,8 +1,8 @@
 // Package pricing is the price table the front ends show session costs
 // from: US dollars per million tokens, by model id prefix. Prices change;
 // the table says when it was read and a model it does not know has no cost
-// (shown as unknown, never as free). Local servers (ollama, llama.cpp,
-// vLLM, LM Studio) cost nothing.
+// (shown as unknown, never as free). Which providers cost nothing (local
+// servers) their descriptors say.
 //
 // The package imports nothing of the project.
 package pricing
@@ -77,15 +77,10 @@ var table = map[string]Price{
 	"codestral":      cached(0.3, 0.9, 1),
 }
 
-// free are the providers that run on the user's own machine.
-var free = map[string]bool{"ollama": true, "llamacpp": true, "vllm": true, "lmstudio": true, "demo": true}
-
-// Lookup finds the price of a model. The provider only matters for local
-// servers; an aggregator's "vendor/model" id is priced as the model.
-func Lookup(provider, model string) (Price, bool) {
-	if free[provider] {
-		return Price{}, true
-	}
+// Lookup finds the price of a model; an aggregator's "vendor/model" id is
+// priced as the model. Whether a provider costs anything at all (a server
+// on the user's machine does not) is the provider's to say.
+func Lookup(model string) (Price, bool) {
 	m := strings.ToLower(model)
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
 		m = m[i+1:]
@@ -106,27 +101,13 @@ func Lookup(provider, model string) (Price, bool) {
 	return table[best], true
 }
 
-// Models lists the priced model ids whose family a provider serves, for a
-// model picker when the provider cannot list its own.
-func Models(provider string) []string {
-	var prefix []string
-	switch provider {
-	case "anthropic", "bedrock", "vertex":
-		prefix = []string{"claude-"}
-	case "openai", "openai-chat", "azure":
-		prefix = []string{"gpt-", "o3", "o4"}
-	case "gemini":
-		prefix = []string{"gemini-"}
-	case "deepseek":
-		prefix = []string{"deepseek-"}
-	case "mistral":
-		prefix = []string{"mistral-", "codestral"}
-	default:
-		return nil
-	}
+// Models lists the priced model ids starting with one of prefixes (those
+// of the family a provider serves), for a model picker when the provider
+// cannot list its own.
+func Models(prefixes ...string) []string {
 	var out []string
 	for k := range table {
-		for _, p := range prefix {
+		for _, p := range prefixes {
 			if strings.HasPrefix(k, p) {
 				out = append(out, k)
 			}

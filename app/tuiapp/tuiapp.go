@@ -10,7 +10,6 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/app"
-	"github.com/agent-dev/agent/pricing"
 	"github.com/agent-dev/agent/tui"
 )
 
@@ -123,7 +122,7 @@ func (b *Backend) Approvals() <-chan tui.ApprovalRequest { return b.approvals }
 func (b *Backend) Info() tui.Info {
 	s := b.a.Session()
 	_, model := s.Target()
-	price, priced := pricing.Lookup(b.a.Provider(), model)
+	price, priced := app.Price(b.a.Provider(), model)
 	sp := b.a.Spend()
 	return tui.Info{
 		Provider: b.a.Provider(), Model: model, SessionID: s.ID, SearchMode: b.a.SearchMode(),

@@ -59,7 +59,7 @@ type Options struct {
 
 // FromEnv reads AZURE_OPENAI_ENDPOINT and AZURE_OPENAI_API_KEY; with no key
 // it sets up azidentity's default credential (nothing is fetched yet).
-func FromEnv(getenv func(string) string) (Options, error) {
+func FromEnv(_ context.Context, getenv func(string) string) (Options, error) {
 	o := Options{Endpoint: getenv("AZURE_OPENAI_ENDPOINT"), APIKey: getenv("AZURE_OPENAI_API_KEY")}
 	if o.Endpoint == "" {
 		return o, errors.New("azure: AZURE_OPENAI_ENDPOINT is not set: export it (https://RESOURCE.openai.azure.com) or use --base-url")

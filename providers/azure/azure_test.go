@@ -161,7 +161,7 @@ func TestBadKeySaysWhatToSet(t *testing.T) {
 	if strings.Contains(err.Error(), "NOT-THE-KEY") {
 		t.Errorf("key in error: %v", err)
 	}
-	if _, err := azure.FromEnv(func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "AZURE_OPENAI_ENDPOINT") {
+	if _, err := azure.FromEnv(t.Context(), func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "AZURE_OPENAI_ENDPOINT") {
 		t.Errorf("FromEnv: %v", err)
 	}
 }

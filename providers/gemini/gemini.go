@@ -67,12 +67,12 @@ type Options struct {
 
 // FromEnv reads GEMINI_API_KEY (or GOOGLE_API_KEY) and
 // GOOGLE_GEMINI_BASE_URL as Google's SDKs do.
-func FromEnv(getenv func(string) string) Options {
+func FromEnv(_ context.Context, getenv func(string) string) (Options, error) {
 	o := Options{APIKey: getenv("GEMINI_API_KEY"), BaseURL: getenv("GOOGLE_GEMINI_BASE_URL")}
 	if o.APIKey == "" {
 		o.APIKey = getenv("GOOGLE_API_KEY")
 	}
-	return o
+	return o, nil
 }
 
 // Provider implements agent.Provider for the Gemini API.

@@ -39,28 +39,36 @@ type Preset struct {
 	// MaxTokensField overrides "max_tokens": OpenAI's newer models accept
 	// only max_completion_tokens, which Mistral in turn rejects.
 	MaxTokensField string
+	// Provider is the --provider value when it is not Name: "openai" and
+	// "gemini" name their vendors' own APIs, so their Chat Completions
+	// endpoints are "openai-chat" and "gemini-openai".
+	Provider string
+	// Family, Home, Local and ModelPrefixes: see provider.Descriptor.
+	Family        string
+	Home, Local   bool
+	ModelPrefixes []string
 }
 
 // Presets are the named servers, keyed by Preset.Name.
 var Presets = map[string]Preset{
-	"openai": {Name: "openai", BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY",
+	"openai": {Name: "openai", Provider: ProviderName, BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY",
 		BaseURLEnv: "OPENAI_BASE_URL", KeyRequired: true, DefaultModel: "gpt-4.1", DropReasoning: true,
-		MaxTokensField: "max_completion_tokens"},
-	"ollama":   {Name: "ollama", BaseURL: "http://127.0.0.1:11434/v1", KeyEnv: "OLLAMA_API_KEY", DefaultModel: "qwen3"},
-	"llamacpp": {Name: "llamacpp", BaseURL: "http://127.0.0.1:8080/v1", KeyEnv: "LLAMA_API_KEY", DefaultModel: "default"},
-	"vllm":     {Name: "vllm", BaseURL: "http://127.0.0.1:8000/v1", KeyEnv: "VLLM_API_KEY"},
-	"lmstudio": {Name: "lmstudio", BaseURL: "http://127.0.0.1:1234/v1"},
+		MaxTokensField: "max_completion_tokens", Family: "openai", ModelPrefixes: []string{"gpt-", "o3", "o4"}},
+	"ollama":   {Name: "ollama", BaseURL: "http://127.0.0.1:11434/v1", KeyEnv: "OLLAMA_API_KEY", DefaultModel: "qwen3", Local: true},
+	"llamacpp": {Name: "llamacpp", BaseURL: "http://127.0.0.1:8080/v1", KeyEnv: "LLAMA_API_KEY", DefaultModel: "default", Local: true},
+	"vllm":     {Name: "vllm", BaseURL: "http://127.0.0.1:8000/v1", KeyEnv: "VLLM_API_KEY", Local: true},
+	"lmstudio": {Name: "lmstudio", BaseURL: "http://127.0.0.1:1234/v1", Local: true},
 	"openrouter": {Name: "openrouter", BaseURL: "https://openrouter.ai/api/v1", KeyEnv: "OPENROUTER_API_KEY",
 		KeyRequired: true, DefaultModel: "openai/gpt-4.1-mini"},
 	"groq": {Name: "groq", BaseURL: "https://api.groq.com/openai/v1", KeyEnv: "GROQ_API_KEY",
 		KeyRequired: true, DefaultModel: "llama-3.3-70b-versatile", DropReasoning: true},
 	"deepseek": {Name: "deepseek", BaseURL: "https://api.deepseek.com/v1", KeyEnv: "DEEPSEEK_API_KEY",
-		KeyRequired: true, DefaultModel: "deepseek-chat"},
+		KeyRequired: true, DefaultModel: "deepseek-chat", Family: "deepseek", Home: true, ModelPrefixes: []string{"deepseek-"}},
 	"mistral": {Name: "mistral", BaseURL: "https://api.mistral.ai/v1", KeyEnv: "MISTRAL_API_KEY",
 		KeyRequired: true, DefaultModel: "mistral-large-latest", DropReasoning: true, ShortCallIDs: true,
-		NoStreamOptions: true},
-	"gemini": {Name: "gemini", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", KeyEnv: "GEMINI_API_KEY",
-		KeyRequired: true, DefaultModel: "gemini-2.5-flash", DropReasoning: true},
+		NoStreamOptions: true, Family: "mistral", Home: true, ModelPrefixes: []string{"mistral-", "codestral"}},
+	"gemini": {Name: "gemini", Provider: "gemini-openai", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", KeyEnv: "GEMINI_API_KEY",
+		KeyRequired: true, DefaultModel: "gemini-2.5-flash", DropReasoning: true, Family: "google", ModelPrefixes: []string{"gemini-"}},
 }
 
 // aliases are the other spellings people type.

@@ -1,0 +1,41 @@
+package anthropic
+
+import (
+	"context"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/provider"
+)
+
+// DefaultModel is used without --model.
+const DefaultModel = "claude-sonnet-4-5"
+
+// FromEnv reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL as the SDKs do.
+func FromEnv(_ context.Context, getenv func(string) string) (Options, error) {
+	return Options{APIKey: getenv("ANTHROPIC_API_KEY"), BaseURL: getenv("ANTHROPIC_BASE_URL")}, nil
+}
+
+// Descriptor is the anthropic provider as the registry lists it.
+func Descriptor() provider.Descriptor {
+	return provider.Descriptor{
+		Name: providerName, Family: "anthropic", Home: true, DefaultModel: DefaultModel,
+		KeyEnv: []string{"ANTHROPIC_API_KEY"}, KeyRequired: true, BaseURLEnv: []string{"ANTHROPIC_BASE_URL"},
+		ModelPrefixes: []string{"claude-"},
+		Hosted:        Hosted(),
+		New: func(ctx context.Context, c provider.Config) (agent.Provider, error) {
+			o, err := FromEnv(ctx, c.Getenv)
+			if err != nil {
+				return nil, err
+			}
+			o.Models, o.FirstByteTimeout, o.StreamIdleTimeout = c.Models, c.FirstByteTimeout, c.StreamIdleTimeout
+			return New(o), nil
+		},
+		ListModels: provider.ListVia,
+	}
+}
+
+// Hosted is the Messages API's server tools, on Anthropic and on the
+// platforms that serve them (Vertex AI).
+func Hosted() *provider.Hosted {
+	return &provider.Hosted{Aliases: SupportedAliases(), Validate: ValidateProviderTools}
+}

@@ -1,0 +1,28 @@
+package bedrock
+
+import (
+	"context"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/provider"
+)
+
+// Descriptor is Claude on Amazon Bedrock as the registry lists it. The
+// bearer token is optional (the AWS credential chain serves otherwise),
+// Bedrock runs no Anthropic server tools, and it does not list models.
+func Descriptor() provider.Descriptor {
+	return provider.Descriptor{
+		Name: Name, Family: "anthropic", DefaultModel: DefaultModel,
+		KeyEnv:        []string{"AWS_BEARER_TOKEN_BEDROCK"},
+		BaseURLEnv:    []string{"ANTHROPIC_BEDROCK_BASE_URL", "AWS_ENDPOINT_URL_BEDROCK_RUNTIME"},
+		ModelPrefixes: []string{"claude-"},
+		New: func(ctx context.Context, c provider.Config) (agent.Provider, error) {
+			o, err := FromEnv(ctx, c.Getenv)
+			if err != nil {
+				return nil, err
+			}
+			o.Models, o.FirstByteTimeout, o.StreamIdleTimeout = c.Models, c.FirstByteTimeout, c.StreamIdleTimeout
+			return New(o)
+		},
+	}
+}

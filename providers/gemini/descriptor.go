@@ -1,0 +1,35 @@
+package gemini
+
+import (
+	"context"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/provider"
+)
+
+// ModelPrefixes are the ids of Google's priced models.
+var ModelPrefixes = []string{"gemini-"}
+
+// Descriptor is the Gemini API as the registry lists it.
+func Descriptor() provider.Descriptor {
+	return provider.Descriptor{
+		Name: Name, Family: "google", Home: true, DefaultModel: DefaultModel,
+		KeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, KeyRequired: true, BaseURLEnv: []string{"GOOGLE_GEMINI_BASE_URL"},
+		ModelPrefixes: ModelPrefixes,
+		New: func(ctx context.Context, c provider.Config) (agent.Provider, error) {
+			o, err := FromEnv(ctx, c.Getenv)
+			if err != nil {
+				return nil, err
+			}
+			return New(Configured(o, c)), nil
+		},
+	}
+}
+
+// Configured is o with what the settings decide: the models table,
+// --effort and the timeouts (Gemini on Vertex AI takes them too).
+func Configured(o Options, c provider.Config) Options {
+	o.Models, o.Effort = c.Models, c.Effort
+	o.FirstByteTimeout, o.StreamIdleTimeout = c.FirstByteTimeout, c.StreamIdleTimeout
+	return o
+}

@@ -1,0 +1,93 @@
+// Package provider is what a provider package declares of itself to the
+// registry (providers/registry): its names, the variables it reads, the
+// models it serves, its hosted tools, and how to build it. The application
+// asks the registry, never a provider package, so adding a provider is its
+// package plus one registry line.
+package provider
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/models"
+)
+
+// Descriptor describes one --provider value.
+type Descriptor struct {
+	// Name is the --provider value ("anthropic", "ollama", "vertex-gemini").
+	Name string
+	// Family is the vendor whose models its API is made for ("anthropic"
+	// for bedrock, "google" for vertex-gemini), as the capability table
+	// spells it; "" for a server of many vendors' models.
+	Family string
+	// Home marks the family's own API: /model names it for the family's
+	// models, and it refuses a model the table gives another family.
+	Home bool
+	// DefaultModel is used without --model; "" means the user names one.
+	DefaultModel string
+	// KeyEnv are the variables the API key is read from, first wins.
+	// KeyRequired: without one, building fails naming them.
+	KeyEnv      []string
+	KeyRequired bool
+	// BaseURLEnv are the variables the base URL (or endpoint) is read
+	// from; --base-url replaces them all.
+	BaseURLEnv []string
+	// ModelPrefixes pick the priced models /model offers when the server
+	// cannot list its own ("claude-").
+	ModelPrefixes []string
+	// Local marks a server on the user's own machine: it costs nothing.
+	Local bool
+	// Hosted is the tools the provider runs itself (--provider-tool); nil
+	// when it has none.
+	Hosted *Hosted
+	// New builds the adapter from the environment (c.Getenv, with the
+	// base-URL variables already replaced by --base-url) and c.
+	New func(ctx context.Context, c Config) (agent.Provider, error)
+	// ListModels asks the server which models it serves; nil when it
+	// cannot say.
+	ListModels func(ctx context.Context, p agent.Provider) ([]string, error)
+}
+
+// Hosted describes a provider's hosted tools.
+type Hosted struct {
+	// Aliases are the names --provider-tool takes ("web_search").
+	Aliases []string
+	// Validate refuses what the provider cannot run, before any request.
+	Validate func([]agent.ProviderTool) error
+}
+
+// Config is what every constructor gets from the settings.
+type Config struct {
+	// Model is --model ("" for the default).
+	Model string
+	// BaseURL is --base-url, for the providers without a base-URL variable.
+	BaseURL string
+	// Models is the capability table with the config's entries.
+	Models *models.Table
+	// Effort is --effort.
+	Effort string
+	// FirstByteTimeout and StreamIdleTimeout bound the waits of a request.
+	FirstByteTimeout, StreamIdleTimeout time.Duration
+	// Getenv reads the environment.
+	Getenv func(string) string
+}
+
+// Lister is an adapter that can list the models its server serves.
+type Lister interface {
+	ListModels(ctx context.Context) ([]string, error)
+}
+
+// ErrNoListing is ListVia's answer for an adapter that cannot list.
+var ErrNoListing = errors.New("the provider does not list its models")
+
+// ListVia lists through the adapter's own ListModels (Descriptor.ListModels
+// for adapters that are Listers).
+func ListVia(ctx context.Context, p agent.Provider) ([]string, error) {
+	l, ok := p.(Lister)
+	if !ok {
+		return nil, ErrNoListing
+	}
+	return l.ListModels(ctx)
+}

@@ -1,0 +1,45 @@
+package vertex
+
+import (
+	"context"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/anthropic"
+	"github.com/agent-dev/agent/providers/gemini"
+	"github.com/agent-dev/agent/providers/provider"
+)
+
+// Descriptor is Claude on Vertex AI as the registry lists it. It does not
+// list models: Vertex AI has no Messages-style listing of Claude.
+func Descriptor() provider.Descriptor {
+	return provider.Descriptor{
+		Name: Name, Family: "anthropic", DefaultModel: DefaultModel,
+		BaseURLEnv:    []string{"ANTHROPIC_VERTEX_BASE_URL"},
+		ModelPrefixes: []string{"claude-"},
+		Hosted:        anthropic.Hosted(),
+		New: func(ctx context.Context, c provider.Config) (agent.Provider, error) {
+			o, err := FromEnv(ctx, c.Getenv)
+			if err != nil {
+				return nil, err
+			}
+			o.Models, o.FirstByteTimeout, o.StreamIdleTimeout = c.Models, c.FirstByteTimeout, c.StreamIdleTimeout
+			return New(o)
+		},
+	}
+}
+
+// GeminiDescriptor is Gemini on Vertex AI as the registry lists it.
+func GeminiDescriptor() provider.Descriptor {
+	return provider.Descriptor{
+		Name: GeminiTag, Family: "google", DefaultModel: gemini.DefaultModel,
+		BaseURLEnv:    []string{"GOOGLE_VERTEX_BASE_URL"},
+		ModelPrefixes: gemini.ModelPrefixes,
+		New: func(ctx context.Context, c provider.Config) (agent.Provider, error) {
+			o, err := GeminiFromEnv(ctx, c.Getenv)
+			if err != nil {
+				return nil, err
+			}
+			return NewGemini(o, gemini.Configured(gemini.Options{}, c))
+		},
+	}
+}
