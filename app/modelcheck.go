@@ -7,6 +7,7 @@ import (
 
 	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/pricing"
+	"github.com/agent-dev/agent/providers/registry"
 )
 
 // knownModel refuses a model id that looks like a typo of one the
@@ -18,11 +19,12 @@ import (
 // cloud platforms with their own spellings) and any id the config's
 // "models" section declares.
 func knownModel(provider, model string, table *models.Table) error {
-	ids := pricing.Models(provider)
-	if len(ids) == 0 || vendorAPI(provider) == "" {
+	d, _ := registry.Lookup(provider)
+	ids := pricing.Models(d.ModelPrefixes...)
+	if len(ids) == 0 || !d.Home {
 		return nil
 	}
-	if _, ok := pricing.Lookup(provider, model); ok {
+	if _, ok := Price(provider, model); ok {
 		return nil
 	}
 	for _, k := range table.Keys() {

@@ -68,7 +68,7 @@ var Presets = map[string]Preset{
 		KeyRequired: true, DefaultModel: "mistral-large-latest", DropReasoning: true, ShortCallIDs: true,
 		NoStreamOptions: true, Family: "mistral", Home: true, ModelPrefixes: []string{"mistral-", "codestral"}},
 	"gemini": {Name: "gemini", Provider: "gemini-openai", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", KeyEnv: "GEMINI_API_KEY",
-		KeyRequired: true, DefaultModel: "gemini-2.5-flash", DropReasoning: true, Family: "google", ModelPrefixes: []string{"gemini-"}},
+		KeyRequired: true, DefaultModel: "gemini-2.5-flash", DropReasoning: true, Family: "google"},
 }
 
 // aliases are the other spellings people type.

@@ -32,8 +32,7 @@ func Descriptor() provider.Descriptor {
 func GeminiDescriptor() provider.Descriptor {
 	return provider.Descriptor{
 		Name: GeminiTag, Family: "google", DefaultModel: gemini.DefaultModel,
-		BaseURLEnv:    []string{"GOOGLE_VERTEX_BASE_URL"},
-		ModelPrefixes: gemini.ModelPrefixes,
+		BaseURLEnv: []string{"GOOGLE_VERTEX_BASE_URL"},
 		New: func(ctx context.Context, c provider.Config) (agent.Provider, error) {
 			o, err := GeminiFromEnv(ctx, c.Getenv)
 			if err != nil {
