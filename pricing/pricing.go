@@ -85,6 +85,13 @@ func Lookup(model string) (Price, bool) {
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
 		m = m[i+1:]
 	}
+	// Bedrock spells ids "[geo.]vendor.model" (us.anthropic.claude-…):
+	// the model starts after the last dot before its first dash.
+	if dash := strings.IndexByte(m, '-'); dash > 0 {
+		if i := strings.LastIndexByte(m[:dash], '.'); i >= 0 {
+			m = m[i+1:]
+		}
+	}
 	// OpenRouter spells Claude versions with dots (claude-sonnet-4.5).
 	m = strings.ReplaceAll(m, "claude-sonnet-4.", "claude-sonnet-4-")
 	m = strings.ReplaceAll(m, "claude-opus-4.", "claude-opus-4-")

@@ -20,6 +20,9 @@ func TestLookup(t *testing.T) {
 		{"gpt-4.1", 2, true},
 		{"anthropic/claude-sonnet-4.5", 3, true},
 		{"openai/gpt-4.1-mini", 0.4, true},
+		{"us.anthropic.claude-sonnet-4-5-20250929-v1:0", 3, true},
+		{"anthropic.claude-3-haiku-20240307-v1:0", 0.25, true},
+		{"claude-sonnet-4-5@20250929", 3, true},
 		{"qwen3", 0, false},
 		{"my-deployment", 0, false},
 	}
