@@ -61,7 +61,7 @@ func startMCP(ctx context.Context, s Settings, configured map[string]config.MCPS
 	if s.Defer == "true" {
 		servers = config.DeferAll(servers, s.MCP)
 	}
-	o.Workdir, o.ClientName = s.Workdir, "agent"
+	o.Workdir, o.ClientName, o.MaxToolResultBytes = s.Workdir, "agent", s.MaxToolResultBytes
 	m := mcptools.NewManager(servers, o)
 	return m, m.Start(ctx), nil
 }

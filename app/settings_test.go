@@ -170,3 +170,24 @@ func TestProfileKeysUnderFlags(t *testing.T) {
 		t.Errorf("approvals %v, provider tools %v", s.RequireApproval, s.ProviderTools)
 	}
 }
+
+// A key declared in config reaches Settings from the file, takes its
+// default otherwise, and a negative value is refused naming the key.
+func TestMaxToolResultBytes(t *testing.T) {
+	dir := t.TempDir()
+	getenv := func(string) string { return "" }
+	s, err := Load(Flags{ConfigPath: filepath.Join(dir, "none.json"), Workdir: dir}, getenv)
+	if err == nil || s.MaxToolResultBytes != 4<<20 {
+		// The named file is missing: an error, with the defaults kept.
+		t.Errorf("default %d (%v)", s.MaxToolResultBytes, err)
+	}
+	cfg := filepath.Join(dir, "c.json")
+	writeFile(t, cfg, `{"max_tool_result_bytes": 1000}`)
+	if s, err = Load(Flags{ConfigPath: cfg, Workdir: dir}, getenv); err != nil || s.MaxToolResultBytes != 1000 {
+		t.Errorf("from the file: %d %v", s.MaxToolResultBytes, err)
+	}
+	writeFile(t, cfg, `{"max_tool_result_bytes": -1}`)
+	if _, err = Load(Flags{ConfigPath: cfg, Workdir: dir}, getenv); err == nil || !strings.Contains(err.Error(), "max_tool_result_bytes must be positive, got -1") {
+		t.Errorf("negative: %v", err)
+	}
+}

@@ -77,6 +77,9 @@ type Config struct {
 	// Learn false stops tool search learning from use (as --no-learn does):
 	// searches and calls are not recorded and earlier ones not used.
 	Learn *bool `json:"learn,omitempty" doc:"false: tool search neither records nor learns from use, as --no-learn (default true)"`
+	// MaxToolResultBytes caps one MCP tool result as it is read, so a
+	// server cannot make the agent hold more than this in memory.
+	MaxToolResultBytes int `json:"max_tool_result_bytes,omitempty" default:"4194304" doc:"most bytes of one MCP tool result read from the server; past it the result is cut with a note saying by how much"`
 }
 
 // Duration is a config duration: a string time.ParseDuration reads

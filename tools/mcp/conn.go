@@ -276,6 +276,7 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 		return client.NewClient(tr, opts...), p, nil
 	case config.MCPHTTP:
 		tr, err := transport.NewStreamableHTTP(c.cfg.URL, transport.WithHTTPHeaders(c.cfg.Headers),
+			transport.WithHTTPBasicClient(capClient(c.m.opts.MaxToolResultBytes)),
 			// The GET stream is how a streamable HTTP server sends
 			// tools/list_changed outside of a request.
 			transport.WithContinuousListening(), transport.WithHTTPLogger(c.m.log)) //nolint:staticcheck // servers of protocol versions before 2026-07-28 still send list_changed on the GET stream
@@ -284,7 +285,8 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 		}
 		return client.NewClient(tr, opts...), nil, nil
 	case config.MCPSSE:
-		tr, err := transport.NewSSE(c.cfg.URL, transport.WithHeaders(c.cfg.Headers), transport.WithSSELogger(c.m.log))
+		tr, err := transport.NewSSE(c.cfg.URL, transport.WithHeaders(c.cfg.Headers), transport.WithSSELogger(c.m.log),
+			transport.WithHTTPClient(capClient(c.m.opts.MaxToolResultBytes)))
 		if err != nil {
 			return nil, nil, fmt.Errorf("SSE transport for %s: %w", c.cfg.URL, err)
 		}

@@ -37,6 +37,10 @@ type Options struct {
 	ToolTimeout time.Duration
 	// MaxResultBytes caps a tool result's text; a server's own value wins.
 	MaxResultBytes int
+	// MaxToolResultBytes caps what one tool result may take as it is read
+	// from the server, before it is decoded (max_tool_result_bytes): past
+	// it the result is cut with a note and the rest never held in memory.
+	MaxToolResultBytes int
 	// Workdir is the working directory of stdio servers without a Cwd.
 	Workdir string
 	// OnEvent receives status changes (tools changed, server down or back,
@@ -161,6 +165,9 @@ func NewManager(servers []config.MCPServer, opts Options) *Manager {
 	}
 	if opts.MaxResultBytes <= 0 {
 		opts.MaxResultBytes = DefaultMaxResultBytes
+	}
+	if opts.MaxToolResultBytes <= 0 {
+		opts.MaxToolResultBytes = DefaultMaxToolResultBytes
 	}
 	if opts.ClientName == "" {
 		opts.ClientName = "agent"

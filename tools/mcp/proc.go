@@ -76,7 +76,7 @@ func (c *conn) spawn(stderr *tail) (*proc, *procTransport, error) {
 		stderr.finish()
 		errR.Close()
 	}()
-	tr := transport.NewIO(&lineCheck{r: outR, p: p}, inW, nil)
+	tr := transport.NewIO(newCapReader(&lineCheck{r: outR, p: p}, c.m.opts.MaxToolResultBytes, true), inW, nil)
 	return p, &procTransport{Stdio: tr, p: p, out: outR}, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -67,7 +69,8 @@ func convertResult(r *mcpgo.CallToolResult, limit int) tools.Result {
 			texts = append(texts, s)
 		}
 	}
-	out.Text = truncate(strings.Join(texts, "\n"), limit)
+	out.Text = strings.Join(texts, "\n")
+	out.Text = truncate(out.Text, limit, cutBytes(out.Text))
 	out.IsError = r.IsError
 	return out
 }
@@ -128,9 +131,23 @@ func decodedLen(b64 string) int {
 	return base64.StdEncoding.DecodedLen(len(b64))
 }
 
+// cutNote finds the notes capReader left where it cut the result.
+var cutNote = regexp.MustCompile(`\[tool result cut: (\d+) more bytes dropped over max_tool_result_bytes`)
+
+// cutBytes adds up what capReader dropped from the result, by its notes.
+func cutBytes(s string) int {
+	n := 0
+	for _, m := range cutNote.FindAllStringSubmatch(s, -1) {
+		k, _ := strconv.Atoi(m[1])
+		n += k
+	}
+	return n
+}
+
 // truncate cuts s to at most limit bytes on a character boundary and says
-// so, so the model knows the output is partial.
-func truncate(s string, limit int) string {
+// so, so the model knows the output is partial; dropped is what was cut
+// from it on the way in, counted in what the tool returned.
+func truncate(s string, limit, dropped int) string {
 	if limit <= 0 || len(s) <= limit {
 		return s
 	}
@@ -138,5 +155,5 @@ func truncate(s string, limit int) string {
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + fmt.Sprintf("\n\n[output truncated: the tool returned %d bytes; only the first %d are shown]", len(s), cut)
+	return s[:cut] + fmt.Sprintf("\n\n[output truncated: the tool returned %d bytes; only the first %d are shown]", len(s)+dropped, cut)
 }

@@ -71,6 +71,14 @@ func runTestServer(mode string) {
 		fmt.Fprintln(os.Stderr, "listening")
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		return
+	case "huge":
+		// Answers its one tool with 32 MB of text (#26).
+		s := server.NewMCPServer("huge", "1.0.0", server.WithToolCapabilities(true))
+		s.AddTool(mcpgo.NewTool("flood"), func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText(strings.Repeat("x", 32<<20)), nil
+		})
+		_ = server.ServeStdio(s)
+		return
 	case "freezer", "garbage-call":
 		runHardeningServer(mode)
 		return

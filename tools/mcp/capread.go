@@ -1,0 +1,327 @@
+package mcp
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// DefaultMaxToolResultBytes is the max_tool_result_bytes default: what one
+// tool result may take before it is cut on the way in.
+const DefaultMaxToolResultBytes = 4 << 20
+
+// capMargin is what a result may still take past its cap for the small
+// members after a cut string ("type":"text" after a long "text"); past it
+// further array elements and object members are dropped too, so a flood
+// of small items is as bounded as one long string.
+const capMargin = 64 << 10
+
+// minKept is what a string keeps past the cap: short ones (a key, a
+// block's "type") stay whole, so the cut message still parses.
+const minKept = 256
+
+// capReader caps tool results as they are read, before mcp-go's transport
+// buffers a message: it rewrites the JSON-RPC stream so that the strings
+// of a result's content and structuredContent stop at limit bytes (with a
+// note saying by how much they were cut) and, past limit plus capMargin,
+// drops the remaining elements. The JSON stays valid and every other part
+// of a message (id, tools/list, notifications) passes untouched, so the
+// memory a reply can take is bounded whatever the server sends.
+//
+// In line mode (stdio, an SSE stream) each line is a message; otherwise
+// (a JSON body) a message ends where its outermost value closes.
+type capReader struct {
+	r     io.Reader
+	limit int
+	lines bool
+
+	in, out []byte
+	pos     int // of out, copied so far
+	err     error
+
+	stack []capFrame
+	str   bool // in a string
+	bs    bool // after a backslash in it
+	hex   int  // hex digits of a \u escape still to come
+	key   bool // the string is an object key
+	cut   bool // the string's remaining bytes are dropped, its note to come
+	mute  bool // the string is dropped whole (an element after a cut)
+	kept  int  // bytes of the string kept
+
+	used    int // bytes of the message's result kept so far
+	dropped int // bytes dropped from the string being cut
+	skipped int // bytes of dropped elements not yet reported
+	skip    int // dropping until the frame at this depth closes (0: not)
+}
+
+type capFrame struct {
+	obj   bool
+	value bool   // past the key's ':' (objects)
+	name  []byte // the current key, its first bytes (depth 1 and 2 only)
+}
+
+func newCapReader(r io.Reader, limit int, lines bool) *capReader {
+	if limit <= 0 {
+		limit = DefaultMaxToolResultBytes
+	}
+	return &capReader{r: r, limit: limit, lines: lines}
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	for c.pos == len(c.out) {
+		if c.err != nil {
+			return 0, c.err
+		}
+		if c.in == nil {
+			c.in = make([]byte, 32<<10)
+		}
+		n, err := c.r.Read(c.in)
+		c.out, c.pos, c.err = c.out[:0], 0, err
+		for in := c.in[:n]; len(in) > 0; {
+			if k := c.dropRun(in); k > 0 {
+				in = in[k:]
+				continue
+			}
+			c.feed(in[0])
+			in = in[1:]
+		}
+	}
+	n := copy(p, c.out[c.pos:])
+	c.pos += n
+	return n, nil
+}
+
+// dropRun drops at once the plain bytes of a string being dropped (the
+// bulk of a cut reply), up to the next quote, backslash or newline, and
+// returns how many it took.
+func (c *capReader) dropRun(in []byte) int {
+	if !c.str || !(c.cut || c.mute) || c.bs || c.hex > 0 {
+		return 0
+	}
+	k := bytes.IndexAny(in, "\"\\\n")
+	if k < 0 {
+		k = len(in)
+	}
+	if c.mute {
+		c.skipped += k
+	} else {
+		c.dropped += k
+	}
+	return k
+}
+
+// inResult tells whether the reader is inside a result's content or
+// structuredContent: {"result": {"content": HERE}}.
+func (c *capReader) inResult() bool {
+	if len(c.stack) < 2 {
+		return false
+	}
+	env, res := c.stack[0], c.stack[1]
+	return env.obj && env.value && string(env.name) == "result" && res.obj && res.value &&
+		(string(res.name) == "content" || string(res.name) == "structuredContent")
+}
+
+func (c *capReader) emit(b ...byte) {
+	c.out = append(c.out, b...)
+	if c.inResult() {
+		c.used += len(b)
+	}
+}
+
+func (c *capReader) note(n int) string {
+	return fmt.Sprintf("\n\n[tool result cut: %d more bytes dropped over max_tool_result_bytes (%d)]", n, c.limit)
+}
+
+func (c *capReader) reset() {
+	c.stack, c.str, c.bs, c.hex, c.key, c.cut, c.mute = c.stack[:0], false, false, 0, false, false, false
+	c.used, c.dropped, c.skipped, c.skip = 0, 0, 0, 0
+}
+
+func (c *capReader) feed(b byte) {
+	if b == '\n' && (c.lines || c.str) {
+		// A raw newline ends a line-delimited message, and is never part of
+		// a string: either way the state starts again.
+		c.reset()
+		c.out = append(c.out, b)
+		return
+	}
+	if c.str {
+		c.feedString(b)
+		return
+	}
+	if c.skip > 0 {
+		c.feedSkipped(b)
+		return
+	}
+	depth := len(c.stack)
+	switch b {
+	case '"':
+		c.str, c.key = true, depth > 0 && c.stack[depth-1].obj && !c.stack[depth-1].value
+		if c.key && depth <= 2 {
+			c.stack[depth-1].name = c.stack[depth-1].name[:0]
+		}
+		c.cut, c.dropped, c.kept = false, 0, 0
+		c.emit(b)
+		return
+	case '{', '[':
+		c.emit(b)
+		c.stack = append(c.stack, capFrame{obj: b == '{'})
+		return
+	case '}', ']':
+		if depth == 0 {
+			c.out = append(c.out, b)
+			return
+		}
+		root := depth == 3 && c.inResult()
+		if root && c.skipped > 0 {
+			c.reportSkipped()
+		}
+		c.stack = c.stack[:depth-1]
+		c.emit(b)
+		if len(c.stack) == 0 {
+			c.reset()
+		}
+		return
+	case ':':
+		if depth > 0 {
+			c.stack[depth-1].value = true
+		}
+	case ',':
+		// A content block's members all stay (its type may come last);
+		// any other element or member after the margin goes.
+		block := depth == 4 && c.stack[3].obj && string(c.stack[1].name) == "content"
+		if depth >= 3 && !block && c.inResult() && c.used >= c.limit+capMargin {
+			c.skip, c.skipped = depth, c.skipped+1
+			return
+		}
+		if depth > 0 {
+			c.stack[depth-1].value = false
+		}
+	}
+	c.emit(b)
+}
+
+// feedString takes a string's byte: kept, or dropped once the result is
+// over its cap, at a character boundary and never inside an escape.
+func (c *capReader) feedString(b byte) {
+	inEscape := c.bs || c.hex > 0
+	switch {
+	case c.bs:
+		c.bs = false
+		if b == 'u' {
+			c.hex = 4
+		}
+	case c.hex > 0:
+		c.hex--
+	case b == '\\':
+		c.bs = true
+	case b == '"':
+		c.str = false
+		switch {
+		case c.mute:
+			c.mute = false
+			c.skipped++
+			return
+		case c.cut:
+			c.emitString(c.note(c.dropped))
+		}
+		c.emit(b)
+		return
+	}
+	if c.mute {
+		c.skipped++
+		return
+	}
+	if !c.cut && !inEscape && b&0xC0 != 0x80 && c.kept >= minKept && c.inResult() && c.used >= c.limit {
+		c.cut = true
+	}
+	if c.cut {
+		c.dropped++
+		return
+	}
+	c.kept++
+	if depth := len(c.stack); c.key && depth > 0 && depth <= 2 && len(c.stack[depth-1].name) < 32 {
+		c.stack[depth-1].name = append(c.stack[depth-1].name, b)
+	}
+	c.emit(b)
+}
+
+// feedSkipped drops the bytes of the elements after a cut until the frame
+// they are in closes.
+func (c *capReader) feedSkipped(b byte) {
+	depth := len(c.stack)
+	switch b {
+	case '"':
+		c.str, c.mute = true, true
+	case '{', '[':
+		c.stack = append(c.stack, capFrame{obj: b == '{'})
+	case '}', ']':
+		if depth == c.skip {
+			c.skip = 0
+			c.feed(b)
+			return
+		}
+		c.stack = c.stack[:depth-1]
+	}
+	c.skipped++
+}
+
+// reportSkipped writes the note for the dropped elements as one more
+// element of the content array (a text block) or structuredContent.
+func (c *capReader) reportSkipped() {
+	n := c.skipped
+	c.skipped = 0
+	top := c.stack[len(c.stack)-1]
+	switch {
+	case !top.obj:
+		c.emitRaw(`,{"type":"text","text":`)
+	case top.obj:
+		c.emitRaw(`,"_truncated":`)
+	}
+	c.emitRaw(`"`)
+	c.emitString(c.note(n))
+	c.emitRaw(`"`)
+	if !top.obj {
+		c.emitRaw(`}`)
+	}
+}
+
+func (c *capReader) emitRaw(s string) { c.emit([]byte(s)...) }
+
+// emitString writes s, plain ASCII with newlines, inside a JSON string.
+func (c *capReader) emitString(s string) {
+	c.emitRaw(strings.ReplaceAll(s, "\n", `\n`))
+}
+
+// capTransport caps the tool results of every HTTP response body.
+type capTransport struct {
+	base  http.RoundTripper
+	limit int
+}
+
+func (t capTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	lines := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+	resp.Body = capBody{capReader: newCapReader(resp.Body, t.limit, lines), c: resp.Body}
+	// The body's length is not what the server said any more.
+	resp.ContentLength = -1
+	resp.Header.Del("Content-Length")
+	return resp, nil
+}
+
+type capBody struct {
+	*capReader
+	c io.Closer
+}
+
+func (b capBody) Close() error { return b.c.Close() }
+
+// capClient is an HTTP client whose responses are capped.
+func capClient(limit int) *http.Client {
+	return &http.Client{Transport: capTransport{base: http.DefaultTransport, limit: limit}}
+}
