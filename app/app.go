@@ -74,11 +74,15 @@ type App struct {
 	startWait time.Duration
 	closers   []func()
 	isResume  bool
+	// bg counts the background work Close waits for (token counting).
+	bg sync.WaitGroup
 }
 
 type savedTokens struct {
 	key   string
 	value int
+	// counting is the key being counted in the background.
+	counting string
 }
 
 // Open builds the runtime from s: it opens the store, resumes or creates
@@ -348,6 +352,7 @@ func Tools(ctx context.Context, s Settings, o Options) (a *App, perr error, err 
 
 // Close stops the MCP servers and closes the store.
 func (a *App) Close() {
+	a.bg.Wait()
 	a.mu.Lock()
 	cs := a.closers
 	a.closers = nil

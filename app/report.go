@@ -73,6 +73,7 @@ func BuildToolsReport(ctx context.Context, settings Settings, o Options) (*Tools
 		rep.Provider, rep.ProviderError = settings.Provider, perr.Error()
 		rep.Resolved = string(s.Search)
 	}
+	a.CountTokens()
 	per := map[string]*ServerTokens{}
 	for _, t := range set.All() {
 		d := set.IsDeferred(t.Name)

@@ -41,8 +41,10 @@ func (a *App) SearchMode() string {
 
 // TokensSaved estimates the tokens deferral keeps out of every request
 // (the benchmark's method, tokens.EstimateContext), cached per catalog
-// version, resolved mode and discoveries since counting hundreds of
-// schemas takes a while.
+// version, resolved mode and discoveries. A catalog whose counts are not
+// known yet (a first run, a changed server) is counted in the background,
+// since that loads the tokenizer: until it is done the last figure (0 at
+// first, which the status bar leaves out) is returned.
 func (a *App) TokensSaved() int {
 	s := a.session
 	p, _ := s.Target()
@@ -50,16 +52,41 @@ func (a *App) TokensSaved() int {
 	v := s.Tools.Version()
 	key := fmt.Sprint(v, resolved, len(s.Discovered()))
 	a.mu.Lock()
-	if a.saved.key == key && v != 0 {
-		defer a.mu.Unlock()
+	defer a.mu.Unlock()
+	if (a.saved.key == key && v != 0) || a.saved.counting == key {
 		return a.saved.value
 	}
-	a.mu.Unlock()
-	saved := EstimateTokens(s.Tools, resolved).Saved
-	a.mu.Lock()
-	a.saved = savedTokens{key, saved}
-	a.mu.Unlock()
-	return saved
+	a.saved.counting = key
+	a.bg.Add(1)
+	go func() {
+		defer a.bg.Done()
+		a.CountTokens()
+		saved := EstimateTokens(s.Tools, resolved).Saved
+		a.mu.Lock()
+		a.saved.key, a.saved.value = key, saved
+		a.mu.Unlock()
+	}()
+	return a.saved.value
+}
+
+// CountTokens counts the definitions whose token cost is not known yet
+// (the catalog cache keeps the counts of a stable catalog) and writes the
+// counts back to the cache, so each definition is counted once: when
+// something asks (agent tools, the status bar), never before a request.
+func (a *App) CountTokens() {
+	counts := map[string]int{}
+	for _, t := range a.session.Tools.All() {
+		if t.Tokens == 0 {
+			counts[t.Name] = t.Cost()
+		}
+	}
+	if len(counts) == 0 {
+		return
+	}
+	a.session.Tools.SetTokens(counts)
+	if a.mcp != nil {
+		a.mcp.SaveTokens(counts)
+	}
 }
 
 // EstimateTokens is what the tool definitions of set cost in context under

@@ -276,6 +276,18 @@ func (s *Set) Snapshot() (version uint64, active, deferred []Tool) {
 	return s.version, active, deferred
 }
 
+// SetTokens records counted token costs (by tool name), so each tool is
+// counted once a process. The tool lists do not change: no new version.
+func (s *Set) SetTokens(counts map[string]int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name, n := range counts {
+		if t := s.tools[name]; t != nil && t.Tokens == 0 {
+			t.Tokens = n
+		}
+	}
+}
+
 // Active returns the active tools in registration order.
 func (s *Set) Active() []Tool { return s.list(false) }
 

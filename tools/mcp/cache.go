@@ -9,12 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 	"unsafe"
 
 	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/tools/schema"
-	"github.com/agent-dev/agent/tools/tokens"
 )
 
 // CatalogEntry is one server's last tools/list as a Cache keeps it. Tools
@@ -215,9 +215,11 @@ func (c *conn) loadCached(ctx context.Context) bool {
 }
 
 // saveCached writes the server's listed tools to the cache when they differ
-// from what it holds. It counts the tools' tokens first (the only place the
-// tokenizer is loaded for MCP tools), which happens once per change of a
-// server's list. Manager.Close waits for the writes in flight.
+// from what it holds. Token counts it does not know stay unknown (0): they
+// are counted when something asks (agent tools, the status bar) and written
+// back by SaveTokens, so neither a first run nor a changed server loads the
+// tokenizer before its first request or waits for it before exiting.
+// Manager.Close waits for the writes in flight.
 func (c *conn) saveCached(list []rawTool, listHash string, si serverInfo, info string) {
 	cache := c.m.opts.Cache
 	if cache == nil {
@@ -235,25 +237,64 @@ func (c *conn) saveCached(list []rawTool, listHash string, si serverInfo, info s
 	c.m.saves.Add(1)
 	go func() {
 		defer c.m.saves.Done()
-		cts := make([]cachedTool, len(list))
-		for i, t := range list {
-			n := t.Tokens
-			if n == 0 {
-				n = tokens.Tool(ToolName(c.cfg.Name, t.Name), t.Description, t.Schema)
-			}
-			checked := t.Checked || schema.Check(t.Schema) == nil
-			cts[i] = cachedTool{Name: t.Name, Description: t.Description, InputSchema: t.Schema, Tokens: n, Checked: checked}
-		}
-		b := encodeCatalog(listHash, cts)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		err := cache.SaveCatalog(ctx, CatalogEntry{Server: c.cfg.Name, ConfigHash: c.configHash,
-			ServerName: si.Name, ServerVersion: si.Version, Instructions: si.Instructions, Description: info,
-			Tools: b, ListedAt: time.Now()})
-		if err != nil {
-			c.m.log.Warn("mcp: write the catalog cache", "server", c.cfg.Name, "err", err)
-		}
+		c.writeCatalog(list, listHash, si, info)
 	}()
+}
+
+// writeCatalog saves list as the server's cached catalog. A schema's check
+// is the one tools.Set made when it registered the tool (schema.Check
+// remembers its answers), not a second pass.
+func (c *conn) writeCatalog(list []rawTool, listHash string, si serverInfo, info string) {
+	cts := make([]cachedTool, len(list))
+	for i, t := range list {
+		checked := t.Checked || schema.Check(t.Schema) == nil
+		cts[i] = cachedTool{Name: t.Name, Description: t.Description, InputSchema: t.Schema, Tokens: t.Tokens, Checked: checked}
+	}
+	b := encodeCatalog(listHash, cts)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := c.m.opts.Cache.SaveCatalog(ctx, CatalogEntry{Server: c.cfg.Name, ConfigHash: c.configHash,
+		ServerName: si.Name, ServerVersion: si.Version, Instructions: si.Instructions, Description: info,
+		Tools: b, ListedAt: time.Now()})
+	if err != nil {
+		c.m.log.Warn("mcp: write the catalog cache", "server", c.cfg.Name, "err", err)
+	}
+}
+
+// SaveTokens writes token counts the application made (by agent tool
+// name) into the cached catalogs that lack them, so a later start reads
+// them instead of counting. Close waits for the writes.
+func (m *Manager) SaveTokens(counts map[string]int) {
+	if m.opts.Cache == nil || len(counts) == 0 {
+		return
+	}
+	for _, c := range m.conns {
+		c.mu.Lock()
+		list, hash, si, info := c.cachedList, c.cachedListHash, c.cachedInfo, c.cachedDesc
+		var upd []rawTool
+		for i, t := range list {
+			n := counts[ToolName(c.cfg.Name, t.Name)]
+			if t.Tokens != 0 || n <= 0 {
+				continue
+			}
+			if upd == nil {
+				upd = slices.Clone(list)
+			}
+			upd[i].Tokens = n
+		}
+		if upd != nil {
+			c.cachedList = upd
+		}
+		c.mu.Unlock()
+		if upd == nil {
+			continue
+		}
+		m.saves.Add(1)
+		go func() {
+			defer m.saves.Done()
+			c.writeCatalog(upd, hash, si, info)
+		}()
+	}
 }
 
 // cachedNote says, in a tool error, where a tool of a server that is not

@@ -86,8 +86,10 @@ func TestCacheSlowServerDoesNotDelayStart(t *testing.T) {
 		t.Fatalf("cached entry: %+v", e)
 	}
 	for _, ct := range cts {
-		if ct.Tokens <= 0 || !ct.Checked {
-			t.Fatalf("%s cached without a token count or schema check: %+v", ct.Name, ct)
+		// Token counts are left for when something asks (SaveTokens): a
+		// first run does not load the tokenizer.
+		if ct.Tokens != 0 || !ct.Checked {
+			t.Fatalf("%s cached with a token count or without its schema check: %+v", ct.Name, ct)
 		}
 	}
 	if got := string(cts[slices.IndexFunc(cts, func(c rawTool) bool { return c.Name == "raw_schema" })].Schema); got != rawSchema {
@@ -112,7 +114,7 @@ func TestCacheSlowServerDoesNotDelayStart(t *testing.T) {
 	if got := len(set.Deferred()); got != len(edgeTools) {
 		t.Fatalf("%d tools registered from the cache, want %d", got, len(edgeTools))
 	}
-	if tl, _ := set.Lookup("edge__echo"); tl.Tokens <= 0 || !tl.SchemaChecked || tl.ServerDescription != "Edge cases for the agent's MCP client." {
+	if tl, _ := set.Lookup("edge__echo"); tl.Tokens != 0 || !tl.SchemaChecked || tl.ServerDescription != "Edge cases for the agent's MCP client." {
 		t.Fatalf("cached tool: %+v", tl)
 	}
 	if ref, ok := m.Lookup("edge__raw_schema"); !ok || ref.Tool != "raw_schema" {
@@ -151,10 +153,11 @@ func TestCacheSlowServerDoesNotDelayStart(t *testing.T) {
 	if st := m.Status()[0]; st.State != StateRunning || st.Cached {
 		t.Fatalf("status once up: %+v", st)
 	}
-	// The server's own list keeps the cached counts of its unchanged tools.
+	// The server's own list keeps the cached checks of its unchanged tools
+	// (and their counts: TestSaveTokensWritesCountsToTheCache).
 	for _, tl := range m.Tools(false) {
-		if tl.Tokens <= 0 {
-			t.Fatalf("%s lost its cached token count once listed", tl.Name)
+		if !tl.SchemaChecked {
+			t.Fatalf("%s lost its cached schema check once listed", tl.Name)
 		}
 	}
 	// The same list: nothing changes, nothing is written again.
@@ -377,5 +380,48 @@ func TestDeferredStart(t *testing.T) {
 			t.Fatalf("viaCall=%v: %+v", viaCall, st)
 		}
 		m.Close()
+	}
+}
+
+// Counts the application makes are written back to the cached list, and a
+// later start reads them.
+func TestSaveTokensWritesCountsToTheCache(t *testing.T) {
+	t.Parallel()
+	cache := newMemCache()
+	cfg, gate := gatedServer(t, "edge")
+	gate.Open()
+	fillCache(t, cache, cfg)
+	m, _, errs := startManager(t, Options{Cache: cache}, cfg)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	counts := map[string]int{}
+	for i, et := range edgeTools {
+		counts[ToolName(cfg.Name, et)] = 10 + i
+	}
+	m.SaveTokens(counts)
+	m.Close()
+	_, cts, err := decodeCatalog(cache.only(t).Tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ct := range cts {
+		if want := counts[ToolName(cfg.Name, ct.Name)]; ct.Tokens != want || !ct.Checked {
+			t.Errorf("%s: cached %d tokens (checked %v), want %d", ct.Name, ct.Tokens, ct.Checked, want)
+		}
+	}
+	// The server's own list keeps the cached counts of its unchanged tools.
+	m, _, errs = startManager(t, Options{Cache: cache}, cfg)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	defer m.Close()
+	if err := m.WaitStarted(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range m.Tools(false) {
+		if tl.Tokens != counts[tl.Name] {
+			t.Errorf("%s: %d tokens once listed, want the cached %d", tl.Name, tl.Tokens, counts[tl.Name])
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"sort"
 	"strings"
 	"sync"
@@ -42,6 +43,25 @@ func Check(schema json.RawMessage) error {
 	if len(s) == 0 {
 		return nil // no schema: adapters send an empty object schema
 	}
+	// The same schema is checked once a process: tools.Set checks it as it
+	// registers the tool, the MCP catalog cache again as it saves the list.
+	key := maphash.Bytes(checkSeed, s)
+	if v, ok := checkedSchemas.Load(key); ok {
+		return v.(checkResult).err
+	}
+	err := check(s)
+	checkedSchemas.Store(key, checkResult{err})
+	return err
+}
+
+var (
+	checkSeed      = maphash.MakeSeed()
+	checkedSchemas sync.Map // maphash of a schema -> checkResult
+)
+
+type checkResult struct{ err error }
+
+func check(s []byte) error {
 	var top map[string]any
 	if err := json.Unmarshal(s, &top); err != nil {
 		return fmt.Errorf("the schema is not a JSON object")
