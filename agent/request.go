@@ -97,8 +97,13 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 			return resp, used, fmt.Errorf("gave up after %d retries: %w", s.Retries, lastErr)
 		}
 		d := asked
-		if !hinted {
-			d = backoff(s.Backoff, attempt)
+		if !hinted || asked < minRetryHint {
+			// retry-after: 0 (or a few milliseconds) from a busy server
+			// would bring every waiting client back at once, together: as
+			// the official Python and TypeScript SDKs do, such a hint is no
+			// hint, and the normal backoff with its jitter applies. A short
+			// hint still sets the least wait.
+			d = max(asked, backoff(s.Backoff, attempt))
 		}
 		emit(Event{Type: EventWarning, Text: fmt.Sprintf("%s; retrying in %s", err, d.Round(time.Millisecond))})
 		select {
@@ -144,6 +149,10 @@ func (s *Session) retryCut(resp *Response, err error, raised *bool, emit func(Ev
 // retryable is an error that says whether sending again may succeed
 // (*APIError, a provider timeout).
 type retryable interface{ Retryable() bool }
+
+// minRetryHint is the shortest retry-after taken as it is; a shorter one
+// only sets the least wait under the normal backoff.
+const minRetryHint = time.Second
 
 // retryAfter reads a retry-after value in seconds. Values that are not a
 // finite, non-negative number of seconds fitting a Duration are no hint:

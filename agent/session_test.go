@@ -204,7 +204,7 @@ func TestRetryHonoursRetryAfterOnlyBeforeStreaming(t *testing.T) {
 	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){
 		overloaded, overloaded, answer(agent.TextPart("hi")),
 	}}
-	s := &agent.Session{Provider: p}
+	s := &agent.Session{Provider: p, Backoff: 10 * time.Millisecond}
 	evs, err := collect(t, s, "go")
 	if err != nil {
 		t.Fatal(err)
@@ -354,20 +354,22 @@ func TestRetryAfterBoundedByMaxRetryWait(t *testing.T) {
 		t.Fatalf("requests = %d after %s", len(p.reqs), time.Since(start))
 	}
 
-	// Within it: honoured.
-	p = &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){limited("0.05"), answer(agent.TextPart("hi"))}}
+	// Within it: honoured (the normal backoff would take an hour).
+	p = &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){limited("1"), answer(agent.TextPart("hi"))}}
 	s = &agent.Session{Provider: p, MaxRetryWait: time.Minute, Backoff: time.Hour}
 	start = time.Now()
 	if _, err := collect(t, s, "go"); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d < 50*time.Millisecond || d > 10*time.Second {
-		t.Fatalf("waited %s for retry-after 0.05", d)
+	if d := time.Since(start); d < time.Second || d > 30*time.Second {
+		t.Fatalf("waited %s for retry-after 1", d)
 	}
 }
 
+// #26: retry-after 0 (20 agents sent 100 requests in 1.1 s) and values of
+// a few milliseconds are no hint either: the normal backoff applies.
 func TestRetryAfterUnusableValuesBackOff(t *testing.T) {
-	for _, ra := range []string{"inf", "-inf", "NaN", "-4", "1e12", "1e400"} {
+	for _, ra := range []string{"inf", "-inf", "NaN", "-4", "1e12", "1e400", "0", "0.0", "0.001", "0.01"} {
 		limited := func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error) {
 			return nil, &agent.APIError{Provider: "x", Status: 429, RetryAfter: ra}
 		}

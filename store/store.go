@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -154,7 +155,7 @@ func prepareFile(ctx context.Context, path string) error {
 	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
-		if errors.Is(err, fs.ErrPermission) {
+		if readOnlyFS(err) {
 			return fmt.Errorf("open database %s: the file is not writable: %w", path, ErrReadOnly)
 		}
 		return fmt.Errorf("open database %s: %w", path, fsErr(err))
@@ -189,7 +190,7 @@ func createFile(ctx context.Context, path string) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".new-*")
 	if err != nil {
-		if errors.Is(err, fs.ErrPermission) {
+		if readOnlyFS(err) {
 			return fmt.Errorf("create database %s: directory %s is not writable: %w", path, dir, ErrReadOnly)
 		}
 		return fmt.Errorf("create database %s: %w", path, fsErr(err))
@@ -240,10 +241,17 @@ func dirWritable(dir string) error {
 }
 
 func fsErr(err error) error {
-	if errors.Is(err, fs.ErrPermission) {
+	if readOnlyFS(err) {
 		return fmt.Errorf("%w: %w", ErrReadOnly, err)
 	}
 	return err
+}
+
+// readOnlyFS reports a write refused by permissions or by a file system
+// mounted read-only (EROFS, which is not a permission error to package
+// os): either way the database can still be read.
+func readOnlyFS(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
 }
 
 // inspect looks at an existing file through a connection that changes
@@ -364,7 +372,8 @@ func mapErr(err error) error {
 
 // OpenReadOnly opens an existing database without writing to it or next to
 // it, for listing and showing sessions in a database the user cannot write
-// (a read-only file or directory). Writes through it fail with ErrReadOnly.
+// (a read-only file, directory or file system); a database that does not
+// exist reads as an empty one. Writes through it fail with ErrReadOnly.
 func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	if path == "" {
 		p, err := DefaultPath()
@@ -381,7 +390,28 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	path = abs
-	if _, err := os.Stat(path); err != nil {
+	host, _ := os.Hostname()
+	d := &DB{path: path, pid: os.Getpid(), host: host, staleAfter: 30 * time.Second, heartbeat: 5 * time.Second, now: time.Now}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		// Nothing was ever stored there (a fresh data directory that cannot
+		// be written): it reads as an empty database, as the first run
+		// would have made it.
+		db, err := sql.Open("sqlite", "file::memory:")
+		if err != nil {
+			return nil, fmt.Errorf("open database %s: %w", path, mapErr(err))
+		}
+		db.SetMaxOpenConns(1) // each connection would have a memory database of its own
+		if err := migrate(ctx, db); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open database %s: %w", path, err)
+		}
+		if _, err := db.ExecContext(ctx, "PRAGMA query_only = 1"); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open database %s: %w", path, mapErr(err))
+		}
+		d.sql = db
+		return d, nil
+	} else if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, fsErr(err))
 	}
 	// immutable: SQLite neither locks nor creates the -wal and -shm files,
@@ -399,6 +429,6 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, ErrNotDatabase)
 	}
-	host, _ := os.Hostname()
-	return &DB{sql: db, path: path, pid: os.Getpid(), host: host, staleAfter: 30 * time.Second, heartbeat: 5 * time.Second, now: time.Now}, nil
+	d.sql = db
+	return d, nil
 }

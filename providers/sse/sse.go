@@ -4,6 +4,7 @@ package sse
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"io"
 )
 
@@ -15,15 +16,63 @@ type Event struct {
 
 // Reader yields events from a stream.
 type Reader struct {
-	sc *bufio.Scanner
+	sc       *bufio.Scanner
+	progress func()
 }
 
+// Progresser is a body told when the stream makes progress: the providers'
+// HTTP layer counts its idle timeout from the last event with content, so
+// that a stream of keep-alives, or of one byte a second, still times out.
+type Progresser interface{ Progress() }
+
 // NewReader wraps r. Lines may be long (a whole tool_search_output), so the
-// buffer grows up to 64 MiB.
+// buffer grows up to 64 MiB. When r is a Progresser, it is told of each
+// event that is not a keep-alive (see KeepAlive).
 func NewReader(r io.Reader) *Reader {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 64<<20)
-	return &Reader{sc: sc}
+	rd := &Reader{sc: sc}
+	if p, ok := r.(Progresser); ok {
+		rd.progress = p.Progress
+	}
+	return rd
+}
+
+// KeepAlive reports whether ev carries nothing but liveness: Anthropic's
+// ping event, an event named or typed keepalive, or one without data.
+// (Comment lines, the other keep-alive form, never become events.)
+func KeepAlive(ev Event) bool {
+	if isKeepAliveWord(ev.Name) {
+		return true
+	}
+	data := bytes.TrimSpace(ev.Data)
+	if len(data) == 0 {
+		return true
+	}
+	// Only a short object can be a bare {"type":"ping"}; a content event
+	// is never parsed twice.
+	if len(data) > 128 || data[0] != '{' {
+		return false
+	}
+	var v struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(data, &v) == nil && isKeepAliveWord(v.Type)
+}
+
+func isKeepAliveWord(s string) bool {
+	switch s {
+	case "ping", "keepalive", "keep-alive", "keep_alive":
+		return true
+	}
+	return false
+}
+
+func (r *Reader) done(ev Event) (Event, error) {
+	if r.progress != nil && !KeepAlive(ev) {
+		r.progress()
+	}
+	return ev, nil
 }
 
 // Next returns the next event, io.EOF at a clean end, or
@@ -37,7 +86,7 @@ func (r *Reader) Next() (Event, error) {
 		if len(line) == 0 {
 			if seen {
 				ev.Data = bytes.Join(data, []byte("\n"))
-				return ev, nil
+				return r.done(ev)
 			}
 			continue
 		}
@@ -61,7 +110,7 @@ func (r *Reader) Next() (Event, error) {
 	if seen {
 		// A final event without its blank line still counts.
 		ev.Data = bytes.Join(data, []byte("\n"))
-		return ev, nil
+		return r.done(ev)
 	}
 	return Event{}, io.EOF
 }

@@ -47,7 +47,8 @@ type Timeouts struct {
 	// FirstByte bounds the wait from sending a streaming request to the
 	// response headers.
 	FirstByte time.Duration
-	// StreamIdle bounds every wait for more of the body once it started,
+	// StreamIdle bounds every wait for the stream's next event with
+	// content once it started (keep-alives and stray bytes do not count),
 	// and the wait for the whole answer of a non-streaming request.
 	StreamIdle time.Duration
 }
@@ -114,7 +115,9 @@ type Client struct {
 // application/json; Accept to text/event-stream when stream is set, else
 // application/json). A non-2xx answer is returned as a response, not an
 // error. The response body fails a read with a *TimeoutError once
-// StreamIdle passes without data; the caller must close it.
+// StreamIdle passes without an event (read through package sse, which
+// reports progress) or, for a non-streaming request, once StreamIdle passes
+// before the whole answer; the caller must close it.
 func (c Client) Post(ctx context.Context, url string, body []byte, stream bool, header http.Header) (*http.Response, error) {
 	return c.PostParts(ctx, url, [][]byte{body}, stream, header)
 }
@@ -198,7 +201,11 @@ func (c Client) send(ctx context.Context, method, url string, parts [][]byte, st
 	return resp, nil
 }
 
-// guard is a response body whose reads may not wait longer than idle.
+// guard is a response body that fails once idle passes without progress.
+// Bytes are not progress: a server (or a proxy) sending keep-alives, or
+// one byte a second, would hold a turn forever. A stream's reader (package
+// sse) reports each event with content through Progress; a non-streaming
+// answer gets idle for the whole body.
 type guard struct {
 	rc     io.ReadCloser
 	ctx    context.Context
@@ -208,11 +215,11 @@ type guard struct {
 	once   sync.Once
 }
 
+// Progress restarts the idle wait: an event with content arrived.
+func (g *guard) Progress() { g.timer.Reset(g.idle.After) }
+
 func (g *guard) Read(p []byte) (int, error) {
 	n, err := g.rc.Read(p)
-	if n > 0 {
-		g.timer.Reset(g.idle.After)
-	}
 	if err != nil && err != io.EOF {
 		var te *TimeoutError
 		if errors.As(context.Cause(g.ctx), &te) {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agent-dev/agent/providers/sse"
 )
 
 // hang serves a handler that blocks until the test ends.
@@ -100,8 +102,13 @@ func TestSteadyStreamOutlivesIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if _, err := io.ReadAll(resp.Body); err != nil {
-		t.Fatal(err)
+	rd := sse.NewReader(resp.Body) // events are the progress that counts
+	for {
+		if _, err := rd.Next(); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
