@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -33,6 +34,10 @@ type Options struct {
 	Title string
 	// Interactive: the TUI, whose first frame waits for no MCP server.
 	Interactive bool
+	// SignIn, when set, is where a remote MCP server's sign-in URL is
+	// printed as the browser opens it (-p); unset, a server that needs a
+	// sign-in fails to start, naming `agent mcp login`.
+	SignIn io.Writer
 }
 
 // Alerts carries errors from outside a turn to the TUI (nil unless
@@ -262,7 +267,8 @@ func (a *App) attachMCP(ctx context.Context, model string, onEvent func(mcptools
 		Cache: a.catalogCache(ctx), Background: a.opts.Interactive,
 		// A run without a UI starts its cached servers as its first request
 		// goes out (the session's BeforeSend), not while the run is set up.
-		DeferStart: !a.opts.Interactive})
+		DeferStart: !a.opts.Interactive,
+		OAuth:      oauthOptions(a.settings, a.opts.SignIn)})
 	if err != nil {
 		return err
 	}
@@ -270,6 +276,9 @@ func (a *App) attachMCP(ctx context.Context, model string, onEvent func(mcptools
 	a.startWait = time.Duration(a.settings.MCPStartWait)
 	a.closers = append(a.closers, func() { _ = m.Close() })
 	if !a.opts.Interactive {
+		if err := signInError(m); err != nil {
+			return err // a sign-in was needed and not given: exit 1
+		}
 		// A server the user asked for by name must run: a -p answer
 		// without its tools would be wrong, so it is an error (exit 1).
 		for _, st := range m.Status() {

@@ -10,6 +10,7 @@ import (
 	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/tools"
 	mcptools "github.com/agent-dev/agent/tools/mcp"
+	"github.com/agent-dev/agent/tools/mcp/oauth"
 )
 
 // MCPServers reads the configured MCP servers, later sources winning: the
@@ -86,6 +87,9 @@ type MCPEntry struct {
 	mcptools.Status
 	Preset    bool      `json:"preset,omitempty"`
 	ToolNames []MCPTool `json:"tool_list,omitempty"`
+	// SignIn is a remote server's OAuth sign-in state ("signed in",
+	// "expired", "not signed in"; "-" for a server without OAuth).
+	SignIn string `json:"sign_in"`
 }
 
 // MCPTool is one tool of an MCPEntry.
@@ -127,7 +131,7 @@ func MCPList(ctx context.Context, s Settings, all bool, timeout time.Duration, v
 	}
 	m := mcptools.NewManager(start, mcptools.Options{
 		Workdir: s.Workdir, StartTimeout: timeout, ClientName: "agent", ClientVersion: version,
-		Logger: slog.New(slog.DiscardHandler),
+		Logger: slog.New(slog.DiscardHandler), OAuth: oauthOptions(s, nil),
 	})
 	defer m.Close()
 	m.Start(ctx)
@@ -146,7 +150,12 @@ func MCPList(ctx context.Context, s Settings, all bool, timeout time.Duration, v
 		if !ok {
 			st = mcptools.Status{Name: n, Transport: srv.Type, Source: srv.Source, State: mcptools.State("available"), Target: mcpTarget(srv), Error: srv.Unavailable}
 		}
-		e := MCPEntry{Status: st, Preset: srv.Source == "preset"}
+		e := MCPEntry{Status: st, Preset: srv.Source == "preset", SignIn: string(oauth.StateOff)}
+		if auth := m.Authorizer(n); auth != nil {
+			e.SignIn = string(auth.State())
+		} else if auth := oauth.New(srv, oauthOptions(s, nil)); auth != nil && !ok {
+			e.SignIn = string(auth.State()) // a preset not started
+		}
 		e.Deferred = 0
 		for _, t := range byServer[n] {
 			ref, _ := m.Lookup(t.Name)

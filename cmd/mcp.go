@@ -18,10 +18,45 @@ import (
 func newMCPCmd(g *Globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "mcp",
-		Short: "MCP servers: list configured and preset servers",
+		Short: "MCP servers: list them, sign in to remote ones and out",
 		Args:  cobra.NoArgs,
 	}
-	c.AddCommand(newMCPListCmd(g))
+	c.AddCommand(newMCPListCmd(g), &cobra.Command{
+		Use:   "login NAME",
+		Short: "Sign in to a remote MCP server (OAuth, through the browser; the token is kept for later runs)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := g.settings()
+			if err != nil {
+				return err
+			}
+			if err := app.MCPLogin(cmd.Context(), s, args[0], g.Stderr); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Signed in to %s.\n", sanitize.Line(args[0]))
+			return nil
+		},
+	}, &cobra.Command{
+		Use:   "logout NAME",
+		Short: "Forget a remote MCP server's sign-in (its token and registered client)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := g.settings()
+			if err != nil {
+				return err
+			}
+			removed, err := app.MCPLogout(s, args[0])
+			if err != nil {
+				return err
+			}
+			if removed {
+				fmt.Fprintf(cmd.OutOrStdout(), "Signed out of %s.\n", sanitize.Line(args[0]))
+			} else {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s had no sign-in.\n", sanitize.Line(args[0]))
+			}
+			return nil
+		},
+	})
 	return c
 }
 
@@ -65,7 +100,7 @@ func writeMCPList(w io.Writer, entries []app.MCPEntry, showTools bool) error {
 	defer sw.Flush()
 	w = sw
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATUS\tTOOLS\tDEFERRED\tSOURCE\tDETAIL")
+	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATUS\tSIGN-IN\tTOOLS\tDEFERRED\tSOURCE\tDETAIL")
 	for _, e := range entries {
 		count, deferred := "-", "-"
 		if e.State == mcptools.StateRunning || e.State == mcptools.StateDown {
@@ -75,7 +110,11 @@ func writeMCPList(w io.Writer, entries []app.MCPEntry, showTools bool) error {
 		if e.Error != "" {
 			detail = e.Error
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Transport, e.State, count, deferred, e.Source, oneLine(detail))
+		signIn := e.SignIn
+		if signIn == "" {
+			signIn = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Transport, e.State, signIn, count, deferred, e.Source, oneLine(detail))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

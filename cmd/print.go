@@ -43,7 +43,7 @@ func runPrint(ctx context.Context, g *Globals) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	a, err := app.Open(ctx, g.Settings, app.Options{Getenv: g.Getenv, Version: versionString(), Title: g.Prompt})
+	a, err := app.Open(ctx, g.Settings, app.Options{Getenv: g.Getenv, Version: versionString(), Title: g.Prompt, SignIn: g.Stderr})
 	if err != nil {
 		return err
 	}

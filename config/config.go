@@ -65,6 +65,13 @@ type Config struct {
 	// MCPStartWait bounds how long a turn's first request waits for MCP
 	// servers that have no cached tool list (esc in the TUI sends at once).
 	MCPStartWait Duration `json:"mcp_start_wait,omitempty" default:"30s" doc:"longest wait of a turn's first request for MCP servers with no cached tool list"`
+	// OAuthTimeout bounds a sign-in to a remote MCP server through the
+	// browser in -p mode.
+	OAuthTimeout Duration `json:"oauth_timeout,omitempty" default:"120s" doc:"longest wait for a sign-in to a remote MCP server through the browser in -p mode"`
+	// OAuthClientMetadataURL is the HTTPS URL of a Client ID Metadata
+	// Document describing the agent, used as its client_id where an
+	// authorization server supports those (else it registers dynamically).
+	OAuthClientMetadataURL string `json:"oauth_client_metadata_url,omitempty" doc:"HTTPS URL of a Client ID Metadata Document for the agent, its OAuth client_id where a server supports those"`
 	// MCPCache false turns the MCP catalog cache off (as --no-cache does):
 	// every start waits for every server to list its tools.
 	MCPCache *bool `json:"mcp_cache,omitempty" doc:"false: no MCP catalog cache, as --no-cache (default true)"`

@@ -40,6 +40,8 @@ type MCPServer struct {
 	Cwd     string            `json:"cwd,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// OAuth is how the agent signs in to a remote server (oauth.go).
+	OAuth *MCPOAuth `json:"oauth,omitempty"`
 	// Defer says which of the server's tools start deferred.
 	Defer DeferSetting `json:"defer,omitzero"`
 	// AlwaysLoad lists tools (the server's own names) that are never deferred.
@@ -332,6 +334,9 @@ func (s *MCPServer) normalize() error {
 	default:
 		return errors.New(`needs a "command" (stdio) or a "url" (http, sse)`)
 	}
+	if s.Type == MCPStdio && s.OAuth != nil && !s.OAuth.Off {
+		return errors.New(`"oauth" is for http and sse servers; a stdio server gets its credentials through "env"`)
+	}
 	if s.MaxResultBytes < 0 {
 		return fmt.Errorf("maxResultBytes must not be negative, got %d", s.MaxResultBytes)
 	}
@@ -354,6 +359,11 @@ func (s MCPServer) Expand(lookup func(string) (string, bool)) MCPServer {
 	}
 	s.Env = expandMap(s.Env, x)
 	s.Headers = expandMap(s.Headers, x)
+	if s.OAuth != nil {
+		o := *s.OAuth
+		o.expand(x)
+		s.OAuth = &o
+	}
 	return s
 }
 

@@ -18,6 +18,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/tools/mcp/oauth"
 )
 
 // rawTool is what of a listed tool is for the model: the name, the
@@ -44,6 +45,7 @@ type conn struct {
 
 	mu       sync.Mutex
 	cl       *client.Client
+	auth     *oauth.Authorizer // signs in to a remote server (nil: none)
 	proc     *proc // the running stdio server's process
 	state    State
 	err      error
@@ -86,9 +88,10 @@ var rpcSeq atomic.Int64
 // errExited ends a handshake whose process exited.
 var errExited = errors.New("the server exited")
 
-// connect starts the server, performs the handshake and lists its tools,
-// all within the server's start timeout.
-func (c *conn) connect(parent context.Context) error {
+// connectOnce starts the server, performs the handshake and lists its
+// tools, all within the server's start timeout (connect, in signin.go,
+// adds the sign-in a remote server may ask for).
+func (c *conn) connectOnce(parent context.Context) error {
 	timeout := c.cfg.Timeout
 	if timeout <= 0 {
 		timeout = c.m.opts.StartTimeout
@@ -276,7 +279,7 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 		return client.NewClient(tr, opts...), p, nil
 	case config.MCPHTTP:
 		tr, err := transport.NewStreamableHTTP(c.cfg.URL, transport.WithHTTPHeaders(c.cfg.Headers),
-			transport.WithHTTPBasicClient(capClient(c.m.opts.MaxToolResultBytes)),
+			transport.WithHTTPBasicClient(c.httpClient()),
 			// The GET stream is how a streamable HTTP server sends
 			// tools/list_changed outside of a request.
 			transport.WithContinuousListening(), transport.WithHTTPLogger(c.m.log)) //nolint:staticcheck // servers of protocol versions before 2026-07-28 still send list_changed on the GET stream
@@ -286,7 +289,7 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 		return client.NewClient(tr, opts...), nil, nil
 	case config.MCPSSE:
 		tr, err := transport.NewSSE(c.cfg.URL, transport.WithHeaders(c.cfg.Headers), transport.WithSSELogger(c.m.log),
-			transport.WithHTTPClient(capClient(c.m.opts.MaxToolResultBytes)))
+			transport.WithHTTPClient(c.httpClient()))
 		if err != nil {
 			return nil, nil, fmt.Errorf("SSE transport for %s: %w", c.cfg.URL, err)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/tools"
+	"github.com/agent-dev/agent/tools/mcp/oauth"
 )
 
 // Defaults for Options left zero.
@@ -60,6 +61,9 @@ type Options struct {
 	// cached list add their tools when they are up, at the next Sync (the
 	// TUI's first frame never waits).
 	Background bool
+	// OAuth is how remote servers are signed in to (Dir empty: they are
+	// not; a 401 fails their start as before).
+	OAuth oauth.Options
 	// DeferStart makes the servers Start leaves to the background (those
 	// with a cached list) start only when StartDeferred is called (the app
 	// does so as its first request goes out) or a tool of theirs is called:
@@ -187,7 +191,7 @@ func NewManager(servers []config.MCPServer, opts Options) *Manager {
 		}
 		seen[s.Name] = true
 		m.conns = append(m.conns, &conn{m: m, cfg: s, state: StateStarting, ready: make(chan struct{}),
-			configHash: ConfigHash(s, opts.Workdir)})
+			configHash: ConfigHash(s, opts.Workdir), auth: newAuthorizer(s, opts.OAuth)})
 	}
 	return m
 }

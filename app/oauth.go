@@ -1,0 +1,97 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/sanitize"
+	"github.com/agent-dev/agent/store"
+	mcptools "github.com/agent-dev/agent/tools/mcp"
+	"github.com/agent-dev/agent/tools/mcp/oauth"
+)
+
+// oauthOptions are the sign-in settings of the run's remote MCP servers:
+// tokens in the data directory's oauth/ (0600 files, never the session
+// database), the browser flow bounded by oauth_timeout. prompt nil: no
+// browser is opened (a server that needs a sign-in fails, naming
+// `agent mcp login`).
+func oauthOptions(s Settings, prompt io.Writer) oauth.Options {
+	o := oauth.Options{Timeout: time.Duration(s.Config.OAuthTimeout), ClientMetadataURL: s.Config.OAuthClientMetadataURL, ClientName: "agent"}
+	if p, err := store.DefaultPath(); err == nil {
+		o.Dir = filepath.Join(filepath.Dir(p), "oauth")
+	}
+	if prompt != nil {
+		o.Prompt = func(server, authURL string) {
+			// The URL comes from the server's metadata: no escape reaches
+			// the terminal.
+			fmt.Fprintf(prompt, "agent: MCP server %s needs a sign-in; opening in your browser:\n  %s\n", sanitize.Line(server), sanitize.Line(authURL))
+			if err := oauth.OpenBrowser(authURL); err != nil {
+				fmt.Fprintf(prompt, "agent: no browser could be opened (%v): open the URL above yourself\n", err)
+			}
+		}
+	}
+	return o
+}
+
+// signInError is the first start failure of a server that needs a sign-in
+// the run could not get: a -p run ends with it (exit 1).
+func signInError(m *mcptools.Manager) error {
+	for _, err := range m.SignInNeeded() {
+		if se := (*oauth.SignInError)(nil); errors.As(err, &se) {
+			return se
+		}
+	}
+	return nil
+}
+
+// authorizer finds the named server (configured or preset) and its sign-in.
+func authorizer(s Settings, name string, prompt io.Writer) (*oauth.Authorizer, error) {
+	configured, err := s.MCPServers()
+	if err != nil {
+		return nil, err
+	}
+	srv, ok := config.MergeMCP(configured, config.MCPPresets(s.Workdir))[name]
+	if !ok {
+		return nil, Usagef("no MCP server named %q: `agent mcp list` shows the configured ones", name)
+	}
+	a := oauth.New(srv, oauthOptions(s, prompt))
+	if a == nil {
+		why := "it is a stdio server"
+		switch {
+		case srv.OAuth != nil && srv.OAuth.Off:
+			why = `its entry says "oauth": false`
+		case srv.Type != config.MCPStdio:
+			why = `it sends its own Authorization header (add an "oauth" entry to sign in instead)`
+		}
+		return nil, Usagef("MCP server %s does not sign in with OAuth: %s", name, why)
+	}
+	return a, nil
+}
+
+// MCPLogin signs in to the named server through the browser (or with its
+// client credentials), printing the URL to w.
+func MCPLogin(ctx context.Context, s Settings, name string, w io.Writer) error {
+	a, err := authorizer(s, name, w)
+	if err != nil {
+		return err
+	}
+	if err := a.Login(ctx); err != nil {
+		return fmt.Errorf("sign in to MCP server %s: %w", name, err)
+	}
+	return nil
+}
+
+// MCPLogout forgets the named server's token and registered client;
+// removed is false when there was none.
+func MCPLogout(s Settings, name string) (removed bool, err error) {
+	a, err := authorizer(s, name, nil)
+	if err != nil {
+		return false, err
+	}
+	return a.Logout()
+}

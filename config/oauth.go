@@ -1,0 +1,117 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// OAuth grants a server entry may ask for.
+const (
+	GrantAuthorizationCode = "authorization_code"
+	GrantClientCredentials = "client_credentials"
+)
+
+// MCPOAuth is a server's "oauth" entry: how the agent signs in to a remote
+// (HTTP or SSE) server. A server without one still signs in when it answers
+// 401, with dynamic registration; `"oauth": false` turns that off.
+type MCPOAuth struct {
+	// Off is JSON false: the server never gets the OAuth flow.
+	Off bool `json:"-"`
+	// ClientID and ClientSecret are a pre-registered client's.
+	ClientID     string `json:"client_id,omitempty"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	// Scopes, when set, are requested instead of the server's own choice.
+	Scopes []string `json:"scopes,omitempty"`
+	// CallbackPort is the 127.0.0.1 port the browser is sent back to (0:
+	// any free port; set it when the client is registered with one).
+	CallbackPort int `json:"callback_port,omitempty"`
+	// Grant is authorization_code (the default) or client_credentials.
+	Grant string `json:"grant,omitempty"`
+	// PrivateKey signs client assertions (private_key_jwt, RFC 7523): PEM
+	// text, or @PATH of a PEM file.
+	PrivateKey string `json:"private_key,omitempty"`
+	// SigningAlg is the JWS algorithm of those assertions (default from the
+	// key: ES256 for P-256, RS256 for RSA, ...).
+	SigningAlg string `json:"signing_alg,omitempty"`
+}
+
+// UnmarshalJSON accepts false, true (the defaults) or an object; scopes may
+// be a list or one space-separated string.
+func (o *MCPOAuth) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	*o = MCPOAuth{}
+	switch string(b) {
+	case "null", "true":
+		return nil
+	case "false":
+		o.Off = true
+		return nil
+	}
+	type plain MCPOAuth
+	var v struct {
+		plain
+		Scopes json.RawMessage `json:"scopes"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf(`oauth must be false or an object {"client_id", "client_secret", "scopes", "callback_port", "grant", "private_key", "signing_alg"}: %v`, err)
+	}
+	*o = MCPOAuth(v.plain)
+	if raw := bytes.TrimSpace(v.Scopes); len(raw) > 0 && string(raw) != "null" {
+		var s string
+		if err := json.Unmarshal(raw, &s); err == nil {
+			o.Scopes = strings.Fields(s)
+		} else if err := json.Unmarshal(raw, &o.Scopes); err != nil {
+			return fmt.Errorf("oauth.scopes must be a list of scopes or one space-separated string, got %s", raw)
+		}
+	}
+	return o.check()
+}
+
+// MarshalJSON writes false for an entry that turns OAuth off.
+func (o MCPOAuth) MarshalJSON() ([]byte, error) {
+	if o.Off {
+		return []byte("false"), nil
+	}
+	type plain MCPOAuth
+	return json.Marshal(plain(o))
+}
+
+func (o MCPOAuth) check() error {
+	switch o.Grant {
+	case "", GrantAuthorizationCode:
+	case GrantClientCredentials:
+		if o.ClientID == "" {
+			return fmt.Errorf(`oauth.grant %q needs a "client_id" (and a "client_secret" or a "private_key")`, o.Grant)
+		}
+		if o.ClientSecret == "" && o.PrivateKey == "" {
+			return fmt.Errorf(`oauth.grant %q needs a "client_secret" or a "private_key"`, o.Grant)
+		}
+	default:
+		return fmt.Errorf(`oauth.grant must be %q or %q, got %q`, GrantAuthorizationCode, GrantClientCredentials, o.Grant)
+	}
+	if o.CallbackPort < 0 || o.CallbackPort > 65535 {
+		return fmt.Errorf("oauth.callback_port must be a port (1-65535, or 0 for any), got %d", o.CallbackPort)
+	}
+	if o.SigningAlg != "" && o.PrivateKey == "" {
+		return fmt.Errorf(`oauth.signing_alg %q needs a "private_key"`, o.SigningAlg)
+	}
+	return nil
+}
+
+// expand applies ${VAR} to every value.
+func (o *MCPOAuth) expand(x func(string) string) {
+	if o == nil {
+		return
+	}
+	o.ClientID, o.ClientSecret = x(o.ClientID), x(o.ClientSecret)
+	o.PrivateKey, o.SigningAlg, o.Grant = x(o.PrivateKey), x(o.SigningAlg), x(o.Grant)
+	if o.Scopes != nil {
+		scopes := make([]string, 0, len(o.Scopes))
+		for _, s := range o.Scopes {
+			scopes = append(scopes, strings.Fields(x(s))...)
+		}
+		o.Scopes = scopes
+	}
+}

@@ -1,0 +1,234 @@
+// Package oauth signs the agent in to remote MCP servers, to the MCP
+// authorization specification (2025-11-25) and its back-compat rules for
+// 2025-03-26 servers: discovery from the 401 challenge (RFC 9728, RFC 8414,
+// OpenID), a configured client, a Client ID Metadata Document or dynamic
+// registration (RFC 7591), the authorization code grant with PKCE S256 and
+// the resource indicator (RFC 8707) through the user's browser and a
+// 127.0.0.1 listener, or the client credentials grant; client_secret_basic,
+// client_secret_post, none and private_key_jwt (RFC 7523); refresh before
+// expiry and on a 401; step-up on 403 insufficient_scope, at most twice a
+// request.
+//
+// An Authorizer wraps the HTTP transport of one server (Wrap). mcp-go's
+// own OAuth handler fixes its scopes when it is built and has no client
+// credentials, assertions or metadata documents, so the flow is here; its
+// token type, PKCE and state helpers are used.
+//
+// Tokens are kept in files of mode 0600 in the agent's data directory
+// (Options.Dir), never in the session database, and no error text carries
+// one.
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/agent-dev/agent/config"
+)
+
+// DefaultTimeout bounds a sign-in through the browser (oauth_timeout).
+const DefaultTimeout = 120 * time.Second
+
+// Options are shared by every server's Authorizer.
+type Options struct {
+	// Dir keeps the sign-ins, one file per server (the agent's data dir).
+	Dir string
+	// Prompt shows the authorization URL to the user and opens it (see
+	// OpenBrowser). Nil: no sign-in through a browser can happen (the TUI's
+	// background starts); a server that needs one fails with a SignInError.
+	Prompt func(server, authURL string)
+	// Timeout bounds one sign-in through the browser (default DefaultTimeout).
+	Timeout time.Duration
+	// ClientMetadataURL is the HTTPS URL of the agent's Client ID Metadata
+	// Document, used as client_id where the server supports it.
+	ClientMetadataURL string
+	// ClientName is sent in dynamic registrations.
+	ClientName string
+	// HTTP makes the metadata, registration and token requests.
+	HTTP *http.Client
+}
+
+// ErrSignInRequired is the kind of SignInError.
+var ErrSignInRequired = errors.New("sign-in required")
+
+// SignInError says a server needs the user to sign in.
+type SignInError struct {
+	Server string
+	// Reason says why, in a few words ("no sign-in within 2m0s").
+	Reason string
+}
+
+func (e *SignInError) Error() string {
+	r := ""
+	if e.Reason != "" {
+		r = " (" + e.Reason + ")"
+	}
+	return fmt.Sprintf("MCP server %s needs a sign-in%s: run `agent mcp login %s`", e.Server, r, e.Server)
+}
+
+func (e *SignInError) Is(target error) bool { return target == ErrSignInRequired }
+
+// Authorizer signs in to one server and keeps its token.
+type Authorizer struct {
+	name, url string
+	cfg       config.MCPOAuth
+	opts      Options
+	store     *fileStore
+	http      *http.Client
+
+	// mu orders sign-ins and refreshes, and guards rec and last.
+	mu     sync.Mutex
+	rec    record
+	loaded bool
+	last   challenge // the latest challenge of the server
+	// live: the connection is up, so a step-up or a revoked token may run
+	// the browser flow from inside a request (during the start, the
+	// manager runs it outside the start's timeouts: NeedsSignIn).
+	live atomic.Bool
+}
+
+// New returns the server's Authorizer, or nil when the server is not
+// remote, has OAuth turned off ("oauth": false), or sends its own
+// Authorization header without an "oauth" entry.
+func New(srv config.MCPServer, o Options) *Authorizer {
+	if srv.Type != config.MCPHTTP && srv.Type != config.MCPSSE {
+		return nil
+	}
+	if srv.OAuth != nil && srv.OAuth.Off {
+		return nil
+	}
+	if srv.OAuth == nil {
+		for k := range srv.Headers {
+			if http.CanonicalHeaderKey(k) == "Authorization" {
+				return nil
+			}
+		}
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.ClientName == "" {
+		o.ClientName = "agent"
+	}
+	if o.HTTP == nil {
+		o.HTTP = &http.Client{Timeout: 30 * time.Second}
+	}
+	a := &Authorizer{name: srv.Name, url: srv.URL, opts: o, store: &fileStore{dir: o.Dir}, http: o.HTTP}
+	if srv.OAuth != nil {
+		a.cfg = *srv.OAuth
+	}
+	return a
+}
+
+// SetLive tells the Authorizer its connection is up (or down).
+func (a *Authorizer) SetLive(up bool) { a.live.Store(up) }
+
+// Interactive reports whether a sign-in through the browser can happen.
+func (a *Authorizer) Interactive() bool { return a.opts.Prompt != nil }
+
+// Timeout is the bound of one sign-in through the browser.
+func (a *Authorizer) Timeout() time.Duration { return a.opts.Timeout }
+
+// load reads the stored record once; mu is held.
+func (a *Authorizer) load() error {
+	if a.loaded {
+		return nil
+	}
+	r, err := a.store.load(a.name, a.url)
+	if err != nil {
+		return err
+	}
+	a.rec, a.loaded = r, true
+	return nil
+}
+
+// State is a server's sign-in state for `agent mcp list`.
+type State string
+
+const (
+	StateOff         State = "-"
+	StateSignedIn    State = "signed in"
+	StateExpired     State = "expired"
+	StateNotSignedIn State = "not signed in"
+)
+
+// State reads the stored sign-in.
+func (a *Authorizer) State() State {
+	if a == nil {
+		return StateOff
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.load(); err != nil || a.rec.Token == nil {
+		return StateNotSignedIn
+	}
+	if a.rec.Token.IsExpired() && a.rec.Token.RefreshToken == "" {
+		return StateExpired
+	}
+	return StateSignedIn
+}
+
+// Logout forgets the server's token and registered client; removed is false
+// when there was nothing to forget.
+func (a *Authorizer) Logout() (removed bool, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.rec, a.loaded = record{ServerURL: a.url}, true
+	return a.store.remove(a.name, a.url)
+}
+
+// Login signs in now, through the browser (or the client credentials
+// grant), whatever is stored: `agent mcp login`, and the manager when a
+// start failed with a SignInError.
+func (a *Authorizer) Login(ctx context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.load(); err != nil {
+		return err
+	}
+	ch := a.last
+	if ch == (challenge{}) {
+		var err error
+		if ch, err = a.probe(ctx); err != nil {
+			return err
+		}
+	}
+	return a.authorize(ctx, ch, nil)
+}
+
+// token returns the stored access token, refreshing it when it expires
+// within a minute, or getting one by the client credentials grant; "" when
+// there is none. mu is held.
+func (a *Authorizer) token(ctx context.Context) string {
+	if err := a.load(); err != nil {
+		return ""
+	}
+	t := a.rec.Token
+	if t != nil && !t.ExpiresAt.IsZero() && time.Until(t.ExpiresAt) < time.Minute && t.RefreshToken != "" {
+		if err := a.refresh(ctx); err == nil {
+			t = a.rec.Token
+		}
+	}
+	if t == nil && a.cfg.Grant == config.GrantClientCredentials {
+		if err := a.authorize(ctx, a.last, nil); err == nil {
+			t = a.rec.Token
+		}
+	}
+	if t == nil || (t.IsExpired() && t.RefreshToken == "") {
+		return ""
+	}
+	return t.AccessToken
+}
+
+// saveToken keeps tok (and the client it came with); mu is held.
+func (a *Authorizer) saveToken(tok *transport.Token) error {
+	a.rec.Token = tok
+	return a.store.save(a.name, a.url, a.rec)
+}

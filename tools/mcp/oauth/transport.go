@@ -1,0 +1,157 @@
+package oauth
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/agent-dev/agent/config"
+)
+
+// maxStepUps bounds the re-authorizations one request may cause with 403
+// insufficient_scope (a server that never accepts must not loop).
+const maxStepUps = 2
+
+// Wrap returns an HTTP transport that sends the server's token, refreshes
+// it before it expires and on a 401, signs in again when the server asks
+// (a 401 with no usable token, a 403 insufficient_scope), and otherwise
+// fails the request with a SignInError.
+func (a *Authorizer) Wrap(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &roundTripper{a: a, base: base}
+}
+
+type roundTripper struct {
+	a    *Authorizer
+	base http.RoundTripper
+}
+
+func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil && req.Body != http.NoBody {
+		// JSON-RPC messages are small; the body is sent again after a
+		// sign-in. (GET streams have none.)
+		var err error
+		body, err = io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	ctx := req.Context()
+	stepUps, retried := 0, false
+	for {
+		r := req.Clone(ctx)
+		if body != nil {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		}
+		t.a.mu.Lock()
+		tok := t.a.token(ctx)
+		t.a.mu.Unlock()
+		if tok != "" {
+			r.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := t.base.RoundTrip(r)
+		if err != nil {
+			return nil, err
+		}
+		switch resp.StatusCode {
+		case http.StatusUnauthorized:
+			ch := parseChallenge(resp.Header)
+			discard(resp)
+			if retried {
+				return nil, &SignInError{Server: t.a.name, Reason: "the server refused the new token"}
+			}
+			retried = true
+			if err := t.a.recover(ctx, tok, ch); err != nil {
+				return nil, err
+			}
+			continue
+		case http.StatusForbidden:
+			ch := parseChallenge(resp.Header)
+			if ch.Error != "insufficient_scope" || stepUps >= maxStepUps {
+				return resp, nil
+			}
+			discard(resp)
+			stepUps++
+			if err := t.a.stepUp(ctx, ch); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		return resp, nil
+	}
+}
+
+func discard(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
+}
+
+// recover answers a 401 to a request sent with token used: another
+// request's sign-in or refresh may already have replaced it; else refresh,
+// else the client credentials grant, else the browser flow when the
+// connection is up and a browser can be used; else a SignInError.
+func (a *Authorizer) recover(ctx context.Context, used string, ch challenge) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.last = ch
+	if a.rec.Token != nil && a.rec.Token.AccessToken != used && used != "" {
+		return nil
+	}
+	if a.rec.Token != nil && a.rec.Token.RefreshToken != "" {
+		if err := a.refresh(ctx); err == nil {
+			return nil
+		}
+	}
+	if a.cfg.Grant == config.GrantClientCredentials {
+		return a.authorize(ctx, ch, nil)
+	}
+	if a.live.Load() && a.opts.Prompt != nil {
+		sctx, done := signInContext(ctx)
+		defer done()
+		return a.authorize(sctx, ch, nil)
+	}
+	reason := ""
+	if a.rec.Token != nil {
+		reason = "the server no longer accepts the stored token"
+	}
+	return &SignInError{Server: a.name, Reason: reason}
+}
+
+// stepUp signs in again asking for the scopes the 403 names on top of those
+// granted.
+func (a *Authorizer) stepUp(ctx context.Context, ch challenge) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.last = ch
+	var granted []string
+	if a.rec.Token != nil {
+		granted = strings.Fields(a.rec.Token.Scope)
+	}
+	if a.cfg.Grant != config.GrantClientCredentials && a.opts.Prompt == nil {
+		return &SignInError{Server: a.name, Reason: "the server asks for more scope: " + ch.Scope}
+	}
+	sctx, done := signInContext(ctx)
+	defer done()
+	return a.authorize(sctx, ch, granted)
+}
+
+// signInContext keeps the request's cancellation but not its deadline,
+// which was set for a server's answer, not a person's sign-in; the sign-in
+// has its own (Options.Timeout).
+func signInContext(ctx context.Context) (context.Context, func()) {
+	c, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cancel()
+		}
+	})
+	return c, func() { stop(); cancel() }
+}

@@ -1,0 +1,76 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/tools/mcp/oauth"
+)
+
+// newAuthorizer is a remote server's sign-in, nil when it has none (a
+// stdio server, "oauth": false, or a manager without a place for tokens).
+func newAuthorizer(s config.MCPServer, o oauth.Options) *oauth.Authorizer {
+	if o.Dir == "" {
+		return nil
+	}
+	return oauth.New(s, o)
+}
+
+// httpClient is the HTTP client of a remote server's transport: results
+// read through the cap, and the sign-in around it when the server has one.
+func (c *conn) httpClient() *http.Client {
+	cl := capClient(c.m.opts.MaxToolResultBytes)
+	if c.auth != nil {
+		cl.Transport = c.auth.Wrap(cl.Transport)
+	}
+	return cl
+}
+
+// connect connects the server; a remote server that asks for a sign-in
+// during the start gets one through the browser when the manager may open
+// one (Options.OAuth.Prompt), bounded by the sign-in's own timeout rather
+// than the start's, and is connected again.
+func (c *conn) connect(parent context.Context) error {
+	err := c.connectOnce(parent)
+	if c.auth == nil {
+		return err
+	}
+	if err != nil && errors.Is(err, oauth.ErrSignInRequired) && c.auth.Interactive() {
+		var se *oauth.SignInError
+		if errors.As(err, &se) && se.Reason == "" {
+			if lerr := c.auth.Login(parent); lerr != nil {
+				return lerr
+			}
+			err = c.connectOnce(parent)
+		}
+	}
+	c.auth.SetLive(err == nil)
+	return err
+}
+
+// SignInNeeded returns the errors of the servers whose start failed for
+// want of a sign-in.
+func (m *Manager) SignInNeeded() []error {
+	var out []error
+	for _, c := range m.conns {
+		c.mu.Lock()
+		err := c.err
+		c.mu.Unlock()
+		if err != nil && errors.Is(err, oauth.ErrSignInRequired) {
+			out = append(out, err)
+		}
+	}
+	return out
+}
+
+// Authorizer returns the sign-in of the named server (nil: it has none).
+func (m *Manager) Authorizer(name string) *oauth.Authorizer {
+	for _, c := range m.conns {
+		if c.cfg.Name == name {
+			return c.auth
+		}
+	}
+	return nil
+}
