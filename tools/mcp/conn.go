@@ -45,7 +45,6 @@ type conn struct {
 
 	mu       sync.Mutex
 	cl       *client.Client
-	auth     *oauth.Authorizer // signs in to a remote server (nil: none)
 	proc     *proc // the running stdio server's process
 	state    State
 	err      error
@@ -78,6 +77,9 @@ type conn struct {
 	// of a tool waits for its own server's start, and only for it.
 	ready     chan struct{}
 	readyOnce sync.Once
+
+	// auth signs in to a remote server (nil: none; signin.go).
+	auth *oauth.Authorizer
 }
 
 // markReady ends the wait of calls made while the server was starting.
