@@ -38,6 +38,10 @@ if (Object.keys(oauth).length > 0) server.oauth = oauth;
 const dir = mkdtempSync(join(tmpdir(), "agent-conformance-"));
 const config = join(dir, "mcp.json");
 writeFileSync(config, JSON.stringify({ mcpServers: { conformance: server } }, null, 2), { mode: 0o600 });
+// The suite's authorization servers that accept Client ID Metadata
+// Documents expect this URL as the client_id (its own clients use it).
+const settings = join(dir, "config.json");
+writeFileSync(settings, JSON.stringify({ oauth_client_metadata_url: "https://conformance-test.local/client-metadata.json" }));
 
 const here = dirname(fileURLToPath(import.meta.url));
 const env = {
@@ -53,7 +57,7 @@ const env = {
   PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
 };
 const args = [
-  "-p", "Call each of the conformance server's tools once.",
+  "-p", "Call each of the conformance server's tools once.", "--config", settings,
   "--mcp-config", config, "--mcp", "conformance",
   "--provider", "anthropic", "--base-url", model,
   "--db", join(dir, "agent.db"), "--output-format", "json",
