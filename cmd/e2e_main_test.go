@@ -22,6 +22,11 @@ func TestMain(m *testing.M) {
 		serveTestMCP()
 		return
 	}
+	if os.Getenv("AGENT_TEST_BROWSER") == "1" {
+		// The test binary as $BROWSER: it follows the sign-in URL's
+		// redirects to the agent's listener, as a browser would.
+		os.Exit(followURL(os.Args[1:]))
+	}
 	if os.Getenv("AGENT_TEST_AS_AGENT") == "1" {
 		// The test binary runs as the agent command itself, in a real
 		// terminal, for the tmux end-to-end tests.

@@ -69,6 +69,7 @@ type Server struct {
 	log      []string
 	denyNext string
 	jtis     map[string]bool
+	issued   []string
 }
 
 // grant is what a code or token stands for.
@@ -128,6 +129,14 @@ func (s *Server) ExpireRefreshTokens() {
 	for _, g := range s.refresh {
 		g.expires = time.Now().Add(-time.Second)
 	}
+}
+
+// Issued returns every access and refresh token issued so far (for tests
+// that look for them where they must not be).
+func (s *Server) Issued() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.issued)
 }
 
 // Log returns one line per request: "METHOD path -> status [error]".
@@ -437,10 +446,12 @@ func (s *Server) issueAccess(w http.ResponseWriter, r *http.Request, c *Client, 
 	}
 	scopes = slices.DeleteFunc(slices.Clone(scopes), func(sc string) bool { return slices.Contains(s.Withhold, sc) })
 	at := "at-" + random()
+	s.issued = append(s.issued, at)
 	s.access[at] = &grant{client: c.ID, resource: resource, scopes: scopes, expires: time.Now().Add(ttl), fromCode: fromCode}
 	out := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(ttl.Seconds()), "scope": strings.Join(scopes, " ")}
 	if withRefresh {
 		rt := "rt-" + random()
+		s.issued = append(s.issued, rt)
 		s.refresh[rt] = &grant{client: c.ID, resource: resource, scopes: scopes, expires: time.Now().Add(rttl), fromCode: fromCode}
 		out["refresh_token"] = rt
 	}
