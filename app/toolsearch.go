@@ -108,6 +108,20 @@ func EstimateTokens(set *tools.Set, resolved string) tokens.Estimate {
 func (a *App) applyAutoDefer(configured map[string]config.MCPServer, model string) {
 	budget := a.settings.deferBudget(model)
 	set := a.session.Tools
+	// A token is at least a byte: active definitions whose JSON fits the
+	// budget need no count (and no tokenizer). Otherwise the counts the
+	// cache lacks are made now and written back, once per catalog.
+	size, unknown := 0, false
+	for _, t := range set.Active() {
+		size += len(t.Name) + len(t.Description) + len(t.Schema) + 48 // the keys around them
+		unknown = unknown || t.Tokens == 0
+	}
+	if size <= budget {
+		return
+	}
+	if unknown {
+		a.CountTokens()
+	}
 	if a.settings.Defer == "auto" {
 		if servers := set.AutoDefer(budget, alwaysLoad(configured, a.mcp, set)); len(servers) > 0 {
 			a.notices = append(a.notices, fmt.Sprintf("--defer auto: deferred the tools of %s to keep active tools under %d tokens", strings.Join(servers, ", "), budget))

@@ -45,6 +45,19 @@ import (
 // Adapters measured, by their tokenbench names.
 var Adapters = []string{tokenbench.Anthropic, tokenbench.Responses, tokenbench.Chat}
 
+// UplinkMbps is the simulated uplink of the upload column.
+const UplinkMbps = 20
+
+// uploadMS is how long n bytes take to upload at UplinkMbps.
+func uploadMS(n int) float64 { return float64(n) * 8 / (UplinkMbps * 1e6) * 1000 }
+
+// Modes besides "deferred" (the defaults): wire budget off, to compare the
+// native forms past it; Responses' client search, Codex's form.
+const (
+	modeNoBudget = "deferred, no wire budget"
+	modeCodex    = "client search (Codex-style)"
+)
+
 // DefaultSizes are the catalog sizes of the issue.
 var DefaultSizes = []int{282, 1000, 5000, 10000}
 
@@ -78,7 +91,17 @@ type Row struct {
 	FirstReqMS  float64 `json:"first_request_ms"`
 	ContextToks int     `json:"first_request_context_tokens"`
 	FirstReqKB  float64 `json:"first_request_kb"`
-	Requests    int     `json:"requests"`
+	// BytesPerReq is the mean size of the turn's request bodies, and
+	// UploadMS the time the turn's bodies take to upload at UplinkMbps
+	// (no loopback run shows it).
+	BytesPerReq float64 `json:"bytes_per_request"`
+	UploadMS    float64 `json:"upload_ms_per_turn"`
+	// Cold: the same run with a new database each time (no catalog cache,
+	// as a first run in a project is); medians too.
+	ColdWallMS     float64 `json:"cold_wall_ms"`
+	ColdRSSMB      float64 `json:"cold_peak_rss_mb"`
+	ColdFirstReqMS float64 `json:"cold_first_request_ms"`
+	Requests       int     `json:"requests"`
 	Runs        int     `json:"runs"`
 	Note        string  `json:"note,omitempty"`
 }
@@ -120,12 +143,21 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 		for _, a := range o.Adapters {
-			row, err := measure(ctx, o, a, n, "deferred", srv)
-			if err != nil {
-				srv.close()
-				return nil, fmt.Errorf("%s, %d tools: %w", a, n, err)
+			modes := []string{"deferred"}
+			switch a {
+			case tokenbench.Anthropic:
+				modes = append(modes, modeNoBudget)
+			case tokenbench.Responses:
+				modes = append(modes, modeNoBudget, modeCodex)
 			}
-			rep.Rows = append(rep.Rows, row)
+			for _, mode := range modes {
+				row, err := measure(ctx, o, a, n, mode, srv)
+				if err != nil {
+					srv.close()
+					return nil, fmt.Errorf("%s, %d tools, %s: %w", a, n, mode, err)
+				}
+				rep.Rows = append(rep.Rows, row)
+			}
 		}
 		if n == o.Sizes[0] {
 			for _, mode := range []string{"eager", "agent tools"} {
@@ -241,6 +273,9 @@ type provider struct {
 	args   []string
 	env    []string
 	script func(eager bool)
+	// onBody, when set, scripts the fake's answer to each request from
+	// the request itself (the form it takes depends on the wire budget).
+	onBody func(body []byte)
 	// bodies of the accepted requests
 	accepted func() [][]byte
 }
@@ -275,12 +310,10 @@ func startProvider(ft *faket.T, adapter, proxyURL string, setUpstream func(strin
 		u, _ := url.Parse(f.URL)
 		setUpstream(u.Scheme + "://" + u.Host)
 		return &provider{
-			args: []string{"--provider", "openai", "--base-url", proxyURL + "/v1", "--model", "gpt-5.4"},
-			env:  []string{"OPENAI_API_KEY=" + f.APIKey},
-			script: func(bool) {
-				f.Script(responsestest.Turn{responsestest.HostedSearch("echo"), responsestest.Call(target, `{"message":"hello"}`)},
-					responsestest.Turn{responsestest.Text("hello")})
-			},
+			args:   []string{"--provider", "openai", "--base-url", proxyURL + "/v1", "--model", "gpt-5.4"},
+			env:    []string{"OPENAI_API_KEY=" + f.APIKey},
+			script: func(bool) {},
+			onBody: func(body []byte) { f.Script(responsesTurn(body)) },
 			accepted: func() [][]byte {
 				var out [][]byte
 				for _, r := range f.Requests() {
@@ -315,6 +348,42 @@ func startProvider(ft *faket.T, adapter, proxyURL string, setUpstream func(strin
 	return nil, fmt.Errorf("unknown adapter %q", adapter)
 }
 
+// responsesTurn is the Responses model's answer to a request: hosted
+// search and the call in one response, or with client search the search,
+// then the call once the tool is loaded; then the answer.
+func responsesTurn(body []byte) responsestest.Turn {
+	var req struct {
+		Tools []struct {
+			Type      string `json:"type"`
+			Execution string `json:"execution"`
+		} `json:"tools"`
+		Input []struct {
+			Type string `json:"type"`
+		} `json:"input"`
+	}
+	_ = json.Unmarshal(body, &req)
+	hosted, client := false, false
+	for _, t := range req.Tools {
+		if t.Type == "tool_search" {
+			client, hosted = t.Execution == "client", t.Execution != "client"
+		}
+	}
+	last := ""
+	if n := len(req.Input); n > 0 {
+		last = req.Input[n-1].Type
+	}
+	call := responsestest.Call(target, `{"message":"hello"}`)
+	switch {
+	case last == "function_call_output":
+		return responsestest.Turn{responsestest.Text("hello")}
+	case last == "tool_search_output" || !hosted && !client:
+		return responsestest.Turn{call}
+	case hosted:
+		return responsestest.Turn{responsestest.HostedSearch("echo"), call}
+	}
+	return responsestest.Turn{responsestest.ClientSearch("select:" + target)}
+}
+
 // proxy forwards to a fake and notes when the first request of a run
 // arrived.
 type proxy struct {
@@ -323,6 +392,8 @@ type proxy struct {
 	upstream *url.URL
 	first    time.Time
 	close    func()
+	// onBody sees each request body before the fake does.
+	onBody func([]byte)
 }
 
 func newProxy() (*proxy, error) {
@@ -337,8 +408,17 @@ func newProxy() (*proxy, error) {
 		if p.first.IsZero() {
 			p.first = now
 		}
-		up := p.upstream
+		up, onBody := p.upstream, p.onBody
 		p.mu.Unlock()
+		if onBody != nil && r.Method == http.MethodPost {
+			b, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			onBody(b)
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+		}
 		rp := httputil.NewSingleHostReverseProxy(up)
 		rp.FlushInterval = -1
 		rp.ServeHTTP(w, r)
@@ -503,59 +583,77 @@ func measure(ctx context.Context, o Options, adapter string, n int, mode string,
 	if err != nil {
 		return Row{}, err
 	}
-	db := filepath.Join(dir, "agent.db")
+	px.mu.Lock()
+	px.onBody = p.onBody
+	px.mu.Unlock()
 	// The fakes count deferred definitions as input tokens, which the APIs
 	// do not: auto-compaction would react to the inflated usage.
 	conf := filepath.Join(dir, "config.json")
 	if err := os.WriteFile(conf, []byte(`{"auto_compact": false}`), 0o600); err != nil {
 		return Row{}, err
 	}
-	args := append([]string{"-p", prompt, "--config", conf, "--mcp-config", cfg, "--db", db, "--output-format", "json"}, p.args...)
-	switch mode {
-	case "deferred":
-		args = append(args, "--defer")
-	case "agent tools":
-		args = append([]string{"tools", "--mcp-config", cfg, "--db", db}, p.args...)
+	if mode == modeNoBudget {
+		// Past any catalog here: the native forms at every size.
+		if err := os.WriteFile(conf, []byte(`{"auto_compact": false, "wire_budget": 1000000000000}`), 0o600); err != nil {
+			return Row{}, err
+		}
+	}
+	argsFor := func(db string) []string {
+		args := append([]string{"-p", prompt, "--config", conf, "--mcp-config", cfg, "--db", db, "--output-format", "json"}, p.args...)
+		switch mode {
+		case "deferred", modeNoBudget:
+			args = append(args, "--defer")
+		case modeCodex:
+			args = append(args, "--defer", "--search", "client")
+		case "agent tools":
+			args = append([]string{"tools", "--mcp-config", cfg, "--db", db}, p.args...)
+		}
+		return args
 	}
 	env := isolatedEnv(dir, p.env...)
 	row := Row{Adapter: adapter, Tools: n, Mode: mode}
-	var samples []sample
-	for i := 0; i <= o.Runs; i++ {
-		if mode != "agent tools" {
-			p.script(mode == "eager")
-		}
-		before := len(p.accepted())
-		s, err := runAgent(ctx, o.Agent, args, env, px)
+	// Cold runs first, each on a database of its own (the first run of a
+	// project: every server is waited for and listed); the first one's
+	// database then holds the catalog for the warm runs.
+	var cold []sample
+	for i := 0; i < o.Runs; i++ {
+		s, err := runOnce(ctx, o, p, mode, argsFor(filepath.Join(dir, fmt.Sprintf("cold-%d.db", i))), env, px, ft, nil)
 		if err != nil {
 			return row, err
 		}
-		if err := ft.Err(); err != nil {
-			return row, err
-		}
-		if mode != "agent tools" {
-			var res struct {
-				IsError   bool `json:"is_error"`
-				ToolCalls []struct {
-					IsError bool `json:"is_error"`
-				} `json:"tool_calls"`
-			}
-			if err := json.Unmarshal([]byte(s.stdout), &res); err != nil || res.IsError || len(res.ToolCalls) != 1 || res.ToolCalls[0].IsError {
-				return row, fmt.Errorf("the turn did not find and call the tool: %s\nstderr: %s", cut(s.stdout), cut(s.stderr))
-			}
-			bodies := p.accepted()[before:]
+		fmt.Fprintf(o.Progress, "%s %d %s cold run %d: wall %s cpu %s rss %d MB first request %s\n", adapter, n, mode, i,
+			s.wall.Round(time.Millisecond), s.cpu.Round(time.Millisecond), s.rssKB/1024, s.firstReq.Round(time.Millisecond))
+		cold = append(cold, s)
+	}
+	row.ColdWallMS = median(cold, func(s sample) float64 { return ms(s.wall) })
+	row.ColdRSSMB = median(cold, func(s sample) float64 { return float64(s.rssKB) / 1024 })
+	row.ColdFirstReqMS = median(cold, func(s sample) float64 { return ms(s.firstReq) })
+	args := argsFor(filepath.Join(dir, "cold-0.db"))
+	var samples []sample
+	for i := 1; i <= o.Runs; i++ {
+		last := i == o.Runs
+		s, err := runOnce(ctx, o, p, mode, args, env, px, ft, func(bodies [][]byte) error {
 			row.Requests = len(bodies)
-			if i == o.Runs && len(bodies) > 0 {
-				row.FirstReqKB = float64(len(bodies[0])) / 1024
-				if row.ContextToks, err = tokenbench.ContextTokens(adapter, bodies[0]); err != nil {
-					return row, err
-				}
+			if !last || len(bodies) == 0 {
+				return nil
 			}
+			total := 0
+			for _, b := range bodies {
+				total += len(b)
+			}
+			row.FirstReqKB = float64(len(bodies[0])) / 1024
+			row.BytesPerReq = float64(total) / float64(len(bodies))
+			row.UploadMS = uploadMS(total)
+			var err error
+			row.ContextToks, err = tokenbench.ContextTokens(adapter, bodies[0])
+			return err
+		})
+		if err != nil {
+			return row, err
 		}
 		fmt.Fprintf(o.Progress, "%s %d %s run %d: wall %s cpu %s rss %d MB first request %s\n", adapter, n, mode, i,
 			s.wall.Round(time.Millisecond), s.cpu.Round(time.Millisecond), s.rssKB/1024, s.firstReq.Round(time.Millisecond))
-		if i > 0 { // run 0 fills the cache
-			samples = append(samples, s)
-		}
+		samples = append(samples, s)
 	}
 	row.Runs = len(samples)
 	row.WallMS = median(samples, func(s sample) float64 { return ms(s.wall) })
@@ -563,6 +661,38 @@ func measure(ctx context.Context, o Options, adapter string, n int, mode string,
 	row.RSSMB = median(samples, func(s sample) float64 { return float64(s.rssKB) / 1024 })
 	row.FirstReqMS = median(samples, func(s sample) float64 { return ms(s.firstReq) })
 	return row, nil
+}
+
+// runOnce runs the agent once and checks the turn found and called the
+// tool; bodies, when set, gets the request bodies the fake accepted.
+func runOnce(ctx context.Context, o Options, p *provider, mode string, args, env []string, px *proxy, ft *faket.T, bodies func([][]byte) error) (sample, error) {
+	if mode != "agent tools" {
+		p.script(mode == "eager")
+	}
+	before := len(p.accepted())
+	s, err := runAgent(ctx, o.Agent, args, env, px)
+	if err != nil {
+		return s, err
+	}
+	if err := ft.Err(); err != nil {
+		return s, err
+	}
+	if mode == "agent tools" {
+		return s, nil
+	}
+	var res struct {
+		IsError   bool `json:"is_error"`
+		ToolCalls []struct {
+			IsError bool `json:"is_error"`
+		} `json:"tool_calls"`
+	}
+	if err := json.Unmarshal([]byte(s.stdout), &res); err != nil || res.IsError || len(res.ToolCalls) != 1 || res.ToolCalls[0].IsError {
+		return s, fmt.Errorf("the turn did not find and call the tool: %s\nstderr: %s", cut(s.stdout), cut(s.stderr))
+	}
+	if bodies != nil {
+		return s, bodies(p.accepted()[before:])
+	}
+	return s, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -682,22 +812,26 @@ func measureNPM(ctx context.Context, o Options) ([]Row, []string, error) {
 func Markdown(w io.Writer, rep *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "`%s` (medians; the agent binary as a subprocess, CPU and peak RSS from its rusage)\n\n", rep.Command)
-	b.WriteString("| adapter | tools | mode | wall ms | CPU ms | peak RSS MB | first request ms | first-request context tokens | first request KB | requests |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| adapter | tools | mode | wall ms | cold wall ms | CPU ms | peak RSS MB | cold RSS MB | first request ms | cold first request ms | first-request context tokens | KB per request | upload ms per turn at %d Mbit/s | requests |\n", UplinkMbps)
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	dash := func(v float64, f string) string {
+		if v <= 0 {
+			return "-"
+		}
+		return fmt.Sprintf(f, v)
+	}
 	for _, r := range rep.Rows {
 		tools := fmt.Sprint(r.Tools)
 		if r.Tools == 0 {
 			tools = r.Note
 		}
-		ctx, kb, reqs := "-", "-", "-"
+		ctx, reqs := "-", "-"
 		if r.ContextToks > 0 {
-			ctx, kb, reqs = fmt.Sprint(r.ContextToks), fmt.Sprintf("%.0f", r.FirstReqKB), fmt.Sprint(r.Requests)
+			ctx, reqs = fmt.Sprint(r.ContextToks), fmt.Sprint(r.Requests)
 		}
-		first := "-"
-		if r.FirstReqMS > 0 {
-			first = fmt.Sprintf("%.0f", r.FirstReqMS)
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %.0f | %.0f | %.1f | %s | %s | %s | %s |\n", r.Adapter, tools, r.Mode, r.WallMS, r.CPUMS, r.RSSMB, first, ctx, kb, reqs)
+		fmt.Fprintf(&b, "| %s | %s | %s | %.0f | %s | %.0f | %.1f | %s | %s | %s | %s | %s | %s | %s |\n", r.Adapter, tools, r.Mode,
+			r.WallMS, dash(r.ColdWallMS, "%.0f"), r.CPUMS, r.RSSMB, dash(r.ColdRSSMB, "%.1f"), dash(r.FirstReqMS, "%.0f"), dash(r.ColdFirstReqMS, "%.0f"),
+			ctx, dash(r.BytesPerReq/1024, "%.1f"), dash(r.UploadMS, "%.0f"), reqs)
 	}
 	if len(rep.Missing) > 0 {
 		fmt.Fprintf(&b, "\nnpm servers not installed (.ci/install-mcp.sh --bench): %s\n", strings.Join(rep.Missing, ", "))
@@ -733,6 +867,16 @@ func goals(rep *Report) string {
 	for _, r := range rep.Rows {
 		if r.Mode == "deferred" {
 			lines = append(lines, fmt.Sprintf("- %s, %d tools: first request %.0f ms after process start (goal ≤ 150 with a warm cache) %s", r.Adapter, r.Tools, r.FirstReqMS, mark(r.FirstReqMS <= 150)))
+		}
+	}
+	if r := find(tokenbench.Anthropic, 282, "deferred"); r != nil && r.ColdWallMS > 0 {
+		ratio := r.ColdWallMS / r.WallMS
+		lines = append(lines, fmt.Sprintf("- cold -p turn at 282 tools: %.0f MB (goal ≤ 40) %s, %.2f× the warm wall (goal ≤ 1.1×) %s",
+			r.ColdRSSMB, mark(r.ColdRSSMB <= 40), ratio, mark(ratio <= 1.1)))
+	}
+	for _, a := range Adapters {
+		if r := find(a, 5000, "deferred"); r != nil && r.BytesPerReq > 0 {
+			lines = append(lines, fmt.Sprintf("- %s, 5,000 tools: %.0f KB a request (goal ≤ 100) %s", a, r.BytesPerReq/1024, mark(r.BytesPerReq <= 100*1024)))
 		}
 	}
 	if e := find(tokenbench.Anthropic, 282, "eager"); e != nil {
