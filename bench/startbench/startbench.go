@@ -102,8 +102,8 @@ type Row struct {
 	ColdRSSMB      float64 `json:"cold_peak_rss_mb"`
 	ColdFirstReqMS float64 `json:"cold_first_request_ms"`
 	Requests       int     `json:"requests"`
-	Runs        int     `json:"runs"`
-	Note        string  `json:"note,omitempty"`
+	Runs           int     `json:"runs"`
+	Note           string  `json:"note,omitempty"`
 }
 
 // Report is the whole table.
