@@ -65,6 +65,13 @@ type Config struct {
 	// Synonyms is the weight of the action-word synonyms of the query's
 	// words (save: write, store; fetch: get, retrieve; ...). 0 is off.
 	Synonyms float64
+	// Paraphrase is the weight of the catalog words a request's
+	// paraphrases stand for ("open a PR": create pull request; "wipe":
+	// delete; see paraphrase.go). 0 is off. ParaphraseDemote is the
+	// weight left to a verb read in its object's sense ("open" in "open a
+	// PR", which as a plain word matches a pull request's state).
+	Paraphrase       float64
+	ParaphraseDemote float64
 	// LearnApart scores the learned field on its own (its own saturation)
 	// and adds it times this weight, instead of combining it with the
 	// other fields before saturation. 0 combines.
@@ -149,21 +156,23 @@ func DefaultConfig() Config {
 		K1: 1.2,
 		// b = 0.3 in every field: full length normalisation (0.75) punished
 		// the tools described at length on every set.
-		Weight:         [NumFields]float64{2, 1, 1, 1, 1, 1},
-		B:              [NumFields]float64{0.3, 0.3, 0.3, 0.3, 0.3, 0.3},
-		LearnCap:       DefaultLearnCap,
-		Stemmer:        "porter",
-		Synonyms:       0.5,
-		FeedbackTerms:  10, // feedback stays off (FeedbackDocs 0): it lost on MetaTool
-		FeedbackWeight: 0.3,
-		NamePrior:      0.6,
-		QueryJoins:     true,
-		WordNet:        0.3,
-		Cues:           1,
-		PathStems:      true,
-		Glosses:        true,
-		StepSlot:       DefaultSearchLimit, // the last place of a model's first page
-		Chain:          0.5,
+		Weight:           [NumFields]float64{2, 1, 1, 1, 1, 1},
+		B:                [NumFields]float64{0.3, 0.3, 0.3, 0.3, 0.3, 0.3},
+		LearnCap:         DefaultLearnCap,
+		Stemmer:          "porter",
+		Synonyms:         0.5,
+		Paraphrase:       0.5,
+		ParaphraseDemote: 0.5,
+		FeedbackTerms:    10, // feedback stays off (FeedbackDocs 0): it lost on MetaTool
+		FeedbackWeight:   0.3,
+		NamePrior:        0.6,
+		QueryJoins:       true,
+		WordNet:          0.3,
+		Cues:             1,
+		PathStems:        true,
+		Glosses:          true,
+		StepSlot:         DefaultSearchLimit, // the last place of a model's first page
+		Chain:            0.5,
 		// Chosen on the split-half checks (each half after the other's
 		// requests), where it held on all six; see the README. 10 voters
 		// and 30 are level on those checks (+0.02 for 10); 10 is +0.5 on

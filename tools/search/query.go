@@ -84,12 +84,35 @@ func (s *snapshot) queryTerms(q string, terms, cues []string, synScale float64) 
 			}
 		})
 	}
+	// A verb read in its object's sense ("open" a PR) is not expanded in
+	// its other senses (open: navigate, read).
+	var paras []paraphrase
+	demoted := map[string]bool{}
+	if s.cfg.Paraphrase > 0 {
+		paras = paraphrases(q)
+		for _, p := range paras {
+			if p.demote != "" {
+				an.terms(p.demote, func(t string) { demoted[t] = true })
+			}
+		}
+	}
 	if s.cfg.Synonyms > 0 {
 		for _, t := range terms {
+			if demoted[t] {
+				continue
+			}
 			for _, e := range verbSynonyms[t] {
 				expand(e, s.cfg.Synonyms*synScale)
 			}
 		}
+	}
+	for t := range demoted {
+		if id, ok := s.vocab[t]; ok && qt[id] > 0 && s.cfg.ParaphraseDemote > 0 {
+			qt[id] = min(qt[id], s.cfg.ParaphraseDemote)
+		}
+	}
+	for _, p := range paras {
+		expand(p.expand, s.cfg.Paraphrase*synScale)
 	}
 	if s.cfg.Cues > 0 {
 		for _, c := range cues {
@@ -102,6 +125,9 @@ func (s *snapshot) queryTerms(q string, terms, cues []string, synScale float64) 
 	if s.cfg.WordNet > 0 {
 		wn := wordnetSynonyms(s.cfg.Stemmer)
 		for _, t := range terms {
+			if demoted[t] {
+				continue
+			}
 			for _, e := range wn[t] {
 				expand(e, s.cfg.WordNet*synScale)
 			}

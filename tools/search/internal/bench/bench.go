@@ -21,17 +21,27 @@ import (
 // working directory to go.mod. It errors when there is none, so callers can
 // skip.
 func SharedDir() (string, error) {
-	dir, err := os.Getwd()
+	root, err := ModuleDir()
 	if err != nil {
 		return "", fmt.Errorf("find shared dir: %w", err)
 	}
+	shared := filepath.Join(filepath.Dir(root), "shared")
+	if st, err := os.Stat(shared); err == nil && st.IsDir() {
+		return shared, nil
+	}
+	return "", fmt.Errorf("no shared dir at %s", shared)
+}
+
+// ModuleDir is the module root: the first directory above the working
+// directory with a go.mod.
+func ModuleDir() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			shared := filepath.Join(filepath.Dir(dir), "shared")
-			if st, err := os.Stat(shared); err == nil && st.IsDir() {
-				return shared, nil
-			}
-			return "", fmt.Errorf("no shared dir at %s", shared)
+			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -260,17 +270,27 @@ func (s *Set) Split() (even, odd *Set) {
 	return even, odd
 }
 
-// Sets loads the shared benchmark sets the ranking is chosen on:
-// livemcpbench, metatool (single-tool queries) and metatool-multi. A set
-// that is not there is left out; none at all is an error.
+// Sets loads the benchmark sets the ranking is chosen on: the shared
+// livemcpbench, metatool (single-tool queries) and metatool-multi, and the
+// two kept in testdata: requests (people's requests over the shared MCP
+// catalogs, in six styles, written before the engine ran on them) and bfcl
+// (public API functions whose requests carry parameter values, from the
+// Berkeley Function Calling Leaderboard). A set that is not there is left
+// out; none at all is an error.
 func Sets(shared string) ([]*Set, error) {
 	var out []*Set
 	lmb := filepath.Join(shared, "retrieval", "livemcpbench")
 	mt := filepath.Join(shared, "retrieval", "metatool")
+	td := filepath.Join("testdata")
+	if root, err := ModuleDir(); err == nil {
+		td = filepath.Join(root, "tools", "search", "testdata")
+	}
 	for _, s := range []struct{ name, catalog, queries string }{
 		{"livemcpbench", filepath.Join(lmb, "tools.jsonl"), filepath.Join(lmb, "queries.jsonl")},
 		{"metatool", filepath.Join(mt, "tools.jsonl"), filepath.Join(mt, "queries.jsonl")},
 		{"metatool-multi", filepath.Join(mt, "tools.jsonl"), filepath.Join(mt, "queries_multi.jsonl")},
+		{"requests", filepath.Join(shared, "catalogs", "ALL.json"), filepath.Join(td, "requests", "queries.jsonl")},
+		{"bfcl", filepath.Join(td, "bfcl", "tools.jsonl"), filepath.Join(td, "bfcl", "queries.jsonl")},
 	} {
 		set, err := LoadSetFiles(s.name, s.catalog, s.queries)
 		if errors.Is(err, os.ErrNotExist) {

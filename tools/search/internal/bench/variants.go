@@ -22,10 +22,16 @@ func Variants(ablate bool) []Variant {
 	params.Weight[search.FieldParams] = 1
 	porter := plain
 	porter.Stemmer = "porter"
+	all := params
+	all.Weight[search.FieldServer] = 1
+	allPorter := all
+	allPorter.Stemmer = "porter"
 	vs := []Variant{
 		{"BM25 name+desc (reference)", plain},
 		{"BM25 name+desc, porter (reference)", porter},
 		{"BM25 name+desc+params (reference)", params},
+		{"BM25 name+desc+params+server (reference)", all},
+		{"BM25 name+desc+params+server, porter (reference)", allPorter},
 		{"default", def},
 	}
 	if !ablate {
@@ -81,34 +87,18 @@ func Variants(ablate bool) []Variant {
 func Explore() []Variant {
 	def := search.DefaultConfig()
 	var vs []Variant
-	with := func(name string, base search.Config, f func(*search.Config)) search.Config {
-		c := base
+	with := func(name string, f func(*search.Config)) {
+		c := def
 		f(&c)
 		vs = append(vs, Variant{name, c})
-		return c
 	}
-	with("default", def, func(c *search.Config) {})
-	g := with("- feedback - joins, b 0.3", def, func(c *search.Config) {
-		c.FeedbackDocs, c.Joins = 0, false
-		c.B = fieldsB(0.3, 0.3)
-	})
-	n := with("  name prior 0.6", g, func(c *search.Config) { c.NamePrior = 0.6 })
-	with("    name prior 0.8", n, func(c *search.Config) { c.NamePrior = 0.8 })
-	with("    server mix 0.1", n, func(c *search.Config) { c.ServerMix = 0.1 })
-	with("    k1 1.6", n, func(c *search.Config) { c.K1 = 1.6 })
-	with("    k1 0.9", n, func(c *search.Config) { c.K1 = 0.9 })
-	with("    phrase 0.5", n, func(c *search.Config) { c.Weight[search.FieldPhrase] = 0.5 })
-	with("    params 0.5", n, func(c *search.Config) { c.Weight[search.FieldParams] = 0.5 })
-	with("    name 1.5", n, func(c *search.Config) { c.Weight[search.FieldName] = 1.5 })
-	with("    b 0.4", n, func(c *search.Config) { c.B = fieldsB(0.4, 0.4) })
-	with("    synonyms 0.3", n, func(c *search.Config) { c.Synonyms = 0.3 })
-	with("    + joins", n, func(c *search.Config) { c.Joins = true })
-	with("    + query joins", n, func(c *search.Config) { c.QueryJoins = true })
-	with("    feedback 0.15", n, func(c *search.Config) { c.FeedbackDocs = 3; c.FeedbackTerms = 10; c.FeedbackWeight = 0.15 })
-	with("    - chain", n, func(c *search.Config) { c.Chain = 0 })
-	with("    - steps", n, func(c *search.Config) { c.StepSlot = 0 })
-	with("    - cues", n, func(c *search.Config) { c.Cues = 0 })
-	with("    - glosses", n, func(c *search.Config) { c.Glosses = false })
+	with("default", func(c *search.Config) {})
+	with("- paraphrase", func(c *search.Config) { c.Paraphrase = 0 })
+	with("paraphrase 0.8", func(c *search.Config) { c.Paraphrase = 0.8 })
+	with("paraphrase 1", func(c *search.Config) { c.Paraphrase = 1 })
+	with("- demote", func(c *search.Config) { c.ParaphraseDemote = 0 })
+	with("name prior 0.4", func(c *search.Config) { c.NamePrior = 0.4 })
+	with("name field 1", func(c *search.Config) { c.Weight[search.FieldName] = 1 })
 	return vs
 }
 
