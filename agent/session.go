@@ -88,9 +88,13 @@ type Session struct {
 	raiseOutput bool
 
 	// learnMu guards found: each tool a search of this session found, by
-	// name, with that search.
-	learnMu sync.Mutex
-	found   map[string]foundBy
+	// name, with that search; userText, the user's latest request text,
+	// which is what a call of such a tool teaches; and voted, the (request,
+	// tool) pairs already taught: one vote each a session.
+	learnMu  sync.Mutex
+	found    map[string]foundBy
+	userText string
+	voted    map[[2]string]bool
 
 	once     sync.Once
 	mu       sync.Mutex
@@ -251,6 +255,7 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 		if err := s.appendMessage(ctx, Message{Role: RoleUser, Parts: []Part{TextPart(text)}}, emit); err != nil {
 			return err
 		}
+		s.noteRequest(text)
 	}
 	raised := false
 	for step := 1; ; step++ {

@@ -3,7 +3,10 @@ package app
 import (
 	"context"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/store"
@@ -20,6 +23,19 @@ func (s Settings) Learning() bool {
 	return !s.NoLearn && (s.Learn == nil || *s.Learn)
 }
 
+// learnScope is where this run's learning is kept: the demo's scripted
+// searches and calls apart from real ones.
+func (s Settings) learnScope() string {
+	if s.Demo {
+		return store.ScopeDemo
+	}
+	return ""
+}
+
+// relevantDepth is how far down the engine's ranking of the user's request
+// a called tool must be for the call to teach anything.
+const relevantDepth = 20
+
 // NewLearner loads what earlier sessions taught into searcher and
 // returns the session's Learner, which records this session's searches and
 // calls in db and teaches searcher at once. Nil when learning is off.
@@ -31,7 +47,7 @@ func NewLearner(ctx context.Context, s Settings, db *store.DB, searcher *search.
 	// the start goes on to the MCP servers meanwhile; the first search
 	// waits for them (search.Searcher.LearnFrom).
 	searcher.LearnFrom(func() []search.Use {
-		uses, err := db.LearnedUses(ctx, maxLearned)
+		uses, err := db.LearnedUses(ctx, s.learnScope(), maxLearned)
 		if err != nil {
 			if ctx.Err() == nil {
 				slog.Warn("tool search does not learn from earlier sessions this run: cannot read them", "err", err)
@@ -40,7 +56,7 @@ func NewLearner(ctx context.Context, s Settings, db *store.DB, searcher *search.
 		}
 		return searchUses(uses)
 	})
-	return &storeLearner{db: db, searcher: searcher, session: session}
+	return &storeLearner{db: db, searcher: searcher, session: session, scope: s.learnScope()}
 }
 
 // LearnedUses is what earlier sessions taught tool search (nothing when
@@ -54,7 +70,7 @@ func LearnedUses(ctx context.Context, s Settings) []search.Use {
 		return nil
 	}
 	defer db.Close()
-	uses, err := db.LearnedUses(ctx, maxLearned)
+	uses, err := db.LearnedUses(ctx, s.learnScope(), maxLearned)
 	if err != nil {
 		return nil
 	}
@@ -75,6 +91,7 @@ type storeLearner struct {
 	db       *store.DB
 	searcher *search.Searcher
 	session  func() string
+	scope    string
 }
 
 func (l *storeLearner) Learn(ctx context.Context, u agent.ToolUse) {
@@ -85,7 +102,10 @@ func (l *storeLearner) Learn(ctx context.Context, u agent.ToolUse) {
 	now := time.Now()
 	rows := make([]store.ToolUse, 0, len(u.Tools))
 	for _, t := range u.Tools {
-		rows = append(rows, store.ToolUse{At: now, Session: l.session(), Kind: kind, Query: u.Query, Tool: t.Name, Server: t.Server, Search: u.Where})
+		if u.Called && !sharesWord(u.Query, u.Search) && !l.ranks(u.Query, t) {
+			continue
+		}
+		rows = append(rows, store.ToolUse{At: now, Session: l.session(), Kind: kind, Query: u.Query, Tool: t.Name, Server: t.Server, Search: u.Where, Scope: l.scope})
 		if u.Called {
 			l.searcher.Learn(search.Use{Query: u.Query, Tool: t.Name, At: now})
 		}
@@ -94,6 +114,51 @@ func (l *storeLearner) Learn(ctx context.Context, u agent.ToolUse) {
 		slog.Warn("tool search could not record a use", "err", err)
 	}
 }
+
+// A call teaches only when it served the user's request: the search that
+// found the tool shares a word with the request (sharesWord), or the
+// engine ranks the tool among the first relevantDepth for the request
+// (ranks). A tool the model searched for and called because a server's text
+// told it to (a description saying "always call ping first", a result
+// saying "now call export") is neither: learned, that call would steer
+// later requests to the server that asked. What a learned call can do is
+// bounded by the engine too (search.Config.LearnTrust).
+
+// ranks reports whether the engine ranks t among the first relevantDepth
+// tools for request.
+func (l *storeLearner) ranks(request string, t agent.UsedTool) bool {
+	hits, err := l.searcher.Index().Search(request, search.Options{Limit: relevantDepth, Mode: search.ModeBM25})
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(hits, func(h search.Hit) bool { return h.Name == t.Name && h.Server == t.Server })
+}
+
+// sharesWord reports whether a and b have a word of three letters or more
+// in common, other than the filler of requests, plurals aside.
+func sharesWord(a, b string) bool {
+	words := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if w = strings.TrimSuffix(w, "s"); len(w) >= 3 && !fillerWords[w] {
+				m[w] = true
+			}
+		}
+		return m
+	}
+	wa := words(a)
+	for w := range words(b) {
+		if wa[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// fillerWords say nothing about what a request is for (plurals trimmed).
+var fillerWords = map[string]bool{"the": true, "and": true, "for": true, "with": true, "thi": true, "that": true, "you": true,
+	"please": true, "can": true, "could": true, "would": true, "what": true, "how": true, "need": true, "want": true,
+	"use": true, "tool": true, "call": true, "first": true, "now": true, "all": true, "any": true, "from": true, "into": true}
 
 // ToolUsage is one tool's line of the usage statistics in agent tools --json.
 type ToolUsage struct {
@@ -115,7 +180,7 @@ func UsageStats(ctx context.Context, s Settings) []ToolUsage {
 		return nil
 	}
 	defer db.Close()
-	stats, err := db.ToolStats(ctx)
+	stats, err := db.ToolStats(ctx, s.learnScope())
 	if err != nil {
 		return nil
 	}
@@ -126,13 +191,14 @@ func UsageStats(ctx context.Context, s Settings) []ToolUsage {
 	return out
 }
 
-// ForgetToolUses deletes every recorded search and call; it returns how
-// many there were.
-func ForgetToolUses(ctx context.Context, s Settings) (int64, error) {
+// ForgetToolUses deletes every recorded search and call, or those of one
+// tool (its name, or server__name) when tool is not empty; it returns how
+// many there were. --demo forgets the demo's.
+func ForgetToolUses(ctx context.Context, s Settings, tool string) (int64, error) {
 	db, err := openDB(ctx, s.DBPath)
 	if err != nil {
 		return 0, err
 	}
 	defer db.Close()
-	return db.ForgetToolUses(ctx)
+	return db.ForgetToolUses(ctx, s.learnScope(), tool)
 }

@@ -10,19 +10,19 @@ import (
 
 func newToolsForgetCmd(g *Globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "forget",
-		Short: "Forget what tool search learned from use: every recorded search and call",
-		Long: `Tool search learns from use: each search a session runs, and each call of a tool a search
-found, is kept in the session database and ranks that tool higher for a similar request
-later. forget deletes all of it (the sessions themselves stay). --no-learn or "learn": false
-in the config stop the recording.`,
-		Args: cobra.NoArgs,
+		Use:   "forget [TOOL]",
+		Short: "Forget what tool search learned from use: every recorded search and call, or one tool's",
+		Long: `Tool search learns from use: each call of a tool a search found is kept in the session
+database with the user's request, and nudges that tool up for a similar request later. forget
+deletes all of it, or what was learned about TOOL (its name, or SERVER__NAME); the sessions
+themselves stay. --demo forgets the demo's, kept apart. --no-learn or "learn": false stop it.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := g.settings()
 			if err != nil {
 				return err
 			}
-			n, err := app.ForgetToolUses(cmd.Context(), s)
+			n, err := app.ForgetToolUses(cmd.Context(), s, append(args, "")[0])
 			if err != nil {
 				return err
 			}
@@ -30,4 +30,26 @@ in the config stop the recording.`,
 			return err
 		},
 	}
+}
+
+func newToolsLearnCmd(g *Globals) *cobra.Command {
+	c := &cobra.Command{Use: "learn", Short: "Move what tool search learned between machines: export and import (request, tool) pairs as JSONL"}
+	for _, sub := range []struct{ use, short string }{
+		{"export", `Write the learned pairs to FILE, {"query", "tool", "server", "at"} a line (credentials redacted)`},
+		{"import", "Add the learned pairs of FILE (as export writes it); pairs already known are skipped"},
+	} {
+		c.AddCommand(&cobra.Command{Use: sub.use + " FILE", Short: sub.short, Args: cobra.ExactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := g.settings()
+			if err != nil {
+				return err
+			}
+			msg, err := app.ShareLearned(cmd.Context(), s, sub.use, args[0])
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(g.Stdout, msg)
+			return err
+		}})
+	}
+	return c
 }

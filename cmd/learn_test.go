@@ -75,8 +75,9 @@ func rankOf(t *testing.T, ix *search.Index, query, tool string) int {
 	return slices.IndexFunc(hits, func(h search.Hit) bool { return h.Name == tool })
 }
 
-// A session's search and its call of a found tool are stored, and the next
-// session ranks that tool higher for a similar request.
+// A session's call of a tool its search found is stored with the user's
+// request, and the next session ranks that tool higher for a similar
+// request: one use nudges it up (search.Config.LearnTrust).
 func TestLearningFromUseAcrossSessions(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "agent.db")
@@ -85,10 +86,10 @@ func TestLearningFromUseAcrossSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := &Globals{}
-	const later = "do I need a raincoat in Lyon on Sunday"
+	const later = "do I need an umbrella in Lyon on Sunday"
 
-	// Before any use: the forecast is not among the first ten for a
-	// raincoat (no tool says the word).
+	// Before any use: the forecast is not among the first ten for an
+	// umbrella (no tool says the word but the insurance).
 	_, fresh := learnSession(t, db, g, nil)
 	before := rankOf(t, fresh.Index(), later, "get_forecast")
 	if before >= 0 {
@@ -115,23 +116,24 @@ func TestLearningFromUseAcrossSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	uses, err := db.LearnedUses(ctx, 0)
+	uses, err := db.LearnedUses(ctx, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(uses) != 1 || uses[0].Query != "raincoat or umbrella: weather in Paris tomorrow" || uses[0].Tool != "get_forecast" {
+	if len(uses) != 1 || uses[0].Query != "do I need an umbrella in Paris tomorrow?" || uses[0].Tool != "get_forecast" {
 		t.Fatalf("stored uses = %+v", uses)
 	}
-	if stats, err := db.ToolStats(ctx); err != nil || !slices.ContainsFunc(stats, func(s store.ToolStat) bool {
+	if stats, err := db.ToolStats(ctx, ""); err != nil || !slices.ContainsFunc(stats, func(s store.ToolStat) bool {
 		return s.Tool == "get_forecast" && s.Server == "weather" && s.Called == 1
 	}) {
 		t.Fatalf("tool stats = %+v, %v: want get_forecast of weather called once", stats, err)
 	}
 
-	// Session 2 ranks the forecast first for a similar request.
+	// Session 2 ranks the forecast for a similar request, below the tool
+	// the request names (one use is a nudge).
 	_, next := learnSession(t, db, g, nil)
-	if after := rankOf(t, next.Index(), later, "get_forecast"); after != 0 {
-		t.Errorf("after a session used get_forecast for a raincoat, it ranks %d, want first", after+1)
+	if after := rankOf(t, next.Index(), later, "get_forecast"); after < 0 {
+		t.Errorf("after a session used get_forecast for an umbrella, it is not among the first ten")
 	}
 
 	// --no-learn: nothing learned is used, and nothing recorded.
@@ -150,7 +152,7 @@ func TestLearningFromUseAcrossSessions(t *testing.T) {
 	if r := rankOf(t, plain.Index(), later, "get_forecast"); r != before {
 		t.Errorf("--no-learn ranks get_forecast %d, want it unranked as with nothing learned", r+1)
 	}
-	if uses, _ := db.LearnedUses(ctx, 0); len(uses) != 1 {
+	if uses, _ := db.LearnedUses(ctx, "", 0); len(uses) != 1 {
 		t.Errorf("--no-learn recorded a use: %+v", uses)
 	}
 	f := false

@@ -40,7 +40,7 @@ what the current provider, model and search mode would send.`,
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	c.AddCommand(newToolsSearchCmd(g), newToolsForgetCmd(g))
+	c.AddCommand(newToolsSearchCmd(g), newToolsForgetCmd(g), newToolsLearnCmd(g))
 	return c
 }
 

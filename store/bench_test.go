@@ -201,7 +201,7 @@ func BenchmarkLearnedUses100k(b *testing.B) {
 	cpu0 := cpuTime()
 	n := 0
 	for b.Loop() {
-		uses, err := d.LearnedUses(ctx, 100_000)
+		uses, err := d.LearnedUses(ctx, "", 100_000)
 		if err != nil || len(uses) != 100_000 {
 			b.Fatalf("read %d uses: %v", len(uses), err)
 		}

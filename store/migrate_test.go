@@ -14,12 +14,20 @@ var seeds = map[int64]func(t *testing.T, db *sql.DB){
 	1: seedV1,
 	2: seedV2,
 	3: seedV3,
-	4: func(t *testing.T, db *sql.DB) {
-		seedV3(t, db)
-		if _, err := db.Exec(`INSERT INTO tool_uses (at, session_id, kind, query, tool) VALUES (1, 'seed0001', 'called', 'q', 't')`); err != nil {
+	4: seedV4,
+	5: func(t *testing.T, db *sql.DB) {
+		seedV4(t, db)
+		if _, err := db.Exec(`INSERT INTO tool_uses (at, session_id, kind, query, tool, scope) VALUES (2, 'seed0002', 'called', 'demo q', 't', 'demo')`); err != nil {
 			t.Fatal(err)
 		}
 	},
+}
+
+func seedV4(t *testing.T, db *sql.DB) {
+	seedV3(t, db)
+	if _, err := db.Exec(`INSERT INTO tool_uses (at, session_id, kind, query, tool) VALUES (1, 'seed0001', 'called', 'q', 't')`); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func seedV3(t *testing.T, db *sql.DB) {

@@ -30,7 +30,7 @@ func TestToolUses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d2.Close()
-	got, err := d2.LearnedUses(ctx, 0)
+	got, err := d2.LearnedUses(ctx, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,10 +40,10 @@ func TestToolUses(t *testing.T) {
 	if strings.Contains(got[1].Query, "ghp_") || !strings.Contains(got[1].Query, Redacted) {
 		t.Errorf("a credential in a query was stored: %q", got[1].Query)
 	}
-	if newest, _ := d2.LearnedUses(ctx, 1); len(newest) != 1 || newest[0].Tool != "create_issue" {
+	if newest, _ := d2.LearnedUses(ctx, "", 1); len(newest) != 1 || newest[0].Tool != "create_issue" {
 		t.Errorf("LearnedUses(1) = %+v, want the newest call", newest)
 	}
-	stats, err := d2.ToolStats(ctx)
+	stats, err := d2.ToolStats(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,11 +55,11 @@ func TestToolUses(t *testing.T) {
 			t.Errorf("get_weather stats = %+v", s)
 		}
 	}
-	n, err := d2.ForgetToolUses(ctx)
+	n, err := d2.ForgetToolUses(ctx, "", "")
 	if err != nil || n != 4 {
 		t.Fatalf("forget = %d, %v; want 4 rows", n, err)
 	}
-	if got, _ := d2.LearnedUses(ctx, 0); len(got) != 0 {
+	if got, _ := d2.LearnedUses(ctx, "", 0); len(got) != 0 {
 		t.Errorf("after forget: %+v", got)
 	}
 }

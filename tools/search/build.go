@@ -47,6 +47,7 @@ func (ix *Index) analyseAllWith(docs []Doc, learned bool) []*analysed {
 // worker analyses documents with the index's analyzer and its own buffers.
 type worker struct {
 	cfg     Config
+	now     int64 // Unix seconds, for fading learned requests; 0 is the time of each build
 	an      *analyzer
 	learned *learned
 	// slot[id] is the position of term id in scratch, or -1.
@@ -298,7 +299,7 @@ func (w *worker) addLearned(a *analysed) {
 	if w.cfg.Weight[FieldLearned] <= 0 {
 		return
 	}
-	rs := w.learned.requests(a.doc, w.cfg.LearnCap, &w.reqs)
+	rs := w.learned.requests(a.doc, w.cfg.LearnCap, &w.reqs, w.cfg, w.now)
 	if len(rs) == 0 {
 		return // nothing learned: the tool's terms stay as they are
 	}
@@ -322,13 +323,14 @@ func (w *worker) addLearned(a *analysed) {
 
 // learnedText counts the terms of d's learned requests in FieldLearned.
 func (w *worker) learnedText(d Doc) {
-	w.countLearned(w.learned.requests(d, w.cfg.LearnCap, &w.reqs))
+	w.countLearned(w.learned.requests(d, w.cfg.LearnCap, &w.reqs, w.cfg, w.now))
 }
 
 // countLearned counts the terms of the learned requests rs in FieldLearned.
 func (w *worker) countLearned(rs []int32) {
 	l := w.learned
 	w.a.uses = int32(len(rs))
+	w.a.trust = trust(w.cfg, w.reqs.eff)
 	if w.cfg.Neighbours > 0 && len(rs) > 0 {
 		w.a.reqs = w.seqSlab.take(len(rs))
 		copy(w.a.reqs, rs)

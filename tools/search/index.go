@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // The fields a tool is indexed in, the indexes of Config.Weight and B.
@@ -76,6 +77,17 @@ type Config struct {
 	// and adds it times this weight, instead of combining it with the
 	// other fields before saturation. 0 combines.
 	LearnApart float64
+	// LearnTrust is how many distinct earlier requests a tool needs for
+	// its learned field and its neighbours' vote to count in full: with
+	// n, they count min(1, n/LearnTrust), so one use nudges a tool up a
+	// few places and never outweighs a clean lexical match, while a tool
+	// many requests led to is ranked by them. The same request repeated
+	// is one. 0 counts every learned tool in full.
+	LearnTrust float64
+	// LearnHalfLife fades each learned request by its age (of its newest
+	// use) in that count: a request that old counts half. Undated uses do
+	// not fade. 0 is no fading.
+	LearnHalfLife time.Duration
 	// LearnCap is how many distinct earlier requests a tool keeps in its
 	// learned field, the newest: one habit repeated a thousand times does
 	// not drown what else the tool was used for. 0 means DefaultLearnCap.
@@ -159,6 +171,8 @@ func DefaultConfig() Config {
 		Weight:           [NumFields]float64{2, 1, 1, 1, 1, 1},
 		B:                [NumFields]float64{0.3, 0.3, 0.3, 0.3, 0.3, 0.3},
 		LearnCap:         DefaultLearnCap,
+		LearnTrust:       DefaultLearnTrust,
+		LearnHalfLife:    DefaultLearnHalfLife,
 		Stemmer:          "porter",
 		Synonyms:         0.5,
 		Paraphrase:       0.5,
@@ -196,6 +210,10 @@ type analysed struct {
 	seq []int32
 	// uses is how many distinct learned requests the learned field holds.
 	uses int32
+	// trust scales the learned field and the neighbours' vote for this
+	// tool: it grows with the distinct requests that led to it, each
+	// faded by its age, up to 1 (Config.LearnTrust, LearnHalfLife).
+	trust float32
 	// reqs are those requests (learned ids), for the neighbour vote.
 	reqs []int32
 }
@@ -517,6 +535,9 @@ func (s *snapshot) fillPostings(df []int32, avg [NumFields]float64) {
 			var norm [NumFields]float64
 			for f := range NumFields {
 				norm[f] = s.cfg.Weight[f] / (1 - s.cfg.B[f] + s.cfg.B[f]*float64(a.lens[f])/avg[f])
+				if f == FieldLearned {
+					norm[f] *= float64(a.trust)
+				}
 				s.norm[d][f] = float32(norm[f])
 			}
 			for _, tc := range a.terms {

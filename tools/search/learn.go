@@ -2,6 +2,7 @@ package search
 
 import (
 	"cmp"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -42,11 +43,47 @@ type reqScratch struct {
 	mark  []uint32
 	stamp uint32
 	out   []int32
+	// eff is the last call's distinct requests, each faded by its age.
+	eff float64
 }
 
 type use struct {
 	req int32
 	seq int64
+	at  int64 // Unix seconds; 0 when undated
+}
+
+// unixOf is t in Unix seconds, 0 for the zero time.
+func unixOf(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
+}
+
+// DefaultLearnTrust is Config.LearnTrust's default: a tool counts its
+// learned requests in full once 16 distinct ones led to it.
+const DefaultLearnTrust = 16
+
+// DefaultLearnHalfLife is Config.LearnHalfLife's default: a request made
+// 90 days ago counts half.
+const DefaultLearnHalfLife = 90 * 24 * time.Hour
+
+// trust is what a tool's learned requests count for (Config.LearnTrust):
+// eff distinct requests, each already faded by its age.
+func trust(cfg Config, eff float64) float32 {
+	if cfg.LearnTrust <= 0 {
+		return 1
+	}
+	return float32(min(1, eff/cfg.LearnTrust))
+}
+
+// fade is what a request last used at (Unix seconds) counts at now.
+func fade(cfg Config, at, now int64) float64 {
+	if at == 0 || cfg.LearnHalfLife <= 0 || at >= now {
+		return 1
+	}
+	return math.Exp2(-float64(now-at) / cfg.LearnHalfLife.Seconds())
 }
 
 // add analyses uses with an and records them in order; it sets the tools
@@ -100,7 +137,7 @@ func (l *learned) addAnalysed(an *analyzer, uses []Use, pre [][]int32, touched m
 			continue
 		}
 		l.seq++
-		l.tools[tool] = append(l.tools[tool], use{id, l.seq})
+		l.tools[tool] = append(l.tools[tool], use{id, l.seq, unixOf(u.At)})
 		if touched != nil {
 			touched[tool] = true
 		}
@@ -234,7 +271,7 @@ func (l *learned) addBulk(uses []Use, pre [][]int32) {
 				if tool == "" || idOf[i] < 0 {
 					continue
 				}
-				m[tool] = append(m[tool], use{idOf[i], l.seq + int64(i) + 1})
+				m[tool] = append(m[tool], use{idOf[i], l.seq + int64(i) + 1, unixOf(uses[i].At)})
 			}
 			byTool[p] = m
 		})
@@ -342,8 +379,9 @@ func (ix *Index) addLearned(all []*analysed) {
 }
 
 // requests returns the ids of the newest limit distinct requests of doc d,
-// newest first.
-func (l *learned) requests(d Doc, limit int, sc *reqScratch) []int32 {
+// newest first, and sets sc.eff to their count, each faded by its age at
+// now (Unix seconds) under cfg.
+func (l *learned) requests(d Doc, limit int, sc *reqScratch, cfg Config, now int64) []int32 {
 	if len(l.tools) == 0 {
 		return nil
 	}
@@ -364,10 +402,15 @@ func (l *learned) requests(d Doc, limit int, sc *reqScratch) []int32 {
 	}
 	sc.stamp++
 	out := sc.out[:0]
+	sc.eff = 0
+	if now == 0 {
+		now = time.Now().Unix()
+	}
 	for i := len(us) - 1; i >= 0 && (limit <= 0 || len(out) < limit); i-- {
 		if r := us[i].req; sc.mark[r] != sc.stamp {
 			sc.mark[r] = sc.stamp
 			out = append(out, r)
+			sc.eff += fade(cfg, us[i].at, now) // r's newest use: us is oldest first
 		}
 	}
 	sc.out = out

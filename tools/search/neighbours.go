@@ -197,7 +197,7 @@ func (s *snapshot) neighbourVotes(terms []string) (map[int32]float64, float64) {
 	for i, k := range best {
 		ds := ni.docsOf(k)
 		for _, d := range ds {
-			out[d] += cfg.NeighbourWeight * cover * votes[i] / sum / float64(len(ds))
+			out[d] += cfg.NeighbourWeight * cover * votes[i] / sum / float64(len(ds)) * float64(s.docs[d].trust)
 		}
 	}
 	return out, cover

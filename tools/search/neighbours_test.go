@@ -26,7 +26,10 @@ func TestNeighbours(t *testing.T) {
 		uses = append(uses, search.Use{Query: q, Tool: "travel_desk"})
 	}
 	const query = "book cheap flight tickets to Lisbon for May"
+	// The mechanism alone: every learned tool counted in full, as a tool
+	// that many requests led to is (Config.LearnTrust).
 	first := func(cfg search.Config) string {
+		cfg.LearnTrust = 0
 		t.Helper()
 		hits, err := search.NewLearned(docs, cfg, uses).Search(query, search.Options{Limit: 2})
 		if err != nil || len(hits) == 0 {
@@ -135,7 +138,9 @@ func TestNeighbourVoteShared(t *testing.T) {
 		{Query: "convert the report to pdf", Tool: "tool_c"},
 		{Query: "convert the quarterly report to pdf", Tool: "tool_d"},
 	}
-	hits, err := search.NewLearned(docs, search.DefaultConfig(), uses).Search("convert the report to pdf", search.Options{Limit: 4})
+	cfg := search.DefaultConfig()
+	cfg.LearnTrust = 0 // the vote alone, every learned tool counted in full
+	hits, err := search.NewLearned(docs, cfg, uses).Search("convert the report to pdf", search.Options{Limit: 4})
 	if err != nil || len(hits) == 0 {
 		t.Fatalf("search: %v %v", hits, err)
 	}
@@ -145,13 +150,16 @@ func TestNeighbourVoteShared(t *testing.T) {
 }
 
 // TestLearnThenForget: a pair taught to a live index ranks its tool first
-// for a like request at once; Forget takes it back to the catalog alone.
+// for a like request at once (counted in full: a nudge is
+// TestOneUseNudges); Forget takes it back to the catalog alone.
 func TestLearnThenForget(t *testing.T) {
 	docs := []search.Doc{
 		{Name: "get_forecast", Description: "Weather forecast for a place.", Server: "weather"},
 		{Name: "search_posts", Description: "Search forum posts about any topic, umbrellas included.", Server: "forum"},
 	}
-	ix := search.New(docs)
+	cfg := search.DefaultConfig()
+	cfg.LearnTrust = 0
+	ix := search.NewWithConfig(docs, cfg)
 	const q = "will I need an umbrella in Oslo tomorrow"
 	first := func() string {
 		t.Helper()

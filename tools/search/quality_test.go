@@ -54,16 +54,22 @@ func TestLearnedQualityFloor(t *testing.T) {
 	}
 }
 
-// learnedFloors sit a little under the measured figures (README).
+// learnedFloors sit a little under the measured figures (README). The
+// split halves learn a few requests a tool, which count for little until a
+// tool has Config.LearnTrust of them: a nudge, by design.
 var learnedFloors = map[string]float64{
 	"metatool after history.jsonl":       90.0, // the target
 	"metatool-multi after history.jsonl": 87.5,
-	"livemcpbench/odd after /even":       55.5,
-	"livemcpbench/even after /odd":       57.5,
-	"metatool/odd after /even":           73.5,
-	"metatool/even after /odd":           75.0,
-	"metatool-multi/odd after /even":     90.0,
-	"metatool-multi/even after /odd":     90.5,
+	"livemcpbench/odd after /even":       52.0,
+	"livemcpbench/even after /odd":       54.5,
+	"metatool/odd after /even":           72.0,
+	"metatool/even after /odd":           74.5,
+	"metatool-multi/odd after /even":     90.5,
+	"metatool-multi/even after /odd":     91.0,
+	"requests/odd after /even":           74.5,
+	"requests/even after /odd":           82.0,
+	"bfcl/odd after /even":               86.0,
+	"bfcl/even after /odd":               86.0,
 }
 
 // sharedSets loads the retrieval sets of ../shared, or skips saying what

@@ -137,6 +137,10 @@ func LearnVariants() []LearnVariant {
 		f(&c)
 		vs = append(vs, LearnVariant{Variant{name, c}, false})
 	}
+	with("- learn trust (every learned tool in full)", func(c *search.Config) { c.LearnTrust = 0 })
+	with("learn trust 4", func(c *search.Config) { c.LearnTrust = 4 })
+	with("learn trust 8", func(c *search.Config) { c.LearnTrust = 8 })
+	with("learn trust 32", func(c *search.Config) { c.LearnTrust = 32 })
 	for _, n := range []int{64, 256} {
 		with(fmt.Sprintf("learn cap %d", n), func(c *search.Config) { c.LearnCap = n })
 	}

@@ -1,0 +1,114 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/agent-dev/agent/store"
+)
+
+// LearnedPair is one line of `agent tools learn export`: a request the
+// user made and the tool it led to, when. Credentials in the request were
+// redacted when it was recorded, and are again when it is imported.
+type LearnedPair struct {
+	Query  string    `json:"query"`
+	Tool   string    `json:"tool"`
+	Server string    `json:"server,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// ShareLearned runs `agent tools learn export|import FILE` and returns the
+// line to print.
+func ShareLearned(ctx context.Context, s Settings, verb, path string) (string, error) {
+	if verb == "export" {
+		n, err := ExportLearned(ctx, s, path)
+		return fmt.Sprintf("exported %d learned pairs to %s", n, path), err
+	}
+	read, added, err := ImportLearned(ctx, s, path)
+	return fmt.Sprintf("imported %d new learned pairs of %d in %s", added, read, path), err
+}
+
+// ExportLearned writes what tool search learned (this run's scope) to path
+// as JSONL, oldest first, and returns how many pairs it wrote.
+func ExportLearned(ctx context.Context, s Settings, path string) (int, error) {
+	db, err := openDB(ctx, s.DBPath)
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	uses, err := db.LearnedUses(ctx, s.learnScope(), 0)
+	if err != nil {
+		return 0, err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, usage(fmt.Errorf("export learned pairs: %w", err))
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	for _, u := range uses {
+		if err := enc.Encode(LearnedPair{u.Query, u.Tool, u.Server, u.At.UTC()}); err != nil {
+			f.Close()
+			return 0, fmt.Errorf("export learned pairs to %s: %w", path, err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return 0, fmt.Errorf("export learned pairs to %s: %w", path, err)
+	}
+	return len(uses), f.Close()
+}
+
+// ImportLearned adds the pairs of a file ExportLearned wrote to what tool
+// search learned (this run's scope). A pair already there is skipped:
+// importing a file twice changes nothing. It returns how many pairs the
+// file had and how many were new. A line that is not a pair is an error
+// naming it, and nothing is imported.
+func ImportLearned(ctx context.Context, s Settings, path string) (read, added int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, usage(fmt.Errorf("import learned pairs: %w", err))
+	}
+	defer f.Close()
+	uses, err := readPairs(f, path)
+	if err != nil {
+		return 0, 0, usage(err)
+	}
+	db, err := openDB(ctx, s.DBPath)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer db.Close()
+	added, err = db.ImportToolUses(ctx, s.learnScope(), uses)
+	return len(uses), added, err
+}
+
+// readPairs reads JSONL LearnedPairs.
+func readPairs(r io.Reader, name string) ([]store.ToolUse, error) {
+	var out []store.ToolUse
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for line := 1; sc.Scan(); line++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var p LearnedPair
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a learned pair: %v (want {\"query\", \"tool\", \"server\", \"at\"} a line, as agent tools learn export writes)", name, line, err)
+		}
+		if strings.TrimSpace(p.Query) == "" || strings.TrimSpace(p.Tool) == "" || p.At.IsZero() {
+			return nil, fmt.Errorf("%s:%d: a learned pair needs a query, a tool and a time (at)", name, line)
+		}
+		out = append(out, store.ToolUse{At: p.At, Query: p.Query, Tool: p.Tool, Server: p.Server})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return out, nil
+}
