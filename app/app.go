@@ -38,6 +38,11 @@ type Options struct {
 	// printed as the browser opens it (-p); unset, a server that needs a
 	// sign-in fails to start, naming `agent mcp login`.
 	SignIn io.Writer
+	// NoMCP starts no MCP server: agent sessions compact needs none. The
+	// servers' cached catalogs still render the tools array, which the
+	// history's calls refer to (Responses refuses a call of a tool the
+	// request does not define).
+	NoMCP bool
 }
 
 // Alerts carries errors from outside a turn to the TUI (nil unless
@@ -77,6 +82,12 @@ type App struct {
 	// closed by SkipCatalogWait; startWait bounds that wait (0: default).
 	skipWait  chan struct{}
 	startWait time.Duration
+	// remembered are the servers a resumed session ran with, gone those of
+	// them that could not come back; serverDefs are this run's, stored
+	// with the session.
+	remembered []store.MCPServerDef
+	gone       []string
+	serverDefs []store.MCPServerDef
 	closers   []func()
 	isResume  bool
 	// bg counts the background work Close waits for (token counting).
@@ -136,6 +147,7 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 		if err := s.Validate(); err != nil {
 			return nil, err
 		}
+		a.remembered = resumed.Meta().Settings.Servers
 	}
 	a.settings = s
 	if err := a.build(ctx); err != nil {
@@ -144,6 +156,7 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 	st := a.session
 	p, model := st.Target()
 	meta := store.SessionMeta{Workdir: s.Workdir, Provider: a.label, API: p.API(), Model: model, Settings: a.settings.stored(st.ProviderTools)}
+	meta.Settings.Servers = a.keptServers()
 	if resumed != nil {
 		hist, err := resumed.Messages(ctx)
 		if err != nil {
@@ -263,16 +276,21 @@ func (a *App) attachMCP(ctx context.Context, model string, onEvent func(mcptools
 	if err != nil {
 		return err
 	}
-	m, warnings, err := startMCP(ctx, a.settings, configured, mcptools.Options{OnEvent: onEvent, ClientVersion: a.opts.Version,
-		Cache: a.catalogCache(ctx), Background: a.opts.Interactive,
+	a.rememberServers(configured)
+	m, servers, warnings, err := startMCPServers(ctx, a.settings, configured, mcptools.Options{OnEvent: onEvent, ClientVersion: a.opts.Version,
+		Cache: a.catalogCache(ctx), Background: a.opts.Interactive || a.opts.NoMCP,
 		// A run without a UI starts its cached servers as its first request
-		// goes out (the session's BeforeSend), not while the run is set up.
+		// goes out (the session's BeforeSend), not while the run is set up;
+		// with NoMCP never: the cached catalogs render the tools array.
 		DeferStart: !a.opts.Interactive,
 		OAuth:      oauthOptions(a.settings, a.opts.SignIn)})
 	if err != nil {
 		return err
 	}
 	a.mcp, a.configured = m, configured
+	for _, srv := range servers {
+		a.serverDefs = append(a.serverDefs, serverDef(srv))
+	}
 	a.startWait = time.Duration(a.settings.MCPStartWait)
 	a.closers = append(a.closers, func() { _ = m.Close() })
 	if !a.opts.Interactive {
@@ -457,7 +475,7 @@ func (a *App) LastToolsHash() string {
 // at the turn boundary. An error event's Err carries what to do about it
 // (see Explain) and keeps its kind.
 func (a *App) Send(ctx context.Context, text string) <-chan agent.Event {
-	if a.mcp != nil && a.session.BeforeSend == nil {
+	if a.mcp != nil && a.session.BeforeSend == nil && !a.opts.NoMCP {
 		// Servers started from the catalog cache start as the first
 		// request goes out (mcp Options.DeferStart).
 		a.session.BeforeSend = a.mcp.StartDeferred

@@ -55,16 +55,22 @@ func (s Settings) MCPServers() (map[string]config.MCPServer, error) {
 // named ones (to all when none is named). Servers that fail are returned
 // as warnings; err is for a bad config or name.
 func startMCP(ctx context.Context, s Settings, configured map[string]config.MCPServer, o mcptools.Options) (*mcptools.Manager, []error, error) {
+	m, _, warnings, err := startMCPServers(ctx, s, configured, o)
+	return m, warnings, err
+}
+
+// startMCPServers is startMCP, also returning the servers it started.
+func startMCPServers(ctx context.Context, s Settings, configured map[string]config.MCPServer, o mcptools.Options) (*mcptools.Manager, []config.MCPServer, []error, error) {
 	servers, err := config.SelectMCP(configured, config.MCPPresets(s.Workdir), s.MCP)
 	if err != nil {
-		return nil, nil, usage(err)
+		return nil, nil, nil, usage(err)
 	}
 	if s.Defer == "true" {
 		servers = config.DeferAll(servers, s.MCP)
 	}
 	o.Workdir, o.ClientName, o.MaxToolResultBytes = s.Workdir, "agent", s.MaxToolResultBytes
 	m := mcptools.NewManager(servers, o)
-	return m, m.Start(ctx), nil
+	return m, servers, m.Start(ctx), nil
 }
 
 // MCPTools connects the configured servers plus those named with --mcp and

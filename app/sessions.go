@@ -72,6 +72,9 @@ func (a *App) checkReplay(ctx context.Context, ss *store.Session) {
 		return
 	}
 	a.resumed = last
+	if a.opts.NoMCP {
+		return // no server runs (sessions compact): the tools are not in question
+	}
 	if h := toolsHash(a.session); h != "" && h != last {
 		a.warnings = append(a.warnings, "the tools changed since this session's last request (a server's tools differ): the prompt cache will not match on the next request, which costs one uncached read of the prompt")
 	}

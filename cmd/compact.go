@@ -39,7 +39,7 @@ The session is resumed with its stored provider, model and servers (the flags ov
 				return err
 			}
 			s.Resume = args[0]
-			a, err := app.Open(ctx, s, app.Options{Getenv: g.Getenv, Version: versionString()})
+			a, err := app.Open(ctx, s, app.Options{Getenv: g.Getenv, Version: versionString(), NoMCP: true})
 			if err != nil {
 				return err
 			}

@@ -51,6 +51,9 @@ func runPrint(ctx context.Context, g *Globals) error {
 	for _, w := range a.Warnings() {
 		fmt.Fprintln(g.Stderr, "agent: warning: "+sanitize.Line(w))
 	}
+	if err := a.MissingServerIn(prompt); err != nil {
+		return err
+	}
 	red := a.NewReducer()
 	// Text mode prints the model's words, which may echo a tool result:
 	// escape sequences in them never reach the terminal.

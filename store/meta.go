@@ -43,8 +43,30 @@ type Settings struct {
 	FallbackModel string               `json:"fallback_model,omitempty"`
 	// Agent is the agent profile the session runs (restored on resume).
 	Agent string `json:"agent,omitempty"`
+	// Servers are the definitions of the MCP servers the session ran with,
+	// so a resume elsewhere brings them back or names them.
+	Servers []MCPServerDef `json:"servers,omitempty"`
 	// Extra holds anything else a caller wants back on resume.
 	Extra map[string]json.RawMessage `json:"extra,omitempty"`
+}
+
+// MCPServerDef is an MCP server as a session remembers it: how to start
+// or reach it, and the names (never the values) of the environment
+// variables and headers it was given.
+type MCPServerDef struct {
+	Name    string   `json:"name"`
+	Type    string   `json:"type"`
+	Command string   `json:"command,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	Cwd     string   `json:"cwd,omitempty"`
+	// URL is kept without its query, which may carry a credential;
+	// HasQuery says one was dropped.
+	URL      string   `json:"url,omitempty"`
+	HasQuery bool     `json:"has_query,omitempty"`
+	Env      []string `json:"env_names,omitempty"`
+	Headers  []string `json:"header_names,omitempty"`
+	// Source is the file that defined it (or "preset").
+	Source string `json:"source,omitempty"`
 }
 
 // sanitized returns the settings as stored: credentials redacted.
