@@ -88,8 +88,8 @@ type App struct {
 	remembered []store.MCPServerDef
 	gone       []string
 	serverDefs []store.MCPServerDef
-	closers   []func()
-	isResume  bool
+	closers    []func()
+	isResume   bool
 	// bg counts the background work Close waits for (token counting).
 	bg sync.WaitGroup
 }
