@@ -321,7 +321,8 @@ type capBody struct {
 
 func (b capBody) Close() error { return b.c.Close() }
 
-// capClient is an HTTP client whose responses are capped.
+// capClient is an HTTP client whose responses are capped and whose
+// redirects stay within the server's origin (sameOriginRedirects).
 func capClient(limit int) *http.Client {
-	return &http.Client{Transport: capTransport{base: http.DefaultTransport, limit: limit}}
+	return &http.Client{Transport: capTransport{base: http.DefaultTransport, limit: limit}, CheckRedirect: sameOriginRedirects}
 }
