@@ -279,9 +279,14 @@ func (s *Session) compact(ctx context.Context, cut int, focus string, auto bool,
 			s.mu.Unlock()
 			emit(Event{Type: EventUsage, Usage: &u})
 			if s.Store != nil {
+				// No tools hash: the summary request is not the
+				// conversation's, and its tools may differ (a server not
+				// up yet, or none at all for an offline compaction); a
+				// resume compares its tools with the conversation's last
+				// request, which a summary must not stand in for.
 				_ = s.Store.RecordRequest(context.WithoutCancel(ctx), RequestRecord{
 					Provider: used.p.Name(), API: used.p.API(), Model: used.model,
-					Usage: u, ToolsHash: resp.ToolsHash, Resolved: resp.Resolved,
+					Usage: u, Resolved: resp.Resolved,
 				})
 			}
 		}

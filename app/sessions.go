@@ -58,9 +58,11 @@ type hashRecorder struct {
 }
 
 func (h hashRecorder) RecordRequest(ctx context.Context, r agent.RequestRecord) error {
-	h.a.mu.Lock()
-	h.a.hash = r.ToolsHash
-	h.a.mu.Unlock()
+	if r.ToolsHash != "" { // a compaction's summary request has none
+		h.a.mu.Lock()
+		h.a.hash = r.ToolsHash
+		h.a.mu.Unlock()
+	}
 	return h.Session.RecordRequest(ctx, r)
 }
 

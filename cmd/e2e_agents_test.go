@@ -285,3 +285,60 @@ func TestSessionsCompactEveryForm(t *testing.T) {
 		})
 	}
 }
+
+// #26: a compaction's summary request is not the conversation's last
+// request: when it went out with other tools (a server's list differed
+// then, or it had none), resuming with the conversation's own tools does
+// not warn that they changed.
+func TestResumeAfterCompactionDoesNotWarnOfUnchangedTools(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	fake.Script = anthropictest.NewScript(
+		anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Berlin"}},
+		anthropictest.Turn{Text: "It is sunny in Berlin."},
+	)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	db := filepath.Join(t.TempDir(), "agent.db")
+	mcp := testMCPConfig(t)
+	res := runAgent(t, env, "-p", "What's the weather in Berlin?", "--base-url", fake.URL,
+		"--mcp-config", mcp, "--mcp", "tt", "--defer", "--db", db, "--output-format", "json")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	id := decodePrint(t, res.stdout).SessionID
+
+	// The compaction runs while the server lists one more tool.
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := filepath.Join(t.TempDir(), "extra")
+	if err := os.WriteFile(extra, []byte("book_flight"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other := writeJSON(t, "mcp.json", map[string]any{"mcpServers": map[string]any{
+		"tt": map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_EXTRA": extra}},
+	}})
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "The user asked for Berlin's weather; it was sunny."})
+	if cp := runAgent(t, env, "sessions", "compact", id, "--base-url", fake.URL, "--mcp-config", other, "--db", db); cp.code != 0 {
+		t.Fatalf("compact: exit %d: %s", cp.code, cp.stderr)
+	}
+
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Paris too."})
+	res2 := runAgent(t, env, "-p", "And Paris?", "--resume", id, "--base-url", fake.URL, "--mcp-config", mcp, "--db", db, "--output-format", "json")
+	if res2.code != 0 {
+		t.Fatalf("after compaction: exit %d: %s", res2.code, res2.stderr)
+	}
+	if w := decodePrint(t, res2.stdout).Warnings; len(w) != 0 {
+		t.Errorf("resuming with the conversation's own tools warned: %q", w)
+	}
+	// A real change still warns.
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Rome too."})
+	res3 := runAgent(t, env, "-p", "And Rome?", "--resume", id, "--base-url", fake.URL, "--mcp-config", other, "--db", db, "--output-format", "json")
+	if res3.code != 0 {
+		t.Fatalf("third run: exit %d: %s", res3.code, res3.stderr)
+	}
+	if w := decodePrint(t, res3.stdout).Warnings; len(w) != 1 || !strings.Contains(w[0], "tools changed") {
+		t.Errorf("a real change of the tools: warnings %q", w)
+	}
+}

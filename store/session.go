@@ -360,10 +360,11 @@ func firstDiff(a, b []agent.Message) int {
 	return -1
 }
 
-// LastToolsHash is the tools hash of the last request sent, "" if none.
+// LastToolsHash is the tools hash of the last request sent with one, ""
+// if none. A compaction's summary request has none (agent.Session.Compact).
 func (s *Session) LastToolsHash(ctx context.Context) (string, error) {
 	var h string
-	err := s.db.sql.QueryRowContext(ctx, `SELECT tools_hash FROM requests WHERE session_id = ? ORDER BY seq DESC LIMIT 1`, s.meta.ID).Scan(&h)
+	err := s.db.sql.QueryRowContext(ctx, `SELECT tools_hash FROM requests WHERE session_id = ? AND tools_hash != '' ORDER BY seq DESC LIMIT 1`, s.meta.ID).Scan(&h)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
