@@ -10,6 +10,9 @@ import (
 	"syscall"
 
 	"github.com/agent-dev/agent/cmd"
+	// Imported first for its init: --version answers before the heavy
+	// packages initialise.
+	_ "github.com/agent-dev/agent/internal/early"
 )
 
 func main() {

@@ -5,6 +5,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"github.com/agent-dev/agent/internal/early"
 	"io"
 	"os"
 	"runtime/debug"
@@ -18,9 +19,6 @@ import (
 	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/themes"
 )
-
-// Version is set through ldflags by the release build.
-var Version = ""
 
 // Globals are the bound flags, the settings resolved from them and the
 // process's streams.
@@ -199,11 +197,12 @@ func newVersionCmd() *cobra.Command {
 	}
 }
 
-// versionString prefers the ldflags version, then the module version that
-// go install records.
+// versionString prefers the ldflags version (internal/early, which
+// answers --version of a release before the program is initialised), then
+// the module version that go install records.
 func versionString() string {
-	if Version != "" {
-		return Version
+	if early.Version != "" {
+		return early.Version
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version

@@ -171,6 +171,18 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		srv.close()
 	}
+	var version []sample
+	for i := 0; i < max(o.Runs, 5); i++ {
+		s, err := runAgent(ctx, o.Agent, []string{"--version"}, isolatedEnv(os.TempDir()), nil)
+		if err != nil {
+			return nil, fmt.Errorf("--version: %w", err)
+		}
+		version = append(version, s)
+	}
+	rep.Rows = append(rep.Rows, Row{Adapter: "-", Mode: "agent --version", Note: "-", Runs: len(version),
+		WallMS: median(version, func(s sample) float64 { return ms(s.wall) }),
+		CPUMS:  median(version, func(s sample) float64 { return ms(s.cpu) }),
+		RSSMB:  median(version, func(s sample) float64 { return float64(s.rssKB) / 1024 })})
 	if o.NodeBin != "" {
 		rows, missing, err := measureNPM(ctx, o)
 		if err != nil {
@@ -881,6 +893,9 @@ func goals(rep *Report) string {
 	}
 	if e := find(tokenbench.Anthropic, 282, "eager"); e != nil {
 		lines = append(lines, fmt.Sprintf("- eager mode at 282 tools: %.0f MB (goal ≤ 45) %s", e.RSSMB, mark(e.RSSMB <= 45)))
+	}
+	if v := find("-", 0, "agent --version"); v != nil {
+		lines = append(lines, fmt.Sprintf("- `agent --version`: %.0f ms (goal ≤ 20) %s, %.1f MB (goal ≤ 15) %s", v.WallMS, mark(v.WallMS <= 20), v.RSSMB, mark(v.RSSMB <= 15)))
 	}
 	if t := find(tokenbench.Anthropic, 282, "agent tools"); t != nil {
 		lines = append(lines, fmt.Sprintf("- `agent tools` at 282 tools: %.2f s (goal ≤ 0.3) %s", t.WallMS/1000, mark(t.WallMS <= 300)))
