@@ -25,12 +25,14 @@ func TestProgressSkipsKeepAlives(t *testing.T) {
 		{"anthropic ping", "event: ping\ndata: {\"type\": \"ping\"}\n\n", 1, 0},
 		{"typed keepalive", "data: {\"type\":\"keepalive\"}\n\n", 1, 0},
 		{"named keep-alive", "event: keep-alive\ndata: {}\n\n", 1, 0},
-		{"event without data", "event: message\n\n", 1, 0},
+		{"event without data: none, per the standard", "event: message\n\n", 0, 0},
+		{"empty data", "event: message\ndata:\n\n", 1, 0},
 		{"comment only", ": keep-alive\n\n", 0, 0},
 		{"content", "event: content_block_delta\ndata: {\"type\":\"content_block_delta\"}\n\n", 1, 1},
 		{"chat chunk", "data: {\"choices\":[{\"delta\":{\"content\":\"ping\"}}]}\n\n", 1, 1},
 		{"done marker", "data: [DONE]\n\n", 1, 1},
-		{"last event without its blank line", "data: {\"type\":\"message_stop\"}", 1, 1},
+		{"last event without its blank line", "data: {\"type\":\"message_stop\"}\n", 1, 1},
+		{"stream cut inside the last line", "data: {\"type\":\"message_stop\"}", 0, 0},
 		{"mixed", "event: ping\ndata: {\"type\":\"ping\"}\n\ndata: {\"type\":\"x\"}\n\n: c\n\ndata: {\"type\":\"y\"}\n\n", 3, 2},
 	}
 	for _, tc := range tests {
