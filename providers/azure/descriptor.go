@@ -1,7 +1,6 @@
 package azure
 
 import (
-	"context"
 	"errors"
 
 	"github.com/agent-dev/agent/agent"
@@ -19,16 +18,12 @@ func Descriptor() provider.Descriptor {
 		BaseURLEnv:    []string{"AZURE_OPENAI_ENDPOINT"},
 		ModelPrefixes: openairesponses.ModelPrefixes,
 		Hosted:        openairesponses.Hosted(),
-		New: func(ctx context.Context, c provider.Config) (agent.Provider, error) {
-			o, err := FromEnv(ctx, c.Getenv)
-			if err != nil {
-				return nil, err
-			}
+		New: provider.Constructor(FromEnv, func(o Options, c provider.Config) (agent.Provider, error) {
 			if c.Model == "" {
 				return nil, errors.New("azure: name the deployment with --model (its capabilities come from the config's models table, or from the name when it names the model)")
 			}
 			o.Models, o.FirstByteTimeout, o.StreamIdleTimeout = c.Models, c.FirstByteTimeout, c.StreamIdleTimeout
 			return New(o)
-		},
+		}),
 	}
 }

@@ -1,8 +1,6 @@
 package bedrock
 
 import (
-	"context"
-
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/providers/provider"
 )
@@ -16,13 +14,9 @@ func Descriptor() provider.Descriptor {
 		KeyEnv:        []string{"AWS_BEARER_TOKEN_BEDROCK"},
 		BaseURLEnv:    []string{"ANTHROPIC_BEDROCK_BASE_URL", "AWS_ENDPOINT_URL_BEDROCK_RUNTIME"},
 		ModelPrefixes: []string{"claude-"},
-		New: func(ctx context.Context, c provider.Config) (agent.Provider, error) {
-			o, err := FromEnv(ctx, c.Getenv)
-			if err != nil {
-				return nil, err
-			}
+		New: provider.Constructor(FromEnv, func(o Options, c provider.Config) (agent.Provider, error) {
 			o.Models, o.FirstByteTimeout, o.StreamIdleTimeout = c.Models, c.FirstByteTimeout, c.StreamIdleTimeout
 			return New(o)
-		},
+		}),
 	}
 }

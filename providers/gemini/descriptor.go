@@ -1,8 +1,6 @@
 package gemini
 
 import (
-	"context"
-
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/providers/provider"
 )
@@ -16,13 +14,9 @@ func Descriptor() provider.Descriptor {
 		Name: Name, Family: "google", Home: true, DefaultModel: DefaultModel,
 		KeyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, KeyRequired: true, BaseURLEnv: []string{"GOOGLE_GEMINI_BASE_URL"},
 		ModelPrefixes: ModelPrefixes,
-		New: func(ctx context.Context, c provider.Config) (agent.Provider, error) {
-			o, err := FromEnv(ctx, c.Getenv)
-			if err != nil {
-				return nil, err
-			}
+		New: provider.Constructor(FromEnv, func(o Options, c provider.Config) (agent.Provider, error) {
 			return New(Configured(o, c)), nil
-		},
+		}),
 	}
 }
 

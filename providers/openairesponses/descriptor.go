@@ -26,14 +26,10 @@ func Descriptor() provider.Descriptor {
 		KeyEnv: []string{"OPENAI_API_KEY"}, KeyRequired: true, BaseURLEnv: []string{"OPENAI_BASE_URL"},
 		ModelPrefixes: ModelPrefixes,
 		Hosted:        Hosted(),
-		New: func(ctx context.Context, c provider.Config) (agent.Provider, error) {
-			o, err := FromEnv(ctx, c.Getenv)
-			if err != nil {
-				return nil, err
-			}
+		New: provider.Constructor(FromEnv, func(o Options, c provider.Config) (agent.Provider, error) {
 			o.Models, o.FirstByteTimeout, o.StreamIdleTimeout = c.Models, c.FirstByteTimeout, c.StreamIdleTimeout
 			return New(o), nil
-		},
+		}),
 		ListModels: provider.ListVia,
 	}
 }

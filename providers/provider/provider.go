@@ -91,3 +91,20 @@ func ListVia(ctx context.Context, p agent.Provider) ([]string, error) {
 	}
 	return l.ListModels(ctx)
 }
+
+// FromEnv is the one shape of every provider package's FromEnv: the
+// options the environment gives (keys, base URL, credentials), read
+// through getenv; nothing is fetched.
+type FromEnv[O any] func(ctx context.Context, getenv func(string) string) (O, error)
+
+// Constructor is a Descriptor.New: the options from fromEnv, then build
+// with what the settings decide.
+func Constructor[O any](fromEnv FromEnv[O], build func(O, Config) (agent.Provider, error)) func(context.Context, Config) (agent.Provider, error) {
+	return func(ctx context.Context, c Config) (agent.Provider, error) {
+		o, err := fromEnv(ctx, c.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		return build(o, c)
+	}
+}

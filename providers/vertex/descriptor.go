@@ -1,8 +1,6 @@
 package vertex
 
 import (
-	"context"
-
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/providers/anthropic"
 	"github.com/agent-dev/agent/providers/gemini"
@@ -17,14 +15,10 @@ func Descriptor() provider.Descriptor {
 		BaseURLEnv:    []string{"ANTHROPIC_VERTEX_BASE_URL"},
 		ModelPrefixes: []string{"claude-"},
 		Hosted:        anthropic.Hosted(),
-		New: func(ctx context.Context, c provider.Config) (agent.Provider, error) {
-			o, err := FromEnv(ctx, c.Getenv)
-			if err != nil {
-				return nil, err
-			}
+		New: provider.Constructor(FromEnv, func(o Options, c provider.Config) (agent.Provider, error) {
 			o.Models, o.FirstByteTimeout, o.StreamIdleTimeout = c.Models, c.FirstByteTimeout, c.StreamIdleTimeout
 			return New(o)
-		},
+		}),
 	}
 }
 
@@ -33,12 +27,8 @@ func GeminiDescriptor() provider.Descriptor {
 	return provider.Descriptor{
 		Name: GeminiTag, Family: "google", DefaultModel: gemini.DefaultModel,
 		BaseURLEnv: []string{"GOOGLE_VERTEX_BASE_URL"},
-		New: func(ctx context.Context, c provider.Config) (agent.Provider, error) {
-			o, err := GeminiFromEnv(ctx, c.Getenv)
-			if err != nil {
-				return nil, err
-			}
+		New: provider.Constructor(GeminiFromEnv, func(o Options, c provider.Config) (agent.Provider, error) {
 			return NewGemini(o, gemini.Configured(gemini.Options{}, c))
-		},
+		}),
 	}
 }
