@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Paired start-up ratios against the peers: `agent --version` against
+# `claude --version` (Claude Code) and `codex --version` (Codex CLI), run in
+# turn (A B A B ...) so the machine's drift hits both alike; each pair's
+# ratio of wall time and of peak RSS, then their medians.
+#
+#   bash bench/peers.sh [RUNS]          (default 15 pairs)
+#
+# Needs Node and npm: the peers are installed under $PEERS_DIR (default
+# /tmp/agent-peers) from npm (@anthropic-ai/claude-code, @openai/codex).
+# agent is built as a release is, its version through ldflags.
+set -euo pipefail
+runs=${1:-15}
+root=$(cd "$(dirname "$0")/.." && pwd)
+peers=${PEERS_DIR:-/tmp/agent-peers}
+mkdir -p "$peers"
+if [ ! -x "$peers/node_modules/.bin/codex" ] || [ ! -d "$peers/node_modules/@anthropic-ai/claude-code" ]; then
+	(cd "$peers" && npm install --no-audit --no-fund @anthropic-ai/claude-code @openai/codex >/dev/null)
+fi
+# Claude Code's native binary, as its postinstall would copy it over its
+# placeholder (npm may not run install scripts); else its node wrapper.
+claude=("$peers/node_modules/@anthropic-ai/claude-code-linux-x64/claude")
+[ -x "${claude[0]}" ] || claude=(node "$peers/node_modules/@anthropic-ai/claude-code/cli-wrapper.cjs")
+codex=("$peers/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex")
+[ -x "${codex[0]}" ] || codex=("$peers/node_modules/.bin/codex")
+agent="$peers/agent"
+(cd "$root" && go build -ldflags "-X github.com/agent-dev/agent/internal/early.Version=peers" -o "$agent" .)
+
+# one CMD...: prints "wall_seconds peak_rss_kb" of one run.
+one() {
+	/usr/bin/time -f '%e %M' -o "$peers/time.out" "$@" >/dev/null 2>&1
+	cat "$peers/time.out"
+}
+
+pair() { # NAME CMD... -- prints the medians of agent/peer ratios
+	local name=$1
+	shift
+	local wr=() mr=()
+	one "$agent" --version >/dev/null
+	one "$@" >/dev/null # warm-up
+	for _ in $(seq "$runs"); do
+		read -r aw am < <(one "$agent" --version)
+		read -r pw pm < <(one "$@")
+		wr+=("$(awk -v a="$aw" -v b="$pw" 'BEGIN{ if (b > 0) printf "%.3f", a/b; else print "nan" }')")
+		mr+=("$(awk -v a="$am" -v b="$pm" 'BEGIN{ printf "%.3f", a/b }')")
+		echo "$name pair: agent ${aw}s ${am}KB, peer ${pw}s ${pm}KB" >&2
+	done
+	med() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
+	echo "| $name --version | $(med "${wr[@]}") | $(med "${mr[@]}") |"
+}
+
+echo "| pair (agent / peer), $runs runs each | wall ratio (median) | peak RSS ratio (median) |"
+echo "|---|---|---|"
+pair "claude" "${claude[@]}" --version
+pair "codex" "${codex[@]}" --version
