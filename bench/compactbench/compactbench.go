@@ -49,13 +49,66 @@ const (
 
 // Forms are the three ways found tools are loaded.
 var Forms = []Form{
-	{Name: "anthropic native", Provider: "anthropic", Model: "claude-sonnet-4-5"},
-	{Name: "openai hosted", Provider: "openai", Model: "gpt-5.4"},
-	{Name: "client search (chat)", Provider: "openai-chat", Model: "llama-3.3-70b"},
+	{Name: "anthropic native", Model: "claude-sonnet-4-5", fake: anthropicFake},
+	{Name: "openai hosted", Model: "gpt-5.4", fake: responsesFake},
+	{Name: "client search (chat)", Model: "llama-3.3-70b", fake: chatFake},
 }
 
-// Form is one provider and model.
-type Form struct{ Name, Provider, Model string }
+// Form is one provider's fake and a model.
+type Form struct {
+	Name, Model string
+	fake        func(b *brain, ft *faket.T) (*fake, error)
+}
+
+// fake is a form's strict fake server: the adapter pointed at it, the
+// requests it logged, the body key of the history, what to close.
+type fake struct {
+	p        agent.Provider
+	requests func() []logged
+	msgKey   string
+	close    func()
+}
+
+func anthropicFake(b *brain, ft *faket.T) (*fake, error) {
+	srv := anthropictest.NewServer(ft)
+	srv.Handler = b.anthropic
+	return &fake{p: anthropic.New(anthropic.Options{APIKey: anthropictest.DefaultAPIKey, BaseURL: srv.URL}), msgKey: "messages",
+		requests: func() []logged {
+			return logAll(srv.Requests(), func(r *anthropictest.Request) logged { return logged{r.Status, r.Body} })
+		},
+		close: func() {}}, nil
+}
+
+func responsesFake(b *brain, ft *faket.T) (*fake, error) {
+	srv := responsestest.NewServer(ft)
+	front, err := responsesFront(b, srv)
+	if err != nil {
+		return nil, err
+	}
+	return &fake{p: openairesponses.New(openairesponses.Options{APIKey: responsestest.DefaultKey, BaseURL: front.URL + "/v1"}), msgKey: "input",
+		requests: func() []logged {
+			return logAll(srv.Requests(), func(r responsestest.Request) logged { return logged{r.Status, r.Body} })
+		},
+		close: front.Close}, nil
+}
+
+func chatFake(b *brain, ft *faket.T) (*fake, error) {
+	srv := chattest.NewServer(ft)
+	srv.Reply = b.chat
+	return &fake{p: openaichat.New(openaichat.Options{Name: "fake", BaseURL: srv.BaseURL()}), msgKey: "messages",
+		requests: func() []logged {
+			return logAll(srv.Requests(), func(r chattest.Request) logged { return logged{r.Status, r.Body} })
+		},
+		close: func() {}}, nil
+}
+
+func logAll[R any](rs []R, f func(R) logged) []logged {
+	out := make([]logged, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, f(r))
+	}
+	return out
+}
 
 // Options shape the session; the zero value is the full benchmark.
 type Options struct {
@@ -526,49 +579,12 @@ func RunOne(ctx context.Context, f Form, variant string, o Options) (*Result, er
 	ft := &faket.T{}
 	defer ft.Close()
 	b := &brain{found: map[string]bool{}}
-	var p agent.Provider
-	var requests func() []logged
-	msgKey := "messages"
-	switch f.Provider {
-	case "anthropic":
-		srv := anthropictest.NewServer(ft)
-		srv.Handler = b.anthropic
-		p = anthropic.New(anthropic.Options{APIKey: anthropictest.DefaultAPIKey, BaseURL: srv.URL})
-		requests = func() []logged {
-			var out []logged
-			for _, r := range srv.Requests() {
-				out = append(out, logged{r.Status, r.Body})
-			}
-			return out
-		}
-	case "openai":
-		srv := responsestest.NewServer(ft)
-		front, err := responsesFront(b, srv)
-		if err != nil {
-			return nil, err
-		}
-		defer front.Close()
-		p = openairesponses.New(openairesponses.Options{APIKey: responsestest.DefaultKey, BaseURL: front.URL + "/v1"})
-		msgKey = "input"
-		requests = func() []logged {
-			var out []logged
-			for _, r := range srv.Requests() {
-				out = append(out, logged{r.Status, r.Body})
-			}
-			return out
-		}
-	default:
-		srv := chattest.NewServer(ft)
-		srv.Reply = b.chat
-		p = openaichat.New(openaichat.Options{Name: "fake", BaseURL: srv.BaseURL()})
-		requests = func() []logged {
-			var out []logged
-			for _, r := range srv.Requests() {
-				out = append(out, logged{r.Status, r.Body})
-			}
-			return out
-		}
+	fk, err := f.fake(b, ft)
+	if err != nil {
+		return nil, err
 	}
+	defer fk.close()
+	p, requests, msgKey := fk.p, fk.requests, fk.msgKey
 	set := tools.NewSet()
 	schema := json.RawMessage(`{"type":"object","properties":{"record":{"type":"string","description":"What to look up"}},"required":["record"]}`)
 	exec := func(name string) tools.Executor {
