@@ -212,6 +212,10 @@ func (s *Settings) restore(m store.SessionMeta) {
 	s.NoStream = s.NoStream || st.NoStream
 }
 
+// PickSession is the value of --resume given without an ID: the TUI opens
+// its session picker.
+const PickSession = "\x00pick"
+
 // UsageError is a mistake in how the program was called: exit code 2.
 type UsageError struct{ Err error }
 

@@ -43,6 +43,9 @@ func runPrint(ctx context.Context, g *Globals) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
+	if g.Settings.Resume == app.PickSession {
+		return usagef("-p cannot pick a session: name one with --resume ID (agent sessions lists them) or use --continue")
+	}
 	a, err := app.Open(ctx, g.Settings, app.Options{Getenv: g.Getenv, Version: versionString(), Title: g.Prompt, SignIn: g.Stderr})
 	if err != nil {
 		return err

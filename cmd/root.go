@@ -70,6 +70,12 @@ func joinDeferValue(args []string) []string {
 		if a == "--" {
 			return append(out, args[i:]...)
 		}
+		if a == "--resume" && (i+1 == len(args) || strings.HasPrefix(args[i+1], "-")) {
+			// --resume with no ID opens the session picker, as in Claude
+			// Code and Codex.
+			out = append(out, "--resume="+app.PickSession)
+			continue
+		}
 		if a == "--defer" && i+1 < len(args) {
 			switch v := args[i+1]; v {
 			case "true", "false", "auto":
@@ -134,7 +140,7 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 	lf := root.Flags()
 	lf.BoolVarP(&g.PromptSet, "print", "p", false, "print mode: run the prompt given as argument to the end and print the answer (piped stdin is appended)")
 	lf.StringVar(&g.OutputFormat, "output-format", "text", "print mode output: text, json or stream-json")
-	lf.StringVar(&g.Resume, "resume", "", "resume the session with this ID (a unique prefix is enough)")
+	lf.StringVar(&g.Resume, "resume", "", "resume the session with this ID (a unique prefix is enough); without an ID, pick one")
 	lf.BoolVarP(&g.Continue, "continue", "c", false, "continue the newest session of this working directory")
 	lf.BoolVar(&g.Yes, "yes", false, "approve every tool call that needs approval (print mode)")
 	lf.BoolVar(&g.Demo, "demo", false, "offline demo: the real TUI with a scripted local model and a bundled catalog")

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agent-dev/agent/app"
 )
 
 // "--defer auto", as the README writes it, is the flag's value, not a word of
@@ -18,6 +20,10 @@ func TestJoinDeferValue(t *testing.T) {
 		{[]string{"-p", "--defer", "List my pull requests"}, []string{"-p", "--defer", "List my pull requests"}},
 		{[]string{"--defer"}, []string{"--defer"}},
 		{[]string{"-p", "--", "--defer", "auto"}, []string{"-p", "--", "--defer", "auto"}},
+		// #27: --resume without an ID picks a session; with one, as before.
+		{[]string{"--resume"}, []string{"--resume=" + app.PickSession}},
+		{[]string{"--resume", "--theme", "dark"}, []string{"--resume=" + app.PickSession, "--theme", "dark"}},
+		{[]string{"--resume", "abc123"}, []string{"--resume", "abc123"}},
 	} {
 		if got := joinDeferValue(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("joinDeferValue(%q) = %q, want %q", tc.in, got, tc.want)
@@ -95,5 +101,14 @@ func TestDemoWarnsOfUnmatchedApproval(t *testing.T) {
 	}
 	if len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], `"nomatch_*" matches no tool`) {
 		t.Errorf("warnings = %q", out.Warnings)
+	}
+}
+
+// #27: -p cannot open a picker: --resume without an ID is a usage error.
+func TestPrintResumeWithoutID(t *testing.T) {
+	isolate(t)
+	res := runAgent(t, map[string]string{"ANTHROPIC_API_KEY": "k"}, "-p", "hi", "--resume")
+	if res.code != 2 || !strings.Contains(res.stderr, "-p cannot pick a session: name one with --resume ID") {
+		t.Errorf("exit %d: %s", res.code, res.stderr)
 	}
 }

@@ -16,6 +16,10 @@ func runTUI(ctx context.Context, g *Globals) error {
 	if f, ok := g.Stdout.(*os.File); !ok || !isTerminal(f) {
 		return usagef("the terminal UI needs a terminal on stdout: run agent in one, or use -p PROMPT to print one answer")
 	}
+	pick := g.Settings.Resume == app.PickSession
+	if pick {
+		g.Settings.Resume = ""
+	}
 	a, err := app.Open(ctx, g.Settings, app.Options{Getenv: g.Getenv, Version: versionString(), Title: g.Prompt, Interactive: true})
 	if err != nil {
 		return err
@@ -31,7 +35,7 @@ func runTUI(ctx context.Context, g *Globals) error {
 	}
 	// Startup warnings go to the chat once, not to the status bar.
 	opts.Warnings = append(a.Warnings(), a.NewNotices()...)
-	opts.AltScreen = g.AltScreen
+	opts.AltScreen, opts.PickSession = g.AltScreen, pick
 	opts.Alerts = a.Alerts()
 	err = tui.Run(ctx, b, opts)
 	if id := a.Leave(); id != "" {

@@ -63,8 +63,32 @@ func TestClearDuringStreamKeepsTheAnswerWhole(t *testing.T) {
 			t.Fatalf("the code after /clear ran together:\n%s", f)
 		}
 	}
-	if !strings.Contains(f, "func a() {") || strings.Contains(f, "› you") {
-		t.Fatalf("/clear should drop the prompt and keep the streaming answer:\n%s", f)
+	// #27: /clear starts a new conversation, so it waits for the turn.
+	if !strings.Contains(f, "func a() {") || !strings.Contains(f, "/clear waits for the turn to end") {
+		t.Fatalf("/clear during a turn should wait and keep the streaming answer:\n%s", f)
+	}
+}
+
+// #27: /clear starts a new conversation (the old one stays stored) on a
+// clear screen, as in Claude Code and Codex.
+func TestClearStartsNewConversation(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	m, _, rec := newInlineModel(t, b, 80, 24, Options{})
+	typeText(m, "hello")
+	run(m, press(m, "enter"))
+	feed(m, b, []agent.Event{{Type: agent.EventTextDelta, Text: "Hi."}, {Type: agent.EventDone}})
+	typeText(m, "/clear")
+	run(m, press(m, "enter"))
+	if b.newCalls != 1 {
+		t.Fatalf("/clear called New %d times, want 1", b.newCalls)
+	}
+	m.View()
+	if f := frame(m); strings.Contains(f, "Hi.") {
+		t.Errorf("after /clear the screen still shows the answer:\n%s", f)
+	}
+	if sb := rec.String(); !strings.Contains(sb, "cleared: a new session") {
+		t.Errorf("no line says the conversation was cleared:\n%s", sb)
 	}
 }
 

@@ -51,3 +51,34 @@ func TestCatalogWaitLine(t *testing.T) {
 		t.Error("esc after the wait did not cancel the turn")
 	}
 }
+
+// #27: /export writes the conversation only, not the UI's notices,
+// warnings and errors.
+func TestExportConversationOnly(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 100, 30, Options{})
+	typeText(m, "weather in Paris?")
+	run(m, press(m, "enter"))
+	feed(m, b, conversation())
+	m.chat.notice(itemNotice, "a UI notice")
+	m.chat.notice(itemWarning, "a UI warning")
+	out := m.transcript()
+	if strings.Contains(out, "a UI notice") || strings.Contains(out, "a UI warning") {
+		t.Errorf("the export carries UI lines:\n%s", out)
+	}
+	if !strings.Contains(out, "## You\n\nweather in Paris?") || !strings.Contains(out, "## Assistant") {
+		t.Errorf("the export lost the conversation:\n%s", out)
+	}
+}
+
+// #27: --resume without an ID opens the session picker on start.
+func TestPickSessionOnStart(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 100, 30, Options{PickSession: true})
+	run(m, m.Init())
+	if m.picker == nil {
+		t.Fatal("no session picker on start")
+	}
+}

@@ -39,9 +39,13 @@ type (
 		Tools   []ToolInfo
 		Err     error
 	}
-	newSessionMsg struct{ Err error }
-	flushMsg      struct{}
-	infoTickMsg   struct{}
+	newSessionMsg struct {
+		Err error
+		// cleared: /clear asked for it (the notice says so).
+		cleared bool
+	}
+	flushMsg    struct{}
+	infoTickMsg struct{}
 )
 
 func (m *Model) infoTick() tea.Cmd {
@@ -62,7 +66,7 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 	arg = strings.TrimSpace(arg)
 	b, ctx := m.b, context.Background()
 	// These change the session under a running turn: the turn first.
-	if m.working && (name == "/new" || name == "/sessions" || (name == "/model" && arg != "")) {
+	if m.working && (name == "/new" || name == "/clear" || name == "/sessions" || name == "/resume" || (name == "/model" && arg != "")) {
 		m.hint = name + " waits for the turn to end: esc cancels it"
 		return nil, true
 	}
@@ -75,12 +79,11 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 	case "/help":
 		m.chat.notice(itemNotice, m.helpText())
 	case "/clear":
+		// As in Claude Code and Codex: a new conversation on a clear
+		// screen; the old one stays in agent sessions (/resume).
 		m.chat.clear()
 		m.committed = 0
-		if !m.opts.AltScreen {
-			// The scrollback keeps what was printed; the screen is cleared.
-			return tea.ClearScreen, true
-		}
+		return tea.Batch(tea.ClearScreen, func() tea.Msg { return newSessionMsg{Err: b.New(ctx), cleared: true} }), true
 	case "/model":
 		if arg == "" {
 			if _, ok := b.(ModelLister); !ok {
@@ -116,7 +119,7 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 			ts, err := b.Search(ctx, arg)
 			return searchDoneMsg{ID: id, Tools: ts, Err: err}
 		}, m.spin.Tick), true
-	case "/sessions":
+	case "/sessions", "/resume":
 		return func() tea.Msg {
 			items, err := b.Sessions(ctx)
 			return sessionsMsg{Items: items, Err: err}

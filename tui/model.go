@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -122,6 +123,13 @@ func (m *Model) Init() tea.Cmd {
 	}
 	if p := strings.TrimSpace(m.opts.Prompt); p != "" {
 		cmds = append(cmds, m.submit(p))
+	}
+	if m.opts.PickSession {
+		b := m.b
+		cmds = append(cmds, func() tea.Msg {
+			items, err := b.Sessions(context.Background())
+			return sessionsMsg{Items: items, Err: err}
+		})
 	}
 	return tea.Batch(cmds...)
 }

@@ -135,9 +135,9 @@ func (m *Model) transcript() string {
 				names = append(names, t.Name)
 			}
 			fmt.Fprintf(&b, "\n> %s %s → %s\n", s.label(), quote(s.Query), orText(strings.Join(names, ", "), "nothing found"))
-		case itemWarning, itemError, itemNotice:
-			fmt.Fprintf(&b, "\n> _%s_\n", strings.ReplaceAll(strings.TrimSpace(it.text), "\n", "\n> "))
 		}
+		// Warnings, errors and notices are the UI's, not the
+		// conversation's: /export leaves them out.
 	}
 	return b.String()
 }

@@ -124,6 +124,9 @@ type ApprovalRequest struct {
 type Options struct {
 	// Theme is a themes name or "auto" (follow the terminal background).
 	Theme string
+	// PickSession opens the session picker on start (--resume without an
+	// ID).
+	PickSession bool
 	// NoColor drops all colours; Run also honours the NO_COLOR variable.
 	NoColor bool
 	// History is a resumed session's messages, rendered on start.

@@ -450,7 +450,11 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 		m.pane.reset()
 		m.status.SetNote("")
 		m.status.resetUsage()
-		m.chat.notice(itemNotice, "new session")
+		if msg.cleared {
+			m.chat.notice(itemNotice, "cleared: a new session; /resume picks the old one")
+		} else {
+			m.chat.notice(itemNotice, "new session")
+		}
 		return m.refreshInfo(), true
 	default:
 		return nil, false

@@ -216,11 +216,11 @@ func TestCommands(t *testing.T) {
 		t.Fatal("resumed pane does not show past searches")
 	}
 	do("/clear")
-	if len(m.chat.items) != 0 {
-		t.Fatal("/clear kept items")
+	if len(m.chat.items) != 1 || b.newCalls != 1 || len(m.pane.searches) != 0 {
+		t.Fatalf("/clear kept %d items, New called %d times", len(m.chat.items), b.newCalls)
 	}
 	do("/new")
-	if b.newCalls != 1 || len(m.pane.searches) != 0 {
+	if b.newCalls != 2 || len(m.pane.searches) != 0 {
 		t.Fatal("/new did not reset")
 	}
 	typeText(m, "/quit")
