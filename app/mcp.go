@@ -30,7 +30,13 @@ func (s Settings) MCPServers() (map[string]config.MCPServer, error) {
 			}
 			return config.ParseMCPServers(s.Config.MCPServers, s.ConfigPath)
 		},
-		func() (map[string]config.MCPServer, error) { return config.LoadMCPConfig(project) },
+		func() (map[string]config.MCPServer, error) {
+			servers, err := config.LoadMCPConfig(project)
+			if err != nil {
+				return nil, err
+			}
+			return servers, untrustedKeyPaths(servers)
+		},
 		func() (map[string]config.MCPServer, error) {
 			if s.MCPConfig == "" {
 				return nil, nil

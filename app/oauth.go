@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/agent-dev/agent/config"
@@ -94,4 +97,17 @@ func MCPLogout(s Settings, name string) (removed bool, err error) {
 		return false, err
 	}
 	return a.Logout()
+}
+
+// untrustedKeyPaths refuses a private key read from a path that a project's
+// .mcp.json names: a file that came with a cloned repository must not say
+// where credentials are read from. The user's own files and --mcp-config may.
+func untrustedKeyPaths(servers map[string]config.MCPServer) error {
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		srv := servers[name]
+		if srv.OAuth != nil && strings.HasPrefix(srv.OAuth.PrivateKey, "@") {
+			return fmt.Errorf("MCP server %s in %s: oauth.private_key @PATH is read only from your own config (~/.config/agent/mcp.json, the config file or --mcp-config), never from a project's .mcp.json", name, srv.Source)
+		}
+	}
+	return nil
 }
