@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 		serveTestMCP()
 		return
 	}
-	if os.Getenv("AGENT_TEST_BROWSER") == "1" {
+	if os.Getenv("AGENT_TEST_BROWSER") == "1" && len(os.Args) == 2 && strings.HasPrefix(os.Args[1], "http") {
 		// The test binary as $BROWSER: it follows the sign-in URL's
 		// redirects to the agent's listener, as a browser would.
 		os.Exit(followURL(os.Args[1:]))

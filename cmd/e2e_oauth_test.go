@@ -133,3 +133,26 @@ func TestPrintSignInTimesOut(t *testing.T) {
 		t.Fatalf("%d model requests: the run should stop before asking the model", n)
 	}
 }
+
+// `agent mcp login` in a real terminal: the URL is printed, $BROWSER (the
+// test binary) follows it, and the command says it signed in.
+func TestMCPLoginInTmux(t *testing.T) {
+	isolate(t)
+	as, cfg := protectedMCP(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := os.Getenv("HOME")
+	ts := startTmux(t, map[string]string{"HOME": home, "XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"),
+		"XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME"), "BROWSER": exe, "AGENT_TEST_BROWSER": "1"},
+		"mcp", "login", "remote", "--mcp-config", cfg)
+	ts.waitFor("Signed in to remote.")
+	if h := ts.history(); !strings.Contains(h, "MCP server remote needs a sign-in") || !strings.Contains(h, as.URL+"/authorize?") {
+		t.Fatalf("the URL was not printed:\n%s", h)
+	}
+	files, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_DATA_HOME"), "agent", "oauth", "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("token files %v", files)
+	}
+}
