@@ -43,6 +43,8 @@ func (c *conn) connect(parent context.Context) error {
 			if lerr := c.auth.Login(parent); lerr != nil {
 				return lerr
 			}
+			// The sign-in may have outlasted the server's keep-alive.
+			http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 			err = c.connectOnce(parent)
 		}
 	}

@@ -118,13 +118,30 @@ func New(srv config.MCPServer, o Options) *Authorizer {
 		o.ClientName = "agent"
 	}
 	if o.HTTP == nil {
-		o.HTTP = &http.Client{Timeout: 30 * time.Second}
+		// No kept-alive connections: the token request comes after a
+		// sign-in that may outlast a server's keep-alive, and a POST on a
+		// connection the server closed meanwhile fails with EOF (it is not
+		// retried, not being idempotent).
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.DisableKeepAlives = true
+		o.HTTP = &http.Client{Timeout: 30 * time.Second, Transport: tr}
 	}
 	a := &Authorizer{name: srv.Name, url: srv.URL, opts: o, store: &fileStore{dir: o.Dir}, http: o.HTTP}
 	if srv.OAuth != nil {
 		a.cfg = *srv.OAuth
 	}
 	return a
+}
+
+// dropIdle closes the idle connections of the MCP transport after a
+// sign-in through the browser: it may have outlasted the server's
+// keep-alive, and the next POST on such a connection fails with EOF.
+func dropIdle(base http.RoundTripper) {
+	if c, ok := base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+		return
+	}
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 }
 
 // SetLive tells the Authorizer its connection is up (or down).

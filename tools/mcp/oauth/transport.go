@@ -72,6 +72,7 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			if err := t.a.recover(ctx, tok, ch); err != nil {
 				return nil, err
 			}
+			dropIdle(t.base)
 			continue
 		case http.StatusForbidden:
 			ch := parseChallenge(resp.Header)
@@ -83,6 +84,7 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			if err := t.a.stepUp(ctx, ch); err != nil {
 				return nil, err
 			}
+			dropIdle(t.base)
 			continue
 		}
 		return resp, nil
