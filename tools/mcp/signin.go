@@ -38,17 +38,18 @@ func (c *conn) connect(parent context.Context) error {
 		return err
 	}
 	if err != nil && errors.Is(err, oauth.ErrSignInRequired) && c.auth.Interactive() {
-		var se *oauth.SignInError
-		if errors.As(err, &se) && se.Reason == "" {
-			if lerr := c.auth.Login(parent); lerr != nil {
-				return lerr
-			}
-			// The sign-in may have outlasted the server's keep-alive.
-			http.DefaultTransport.(*http.Transport).CloseIdleConnections()
-			err = c.connectOnce(parent)
+		if lerr := c.auth.Login(parent); lerr != nil {
+			return lerr
 		}
+		// The sign-in may have outlasted the server's keep-alive.
+		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+		err = c.connectOnce(parent)
 	}
 	c.auth.SetLive(err == nil)
+	if se := (*oauth.SignInError)(nil); errors.As(err, &se) {
+		// The transport's wrapping says nothing the user can act on.
+		return se
+	}
 	return err
 }
 
