@@ -3,9 +3,11 @@ package app
 import (
 	"errors"
 	"net"
+	"strings"
 	"syscall"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/registry"
 )
 
 // ExitCode maps an error to the process exit code: 0 success, 2 a mistake
@@ -41,6 +43,8 @@ func (a *App) hint(err error) string {
 	case errors.Is(err, agent.ErrBadRequest) && a.nativeSearch():
 		// A model the table thinks searches natively, but does not.
 		return "this model may not support native tool search: try --search client"
+	case errors.Is(err, agent.ErrAuth):
+		return a.authHint()
 	case errors.Is(err, syscall.ECONNREFUSED):
 		// A local server that is not running, a mistyped --base-url.
 		return "nothing answers there: start the server, or point --base-url at it"
@@ -70,3 +74,30 @@ type hinted struct {
 
 func (h *hinted) Error() string { return h.err.Error() + " (" + h.hint + ")" }
 func (h *hinted) Unwrap() error { return h.err }
+
+// authHint names the variable a rejected key came from and where a new one
+// comes from (#27: a 401 said only "invalid x-api-key").
+func (a *App) authHint() string {
+	d, ok := registry.Lookup(a.Provider())
+	if !ok || len(d.KeyEnv) == 0 {
+		return "the server refused the credentials: check the key or the token it expects"
+	}
+	h := "the key was refused: set " + strings.Join(d.KeyEnv, " or ") + " to a valid key"
+	for _, v := range d.KeyEnv {
+		if where := keySource[v]; where != "" {
+			return h + " (from " + where + ")"
+		}
+	}
+	return h
+}
+
+// keySource is where the key each variable holds is issued.
+var keySource = map[string]string{
+	"ANTHROPIC_API_KEY":  "console.anthropic.com → API keys",
+	"OPENAI_API_KEY":     "platform.openai.com/api-keys",
+	"GEMINI_API_KEY":     "aistudio.google.com/apikey",
+	"DEEPSEEK_API_KEY":   "platform.deepseek.com/api_keys",
+	"MISTRAL_API_KEY":    "console.mistral.ai/api-keys",
+	"OPENROUTER_API_KEY": "openrouter.ai/settings/keys",
+	"GROQ_API_KEY":       "console.groq.com/keys",
+}

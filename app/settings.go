@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 
@@ -153,6 +154,11 @@ func (s Settings) Validate() error {
 	}
 	if s.Resume != "" && s.Continue {
 		return Usagef("--resume and --continue are exclusive: pick one")
+	}
+	if s.BaseURL != "" {
+		if u, err := url.Parse(s.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return Usagef("--base-url %q is not a URL: give the API's address with its scheme, e.g. https://api.example.com/v1 or http://127.0.0.1:11434/v1", s.BaseURL)
+		}
 	}
 	return nil
 }

@@ -191,3 +191,19 @@ func TestMaxToolResultBytes(t *testing.T) {
 		t.Errorf("negative: %v", err)
 	}
 }
+
+// #27: --base-url foo is a usage error naming the expected form.
+func TestBaseURLMustBeAURL(t *testing.T) {
+	for _, c := range []struct {
+		url string
+		ok  bool
+	}{{"foo", false}, {"api.example.com/v1", false}, {"ftp://x/y", false}, {"https://api.example.com/v1", true}, {"http://127.0.0.1:11434/v1", true}} {
+		s := Settings{Config: config.Defaults()}
+		s.BaseURL = c.url
+		err := s.Validate()
+		var ue *UsageError
+		if c.ok != (err == nil) || (err != nil && (!errors.As(err, &ue) || !strings.Contains(err.Error(), "give the API's address with its scheme"))) {
+			t.Errorf("%q: %v", c.url, err)
+		}
+	}
+}
