@@ -6,9 +6,8 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
+	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/cmd"
 	// Imported first for its init: --version answers before the heavy
 	// packages initialise.
@@ -16,7 +15,7 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	ctx, stop := app.SignalContext(context.Background())
 	defer stop()
 	os.Exit(cmd.Execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }

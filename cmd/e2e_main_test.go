@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/internal/testgate"
 )
 
@@ -30,7 +32,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv("AGENT_TEST_AS_AGENT") == "1" {
 		// The test binary runs as the agent command itself, in a real
 		// terminal, for the tmux end-to-end tests.
-		os.Exit(Execute(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+		ctx, stop := app.SignalContext(context.Background()) // as main does
+		code := Execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+		stop()
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
@@ -84,8 +89,15 @@ func serveTestMCP() {
 		s.AddTool(mcpgo.NewToolWithRawSchema("broken_report", "Build a report", []byte(`{"type":"objekt","properties":{"q":{"type":"string"}}}`)),
 			text(func(r mcpgo.CallToolRequest) string { return "report" }))
 	}
+	if f := os.Getenv("AGENT_TEST_MCP_PIDFILE"); f != "" {
+		_ = os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o600)
+	}
 	if err := server.ServeStdio(s); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if os.Getenv("AGENT_TEST_MCP_LINGER") == "1" {
+		// A server that ignores the end of its input: only a kill ends it.
+		time.Sleep(time.Hour)
 	}
 }

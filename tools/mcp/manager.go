@@ -149,6 +149,8 @@ type Manager struct {
 	saves   sync.WaitGroup // catalog cache writes in flight
 	started sync.WaitGroup // connections Start left running in the background
 
+	procs procs // stdio servers' running processes
+
 	startGate chan struct{} // closed by StartDeferred (Options.DeferStart)
 	startOnce sync.Once
 }
@@ -385,8 +387,12 @@ func (m *Manager) Status() []Status {
 	return out
 }
 
-// Close disconnects every server and kills stdio servers that do not exit
-// when their input closes.
+// closeGrace is how long Close lets servers exit by themselves.
+const closeGrace = time.Second
+
+// Close disconnects every server and, after a grace period (closeGrace),
+// kills the process groups of stdio servers that do not exit when their
+// input closes, and of those that did but left processes in their group.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	if m.closed {
@@ -395,6 +401,12 @@ func (m *Manager) Close() error {
 	}
 	m.closed = true
 	m.mu.Unlock()
+	// The processes running now have their groups killed after the grace
+	// period even if the leader exits within it: what it started in its
+	// group (a server under npx, a shell's children) would be left behind.
+	// Only these: a group whose leader exited long ago may be another
+	// program's by now.
+	running := m.procs.running()
 	var wg sync.WaitGroup
 	for _, c := range m.conns {
 		wg.Add(1)
@@ -407,11 +419,23 @@ func (m *Manager) Close() error {
 	go func() { wg.Wait(); close(done) }()
 	// Closing stdin lets a well-behaved server exit by itself; whatever is
 	// still running after a grace period is killed with its process group.
+	expired := make(chan struct{}) // closed: read by every wait below
+	grace := time.AfterFunc(closeGrace, func() { close(expired) })
+	defer grace.Stop()
 	select {
 	case <-done:
-	case <-time.After(time.Second):
+	case <-expired:
+	}
+	for _, p := range running {
+		select {
+		case <-p.exited:
+		case <-expired:
+		}
 	}
 	m.cancel()
+	for _, p := range running {
+		p.kill()
+	}
 	<-done
 	for _, c := range m.conns {
 		c.markReady()

@@ -67,8 +67,10 @@ func (c *conn) spawn(stderr *tail) (*proc, *procTransport, error) {
 	outW.Close()
 	errW.Close()
 	p := &proc{cmd: cmd, exited: make(chan struct{}), bad: make(chan string, 1), talked: make(chan struct{})}
+	c.m.procs.add(p)
 	go func() {
 		p.err = cmd.Wait()
+		c.m.procs.remove(p)
 		close(p.exited)
 	}()
 	go func() {
