@@ -11,6 +11,7 @@
 package models
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 )
@@ -57,6 +58,9 @@ const (
 	ThinkingEffort ThinkingKind = "effort"
 	// ThinkingAlways: always thinks, no control (deepseek-reasoner).
 	ThinkingAlways ThinkingKind = "always"
+	// ThinkingSwitch: a thinking on/off switch plus an effort level
+	// (DeepSeek V4: thinking {type: enabled|disabled} and reasoning_effort).
+	ThinkingSwitch ThinkingKind = "switch"
 )
 
 // Dialect is the JSON Schema dialect a model's tool parameters must be in.
@@ -119,13 +123,21 @@ type Capabilities struct {
 	// Empty when effort cannot be set.
 	Efforts []string `json:"efforts,omitempty"`
 	// SchemaDialect is the dialect tool schemas are sanitised to.
-	SchemaDialect Dialect
+	SchemaDialect Dialect `json:"schema_dialect"`
+	// TakesImages: the model reads images. A model that does not answers
+	// a request carrying one with a 400 (DeepSeek: "Model do not support
+	// image input"), so the adapters leave a tool's images out for it and
+	// say so in the tool result.
+	TakesImages bool `json:"takes_images"`
 	// ToolResultMedia: images a tool returned can go back inside its
 	// result. Read by Gemini, whose older models reject media in a
 	// function response (Gemini 3 takes it in functionResponse.parts);
 	// the other providers' result formats take images on every model
 	// that reads them.
 	ToolResultMedia bool `json:"tool_result_media"`
+	// Retired is the date (YYYY-MM-DD) from which the maker answers
+	// requests to this id with an error; "" while it is served.
+	Retired string `json:"retired,omitempty"`
 }
 
 // CanReason reports whether --effort can do anything on this model.
@@ -159,6 +171,38 @@ func (c Capabilities) WireEffort(level string) (string, bool) {
 		}
 	}
 	return c.Efforts[len(c.Efforts)-1], true
+}
+
+// EffortMap is the wire value each --effort level becomes on this model,
+// nil when effort cannot be set.
+func (c Capabilities) EffortMap() map[string]string {
+	if len(c.Efforts) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(EffortLevels))
+	for _, l := range EffortLevels {
+		m[l], _ = c.WireEffort(l)
+	}
+	return m
+}
+
+// EffortNote is the warning to give when --effort level reaches the wire
+// as another value (a level the model lacks): "" when it goes as asked.
+func (c Capabilities) EffortNote(model, level string) string {
+	wire, ok := c.WireEffort(level)
+	if !ok || wire == level {
+		return ""
+	}
+	return fmt.Sprintf("--effort %s: %s takes %s; sending %s", level, model, strings.Join(c.Efforts, ", "), wire)
+}
+
+// ImagesOmitted is the note a tool result carries in place of the n
+// images it returned, for a model that takes no images.
+func ImagesOmitted(n int) string {
+	if n == 1 {
+		return "[an image was omitted because the model takes no images]"
+	}
+	return fmt.Sprintf("[%d images were omitted because the model takes no images]", n)
 }
 
 func rank(e string) int {
@@ -252,6 +296,17 @@ func Lookup(provider, model string) Capabilities {
 // prefix override ("proxy-*"), applied over the built-in entry (or over the
 // entry of the model it is "like").
 func (t *Table) Lookup(provider, model string) Capabilities {
+	c := t.lookup(provider, model)
+	// Retirement dates are the maker's, for its own API (the provider named
+	// after the family): Bedrock, Vertex and the routers keep their own
+	// schedules.
+	if provider != c.Family {
+		c.Retired = ""
+	}
+	return c
+}
+
+func (t *Table) lookup(provider, model string) Capabilities {
 	family := t.family(provider)
 	if t != nil {
 		if o, ok := t.match(provider, model); ok {

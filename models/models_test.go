@@ -2,6 +2,7 @@ package models
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -19,7 +20,11 @@ func TestLookupSpellings(t *testing.T) {
 		{"anthropic", "claude-sonnet-4-5-20250929", "anthropic", true, true, false, ThinkingBudget, ReasoningThinking, 64_000, 200_000, DialectJSONSchema},
 		{"bedrock", "anthropic.claude-sonnet-4-5-20250929-v1:0", "anthropic", true, true, false, ThinkingBudget, ReasoningThinking, 64_000, 200_000, DialectJSONSchema},
 		{"bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", "anthropic", true, true, false, ThinkingBudget, ReasoningThinking, 64_000, 200_000, DialectJSONSchema},
-		{"bedrock", "global.anthropic.claude-opus-4-6-v1", "anthropic", true, true, false, ThinkingAdaptive, ReasoningThinking, 128_000, 200_000, DialectJSONSchema},
+		{"bedrock", "global.anthropic.claude-opus-4-6-v1", "anthropic", true, true, false, ThinkingAdaptive, ReasoningThinking, 128_000, 1_000_000, DialectJSONSchema},
+		{"anthropic", "claude-sonnet-4-6", "anthropic", true, true, false, ThinkingAdaptive, ReasoningThinking, 128_000, 1_000_000, DialectJSONSchema},
+		{"anthropic", "claude-opus-4-5-20251101", "anthropic", true, true, false, ThinkingEffort, ReasoningThinking, 64_000, 200_000, DialectJSONSchema},
+		{"anthropic", "claude-haiku-5-5", "anthropic", true, true, false, ThinkingAdaptive, ReasoningThinking, 128_000, 1_000_000, DialectJSONSchema},
+		{"anthropic", "claude-sonnet-5-5", "anthropic", true, true, false, ThinkingAdaptive, ReasoningThinking, 128_000, 1_000_000, DialectJSONSchema},
 		{"vertex", "claude-sonnet-4-5@20250929", "anthropic", true, true, false, ThinkingBudget, ReasoningThinking, 64_000, 200_000, DialectJSONSchema},
 		{"openrouter", "anthropic/claude-sonnet-4.5", "anthropic", true, true, false, ThinkingBudget, ReasoningThinking, 64_000, 200_000, DialectJSONSchema},
 		{"anthropic", "claude-opus-4-1", "anthropic", false, false, false, ThinkingBudget, ReasoningThinking, 32_000, 200_000, DialectJSONSchema},
@@ -29,7 +34,7 @@ func TestLookupSpellings(t *testing.T) {
 		{"anthropic", "claude-3-7-sonnet-latest", "anthropic", false, false, false, ThinkingBudget, ReasoningThinking, 64_000, 200_000, DialectJSONSchema},
 		{"anthropic", "claude-haiku-4-5", "anthropic", true, true, false, ThinkingBudget, ReasoningThinking, 64_000, 200_000, DialectJSONSchema},
 		{"anthropic", "claude-opus-4-7", "anthropic", true, true, false, ThinkingAdaptive, ReasoningThinking, 128_000, 1_000_000, DialectJSONSchema},
-		{"anthropic", "claude-sonnet-5", "anthropic", true, true, false, ThinkingAdaptive, ReasoningThinking, 64_000, 1_000_000, DialectJSONSchema},
+		{"anthropic", "claude-sonnet-5", "anthropic", true, true, false, ThinkingAdaptive, ReasoningThinking, 128_000, 1_000_000, DialectJSONSchema},
 		{"anthropic", "claude-fable-5-1", "anthropic", true, true, false, ThinkingAdaptive, ReasoningThinking, 128_000, 1_000_000, DialectJSONSchema},
 		{"anthropic", "glm-4.6", "", false, false, false, ThinkingNone, ReasoningNone, 8192, 200_000, DialectJSONSchema},
 		{"openai", "gpt-5", "openai", false, false, true, ThinkingEffort, ReasoningEffort, 128_000, 400_000, DialectJSONSchema},
@@ -46,7 +51,11 @@ func TestLookupSpellings(t *testing.T) {
 		{"gemini", "models/gemini-2.5-flash", "google", false, false, false, ThinkingBudget, ReasoningGemini, 65_536, 1_048_576, DialectGemini},
 		{"deepseek", "deepseek-chat", "deepseek", false, false, false, ThinkingNone, ReasoningNone, 8192, 128_000, DialectJSONSchema},
 		{"deepseek", "deepseek-reasoner", "deepseek", false, false, false, ThinkingAlways, ReasoningContent, 65_536, 128_000, DialectJSONSchema},
-		{"deepseek", "deepseek-v4-pro", "deepseek", false, false, false, ThinkingNone, ReasoningContent, 384_000, 1_000_000, DialectJSONSchema},
+		{"deepseek", "deepseek-v4-pro", "deepseek", false, false, false, ThinkingSwitch, ReasoningContent, 384_000, 1_000_000, DialectJSONSchema},
+		{"deepseek", "deepseek-flash", "deepseek", false, false, false, ThinkingSwitch, ReasoningContent, 384_000, 1_000_000, DialectJSONSchema},
+		{"openai", "o1-preview", "openai", false, false, true, ThinkingAlways, ReasoningEffort, 32_768, 128_000, DialectJSONSchema},
+		{"groq", "openai/gpt-oss-120b", "openai", false, false, false, ThinkingEffort, ReasoningContent, 131_072, 131_072, DialectJSONSchema},
+		{"groq", "openai/gpt-oss-20b", "openai", false, false, false, ThinkingEffort, ReasoningContent, 32_768, 131_072, DialectJSONSchema},
 		{"mistral", "mistral-large-latest", "mistral", false, false, false, ThinkingNone, ReasoningNone, 32_768, 128_000, DialectJSONSchema},
 		{"ollama", "qwen3:8b", "qwen", false, false, false, ThinkingNone, ReasoningContent, 8192, 40_960, DialectJSONSchema},
 		{"groq", "llama-3.3-70b-versatile", "meta", false, false, false, ThinkingNone, ReasoningNone, 32_768, 131_072, DialectJSONSchema},
@@ -153,5 +162,81 @@ func TestOverrides(t *testing.T) {
 	}
 	if c := ns.Lookup("anthropic", "corp-claude-fast"); !c.NativeSearch || c.DeferLoading {
 		t.Errorf("native_search_models merged: %+v", c)
+	}
+}
+
+// TestIssue29Table pins the figures and fields issue #29 corrected.
+func TestIssue29Table(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		provider, model string
+		images          bool
+		efforts         string
+		retired         string
+	}{
+		{"deepseek", "deepseek-chat", false, "", "2026-07-24"},
+		{"deepseek", "deepseek-reasoner", false, "", "2026-07-24"},
+		{"deepseek", "deepseek-v4-flash", false, "high,max", ""},
+		{"openrouter", "deepseek/deepseek-chat", false, "", ""}, // a router keeps its own schedule
+		{"groq", "llama-3.3-70b-versatile", false, "", ""},
+		{"groq", "meta-llama/llama-4-scout-17b-16e-instruct", true, "", ""},
+		{"anthropic", "claude-3-5-haiku-20241022", true, "", "2026-02-19"},
+		{"anthropic", "claude-3-7-sonnet-20250219", true, "", "2026-02-19"},
+		{"bedrock", "anthropic.claude-3-7-sonnet-20250219-v1:0", true, "", ""},
+		{"anthropic", "claude-opus-4-5", true, "low,medium,high", ""},
+		{"anthropic", "claude-sonnet-4-6", true, "low,medium,high,max", ""},
+		{"openai", "gpt-5.1-codex", true, "low,medium,high", ""},
+		{"openai", "gpt-5.1-codex-mini", true, "low,medium,high", ""},
+		{"openai", "gpt-5.1-codex-max", true, "low,medium,high,xhigh", ""},
+		{"openai", "gpt-5.2-codex", true, "low,medium,high,xhigh", ""},
+		{"openai", "o1-mini", false, "", ""},
+		{"openai", "o3-mini", false, "low,medium,high", ""},
+		{"openai", "gpt-4o", true, "", ""},
+		{"gemini", "gemini-2.5-flash", true, "none,low,medium,high", ""},
+		{"ollama", "some-local-model", false, "", ""},
+	}
+	for _, tt := range tests {
+		c := Lookup(tt.provider, tt.model)
+		if c.TakesImages != tt.images || strings.Join(c.Efforts, ",") != tt.efforts || c.Retired != tt.retired {
+			t.Errorf("Lookup(%q, %q): images %v efforts %v retired %q, want %v %q %q",
+				tt.provider, tt.model, c.TakesImages, c.Efforts, c.Retired, tt.images, tt.efforts, tt.retired)
+		}
+	}
+}
+
+func TestEffortNote(t *testing.T) {
+	t.Parallel()
+	c := Lookup("openai", "gpt-5.1-codex")
+	if w, _ := c.WireEffort(EffortMax); w != "high" {
+		t.Fatalf("max on gpt-5.1-codex = %q, want high", w)
+	}
+	if n := c.EffortNote("gpt-5.1-codex", EffortMax); n != "--effort max: gpt-5.1-codex takes low, medium, high; sending high" {
+		t.Errorf("note = %q", n)
+	}
+	if n := c.EffortNote("gpt-5.1-codex", EffortHigh); n != "" {
+		t.Errorf("high goes as asked, got note %q", n)
+	}
+	if m := c.EffortMap(); m["max"] != "high" || m["none"] != "low" || m["minimal"] != "low" {
+		t.Errorf("effort map %v", m)
+	}
+}
+
+func TestCapabilitiesJSONSnakeCase(t *testing.T) {
+	t.Parallel()
+	b, err := json.Marshal(Lookup("anthropic", "claude-sonnet-4-6"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for k := range m {
+		if strings.ToLower(k) != k || strings.ContainsAny(k, " -") {
+			t.Errorf("key %q is not snake_case", k)
+		}
+	}
+	if m["schema_dialect"] != "jsonschema" || m["context_window"] != float64(1_000_000) || m["max_output"] != float64(128_000) {
+		t.Errorf("json %s", b)
 	}
 }

@@ -27,10 +27,11 @@ type Override struct {
 	DeferLoading       *bool    `json:"defer_loading,omitempty"`
 	Reasoning          string   `json:"reasoning,omitempty"` // none | effort | thinking | content | gemini
 	EncryptedReasoning *bool    `json:"encrypted_reasoning,omitempty"`
-	Thinking           string   `json:"thinking,omitempty"` // none | budget | adaptive | level | effort | always
+	Thinking           string   `json:"thinking,omitempty"` // none | budget | adaptive | level | effort | always | switch
 	Efforts            []string `json:"efforts,omitempty"`
 	SchemaDialect      string   `json:"schema_dialect,omitempty"` // jsonschema | openai-strict | gemini
 	ToolResultMedia    *bool    `json:"tool_result_media,omitempty"`
+	TakesImages        *bool    `json:"takes_images,omitempty"`
 }
 
 func (o Override) apply(c Capabilities) Capabilities {
@@ -56,6 +57,7 @@ func (o Override) apply(c Capabilities) Capabilities {
 	setBool(&c.DeferLoading, o.DeferLoading)
 	setBool(&c.EncryptedReasoning, o.EncryptedReasoning)
 	setBool(&c.ToolResultMedia, o.ToolResultMedia)
+	setBool(&c.TakesImages, o.TakesImages)
 	if o.Reasoning != "" {
 		c.Reasoning = ReasoningKind(o.Reasoning)
 	}
@@ -87,7 +89,7 @@ func (o Override) Validate() error {
 	if err := check("reasoning", o.Reasoning, "none", "effort", "thinking", "content", "gemini"); err != nil {
 		return err
 	}
-	if err := check("thinking", o.Thinking, "none", "budget", "adaptive", "level", "effort", "always"); err != nil {
+	if err := check("thinking", o.Thinking, "none", "budget", "adaptive", "level", "effort", "always", "switch"); err != nil {
 		return err
 	}
 	if err := check("schema_dialect", o.SchemaDialect, "jsonschema", "openai-strict", "gemini"); err != nil {
