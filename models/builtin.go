@@ -142,7 +142,7 @@ func claude(m string) (Capabilities, bool) {
 		// Newest tier: adaptive thinking always on, no effort "none".
 		// src: [claude-models] Fable 5.1: 1M context, 128K output; [claude-effort] xhigh and max.
 		c.MaxOutput, c.ContextWindow = 128_000, 1_000_000
-		c.Thinking, c.Efforts = ThinkingAdaptive, []string{"low", "medium", "high", "xhigh", "max"}
+		c.Thinking, c.Efforts = ThinkingAdaptive, []string{"low", "medium", "high", "xhigh", "max"} // src: [claude-effort]
 		c.NativeSearch, c.DeferLoading = true, true
 		return withDefault(c), true
 	case "opus", "sonnet", "haiku":
@@ -184,7 +184,7 @@ func claude(m string) (Capabilities, bool) {
 		// src: [claude-models] Opus 4.6, Sonnet 4.6 and every later model:
 		// 1M context, 128K output; [claude-effort] max from 4.6.
 		c.ContextWindow, c.MaxOutput = 1_000_000, 128_000
-		c.Efforts = []string{"low", "medium", "high", "max"}
+		c.Efforts = []string{"low", "medium", "high", "max"} // src: [claude-effort] max from 4.6
 		if v >= 47 {
 			// src: [claude-effort] xhigh on Opus 4.7+ and Sonnet 5+;
 			// Haiku 5.5 is listed with the 5 generation's levels.

@@ -88,6 +88,8 @@ const (
 )
 
 // EffortLevels lists the --effort values in order.
+//
+// nosource: the flag's own values, not a model's.
 var EffortLevels = []string{EffortNone, EffortMinimal, EffortLow, EffortMedium, EffortHigh, EffortMax}
 
 // Capabilities is what one model accepts.
