@@ -65,6 +65,17 @@ func thinkingFor(req *agent.Request, c models.Capabilities, maxTokens int) think
 		e, _ := c.WireEffort(req.Effort)
 		t.thinking = json.RawMessage(`{"type":"adaptive"}`)
 		t.outputConfig = mustMarshal(object{{"effort", mustMarshal(e)}})
+		t.notice = c.EffortNote(req.Model, req.Effort)
+	case models.ThinkingEffort:
+		// Opus 4.5: output_config.effort steers every token, thinking or
+		// not; no thinking parameter goes with it.
+		e, ok := c.WireEffort(req.Effort)
+		if !ok {
+			t.notice = fmt.Sprintf("--effort %s ignored: %s takes no effort", req.Effort, req.Model)
+			return t
+		}
+		t.outputConfig = mustMarshal(object{{"effort", mustMarshal(e)}})
+		t.notice = c.EffortNote(req.Model, req.Effort)
 	case models.ThinkingBudget:
 		if req.Effort == models.EffortNone {
 			return t

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/models"
+	"github.com/agent-dev/agent/providers/internal/noimages"
 	"github.com/agent-dev/agent/providers/internal/toolcache"
 )
 
@@ -84,6 +85,7 @@ func buildRequest(req *agent.Request, mode agent.SearchMode) (*rendered, error) 
 // buildWith renders req for mode and the model's capabilities c, taking
 // the tools array from tc when it holds this catalog version's.
 func buildWith(req *agent.Request, mode agent.SearchMode, c models.Capabilities, tc *toolsCache) (*rendered, error) {
+	req = noimages.Strip(req, c)
 	pt, err := renderProviderTools(req.ProviderTools, mode == agent.SearchNative)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/models"
+	"github.com/agent-dev/agent/providers/internal/noimages"
 	toolschema "github.com/agent-dev/agent/tools/schema"
 )
 
@@ -96,6 +97,7 @@ type thinkingConfig struct {
 func (p *Provider) render(req *agent.Request) (*rendered, error) {
 	mode := agent.ResolveSearch(p, req)
 	caps := p.opts.Models.Lookup(p.opts.Tag, req.Model)
+	req = noimages.Strip(req, caps)
 	r := &rendered{tag: p.opts.Tag, mode: mode, fromWire: map[string]string{}}
 	active := map[string]bool{}
 	var decls []string

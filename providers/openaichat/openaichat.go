@@ -46,10 +46,12 @@ type Options struct {
 	// MaxTokensField names the output limit field; "max_tokens" (what every
 	// compatible server reads) unless set, e.g. to "max_completion_tokens".
 	MaxTokensField string
-	// DropReasoning, ShortCallIDs and NoStreamOptions: see Preset.
+	// DropReasoning, ShortCallIDs, NoStreamOptions and ReasoningObject:
+	// see Preset.
 	DropReasoning   bool
 	ShortCallIDs    bool
 	NoStreamOptions bool
+	ReasoningObject bool
 	// Models is the capability table (nil: the built-in one), looked up
 	// under Name: output limits, reasoning effort, reasoning_content.
 	Models *models.Table

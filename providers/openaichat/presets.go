@@ -47,6 +47,12 @@ type Preset struct {
 	Family        string
 	Home, Local   bool
 	ModelPrefixes []string
+	// ReasoningObject sends --effort as OpenRouter documents it for every
+	// reasoning model, whatever its maker: "reasoning": {"effort": ...}
+	// (openrouter.ai/docs/use-cases/reasoning-tokens), which the router
+	// turns into each maker's own control (a Claude thinking budget, a
+	// Gemini thinking level, DeepSeek's thinking).
+	ReasoningObject bool
 }
 
 // Presets are the named servers, keyed by Preset.Name.
@@ -59,11 +65,14 @@ var Presets = map[string]Preset{
 	"vllm":     {Name: "vllm", BaseURL: "http://127.0.0.1:8000/v1", KeyEnv: "VLLM_API_KEY", Local: true},
 	"lmstudio": {Name: "lmstudio", BaseURL: "http://127.0.0.1:1234/v1", Local: true},
 	"openrouter": {Name: "openrouter", BaseURL: "https://openrouter.ai/api/v1", KeyEnv: "OPENROUTER_API_KEY",
-		KeyRequired: true, DefaultModel: "openai/gpt-4.1-mini"},
+		KeyRequired: true, DefaultModel: "openai/gpt-4.1-mini", ReasoningObject: true},
 	"groq": {Name: "groq", BaseURL: "https://api.groq.com/openai/v1", KeyEnv: "GROQ_API_KEY",
 		KeyRequired: true, DefaultModel: "llama-3.3-70b-versatile", DropReasoning: true},
+	// deepseek-chat and deepseek-reasoner were retired on 2026-07-24;
+	// DeepSeek's quick start names deepseek-flash (V4.1 Flash, which also
+	// serves the older deepseek-v4-flash name) as the model to use.
 	"deepseek": {Name: "deepseek", BaseURL: "https://api.deepseek.com/v1", KeyEnv: "DEEPSEEK_API_KEY",
-		KeyRequired: true, DefaultModel: "deepseek-chat", Family: "deepseek", Home: true, ModelPrefixes: []string{"deepseek-"}},
+		KeyRequired: true, DefaultModel: "deepseek-flash", Family: "deepseek", Home: true, ModelPrefixes: []string{"deepseek-"}},
 	"mistral": {Name: "mistral", BaseURL: "https://api.mistral.ai/v1", KeyEnv: "MISTRAL_API_KEY",
 		KeyRequired: true, DefaultModel: "mistral-large-latest", DropReasoning: true, ShortCallIDs: true,
 		NoStreamOptions: true, Family: "mistral", Home: true, ModelPrefixes: []string{"mistral-", "codestral"}},
@@ -130,6 +139,7 @@ func FromPreset(name string, o Options, getenv func(string) string) (*Provider, 
 	o.DropReasoning = o.DropReasoning || ps.DropReasoning
 	o.ShortCallIDs = o.ShortCallIDs || ps.ShortCallIDs
 	o.NoStreamOptions = o.NoStreamOptions || ps.NoStreamOptions
+	o.ReasoningObject = o.ReasoningObject || ps.ReasoningObject
 	if o.MaxTokensField == "" {
 		o.MaxTokensField = ps.MaxTokensField
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/agent-dev/agent/agent"
-	"github.com/agent-dev/agent/models"
+	"github.com/agent-dev/agent/providers/internal/noimages"
 	toolschema "github.com/agent-dev/agent/tools/schema"
 )
 
@@ -167,6 +167,7 @@ type rendered struct {
 func (p *Provider) render(req *agent.Request) (*rendered, error) {
 	mode := agent.ResolveSearch(p, req)
 	caps := p.caps(req.Model)
+	req = noimages.Strip(req, caps)
 	r := &rendered{mode: mode, fromWire: map[string]string{}, server: p.opts.Name, maxOutput: caps.MaxOutput}
 	active := map[string]bool{}
 	var defs []string
@@ -250,15 +251,7 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 		b.WriteString(`:` + strconv.Itoa(r.maxTokens))
 	}
 	if req.Effort != "" {
-		// reasoning_effort: OpenAI's reasoning models, Gemini's
-		// compatibility layer (thinking level or budget), gpt-oss.
-		e, ok := caps.WireEffort(req.Effort)
-		if ok && caps.Thinking != models.ThinkingAlways && caps.Thinking != models.ThinkingNone {
-			b.WriteString(`,"reasoning_effort":`)
-			writeJSON(&b, e)
-		} else {
-			r.notice = fmt.Sprintf("--effort %s ignored: %s has no reasoning effort on this API", req.Effort, req.Model)
-		}
+		r.notice = p.writeEffort(&b, req, caps)
 	}
 	switch {
 	case req.NoStream:

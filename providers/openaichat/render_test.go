@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/openaichat/chattest"
 )
 
@@ -89,6 +90,11 @@ func anthropicHistory() []agent.Message {
 }
 
 func TestRenderGolden(t *testing.T) {
+	yes := true
+	seeing, err := (*models.Table)(nil).With(map[string]models.Override{"m": {TakesImages: &yes}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	imgResult := []agent.Message{
 		user("Screenshot please"),
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.ToolCallPart(agent.ToolCall{ID: "call_1", Name: "read_file", Input: json.RawMessage(`{"path":"a.png"}`)})}},
@@ -124,7 +130,10 @@ func TestRenderGolden(t *testing.T) {
 			Search: agent.SearchOff, Messages: anthropicHistory()}},
 		{"mistral_ids", Options{ShortCallIDs: true}, agent.Request{Model: "m", Tools: []agent.ToolDef{readFile},
 			Deferred: []agent.ToolDef{weather}, Messages: anthropicHistory()}},
-		{"image_result", Options{}, agent.Request{Model: "m", Tools: []agent.ToolDef{readFile}, Messages: imgResult}},
+		{"image_result", Options{Models: seeing}, agent.Request{Model: "m", Tools: []agent.ToolDef{readFile}, Messages: imgResult}},
+		// A model that reads no images gets the note instead (DeepSeek
+		// answers an image_url part with "Model do not support image input").
+		{"image_result_text_only", Options{}, agent.Request{Model: "deepseek-flash", Tools: []agent.ToolDef{readFile}, Messages: imgResult}},
 		{"interrupted", Options{}, agent.Request{Model: "m", Tools: []agent.ToolDef{readFile}, Messages: interrupted}},
 		{"nostream_maxtokens_badname", Options{MaxTokensField: "max_completion_tokens"}, agent.Request{Model: "m", MaxTokens: 1024, NoStream: true,
 			Tools: []agent.ToolDef{dotted}, Messages: []agent.Message{user("hi")}}},

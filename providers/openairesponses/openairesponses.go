@@ -20,6 +20,7 @@ import (
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/internal/httpx"
+	"github.com/agent-dev/agent/providers/internal/noimages"
 	"github.com/agent-dev/agent/providers/internal/toolcache"
 )
 
@@ -127,6 +128,7 @@ func (p *Provider) build(req *agent.Request) (body, tools []byte, mode agent.Sea
 func (p *Provider) render(req *agent.Request) (built, error) {
 	b := built{mode: agent.ResolveSearch(p, req)}
 	caps := p.caps(req.Model)
+	req = noimages.Strip(req, caps)
 	pt, err := p.plannedTools(req, b.mode)
 	if err != nil {
 		return b, err
@@ -162,6 +164,7 @@ func (p *Provider) render(req *agent.Request) (built, error) {
 			// summary "auto": the reasoning summaries stream as
 			// reasoning events (shown dimmed, and in stream-json).
 			rb.Reasoning = &reasoningParam{Effort: e, Summary: "auto"}
+			b.notice = caps.EffortNote(req.Model, req.Effort)
 		} else {
 			b.notice = fmt.Sprintf("--effort %s ignored: %s has no reasoning effort", req.Effort, req.Model)
 		}

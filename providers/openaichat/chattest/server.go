@@ -37,8 +37,12 @@ type Server struct {
 	// Reply, when set, answers requests once the script is used up.
 	Reply func(ChatRequest) Turn
 	// Models is the capability table the fake judges models by (nil: the
-	// built-in one): Gemini 3 signatures, DeepSeek thinking, limits.
+	// built-in one): Gemini 3 signatures, DeepSeek thinking, limits, images.
 	Models *models.Table
+	// Router makes the fake OpenRouter: it takes the "reasoning" object
+	// (openrouter.ai/docs/use-cases/reasoning-tokens), which OpenAI
+	// refuses as an unrecognized argument.
+	Router bool
 
 	mu       sync.Mutex
 	turns    []Turn

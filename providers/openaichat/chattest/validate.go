@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,7 +37,7 @@ func (s *Server) validate(body []byte, req *ChatRequest) *violation {
 	top := raw(body)
 	var unknown []string
 	for k := range top {
-		if !knownFields[k] {
+		if !knownFields[k] && !s.knownHere(k, req.Model) {
 			unknown = append(unknown, k)
 		}
 	}
@@ -245,6 +246,81 @@ func gemini3(c models.Capabilities) bool {
 	return c.Reasoning == models.ReasoningGemini && c.Thinking == models.ThinkingLevel
 }
 
+// knownHere reports whether field is one this server adds to OpenAI's:
+// DeepSeek's thinking switch (V4), OpenRouter's reasoning object.
+func (s *Server) knownHere(field, model string) bool {
+	switch field {
+	case "thinking":
+		return s.caps(model).Thinking == models.ThinkingSwitch
+	case "reasoning":
+		return s.Router
+	}
+	return false
+}
+
+// routerEfforts are the values OpenRouter documents for reasoning.effort.
+var routerEfforts = []string{"xhigh", "high", "medium", "low", "minimal", "none"}
+
+// validateExtensions checks DeepSeek's thinking switch and OpenRouter's
+// reasoning object.
+func validateExtensions(top map[string]json.RawMessage) *violation {
+	if t, ok := top["thinking"]; ok {
+		var v struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(t, &v) != nil || v.Type != "enabled" && v.Type != "disabled" {
+			return bad("thinking", "thinking.type: expected 'enabled' or 'disabled', got %s", t)
+		}
+	}
+	if r, ok := top["reasoning"]; ok {
+		var v struct {
+			Effort    *string `json:"effort"`
+			MaxTokens *int    `json:"max_tokens"`
+		}
+		if json.Unmarshal(r, &v) != nil {
+			return bad("reasoning", "reasoning: expected an object")
+		}
+		if v.Effort != nil && v.MaxTokens != nil {
+			return bad("reasoning", "reasoning: only one of effort and max_tokens may be given")
+		}
+		if v.Effort != nil && !slices.Contains(routerEfforts, *v.Effort) {
+			return bad("reasoning.effort", "reasoning.effort: expected one of %s, got %q", strings.Join(routerEfforts, ", "), *v.Effort)
+		}
+		if _, both := top["reasoning_effort"]; both {
+			return bad("reasoning", "reasoning: give reasoning_effort or reasoning, not both")
+		}
+	}
+	return nil
+}
+
+// validateImages refuses image parts to a model that reads none, with
+// the server's words: DeepSeek's (api-docs.deepseek.com; every model
+// answers so), else OpenAI's for its text-only models (Groq's text-only
+// models refuse the same request; its exact text is not documented).
+func validateImages(c models.Capabilities, raws []map[string]json.RawMessage) *violation {
+	if !c.Known || c.TakesImages {
+		return nil
+	}
+	for i, m := range raws {
+		var parts []struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(m["content"], &parts) != nil {
+			continue
+		}
+		for j, p := range parts {
+			if p.Type != "image_url" {
+				continue
+			}
+			if c.Family == "deepseek" {
+				return bad("", "Model do not support image input")
+			}
+			return bad(fmt.Sprintf("messages.[%d].content.[%d].type", i, j), "Invalid content type. image_url is only supported by certain models.")
+		}
+	}
+	return nil
+}
+
 // validateModel applies the rules that depend on the model, with the real
 // servers' messages: Gemini 3's thought signatures on the compatible
 // endpoint (openai/codex#7519), DeepSeek's reasoning_content on tool-call
@@ -253,6 +329,12 @@ func gemini3(c models.Capabilities) bool {
 func (s *Server) validateModel(body []byte, req *ChatRequest, raws []map[string]json.RawMessage) *violation {
 	c := s.caps(req.Model)
 	top := raw(body)
+	if v := validateExtensions(top); v != nil {
+		return v
+	}
+	if v := validateImages(c, raws); v != nil {
+		return v
+	}
 	if e, ok := top["reasoning_effort"]; ok {
 		var v string
 		_ = json.Unmarshal(e, &v)

@@ -1,0 +1,54 @@
+// Package noimages leaves the images a tool returned out of a request for
+// a model that reads none: the API would refuse the whole request (DeepSeek
+// answers "Model do not support image input"), so each such tool result
+// keeps its text and says instead how many images were left out.
+package noimages
+
+import (
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/models"
+)
+
+// Strip returns req unchanged when the model takes images or the history
+// holds none, else a copy whose tool results carry the note in place of
+// their images. The caller's history is never written.
+func Strip(req *agent.Request, c models.Capabilities) *agent.Request {
+	if c.TakesImages || !hasImages(req.Messages) {
+		return req
+	}
+	out := *req
+	out.Messages = make([]agent.Message, len(req.Messages))
+	for i, m := range req.Messages {
+		out.Messages[i] = m
+		if !hasImages(req.Messages[i : i+1]) {
+			continue
+		}
+		parts := make([]agent.Part, len(m.Parts))
+		copy(parts, m.Parts)
+		for j, pt := range parts {
+			if pt.ToolResult == nil || len(pt.ToolResult.Images) == 0 {
+				continue
+			}
+			tr := *pt.ToolResult
+			note := models.ImagesOmitted(len(tr.Images))
+			if tr.Text != "" {
+				note = tr.Text + "\n" + note
+			}
+			tr.Text, tr.Images = note, nil
+			parts[j].ToolResult = &tr
+		}
+		out.Messages[i].Parts = parts
+	}
+	return &out
+}
+
+func hasImages(msgs []agent.Message) bool {
+	for _, m := range msgs {
+		for _, pt := range m.Parts {
+			if pt.ToolResult != nil && len(pt.ToolResult.Images) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
