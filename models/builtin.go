@@ -254,6 +254,11 @@ func openAI(m string) (Capabilities, bool) {
 			c.Efforts = []string{"low", "medium", "high"}
 			if major > 5 || minor >= 2 || strings.Contains(rest, "-codex-max") {
 				c.Efforts = append(c.Efforts, "xhigh")
+			} else if minor == 1 && strings.Contains(rest, "-codex-mini") {
+				// src: [codex-6647] gpt-5.1-codex-mini: low, medium, high in
+				// the issue; a Codex CLI provider lists medium and high
+				// only (ben-vargas/ai-sdk-provider-codex-cli#8): the smaller set is kept.
+				c.Efforts = []string{"medium", "high"}
 			}
 		}
 		if strings.Contains(rest, "-pro") {

@@ -186,7 +186,7 @@ func TestIssue29Table(t *testing.T) {
 		{"anthropic", "claude-opus-4-5", true, "low,medium,high", ""},
 		{"anthropic", "claude-sonnet-4-6", true, "low,medium,high,max", ""},
 		{"openai", "gpt-5.1-codex", true, "low,medium,high", ""},
-		{"openai", "gpt-5.1-codex-mini", true, "low,medium,high", ""},
+		{"openai", "gpt-5.1-codex-mini", true, "medium,high", ""},
 		{"openai", "gpt-5.1-codex-max", true, "low,medium,high,xhigh", ""},
 		{"openai", "gpt-5.2-codex", true, "low,medium,high,xhigh", ""},
 		{"openai", "o1-mini", false, "", ""},

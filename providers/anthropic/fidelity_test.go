@@ -46,7 +46,7 @@ func toolRan(evs []agent.Event, name string) bool {
 // Claude Opus 4.1 and older have no tool search: the fake rejects
 // defer_loading as the API does, and the adapter uses the two-function form.
 func TestOldClaudeSearchesThroughFunctions(t *testing.T) {
-	for _, model := range []string{"claude-opus-4-1-20250805", "claude-3-5-sonnet-20241022"} {
+	for _, model := range []string{"claude-opus-4-1-20250805", "claude-sonnet-4-20250514"} {
 		t.Run(model, func(t *testing.T) {
 			srv := anthropictest.NewServer(t)
 			srv.Script = anthropictest.NewScript(
@@ -230,6 +230,9 @@ func TestFakeThinkingRules(t *testing.T) {
 		{"claude-sonnet-4-5", 4096, `,"thinking":{"type":"enabled","budget_tokens":2000},"temperature":0.2`, "`temperature` may only be set to 1 when thinking is enabled"},
 		{"claude-sonnet-4-5", 64001, ``, "max_tokens: 64001 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-5"},
 		{"claude-opus-4-6", 4096, `,"output_config":{"effort":"xhigh"}`, "output_config.effort: Input should be 'low', 'medium', 'high' or 'max'"},
+		{"claude-opus-4-5", 4096, `,"output_config":{"effort":"max"}`, "output_config.effort: Input should be 'low', 'medium' or 'high'"},
+		{"claude-opus-4-5", 4096, `,"thinking":{"type":"adaptive"}`, "thinking.type.adaptive is not supported"},
+		{"claude-sonnet-4-5", 4096, `,"output_config":{"effort":"high"}`, "output_config.effort: This model does not support the effort parameter."},
 	}
 	for _, c := range cases {
 		status, msg := post(t, srv, fmt.Sprintf(base, c.model, c.max, c.extra))
@@ -248,6 +251,43 @@ func TestFakeThinkingRules(t *testing.T) {
 	tampered := strings.Replace(body, `{"type":"tool_use"`, `{"type":"thinking","thinking":"x","signature":"forged"},{"type":"tool_use"`, 1)
 	if status, msg := post(t, srv, tampered); status != 400 || !strings.Contains(msg, "Invalid `signature` in `thinking` block") {
 		t.Errorf("forged signature: got %d %q", status, msg)
+	}
+}
+
+// Opus 4.5 takes output_config.effort (low, medium, high) and no thinking
+// budget; --effort max sends high with a warning. A retired model is a 404.
+func TestOpus45EffortAndRetiredModels(t *testing.T) {
+	for _, c := range []struct{ effort, want, warn string }{
+		{"medium", `"output_config":{"effort":"medium"}`, ""},
+		{"max", `"output_config":{"effort":"high"}`, "--effort max: claude-opus-4-5-20251101 takes low, medium, high; sending high"},
+	} {
+		srv := anthropictest.NewServer(t)
+		srv.Script = anthropictest.NewScript(anthropictest.Turn{Text: "ok"})
+		s := sessionFor(t, srv, "claude-opus-4-5-20251101", anthropic.Options{})
+		s.Effort = c.effort
+		evs, err := run(t, s, "hi")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := allAccepted(t, srv)[0]
+		if !bytes.Contains(r.Body, []byte(c.want)) || bytes.Contains(r.Body, []byte(`"thinking"`)) {
+			t.Errorf("--effort %s: %s", c.effort, r.Body)
+		}
+		var warns []string
+		for _, e := range evs {
+			if e.Type == agent.EventWarning {
+				warns = append(warns, e.Text)
+			}
+		}
+		if c.warn == "" && len(warns) != 0 || c.warn != "" && (len(warns) != 1 || warns[0] != c.warn) {
+			t.Errorf("--effort %s: warnings %q, want %q", c.effort, warns, c.warn)
+		}
+	}
+	srv := anthropictest.NewServer(t)
+	for _, m := range []string{"claude-3-5-haiku-20241022", "claude-3-7-sonnet-20250219"} {
+		if status, msg := post(t, srv, `{"model":"`+m+`","max_tokens":1024,"messages":[{"role":"user","content":"hi"}]}`); status != 404 || msg != "model: "+m {
+			t.Errorf("%s: got %d %q, want 404 for a retired model", m, status, msg)
+		}
 	}
 }
 

@@ -76,7 +76,7 @@ func TestSessionSwitchesAreAccepted(t *testing.T) {
 		func() {},
 		func() { s.Search = agent.SearchClient },
 		func() { s.Search = agent.SearchOff },
-		func() { s.Search, s.Model = agent.SearchNative, "claude-3-5-haiku-20241022" },
+		func() { s.Search, s.Model = agent.SearchNative, "claude-opus-4-1-20250805" },
 		func() {
 			s.Model = model
 			s.Reset(append(s.Messages(), agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("(from openai)")}},

@@ -29,7 +29,7 @@ func TestCompactionKeepsFoundTools(t *testing.T) {
 	}{
 		{"anthropic native", func(w *world) agent.Provider { return w.anthropic }, sonnet, agent.SearchNative, actCallDirect},
 		{"anthropic client", func(w *world) agent.Provider { return w.anthropic }, sonnet, agent.SearchClient, actCallDirect},
-		{"anthropic without native search", func(w *world) agent.Provider { return w.anthropic }, haiku35, agent.SearchNative, actCallWrapped},
+		{"anthropic without native search", func(w *world) agent.Provider { return w.anthropic }, opus41, agent.SearchNative, actCallWrapped},
 		{"openai hosted", func(w *world) agent.Provider { return w.responses }, gpt54, agent.SearchNative, actCallDirect},
 		{"openai client tool_search", func(w *world) agent.Provider { return w.responses }, gpt54, agent.SearchClient, actCallDirect},
 		{"openai functions", func(w *world) agent.Provider { return w.responses }, gpt41, agent.SearchNative, actCallWrapped},

@@ -35,7 +35,7 @@ func TestDirectoryInEveryDeferredMode(t *testing.T) {
 	}{
 		{"anthropic native", sonnet, agent.SearchNative, func(w *world) agent.Provider { return w.anthropic }, true},
 		{"anthropic client", sonnet, agent.SearchClient, func(w *world) agent.Provider { return w.anthropic }, true},
-		{"anthropic function form", haiku35, agent.SearchClient, func(w *world) agent.Provider { return w.anthropic }, true},
+		{"anthropic function form", opus41, agent.SearchClient, func(w *world) agent.Provider { return w.anthropic }, true},
 		{"responses client", gpt54, agent.SearchClient, func(w *world) agent.Provider { return w.responses }, true},
 		{"responses function form", gpt41, agent.SearchNative, func(w *world) agent.Provider { return w.responses }, true},
 		{"responses hosted", gpt54, agent.SearchNative, func(w *world) agent.Provider { return w.responses }, false},

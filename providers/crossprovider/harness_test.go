@@ -23,7 +23,7 @@ import (
 // Models used across the tests.
 const (
 	sonnet   = "claude-sonnet-4-5-20250929" // native tool search
-	haiku35  = "claude-3-5-haiku-20241022"  // no native tool search
+	opus41   = "claude-opus-4-1-20250805"   // no native tool search (claude-3-5-haiku, retired 2026-02-19, was this model)
 	gpt54    = "gpt-5.4"                    // hosted tool_search
 	gpt41    = "gpt-4.1"                    // no tool_search: function-based client search
 	chatTest = "llama-3.3-70b"

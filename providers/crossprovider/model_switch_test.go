@@ -43,7 +43,7 @@ func (w *world) wantAll(st step, re *regexp.Regexp, what string) {
 // that model, as the API does); coming back replays the raw blocks.
 func TestAnthropicModelSwitch(t *testing.T) {
 	w := newWorld(t)
-	w.ant.NoNativeSearch = map[string]bool{haiku35: true}
+	w.ant.NoNativeSearch = map[string]bool{opus41: true}
 
 	first := w.turn(w.anthropic, sonnet, "What is the weather in Paris?")
 	w.wantKinds(first, actSearchNative, actAnswer)
@@ -61,13 +61,13 @@ func TestAnthropicModelSwitch(t *testing.T) {
 
 	// Claude 3.5 has no deferral either: the found tool's definition is
 	// carried as text and called through tool_call.
-	st := w.turn(w.anthropic, haiku35, "And the weather in Rome?")
+	st := w.turn(w.anthropic, opus41, "And the weather in Rome?")
 	w.wantKinds(st, actCallWrapped, actAnswer)
 	w.wantNone(st, nativeBlocks, "native search block on a model without native search")
 	w.wantNone(st, regexp.MustCompile(regexp.QuoteMeta(searchID)), "the native search id, not renamed")
 	w.wantNone(st, regexp.MustCompile(`defer_loading|tool_reference`), "deferral on a model without it")
 	w.wantAll(st, regexp.MustCompile(regexp.QuoteMeta(`\"name\":\"weather_lookup\"`)), "the found tool's definition is not carried as text")
-	st = w.turn(w.anthropic, haiku35, "What is the stock price of ACME?")
+	st = w.turn(w.anthropic, opus41, "What is the stock price of ACME?")
 	w.wantKinds(st, actSearchClient, actCallWrapped, actAnswer)
 	w.wantNone(st, nativeBlocks, "native search block on a model without native search")
 
@@ -123,12 +123,12 @@ func TestFallbackOnOverload(t *testing.T) {
 	}
 	t.Run("same provider, model without native search", func(t *testing.T) {
 		w := newWorld(t)
-		w.ant.NoNativeSearch = map[string]bool{haiku35: true}
+		w.ant.NoNativeSearch = map[string]bool{opus41: true}
 		w.turn(w.anthropic, sonnet, "What is the weather in Paris?")
 		// A second adapter on the same server: the core only falls back to
 		// a provider value other than the current one (see
 		// TestFallbackSameProviderValue).
-		w.s.Fallback, w.s.FallbackModel = anthropic.New(anthropic.Options{APIKey: anthropictest.DefaultAPIKey, BaseURL: w.ant.URL}), haiku35
+		w.s.Fallback, w.s.FallbackModel = anthropic.New(anthropic.Options{APIKey: anthropictest.DefaultAPIKey, BaseURL: w.ant.URL}), opus41
 		// Retries+1 answers of 529, then the fallback answers; the next
 		// request of the turn goes to the primary again, which recovered.
 		overloaded(w, w.s.Retries+1)
@@ -137,15 +137,15 @@ func TestFallbackOnOverload(t *testing.T) {
 			t.Fatal(r.err)
 		}
 		w.wantKinds(r.step, actCallWrapped, actAnswer)
-		if a := r.actions[0]; a.Model != haiku35 {
-			t.Errorf("first action on %s, want the fallback %s", a.Model, haiku35)
+		if a := r.actions[0]; a.Model != opus41 {
+			t.Errorf("first action on %s, want the fallback %s", a.Model, opus41)
 		}
 		if a := r.actions[1]; a.Model != sonnet {
 			t.Errorf("second action on %s, want the recovered %s", a.Model, sonnet)
 		}
-		wantWarning(t, r.events, "switching to fallback model "+haiku35)
+		wantWarning(t, r.events, "switching to fallback model "+opus41)
 		for _, q := range r.reqs {
-			if q.model == haiku35 && nativeBlocks.Match(q.body) {
+			if q.model == opus41 && nativeBlocks.Match(q.body) {
 				t.Errorf("native search block sent to the fallback:\n%s", clip(string(q.body)))
 			}
 		}
@@ -182,9 +182,9 @@ func TestFallbackOnOverload(t *testing.T) {
 // with another model. The turn must then reach the fallback model too.
 func TestFallbackSameProviderValue(t *testing.T) {
 	w := newWorld(t)
-	w.ant.NoNativeSearch = map[string]bool{haiku35: true}
+	w.ant.NoNativeSearch = map[string]bool{opus41: true}
 	w.turn(w.anthropic, sonnet, "What is the weather in Paris?")
-	w.s.Fallback, w.s.FallbackModel = w.anthropic, haiku35
+	w.s.Fallback, w.s.FallbackModel = w.anthropic, opus41
 	for range w.s.Retries + 1 {
 		w.ant.Enqueue(anthropictest.Overloaded("0"))
 	}
@@ -192,7 +192,7 @@ func TestFallbackSameProviderValue(t *testing.T) {
 	if r.err != nil {
 		t.Fatalf("fallback to %s on the same provider never happened: %v "+
 			"(agent.Session.request only falls back when the provider value differs, `p != s.Fallback`; "+
-			"it should compare the model too)", haiku35, r.err)
+			"it should compare the model too)", opus41, r.err)
 	}
 	w.wantKinds(r.step, actCallWrapped, actAnswer)
 	w.checkAll()
@@ -228,7 +228,7 @@ func TestSearchOffMidConversation(t *testing.T) {
 	for _, c := range []struct {
 		p     agent.Provider
 		model string
-	}{{w.anthropic, sonnet}, {w.responses, gpt54}, {w.responses, gpt41}, {w.chatP, chatTest}, {w.anthropic, haiku35}} {
+	}{{w.anthropic, sonnet}, {w.responses, gpt54}, {w.responses, gpt41}, {w.chatP, chatTest}, {w.anthropic, opus41}} {
 		st := w.turn(c.p, c.model, "Weather in Madrid?")
 		w.wantKinds(st, actCallDirect, actAnswer)
 		w.wantNone(st, searchParts, "search part with search off")

@@ -156,12 +156,12 @@ func TestSplitNativeSearchCarriedOver(t *testing.T) {
 		{"responses hosted", func(w *world) (agent.Provider, string) { return w.responses, gpt54 }, actCallDirect},
 		{"responses functions", func(w *world) (agent.Provider, string) { return w.responses, gpt41 }, actCallWrapped},
 		{"chat", func(w *world) (agent.Provider, string) { return w.chatP, chatTest }, actCallWrapped},
-		{"anthropic client", func(w *world) (agent.Provider, string) { return w.anthropic, haiku35 }, actCallWrapped},
+		{"anthropic client", func(w *world) (agent.Provider, string) { return w.anthropic, opus41 }, actCallWrapped},
 		{"anthropic native", func(w *world) (agent.Provider, string) { return w.anthropic, sonnet }, actCallDirect},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorld(t)
-			w.ant.NoNativeSearch = map[string]bool{haiku35: true}
+			w.ant.NoNativeSearch = map[string]bool{opus41: true}
 			w.ant.Handler = nil
 			w.ant.Script = anthropictest.NewScript(
 				anthropictest.Turn{Search: "weather", SplitSearch: true, Call: "weather_lookup", Input: map[string]any{"city": "Paris"}},
@@ -194,12 +194,12 @@ func TestCutNativeSearchCarriedOver(t *testing.T) {
 		{"responses hosted", func(w *world) (agent.Provider, string) { return w.responses, gpt54 }, []string{actSearchNative, actAnswer}},
 		{"responses functions", func(w *world) (agent.Provider, string) { return w.responses, gpt41 }, []string{actSearchClient, actCallWrapped, actAnswer}},
 		{"chat", func(w *world) (agent.Provider, string) { return w.chatP, chatTest }, []string{actSearchClient, actCallWrapped, actAnswer}},
-		{"anthropic client", func(w *world) (agent.Provider, string) { return w.anthropic, haiku35 }, []string{actSearchClient, actCallWrapped, actAnswer}},
+		{"anthropic client", func(w *world) (agent.Provider, string) { return w.anthropic, opus41 }, []string{actSearchClient, actCallWrapped, actAnswer}},
 		{"anthropic native", func(w *world) (agent.Provider, string) { return w.anthropic, sonnet }, []string{actSearchNative, actAnswer}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorld(t)
-			w.ant.NoNativeSearch = map[string]bool{haiku35: true}
+			w.ant.NoNativeSearch = map[string]bool{opus41: true}
 			id := "srvtoolu_01CutCutCutCutCutCutCut"
 			w.s.Reset([]agent.Message{
 				{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("What is the weather in Paris?")}},

@@ -47,7 +47,9 @@ func TestFakeRejectsWhatTheModelLacks(t *testing.T) {
 	cases := []struct{ body, want string }{
 		{`{"model":"gpt-5-chat-latest","input":"hi","include":["reasoning.encrypted_content"]}`, "Encrypted content is not supported with this model."},
 		{`{"model":"gpt-4.1","input":"hi","reasoning":{"effort":"high"}}`, "Unsupported parameter: 'reasoning.effort' is not supported with this model."},
-		{`{"model":"gpt-5.1","input":"hi","reasoning":{"effort":"minimal"}}`, "Unsupported value: 'reasoning.effort' does not support 'minimal' with this model. Supported values are: 'none', 'low', 'medium', and 'high'."},
+		{`{"model":"gpt-5.1","input":"hi","reasoning":{"effort":"minimal"}}`, "Unsupported value: 'minimal' is not supported with the 'gpt-5.1' model. Supported values are: 'none', 'low', 'medium', and 'high'."},
+		// openai/codex#6647, vercel/ai#11056: the 5.1 codex models take no xhigh.
+		{`{"model":"gpt-5.1-codex","input":"hi","reasoning":{"effort":"xhigh"}}`, "Unsupported value: 'xhigh' is not supported with the 'gpt-5.1-codex' model. Supported values are: 'low', 'medium', and 'high'."},
 		{`{"model":"gpt-4o","input":"hi","max_output_tokens":20000}`, "Invalid 'max_output_tokens': integer above maximum value. Expected a value <= 16384, but got 20000 instead."},
 	}
 	for _, c := range cases {
@@ -133,6 +135,31 @@ func TestEffortMapping(t *testing.T) {
 	}
 	if r := accepted(t, srv)[0]; bytes.Contains(r.Body, []byte(`"reasoning"`)) || notices != 1 {
 		t.Errorf("gpt-4.1: %d notices, body %s", notices, r.Body)
+	}
+	// --effort max on gpt-5.1-codex (-mini): high, the most they take,
+	// with a warning saying so (xhigh draws a 400, openai/codex#6647).
+	for _, c := range []struct{ model, effort, want, warn string }{
+		{"gpt-5.1-codex", "max", "high", "--effort max: gpt-5.1-codex takes low, medium, high; sending high"},
+		{"gpt-5.1-codex-mini", "max", "high", "--effort max: gpt-5.1-codex-mini takes medium, high; sending high"},
+		{"gpt-5.1-codex-max", "max", "xhigh", "--effort max: gpt-5.1-codex-max takes low, medium, high, xhigh; sending xhigh"},
+		{"gpt-5.1-codex", "high", "high", ""},
+	} {
+		srv := rt.NewServer(t)
+		srv.Script(rt.Turn{rt.Text("ok")})
+		s, _ := newSession(t, srv, c.model, agent.SearchOff, false)
+		s.Effort = c.effort
+		var warns []string
+		for _, e := range run(t, s, "hi") {
+			if e.Type == agent.EventWarning {
+				warns = append(warns, e.Text)
+			}
+		}
+		if r := accepted(t, srv)[0]; !bytes.Contains(r.Body, []byte(`"reasoning":{"effort":"`+c.want+`"`)) {
+			t.Errorf("%s --effort %s: %s", c.model, c.effort, r.Body)
+		}
+		if c.warn == "" && len(warns) != 0 || c.warn != "" && (len(warns) != 1 || warns[0] != c.warn) {
+			t.Errorf("%s --effort %s: warnings %q, want %q", c.model, c.effort, warns, c.warn)
+		}
 	}
 }
 

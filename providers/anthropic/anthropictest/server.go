@@ -315,6 +315,11 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		reject(400, "invalid_request_error", "There was an issue with the form of the request: "+parseErr.Error())
 		return
 	}
+	if c := s.caps(req.parsed.Model); c.Retired != "" {
+		// A retired model is an unknown one to the API: 404 naming it.
+		reject(404, "not_found_error", "model: "+req.parsed.Model)
+		return
+	}
 	if msg := s.validate(&req.parsed); msg != "" {
 		reject(400, "invalid_request_error", msg)
 		return

@@ -510,7 +510,8 @@ func (s *Server) checkModel(model string, include []string, maxOut int, r *struc
 			if len(q) > 1 {
 				list = strings.Join(q[:len(q)-1], ", ") + ", and " + q[len(q)-1]
 			}
-			return bad("reasoning.effort", "Unsupported value: 'reasoning.effort' does not support '%s' with this model. Supported values are: %s.", r.Effort, list)
+			// The API's words (openai/codex#6647).
+			return bad("reasoning.effort", "Unsupported value: '%s' is not supported with the '%s' model. Supported values are: %s.", r.Effort, model, list)
 		}
 	}
 	if c.Known && maxOut > c.MaxOutput {
