@@ -222,6 +222,9 @@ func (a *App) build(ctx context.Context) error {
 	if model == "" {
 		model = defModel
 	}
+	if err := notRetired(*s, model); err != nil {
+		return err
+	}
 	mode, err := agent.ParseSearchMode(s.Search)
 	if err != nil {
 		return usage(err)

@@ -118,3 +118,12 @@ func providerToolSpec(pt agent.ProviderTool) string {
 	}
 	return pt.Alias
 }
+
+// notRetired refuses, before any request, a model its maker no longer
+// serves on its own API (the request would fail with "not found").
+func notRetired(s Settings, model string) error {
+	if c := s.modelTable().Lookup(s.Provider, model); c.Retired != "" {
+		return Usagef("%s was retired by its maker on %s and is no longer served: pick a current model with --model (agent models %s shows what the table says)", model, c.Retired, model)
+	}
+	return nil
+}

@@ -118,8 +118,8 @@ func TestPrintFidelity(t *testing.T) {
 		{"deepseek thinking", func(t *testing.T) setup {
 			f := chattest.NewServer(t)
 			chatScript(f)
-			return chat(f, map[string]string{"DEEPSEEK_API_KEY": "k"}, "--provider", "deepseek", "--model", "deepseek-reasoner")
-		}, []string{`"max_tokens":32768`}, nil, []string{`"reasoning_content":""`, `"reasoning_content":"I have the tool now."`}},
+			return chat(f, map[string]string{"DEEPSEEK_API_KEY": "k"}, "--provider", "deepseek", "--model", "deepseek-v4-flash", "--effort", "max")
+		}, []string{`"max_tokens":64000`, `"thinking":{"type":"enabled"},"reasoning_effort":"max"`}, nil, []string{`"reasoning_content":""`, `"reasoning_content":"I have the tool now."`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -30,8 +30,6 @@ func Descriptor() provider.Descriptor {
 	}
 }
 
-// Hosted is the Messages API's server tools, on Anthropic and on the
-// platforms that serve them (Vertex AI).
-func Hosted() *provider.Hosted {
-	return &provider.Hosted{Aliases: SupportedAliases(), Validate: ValidateProviderTools}
-}
+// Hosted is the Messages API's server tools on Anthropic's own API (the
+// platforms serving Claude run fewer: HostedOn).
+func Hosted() *provider.Hosted { return HostedOn(providerName) }

@@ -14,7 +14,7 @@ func Descriptor() provider.Descriptor {
 		Name: Name, Family: "anthropic", DefaultModel: DefaultModel,
 		BaseURLEnv:    []string{"ANTHROPIC_VERTEX_BASE_URL"},
 		ModelPrefixes: []string{"claude-"},
-		Hosted:        anthropic.Hosted(),
+		Hosted:        anthropic.HostedOn(Name),
 		New: provider.Constructor(FromEnv, func(o Options, c provider.Config) (agent.Provider, error) {
 			o.Models, o.FirstByteTimeout, o.StreamIdleTimeout = c.Models, c.FirstByteTimeout, c.StreamIdleTimeout
 			return New(o)

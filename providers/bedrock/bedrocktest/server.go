@@ -120,6 +120,10 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		reject(400, "ValidationException", `Malformed input request: #/anthropic_version: expected "bedrock-2023-05-31", got "`+v+`"`)
 		return
 	}
+	if msg := b.UnavailableTool(bedrock.Name); msg != "" {
+		reject(400, "ValidationException", "Malformed input request: "+msg+", please reformat your input and try again.")
+		return
+	}
 	if hr.Header.Get("anthropic-beta") != "" {
 		reject(400, "ValidationException", "anthropic-beta is read from the body's anthropic_beta array on Bedrock, not from a header")
 		return

@@ -260,6 +260,10 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		writeAnthropic(w, req, 400, "invalid_request_error", "anthropic_version: Input should be 'vertex-2023-10-16'")
 		return
 	}
+	if msg := b.UnavailableTool(vertex.Name); msg != "" {
+		writeAnthropic(w, req, 400, "invalid_request_error", msg)
+		return
+	}
 	var stream bool
 	_ = json.Unmarshal(b["stream"], &stream)
 	if stream != req.Stream {

@@ -12,9 +12,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/agent-dev/agent/providers/anthropic"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 )
 
@@ -133,4 +135,34 @@ func InnerError(resp *http.Response) (typ, msg string) {
 	}
 	_ = json.Unmarshal(data, &e)
 	return e.Error.Type, e.Error.Message
+}
+
+// UnavailableTool is the 400 message for a server tool the platform does
+// not run (Anthropic's platform availability table, anthropic.PlatformTools),
+// or "". The platforms' exact words are not documented: the message is the
+// API's own for a tool type it does not know.
+func (b Body) UnavailableTool(platform string) string {
+	have, _ := anthropic.PlatformTools(platform)
+	if _, ok := b["mcp_servers"]; ok && !slices.Contains(have, "mcp") {
+		return "mcp_servers: Extra inputs are not permitted"
+	}
+	var tools []struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(b["tools"], &tools)
+	for i, t := range tools {
+		alias := t.Type
+		if t.Type == "mcp_toolset" {
+			alias = "mcp"
+		} else if j := strings.LastIndex(t.Type, "_20"); j > 0 {
+			alias = t.Type[:j]
+		}
+		switch alias {
+		case "web_search", "web_fetch", "code_execution", "mcp":
+			if !slices.Contains(have, alias) {
+				return fmt.Sprintf("tools.%d: Input tag '%s' found using 'type' does not match any of the expected tags", i, t.Type)
+			}
+		}
+	}
+	return ""
 }

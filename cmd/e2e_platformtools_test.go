@@ -1,0 +1,43 @@
+package cmd
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-dev/agent/providers/bedrock/bedrocktest"
+	"github.com/agent-dev/agent/providers/vertex/vertextest"
+)
+
+// Anthropic's server tools a platform does not run are refused at start:
+// exit 2, one line naming the platform and the tool, no request sent.
+func TestProviderToolsPerPlatform(t *testing.T) {
+	vx := vertextest.NewServer(t)
+	vertexEnv := map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": vx.ServiceAccountJSON(t), "ANTHROPIC_VERTEX_BASE_URL": vx.BaseURL,
+		"CLOUD_ML_REGION": "", "ANTHROPIC_VERTEX_PROJECT_ID": ""}
+	br := bedrocktest.NewServer(t)
+	bedrockEnv := map[string]string{"AWS_REGION": bedrocktest.Region, "AWS_ACCESS_KEY_ID": bedrocktest.AccessKey, "AWS_SECRET_ACCESS_KEY": bedrocktest.SecretKey,
+		"AWS_ENDPOINT_URL_BEDROCK_RUNTIME": br.URL, "AWS_BEARER_TOKEN_BEDROCK": "", "ANTHROPIC_BEDROCK_BASE_URL": ""}
+	for _, c := range []struct {
+		env        map[string]string
+		args       []string
+		want, tool string
+	}{
+		{vertexEnv, []string{"--provider", "vertex", "--provider-tool", "web_fetch"}, "Vertex AI", "web_fetch"},
+		{vertexEnv, []string{"--provider", "vertex", "--provider-tool", "code_execution"}, "Vertex AI", "code_execution"},
+		{vertexEnv, []string{"--provider", "vertex", "--provider-tool", `mcp:{"name":"docs","url":"https://example.com/mcp"}`}, "Vertex AI", "mcp"},
+		{vertexEnv, []string{"--provider", "vertex", "--provider-tool", `{"type":"web_fetch_20250910","name":"web_fetch"}`}, "Vertex AI", "web_fetch"},
+		{bedrockEnv, []string{"--provider", "bedrock", "--provider-tool", "web_search"}, "bedrock", `"web_search"`},
+	} {
+		isolate(t)
+		res := runAgent(t, c.env, append([]string{"-p", "hi", "--db", filepath.Join(t.TempDir(), "a.db")}, c.args...)...)
+		if res.code != 2 || !strings.Contains(res.stderr, c.want) || !strings.Contains(res.stderr, "provider tool "+c.tool+" ") ||
+			bytes.Count([]byte(res.stderr), []byte("\n")) > 1 {
+			t.Errorf("%v: exit %d, stderr %q (want one line naming %s and %s)", c.args, res.code, res.stderr, c.want, c.tool)
+		}
+	}
+	if n := len(vx.Requests()) + len(br.Requests()); n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+}
