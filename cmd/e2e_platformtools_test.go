@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,5 +40,39 @@ func TestProviderToolsPerPlatform(t *testing.T) {
 	}
 	if n := len(vx.Requests()) + len(br.Requests()); n != 0 {
 		t.Errorf("%d requests sent", n)
+	}
+}
+
+// agent models: every key in snake_case, Sonnet 4.6 at 1M and 128K, the
+// effort map, and the provider tools the platform runs.
+func TestModelsShowsIssue29Fields(t *testing.T) {
+	isolate(t)
+	res := runAgent(t, nil, "models", "--provider", "anthropic", "--json", "claude-sonnet-4-6")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(res.stdout), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("%v: %s", err, res.stdout)
+	}
+	r := rows[0]
+	for k := range r {
+		if strings.ToLower(k) != k {
+			t.Errorf("key %q is not snake_case", k)
+		}
+	}
+	if r["context_window"] != float64(1_000_000) || r["max_output"] != float64(128_000) || r["schema_dialect"] != "jsonschema" || r["takes_images"] != true {
+		t.Errorf("row %v", r)
+	}
+	if m, _ := r["effort_map"].(map[string]any); m["max"] != "max" || m["none"] != "off" {
+		t.Errorf("effort map %v", r["effort_map"])
+	}
+	txt := runAgent(t, nil, "models", "--provider", "vertex", "claude-sonnet-4-6")
+	if txt.code != 0 || !strings.Contains(txt.stdout, "provider tools  web_search\n") {
+		t.Errorf("vertex lists its server tools: exit %d\n%s", txt.code, txt.stdout)
+	}
+	txt = runAgent(t, nil, "models", "--provider", "bedrock", "anthropic.claude-sonnet-4-6")
+	if txt.code != 0 || !strings.Contains(txt.stdout, "provider tools  none\n") {
+		t.Errorf("bedrock runs none of them: exit %d\n%s", txt.code, txt.stdout)
 	}
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -19,6 +20,8 @@ type modelRow struct {
 	Model    string `json:"model"`
 	Provider string `json:"provider"`
 	models.Capabilities
+	EffortMap     map[string]string `json:"effort_map,omitempty"`
+	ProviderTools []string          `json:"provider_tools"`
 }
 
 func newModelsCmd(g *Globals) *cobra.Command {
@@ -49,7 +52,8 @@ dialect. Ids the table does not know say so; declare them in the config's "model
 			}
 			var rows []modelRow
 			for _, m := range args {
-				rows = append(rows, modelRow{Model: m, Provider: s.Provider, Capabilities: table.Lookup(s.Provider, m)})
+				c := table.Lookup(s.Provider, m)
+				rows = append(rows, modelRow{m, s.Provider, c, c.EffortMap(), append([]string{}, app.HostedTools(s.Provider)...)})
 			}
 			if asJSON {
 				e := json.NewEncoder(g.Stdout)
@@ -73,7 +77,15 @@ dialect. Ids the table does not know say so; declare them in the config's "model
 				if efforts == "" {
 					efforts = "-"
 				}
-				fmt.Fprintf(tw, "  efforts\t%s\n  schema dialect\t%s\n", efforts, c.SchemaDialect)
+				fmt.Fprintf(tw, "  efforts\t%s\n  schema dialect\t%s\n  takes images\t%v\n", efforts, c.SchemaDialect, c.TakesImages)
+				var maps []string
+				for _, l := range models.EffortLevels {
+					if w, ok := r.EffortMap[l]; ok {
+						maps = append(maps, l+"→"+w)
+					}
+				}
+				fmt.Fprintf(tw, "  --effort\t%s\n", cmp.Or(strings.Join(maps, ", "), "-"))
+				fmt.Fprintf(tw, "  provider tools\t%s\n  retired\t%s\n", cmp.Or(strings.Join(r.ProviderTools, ", "), "none"), cmp.Or(c.Retired, "no"))
 				if err := tw.Flush(); err != nil {
 					return err
 				}

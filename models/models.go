@@ -185,6 +185,11 @@ func (c Capabilities) EffortMap() map[string]string {
 	for _, l := range EffortLevels {
 		m[l], _ = c.WireEffort(l)
 	}
+	if c.Thinking == ThinkingAdaptive || c.Thinking == ThinkingSwitch {
+		// --effort none turns thinking off (no thinking parameter on
+		// Claude, thinking disabled on DeepSeek V4).
+		m[EffortNone] = "off"
+	}
 	return m
 }
 
