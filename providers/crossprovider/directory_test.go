@@ -100,9 +100,10 @@ func (l *useLog) Learn(_ context.Context, u agent.ToolUse) {
 }
 
 // A provider's own search and the call of a tool it found are what search
-// learns from, as client searches are: with the search's query where the
-// provider reports one (Anthropic), else with the user's prompt (OpenAI's
-// hosted search loads namespaces by path).
+// learns from, as client searches are: the find with the search's query
+// where the provider reports one (Anthropic), else with the user's prompt
+// (OpenAI's hosted search loads namespaces by path); the call always with
+// the user's prompt.
 func TestLearningFromNativeSearch(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -128,7 +129,9 @@ func TestLearningFromNativeSearch(t *testing.T) {
 			if found == nil || called == nil {
 				t.Fatalf("learned %+v, want a provider search's find and the call", log.uses)
 			}
-			if found.Where != agent.WhereProvider || found.Query == "" || called.Query != found.Query ||
+			// A call votes with the user's request, never with the
+			// search's words (#26, #28: learning comes from the user).
+			if found.Where != agent.WhereProvider || found.Query == "" || called.Query != "What is the weather in Oslo?" ||
 				len(called.Tools) != 1 || called.Tools[0].Name != "weather_lookup" || called.Tools[0].Server != "weather" {
 				t.Errorf("found %+v, called %+v", *found, *called)
 			}
