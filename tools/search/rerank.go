@@ -29,7 +29,7 @@ type ranked struct {
 //     xQuAD or PM2), so one aspect that many tools match cannot fill the list.
 func (s *snapshot) rerank(scores []float32, qt map[int32]float64, votes map[int32]float64, reqCover float64, limit int) []ranked {
 	cfg := s.cfg
-	if cfg.NamePrior == 0 && cfg.Diversity == 0 && len(votes) == 0 {
+	if cfg.NamePrior == 0 && cfg.Diversity == 0 && cfg.InputPrior == 0 && len(votes) == 0 {
 		top := topK(scores, limit, s)
 		out := make([]ranked, len(top))
 		for i, d := range top {
@@ -85,6 +85,9 @@ func (s *snapshot) rerank(scores []float32, qt map[int32]float64, votes map[int3
 				}
 				row[i] = qt[id] * s.idf[id] * tfw * (cfg.K1 + 1) / (cfg.K1 + tfw)
 			}
+		}
+		if cfg.InputPrior > 0 {
+			base[c] += cfg.InputPrior * best * s.inputsNamed(d, qt)
 		}
 		if all > 0 {
 			prior := cfg.NamePrior * (1 - cfg.PriorCover*reqCover)
@@ -145,4 +148,27 @@ func sortRanked(r []ranked, s *snapshot) {
 		}
 		return strings.Compare(s.docs[a.d].doc.Name, s.docs[b.d].doc.Name)
 	})
+}
+
+// inputsNamed is the idf-weighted share of doc d's required parameters
+// whose words the query has: a request that carries a tool's inputs ("a
+// base of 10 and a height of 5") asks for that tool (Config.InputPrior).
+// A tool that requires nothing gets nothing: nothing says it fits.
+func (s *snapshot) inputsNamed(d int32, qt map[int32]float64) float64 {
+	var have, all float64
+	for _, need := range s.requiredTerms(d) {
+		w, named := 0.0, 0.0
+		for _, t := range need {
+			w = max(w, s.idf[t])
+			if _, ok := qt[t]; ok {
+				named = max(named, s.idf[t])
+			}
+		}
+		all += w
+		have += named
+	}
+	if all == 0 {
+		return 0
+	}
+	return have / all
 }

@@ -99,6 +99,9 @@ func Explore() []Variant {
 	with("- demote", func(c *search.Config) { c.ParaphraseDemote = 0 })
 	with("name prior 0.4", func(c *search.Config) { c.NamePrior = 0.4 })
 	with("name field 1", func(c *search.Config) { c.Weight[search.FieldName] = 1 })
+	with("- input prior", func(c *search.Config) { c.InputPrior = 0 })
+	with("input prior 0.1", func(c *search.Config) { c.InputPrior = 0.1 })
+	with("input prior 0.4", func(c *search.Config) { c.InputPrior = 0.4 })
 	return vs
 }
 
