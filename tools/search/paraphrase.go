@@ -55,7 +55,7 @@ var actionRules = func() []actionRule {
 	add("file,log", "create", creatable, true)
 	add("open", "new page", setOf("tab", "tabs", "window"), false)
 	add("remove,wipe,drop,erase,trash,purge,destroy,get rid of", "delete", nil, false)
-	add("look up,lookup,fetch,pull up,show,display,bring up", "get read", nil, false)
+	add("look up,lookup,fetch,pull up,bring up", "get read", nil, false) // show and display: verbSynonyms (view, list)
 	add("find,look for,hunt for,locate", "search list", nil, false)
 	add("edit,change,modify,alter,amend,tweak,rename", "update", nil, false)
 	add("rename", "move", nil, false)
