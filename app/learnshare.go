@@ -92,23 +92,19 @@ func ImportLearned(ctx context.Context, s Settings, path string) (read, added in
 // readPairs reads JSONL LearnedPairs.
 func readPairs(r io.Reader, name string) ([]store.ToolUse, error) {
 	var out []store.ToolUse
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for line := 1; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
+	err := eachLine(r, name, func(line int, b []byte) error {
 		var p LearnedPair
-		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a learned pair: %v (want {\"query\", \"tool\", \"server\", \"at\"} a line, as agent tools learn export writes)", name, line, err)
+		if err := json.Unmarshal(b, &p); err != nil {
+			return fmt.Errorf("%s:%d: not a learned pair: %v (want {\"query\", \"tool\", \"server\", \"at\"} a line, as agent tools learn export writes)", name, line, err)
 		}
 		if strings.TrimSpace(p.Query) == "" || strings.TrimSpace(p.Tool) == "" || p.At.IsZero() {
-			return nil, fmt.Errorf("%s:%d: a learned pair needs a query, a tool and a time (at)", name, line)
+			return fmt.Errorf("%s:%d: a learned pair needs a query, a tool and a time (at)", name, line)
 		}
 		out = append(out, store.ToolUse{At: p.At, Query: p.Query, Tool: p.Tool, Server: p.Server})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

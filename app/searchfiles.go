@@ -77,14 +77,9 @@ func AnswerQueries(ix *search.Index, opts search.Options, path string, out io.Wr
 	defer f.Close()
 	bw := bufio.NewWriter(out)
 	enc := json.NewEncoder(bw)
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for line := 1; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
+	err = eachLine(f, path, func(line int, b []byte) error {
 		var q queryLine
-		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+		if err := json.Unmarshal(b, &q); err != nil {
 			return &UsageError{Err: fmt.Errorf("queries %s line %d: %w", path, line, err)}
 		}
 		if len(q.ID) == 0 {
@@ -101,11 +96,31 @@ func AnswerQueries(ix *search.Index, opts search.Options, path string, out io.Wr
 		if err := enc.Encode(a); err != nil {
 			return fmt.Errorf("write answers: %w", err)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read queries %s: %w", path, err)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return bw.Flush()
+}
+
+// eachLine calls fn with each line of r (the file name) that is not blank,
+// numbered from 1, and stops at its first error. Lines may be up to 16 MB.
+func eachLine(r io.Reader, name string, fn func(line int, b []byte) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for line := 1; sc.Scan(); line++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		if err := fn(line, sc.Bytes()); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	return nil
 }
 
 // LoadHistoryFile reads JSONL {"query", "tool": id or name} lines.
@@ -116,23 +131,19 @@ func LoadHistoryFile(path string) ([]search.Use, error) {
 	}
 	defer f.Close()
 	var out []search.Use
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for line := 1; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
+	err = eachLine(f, path, func(line int, b []byte) error {
 		var u search.Use
-		if err := json.Unmarshal(sc.Bytes(), &u); err != nil {
-			return nil, fmt.Errorf("history %s line %d: %w", path, line, err)
+		if err := json.Unmarshal(b, &u); err != nil {
+			return fmt.Errorf("history %s line %d: %w", path, line, err)
 		}
 		if strings.TrimSpace(u.Query) == "" || strings.TrimSpace(u.Tool) == "" {
-			return nil, fmt.Errorf(`history %s line %d: want {"query": ..., "tool": ...}`, path, line)
+			return fmt.Errorf(`history %s line %d: want {"query": ..., "tool": ...}`, path, line)
 		}
 		out = append(out, u)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read history %s: %w", path, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
