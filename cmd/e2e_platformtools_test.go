@@ -76,3 +76,23 @@ func TestModelsShowsIssue29Fields(t *testing.T) {
 		t.Errorf("bedrock runs none of them: exit %d\n%s", txt.code, txt.stdout)
 	}
 }
+
+// A model its maker retired is refused at start on the maker's own API,
+// one line with the date; no request would be served.
+func TestRetiredModelRefusedAtStart(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+		date string
+	}{
+		{map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}, []string{"--provider", "anthropic", "--model", "claude-3-5-haiku-20241022"}, "2026-02-19"},
+		{map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}, []string{"--provider", "anthropic", "--model", "claude-3-7-sonnet-20250219"}, "2026-02-19"},
+		{map[string]string{"DEEPSEEK_API_KEY": "k"}, []string{"--provider", "deepseek", "--base-url", "http://127.0.0.1:9/v1", "--model", "deepseek-chat"}, "2026-07-24"},
+	} {
+		isolate(t)
+		res := runAgent(t, c.env, append([]string{"-p", "hi", "--db", filepath.Join(t.TempDir(), "a.db")}, c.args...)...)
+		if res.code != 2 || !strings.Contains(res.stderr, "retired by its maker on "+c.date) || strings.Count(res.stderr, "\n") > 1 {
+			t.Errorf("%v: exit %d, stderr %q", c.args, res.code, res.stderr)
+		}
+	}
+}
