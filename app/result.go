@@ -3,8 +3,10 @@ package app
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/pricing"
 )
 
 // TurnResult is what a turn came to: the -p --output-format json object.
@@ -30,6 +32,12 @@ type TurnResult struct {
 	// StopReason is why the last request stopped ("max_tokens": the answer
 	// was cut at the output limit).
 	StopReason agent.StopReason `json:"stop_reason,omitempty"`
+	// TotalCostUSD is what this run's requests cost, from the price table;
+	// null when a model it used has no price. DurationMS is the run's wall
+	// time and NumTurns its provider requests (Claude Code's names).
+	TotalCostUSD *float64 `json:"total_cost_usd"`
+	DurationMS   int64    `json:"duration_ms"`
+	NumTurns     int      `json:"num_turns"`
 }
 
 // ResultUsage mirrors the provider usage fields.
@@ -65,6 +73,10 @@ type ResultServerTool struct {
 // Reducer folds a turn's event stream into its TurnResult.
 type Reducer struct {
 	res        TurnResult
+	start      time.Time
+	cost       float64
+	unpriced   bool
+	price      func() (pricing.Price, bool)
 	searchIdx  map[string]int
 	seenSource map[string]bool
 	last, all  strings.Builder
@@ -75,7 +87,12 @@ type Reducer struct {
 // NewReducer starts the result of a turn of a's session.
 func (a *App) NewReducer() *Reducer {
 	p, model := a.session.Target()
-	r := &Reducer{searchIdx: map[string]int{}, seenSource: map[string]bool{}}
+	r := &Reducer{searchIdx: map[string]int{}, seenSource: map[string]bool{}, start: time.Now()}
+	// The model at each request: a fallback or /model may change it.
+	r.price = func() (pricing.Price, bool) {
+		_, m := a.session.Target()
+		return Price(a.Provider(), m)
+	}
 	// The provider as the user named it ("ollama", not the "openai-chat"
 	// its adapter calls itself).
 	provider := a.Provider()
@@ -146,6 +163,13 @@ func (r *Reducer) Add(ev agent.Event) string {
 		for k, v := range u.ServerToolUses {
 			res.Usage.ServerToolUse[k] += v
 		}
+		if r.price == nil {
+			r.unpriced = true
+		} else if p, ok := r.price(); ok {
+			r.cost += p.Cost(pricing.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens})
+		} else {
+			r.unpriced = true
+		}
 	case agent.EventWarning:
 		res.Warnings = append(res.Warnings, ev.Text)
 	case agent.EventCompacted:
@@ -196,6 +220,11 @@ func (r *Reducer) Result(a *App) TurnResult {
 		res.Discovered = []string{}
 	}
 	res.ToolsHash = a.LastToolsHash()
+	res.DurationMS, res.NumTurns = time.Since(r.start).Milliseconds(), res.NumRequests
+	if !r.unpriced {
+		c := r.cost
+		res.TotalCostUSD = &c
+	}
 	if r.err != nil {
 		res.IsError = true
 		res.Error = r.err.Error()
