@@ -22,15 +22,21 @@ func attach(text string) (string, attachedMsg) {
 	var out attachedMsg
 	var files strings.Builder
 	seen := map[string]bool{}
-	for _, w := range strings.Fields(text) {
-		p, ok := strings.CutPrefix(w, "@")
-		p = strings.TrimRight(p, ".,;:!?)")
-		if !ok || p == "" || seen[p] {
+	for _, p := range atPaths(text) {
+		if p == "" || seen[p] {
 			continue
 		}
 		seen[p] = true
 		fi, err := os.Stat(p)
-		if err != nil || !fi.Mode().IsRegular() {
+		switch {
+		case err != nil:
+			out.warnings = append(out.warnings, fmt.Sprintf("@%s not attached: no such file (a name with spaces goes in quotes: @\"my file.txt\")", p))
+			continue
+		case fi.IsDir():
+			out.warnings = append(out.warnings, "@"+p+" not attached: it is a directory; name a file in it")
+			continue
+		case !fi.Mode().IsRegular():
+			out.warnings = append(out.warnings, "@"+p+" not attached: it is not a regular file")
 			continue
 		}
 		if fi.Size() > maxAttach {
@@ -61,3 +67,37 @@ func (m *Model) applyAttached(msg attachedMsg) tea.Cmd {
 	}
 	return nil
 }
+
+// atPaths returns the paths of the prompt's @words: @path, @"a name with
+// spaces" or @a\ name\ with\ spaces; trailing punctuation of a bare path
+// is not part of it ("see @notes.md.").
+func atPaths(text string) []string {
+	var out []string
+	for i := 0; i < len(text); i++ {
+		if text[i] != '@' || (i > 0 && !isSpace(text[i-1])) {
+			continue
+		}
+		j := i + 1
+		if j < len(text) && text[j] == '"' {
+			end := strings.IndexByte(text[j+1:], '"')
+			if end < 0 {
+				continue
+			}
+			out = append(out, text[j+1:j+1+end])
+			i = j + 1 + end
+			continue
+		}
+		var b strings.Builder
+		for ; j < len(text) && !isSpace(text[j]); j++ {
+			if text[j] == '\\' && j+1 < len(text) && text[j+1] == ' ' {
+				j++
+			}
+			b.WriteByte(text[j])
+		}
+		out = append(out, strings.TrimRight(b.String(), ".,;:!?)"))
+		i = j
+	}
+	return out
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -153,6 +153,11 @@ func listFilesCmd(word string) tea.Cmd {
 			if e.IsDir() {
 				n += "/"
 			}
+			if strings.ContainsAny(dir+n, " \t") {
+				// Quoted, so the path stays one word when sent.
+				items = append(items, "@\""+dir+n+"\"")
+				continue
+			}
 			items = append(items, "@"+dir+n)
 		}
 		sort.Strings(items)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -250,5 +251,40 @@ func TestEditorRoundTrip(t *testing.T) {
 	m.Update(editedMsg{Text: "edited\nprompt\n"})
 	if v := m.input.Value(); v != "edited\nprompt" {
 		t.Fatalf("input after the editor: %q", v)
+	}
+}
+
+// #27: a name with a space completes quoted and attaches; a missing file
+// is said, not skipped silently.
+func TestAtPathSpacesAndMissing(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile(filepath.Join(dir, "my notes.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := newFakeBackend()
+	m, turns, _ := newTestModel(t, b, 100, 24, Options{})
+	typeText(m, "read @my")
+	run(m, pressKey(m, tabKey))
+	if v := m.input.Value(); v != `read @"my notes.txt" ` {
+		t.Fatalf("@ completion of a name with a space: %q", v)
+	}
+	typeText(m, `and @my\ notes.txt and @missing.md`)
+	run(m, press(m, "enter"))
+	if len(turns.started) != 1 || strings.Count(turns.started[0], `<file path="my notes.txt">`) != 1 {
+		t.Fatalf("the file was not attached once: %q", turns.started)
+	}
+	if f := frame(m); !strings.Contains(f, "@missing.md not attached: no such file") {
+		t.Errorf("the missing file is not named:\n%s", f)
+	}
+	for in, want := range map[string][]string{
+		`see @a.md.`:           {"a.md"},
+		`@"x y.txt" and @z\ w`: {"x y.txt", "z w"},
+		`mail bob@example.com`: nil,
+		`@"unterminated quote`: nil,
+	} {
+		if got := atPaths(in); !slices.Equal(got, want) {
+			t.Errorf("atPaths(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
