@@ -91,6 +91,7 @@ func New(t testing.TB, mcp http.Handler) *Server {
 	mux.HandleFunc("POST /token", s.token)
 	mux.HandleFunc("POST /register", s.register)
 	mux.HandleFunc("/mcp", s.protected)
+	mux.HandleFunc("/mcp/", s.protected) // an SSE server's /mcp/sse and /mcp/message
 	s.srv = httptest.NewServer(mux)
 	s.URL, s.ResourceURL = s.srv.URL, s.srv.URL+"/mcp"
 	t.Cleanup(s.srv.Close)
