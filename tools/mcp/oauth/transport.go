@@ -104,8 +104,8 @@ func (a *Authorizer) recover(ctx context.Context, used string, ch challenge) err
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.last = ch
-	if a.rec.Token != nil && a.rec.Token.AccessToken != used && used != "" {
-		return nil
+	if t := a.rec.Token; t != nil && t.AccessToken != used && !t.IsExpired() {
+		return nil // replaced while this request was out: send it again
 	}
 	if a.rec.Token != nil && a.rec.Token.RefreshToken != "" {
 		if err := a.refresh(ctx); err == nil {
