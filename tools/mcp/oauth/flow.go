@@ -57,7 +57,7 @@ func (a *Authorizer) authorize(ctx context.Context, ch challenge, extra []string
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.opts.Timeout)
 	defer cancel()
-	ln, redirectURI, err := a.listen()
+	ln, redirectURI, err := a.listen(ctx)
 	if err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (a *Authorizer) refresh(ctx context.Context) error {
 // listen opens the 127.0.0.1 listener the browser comes back to: on the
 // configured port, else on the port of the registered client's redirect
 // (so it is reused), else on any free port.
-func (a *Authorizer) listen() (net.Listener, string, error) {
+func (a *Authorizer) listen(ctx context.Context) (net.Listener, string, error) {
 	ports := []int{a.cfg.CallbackPort}
 	if a.cfg.CallbackPort == 0 {
 		if c := a.rec.Client; c != nil && c.RedirectURI != "" {
@@ -199,7 +199,7 @@ func (a *Authorizer) listen() (net.Listener, string, error) {
 	var err error
 	for _, p := range ports {
 		var ln net.Listener
-		ln, err = net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		ln, err = (&net.ListenConfig{}).Listen(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
 		if err == nil {
 			port := ln.Addr().(*net.TCPAddr).Port
 			return ln, fmt.Sprintf("http://127.0.0.1:%d/callback", port), nil
@@ -288,15 +288,16 @@ func (a *Authorizer) probe(ctx context.Context) (challenge, error) {
 // system's opener; it does not wait for the browser.
 func OpenBrowser(u string) error {
 	var cmd *exec.Cmd
+	ctx := context.Background() // the browser outlives the sign-in
 	switch b := os.Getenv("BROWSER"); {
 	case b != "":
-		cmd = exec.Command(b, u)
+		cmd = exec.CommandContext(ctx, b, u)
 	case runtime.GOOS == "darwin":
-		cmd = exec.Command("open", u)
+		cmd = exec.CommandContext(ctx, "open", u)
 	case runtime.GOOS == "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", u)
+		cmd = exec.CommandContext(ctx, "rundll32", "url.dll,FileProtocolHandler", u)
 	default:
-		cmd = exec.Command("xdg-open", u)
+		cmd = exec.CommandContext(ctx, "xdg-open", u)
 	}
 	if err := cmd.Start(); err != nil {
 		return err

@@ -66,18 +66,23 @@ func setup(t *testing.T, cfg *config.MCPOAuth, interactive bool, tune func(*oaut
 	return f
 }
 
-// call sends one JSON-RPC request of method through the authorizer.
-func (f *fixture) call(t *testing.T, method string) (*http.Response, error) {
+// call sends one JSON-RPC request of method through the authorizer and
+// returns the status.
+func (f *fixture) call(t *testing.T, method string) (int, error) {
 	t.Helper()
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, f.as.ResourceURL,
-		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":{}}`))
+	return post(t.Context(), f.http, f.as.ResourceURL, `{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":{}}`)
+}
+
+func post(ctx context.Context, c *http.Client, url, body string) (int, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := f.http.Do(req)
-	if resp != nil {
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err
 	}
-	return resp, err
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, nil
 }
 
 func (f *fixture) rejections() []string {
@@ -102,9 +107,9 @@ func count(log []string, prefix string) int {
 
 func TestSignInThroughTheBrowser(t *testing.T) {
 	f := setup(t, nil, true, func(s *oauthtest.Server) { s.Scopes = []string{"mcp:read", "offline_access"} })
-	resp, err := f.call(t, "tools/list")
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("call: %v %v\nlog: %q", resp, err, f.as.Log())
+	status, err := f.call(t, "tools/list")
+	if err != nil || status != 200 {
+		t.Fatalf("call: %v %v\nlog: %q", status, err, f.as.Log())
 	}
 	if r := f.rejections(); len(r) > 0 {
 		t.Fatalf("the fake rejected: %q", r)
@@ -121,13 +126,10 @@ func TestSignInThroughTheBrowser(t *testing.T) {
 		t.Errorf("token file mode %v, want 0600", st.Mode().Perm())
 	}
 	again := oauth.New(config.MCPServer{Name: "remote", Type: config.MCPHTTP, URL: f.as.ResourceURL}, oauth.Options{Dir: f.dir})
-	c := &http.Client{Transport: again.Wrap(nil)}
-	req, _ := http.NewRequest(http.MethodPost, f.as.ResourceURL, strings.NewReader(`{}`))
-	resp, err = c.Do(req)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("a later run with the stored token: %v %v", resp, err)
+	status, err = post(t.Context(), &http.Client{Transport: again.Wrap(nil)}, f.as.ResourceURL, `{}`)
+	if err != nil || status != 200 {
+		t.Fatalf("a later run with the stored token: %v %v", status, err)
 	}
-	resp.Body.Close()
 }
 
 func TestRefresh(t *testing.T) {
@@ -137,8 +139,8 @@ func TestRefresh(t *testing.T) {
 	}
 	// Expired access token: the 401 is answered by a refresh, no browser.
 	f.as.ExpireAccessTokens()
-	if resp, err := f.call(t, "tools/list"); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("after expiry: %v %v\n%q", resp, err, f.as.Log())
+	if status, err := f.call(t, "tools/list"); err != nil || status != 200 {
+		t.Fatalf("after expiry: %v %v\n%q", status, err, f.as.Log())
 	}
 	if n := count(f.as.Log(), "POST /token -> 200"); n != 2 || f.br.visits.Load() != 1 {
 		t.Fatalf("token grants %d (want code + refresh), browser visits %d\n%q", n, f.br.visits.Load(), f.as.Log())
@@ -149,9 +151,7 @@ func TestRefresh(t *testing.T) {
 	f.as.ExpireAccessTokens()
 	f.as.ExpireRefreshTokens()
 	quiet := oauth.New(config.MCPServer{Name: "remote", Type: config.MCPHTTP, URL: f.as.ResourceURL}, oauth.Options{Dir: f.dir})
-	c := &http.Client{Transport: quiet.Wrap(nil)}
-	req, _ := http.NewRequest(http.MethodPost, f.as.ResourceURL, strings.NewReader(`{}`))
-	_, err := c.Do(req)
+	_, err := post(t.Context(), &http.Client{Transport: quiet.Wrap(nil)}, f.as.ResourceURL, `{}`)
 	if !errors.Is(err, oauth.ErrSignInRequired) || !strings.Contains(err.Error(), "agent mcp login remote") {
 		t.Fatalf("err = %v, want a SignInError naming agent mcp login remote", err)
 	}
@@ -170,11 +170,11 @@ func TestStepUp(t *testing.T) {
 	f := setup(t, nil, true, func(s *oauthtest.Server) {
 		s.Required, s.ToolScopes = []string{"mcp:read"}, []string{"mcp:write"}
 	})
-	if resp, err := f.call(t, "tools/list"); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("list: %v %v", resp, err)
+	if status, err := f.call(t, "tools/list"); err != nil || status != 200 {
+		t.Fatalf("list: %v %v", status, err)
 	}
-	if resp, err := f.call(t, "tools/call"); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("call: %v %v\n%q", resp, err, f.as.Log())
+	if status, err := f.call(t, "tools/call"); err != nil || status != 200 {
+		t.Fatalf("call: %v %v\n%q", status, err, f.as.Log())
 	}
 	if n := f.br.visits.Load(); n != 2 {
 		t.Fatalf("browser visits %d, want 2 (sign-in, step-up)", n)
@@ -187,9 +187,9 @@ func TestStepUp(t *testing.T) {
 	if _, err := g.call(t, "tools/list"); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := g.call(t, "tools/call")
-	if err != nil || resp.StatusCode != http.StatusForbidden {
-		t.Fatalf("got %v %v, want the 403 after two step-ups", resp, err)
+	status, err := g.call(t, "tools/call")
+	if err != nil || status != http.StatusForbidden {
+		t.Fatalf("got %v %v, want the 403 after two step-ups", status, err)
 	}
 	if n := count(g.as.Log(), "GET /authorize"); n != 3 {
 		t.Fatalf("authorization requests %d, want 3 (one sign-in, two step-ups)", n)
@@ -220,8 +220,8 @@ func TestClientCredentials(t *testing.T) {
 			cfg := tc.cfg
 			f := setup(t, &cfg, false, func(s *oauthtest.Server) { s.AddClient(tc.client) })
 			for range 2 { // the second call reuses the token
-				if resp, err := f.call(t, "tools/list"); err != nil || resp.StatusCode != 200 {
-					t.Fatalf("call: %v %v\n%q", resp, err, f.as.Log())
+				if status, err := f.call(t, "tools/list"); err != nil || status != 200 {
+					t.Fatalf("call: %v %v\n%q", status, err, f.as.Log())
 				}
 			}
 			if n := count(f.as.Log(), "POST /token -> 200"); n != 1 {
@@ -237,8 +237,8 @@ func TestPreRegisteredClient(t *testing.T) {
 		s.NoRegistration = true
 		s.AddClient(oauthtest.Client{ID: "pre", Secret: "pre-secret", AuthMethod: "client_secret_basic", RedirectURIs: []string{"http://127.0.0.1/callback"}})
 	})
-	if resp, err := f.call(t, "tools/list"); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("call: %v %v\n%q", resp, err, f.as.Log())
+	if status, err := f.call(t, "tools/list"); err != nil || status != 200 {
+		t.Fatalf("call: %v %v\n%q", status, err, f.as.Log())
 	}
 	if count(f.as.Log(), "POST /register") != 0 {
 		t.Fatal("a configured client must not register")
@@ -274,8 +274,8 @@ func TestRefusals(t *testing.T) {
 		if err := f.auth.Login(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		if resp, err := f.call(t, "initialize"); err != nil || resp.StatusCode != 200 {
-			t.Fatalf("after Login: %v %v", resp, err)
+		if status, err := f.call(t, "initialize"); err != nil || status != 200 {
+			t.Fatalf("after Login: %v %v", status, err)
 		}
 	})
 	t.Run("oauth false", func(t *testing.T) {
