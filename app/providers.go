@@ -35,6 +35,14 @@ func (s Settings) ModelTable() (*models.Table, error) {
 // ProviderNames lists the names --provider accepts.
 func ProviderNames() []string { return registry.Names() }
 
+// CheckProvider refuses a --provider value the registry does not list.
+func CheckProvider(name string) error {
+	if _, ok := registry.Lookup(name); !ok {
+		return usage(&registry.UnknownError{Name: name})
+	}
+	return nil
+}
+
 // NewProvider resolves a provider name to an adapter and its default model
 // (which comes back with a missing-key error too: see registry.New).
 func NewProvider(s Settings, name string, getenv func(string) string) (agent.Provider, string, error) {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -37,8 +36,8 @@ dialect. Ids the table does not know say so; declare them in the config's "model
 			if err != nil {
 				return err
 			}
-			if !slices.Contains(app.ProviderNames(), s.Provider) {
-				return app.Usagef("unknown provider %q: use one of %s", s.Provider, strings.Join(app.ProviderNames(), ", "))
+			if err := app.CheckProvider(s.Provider); err != nil {
+				return err
 			}
 			if len(args) == 0 && s.Model != "" {
 				args = []string{s.Model}
