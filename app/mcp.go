@@ -15,10 +15,11 @@ import (
 
 // MCPServers reads the configured MCP servers, later sources winning: the
 // user's mcp.json, mcpServers inline in the config file, the project's
-// ./.mcp.json, then --mcp-config (which must exist). Open reads them once.
+// ./.mcp.json when the directory is trusted, then --mcp-config (which must
+// exist). Open reads them once.
 func (s Settings) MCPServers() (map[string]config.MCPServer, error) {
 	paths := config.DefaultMCPConfigPaths(s.Workdir)
-	user, project := paths[:len(paths)-1], paths[len(paths)-1]
+	user := paths[:len(paths)-1]
 	out, err := config.LoadMCPConfig(user...)
 	if err != nil {
 		return nil, usage(err)
@@ -30,12 +31,10 @@ func (s Settings) MCPServers() (map[string]config.MCPServer, error) {
 			}
 			return config.ParseMCPServers(s.Config.MCPServers, s.ConfigPath)
 		},
+		// The project's, only in a trusted directory and as a project may
+		// have them (Settings.applyProject).
 		func() (map[string]config.MCPServer, error) {
-			servers, err := config.LoadMCPConfig(project)
-			if err != nil {
-				return nil, err
-			}
-			return servers, untrustedKeyPaths(servers)
+			return s.projectServers, untrustedKeyPaths(s.projectServers)
 		},
 		func() (map[string]config.MCPServer, error) {
 			if s.MCPConfig == "" {

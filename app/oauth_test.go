@@ -25,7 +25,10 @@ func TestProjectMCPConfigNamesNoKeyPath(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(wd, ".mcp.json"), []byte(cfg), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Settings{Workdir: wd}.MCPServers()
+		s, err := Load(Flags{Workdir: wd, Trust: true}, os.Getenv)
+		if err == nil {
+			_, err = s.MCPServers()
+		}
 		if refused := err != nil && strings.Contains(err.Error(), "never from a project's .mcp.json"); refused != tc.refused {
 			t.Errorf("key %.20q: err = %v, want refused=%v", tc.key, err, tc.refused)
 		}

@@ -12,9 +12,13 @@ import (
 )
 
 // Profiles loads the agent profiles this run sees: the config file's
-// "agents", the user's and the project's directories.
+// "agents", the user's and, in a trusted directory, the project's.
 func (s Settings) Profiles() *agents.Set {
-	return agents.Load(agents.DefaultDirs(s.Workdir), s.ConfigPath)
+	dirs := agents.DefaultDirs(s.Workdir)
+	if !s.Trusted {
+		dirs.Project = ""
+	}
+	return agents.Load(dirs, s.ConfigPath)
 }
 
 // useProfile applies the named profile under the flags given.

@@ -37,6 +37,7 @@ type Flags struct {
 	Continue   bool
 	Workdir    string // the working directory (default: os.Getwd)
 	Agent      string // --agent: the agent profile to use
+	Trust      bool   // --trust: use this directory's project files for this run
 	// Changed names the flags given on the command line (a profile does
 	// not override them; --max-steps 0 is an error, not "not given").
 	Changed map[string]bool
@@ -70,6 +71,12 @@ type Settings struct {
 	Flags Flags
 	// Warnings are things Load ignored, to show once.
 	Warnings []string
+	// Project is the working directory's project files; Trusted says they
+	// are used (the directory is trusted, or --trust). projectServers are
+	// its MCP servers as a project may have them (applyProject).
+	Project        Project
+	Trusted        bool
+	projectServers map[string]config.MCPServer
 }
 
 // Load resolves the settings of a run (see Settings).
@@ -90,17 +97,8 @@ func Load(f Flags, getenv func(string) string) (Settings, error) {
 		}
 		s.Workdir = wd
 	}
-	proj, err := config.Read(config.ProjectPath(s.Workdir), false)
-	if err != nil {
-		return s, usage(err)
-	}
-	if proj != nil {
-		if proj.BaseURL != "" {
-			// A cloned repository must not send the user's API key elsewhere.
-			s.Warnings = append(s.Warnings, fmt.Sprintf("base_url in %s is ignored: a project cannot redirect your API key; set it in your own config or with --base-url", config.ProjectPath(s.Workdir)))
-			proj.BaseURL = ""
-		}
-		config.Merge(&s.Config, *proj)
+	if err := s.applyProject(f.Trust); err != nil {
+		return s, err
 	}
 	s.Config.FromEnv(getenv)
 	s.MCPConfig, s.DBPath = f.MCPConfig, f.DBPath

@@ -37,7 +37,7 @@ func TestLoadLayers(t *testing.T) {
 	env := map[string]string{"AGENT_MODEL": "from-env"}
 	getenv := func(k string) string { return env[k] }
 
-	s, err := Load(Flags{ConfigPath: user, Workdir: work}, getenv)
+	s, err := Load(Flags{ConfigPath: user, Workdir: work, Trust: true}, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,11 +48,11 @@ func TestLoadLayers(t *testing.T) {
 		t.Errorf("layers: model %q search %q system %q steps %d", s.Model, s.Search, s.System, s.MaxSteps)
 	}
 	// A project cannot redirect the API key.
-	if s.BaseURL != "http://user.example" || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "base_url") {
+	if s.BaseURL != "http://user.example" || !warned(s, "base_url") || !warned(s, "sets the system prompt") {
 		t.Errorf("base_url %q, warnings %q", s.BaseURL, s.Warnings)
 	}
 	// Flags win; --max-steps 0 is given, not "unset".
-	f := Flags{ConfigPath: user, Workdir: work, Changed: map[string]bool{"max-steps": true}}
+	f := Flags{ConfigPath: user, Workdir: work, Trust: true, Changed: map[string]bool{"max-steps": true}}
 	f.Model, f.Search = "from-flag", "native"
 	if _, err := Load(f, getenv); err == nil || !strings.Contains(err.Error(), "max steps") {
 		t.Errorf("--max-steps 0: %v", err)

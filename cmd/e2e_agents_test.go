@@ -6,6 +6,7 @@ import (
 	"github.com/agent-dev/agent/app"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,6 +36,10 @@ You are the reviewer. Be terse.
 `
 	if err := os.WriteFile(filepath.Join(dir, "reviewer.md"), []byte(profile), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	// A project's profiles apply in a trusted directory only.
+	if tr := runAgent(t, nil, "trust"); tr.code != 0 || !strings.Contains(tr.stdout, filepath.Join(".agent", "agents", "reviewer.md")) {
+		t.Fatalf("agent trust: exit %d: %s%s", tr.code, tr.stdout, tr.stderr)
 	}
 	fake := anthropictest.NewServer(t)
 	fake.Script = anthropictest.NewScript(
@@ -108,7 +113,7 @@ You are the reviewer. Be terse.
 	if err := os.WriteFile(filepath.Join(dir, "broken.md"), []byte("---\nmodel: x\nmax_tokens: many\n---\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	broken := runAgent(t, env, "-p", "x", "--agent", "broken")
+	broken := runAgent(t, env, "-p", "x", "--agent", "broken", "--trust") // the files changed since agent trust
 	if broken.code != 2 || !strings.Contains(broken.stderr, "broken.md:3: agent profile broken: field max_tokens: must be a positive whole number") ||
 		strings.Count(strings.TrimSpace(broken.stderr), "\n") != 0 {
 		t.Errorf("bad front matter: exit %d, %q", broken.code, broken.stderr)
@@ -338,7 +343,7 @@ func TestResumeAfterCompactionDoesNotWarnOfUnchangedTools(t *testing.T) {
 	if res3.code != 0 {
 		t.Fatalf("third run: exit %d: %s", res3.code, res3.stderr)
 	}
-	if w := decodePrint(t, res3.stdout).Warnings; len(w) != 1 || !strings.Contains(w[0], "tools changed") {
+	if w := decodePrint(t, res3.stdout).Warnings; !slices.ContainsFunc(w, func(s string) bool { return strings.Contains(s, "tools changed") }) {
 		t.Errorf("a real change of the tools: warnings %q", w)
 	}
 }

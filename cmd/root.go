@@ -135,6 +135,7 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 	f.StringVar(&g.DBPath, "db", "", "session database (default $XDG_DATA_HOME/agent/agent.db)")
 	root.Flags().BoolVar(&g.AltScreen, "alt-screen", false, "run the terminal UI full screen (the default runs inline and leaves the conversation in the scrollback)")
 	f.BoolVar(&g.NoLearn, "no-learn", false, "tool search neither records searches and calls nor learns from earlier ones (config: \"learn\": false)")
+	f.BoolVar(&g.Trust, "trust", false, "use this directory's project files (.mcp.json, .agent/) for this run only (agent trust trusts it)")
 	f.BoolVar(&g.NoCache, "no-cache", false, "do not use the MCP catalog cache: wait for every server to list its tools (config: \"mcp_cache\": false)")
 
 	lf := root.Flags()
@@ -189,6 +190,7 @@ func subcommands(g *Globals) []*cobra.Command {
 		newSessionsCmd(g),
 		newAgentsCmd(g),
 		newModelsCmd(g),
+		newTrustCmd(g),
 	}
 }
 

@@ -32,7 +32,7 @@ func TestTUIAgentSwitchAndCompact(t *testing.T) {
 	)
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	db := filepath.Join(t.TempDir(), "a.db")
-	b := newTestTUIBackend(t, env, "--base-url", fake.URL, "--db", db, "--mcp-config", testMCPConfig(t), "--mcp", "tt")
+	b := newTestTUIBackend(t, env, "--base-url", fake.URL, "--db", db, "--mcp-config", testMCPConfig(t), "--mcp", "tt", "--trust")
 	run := func(text string) {
 		t.Helper()
 		for e := range b.Send(t.Context(), text) {

@@ -86,7 +86,10 @@ type Config struct {
 	Learn *bool `json:"learn,omitempty" doc:"false: tool search neither records nor learns from use, as --no-learn (default true)"`
 	// MaxToolResultBytes caps one MCP tool result as it is read, so a
 	// server cannot make the agent hold more than this in memory.
-	MaxToolResultBytes int `json:"max_tool_result_bytes,omitempty" default:"4194304" doc:"most bytes of one MCP tool result read from the server; past it the result is cut with a note saying by how much"`
+	// ProjectEnvAllow names the environment variables a trusted project's
+	// MCP servers may expand with ${VAR}; only the user's config sets it.
+	ProjectEnvAllow    []string `json:"project_env_allow,omitempty" doc:"environment variables a trusted project's MCP servers may expand with ${VAR} (user config only)"`
+	MaxToolResultBytes int      `json:"max_tool_result_bytes,omitempty" default:"4194304" doc:"most bytes of one MCP tool result read from the server; past it the result is cut with a note saying by how much"`
 }
 
 // Duration is a config duration: a string time.ParseDuration reads

@@ -222,12 +222,17 @@ func DefaultMCPConfigPaths(workdir string) []string {
 // (pass only files the user named through ReadMCPConfigFile to require
 // them). ${VAR} and ${VAR:-default} are expanded from the environment.
 func LoadMCPConfig(paths ...string) (map[string]MCPServer, error) {
+	return LoadMCPConfigWith(os.LookupEnv, paths...)
+}
+
+// LoadMCPConfigWith is LoadMCPConfig expanding ${VAR} through lookup.
+func LoadMCPConfigWith(lookup func(string) (string, bool), paths ...string) (map[string]MCPServer, error) {
 	out := map[string]MCPServer{}
 	for _, p := range paths {
 		if p == "" {
 			continue
 		}
-		servers, err := ReadMCPConfigFile(p)
+		servers, err := ReadMCPConfigFileWith(p, lookup)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -253,6 +258,12 @@ func (e *missingFileError) Unwrap() error { return os.ErrNotExist }
 // ReadMCPConfigFile reads one mcpServers file. A missing file is an error
 // wrapping os.ErrNotExist.
 func ReadMCPConfigFile(path string) (map[string]MCPServer, error) {
+	return ReadMCPConfigFileWith(path, os.LookupEnv)
+}
+
+// ReadMCPConfigFileWith is ReadMCPConfigFile expanding ${VAR} through
+// lookup (a project's file may read only the variables the user allows).
+func ReadMCPConfigFileWith(path string, lookup func(string) (string, bool)) (map[string]MCPServer, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -269,12 +280,17 @@ func ReadMCPConfigFile(path string) (map[string]MCPServer, error) {
 	if len(f.MCPServers) == 0 {
 		return nil, fmt.Errorf(`parse MCP config %s: no "mcpServers" object (expected {"mcpServers": {"name": {...}}})`, path)
 	}
-	return ParseMCPServers(f.MCPServers, path)
+	return ParseMCPServersWith(f.MCPServers, path, lookup)
 }
 
 // ParseMCPServers reads the value of an mcpServers object (also accepted
 // inline in the main config file); source names it in errors.
 func ParseMCPServers(raw json.RawMessage, source string) (map[string]MCPServer, error) {
+	return ParseMCPServersWith(raw, source, os.LookupEnv)
+}
+
+// ParseMCPServersWith is ParseMCPServers expanding ${VAR} through lookup.
+func ParseMCPServersWith(raw json.RawMessage, source string, lookup func(string) (string, bool)) (map[string]MCPServer, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("parse MCP config %s: mcpServers must be an object of servers: %v", source, err)
@@ -286,7 +302,7 @@ func ParseMCPServers(raw json.RawMessage, source string) (map[string]MCPServer, 
 			return nil, fmt.Errorf("parse MCP config %s: server %q: %v", source, name, err)
 		}
 		s.Name, s.Source = name, source
-		s = s.Expand(os.LookupEnv)
+		s = s.Expand(lookup)
 		if err := s.normalize(); err != nil {
 			return nil, fmt.Errorf("MCP config %s: server %q: %v", source, name, err)
 		}

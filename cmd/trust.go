@@ -1,0 +1,51 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agent-dev/agent/app"
+	"github.com/agent-dev/agent/sanitize"
+)
+
+func newTrustCmd(g *Globals) *cobra.Command {
+	var revoke bool
+	c := &cobra.Command{
+		Use:   "trust [DIR]",
+		Short: "Trust a directory's project files (.mcp.json, .agent/config.json, .agent/agents/), or --revoke",
+		Long: `Trust DIR (default: the working directory): its project files are used from then on, as long as
+they stay as they are now; a change to them asks again. Review them first: a project's .mcp.json
+starts commands. Even trusted, a project cannot loosen your approvals, set base_url or token_env,
+expand variables you did not allow (project_env_allow) or replace your servers.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			out := sanitize.NewWriter(cmd.OutOrStdout()) // file names come with the repository
+			defer out.Flush()
+			if revoke {
+				had, err := app.Revoke(dir)
+				if err == nil && !had {
+					fmt.Fprintf(out, "%s was not trusted.\n", dir)
+				} else if err == nil {
+					fmt.Fprintf(out, "%s is no longer trusted: its project files are not used.\n", dir)
+				}
+				return err
+			}
+			p, err := app.Trust(dir)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "Trusted %s with its project files as they are now:\n", p.Dir)
+			for _, f := range p.Files {
+				fmt.Fprintf(out, "  %s\n", f)
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&revoke, "revoke", false, "stop trusting the directory")
+	return c
+}
