@@ -19,7 +19,7 @@ func TestBoundsAreAtLeastTheEstimates(t *testing.T) {
 		{Name: "clock__now", Description: "Current time \"now\"\n\tin a zone <tz>", Schema: json.RawMessage(`{"type":"object","properties":{"tz":{"type":"string"}}}`)},
 		{Name: "cached", Description: "x", Schema: json.RawMessage(`{}`), Tokens: 40},
 	}}
-	s := &Session{}
+	s := New(Config{})
 	if b, e := requestBound(req), s.estimateRequest(req); b < e {
 		t.Fatalf("requestBound %d < estimateRequest %d", b, e)
 	}

@@ -216,15 +216,18 @@ func (s *Session) Compaction() *Compaction {
 	return &c
 }
 
-// Compact summarises every message so far (call it between turns) into a
-// compaction: the model writes the summary in a request of its own, which
-// is counted in usage. emit receives the summary request's usage and the
-// compacted event; it may be nil.
+// Compact summarises every message so far into a compaction: the model
+// writes the summary in a request of its own, which is counted in usage.
+// emit receives the summary request's usage and the compacted event; it
+// may be nil. During a turn it fails with ErrBusy.
 func (s *Session) Compact(ctx context.Context, focus string, emit func(Event)) (*Compaction, error) {
 	if emit == nil {
 		emit = func(Event) {}
 	}
-	s.once.Do(s.defaults)
+	if err := s.begin(); err != nil {
+		return nil, err
+	}
+	defer s.end()
 	s.mu.Lock()
 	// A cut turn's dangling calls get their results first, so the boundary
 	// never falls between a call and its answer.
@@ -278,13 +281,13 @@ func (s *Session) compact(ctx context.Context, cut int, focus string, auto bool,
 			s.totals.Add(u)
 			s.mu.Unlock()
 			emit(Event{Type: EventUsage, Usage: &u})
-			if s.Store != nil {
+			if s.cfg.Store != nil {
 				// No tools hash: the summary request is not the
 				// conversation's, and its tools may differ (a server not
 				// up yet, or none at all for an offline compaction); a
 				// resume compares its tools with the conversation's last
 				// request, which a summary must not stand in for.
-				_ = s.Store.RecordRequest(context.WithoutCancel(ctx), RequestRecord{
+				_ = s.cfg.Store.RecordRequest(context.WithoutCancel(ctx), RequestRecord{
 					Provider: used.p.Name(), API: used.p.API(), Model: used.model,
 					Usage: u, Resolved: resp.Resolved,
 				})
@@ -301,7 +304,7 @@ func (s *Session) compact(ctx context.Context, cut int, focus string, auto bool,
 	c := &Compaction{Seq: seq, Boundary: cut, Summary: summary, Found: Discovered(hist[:cut]), Focus: strings.TrimSpace(focus),
 		Usage: usage, Auto: auto}
 	c.Before, c.After = before, EstimateMessages(c.Apply(hist))
-	if cs, ok := s.Store.(CompactionStore); ok && s.Store != nil {
+	if cs, ok := s.cfg.Store.(CompactionStore); ok && s.cfg.Store != nil {
 		if err := cs.SaveCompaction(context.WithoutCancel(ctx), *c); err != nil {
 			return nil, fmt.Errorf("compact: %w", err)
 		}
@@ -319,10 +322,10 @@ func (s *Session) compact(ctx context.Context, cut int, focus string, auto bool,
 // AutoCompact share of the context window. turnStart is the index of the
 // turn's first message: the messages of the turn in progress are kept.
 func (s *Session) autoCompact(ctx context.Context, turnStart int, warned *bool, emit func(Event)) {
-	if s.AutoCompact <= 0 || s.ContextWindow <= 0 {
+	if s.cfg.AutoCompact <= 0 || s.cfg.ContextWindow <= 0 {
 		return
 	}
-	limit := int(s.AutoCompact * float64(s.ContextWindow))
+	limit := int(s.cfg.AutoCompact * float64(s.cfg.ContextWindow))
 	// A bound in bytes first (an o200k token is at least one byte): a
 	// request that fits is never counted, so the tokenizer's tables are
 	// loaded only when a request may be near the limit.
@@ -349,7 +352,7 @@ func (s *Session) autoCompact(ctx context.Context, turnStart int, warned *bool, 
 	if _, err := s.compact(ctx, turnStart, "", true, emit); err != nil {
 		if !*warned {
 			*warned = true
-			msg := fmt.Sprintf("the request takes about %d tokens, over %d (auto_compact %.2g of %d): ", est, limit, s.AutoCompact, s.ContextWindow)
+			msg := fmt.Sprintf("the request takes about %d tokens, over %d (auto_compact %.2g of %d): ", est, limit, s.cfg.AutoCompact, s.cfg.ContextWindow)
 			if errors.Is(err, ErrNothingToCompact) {
 				msg += "the turn in progress alone is that long, so there is nothing earlier to compact"
 			} else {

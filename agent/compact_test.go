@@ -55,7 +55,7 @@ func TestApplyKeepsFoundToolsAsOnePair(t *testing.T) {
 func TestAutoCompactBeforeARequestOverTheShare(t *testing.T) {
 	t.Parallel()
 	p := &scripted{}
-	s := &agent.Session{Provider: p, Model: "m", AutoCompact: 0.5, ContextWindow: 1000}
+	s := agent.New(agent.Config{Provider: p, Model: "m", AutoCompact: 0.5, ContextWindow: 1000})
 	// Turn 1: the answer reports a 600-token prompt, over 0.5 × 1000.
 	p.turns = append(p.turns, usageAnswer("first answer", 600))
 	if err := s.Run(t.Context(), "first question", func(agent.Event) {}); err != nil {
@@ -102,7 +102,7 @@ func TestAutoCompactOffAndNothingToCompact(t *testing.T) {
 	t.Parallel()
 	// Off: no summary request however big the prompt.
 	p := &scripted{}
-	s := &agent.Session{Provider: p, Model: "m", AutoCompact: 0, ContextWindow: 1000}
+	s := agent.New(agent.Config{Provider: p, Model: "m", AutoCompact: 0, ContextWindow: 1000})
 	p.turns = append(p.turns, usageAnswer("a", 5000), usageAnswer("b", 5000))
 	for _, q := range []string{"q1", "q2"} {
 		if err := s.Run(t.Context(), q, func(agent.Event) {}); err != nil {
@@ -116,7 +116,7 @@ func TestAutoCompactOffAndNothingToCompact(t *testing.T) {
 	// The first turn alone is over the share: nothing earlier to compact,
 	// one warning, and the request still goes.
 	p2 := &scripted{}
-	s2 := &agent.Session{Provider: p2, Model: "m", AutoCompact: 0.5, ContextWindow: 10}
+	s2 := agent.New(agent.Config{Provider: p2, Model: "m", AutoCompact: 0.5, ContextWindow: 10})
 	p2.turns = append(p2.turns, usageAnswer("a", 50))
 	var warnings []string
 	if err := s2.Run(t.Context(), strings.Repeat("long question ", 20), func(e agent.Event) {
@@ -137,7 +137,7 @@ func TestAutoCompactOffAndNothingToCompact(t *testing.T) {
 func TestCompactAsksAgainWhenTheModelCallsATool(t *testing.T) {
 	t.Parallel()
 	p := &scripted{}
-	s := &agent.Session{Provider: p, Model: "m"}
+	s := agent.New(agent.Config{Provider: p, Model: "m"})
 	s.Reset([]agent.Message{
 		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("q")}},
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("a")}},

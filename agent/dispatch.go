@@ -38,13 +38,13 @@ type startLog struct {
 }
 
 func (l *startLog) start(ctx context.Context, c ToolCall) {
-	if l == nil || l.s.Store == nil {
+	if l == nil || l.s.cfg.Store == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.started = append(l.started, ToolResultPart(ToolResult{CallID: c.ID, Name: c.Name, Text: StoppedResult, IsError: true}))
-	_ = l.s.Store.SavePartial(context.WithoutCancel(ctx), Message{Role: RoleUser, Parts: append([]Part(nil), l.started...)})
+	_ = l.s.cfg.Store.SavePartial(context.WithoutCancel(ctx), Message{Role: RoleUser, Parts: append([]Part(nil), l.started...)})
 }
 
 // runCalls runs the client-side searches and tool calls of an assistant
@@ -84,9 +84,9 @@ func (s *Session) runCalls(ctx context.Context, m Message, emit func(Event)) []P
 func (s *Session) clientSearch(ctx context.Context, c SearchCall, emit func(Event)) SearchResult {
 	emit(Event{Type: EventSearchStarted, Search: &SearchEvent{ID: c.ID, Where: WhereClient, Query: c.Text()}})
 	res := SearchResult{CallID: c.ID, Where: WhereClient, Tools: []string{}}
-	if s.Searcher == nil {
+	if s.cfg.Searcher == nil {
 		res.Error = "tool search is not available"
-	} else if found, err := s.Searcher.Search(ctx, c); err != nil {
+	} else if found, err := s.cfg.Searcher.Search(ctx, c); err != nil {
 		res.Error = err.Error()
 	} else {
 		res.Tools = found
@@ -104,11 +104,11 @@ func (s *Session) approveServerTool(ctx context.Context, st ServerTool, emit fun
 }
 
 func (s *Session) runTool(ctx context.Context, c ToolCall, log *startLog, emit func(Event)) ToolResult {
-	t, ok := s.Tools.Lookup(c.Name)
+	t, ok := s.cfg.Tools.Lookup(c.Name)
 	ev := ToolEvent{ID: c.ID, Name: c.Name, Input: c.Input}
 	if ok {
 		ev.Server = t.Server
-		ev.Discovered = s.Tools.IsDeferred(c.Name)
+		ev.Discovered = s.cfg.Tools.IsDeferred(c.Name)
 	}
 	emit(Event{Type: EventToolStarted, Tool: &ev})
 	if ok {
@@ -149,7 +149,7 @@ func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCal
 	if err := validateArgs(t, input); err != nil {
 		return fail(fmt.Sprintf("invalid arguments for %s: %v. Fix the arguments to match the tool's input schema and call it again.", c.Name, err))
 	}
-	if s.NeedsApproval != nil && s.NeedsApproval(*t) {
+	if s.cfg.NeedsApproval != nil && s.cfg.NeedsApproval(*t) {
 		if !s.askApproval(ctx, ToolEvent{ID: c.ID, Name: c.Name, Server: t.Server, Input: input}, emit) {
 			return fail("the user denied this tool call; do not retry it without asking")
 		}

@@ -40,7 +40,7 @@ func TestTurnErrorKinds(t *testing.T) {
 			return &agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("half")}, Interrupted: true}}, errors.New("connection reset")
 		},
 	}}
-	s := &agent.Session{Provider: cut}
+	s := agent.New(agent.Config{Provider: cut})
 	var evErr error
 	err := s.Run(t.Context(), "go", func(e agent.Event) {
 		if e.Type == agent.EventError {
@@ -54,15 +54,15 @@ func TestTurnErrorKinds(t *testing.T) {
 	for range 3 {
 		loop.turns = append(loop.turns, answer(call("c", "missing", `{}`)))
 	}
-	s = &agent.Session{Provider: loop, MaxSteps: 2}
+	s = agent.New(agent.Config{Provider: loop, MaxSteps: 2})
 	if err := s.Run(t.Context(), "go", func(agent.Event) {}); !errors.Is(err, agent.ErrBudgetSpent) {
 		t.Errorf("budget: %v", err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	s = &agent.Session{Provider: &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){
+	s = agent.New(agent.Config{Provider: &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){
 		func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error) { return nil, context.Canceled },
-	}}}
+	}}})
 	if err := s.Run(ctx, "go", func(agent.Event) {}); !errors.Is(err, agent.ErrCancelled) || !errors.Is(err, context.Canceled) {
 		t.Errorf("cancel: %v", err)
 	}
@@ -75,7 +75,7 @@ func TestSendDoesNotBlockOnAStoppedReader(t *testing.T) {
 	for range 200 {
 		p.turns = append(p.turns, answer(agent.TextPart("word")))
 	}
-	s := &agent.Session{Provider: p}
+	s := agent.New(agent.Config{Provider: p})
 	ctx, cancel := context.WithCancel(t.Context())
 	ch := s.Send(ctx, "go") // never read
 	deadline := time.Now().Add(10 * time.Second)

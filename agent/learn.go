@@ -67,7 +67,7 @@ func (s *Session) userRequest() string {
 // the user asked in words. A provider search that loads by path alone
 // (OpenAI's hosted search) is recorded with the user's request.
 func (s *Session) noteSearch(ctx context.Context, c SearchCall, found []string, where string) {
-	if s.Learner == nil || len(found) == 0 {
+	if s.cfg.Learner == nil || len(found) == 0 {
 		return
 	}
 	q := strings.TrimSpace(c.Query)
@@ -85,7 +85,7 @@ func (s *Session) noteSearch(ctx context.Context, c SearchCall, found []string, 
 		s.found = map[string]foundBy{}
 	}
 	for _, name := range found {
-		t, ok := s.Tools.Lookup(name)
+		t, ok := s.cfg.Tools.Lookup(name)
 		if !ok {
 			continue
 		}
@@ -94,7 +94,7 @@ func (s *Session) noteSearch(ctx context.Context, c SearchCall, found []string, 
 	}
 	s.learnMu.Unlock()
 	if len(u.Tools) > 0 {
-		s.Learner.Learn(context.WithoutCancel(ctx), u)
+		s.cfg.Learner.Learn(context.WithoutCancel(ctx), u)
 	}
 }
 
@@ -102,7 +102,7 @@ func (s *Session) noteSearch(ctx context.Context, c SearchCall, found []string, 
 // with the user's request that it served: a session votes once for each
 // (request, tool), however often the model calls the tool.
 func (s *Session) noteCall(ctx context.Context, name, server string) {
-	if s.Learner == nil {
+	if s.cfg.Learner == nil {
 		return
 	}
 	s.learnMu.Lock()
@@ -119,6 +119,6 @@ func (s *Session) noteCall(ctx context.Context, name, server string) {
 	}
 	s.learnMu.Unlock()
 	if ok {
-		s.Learner.Learn(context.WithoutCancel(ctx), ToolUse{Called: true, Query: req, Search: f.query, Where: f.where, Tools: []UsedTool{{name, server}}})
+		s.cfg.Learner.Learn(context.WithoutCancel(ctx), ToolUse{Called: true, Query: req, Search: f.query, Where: f.where, Tools: []UsedTool{{name, server}}})
 	}
 }

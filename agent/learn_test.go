@@ -43,7 +43,7 @@ func TestLearnerSeesSearchThenCall(t *testing.T) {
 		}
 		return []string{"hidden"}
 	})
-	s := &agent.Session{Provider: p, Model: "m", Tools: set, Search: agent.SearchClient, Searcher: searcher, Learner: log}
+	s := agent.New(agent.Config{Provider: p, Model: "m", Tools: set, Search: agent.SearchClient, Searcher: searcher, Learner: log})
 	const request = "use the hidden tool on x"
 	if _, err := collect(t, s, request); err != nil {
 		t.Fatal(err)

@@ -37,8 +37,8 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 		// A provider's search result block carries no query: the finished
 		// event takes it from the call it answers.
 		calls := map[string]SearchCall{}
-		if s.BeforeSend != nil {
-			s.BeforeSend()
+		if s.cfg.BeforeSend != nil {
+			s.cfg.BeforeSend()
 		}
 		resp, err := p.Send(ctx, req, func(se StreamEvent) {
 			streamed = true
@@ -46,9 +46,9 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 			case EventTextDelta:
 				emit(Event{Type: EventTextDelta, Text: se.Text})
 				partial.Parts = appendText(partial.Parts, se.Text)
-				if partials && s.Store != nil && time.Since(lastSave) >= s.PartialEvery {
+				if partials && s.cfg.Store != nil && time.Since(lastSave) >= s.cfg.PartialEvery {
 					lastSave = time.Now()
-					_ = s.Store.SavePartial(context.WithoutCancel(ctx), partial)
+					_ = s.cfg.Store.SavePartial(context.WithoutCancel(ctx), partial)
 				}
 			case EventSearchStarted:
 				if c := se.SearchCall; c != nil {
@@ -84,17 +84,17 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 			hint = ae.RetryAfter
 		}
 		asked, hinted := retryAfter(hint)
-		if hinted && asked > s.MaxRetryWait && (s.Fallback == nil || (p == s.Fallback && model == s.FallbackModel)) {
+		if hinted && asked > s.cfg.MaxRetryWait && (s.cfg.Fallback == nil || (p == s.cfg.Fallback && model == s.cfg.FallbackModel)) {
 			return resp, used, fmt.Errorf("%w; the provider asks to wait %s before retrying (until %s), longer than max_retry_wait (%s): try again then, or raise \"max_retry_wait\" in the config file",
-				err, asked.Round(time.Second), time.Now().Add(asked).Format("15:04:05"), s.MaxRetryWait)
+				err, asked.Round(time.Second), time.Now().Add(asked).Format("15:04:05"), s.cfg.MaxRetryWait)
 		}
-		if attempt >= s.Retries || (hinted && asked > s.MaxRetryWait) {
-			if s.Fallback != nil && (p != s.Fallback || model != s.FallbackModel) {
-				emit(Event{Type: EventWarning, Text: fmt.Sprintf("%s: switching to fallback model %s", err, s.FallbackModel)})
-				p, model, attempt = s.Fallback, s.FallbackModel, -1
+		if attempt >= s.cfg.Retries || (hinted && asked > s.cfg.MaxRetryWait) {
+			if s.cfg.Fallback != nil && (p != s.cfg.Fallback || model != s.cfg.FallbackModel) {
+				emit(Event{Type: EventWarning, Text: fmt.Sprintf("%s: switching to fallback model %s", err, s.cfg.FallbackModel)})
+				p, model, attempt = s.cfg.Fallback, s.cfg.FallbackModel, -1
 				continue
 			}
-			return resp, used, fmt.Errorf("gave up after %d retries: %w", s.Retries, lastErr)
+			return resp, used, fmt.Errorf("gave up after %d retries: %w", s.cfg.Retries, lastErr)
 		}
 		d := asked
 		if !hinted || asked < minRetryHint {
@@ -103,7 +103,7 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 			// the official Python and TypeScript SDKs do, such a hint is no
 			// hint, and the normal backoff with its jitter applies. A short
 			// hint still sets the least wait.
-			d = max(asked, backoff(s.Backoff, attempt))
+			d = max(asked, backoff(s.cfg.Backoff, attempt))
 		}
 		emit(Event{Type: EventWarning, Text: fmt.Sprintf("%s; retrying in %s", err, d.Round(time.Millisecond))})
 		select {

@@ -34,54 +34,13 @@ type RequestRecord struct {
 	Resolved  SearchMode
 }
 
-// Session is one conversation: its history, tool sets and settings.
+// Session is one conversation: its history, tool sets and settings. It
+// owns its configuration: built with New, changed only by Override at a
+// turn boundary.
 type Session struct {
-	ID       string
-	Provider Provider
-	Model    string
-	// Fallback is used, with FallbackModel, when Provider stays overloaded.
-	Fallback      Provider
-	FallbackModel string
-	System        string
-	Tools         *tools.Set
-	Search        SearchMode
-	SearchAlgo    string
-	// WireBudget is Request.WireBudget (bytes; 0: no limit).
-	WireBudget    int
-	ProviderTools []ProviderTool
-	// MaxSteps bounds the provider requests of one turn.
-	MaxSteps int
-	// MaxTokens is the output limit (0: the model's default from the
-	// models table); Effort the reasoning effort ("": provider default).
-	MaxTokens int
-	Effort    string
-	NoStream  bool
-	Searcher  Searcher
-	Store     Store
-	// Learner, when set, is told each search's tools and each call of a
-	// tool a search found (learn.go).
-	Learner Learner
-	// NeedsApproval reports whether a call of t must be approved first.
-	// Such a call waits after its approval_requested event until Answer is
-	// called with the event's Tool.ID (or the turn is cancelled: denied).
-	NeedsApproval func(t tools.Tool) bool
-	// Retries is how many times a retryable provider error is retried.
-	Retries int
-	// Backoff is the first retry delay; it doubles with jitter.
-	Backoff time.Duration
-	// MaxRetryWait is the longest retry-after honoured (default 60 s); a
-	// provider asking for longer fails the turn at once, saying when to retry.
-	MaxRetryWait time.Duration
-	// PartialEvery is how often streaming text is checkpointed to the store.
-	PartialEvery time.Duration
-	// BeforeSend, when set, is called just before each provider request is
-	// handed to the provider (the app starts deferred MCP work there).
-	BeforeSend func()
-	// AutoCompact is the share of ContextWindow (tokens) a request may fill
-	// before the earlier turns are compacted; 0 turns it off, as does a
-	// ContextWindow of 0.
-	AutoCompact   float64
-	ContextWindow int
+	cfg Config
+	// busy is set while a turn or a compaction runs (under mu).
+	busy bool
 
 	// raiseOutput asks the next request for the model's largest output
 	// limit: a tool call was cut by the usual one.
@@ -96,7 +55,6 @@ type Session struct {
 	userText string
 	voted    map[[2]string]bool
 
-	once     sync.Once
 	mu       sync.Mutex
 	history  []Message
 	totals   Usage
@@ -245,7 +203,10 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 		}
 		emit(Event{Type: EventDone})
 	}()
-	s.once.Do(s.defaults)
+	if err := s.begin(); err != nil {
+		return err
+	}
+	defer s.end()
 	s.mu.Lock()
 	s.history = RepairHistory(s.history)
 	turnStart := len(s.history)
@@ -259,8 +220,8 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 	}
 	raised := false
 	for step := 1; ; step++ {
-		if step > s.MaxSteps {
-			return WithKind(ErrBudgetSpent, fmt.Errorf("step budget of %d requests spent: the model is still calling tools; raise --max-steps or ask again", s.MaxSteps))
+		if step > s.cfg.MaxSteps {
+			return WithKind(ErrBudgetSpent, fmt.Errorf("step budget of %d requests spent: the model is still calling tools; raise --max-steps or ask again", s.cfg.MaxSteps))
 		}
 		s.autoCompact(ctx, turnStart, &warned, emit)
 		resp, used, err := s.request(ctx, emit, s.BuildRequest, true)
@@ -285,8 +246,8 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 			s.totals.Add(u)
 			s.mu.Unlock()
 			emit(Event{Type: EventUsage, Usage: &u, Request: step, StopReason: resp.StopReason})
-			if s.Store != nil {
-				_ = s.Store.RecordRequest(context.WithoutCancel(ctx), RequestRecord{
+			if s.cfg.Store != nil {
+				_ = s.cfg.Store.RecordRequest(context.WithoutCancel(ctx), RequestRecord{
 					Provider: used.p.Name(), API: used.p.API(), Model: used.model,
 					Usage: u, ToolsHash: resp.ToolsHash, Resolved: resp.Resolved,
 				})
@@ -314,40 +275,18 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 	}
 }
 
-func (s *Session) defaults() {
-	if s.MaxSteps <= 0 {
-		s.MaxSteps = 25
-	}
-	if s.Retries == 0 {
-		s.Retries = 4
-	}
-	if s.Backoff <= 0 {
-		s.Backoff = 500 * time.Millisecond
-	}
-	if s.MaxRetryWait <= 0 {
-		s.MaxRetryWait = DefaultMaxRetryWait
-	}
-	if s.PartialEvery <= 0 {
-		s.PartialEvery = 250 * time.Millisecond
-	}
-	if s.Tools == nil {
-		s.Tools = tools.NewSet()
-	}
-}
-
 // BuildRequest renders the neutral request for the current history and
 // settings. The tool lists depend on the settings alone, never on what was
 // discovered, so the provider renders the same tools array every time.
 func (s *Session) BuildRequest() *Request {
-	s.once.Do(s.defaults)
 	s.mu.Lock()
 	hist := s.compaction.Apply(append([]Message(nil), s.history...))
-	model, raise := s.Model, s.raiseOutput
+	c, raise := s.cfg, s.raiseOutput
 	s.mu.Unlock()
 	req := &Request{
-		Model: model, System: s.System, Messages: hist, MaxTokens: s.MaxTokens,
-		Search: s.Search, SearchAlgo: s.SearchAlgo, WireBudget: s.WireBudget, ProviderTools: s.ProviderTools, NoStream: s.NoStream,
-		Effort: s.Effort, MaxOutput: raise,
+		Model: c.Model, System: c.System, Messages: hist, MaxTokens: c.MaxTokens,
+		Search: c.Search, SearchAlgo: c.SearchAlgo, WireBudget: c.WireBudget, ProviderTools: c.ProviderTools, NoStream: c.NoStream,
+		Effort: c.Effort, MaxOutput: raise,
 	}
 	d := s.toolDefs()
 	req.Tools, req.Deferred, req.ToolsVersion, req.Directory = d.tools, d.deferred, d.version, d.directory
@@ -370,15 +309,15 @@ type toolDefs struct {
 var defsVersions atomic.Uint64
 
 func (s *Session) toolDefs() toolDefs {
-	setVersion := s.Tools.Version()
+	setVersion := s.cfg.Tools.Version()
 	s.mu.Lock()
 	d := s.defs
 	s.mu.Unlock()
-	if d.version != 0 && d.setVersion == setVersion && d.search == s.Search {
+	if d.version != 0 && d.setVersion == setVersion && d.search == s.cfg.Search {
 		return d
 	}
-	setVersion, active, deferred := s.Tools.Snapshot()
-	d = toolDefs{setVersion: setVersion, search: s.Search, version: defsVersions.Add(1)}
+	setVersion, active, deferred := s.cfg.Tools.Snapshot()
+	d = toolDefs{setVersion: setVersion, search: s.cfg.Search, version: defsVersions.Add(1)}
 	// Sized up front (nil when empty, as the appends below would leave it).
 	sized := func(n int) []ToolDef {
 		if n == 0 {
@@ -386,7 +325,7 @@ func (s *Session) toolDefs() toolDefs {
 		}
 		return make([]ToolDef, 0, n)
 	}
-	if s.Search == SearchOff {
+	if s.cfg.Search == SearchOff {
 		d.tools = sized(len(active) + len(deferred))
 	} else {
 		d.tools, d.deferred = sized(len(active)), sized(len(deferred))
@@ -394,7 +333,7 @@ func (s *Session) toolDefs() toolDefs {
 	for _, t := range active {
 		d.tools = append(d.tools, defOf(t))
 	}
-	if s.Search == SearchOff {
+	if s.cfg.Search == SearchOff {
 		for _, t := range deferred {
 			d.tools = append(d.tools, defOf(t))
 		}
@@ -431,8 +370,8 @@ func (s *Session) appendMessage(ctx context.Context, m Message, emit func(Event)
 	s.history = append(s.history, m)
 	s.mu.Unlock()
 	emit(Event{Type: EventMessage, Message: &m})
-	if s.Store != nil {
-		if err := s.Store.AppendMessage(ctx, m); err != nil {
+	if s.cfg.Store != nil {
+		if err := s.cfg.Store.AppendMessage(ctx, m); err != nil {
 			return fmt.Errorf("save message: %w", err)
 		}
 	}
@@ -471,15 +410,7 @@ func (s *Session) Messages() []Message {
 func (s *Session) Target() (Provider, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.Provider, s.Model
-}
-
-// SetTarget switches provider and model between turns (the history
-// replays under each adapter's switching rules).
-func (s *Session) SetTarget(p Provider, model string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.Provider, s.Model = p, model
+	return s.cfg.Provider, s.cfg.Model
 }
 
 // Discovered returns the names of the tools searches have found so far.

@@ -88,7 +88,7 @@ func TestLoopRunsToolsAndDiscoveredToolsAlike(t *testing.T) {
 		answer(call("c1", "active", `{"x":1}`), call("c2", "hidden", `{"x":2}`)),
 		answer(agent.TextPart("done")),
 	}}
-	s := &agent.Session{Provider: p, Model: "m", Tools: set, Search: agent.SearchClient, Searcher: fixedSearcher{"hidden"}}
+	s := agent.New(agent.Config{Provider: p, Model: "m", Tools: set, Search: agent.SearchClient, Searcher: fixedSearcher{"hidden"}})
 	evs, err := collect(t, s, "go")
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestToolCallsRunConcurrently(t *testing.T) {
 		answer(call("1", "a", `{"x":1}`), call("2", "b", `{"x":1}`)),
 		answer(agent.TextPart("ok")),
 	}}
-	s := &agent.Session{Provider: p, Tools: set}
+	s := agent.New(agent.Config{Provider: p, Tools: set})
 	if _, err := collect(t, s, "go"); err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestBadArgumentsAndUnknownToolAreToolErrors(t *testing.T) {
 		answer(call("1", "a", `{"x":"nope"}`), call("2", "ghost", `{}`), call("3", "a", `not json`)),
 		answer(agent.TextPart("ok")),
 	}}
-	s := &agent.Session{Provider: p, Tools: set}
+	s := agent.New(agent.Config{Provider: p, Tools: set})
 	if _, err := collect(t, s, "go"); err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestStepBudget(t *testing.T) {
 		turns = append(turns, answer(call("c", "a", `{"x":1}`)))
 	}
 	p := &scripted{turns: turns}
-	s := &agent.Session{Provider: p, Tools: set, MaxSteps: 3}
+	s := agent.New(agent.Config{Provider: p, Tools: set, MaxSteps: 3})
 	_, err := collect(t, s, "go")
 	if err == nil || !strings.Contains(err.Error(), "step budget of 3") {
 		t.Fatalf("err = %v", err)
@@ -204,7 +204,7 @@ func TestRetryHonoursRetryAfterOnlyBeforeStreaming(t *testing.T) {
 	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){
 		overloaded, overloaded, answer(agent.TextPart("hi")),
 	}}
-	s := &agent.Session{Provider: p, Backoff: 10 * time.Millisecond}
+	s := agent.New(agent.Config{Provider: p, Backoff: 10 * time.Millisecond})
 	evs, err := collect(t, s, "go")
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +226,7 @@ func TestRetryHonoursRetryAfterOnlyBeforeStreaming(t *testing.T) {
 			&agent.APIError{Provider: "x", Status: 529, Message: "stream cut"}
 	}
 	p2 := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){cut}}
-	s2 := &agent.Session{Provider: p2}
+	s2 := agent.New(agent.Config{Provider: p2})
 	if _, err := collect(t, s2, "go"); err == nil {
 		t.Fatal("want error")
 	}
@@ -268,7 +268,7 @@ func TestCancelKeepsWhatArrived(t *testing.T) {
 			return &agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("so far")}, Interrupted: true}}, context.Canceled
 		},
 	}}
-	s := &agent.Session{Provider: p}
+	s := agent.New(agent.Config{Provider: p})
 	err := s.Run(ctx, "go", func(agent.Event) {})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
@@ -288,7 +288,7 @@ func TestApprovalDenied(t *testing.T) {
 	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){
 		answer(call("1", "danger", `{"x":1}`)), answer(agent.TextPart("ok")),
 	}}
-	s := &agent.Session{Provider: p, Tools: set, NeedsApproval: func(tools.Tool) bool { return true }}
+	s := agent.New(agent.Config{Provider: p, Tools: set, NeedsApproval: func(tools.Tool) bool { return true }})
 	asked := 0
 	err := s.Run(t.Context(), "go", func(e agent.Event) {
 		if e.Type == agent.EventApproval {
@@ -343,7 +343,7 @@ func TestRetryAfterBoundedByMaxRetryWait(t *testing.T) {
 	}
 	// Longer than max_retry_wait: fail at once, saying when to retry.
 	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){limited("86400"), answer(agent.TextPart("hi"))}}
-	s := &agent.Session{Provider: p, MaxRetryWait: time.Minute}
+	s := agent.New(agent.Config{Provider: p, MaxRetryWait: time.Minute})
 	start := time.Now()
 	_, err := collect(t, s, "go")
 	var ae *agent.APIError
@@ -356,7 +356,7 @@ func TestRetryAfterBoundedByMaxRetryWait(t *testing.T) {
 
 	// Within it: honoured (the normal backoff would take an hour).
 	p = &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){limited("1"), answer(agent.TextPart("hi"))}}
-	s = &agent.Session{Provider: p, MaxRetryWait: time.Minute, Backoff: time.Hour}
+	s = agent.New(agent.Config{Provider: p, MaxRetryWait: time.Minute, Backoff: time.Hour})
 	start = time.Now()
 	if _, err := collect(t, s, "go"); err != nil {
 		t.Fatal(err)
@@ -374,7 +374,7 @@ func TestRetryAfterUnusableValuesBackOff(t *testing.T) {
 			return nil, &agent.APIError{Provider: "x", Status: 429, RetryAfter: ra}
 		}
 		p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){limited, limited, answer(agent.TextPart("hi"))}}
-		s := &agent.Session{Provider: p, Backoff: 40 * time.Millisecond}
+		s := agent.New(agent.Config{Provider: p, Backoff: 40 * time.Millisecond})
 		start := time.Now()
 		if _, err := collect(t, s, "go"); err != nil {
 			t.Fatalf("%s: %v", ra, err)
@@ -397,7 +397,7 @@ func TestRetryableNonAPIErrorIsRetried(t *testing.T) {
 		func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error) { return nil, timeoutErr{} },
 		answer(agent.TextPart("hi")),
 	}}
-	s := &agent.Session{Provider: p, Backoff: time.Millisecond}
+	s := agent.New(agent.Config{Provider: p, Backoff: time.Millisecond})
 	if _, err := collect(t, s, "go"); err != nil {
 		t.Fatal(err)
 	}
@@ -419,8 +419,8 @@ func TestApprovalHoldsForUnsearchedDeferredTool(t *testing.T) {
 		answer(call("1", "srv__rm", `{"x":1}`), call("2", "tool_call", `{}`)), answer(agent.TextPart("ok")),
 	}}
 	asked := 0
-	s := &agent.Session{Provider: p, Tools: set, Search: agent.SearchClient,
-		NeedsApproval: func(t tools.Tool) bool { return t.Name == "srv__rm" }}
+	s := agent.New(agent.Config{Provider: p, Tools: set, Search: agent.SearchClient,
+		NeedsApproval: func(t tools.Tool) bool { return t.Name == "srv__rm" }})
 	err := s.Run(t.Context(), "go", func(e agent.Event) {
 		if e.Type == agent.EventApproval {
 			asked++
@@ -478,7 +478,7 @@ func TestToolStartIsRecordedBeforeItRuns(t *testing.T) {
 		return tools.Result{}, ctx.Err()
 	}))
 	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){answer(call("1", "slow", `{"x":1}`))}}
-	s := &agent.Session{Provider: p, Tools: set, Store: st}
+	s := agent.New(agent.Config{Provider: p, Tools: set, Store: st})
 	_ = s.Run(ctx, "go", func(agent.Event) {})
 	if !sawCheckpoint {
 		t.Fatal("the tool ran before its start was checkpointed")

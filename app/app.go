@@ -155,7 +155,7 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 	}
 	st := a.session
 	p, model := st.Target()
-	meta := store.SessionMeta{Workdir: s.Workdir, Provider: a.label, API: p.API(), Model: model, Settings: a.settings.stored(st.ProviderTools)}
+	meta := store.SessionMeta{Workdir: s.Workdir, Provider: a.label, API: p.API(), Model: model, Settings: a.settings.stored(st.TurnContext().ProviderTools)}
 	meta.Settings.Servers = a.keptServers()
 	if resumed != nil {
 		hist, err := resumed.Messages(ctx)
@@ -174,7 +174,9 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 		if err := resumed.UpdateMeta(ctx, meta); err != nil {
 			return nil, fmt.Errorf("update session %s: %w", resumed.ID(), err)
 		}
-		a.useStore(resumed)
+		if err := a.useStore(resumed); err != nil {
+			return nil, err
+		}
 		a.checkReplay(ctx, resumed)
 		a.loadSpend(ctx, resumed.ID())
 		return a, nil
@@ -185,7 +187,9 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
 	a.closers = append(a.closers, func() { _ = ss.Close() })
-	a.useStore(ss)
+	if err := a.useStore(ss); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -233,30 +237,39 @@ func (a *App) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	st := &agent.Session{
-		Provider: p, Model: model, System: s.System, Tools: tools.NewSet(), Search: mode,
+	set := tools.NewSet()
+	searcher := search.NewSearcher(set)
+	cfg := agent.Config{
+		Provider: p, Model: model, System: s.System, Tools: set, Search: mode, Searcher: searcher,
 		SearchAlgo: s.SearchAlgo, WireBudget: s.WireBudget, ProviderTools: pts, MaxSteps: s.MaxSteps, MaxTokens: s.MaxTokens,
 		NoStream: s.NoStream, MaxRetryWait: time.Duration(s.MaxRetryWait),
 		AutoCompact: s.CompactShare(), Effort: s.Effort, ContextWindow: s.contextWindow(model),
+		// Servers started from the catalog cache start as the first
+		// request goes out (mcp Options.DeferStart).
+		BeforeSend: func() {
+			if a.mcp != nil && !a.opts.NoMCP {
+				a.mcp.StartDeferred()
+			}
+		},
 	}
 	if approval != nil {
-		st.NeedsApproval = approval.Needs
+		cfg.NeedsApproval = approval.Needs
 	}
 	if s.FallbackModel != "" {
-		st.Fallback, st.FallbackModel = p, s.FallbackModel
+		cfg.Fallback, cfg.FallbackModel = p, s.FallbackModel
 	}
-	searcher := search.NewSearcher(st.Tools)
-	st.Searcher = searcher
-	a.session, a.label = st, s.Provider
 	// The stored uses load in the background (NewLearner); closing stops
 	// and waits for the load before the database closes under it.
 	lctx, stopLoad := context.WithCancel(ctx)
-	st.Learner = NewLearner(lctx, *s, a.db, searcher, func() string { return st.ID })
+	var st *agent.Session
+	cfg.Learner = NewLearner(lctx, *s, a.db, searcher, func() string { return st.ID() })
+	st = agent.New(cfg)
+	a.session, a.label = st, s.Provider
 	a.closers = append(a.closers, func() { stopLoad(); searcher.WaitLearned() })
 	if kit != nil {
 		// The demo's catalog stands for the servers: a pattern that
 		// matches none of its tools is warned about too.
-		if err := st.Tools.Add(nil, kit.Tools...); err != nil {
+		if err := st.Tools().Add(nil, kit.Tools...); err != nil {
 			return err
 		}
 	} else if err := a.attachMCP(ctx, model, a.onMCPEvent); err != nil {
@@ -313,11 +326,11 @@ func (a *App) attachMCP(ctx context.Context, model string, onEvent func(mcptools
 	}
 	// --defer is already in the servers' settings (startMCP); an agent
 	// profile's tool list and deferral list filter what registers.
-	a.session.Tools.SetPolicy(a.settings.toolPolicy())
-	if err := m.Register(a.session.Tools, false); err != nil {
+	a.session.Tools().SetPolicy(a.settings.toolPolicy())
+	if err := m.Register(a.session.Tools(), false); err != nil {
 		return err
 	}
-	for _, q := range a.session.Tools.Quarantined() {
+	for _, q := range a.session.Tools().Quarantined() {
 		a.warnings = append(a.warnings, fmt.Sprintf("tool %s of server %s left out: its input schema is invalid (%s); every request would be rejected with it (agent tools lists it)",
 			q.Tool.Name, dash(q.Tool.Server), q.Problem))
 	}
@@ -358,7 +371,7 @@ func (a *App) unmatchedApprovals() (warnings []string, ok bool) {
 			servers = append(servers, st.Name)
 		}
 	}
-	for _, p := range a.approval.Unmatched(a.session.Tools.All(), servers) {
+	for _, p := range a.approval.Unmatched(a.session.Tools().All(), servers) {
 		warnings = append(warnings, fmt.Sprintf("require_approval pattern %q matches no tool of the configured servers: check its spelling (a tool's wire name, the server's own tool name, SERVER__TOOL or server:SERVER all work)", p))
 	}
 	return warnings, true
@@ -375,7 +388,7 @@ func Tools(ctx context.Context, s Settings, o Options) (a *App, perr error, err 
 		model = defModel
 	}
 	mode, _ := agent.ParseSearchMode(s.Search)
-	a.session = &agent.Session{Provider: p, Model: model, Tools: tools.NewSet(), Search: mode}
+	a.session = agent.New(agent.Config{Provider: p, Model: model, Tools: tools.NewSet(), Search: mode})
 	a.label = s.Provider
 	return a, perr, a.attachMCP(ctx, model, nil)
 }
@@ -478,11 +491,6 @@ func (a *App) LastToolsHash() string {
 // at the turn boundary. An error event's Err carries what to do about it
 // (see Explain) and keeps its kind.
 func (a *App) Send(ctx context.Context, text string) <-chan agent.Event {
-	if a.mcp != nil && a.session.BeforeSend == nil && !a.opts.NoMCP {
-		// Servers started from the catalog cache start as the first
-		// request goes out (mcp Options.DeferStart).
-		a.session.BeforeSend = a.mcp.StartDeferred
-	}
 	return agent.Stream(ctx, func(emit func(agent.Event)) {
 		// A server with no cached catalog holds the request until it has
 		// listed its tools: the first prompt used to go out with none.
@@ -592,9 +600,12 @@ func (a *App) useModel(provider, model string) error {
 		a.label = provider
 		a.mu.Unlock()
 	}
-	a.session.SetTarget(p, model)
-	return nil
+	return a.session.Override(func(tc *agent.TurnContext) { tc.Provider, tc.Model = p, model })
 }
+
+// between returns an error of kind agent.ErrBusy while a turn runs: what
+// must not start under a turn (a new session) asks it first.
+func (a *App) between() error { return a.session.Override(func(*agent.TurnContext) {}) }
 
 // FromSession is an App over a session wired elsewhere, without a store or
 // MCP servers: the token bench drives its fakes through the same API

@@ -60,7 +60,7 @@ func (a *App) hint(err error) string {
 // own tool search.
 func (a *App) nativeSearch() bool {
 	s := a.session
-	if s == nil || s.Search != agent.SearchNative {
+	if s == nil || s.TurnContext().Search != agent.SearchNative {
 		return false
 	}
 	p, _ := s.Target()

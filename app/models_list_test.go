@@ -42,7 +42,7 @@ func TestPickerListsServedModels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := &App{session: &agent.Session{Provider: p, Model: model}, label: c.provider}
+			a := &App{session: agent.New(agent.Config{Provider: p, Model: model}), label: c.provider}
 			table := choiceNames(a.Models())
 			if slices.Contains(table, c.listed) {
 				t.Fatalf("%s: %s is in the table already", c.provider, c.listed)
@@ -75,7 +75,7 @@ func TestPickerDoesNotWaitForASilentServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &App{session: &agent.Session{Provider: p, Model: model}, label: "anthropic"}
+	a := &App{session: agent.New(agent.Config{Provider: p, Model: model}), label: "anthropic"}
 	start := time.Now()
 	got := choiceNames(a.listModels(t.Context(), 50*time.Millisecond))
 	if !slices.Equal(got, choiceNames(a.Models())) {

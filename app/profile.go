@@ -83,7 +83,8 @@ func (s Settings) toolPolicy() (allow, deferIf func(tools.Tool) bool) {
 // SetAgent switches to the profile name (/agent NAME): its model, prompt,
 // search mode, limits, provider tools, approvals and tool list apply from
 // the next request on; the conversation is kept, as with SetModel. It
-// returns notes for the user, one a line.
+// returns notes for the user, one a line. During a turn it changes nothing
+// and fails with agent.ErrBusy.
 func (a *App) SetAgent(name string) (string, error) {
 	p, err := a.settings.Profiles().Find(strings.TrimSpace(name))
 	if err != nil {
@@ -92,27 +93,27 @@ func (a *App) SetAgent(name string) (string, error) {
 	if a.isDemo() {
 		return "", fmt.Errorf("the demo runs its scripted model; run agent --agent %s without --demo", p.Name)
 	}
-	// A switch made now wins over the flags the program started with.
-	a.settings.applyProfile(p, nil)
+	// A switch made now wins over the flags the program started with; it
+	// is made on a copy, kept once the session took it.
 	c := a.settings
-	s := a.session
-	var notes []string
-
-	prov, model := a.Provider(), ""
-	_, model = s.Target()
+	c.applyProfile(p, nil)
+	pr, model := a.session.Target()
+	prov := a.Provider()
 	if p.Provider != "" {
 		prov = p.Provider
 	}
-	if p.Model != "" {
-		model = p.Model
-	} else if prov != a.Provider() {
-		_, def, err := NewProvider(c, prov, a.opts.Getenv)
+	if prov != a.Provider() {
+		np, def, err := NewProvider(c, prov, a.opts.Getenv)
 		if err != nil {
 			return "", fmt.Errorf("switch to %s: %w", prov, err)
 		}
-		model = def
+		pr, model = np, def
 	}
-	if err := a.useModel(prov, model); err != nil {
+	if p.Model != "" {
+		model = p.Model
+	}
+	mode, err := agent.ParseSearchMode(c.Search)
+	if err != nil {
 		return "", err
 	}
 	pts, err := parseProviderTools(c.ProviderTools)
@@ -123,57 +124,55 @@ func (a *App) SetAgent(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if p.System != "" {
-		s.System = p.System
-	}
-	if p.Search != "" {
-		mode, err := agent.ParseSearchMode(p.Search)
-		if err != nil {
-			return "", err
+	// The session's turn context follows the settings the profile changed,
+	// as build made it from them.
+	if err := a.session.Override(func(tc *agent.TurnContext) {
+		tc.Provider, tc.Model = pr, model
+		tc.System, tc.Search, tc.MaxTokens, tc.Effort, tc.ProviderTools = c.System, mode, c.MaxTokens, c.Effort, pts
+		if p.FallbackModel != "" {
+			tc.Fallback, tc.FallbackModel = pr, p.FallbackModel
 		}
-		s.Search = mode
+		tc.NeedsApproval = nil
+		if approval != nil {
+			tc.NeedsApproval = approval.Needs
+		}
+	}); err != nil {
+		return "", err
 	}
-	if p.MaxTokens > 0 {
-		s.MaxTokens = p.MaxTokens
-	}
-	if p.Effort != "" {
-		s.Effort = p.Effort
-	}
-	if p.FallbackModel != "" {
-		s.Fallback, s.FallbackModel = s.Provider, p.FallbackModel
-	}
-	if len(p.ProviderTools) > 0 {
-		s.ProviderTools = pts
-	}
-	s.NeedsApproval = nil
-	if approval != nil {
-		s.NeedsApproval = approval.Needs
-	}
+	a.mu.Lock()
+	a.label = prov
+	a.mu.Unlock()
+	a.settings = c
+	return a.applyProfileTools(p, pts)
+}
 
-	// The tool list filters the servers' tools again; deferral follows the
-	// profile's defer setting.
-	s.Tools.SetPolicy(a.settings.toolPolicy())
+// applyProfileTools filters the servers' tools again by the profile's tool
+// list, applies its deferral and stores the switch with the session.
+func (a *App) applyProfileTools(p agents.Profile, pts []agent.ProviderTool) (string, error) {
+	set := a.session.Tools()
+	var notes []string
+	set.SetPolicy(a.settings.toolPolicy())
 	if a.mcp != nil {
-		if err := a.mcp.Register(s.Tools, false); err != nil {
+		if err := a.mcp.Register(set, false); err != nil {
 			return "", err
 		}
 	}
-	for _, t := range s.Tools.All() {
+	for _, t := range set.All() {
 		switch {
 		case len(p.DeferTools) > 0:
-			s.Tools.SetDeferred(t.Name, p.Defers(t.Name, t.Server) || t.Orig != "" && p.Defers(t.Orig, t.Server))
+			set.SetDeferred(t.Name, p.Defers(t.Name, t.Server) || t.Orig != "" && p.Defers(t.Orig, t.Server))
 		case p.Defer == "true" && t.Server != "":
-			s.Tools.SetDeferred(t.Name, true)
+			set.SetDeferred(t.Name, true)
 		case p.Defer == "false":
-			s.Tools.SetDeferred(t.Name, false)
+			set.SetDeferred(t.Name, false)
 		}
 	}
 	if p.Defer == "auto" {
-		_, model := s.Target()
+		_, model := a.session.Target()
 		a.applyAutoDefer(a.configured, model)
 	}
 	connected := map[string]bool{}
-	for _, t := range s.Tools.All() {
+	for _, t := range set.All() {
 		connected[t.Server] = true
 	}
 	for _, srv := range p.MCP {
@@ -190,12 +189,12 @@ func (a *App) SetAgent(name string) (string, error) {
 	ss := a.stored
 	a.mu.Unlock()
 	if ss != nil {
-		pr, model := s.Target()
+		pr, model := a.session.Target()
 		meta := ss.Meta()
 		meta.Provider, meta.API, meta.Model = a.Provider(), pr.API(), model
 		// The profile's keys change; the servers and deferral the session
 		// runs with do not (they need a restart).
-		old, st := meta.Settings, a.settings.stored(s.ProviderTools)
+		old, st := meta.Settings, a.settings.stored(pts)
 		st.Defer, st.DeferTools, st.MCPServers, st.NoStream = old.Defer, old.DeferTools, old.MCPServers, old.NoStream
 		for k, v := range old.Extra {
 			if st.Extra[k] == nil {

@@ -64,14 +64,14 @@ func BuildToolsReport(ctx context.Context, settings Settings, o Options) (*Tools
 	}
 	defer a.Close()
 	s := a.Session()
-	set := s.Tools
-	rep := &ToolsReport{Model: s.Model, Search: string(s.Search), Warnings: append(a.Warnings(), a.Notices()...)}
+	set, tc := s.Tools(), s.TurnContext()
+	rep := &ToolsReport{Model: tc.Model, Search: string(tc.Search), Warnings: append(a.Warnings(), a.Notices()...)}
 	if perr == nil {
 		rep.Provider = settings.Provider
-		rep.Resolved = string(agent.ResolveSearch(s.Provider, s.BuildRequest()))
+		rep.Resolved = string(agent.ResolveSearch(tc.Provider, s.BuildRequest()))
 	} else {
 		rep.Provider, rep.ProviderError = settings.Provider, perr.Error()
-		rep.Resolved = string(s.Search)
+		rep.Resolved = string(tc.Search)
 	}
 	a.CountTokens()
 	per := map[string]*ServerTokens{}

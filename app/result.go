@@ -99,7 +99,7 @@ func (a *App) NewReducer() *Reducer {
 	if provider == "" {
 		provider = p.Name()
 	}
-	r.res = TurnResult{SessionID: a.session.ID, Provider: provider, Model: model,
+	r.res = TurnResult{SessionID: a.session.ID(), Provider: provider, Model: model,
 		Searches: []ResultSearch{}, ToolCalls: []ResultToolCall{}, ServerToolCalls: []ResultServerTool{}, Sources: []agent.Source{},
 		Warnings: append([]string{}, a.Warnings()...), Usage: ResultUsage{ServerToolUse: map[string]int{}}}
 	return r

@@ -40,16 +40,20 @@ func sessionErr(id string, err error) error {
 
 // useStore makes ss the session's store; the tools hash of every request
 // is kept for the -p output on the way.
-func (a *App) useStore(ss *store.Session) {
+func (a *App) useStore(ss *store.Session) error {
+	if err := a.session.Override(func(tc *agent.TurnContext) {
+		tc.ID, tc.Store = ss.ID(), hashRecorder{Session: ss, a: a}
+	}); err != nil {
+		return err
+	}
 	a.mu.Lock()
 	old := a.stored
 	a.stored = ss
 	a.mu.Unlock()
-	a.session.ID = ss.ID()
-	a.session.Store = hashRecorder{Session: ss, a: a}
 	if old != nil && old != ss {
 		_ = old.Close()
 	}
+	return nil
 }
 
 type hashRecorder struct {
@@ -118,7 +122,9 @@ func (a *App) Resume(ctx context.Context, id string) ([]agent.Message, error) {
 		_ = ss.Close()
 		return nil, err
 	}
-	a.adopt(ss)
+	if err := a.adopt(ss); err != nil {
+		return nil, err
+	}
 	a.session.Reset(hist)
 	if cp, err := ss.LastCompaction(ctx); err == nil && cp != nil {
 		a.session.SetCompaction(cp) // it sends the compacted form, as --resume does
@@ -129,6 +135,9 @@ func (a *App) Resume(ctx context.Context, id string) ([]agent.Message, error) {
 
 // New starts a fresh session with the current settings.
 func (a *App) New(ctx context.Context) error {
+	if err := a.between(); err != nil {
+		return err
+	}
 	a.mu.Lock()
 	meta := a.stored.Meta()
 	a.mu.Unlock()
@@ -137,24 +146,26 @@ func (a *App) New(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a.adopt(ss)
+	if err := a.adopt(ss); err != nil {
+		return err
+	}
 	a.session.Reset(nil)
 	a.loadSpend(ctx, "")
 	return nil
 }
 
-func (a *App) adopt(ss *store.Session) {
+func (a *App) adopt(ss *store.Session) error {
 	a.mu.Lock()
 	a.closers = append(a.closers, func() { _ = ss.Close() })
 	a.mu.Unlock()
-	a.useStore(ss)
+	return a.useStore(ss)
 }
 
 // Leave drops the current session when nothing was written to it, so
 // opening and quitting leaves no empty session for --continue to pick. It
 // reports the ID of a session worth coming back to ("" when dropped).
 func (a *App) Leave() string {
-	id := a.session.ID
+	id := a.session.ID()
 	if id == "" {
 		return ""
 	}

@@ -130,7 +130,7 @@ func (a *App) Models() []ModelChoice {
 
 // Delete removes a stored session; the current one cannot be.
 func (a *App) Delete(ctx context.Context, id string) error {
-	if id == a.session.ID {
+	if id == a.session.ID() {
 		return fmt.Errorf("it is the current session: /new first")
 	}
 	_, err := a.db.Delete(ctx, id)

@@ -19,10 +19,10 @@ import (
 // over the session's own index.
 func (a *App) SearchTools(query string, limit int) ([]search.Hit, error) {
 	var idx *search.Index
-	if s, ok := a.session.Searcher.(*search.Searcher); ok {
+	if s, ok := a.session.Searcher().(*search.Searcher); ok {
 		idx = s.Index()
 	} else {
-		idx = search.New(search.FromTools(a.session.Tools.Deferred()))
+		idx = search.New(search.FromTools(a.session.Tools().Deferred()))
 	}
 	return idx.Search(query, search.Options{Limit: limit})
 }
@@ -31,7 +31,7 @@ func (a *App) SearchTools(query string, limit int) ([]search.Hit, error) {
 // current model when that differs ("native→client").
 func (a *App) SearchMode() string {
 	s := a.session
-	mode := string(s.Search)
+	mode := string(s.TurnContext().Search)
 	p, _ := s.Target()
 	if resolved := agent.ResolveSearch(p, s.BuildRequest()); string(resolved) != mode {
 		mode += "→" + string(resolved)
@@ -49,7 +49,7 @@ func (a *App) TokensSaved() int {
 	s := a.session
 	p, _ := s.Target()
 	resolved := string(agent.ResolveSearch(p, s.BuildRequest()))
-	v := s.Tools.Version()
+	v := s.Tools().Version()
 	key := fmt.Sprint(v, resolved, len(s.Discovered()))
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -61,7 +61,7 @@ func (a *App) TokensSaved() int {
 	go func() {
 		defer a.bg.Done()
 		a.CountTokens()
-		saved := EstimateTokens(s.Tools, resolved).Saved
+		saved := EstimateTokens(s.Tools(), resolved).Saved
 		a.mu.Lock()
 		a.saved.key, a.saved.value = key, saved
 		a.mu.Unlock()
@@ -75,7 +75,7 @@ func (a *App) TokensSaved() int {
 // something asks (agent tools, the status bar), never before a request.
 func (a *App) CountTokens() {
 	counts := map[string]int{}
-	for _, t := range a.session.Tools.All() {
+	for _, t := range a.session.Tools().All() {
 		if t.Tokens == 0 {
 			counts[t.Name] = t.Cost()
 		}
@@ -83,7 +83,7 @@ func (a *App) CountTokens() {
 	if len(counts) == 0 {
 		return
 	}
-	a.session.Tools.SetTokens(counts)
+	a.session.Tools().SetTokens(counts)
 	if a.mcp != nil {
 		a.mcp.SaveTokens(counts)
 	}
@@ -107,7 +107,7 @@ func EstimateTokens(set *tools.Set, resolved string) tokens.Estimate {
 // threshold; the servers' alwaysLoad tools stay.
 func (a *App) applyAutoDefer(configured map[string]config.MCPServer, model string) {
 	budget := a.settings.deferBudget(model)
-	set := a.session.Tools
+	set := a.session.Tools()
 	// A token is at least a byte: active definitions whose JSON fits the
 	// budget need no count (and no tokenizer). Otherwise the counts the
 	// cache lacks are made now and written back, once per catalog.

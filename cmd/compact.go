@@ -51,7 +51,7 @@ The session is resumed with its stored provider, model and servers (the flags ov
 			if err != nil {
 				return err
 			}
-			rep := compactReport{SessionID: a.Session().ID, Compacted: *cp, Messages: len(a.Session().Messages())}
+			rep := compactReport{SessionID: a.Session().ID(), Compacted: *cp, Messages: len(a.Session().Messages())}
 			if asJSON {
 				e := json.NewEncoder(g.Stdout)
 				e.SetIndent("", "  ")

@@ -103,8 +103,9 @@ func TestHostileSessionsDoNotSteerSearch(t *testing.T) {
 			t.Fatal(err)
 		}
 		searcher := search.NewSearcher(set)
-		s := &agent.Session{ID: id, Provider: &replay{script}, Model: "m", Tools: set, Search: agent.SearchClient, Searcher: searcher}
-		s.Learner = app.NewLearner(ctx, app.Settings{}, db, searcher, func() string { return s.ID })
+		var s *agent.Session
+		s = agent.New(agent.Config{ID: id, Provider: &replay{script}, Model: "m", Tools: set, Search: agent.SearchClient, Searcher: searcher,
+			Learner: app.NewLearner(ctx, app.Settings{}, db, searcher, func() string { return s.ID() })})
 		return s, searcher
 	}
 	for i, req := range []string{"email bob about the meeting", "send alice the report by email", "email the team the notes"} {
@@ -141,12 +142,12 @@ func TestDemoLearnsApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	searcher := search.NewSearcher(set)
-	s := &agent.Session{ID: "demo1", Model: "m", Tools: set, Search: agent.SearchClient, Searcher: searcher, Provider: &replay{[]agent.Message{
+	s := agent.New(agent.Config{ID: "demo1", Model: "m", Tools: set, Search: agent.SearchClient, Searcher: searcher, Provider: &replay{[]agent.Message{
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.SearchCallPart(agent.SearchCall{ID: "q1", Where: agent.WhereClient, Query: "read a file"})}},
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.ToolCallPart(agent.ToolCall{ID: "c1", Name: "files__read_file", Input: json.RawMessage(`{}`)})}},
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("done")}},
-	}}}
-	s.Learner = app.NewLearner(ctx, app.Settings{Demo: true}, db, searcher, func() string { return s.ID })
+	}}})
+	_ = s.Override(func(turn *agent.TurnContext) { turn.Learner = app.NewLearner(ctx, app.Settings{Demo: true}, db, searcher, func() string { return s.TurnContext().ID }) })
 	if err := s.Run(ctx, "read the file notes.txt", func(agent.Event) {}); err != nil {
 		t.Fatal(err)
 	}

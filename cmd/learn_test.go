@@ -61,8 +61,9 @@ func learnSession(t *testing.T, db *store.DB, g *Globals, script []agent.Message
 		t.Fatal(err)
 	}
 	searcher := search.NewSearcher(set)
-	s := &agent.Session{ID: "s" + t.Name(), Provider: &replay{script}, Model: "m", Tools: set, Search: agent.SearchClient, Searcher: searcher}
-	s.Learner = app.NewLearner(t.Context(), app.Settings{Config: g.Config, NoLearn: g.NoLearn}, db, searcher, func() string { return s.ID })
+	var s *agent.Session
+	s = agent.New(agent.Config{ID: "s" + t.Name(), Provider: &replay{script}, Model: "m", Tools: set, Search: agent.SearchClient, Searcher: searcher,
+		Learner: app.NewLearner(t.Context(), app.Settings{Config: g.Config, NoLearn: g.NoLearn}, db, searcher, func() string { return s.ID() })})
 	return s, searcher
 }
 
@@ -143,7 +144,7 @@ func TestLearningFromUseAcrossSessions(t *testing.T) {
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.ToolCallPart(agent.ToolCall{ID: "c1", Name: "get_air_quality", Input: json.RawMessage(`{}`)})}},
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("ok")}},
 	})
-	if s3.Learner != nil {
+	if s3.TurnContext().Learner != nil {
 		t.Error("--no-learn still set a learner")
 	}
 	if err := s3.Run(ctx, "air", func(agent.Event) {}); err != nil {

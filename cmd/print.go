@@ -65,7 +65,7 @@ func runPrint(ctx context.Context, g *Globals) error {
 	enc := json.NewEncoder(g.Stdout)
 	if g.OutputFormat == "stream-json" {
 		p, model := a.Session().Target()
-		_ = enc.Encode(map[string]any{"type": "init", "session_id": a.Session().ID, "provider": p.Name(), "model": model})
+		_ = enc.Encode(map[string]any{"type": "init", "session_id": a.Session().ID(), "provider": p.Name(), "model": model})
 	}
 	for ev := range a.Send(ctx, prompt) {
 		if g.OutputFormat == "stream-json" {

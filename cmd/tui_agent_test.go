@@ -42,7 +42,7 @@ func TestTUIAgentSwitchAndCompact(t *testing.T) {
 		}
 	}
 	run("hi")
-	if n := len(b.App().Session().Tools.All()); n != 4 {
+	if n := len(b.App().Session().Tools().All()); n != 4 {
 		t.Fatalf("%d tools before the switch, want the server's 4", n)
 	}
 	items, err := b.Agents()
@@ -69,7 +69,7 @@ func TestTUIAgentSwitchAndCompact(t *testing.T) {
 	if err != nil || c.Boundary != 4 || !strings.Contains(c.Summary, "greeted") {
 		t.Fatalf("compact %+v, %v", c, err)
 	}
-	id := b.App().Session().ID
+	id := b.App().Session().ID()
 	if err := b.New(t.Context()); err != nil {
 		t.Fatal(err)
 	}

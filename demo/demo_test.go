@@ -59,8 +59,8 @@ func newSessionWith(t *testing.T, real bool) *agent.Session {
 	if real {
 		searcher = search.NewSearcher(set)
 	}
-	return &agent.Session{ID: "demo-test", Provider: kit.Provider, Model: kit.Model, System: kit.System,
-		Tools: set, Search: agent.SearchNative, Searcher: searcher}
+	return agent.New(agent.Config{ID: "demo-test", Provider: kit.Provider, Model: kit.Model, System: kit.System,
+		Tools: set, Search: agent.SearchNative, Searcher: searcher})
 }
 
 func TestScriptedTurns(t *testing.T) {
@@ -204,7 +204,7 @@ func TestNoFittingTool(t *testing.T) {
 func TestSearchOffCallsDirectly(t *testing.T) {
 	t.Parallel()
 	s := newSession(t)
-	s.Search = agent.SearchOff
+	_ = s.Override(func(turn *agent.TurnContext) { turn.Search = agent.SearchOff })
 	var searched bool
 	var called string
 	if err := s.Run(t.Context(), "Convert 250 EUR to USD", func(e agent.Event) {

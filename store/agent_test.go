@@ -62,7 +62,7 @@ func TestAgentLoopThroughStore(t *testing.T) {
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("Again."), raw(`[{"t":"text","v":"Again."}]`)}},
 	}}
 	st := create(t, d, "/w")
-	sess := &agent.Session{ID: st.ID(), Provider: p, Model: "m", Tools: set, Store: st, PartialEvery: 1}
+	sess := agent.New(agent.Config{ID: st.ID(), Provider: p, Model: "m", Tools: set, Store: st, PartialEvery: 1})
 	if err := sess.Run(ctx, "please echo", func(agent.Event) {}); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestAgentLoopThroughStore(t *testing.T) {
 	if h, _ := st2.LastToolsHash(ctx); h != "hash-1" {
 		t.Fatalf("tools hash = %q", h)
 	}
-	resumed := &agent.Session{ID: st2.ID(), Provider: p, Model: "m", Tools: set, Store: st2}
+	resumed := agent.New(agent.Config{ID: st2.ID(), Provider: p, Model: "m", Tools: set, Store: st2})
 	resumed.Reset(hist)
 	if err := resumed.Run(ctx, "again", func(agent.Event) {}); err != nil {
 		t.Fatal(err)

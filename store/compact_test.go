@@ -20,7 +20,7 @@ func TestCompactionIsStoredAndResumed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := &agent.Session{Provider: p, Model: "m", Store: ss}
+	live := agent.New(agent.Config{Provider: p, Model: "m", Store: ss})
 	live.Reset(hist)
 	c, err := live.Compact(ctx, "weather", nil)
 	if err != nil {
@@ -53,7 +53,7 @@ func TestCompactionIsStoredAndResumed(t *testing.T) {
 	if !reflect.DeepEqual(*last, *c) {
 		t.Errorf("stored compaction\n%+v\nwant\n%+v", *last, *c)
 	}
-	resumed := &agent.Session{Provider: p, Model: "m", Store: re}
+	resumed := agent.New(agent.Config{Provider: p, Model: "m", Store: re})
 	resumed.Reset(hist2)
 	resumed.SetCompaction(last)
 	if got := resumed.BuildRequest().Messages; !reflect.DeepEqual(got, want) {

@@ -43,8 +43,8 @@ func helperToolCrash() int {
 		agent.ToolCallPart(agent.ToolCall{ID: "c1", Name: "slow", Input: json.RawMessage(`{}`)}),
 		agent.ToolCallPart(agent.ToolCall{ID: "c2", Name: "gated", Input: json.RawMessage(`{}`)}),
 	}}}}
-	s := &agent.Session{ID: st.ID(), Provider: p, Model: "m", Tools: set, Store: st,
-		NeedsApproval: func(t tools.Tool) bool { return t.Name == "gated" }}
+	s := agent.New(agent.Config{ID: st.ID(), Provider: p, Model: "m", Tools: set, Store: st,
+		NeedsApproval: func(t tools.Tool) bool { return t.Name == "gated" }})
 	// Nothing answers the approval: "gated" waits, never started.
 	_ = s.Run(ctx, "go", func(agent.Event) {})
 	return 0

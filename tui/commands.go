@@ -65,11 +65,6 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 	name, arg, _ := strings.Cut(strings.TrimSpace(text), " ")
 	arg = strings.TrimSpace(arg)
 	b, ctx := m.b, context.Background()
-	// These change the session under a running turn: the turn first.
-	if m.working && (name == "/new" || name == "/clear" || name == "/sessions" || name == "/resume" || (name == "/model" && arg != "")) {
-		m.hint = name + " waits for the turn to end: esc cancels it"
-		return nil, true
-	}
 	if cmd, ok := m.agentCommand(name, arg); ok {
 		return cmd, true
 	}
@@ -81,9 +76,9 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 	case "/clear":
 		// As in Claude Code and Codex: a new conversation on a clear
 		// screen; the old one stays in agent sessions (/resume).
-		m.chat.clear()
-		m.committed = 0
-		return tea.Batch(tea.ClearScreen, func() tea.Msg { return newSessionMsg{Err: b.New(ctx), cleared: true} }), true
+		// The screen clears once the backend started the new session (it
+		// refuses during a turn).
+		return func() tea.Msg { return newSessionMsg{Err: b.New(ctx), cleared: true} }, true
 	case "/model":
 		if arg == "" {
 			if _, ok := b.(ModelLister); !ok {

@@ -52,10 +52,6 @@ func (m *Model) agentCommand(name, arg string) (tea.Cmd, bool) {
 	if name != "/compact" && name != "/agent" {
 		return nil, false
 	}
-	if m.working && (name == "/compact" || arg != "") {
-		m.hint = name + " waits for the turn to end: esc cancels it"
-		return nil, true
-	}
 	ctx := context.Background()
 	switch name {
 	case "/compact":
@@ -93,7 +89,7 @@ func (m *Model) agentResult(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case compactedMsg:
 		if msg.Err != nil {
-			m.chat.notice(itemError, "compact: "+sanitize.Line(msg.Err.Error()))
+			m.failed("/compact", "compact: "+sanitize.Line(msg.Err.Error()), msg.Err)
 			return nil, true
 		}
 		m.status.usage(msg.C.Usage)
@@ -108,7 +104,7 @@ func (m *Model) agentResult(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, true
 	case agentSetMsg:
 		if msg.Err != nil {
-			m.chat.notice(itemError, "switch agent: "+msg.Err.Error())
+			m.failed("/agent", "switch agent: "+msg.Err.Error(), msg.Err)
 			return nil, true
 		}
 		text := "agent set to " + msg.Name + " (the conversation is kept)"

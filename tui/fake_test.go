@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"time"
 
@@ -23,6 +24,17 @@ type fakeBackend struct {
 	history   []agent.Message
 	approvals chan ApprovalRequest
 	newCalls  int
+	// busy stands for a turn running in the backend: session changes
+	// are refused with agent.ErrBusy, as the real session refuses them.
+	busy bool
+}
+
+// errIfBusy is the real backend's answer to a session change during a turn.
+func (f *fakeBackend) errIfBusy() error {
+	if f.busy {
+		return agent.WithKind(agent.ErrBusy, errors.New("a turn is running"))
+	}
+	return nil
 }
 
 var _ Backend = (*fakeBackend)(nil)
@@ -76,15 +88,31 @@ func (f *fakeBackend) Search(_ context.Context, q string) ([]ToolInfo, error) {
 func (f *fakeBackend) SetModel(name string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.errIfBusy(); err != nil {
+		return err
+	}
 	f.model, f.info.Model = name, name
 	return nil
 }
 
 func (f *fakeBackend) Sessions(context.Context) ([]SessionInfo, error) { return f.sessions, nil }
 func (f *fakeBackend) Resume(_ context.Context, id string) ([]agent.Message, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.errIfBusy(); err != nil {
+		return nil, err
+	}
 	return f.history, nil
 }
-func (f *fakeBackend) New(context.Context) error { f.newCalls++; return nil }
+func (f *fakeBackend) New(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.errIfBusy(); err != nil {
+		return err
+	}
+	f.newCalls++
+	return nil
+}
 
 // fakeTurns records what the model asked the bridge to do.
 type fakeTurns struct {

@@ -365,6 +365,17 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 	return nil
 }
 
+// failed shows a command's error. A change the session refused because a
+// turn runs (agent.ErrBusy) is a hint to wait, not an error: the backend
+// decides, the TUI does not keep a rule of its own.
+func (m *Model) failed(command, text string, err error) {
+	if agent.KindOf(err) == agent.ErrBusy {
+		m.hint = command + " waits for the turn to end: esc cancels it"
+		return
+	}
+	m.chat.notice(itemError, text)
+}
+
 // handleResult applies the result of a command's tea.Cmd.
 func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 	if cmd, ok := m.agentResult(msg); ok {
@@ -376,7 +387,7 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 		m.pane.SetCounts(msg.Active, msg.Deferred)
 	case modelSetMsg:
 		if msg.Err != nil {
-			m.chat.notice(itemError, "switch model: "+msg.Err.Error())
+			m.failed("/model", "switch model: "+msg.Err.Error(), msg.Err)
 			return nil, true
 		}
 		m.chat.notice(itemNotice, "model set to "+msg.Name)
@@ -429,7 +440,7 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 		m.input.SetValue(strings.TrimRight(msg.Text, "\n"))
 	case resumedMsg:
 		if msg.Err != nil {
-			m.chat.notice(itemError, "resume "+msg.ID+": "+msg.Err.Error())
+			m.failed("/sessions", "resume "+msg.ID+": "+msg.Err.Error(), msg.Err)
 			return nil, true
 		}
 		m.chat.reset()
@@ -442,7 +453,7 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 		return m.refreshInfo(), true
 	case newSessionMsg:
 		if msg.Err != nil {
-			m.chat.notice(itemError, "new session: "+msg.Err.Error())
+			m.failed(map[bool]string{false: "/new", true: "/clear"}[msg.cleared], "new session: "+msg.Err.Error(), msg.Err)
 			return nil, true
 		}
 		m.chat.reset()
@@ -451,10 +462,11 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 		m.status.SetNote("")
 		m.status.resetUsage()
 		if msg.cleared {
+			m.chat.clear()
 			m.chat.notice(itemNotice, "cleared: a new session; /resume picks the old one")
-		} else {
-			m.chat.notice(itemNotice, "new session")
+			return tea.Batch(tea.ClearScreen, m.refreshInfo()), true
 		}
+		m.chat.notice(itemNotice, "new session")
 		return m.refreshInfo(), true
 	default:
 		return nil, false

@@ -125,15 +125,15 @@ func (b *Backend) Info() tui.Info {
 	price, priced := app.Price(b.a.Provider(), model)
 	sp := b.a.Spend()
 	return tui.Info{
-		Provider: b.a.Provider(), Model: model, SessionID: s.ID, SearchMode: b.a.SearchMode(),
-		Active: len(s.Tools.Active()), Deferred: len(s.Tools.Deferred()), TokensSaved: b.a.TokensSaved(), Note: b.a.Note(),
+		Provider: b.a.Provider(), Model: model, SessionID: s.ID(), SearchMode: b.a.SearchMode(),
+		Active: len(s.Tools().Active()), Deferred: len(s.Tools().Deferred()), TokensSaved: b.a.TokensSaved(), Note: b.a.Note(),
 		Totals: sp.Usage, Requests: sp.Requests, Last: sp.Last, ContextWindow: b.a.ContextWindow(),
 		Cost: sp.Cost, CostKnown: !sp.Unpriced, Price: price, Priced: priced,
 	}
 }
 
 func (b *Backend) Tools() []tui.ToolInfo {
-	set := b.a.Session().Tools
+	set := b.a.Session().Tools()
 	var out []tui.ToolInfo
 	for _, t := range set.All() {
 		out = append(out, tui.ToolInfo{Name: t.Name, Server: t.Server, Description: t.Description, Deferred: set.IsDeferred(t.Name)})

@@ -602,11 +602,12 @@ func RunOne(ctx context.Context, f Form, variant string, o Options) (*Result, er
 			return nil, err
 		}
 	}
-	s := &agent.Session{ID: "bench", Provider: p, Model: f.Model, System: "You look up records.", Tools: set,
+	cfg := agent.Config{ID: "bench", Provider: p, Model: f.Model, System: "You look up records.", Tools: set,
 		Search: agent.SearchNative, Searcher: searcher{}, MaxTokens: 1024, MaxSteps: 8, Backoff: time.Millisecond, Retries: 1}
 	if variant != Off {
-		s.AutoCompact, s.ContextWindow = o.Share, o.Window
+		cfg.AutoCompact, cfg.ContextWindow = o.Share, o.Window
 	}
+	s := agent.New(cfg)
 	res := &Result{Form: f.Name, AutoCompact: variant}
 	for t := 1; t <= o.Turns; t++ {
 		var turnErr error

@@ -90,13 +90,13 @@ func Converse(ctx context.Context, cat *Catalog, adapter string, mode agent.Sear
 		return nil, fmt.Errorf("register %s: %w", cat.Name, err)
 	}
 	targets := cat.Targets()
-	s := &agent.Session{
+	s := agent.New(agent.Config{
 		ID: "bench", Provider: f.provider, Model: model, System: system, Tools: set,
 		Search: mode, MaxTokens: 4096, MaxSteps: 8, Backoff: time.Millisecond,
 		Searcher: searcher{},
-	}
+	})
 	for _, t := range targets {
-		s.Searcher.(searcher)[t.Query] = t.Name
+		s.Searcher().(searcher)[t.Query] = t.Name
 	}
 	resolved := agent.ResolveSearch(f.provider, s.BuildRequest())
 	f.script(resolved, targets)

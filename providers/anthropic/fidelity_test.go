@@ -17,10 +17,10 @@ import (
 
 func sessionFor(t *testing.T, srv *anthropictest.Server, model string, o anthropic.Options) *agent.Session {
 	o.APIKey, o.BaseURL = anthropictest.DefaultAPIKey, srv.URL
-	return &agent.Session{
+	return agent.New(agent.Config{
 		Provider: anthropic.New(o), Model: model, Tools: weatherTools(t), Search: agent.SearchNative,
 		Searcher: clientSearcher{[]string{"weather_lookup"}}, Backoff: time.Millisecond,
-	}
+	})
 }
 
 func allAccepted(t *testing.T, srv *anthropictest.Server) []*anthropictest.Request {
@@ -84,7 +84,7 @@ func TestWireBudgetSearchesThroughFunctions(t *testing.T) {
 		anthropictest.Turn{Text: "Sunny."},
 	)
 	s := sessionFor(t, srv, "claude-sonnet-4-5", anthropic.Options{})
-	s.WireBudget = 10
+	_ = s.Override(func(turn *agent.TurnContext) { turn.WireBudget = 10 })
 	evs, err := run(t, s, "Weather in Berlin?")
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func TestEndpointDeclaredWithoutDeferral(t *testing.T) {
 		anthropictest.Turn{Text: "Cold."},
 	)
 	s := sessionFor(t, srv, "corp-claude", anthropic.Options{Models: tab})
-	s.Search = agent.SearchClient
+	_ = s.Override(func(turn *agent.TurnContext) { turn.Search = agent.SearchClient })
 	evs, err := run(t, s, "Weather in Oslo?")
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func TestEffortThinkingReplayed(t *testing.T) {
 					anthropictest.Turn{Text: "Sunny."},
 				)
 				s := sessionFor(t, srv, c.model, anthropic.Options{})
-				s.Effort, s.NoStream = "high", noStream
+				_ = s.Override(func(turn *agent.TurnContext) { turn.Effort, turn.NoStream = "high", noStream })
 				evs, err := run(t, s, "Weather in Berlin?")
 				if err != nil {
 					t.Fatal(err)
@@ -264,7 +264,7 @@ func TestOpus45EffortAndRetiredModels(t *testing.T) {
 		srv := anthropictest.NewServer(t)
 		srv.Script = anthropictest.NewScript(anthropictest.Turn{Text: "ok"})
 		s := sessionFor(t, srv, "claude-opus-4-5-20251101", anthropic.Options{})
-		s.Effort = c.effort
+		_ = s.Override(func(turn *agent.TurnContext) { turn.Effort = c.effort })
 		evs, err := run(t, s, "hi")
 		if err != nil {
 			t.Fatal(err)
@@ -302,7 +302,7 @@ func TestCutToolCallRetriedWithMaxOutput(t *testing.T) {
 				anthropictest.Turn{Text: "Done."},
 			)
 			s := sessionFor(t, srv, "claude-sonnet-4-5-20250929", anthropic.Options{})
-			s.NoStream = noStream
+			_ = s.Override(func(turn *agent.TurnContext) { turn.NoStream = noStream })
 			evs, err := run(t, s, "Write it.")
 			if err != nil {
 				t.Fatal(err)
@@ -334,7 +334,7 @@ func TestCutTextKeptAndMarked(t *testing.T) {
 	srv := anthropictest.NewServer(t)
 	srv.Enqueue(anthropictest.Reply{Content: []json.RawMessage{anthropictest.Text("The first half of")}, StopReason: "max_tokens"})
 	s := sessionFor(t, srv, "claude-sonnet-4-5", anthropic.Options{})
-	s.MaxTokens = 5
+	_ = s.Override(func(turn *agent.TurnContext) { turn.MaxTokens = 5 })
 	evs, err := run(t, s, "Write an essay.")
 	if err != nil {
 		t.Fatal(err)
@@ -359,7 +359,7 @@ func TestContainerCarried(t *testing.T) {
 		srv.Enqueue(anthropictest.Reply{Content: []json.RawMessage{anthropictest.Text("Wrote out.csv.")}, Container: "container_011abc"},
 			anthropictest.Reply{Content: []json.RawMessage{anthropictest.Text("It has 3 rows.")}})
 		s := sessionFor(t, srv, "claude-sonnet-4-5", anthropic.Options{})
-		s.NoStream = noStream
+		_ = s.Override(func(turn *agent.TurnContext) { turn.NoStream = noStream })
 		if _, err := run(t, s, "Write out.csv"); err != nil {
 			t.Fatal(err)
 		}
@@ -403,7 +403,7 @@ func TestThinkingAfterForeignToolTurn(t *testing.T) {
 	srv := anthropictest.NewServer(t)
 	srv.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Read it."}, anthropictest.Turn{Text: "Next."})
 	s := sessionFor(t, srv, "claude-sonnet-4-5", anthropic.Options{})
-	s.Effort = "high"
+	_ = s.Override(func(turn *agent.TurnContext) { turn.Effort = "high" })
 	s.Reset([]agent.Message{
 		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("Read a.txt")}},
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.ToolCallPart(agent.ToolCall{ID: "call_1", Name: "read_file", Input: json.RawMessage(`{"path":"a.txt"}`)}),

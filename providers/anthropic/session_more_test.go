@@ -20,7 +20,9 @@ func TestSessionWebSearchResumed(t *testing.T) {
 		ServerToolUses: map[string]int{"web_search_requests": 1}}
 	srv.Enqueue(reply, anthropictest.Message(anthropictest.Text("Still sunny.")))
 	s := newSession(t, srv, agent.SearchNative, false)
-	s.ProviderTools = []agent.ProviderTool{{Alias: "web_search", Options: json.RawMessage(`{"max_uses":3}`)}}
+	_ = s.Override(func(turn *agent.TurnContext) {
+		turn.ProviderTools = []agent.ProviderTool{{Alias: "web_search", Options: json.RawMessage(`{"max_uses":3}`)}}
+	})
 	evs, err := run(t, s, "Weather in Berlin? Search the web.")
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +50,7 @@ func TestSessionWebSearchResumed(t *testing.T) {
 	}
 	// Resume: a new session over the stored history.
 	resumed := newSession(t, srv, agent.SearchNative, false)
-	resumed.ProviderTools = s.ProviderTools
+	_ = resumed.Override(func(turn *agent.TurnContext) { turn.ProviderTools = s.TurnContext().ProviderTools })
 	resumed.Reset(s.Messages())
 	if _, err := run(t, resumed, "And tomorrow?"); err != nil {
 		t.Fatal(err)
@@ -74,11 +76,15 @@ func TestSessionSwitchesAreAccepted(t *testing.T) {
 	s := newSession(t, srv, agent.SearchNative, false)
 	steps := []func(){
 		func() {},
-		func() { s.Search = agent.SearchClient },
-		func() { s.Search = agent.SearchOff },
-		func() { s.Search, s.Model = agent.SearchNative, "claude-opus-4-1-20250805" },
+		func() { _ = s.Override(func(turn *agent.TurnContext) { turn.Search = agent.SearchClient }) },
+		func() { _ = s.Override(func(turn *agent.TurnContext) { turn.Search = agent.SearchOff }) },
 		func() {
-			s.Model = model
+			_ = s.Override(func(turn *agent.TurnContext) {
+				turn.Search, turn.Model = agent.SearchNative, "claude-opus-4-1-20250805"
+			})
+		},
+		func() {
+			_ = s.Override(func(turn *agent.TurnContext) { turn.Model = model })
 			s.Reset(append(s.Messages(), agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("(from openai)")}},
 				agent.Message{Role: agent.RoleAssistant, Parts: []agent.Part{
 					agent.SearchCallPart(agent.SearchCall{ID: "tsc_1", Where: agent.WhereProvider, Names: []string{"stock_price"}}),

@@ -48,12 +48,12 @@ func (c clientSearcher) Search(ctx context.Context, call agent.SearchCall) ([]st
 }
 
 func newSession(t *testing.T, srv *anthropictest.Server, mode agent.SearchMode, noStream bool) *agent.Session {
-	return &agent.Session{
+	return agent.New(agent.Config{
 		Provider: anthropic.New(anthropic.Options{APIKey: anthropictest.DefaultAPIKey, BaseURL: srv.URL}),
 		Model:    model, Tools: weatherTools(t), Search: mode, NoStream: noStream,
 		Searcher: clientSearcher{[]string{"weather_lookup"}},
 		Backoff:  time.Millisecond,
-	}
+	})
 }
 
 func run(t *testing.T, s *agent.Session, prompt string) ([]agent.Event, error) {
@@ -212,7 +212,7 @@ func TestSessionStreamCutKeepsText(t *testing.T) {
 	srv.Enqueue(anthropictest.Reply{Content: []json.RawMessage{anthropictest.Text("Hello there, this is a long answer"),
 		anthropictest.ToolUse("toolu_x", "read_file", map[string]string{"path": "a"})}, CutAfter: 6})
 	s := newSession(t, srv, agent.SearchNative, false)
-	s.Retries = 1
+	_ = s.Override(func(turn *agent.TurnContext) { turn.Retries = 1 })
 	_, err := run(t, s, "hi")
 	if err == nil || !strings.Contains(err.Error(), "stream cut") {
 		t.Fatalf("want a stream cut error, got %v", err)
@@ -264,7 +264,7 @@ func TestSessionOverloadGivesUp(t *testing.T) {
 	srv := anthropictest.NewServer(t)
 	srv.Handler = func(*anthropictest.Request) anthropictest.Reply { return anthropictest.Overloaded("0") }
 	s := newSession(t, srv, agent.SearchNative, false)
-	s.Retries = 2
+	_ = s.Override(func(turn *agent.TurnContext) { turn.Retries = 2 })
 	_, err := run(t, s, "hi")
 	var ae *agent.APIError
 	if !errors.As(err, &ae) || ae.Status != 529 || ae.Type != "overloaded_error" || ae.RetryAfter != "0" {

@@ -54,7 +54,7 @@ func session(t *testing.T, o azure.Options, model string) *agent.Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &agent.Session{Provider: p, Model: model, Tools: weatherTools(t), Searcher: searcher{}, Backoff: time.Millisecond}
+	return agent.New(agent.Config{Provider: p, Model: model, Tools: weatherTools(t), Searcher: searcher{}, Backoff: time.Millisecond})
 }
 
 // Hosted tool search through the api-key route, with the deployment's
@@ -236,7 +236,7 @@ func TestConformanceAzureRecordings(t *testing.T) {
 			_, _ = io.WriteString(w, streams[0])
 		}))
 		s := session(t, azure.Options{Endpoint: rec.URL, APIKey: azuretest.DefaultKey}, "gpt-5.4")
-		s.Search = tc.mode
+		_ = s.Override(func(turn *agent.TurnContext) { turn.Search = tc.mode })
 		var found []string
 		var where string
 		err := s.Run(t.Context(), "What is the weather in San Francisco?", func(e agent.Event) {

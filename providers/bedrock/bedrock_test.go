@@ -43,7 +43,7 @@ func newSession(t *testing.T, o bedrock.Options, noStream bool) *agent.Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &agent.Session{Provider: p, Model: model, Tools: weatherTools(t), NoStream: noStream, Backoff: time.Millisecond}
+	return agent.New(agent.Config{Provider: p, Model: model, Tools: weatherTools(t), NoStream: noStream, Backoff: time.Millisecond})
 }
 
 func run(t *testing.T, s *agent.Session, prompt string) error {
@@ -151,7 +151,7 @@ func TestOverloadRetriedAndStreamException(t *testing.T) {
 	f.Inner.Enqueue(anthropictest.Overloaded("0"))
 	f.Inner.Script = anthropictest.NewScript(anthropictest.Turn{Text: "ok"})
 	s := newSession(t, bedrock.Options{Region: bedrocktest.Region, BaseURL: f.URL, Credentials: f.Credentials()}, false)
-	s.Retries = 2
+	_ = s.Override(func(turn *agent.TurnContext) { turn.Retries = 2 })
 	if err := run(t, s, "hello"); err != nil {
 		t.Fatal(err)
 	}

@@ -71,9 +71,9 @@ func TestCloudContinuation(t *testing.T) {
 		{azp, gpt54, "azure: sent"},
 		{anthropic.New(anthropic.Options{APIKey: anthropictest.DefaultAPIKey, BaseURL: ant.URL}), sonnet, "anthropic again"},
 	}
-	s := &agent.Session{Tools: set, Searcher: wordSearcher{set}, Backoff: time.Millisecond}
+	s := agent.New(agent.Config{Tools: set, Searcher: wordSearcher{set}, Backoff: time.Millisecond})
 	for i, st := range steps {
-		s.Provider, s.Model = st.p, st.model
+		_ = s.Override(func(turn *agent.TurnContext) { turn.Provider, turn.Model = st.p, st.model })
 		var errs []string
 		err := s.Run(t.Context(), "step", func(e agent.Event) {
 			if e.Type == agent.EventToolFinished && e.Tool.IsError {

@@ -39,7 +39,7 @@ func TestCompactionKeepsFoundTools(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t)
-			w.s.Search = tc.search
+			_ = w.s.Override(func(turn *agent.TurnContext) { turn.Search = tc.search })
 			p := tc.pick(w)
 			first := w.turn(p, tc.model, "What is the weather in Paris?")
 			if !slices.ContainsFunc(first.kinds(), func(k string) bool { return k == actSearchNative || k == actSearchClient }) {
@@ -126,8 +126,8 @@ func TestCompactionOnGemini(t *testing.T) {
 		geminitest.Turn{Search: "weather", Call: "$found", Input: map[string]any{"city": "Oslo"}}, geminitest.Turn{Text: "sunny"},
 		geminitest.Turn{Text: "The user asked for the weather in Oslo; weather_lookup said sunny."},
 		geminitest.Turn{Call: "weather_lookup", Input: map[string]any{"city": "Bergen"}}, geminitest.Turn{Text: "rainy"})
-	s := &agent.Session{Provider: gemini.New(gemini.Options{APIKey: geminitest.DefaultKey, BaseURL: gm.URL}), Model: "gemini-3-pro-preview",
-		Tools: set, Searcher: wordSearcher{set}, Backoff: time.Millisecond}
+	s := agent.New(agent.Config{Provider: gemini.New(gemini.Options{APIKey: geminitest.DefaultKey, BaseURL: gm.URL}), Model: "gemini-3-pro-preview",
+		Tools: set, Searcher: wordSearcher{set}, Backoff: time.Millisecond})
 	if err := s.Run(t.Context(), "Weather in Oslo?", func(agent.Event) {}); err != nil {
 		t.Fatal(err)
 	}

@@ -43,8 +43,8 @@ func TestDirectoryInEveryDeferredMode(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorld(t)
-			w.s.Search = c.search
-			dir := tools.Directory(w.s.Tools.Deferred())
+			_ = w.s.Override(func(turn *agent.TurnContext) { turn.Search = c.search })
+			dir := tools.Directory(w.s.Tools().Deferred())
 			if dir == "" {
 				t.Fatal("no directory for the test catalog")
 			}
@@ -65,8 +65,8 @@ func TestDirectoryOnGemini(t *testing.T) {
 	set := catalog(t)
 	gm := geminitest.NewServer(t)
 	gm.Script = geminitest.NewScript(geminitest.Turn{Search: "weather", Call: "$found", Input: map[string]any{"city": "Oslo"}}, geminitest.Turn{Text: "sunny"})
-	s := &agent.Session{Provider: gemini.New(gemini.Options{APIKey: geminitest.DefaultKey, BaseURL: gm.URL}), Model: "gemini-3-pro-preview",
-		System: "You are a test.", Tools: set, Searcher: wordSearcher{set}, Backoff: time.Millisecond}
+	s := agent.New(agent.Config{Provider: gemini.New(gemini.Options{APIKey: geminitest.DefaultKey, BaseURL: gm.URL}), Model: "gemini-3-pro-preview",
+		System: "You are a test.", Tools: set, Searcher: wordSearcher{set}, Backoff: time.Millisecond})
 	if err := s.Run(t.Context(), "Weather in Oslo?", func(agent.Event) {}); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestLearningFromNativeSearch(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorld(t)
 			log := &useLog{}
-			w.s.Learner = log
+			_ = w.s.Override(func(turn *agent.TurnContext) { turn.Learner = log })
 			w.turn(c.pick(w), c.model, "What is the weather in Oslo?")
 			var found, called *agent.ToolUse
 			for i, u := range log.uses {

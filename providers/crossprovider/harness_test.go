@@ -132,10 +132,10 @@ func newWorld(t *testing.T) *world {
 	w.anthropic = anthropic.New(anthropic.Options{APIKey: anthropictest.DefaultAPIKey, BaseURL: w.ant.URL})
 	w.responses = openairesponses.New(openairesponses.Options{APIKey: responsestest.DefaultKey, BaseURL: responsesFront(t, w.brain, w.resp)})
 	w.chatP = openaichat.New(openaichat.Options{Name: "fake", BaseURL: w.chat.BaseURL()})
-	w.s = &agent.Session{
+	w.s = agent.New(agent.Config{
 		Provider: w.anthropic, Model: sonnet, System: "You are a test.", Tools: set,
 		Search: agent.SearchNative, Searcher: ws, Backoff: time.Millisecond, Retries: 2,
-	}
+	})
 	return w
 }
 
@@ -148,7 +148,7 @@ func (w *world) counts() [3]int {
 // must end without error.
 func (w *world) turn(p agent.Provider, model, prompt string) step {
 	w.t.Helper()
-	w.s.Provider, w.s.Model = p, model
+	_ = w.s.Override(func(turn *agent.TurnContext) { turn.Provider, turn.Model = p, model })
 	st := w.run(prompt)
 	if st.err != nil {
 		w.t.Fatalf("turn %q on %s/%s: %v\nmodel actions: %v", prompt, p.Name(), model, st.err, st.actions)
@@ -168,9 +168,9 @@ func (w *world) run(prompt string) ran {
 	before, mark := w.counts(), w.brain.mark()
 	var evs []agent.Event
 	err := w.s.Run(w.t.Context(), prompt, func(e agent.Event) { evs = append(evs, e) })
-	st := step{provider: w.s.Provider.Name(), model: w.s.Model, search: w.s.Search, actions: w.brain.since(mark)}
+	st := step{provider: w.s.TurnContext().Provider.Name(), model: w.s.TurnContext().Model, search: w.s.TurnContext().Search, actions: w.brain.since(mark)}
 	for _, r := range w.ant.Requests()[before[0]:] {
-		st.reqs = append(st.reqs, sent{"anthropic", r.Model(), w.s.Search, r.Body, r.Tools(), r.Status})
+		st.reqs = append(st.reqs, sent{"anthropic", r.Model(), w.s.TurnContext().Search, r.Body, r.Tools(), r.Status})
 	}
 	for _, r := range w.resp.Requests()[before[1]:] {
 		var b struct {
@@ -178,7 +178,7 @@ func (w *world) run(prompt string) ran {
 			Tools json.RawMessage `json:"tools"`
 		}
 		_ = json.Unmarshal(r.Body, &b)
-		st.reqs = append(st.reqs, sent{"openai", b.Model, w.s.Search, r.Body, b.Tools, r.Status})
+		st.reqs = append(st.reqs, sent{"openai", b.Model, w.s.TurnContext().Search, r.Body, b.Tools, r.Status})
 	}
 	for _, r := range w.chat.Requests()[before[2]:] {
 		var tl []byte
@@ -186,7 +186,7 @@ func (w *world) run(prompt string) ran {
 		if r.Parsed != nil {
 			tl, model = r.Parsed.Tools, r.Parsed.Model
 		}
-		st.reqs = append(st.reqs, sent{"openai-chat", model, w.s.Search, r.Body, tl, r.Status})
+		st.reqs = append(st.reqs, sent{"openai-chat", model, w.s.TurnContext().Search, r.Body, tl, r.Status})
 	}
 	w.steps = append(w.steps, st)
 	return ran{step: st, events: evs, err: err}

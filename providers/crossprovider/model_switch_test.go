@@ -128,10 +128,10 @@ func TestFallbackOnOverload(t *testing.T) {
 		// A second adapter on the same server: the core only falls back to
 		// a provider value other than the current one (see
 		// TestFallbackSameProviderValue).
-		w.s.Fallback, w.s.FallbackModel = anthropic.New(anthropic.Options{APIKey: anthropictest.DefaultAPIKey, BaseURL: w.ant.URL}), opus41
+		_ = w.s.Override(func(turn *agent.TurnContext) { turn.Fallback, turn.FallbackModel = anthropic.New(anthropic.Options{APIKey: anthropictest.DefaultAPIKey, BaseURL: w.ant.URL}), opus41 })
 		// Retries+1 answers of 529, then the fallback answers; the next
 		// request of the turn goes to the primary again, which recovered.
-		overloaded(w, w.s.Retries+1)
+		overloaded(w, w.s.TurnContext().Retries+1)
 		r := w.run("And the weather in Rome?")
 		if r.err != nil {
 			t.Fatal(r.err)
@@ -155,9 +155,9 @@ func TestFallbackOnOverload(t *testing.T) {
 	t.Run("other provider", func(t *testing.T) {
 		w := newWorld(t)
 		w.turn(w.anthropic, sonnet, "What is the weather in Paris?")
-		w.s.Fallback, w.s.FallbackModel = w.responses, gpt54
+		_ = w.s.Override(func(turn *agent.TurnContext) { turn.Fallback, turn.FallbackModel = w.responses, gpt54 })
 		// Overloaded for the whole turn: both requests fall back.
-		overloaded(w, 2*(w.s.Retries+1))
+		overloaded(w, 2*(w.s.TurnContext().Retries+1))
 		r := w.run("And the weather in Rome?")
 		if r.err != nil {
 			t.Fatal(r.err)
@@ -184,14 +184,14 @@ func TestFallbackSameProviderValue(t *testing.T) {
 	w := newWorld(t)
 	w.ant.NoNativeSearch = map[string]bool{opus41: true}
 	w.turn(w.anthropic, sonnet, "What is the weather in Paris?")
-	w.s.Fallback, w.s.FallbackModel = w.anthropic, opus41
-	for range w.s.Retries + 1 {
+	_ = w.s.Override(func(turn *agent.TurnContext) { turn.Fallback, turn.FallbackModel = w.anthropic, opus41 })
+	for range w.s.TurnContext().Retries + 1 {
 		w.ant.Enqueue(anthropictest.Overloaded("0"))
 	}
 	r := w.run("And the weather in Rome?")
 	if r.err != nil {
 		t.Fatalf("fallback to %s on the same provider never happened: %v "+
-			"(agent.Session.request only falls back when the provider value differs, `p != s.Fallback`; "+
+			"(agent.Session.request only falls back when the provider value differs, `p != s.cfg.Fallback`; "+
 			"it should compare the model too)", opus41, r.err)
 	}
 	w.wantKinds(r.step, actCallWrapped, actAnswer)
@@ -220,11 +220,11 @@ func TestSearchOffMidConversation(t *testing.T) {
 	w := newWorld(t)
 	w.turn(w.anthropic, sonnet, "What is the weather in Paris?")
 	w.turn(w.responses, gpt54, "What is the stock price of ACME?")
-	w.s.Search = agent.SearchClient
+	_ = w.s.Override(func(turn *agent.TurnContext) { turn.Search = agent.SearchClient })
 	w.turn(w.chatP, chatTest, "Weather in Oslo?")
 	w.turn(w.responses, gpt41, "Stock price of IBM?")
 
-	w.s.Search = agent.SearchOff
+	_ = w.s.Override(func(turn *agent.TurnContext) { turn.Search = agent.SearchOff })
 	for _, c := range []struct {
 		p     agent.Provider
 		model string
@@ -235,7 +235,7 @@ func TestSearchOffMidConversation(t *testing.T) {
 		w.wantAll(st, regexp.MustCompile(`"name":"weather_lookup"`), "the found tool is not a plain tool")
 	}
 
-	w.s.Search = agent.SearchNative
+	_ = w.s.Override(func(turn *agent.TurnContext) { turn.Search = agent.SearchNative })
 	st := w.turn(w.anthropic, sonnet, "Weather in Lisbon?")
 	w.wantKinds(st, actCallDirect, actAnswer)
 	w.wantAll(st, regexp.MustCompile(`"type":"tool_search_tool_result"`), "raw native blocks not replayed after search off")

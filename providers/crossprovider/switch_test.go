@@ -23,7 +23,7 @@ func TestAnthropicToResponsesToChatAndBack(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			w := newWorld(t)
-			w.s.NoStream = noStream
+			_ = w.s.Override(func(turn *agent.TurnContext) { turn.NoStream = noStream })
 			anthropicToResponsesToChatAndBack(t, w)
 		})
 	}
@@ -44,12 +44,12 @@ func anthropicToResponsesToChatAndBack(t *testing.T, w *world) {
 	w.wantKinds(st, actSearchNative, actAnswer)
 
 	// Client-executed tool_search on the same model.
-	w.s.Search = agent.SearchClient
+	_ = w.s.Override(func(turn *agent.TurnContext) { turn.Search = agent.SearchClient })
 	st = w.turn(w.responses, gpt54, "Then the weather in Lyon?")
 	w.wantKinds(st, actCallDirect, actAnswer)
 	st = w.turn(w.responses, gpt54, "Put a calendar event: Standup")
 	w.wantKinds(st, actSearchClient, actCallDirect, actAnswer)
-	w.s.Search = agent.SearchNative
+	_ = w.s.Override(func(turn *agent.TurnContext) { turn.Search = agent.SearchNative })
 
 	// A model without tool_search: tool_search/tool_call functions; the
 	// schemas found earlier travel in the search outputs.
@@ -93,7 +93,7 @@ func TestResponsesToAnthropicToChatAndBack(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			w := newWorld(t)
-			w.s.NoStream = noStream
+			_ = w.s.Override(func(turn *agent.TurnContext) { turn.NoStream = noStream })
 			responsesToAnthropicToChatAndBack(t, w)
 		})
 	}
@@ -111,10 +111,10 @@ func responsesToAnthropicToChatAndBack(t *testing.T, w *world) {
 	w.wantKinds(st, actSearchNative, actAnswer)
 
 	// Anthropic client mode: the custom tool_search tool.
-	w.s.Search = agent.SearchClient
+	_ = w.s.Override(func(turn *agent.TurnContext) { turn.Search = agent.SearchClient })
 	st = w.turn(w.anthropic, sonnet, "And the stock price of IBM?")
 	w.wantKinds(st, actCallDirect, actAnswer)
-	w.s.Search = agent.SearchNative
+	_ = w.s.Override(func(turn *agent.TurnContext) { turn.Search = agent.SearchNative })
 
 	st = w.turn(w.chatP, chatTest, "The weather in Oslo?")
 	w.wantKinds(st, actCallWrapped, actAnswer)

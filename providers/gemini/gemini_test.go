@@ -47,7 +47,7 @@ func (searcher) Search(ctx context.Context, c agent.SearchCall) ([]string, error
 
 func newSession(t *testing.T, f *geminitest.Server, model string, noStream bool) *agent.Session {
 	p := gemini.New(gemini.Options{APIKey: geminitest.DefaultKey, BaseURL: f.URL, Effort: "high"})
-	return &agent.Session{Provider: p, Model: model, Tools: toolSet(t), Searcher: searcher{}, NoStream: noStream, Backoff: time.Millisecond}
+	return agent.New(agent.Config{Provider: p, Model: model, Tools: toolSet(t), Searcher: searcher{}, NoStream: noStream, Backoff: time.Millisecond})
 }
 
 func tools_(t *testing.T, body []byte) string {
@@ -154,8 +154,8 @@ func TestSignatureRules(t *testing.T) {
 	// Gemini's own content with its signature stripped: rejected.
 	f2 := geminitest.NewServer(t)
 	f2.Script = geminitest.NewScript(geminitest.Turn{Call: "3d_render", Input: map[string]any{"scene": "x"}}, geminitest.Turn{Text: "done"})
-	s := &agent.Session{Provider: gemini.New(gemini.Options{APIKey: geminitest.DefaultKey, BaseURL: f2.URL}), Model: "gemini-3-pro-preview",
-		Tools: ts, Backoff: time.Millisecond}
+	s := agent.New(agent.Config{Provider: gemini.New(gemini.Options{APIKey: geminitest.DefaultKey, BaseURL: f2.URL}), Model: "gemini-3-pro-preview",
+		Tools: ts, Backoff: time.Millisecond})
 	// The fake's script calls the declared wire name; find it from the first request.
 	if err := s.Run(t.Context(), "render", func(agent.Event) {}); err != nil {
 		t.Logf("first run: %v", err)
@@ -181,7 +181,7 @@ func TestSignatureRules(t *testing.T) {
 	}
 	sreq := s.BuildRequest()
 	sreq.Model, sreq.Messages = "gemini-3-pro-preview", stripped
-	_, err := s.Provider.Send(t.Context(), sreq, nil)
+	_, err := s.TurnContext().Provider.Send(t.Context(), sreq, nil)
 	var ae *agent.APIError
 	if !errors.As(err, &ae) || ae.Status != 400 || !strings.Contains(ae.Message, "missing a thought_signature") {
 		t.Fatalf("stripped signature: err = %v", err)
@@ -291,7 +291,7 @@ func TestRetries(t *testing.T) {
 	f.FailNext(geminitest.Fault{Status: 429, GStatus: "RESOURCE_EXHAUSTED", Message: "quota", RetryDelay: "0.001s"}, geminitest.Fault{Malformed: true})
 	f.Script = geminitest.NewScript(geminitest.Turn{Text: "fine"})
 	s := newSession(t, f, "gemini-2.5-flash", false)
-	s.Retries = 3
+	_ = s.Override(func(turn *agent.TurnContext) { turn.Retries = 3 })
 	var warnings []string
 	err := s.Run(t.Context(), "hi", func(e agent.Event) {
 		if e.Type == agent.EventWarning {

@@ -36,8 +36,8 @@ func TestGemini3ThoughtSignaturesReplayed(t *testing.T) {
 		fake := chattest.NewServer(t)
 		fake.Script(searchAndCall("Rome")...)
 		s := testSession(t, fake)
-		s.Provider = New(Options{Name: "gemini", BaseURL: fake.BaseURL()})
-		s.Model, s.NoStream = "gemini-3-pro-preview", noStream
+		_ = s.Override(func(turn *agent.TurnContext) { turn.Provider = New(Options{Name: "gemini", BaseURL: fake.BaseURL()}) })
+		_ = s.Override(func(turn *agent.TurnContext) { turn.Model, turn.NoStream = "gemini-3-pro-preview", noStream })
 		run(t, s, "Weather in Rome?")
 		reqs := noRejection(t, fake)
 		if len(reqs) != 3 {
@@ -51,7 +51,9 @@ func TestGemini3ThoughtSignaturesReplayed(t *testing.T) {
 		// The same history on another server: the opaque field stays home.
 		other := chattest.NewServer(t)
 		other.Script(chattest.Text("ok"))
-		s.Provider, s.Model = New(Options{Name: "openai", BaseURL: other.BaseURL()}), "gpt-4.1"
+		_ = s.Override(func(turn *agent.TurnContext) {
+			turn.Provider, turn.Model = New(Options{Name: "openai", BaseURL: other.BaseURL()}), "gpt-4.1"
+		})
 		run(t, s, "Thanks")
 		if r := noRejection(t, other)[0]; bytes.Contains(r.Body, []byte("extra_content")) {
 			t.Errorf("extra_content sent to another server: %s", r.Body)
@@ -88,8 +90,8 @@ func TestDeepSeekReasoningOnEveryToolTurn(t *testing.T) {
 		chattest.Text("Cold."),
 	)
 	s := testSession(t, fake)
-	s.Provider = New(Options{Name: "deepseek", BaseURL: fake.BaseURL()})
-	s.Model = "deepseek-reasoner"
+	_ = s.Override(func(turn *agent.TurnContext) { turn.Provider = New(Options{Name: "deepseek", BaseURL: fake.BaseURL()}) })
+	_ = s.Override(func(turn *agent.TurnContext) { turn.Model = "deepseek-reasoner" })
 	// A tool-call turn made by another provider, earlier in the conversation.
 	s.Reset([]agent.Message{
 		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("Read a.txt")}},
@@ -130,7 +132,9 @@ func TestEffortAndMaxTokensOnTheWire(t *testing.T) {
 			o.MaxTokensField = "max_completion_tokens"
 		}
 		s := testSession(t, fake)
-		s.Provider, s.Model, s.Effort, s.Search = New(o), c.model, c.effort, agent.SearchOff
+		_ = s.Override(func(turn *agent.TurnContext) {
+			turn.Provider, turn.Model, turn.Effort, turn.Search = New(o), c.model, c.effort, agent.SearchOff
+		})
 		evs := run(t, s, "hi")
 		r := noRejection(t, fake)[0]
 		if !bytes.Contains(r.Body, []byte(c.want)) || c.notWant != "" && bytes.Contains(r.Body, []byte(c.notWant)) {
@@ -154,8 +158,10 @@ func TestGeminiSchemaDialect(t *testing.T) {
 	fake := chattest.NewServer(t)
 	fake.Script(chattest.Text("ok"))
 	s := testSession(t, fake)
-	s.Provider, s.Model, s.Search = New(Options{Name: "gemini", BaseURL: fake.BaseURL()}), "gemini-2.5-flash", agent.SearchOff
-	if err := s.Tools.Add(nil, toolOf(agent.ToolDef{Name: "pick", Description: "Pick one",
+	_ = s.Override(func(turn *agent.TurnContext) {
+		turn.Provider, turn.Model, turn.Search = New(Options{Name: "gemini", BaseURL: fake.BaseURL()}), "gemini-2.5-flash", agent.SearchOff
+	})
+	if err := s.Tools().Add(nil, toolOf(agent.ToolDef{Name: "pick", Description: "Pick one",
 		Schema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","additionalProperties":false,"properties":{"mode":{"const":"fast"},"n":{"type":"integer","enum":[1,2]}}}`)}, nil)); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +183,7 @@ func TestCutCallRetried(t *testing.T) {
 	call := chattest.DirectCall("call_r1", "read_file", map[string]any{"path": "a-long-file-name.txt"})
 	fake.Script(chattest.Turn{Calls: []chattest.Call{call}, Finish: "length"}, chattest.Calls(call), chattest.Text("Done."))
 	s := testSession(t, fake)
-	s.Model, s.Search = "qwen3-coder", agent.SearchOff
+	_ = s.Override(func(turn *agent.TurnContext) { turn.Model, turn.Search = "qwen3-coder", agent.SearchOff })
 	evs := run(t, s, "Read it.")
 	reqs := noRejection(t, fake)
 	if len(reqs) != 3 || !bytes.Contains(reqs[0].Body, []byte(`"max_tokens":32768`)) || !bytes.Contains(reqs[1].Body, []byte(`"max_tokens":65536`)) {
@@ -200,7 +206,9 @@ func TestGemini3ForeignCallsSigned(t *testing.T) {
 	fake := chattest.NewServer(t)
 	fake.Script(chattest.Text("It says hello."))
 	s := testSession(t, fake)
-	s.Provider, s.Model = New(Options{Name: "gemini", BaseURL: fake.BaseURL()}), "gemini-3-pro-preview"
+	_ = s.Override(func(turn *agent.TurnContext) {
+		turn.Provider, turn.Model = New(Options{Name: "gemini", BaseURL: fake.BaseURL()}), "gemini-3-pro-preview"
+	})
 	s.Reset([]agent.Message{
 		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("Read a.txt")}},
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.ToolCallPart(agent.ToolCall{ID: "toolu_01", Name: "read_file", Input: json.RawMessage(`{"path":"a.txt"}`)})}},

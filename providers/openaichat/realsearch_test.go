@@ -17,7 +17,7 @@ func TestRealSearchEngineQueryForms(t *testing.T) {
 			fake := chattest.NewServer(t)
 			fake.Script(chattest.Calls(chattest.SearchCall("call_s", q, 0)), chattest.Text("ok"))
 			s := testSession(t, fake)
-			s.Searcher = search.NewSearcher(s.Tools)
+			_ = s.Override(func(turn *agent.TurnContext) { turn.Searcher = search.NewSearcher(s.Tools()) })
 			run(t, s, "weather?")
 			reqs := fake.Requests()
 			if got := lastMessage(reqs[1]).Text(); !strings.Contains(got, `"name":"weather_lookup"`) {

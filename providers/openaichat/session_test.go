@@ -57,11 +57,11 @@ func testSession(t *testing.T, fake *chattest.Server) *agent.Session {
 	if err := set.Add([]tools.Option{tools.Defer(true)}, toolOf(weather, weatherExec), toolOf(stocks, ok("42"))); err != nil {
 		t.Fatal(err)
 	}
-	return &agent.Session{
+	return agent.New(agent.Config{
 		Provider: New(Options{Name: "fake", BaseURL: fake.BaseURL(), APIKey: fake.APIKey}),
 		Model:    "test-model", System: "You are a test.", Tools: set, Search: agent.SearchNative,
 		Searcher: substringSearcher{set}, Backoff: 1,
-	}
+	})
 }
 
 func run(t *testing.T, s *agent.Session, text string) []agent.Event {
@@ -197,7 +197,7 @@ func TestSessionSwitchToOff(t *testing.T) {
 	)
 	s := testSession(t, fake)
 	run(t, s, "Weather in Oslo?")
-	s.Search = agent.SearchOff
+	_ = s.Override(func(turn *agent.TurnContext) { turn.Search = agent.SearchOff })
 	run(t, s, "Sure?")
 	reqs := fake.Requests()
 	if rej := fake.Rejected(); len(rej) > 0 {

@@ -78,7 +78,7 @@ func TestEffortHighReasoningReplayed(t *testing.T) {
 			rt.Turn{rt.Reasoning(), rt.Text("Sunny.")},
 		)
 		s, ran := newSession(t, srv, "gpt-5.4", agent.SearchNative, noStream)
-		s.Effort = "high"
+		_ = s.Override(func(turn *agent.TurnContext) { turn.Effort = "high" })
 		evs := run(t, s, "Weather in Paris?")
 		reqs := accepted(t, srv)
 		for _, r := range reqs {
@@ -115,7 +115,7 @@ func TestEffortMapping(t *testing.T) {
 		srv := rt.NewServer(t)
 		srv.Script(rt.Turn{rt.Text("ok")})
 		s, _ := newSession(t, srv, c.model, agent.SearchOff, false)
-		s.Effort = c.effort
+		_ = s.Override(func(turn *agent.TurnContext) { turn.Effort = c.effort })
 		run(t, s, "hi")
 		if r := accepted(t, srv)[0]; !bytes.Contains(r.Body, []byte(c.want)) {
 			t.Errorf("%s --effort %s: %s", c.model, c.effort, r.Body)
@@ -124,7 +124,7 @@ func TestEffortMapping(t *testing.T) {
 	srv := rt.NewServer(t)
 	srv.Script(rt.Turn{rt.Text("ok")}, rt.Turn{rt.Text("ok")})
 	s, _ := newSession(t, srv, "gpt-4.1", agent.SearchOff, false)
-	s.Effort = "high"
+	_ = s.Override(func(turn *agent.TurnContext) { turn.Effort = "high" })
 	notices := 0
 	for range 2 {
 		for _, e := range run(t, s, "hi") {
@@ -147,7 +147,7 @@ func TestEffortMapping(t *testing.T) {
 		srv := rt.NewServer(t)
 		srv.Script(rt.Turn{rt.Text("ok")})
 		s, _ := newSession(t, srv, c.model, agent.SearchOff, false)
-		s.Effort = c.effort
+		_ = s.Override(func(turn *agent.TurnContext) { turn.Effort = c.effort })
 		var warns []string
 		for _, e := range run(t, s, "hi") {
 			if e.Type == agent.EventWarning {

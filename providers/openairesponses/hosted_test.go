@@ -18,8 +18,8 @@ func TestWebSearchSources(t *testing.T) {
 		src := []rt.Source{{URL: "https://go.dev/doc", Title: "Go docs"}, {URL: "https://go.dev/blog"}}
 		srv.Script(rt.Turn{rt.WebSearch("go 1.26 release", src...), rt.Text("Go 1.26 is out.", src[0], src[0])})
 		p := openairesponses.New(openairesponses.Options{APIKey: rt.DefaultKey, BaseURL: srv.URL})
-		s := &agent.Session{Provider: p, Model: "gpt-5.4", NoStream: noStream, Tools: tools.NewSet(),
-			ProviderTools: []agent.ProviderTool{{Alias: "web_search"}}}
+		s := agent.New(agent.Config{Provider: p, Model: "gpt-5.4", NoStream: noStream, Tools: tools.NewSet(),
+			ProviderTools: []agent.ProviderTool{{Alias: "web_search"}}})
 		var uses int
 		var shown []*agent.ServerTool
 		if err := s.Run(context.Background(), "news?", func(e agent.Event) {
@@ -60,8 +60,8 @@ func TestMCPApproval(t *testing.T) {
 		srv.Script(rt.Turn{rt.MCPApproval("deepwiki", "ask_question", `{"q":"x"}`)},
 			rt.Turn{rt.MCPCall("deepwiki", "ask_question", `{"q":"x"}`, "42"), rt.Text("answered")})
 		p := openairesponses.New(openairesponses.Options{APIKey: rt.DefaultKey, BaseURL: srv.URL})
-		s := &agent.Session{Provider: p, Model: "gpt-5.4", Tools: tools.NewSet(),
-			ProviderTools: []agent.ProviderTool{{Alias: "mcp", Options: json.RawMessage(`{"name":"deepwiki","url":"https://mcp.deepwiki.com/mcp"}`)}}}
+		s := agent.New(agent.Config{Provider: p, Model: "gpt-5.4", Tools: tools.NewSet(),
+			ProviderTools: []agent.ProviderTool{{Alias: "mcp", Options: json.RawMessage(`{"name":"deepwiki","url":"https://mcp.deepwiki.com/mcp"}`)}}})
 		asked := 0
 		if err := s.Run(context.Background(), "ask", func(e agent.Event) {
 			if e.Type == agent.EventApproval {

@@ -39,8 +39,8 @@ func githubSession(t *testing.T, srv *rt.Server, mode agent.SearchMode) (*agent.
 		t.Fatal(err)
 	}
 	p := openairesponses.New(openairesponses.Options{APIKey: rt.DefaultKey, BaseURL: srv.URL})
-	return &agent.Session{Provider: p, Model: "gpt-5.4", Tools: set, Search: mode, Searcher: fakeSearcher{set},
-		Backoff: time.Millisecond}, &ran
+	return agent.New(agent.Config{Provider: p, Model: "gpt-5.4", Tools: set, Search: mode, Searcher: fakeSearcher{set},
+		Backoff: time.Millisecond}), &ran
 }
 
 type inputItem struct {

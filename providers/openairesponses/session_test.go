@@ -57,8 +57,8 @@ func toolSet(t *testing.T) (*tools.Set, *int) {
 func newSession(t *testing.T, srv *rt.Server, model string, mode agent.SearchMode, noStream bool) (*agent.Session, *int) {
 	set, ran := toolSet(t)
 	p := openairesponses.New(openairesponses.Options{APIKey: rt.DefaultKey, BaseURL: srv.URL})
-	return &agent.Session{Provider: p, Model: model, Tools: set, Search: mode, NoStream: noStream,
-		Searcher: fakeSearcher{set}, Backoff: time.Millisecond}, ran
+	return agent.New(agent.Config{Provider: p, Model: model, Tools: set, Search: mode, NoStream: noStream,
+		Searcher: fakeSearcher{set}, Backoff: time.Millisecond}), ran
 }
 
 func run(t *testing.T, s *agent.Session, text string) []agent.Event {
@@ -172,7 +172,7 @@ func TestSessionPlainToolsByteIdentical(t *testing.T) {
 	_ = set.Add(nil, tools.Tool{Name: "read_file", Description: "Read a file", Schema: json.RawMessage(`{"type":"object"}`),
 		Exec: func(context.Context, json.RawMessage) (tools.Result, error) { return tools.Result{Text: "x"}, nil }})
 	p := openairesponses.New(openairesponses.Options{APIKey: rt.DefaultKey, BaseURL: srv.URL})
-	s := &agent.Session{Provider: p, Model: "gpt-5.4", Tools: set, Search: agent.SearchNative}
+	s := agent.New(agent.Config{Provider: p, Model: "gpt-5.4", Tools: set, Search: agent.SearchNative})
 	run(t, s, "read a")
 	bodies := checkRequests(t, srv, 2)
 	want := `[{"type":"function","name":"read_file","description":"Read a file","parameters":{"type":"object"},"strict":false}]`

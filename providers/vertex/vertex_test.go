@@ -54,7 +54,7 @@ func newSession(t *testing.T, f *vertextest.Server, noStream bool) *agent.Sessio
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &agent.Session{Provider: p, Model: model, Tools: weatherTools(t), NoStream: noStream, Backoff: time.Millisecond}
+	return agent.New(agent.Config{Provider: p, Model: model, Tools: weatherTools(t), NoStream: noStream, Backoff: time.Millisecond})
 }
 
 func run(t *testing.T, s *agent.Session, prompt string) error {
@@ -182,8 +182,8 @@ func TestGeminiOnVertex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &agent.Session{Provider: p, Model: "gemini-3-pro-preview", Tools: weatherTools(t), Backoff: time.Millisecond,
-		Searcher: searcher{}}
+	s := agent.New(agent.Config{Provider: p, Model: "gemini-3-pro-preview", Tools: weatherTools(t), Backoff: time.Millisecond,
+		Searcher: searcher{}})
 	if err := run(t, s, "Weather in Oslo?"); err != nil {
 		t.Fatal(err)
 	}
@@ -236,14 +236,14 @@ func TestUserCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &agent.Session{Provider: p, Model: model, Backoff: time.Millisecond}
+	s := agent.New(agent.Config{Provider: p, Model: model, Backoff: time.Millisecond})
 	if err := run(t, s, "hello"); err != nil {
 		t.Fatal(err)
 	}
 	o, _ = vertex.FromEnv(t.Context(), env(map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": f.UserCredentialsJSON(t, true),
 		"ANTHROPIC_VERTEX_PROJECT_ID": vertextest.Project, "ANTHROPIC_VERTEX_BASE_URL": f.BaseURL}))
 	p, _ = vertex.New(o)
-	s = &agent.Session{Provider: p, Model: model, Backoff: time.Millisecond}
+	s = agent.New(agent.Config{Provider: p, Model: model, Backoff: time.Millisecond})
 	err = run(t, s, "hello")
 	if err == nil || !strings.Contains(err.Error(), "Token has been expired or revoked") || !strings.Contains(err.Error(), "gcloud auth application-default login") {
 		t.Fatalf("err = %v", err)

@@ -101,7 +101,7 @@ func TestTimeoutIsTheTimeoutKind(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	p := anthropic.New(anthropic.Options{APIKey: "k", BaseURL: srv.URL, FirstByteTimeout: 30 * time.Millisecond})
-	s := &agent.Session{Provider: p, Model: "claude-sonnet-4-5", Retries: 1, Backoff: time.Millisecond}
+	s := agent.New(agent.Config{Provider: p, Model: "claude-sonnet-4-5", Retries: 1, Backoff: time.Millisecond})
 	err := s.Run(context.Background(), "hi", func(agent.Event) {})
 	if !errors.Is(err, agent.ErrTimeout) || !strings.Contains(err.Error(), "first_byte_timeout") {
 		t.Fatalf("err = %v, want the timeout kind naming first_byte_timeout", err)
