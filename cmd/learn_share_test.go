@@ -147,7 +147,9 @@ func TestDemoLearnsApart(t *testing.T) {
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.ToolCallPart(agent.ToolCall{ID: "c1", Name: "files__read_file", Input: json.RawMessage(`{}`)})}},
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("done")}},
 	}}})
-	_ = s.Override(func(turn *agent.TurnContext) { turn.Learner = app.NewLearner(ctx, app.Settings{Demo: true}, db, searcher, func() string { return s.TurnContext().ID }) })
+	_ = s.Override(func(turn *agent.TurnContext) {
+		turn.Learner = app.NewLearner(ctx, app.Settings{Demo: true}, db, searcher, func() string { return s.ID() })
+	})
 	if err := s.Run(ctx, "read the file notes.txt", func(agent.Event) {}); err != nil {
 		t.Fatal(err)
 	}
