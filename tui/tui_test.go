@@ -79,6 +79,11 @@ func newModel(t testing.TB, b *fakeBackend, w, h int, opts Options) (*Model, *fa
 func feed(m *Model, b *fakeBackend, evs []agent.Event) {
 	br := &bridge{b: b}
 	for _, e := range evs {
+		// The backend is busy while a turn's events flow, until done: a
+		// session change meanwhile is refused as the real one refuses it.
+		b.mu.Lock()
+		b.busy = e.Type != agent.EventDone
+		b.mu.Unlock()
 		msg := eventMsg{Event: e}
 		if e.Type == agent.EventSearchFinished {
 			msg.Found = br.describe(e.Search.Tools)

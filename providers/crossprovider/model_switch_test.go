@@ -128,7 +128,9 @@ func TestFallbackOnOverload(t *testing.T) {
 		// A second adapter on the same server: the core only falls back to
 		// a provider value other than the current one (see
 		// TestFallbackSameProviderValue).
-		_ = w.s.Override(func(turn *agent.TurnContext) { turn.Fallback, turn.FallbackModel = anthropic.New(anthropic.Options{APIKey: anthropictest.DefaultAPIKey, BaseURL: w.ant.URL}), opus41 })
+		_ = w.s.Override(func(turn *agent.TurnContext) {
+			turn.Fallback, turn.FallbackModel = anthropic.New(anthropic.Options{APIKey: anthropictest.DefaultAPIKey, BaseURL: w.ant.URL}), opus41
+		})
 		// Retries+1 answers of 529, then the fallback answers; the next
 		// request of the turn goes to the primary again, which recovered.
 		overloaded(w, w.s.TurnContext().Retries+1)

@@ -49,7 +49,9 @@ func TestToolImagesLeftOutForTextOnlyModels(t *testing.T) {
 			if err := s.Tools().Add(nil, toolOf(screenshot, shot)); err != nil {
 				t.Fatal(err)
 			}
-			_ = s.Override(func(turn *agent.TurnContext) { turn.Provider, turn.Model, turn.Search = New(Options{Name: tc.name, BaseURL: fake.BaseURL()}), tc.model, agent.SearchOff })
+			_ = s.Override(func(turn *agent.TurnContext) {
+				turn.Provider, turn.Model, turn.Search = New(Options{Name: tc.name, BaseURL: fake.BaseURL()}), tc.model, agent.SearchOff
+			})
 			run(t, s, "take a screenshot")
 			reqs := noRejection(t, fake)
 			last := reqs[len(reqs)-1].Body
@@ -79,7 +81,9 @@ func TestDeepSeekV4Effort(t *testing.T) {
 			fake.Script(chattest.Turn{Reasoning: "read it first", Calls: []chattest.Call{chattest.DirectCall("call_1", "read_file", map[string]any{"path": "a"})}},
 				chattest.Text("done"))
 			s := testSession(t, fake)
-			_ = s.Override(func(turn *agent.TurnContext) { turn.Provider, turn.Model, turn.Effort, turn.Search = New(Options{Name: "deepseek", BaseURL: fake.BaseURL()}), "deepseek-flash", tc.effort, agent.SearchOff })
+			_ = s.Override(func(turn *agent.TurnContext) {
+				turn.Provider, turn.Model, turn.Effort, turn.Search = New(Options{Name: "deepseek", BaseURL: fake.BaseURL()}), "deepseek-flash", tc.effort, agent.SearchOff
+			})
 			evs := run(t, s, "read a")
 			reqs := noRejection(t, fake)
 			if !bytes.Contains(reqs[0].Body, []byte(tc.want)) {
@@ -126,7 +130,9 @@ func TestOpenRouterEffortForEveryReasoningModel(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := testSession(t, fake)
-			_ = s.Override(func(turn *agent.TurnContext) { turn.Provider, turn.Model, turn.Effort, turn.Search = p, tc.model, tc.effort, agent.SearchOff })
+			_ = s.Override(func(turn *agent.TurnContext) {
+				turn.Provider, turn.Model, turn.Effort, turn.Search = p, tc.model, tc.effort, agent.SearchOff
+			})
 			evs := run(t, s, "hi")
 			r := noRejection(t, fake)[0]
 			if !bytes.Contains(r.Body, []byte(tc.want)) || bytes.Contains(r.Body, []byte("reasoning_effort")) {
