@@ -24,7 +24,7 @@ func TestFakeRefusesServerToolsVertexLacks(t *testing.T) {
 		f := vertextest.NewServer(t)
 		f.Inner.Script = anthropictest.NewScript(anthropictest.Turn{Text: "ok"})
 		s := newSession(t, f, true)
-		s.ProviderTools = []agent.ProviderTool{c.pt}
+		_ = s.Override(func(turn *agent.TurnContext) { turn.ProviderTools = []agent.ProviderTool{c.pt} })
 		err := run(t, s, "hi")
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%s: %v, want %q", c.pt.Alias, err, c.want)
