@@ -80,7 +80,9 @@ func (a *App) awaitCatalog(ctx context.Context, emit func(agent.Event)) {
 		}
 	case <-skip:
 		cancel()
-		<-done
+		if err := <-done; err == nil {
+			break // every server listed its tools just as the user skipped
+		}
 		note = fmt.Sprintf("sent without the tools of %s, still starting; they apply from the next turn", strings.Join(a.uncatalogued(), ", "))
 	}
 	if ctx.Err() != nil {
