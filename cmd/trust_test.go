@@ -1,0 +1,75 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+)
+
+// #26: a cloned repository's .mcp.json starts nothing until the directory
+// is trusted: not -p (which warns once, naming agent trust), not agent
+// mcp list. After agent trust it runs; a change to the file asks again.
+func TestProjectServersNeedTrust(t *testing.T) {
+	wd := isolate(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := filepath.Join(t.TempDir(), "started")
+	project := writeJSON(t, "p.json", map[string]any{"mcpServers": map[string]any{
+		"proj": map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_PIDFILE": started}},
+	}})
+	b, _ := os.ReadFile(project)
+	if err := os.WriteFile(filepath.Join(wd, ".mcp.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fake := anthropictest.NewServer(t)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	db := filepath.Join(t.TempDir(), "a.db")
+	run := func(extra ...string) PrintResult {
+		t.Helper()
+		fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Hi."})
+		res := runAgent(t, env, append([]string{"-p", "hello", "--base-url", fake.URL, "--db", db, "--output-format", "json"}, extra...)...)
+		if res.code != 0 {
+			t.Fatalf("exit %d: %s", res.code, res.stderr)
+		}
+		return decodePrint(t, res.stdout)
+	}
+	out := run()
+	if _, err := os.Stat(started); err == nil {
+		t.Fatal("-p started an untrusted project's server")
+	}
+	if len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], "agent trust") || !strings.Contains(out.Warnings[0], ".mcp.json") {
+		t.Fatalf("warnings = %q", out.Warnings)
+	}
+	if ls := runAgent(t, env, "mcp", "list"); ls.code != 0 || strings.Contains(ls.stdout, "proj") {
+		t.Fatalf("mcp list: exit %d\n%s%s", ls.code, ls.stdout, ls.stderr)
+	}
+	if _, err := os.Stat(started); err == nil {
+		t.Fatal("agent mcp list started an untrusted project's server")
+	}
+
+	if tr := runAgent(t, nil, "trust"); tr.code != 0 {
+		t.Fatalf("agent trust: exit %d: %s", tr.code, tr.stderr)
+	}
+	out = run()
+	if _, err := os.Stat(started); err != nil || len(out.Warnings) != 0 {
+		t.Fatalf("trusted: the project's server did not start (%v); warnings %q", err, out.Warnings)
+	}
+	os.Remove(started)
+
+	// The repository changes its .mcp.json: asked again.
+	if err := os.WriteFile(filepath.Join(wd, ".mcp.json"), append(b, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out = run()
+	if _, err := os.Stat(started); err == nil || len(out.Warnings) != 1 {
+		t.Fatalf("changed files: server started %v, warnings %q", err == nil, out.Warnings)
+	}
+	if tr := runAgent(t, nil, "trust", "--revoke"); tr.code != 0 || !strings.Contains(tr.stdout, "no longer trusted") {
+		t.Fatalf("agent trust --revoke: exit %d: %s%s", tr.code, tr.stdout, tr.stderr)
+	}
+}
