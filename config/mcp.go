@@ -47,6 +47,11 @@ type MCPServer struct {
 	// AlwaysLoad lists tools (the server's own names) that are never deferred.
 	AlwaysLoad []string `json:"alwaysLoad,omitempty"`
 	Disabled   bool     `json:"disabled,omitempty"`
+	// Start is when a server whose tool list is cached starts: "eager" (the
+	// default) at launch (in -p mode as the first request goes out),
+	// "lazy" when one of its tools is first called. A server with nothing
+	// cached always starts at launch: its tools must be listed.
+	Start string `json:"start,omitempty"`
 	// Timeout bounds connecting and listing tools (0: the manager's default).
 	Timeout time.Duration `json:"-"`
 	// ToolTimeout bounds one tool call (0: the manager's default).
@@ -356,8 +361,17 @@ func (s *MCPServer) normalize() error {
 	if s.MaxResultBytes < 0 {
 		return fmt.Errorf("maxResultBytes must not be negative, got %d", s.MaxResultBytes)
 	}
+	if s.Start != "" && s.Start != StartLazy && s.Start != StartEager {
+		return fmt.Errorf(`start must be "lazy" or "eager", got %q`, s.Start)
+	}
 	return nil
 }
+
+// A server's start settings (MCPServer.Start).
+const (
+	StartLazy  = "lazy"
+	StartEager = "eager"
+)
 
 // Expand returns s with ${VAR} and ${VAR:-default} expanded in the command,
 // args, env values, url and header values.

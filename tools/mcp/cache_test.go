@@ -202,6 +202,7 @@ func TestCacheChangedServerAppliesAtNextSync(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	cfg.Start = config.StartEager // listed at launch, not at a first call
 	m, ev, errs := startManager(t, Options{Cache: cache}, cfg)
 	if len(errs) > 0 {
 		t.Fatal(errs)
@@ -251,6 +252,7 @@ func TestCacheFailedServerToolsAreErrors(t *testing.T) {
 	b := encodeCatalog("h", []cachedTool{{Name: "echo", Description: "Echoes", InputSchema: json.RawMessage(`{"type":"object"}`), Tokens: 12}})
 	_ = cache.SaveCatalog(t.Context(), CatalogEntry{Server: "edge", ConfigHash: ConfigHash(cfg, ""), Tools: b,
 		ListedAt: time.Date(2026, 11, 30, 9, 0, 0, 0, time.Local)})
+	cfg.Start = config.StartEager // started at launch, not at a first call
 	m, ev, errs := startManager(t, Options{Cache: cache}, cfg)
 	if len(errs) > 0 {
 		t.Fatalf("a cached server's failure is an event, not a Start error: %v", errs)
@@ -423,5 +425,42 @@ func TestSaveTokensWritesCountsToTheCache(t *testing.T) {
 		if tl.Tokens != counts[tl.Name] {
 			t.Errorf("%s: %d tokens once listed, want the cached %d", tl.Name, tl.Tokens, counts[tl.Name])
 		}
+	}
+}
+
+// A lazy server ("start": "lazy") whose list is cached is not started by
+// Start: its cached tools are registered, and the first call of one of
+// them starts it; the call waits for it and runs.
+func TestLazyServerStartsAtFirstCall(t *testing.T) {
+	t.Parallel()
+	cache := newMemCache()
+	cfg, gate := gatedServer(t, "edge")
+	gate.Open()
+	fillCache(t, cache, cfg)
+	cfg.Start = config.StartLazy
+	m, _, errs := startManager(t, Options{Cache: cache}, cfg)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	set := tools.NewSet()
+	if err := m.Register(set, true); err != nil {
+		t.Fatal(err)
+	}
+	c := m.conns[0]
+	select {
+	case <-c.gate:
+		t.Fatal("the lazy server's start was let through before any call")
+	default:
+	}
+	if st := m.Status()[0]; st.State != StateStarting || !st.Cached || st.Tools != len(edgeTools) {
+		t.Fatalf("status before a call: %+v", st)
+	}
+	tl, _ := set.Lookup("edge__echo")
+	r, err := tl.Exec(t.Context(), json.RawMessage(`{"message":"hi"}`))
+	if err != nil || r.IsError || r.Text != "echo: hi" {
+		t.Fatalf("first call: %+v %v", r, err)
+	}
+	if st := m.Status()[0]; st.State != StateRunning {
+		t.Fatalf("status after the call: %+v", st)
 	}
 }

@@ -138,8 +138,9 @@ func (c *conn) downMessageLocked() string {
 // attempt is.
 func (c *conn) ensure(ctx context.Context) (*client.Client, error) {
 	// A server still starting (in the background, from the cache) is
-	// waited for: by this call only, and within its start timeout.
-	c.m.StartDeferred()
+	// waited for: by this call only, and within its start timeout. A lazy
+	// one starts now.
+	c.startNow()
 	select {
 	case <-c.ready:
 	case <-ctx.Done():

@@ -77,6 +77,10 @@ type conn struct {
 	// of a tool waits for its own server's start, and only for it.
 	ready     chan struct{}
 	readyOnce sync.Once
+	// gate, closed by startNow, holds the start of a server whose list is
+	// cached until one of its tools is called (lazy, or Options.DeferStart).
+	gate     chan struct{}
+	gateOnce sync.Once
 
 	// auth signs in to a remote server (nil: none; signin.go).
 	auth *oauth.Authorizer

@@ -155,8 +155,16 @@ type Manager struct {
 	startOnce sync.Once
 }
 
-// StartDeferred starts the servers waiting under Options.DeferStart.
+// StartDeferred starts the servers waiting under Options.DeferStart; lazy
+// servers (config "start") keep waiting for a call of one of their tools.
 func (m *Manager) StartDeferred() { m.startOnce.Do(func() { close(m.startGate) }) }
+
+// lazy reports whether c, its tool list cached, starts only when one of
+// its tools is called (config "start": "lazy").
+func (c *conn) lazy() bool { return c.cfg.Start == config.StartLazy }
+
+// startNow lets c's start go ahead if it waits (a call of one of its tools).
+func (c *conn) startNow() { c.gateOnce.Do(func() { close(c.gate) }) }
 
 // NewManager prepares connections to servers; Start connects them.
 func NewManager(servers []config.MCPServer, opts Options) *Manager {
@@ -192,7 +200,7 @@ func NewManager(servers []config.MCPServer, opts Options) *Manager {
 			continue
 		}
 		seen[s.Name] = true
-		m.conns = append(m.conns, &conn{m: m, cfg: s, state: StateStarting, ready: make(chan struct{}),
+		m.conns = append(m.conns, &conn{m: m, cfg: s, state: StateStarting, ready: make(chan struct{}), gate: make(chan struct{}),
 			configHash: ConfigHash(s, opts.Workdir), auth: newAuthorizer(s, opts.OAuth)})
 	}
 	return m
@@ -224,7 +232,8 @@ func (m *Manager) Start(ctx context.Context) []error {
 			c.markReady()
 			continue
 		}
-		wait := !c.loadCached(ctx) && !m.opts.Background
+		cached := c.loadCached(ctx)
+		wait := !cached && !m.opts.Background
 		if wait {
 			wg.Add(1)
 		} else {
@@ -243,9 +252,20 @@ func (m *Manager) Start(ctx context.Context) []error {
 					m.started.Done()
 				}
 			}()
-			if !wait && m.opts.DeferStart {
+			switch {
+			case cached && c.lazy():
+				// Search needs only the cached list: the server starts
+				// when one of its tools is called (conn.ensure).
+				select {
+				case <-c.gate:
+				case <-m.ctx.Done():
+					c.markReady()
+					return
+				}
+			case !wait && m.opts.DeferStart:
 				select {
 				case <-m.startGate:
+				case <-c.gate:
 				case <-m.ctx.Done():
 					c.markReady()
 					return
@@ -275,9 +295,14 @@ func (m *Manager) Start(ctx context.Context) []error {
 	return out
 }
 
-// WaitStarted waits until every server Start left connecting in the
-// background has come up or failed, or ctx ends.
+// WaitStarted starts the servers still waiting to (lazy ones, and those
+// Options.DeferStart holds) and waits until every server Start left
+// connecting in the background has come up or failed, or ctx ends.
 func (m *Manager) WaitStarted(ctx context.Context) error {
+	m.StartDeferred()
+	for _, c := range m.conns {
+		c.startNow()
+	}
 	done := make(chan struct{})
 	go func() { m.started.Wait(); close(done) }()
 	select {
