@@ -14,14 +14,30 @@ import (
 // server's own tool name ("delete_everything") and the displayed
 // "server__tool" with the configured server name ("bad.2__delete_everything"),
 // so a pattern written with any name the user sees holds.
+//
+// "@destructive" matches every MCP tool whose annotations say it may
+// destroy (destructiveHint true, or readOnlyHint not true).
 type Approval struct {
 	patterns []string
+	// ApproveReadOnly lets a tool whose server marks it readOnlyHint run
+	// without asking, whatever pattern matches it (approve_read_only).
+	ApproveReadOnly bool
 }
+
+// Destructive is the require_approval pattern of tools that may destroy.
+const Destructive = "@destructive"
 
 // NewApproval checks the patterns' syntax.
 func NewApproval(patterns []string) (*Approval, error) {
 	a := &Approval{}
 	for _, p := range patterns {
+		if p == Destructive {
+			a.patterns = append(a.patterns, p)
+			continue
+		}
+		if strings.HasPrefix(p, "@") {
+			return nil, fmt.Errorf("require_approval: unknown pattern %q: the only @ pattern is %s", p, Destructive)
+		}
 		g := strings.TrimPrefix(p, "server:")
 		if g == "" {
 			return nil, fmt.Errorf("require_approval: empty pattern %q", p)
@@ -59,6 +75,9 @@ func (a *Approval) Needs(t Tool) bool {
 	if a == nil {
 		return false
 	}
+	if a.ApproveReadOnly && t.Annotations.IsReadOnly() {
+		return false
+	}
 	for _, p := range a.patterns {
 		if matches(p, t) {
 			return true
@@ -76,6 +95,9 @@ func (a *Approval) Unmatched(ts []Tool, servers []string) []string {
 	}
 	var out []string
 	for _, p := range a.patterns {
+		if p == Destructive {
+			continue // a class of tools, not a name that could be misspelt
+		}
 		hit := false
 		if g, ok := strings.CutPrefix(p, "server:"); ok {
 			for _, s := range servers {
@@ -96,6 +118,9 @@ func (a *Approval) Unmatched(ts []Tool, servers []string) []string {
 }
 
 func matches(p string, t Tool) bool {
+	if p == Destructive {
+		return t.Server != "" && t.Annotations.IsDestructive()
+	}
 	if g, ok := strings.CutPrefix(p, "server:"); ok {
 		return t.Server != "" && glob(g, t.Server)
 	}

@@ -52,7 +52,10 @@ type Tool struct {
 	// SchemaChecked: Schema already passed schema.Check (the MCP catalog
 	// cache remembers it), so registration does not check it again.
 	SchemaChecked bool
-	Exec          Executor
+	// Annotations are the MCP server's hints (read-only, destructive...),
+	// nil when it gave none.
+	Annotations *Annotations
+	Exec        Executor
 }
 
 // Set is the registry of a chat: every tool, each either active or deferred.
@@ -204,6 +207,24 @@ func (s *Set) ReplaceServer(server string, opts []Option, ts ...Tool) error {
 	s.bump()
 	s.mu.Unlock()
 	return nil
+}
+
+// Remove unregisters a tool; a name not registered is ignored.
+func (s *Set) Remove(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.tools[name]; !ok {
+		return
+	}
+	delete(s.tools, name)
+	delete(s.deferred, name)
+	for i, n := range s.order {
+		if n == name {
+			s.order = append(s.order[:i:i], s.order[i+1:]...)
+			break
+		}
+	}
+	s.bump()
 }
 
 // SetDeferred changes one tool's set.

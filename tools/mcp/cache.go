@@ -50,22 +50,24 @@ type cachedTool struct {
 	// Checked: the schema passed schema.Check, so a start does not check
 	// it again.
 	Checked bool
+	// Meta is the tool's toolMeta as JSON (empty when none).
+	Meta []byte
 }
 
 // catalogMagic starts CatalogEntry.Tools: a version of the encoding below.
-const catalogMagic = "agent-mcp-catalog-2\n"
+const catalogMagic = "agent-mcp-catalog-3\n"
 
 // encodeCatalog writes a list as CatalogEntry.Tools: the magic, the sha256
 // (hex) of the raw tools/list pages it came from, then per tool its name,
-// description, schema (verbatim), token count and whether its schema passed
-// schema.Check, each length-prefixed. A
+// description, schema (verbatim), token count, whether its schema passed
+// schema.Check and its toolMeta (JSON), each length-prefixed. A
 // binary layout, not JSON: loading it copies no schema (they are slices of
 // the one buffer) and validates nothing twice, which matters at thousands
 // of tools on every start.
 func encodeCatalog(listHash string, ts []cachedTool) []byte {
 	n := len(catalogMagic) + len(listHash) + 16
 	for _, t := range ts {
-		n += len(t.Name) + len(t.Description) + len(t.InputSchema) + 4*binary.MaxVarintLen64
+		n += len(t.Name) + len(t.Description) + len(t.InputSchema) + len(t.Meta) + 5*binary.MaxVarintLen64
 	}
 	b := make([]byte, 0, n)
 	b = append(b, catalogMagic...)
@@ -85,6 +87,8 @@ func encodeCatalog(listHash string, ts []cachedTool) []byte {
 			flags |= 1
 		}
 		b = binary.AppendUvarint(b, flags)
+		b = binary.AppendUvarint(b, uint64(len(t.Meta)))
+		b = append(b, t.Meta...)
 	}
 	return b
 }
@@ -141,7 +145,12 @@ func decodeCatalog(b []byte) (listHash string, ts []rawTool, err error) {
 		if err != nil {
 			return "", nil, err
 		}
-		ts = append(ts, rawTool{Name: aliasString(name), Description: aliasString(desc), Schema: json.RawMessage(schema), Tokens: int(tokens), Checked: flags&1 != 0})
+		meta, err := field()
+		if err != nil {
+			return "", nil, err
+		}
+		ts = append(ts, rawTool{Name: aliasString(name), Description: aliasString(desc), Schema: json.RawMessage(schema), Tokens: int(tokens), Checked: flags&1 != 0,
+			Meta: decodeToolMeta(meta)})
 	}
 	return string(h), ts, nil
 }
@@ -248,7 +257,7 @@ func (c *conn) writeCatalog(list []rawTool, listHash string, si serverInfo, info
 	cts := make([]cachedTool, len(list))
 	for i, t := range list {
 		checked := t.Checked || schema.Check(t.Schema) == nil
-		cts[i] = cachedTool{Name: t.Name, Description: t.Description, InputSchema: t.Schema, Tokens: t.Tokens, Checked: checked}
+		cts[i] = cachedTool{Name: t.Name, Description: t.Description, InputSchema: t.Schema, Tokens: t.Tokens, Checked: checked, Meta: t.Meta.encode()}
 	}
 	b := encodeCatalog(listHash, cts)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-dev/agent/tools"
 )
@@ -57,12 +56,7 @@ func (c *conn) call(ctx context.Context, tool string, args json.RawMessage) (too
 			}
 		}()
 	}
-	var req mcpgo.CallToolRequest
-	req.Params.Name = tool
-	if len(args) > 0 {
-		req.Params.Arguments = args
-	}
-	res, err := cl.CallTool(tctx, req)
+	res, err := c.send(ctx, tctx, cl, tool, args)
 	if line := malformed.Load(); err != nil && line != nil && ctx.Err() == nil {
 		return errResult(fmt.Sprintf("MCP server %s answered %s with a line that is not JSON: %q; the call failed (the server must write only MCP messages on stdout)", c.cfg.Name, tool, *line)), nil
 	}
@@ -72,7 +66,10 @@ func (c *conn) call(ctx context.Context, tool string, args json.RawMessage) (too
 		if limit <= 0 {
 			limit = c.m.opts.MaxResultBytes
 		}
-		return convertResult(res, limit), nil
+		out := convertResult(res, limit)
+		c.checkOutput(tool, res, &out)
+		c.noteLinks(res)
+		return out, nil
 	case ctx.Err() != nil:
 		return tools.Result{}, ctx.Err()
 	case errors.Is(tctx.Err(), context.DeadlineExceeded):

@@ -31,6 +31,9 @@ type rawTool struct {
 	Tokens int
 	// Checked: the schema passed schema.Check when the list was cached.
 	Checked bool
+	// Meta is the rest of the definition the agent uses (toolmeta.go):
+	// annotations, outputSchema, execution.taskSupport; nil when none.
+	Meta *toolMeta
 }
 
 // serverInfo is what initialize told about the server.
@@ -84,6 +87,9 @@ type conn struct {
 
 	// auth signs in to a remote server (nil: none; signin.go).
 	auth *oauth.Authorizer
+
+	// ex holds resources, prompts and capabilities (extras.go).
+	ex extras
 }
 
 // markReady ends the wait of calls made while the server was starting.
@@ -136,12 +142,16 @@ func (c *conn) connectOnce(parent context.Context) error {
 		hash string
 		err  error
 	}
+	c.watch(gen, cl)
 	done := make(chan result, 1)
 	go func() {
 		var r result
 		r.info, r.si, r.err = c.handshake(ctx, cl, p, stderr)
 		if r.err == nil {
 			r.list, r.seq, r.hash, r.err = c.listTools(ctx, cl)
+		}
+		if r.err == nil {
+			c.listExtras(ctx, cl)
 		}
 		done <- r
 	}()
@@ -275,7 +285,7 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 	// timeout (5 s by default) on servers that ignore unknown methods, and it
 	// keeps tools/list a plain request we can send ourselves to read the
 	// schemas verbatim.
-	opts := []client.ClientOption{client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)}
+	opts := append([]client.ClientOption{client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)}, c.clientOptions()...)
 	switch c.cfg.Type {
 	case config.MCPStdio:
 		p, tr, err := c.spawn(stderr)
@@ -333,6 +343,15 @@ func (c *conn) status() Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := Status{Name: c.cfg.Name, Transport: c.cfg.Type, Source: c.cfg.Source, State: c.state, Tools: len(c.list), Cached: c.cached}
+	c.ex.mu.Lock()
+	s.Prompts, s.Resources = len(c.ex.prompts), len(c.ex.resources)+len(c.ex.templates)
+	c.ex.mu.Unlock()
+	for _, t := range c.list {
+		if r := t.Meta.hidden(); r != "" {
+			s.Tools--
+			s.Hidden = append(s.Hidden, HiddenTool{Name: t.Name, Reason: r})
+		}
+	}
 	if c.cfg.Type == config.MCPStdio {
 		s.Target = strings.Join(append([]string{c.cfg.Command}, c.cfg.Args...), " ")
 	} else {

@@ -70,6 +70,13 @@ type Options struct {
 	// their processes and listings, megabytes at thousands of tools, then
 	// do not compete with the first request for CPU and memory.
 	DeferStart bool
+	// Host answers servers' elicitation and sampling requests (client.go);
+	// nil declines them.
+	Host Host
+	// LogLevel is the level asked of servers that log (logging/setLevel):
+	// debug, info, notice, warning, error... ("" leaves the server's own).
+	// Their messages go to Logger, never to the terminal.
+	LogLevel string
 }
 
 // EventKind names a status change.
@@ -84,6 +91,9 @@ const (
 	EventServerUp EventKind = "server_up"
 	// EventWarning: a server could not be started; the others work.
 	EventWarning EventKind = "warning"
+	// EventListChanged: a server's resources or prompts changed (applied
+	// at once: they are not part of the tools array).
+	EventListChanged EventKind = "list_changed"
 )
 
 // Event is a status change for the UI.
@@ -124,6 +134,13 @@ type Status struct {
 	// Cached: the tools are the cached list; the server has not listed its
 	// own yet (still starting, or failed to).
 	Cached bool `json:"cached,omitempty"`
+	// Hidden are the tools the server lists that are not offered, with why
+	// (not counted in Tools).
+	Hidden []HiddenTool `json:"hidden,omitempty"`
+	// Prompts and Resources count what the server offers besides tools
+	// (resources with their templates).
+	Prompts   int `json:"prompts,omitempty"`
+	Resources int `json:"resources,omitempty"`
 }
 
 // ToolRef is where an agent tool name points.
@@ -145,6 +162,8 @@ type Manager struct {
 	deferAll bool
 	pending  map[string]bool // servers whose tools changed since the last Sync
 	closed   bool
+	linked   bool        // a tool returned a resource link (resources.go)
+	links    linkOrigins // which server returned each resource link
 
 	saves   sync.WaitGroup // catalog cache writes in flight
 	started sync.WaitGroup // connections Start left running in the background
@@ -359,7 +378,7 @@ func (m *Manager) Register(set *tools.Set, deferAll bool) error {
 			return fmt.Errorf("register tools of MCP server %s: %w", c.cfg.Name, err)
 		}
 	}
-	return nil
+	return m.syncReadResource(set)
 }
 
 // Sync applies tool list changes reported since the last call to the set
@@ -388,6 +407,9 @@ func (m *Manager) Sync() ([]string, error) {
 		if err := set.ReplaceServer(n, nil, c.agentTools(deferAll)...); err != nil {
 			errs = append(errs, fmt.Errorf("update tools of MCP server %s: %w", n, err))
 		}
+	}
+	if len(names) > 0 {
+		errs = append(errs, m.syncReadResource(set))
 	}
 	return names, errors.Join(errs...)
 }

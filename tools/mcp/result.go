@@ -109,11 +109,32 @@ func appendBlob(texts []string, rc mcpgo.BlobResourceContents, addImage func(mim
 		addImage(rc.MIMEType, rc.Blob, "image resource "+rc.URI)
 		return append(texts, fmt.Sprintf("[resource %s: image %s, attached]", rc.URI, rc.MIMEType))
 	}
+	if textual(rc.MIMEType) {
+		if b, err := base64.StdEncoding.DecodeString(rc.Blob); err == nil && utf8.Valid(b) {
+			return append(texts, fmt.Sprintf("[resource %s]\n%s", rc.URI, b))
+		}
+	}
 	mime := rc.MIMEType
 	if mime == "" {
 		mime = "binary"
 	}
 	return append(texts, fmt.Sprintf("[resource %s: %s, %d bytes: binary content not shown]", rc.URI, mime, decodedLen(rc.Blob)))
+}
+
+// textual reports whether a blob of this media type is text the model can
+// read: text/*, JSON (application/json, +json) and a few other text formats.
+func textual(mime string) bool {
+	mime, _, _ = strings.Cut(strings.ToLower(strings.TrimSpace(mime)), ";")
+	mime = strings.TrimSpace(mime)
+	switch {
+	case strings.HasPrefix(mime, "text/"), strings.HasSuffix(mime, "+json"), strings.HasSuffix(mime, "+xml"):
+		return true
+	}
+	switch mime {
+	case "application/json", "application/xml", "application/yaml", "application/x-yaml", "application/javascript", "application/ld+json", "application/x-ndjson":
+		return true
+	}
+	return false
 }
 
 func resourceLink(l mcpgo.ResourceLink) string {

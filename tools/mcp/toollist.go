@@ -108,14 +108,16 @@ func (c *conn) listTools(ctx context.Context, cl *client.Client) ([]rawTool, uin
 	return out, seq, listHash, nil
 }
 
-// parseTool keeps name, description and inputSchema; everything else
-// (icons with base64 images, annotations, _meta, outputSchema, title,
-// execution) is not for the model and is dropped here.
+// parseTool keeps name, description and inputSchema for the model, and
+// annotations, outputSchema and execution.taskSupport for the agent
+// (toolmeta.go); everything else (icons with base64 images, _meta, title)
+// is dropped here.
 func parseTool(raw json.RawMessage) (rawTool, error) {
 	var t struct {
 		Name        string          `json:"name"`
 		Description string          `json:"description"`
 		InputSchema json.RawMessage `json:"inputSchema"`
+		toolMetaWire
 	}
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return rawTool{}, fmt.Errorf("decode tool: %w", err)
@@ -130,7 +132,7 @@ func parseTool(raw json.RawMessage) (rawTool, error) {
 			schema = buf.Bytes()
 		}
 	}
-	return rawTool{Name: t.Name, Description: t.Description, Schema: schema}, nil
+	return rawTool{Name: t.Name, Description: t.Description, Schema: schema, Meta: t.toolMetaWire.meta()}, nil
 }
 
 // refresh re-lists a server's tools after tools/list_changed.
@@ -241,7 +243,7 @@ func keepCounts(old, list []rawTool) {
 
 func sameTools(a, b []rawTool) bool {
 	return slices.EqualFunc(a, b, func(x, y rawTool) bool {
-		return x.Name == y.Name && x.Description == y.Description && bytes.Equal(x.Schema, y.Schema)
+		return x.Name == y.Name && x.Description == y.Description && bytes.Equal(x.Schema, y.Schema) && x.Meta.equal(y.Meta)
 	})
 }
 
@@ -252,6 +254,9 @@ func (c *conn) agentTools(deferAll bool) []tools.Tool {
 	c.mu.Unlock()
 	out := make([]tools.Tool, 0, len(list))
 	for _, t := range list {
+		if t.Meta.hidden() != "" {
+			continue // listed with its reason in Status, never offered
+		}
 		out = append(out, tools.Tool{
 			Name:              ToolName(c.cfg.Name, t.Name),
 			Orig:              t.Name,
@@ -262,6 +267,7 @@ func (c *conn) agentTools(deferAll bool) []tools.Tool {
 			Deferred:          deferred(c.cfg, t.Name, deferAll),
 			Tokens:            t.Tokens,
 			SchemaChecked:     t.Checked,
+			Annotations:       t.Meta.annotations(),
 			Exec:              c.executor(t.Name),
 		})
 	}

@@ -1,0 +1,150 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/tools"
+)
+
+// rpcLog records the JSON-RPC messages a server receives over HTTP.
+type rpcLog struct {
+	mu   sync.Mutex
+	msgs []map[string]any
+	seen chan struct{} // a notifications/cancelled arrived
+}
+
+func (l *rpcLog) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			var m map[string]any
+			if json.Unmarshal(b, &m) == nil {
+				l.mu.Lock()
+				l.msgs = append(l.msgs, m)
+				if m["method"] == "notifications/cancelled" {
+					select {
+					case l.seen <- struct{}{}:
+					default:
+					}
+				}
+				l.mu.Unlock()
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// cancelled returns the requestId of the notifications/cancelled received
+// and the id of the tools/call before it.
+func (l *rpcLog) cancelled() (callID, cancelID any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, m := range l.msgs {
+		switch m["method"] {
+		case "tools/call":
+			callID = m["id"]
+		case "notifications/cancelled":
+			if p, ok := m["params"].(map[string]any); ok {
+				cancelID = p["requestId"]
+			}
+		}
+	}
+	return callID, cancelID
+}
+
+func hangServer() *server.MCPServer {
+	s := server.NewMCPServer("hang", "1.0.0", server.WithToolCapabilities(true))
+	s.AddTool(mcpgo.NewTool("hang", mcpgo.WithDescription("Never answers")),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	return s
+}
+
+// TestCancelledAtServer: a call that times out, or whose turn is
+// cancelled, is cancelled at the server with notifications/cancelled
+// naming its request, over streamable HTTP and SSE (mcp-go sends none over
+// HTTP by itself).
+func TestCancelledAtServer(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		transport string
+		timeout   bool // the tool's timeout, else the turn's cancellation
+	}{
+		{config.MCPHTTP, true}, {config.MCPHTTP, false}, {config.MCPSSE, true},
+	} {
+		t.Run(tt.transport, func(t *testing.T) {
+			t.Parallel()
+			log := &rpcLog{seen: make(chan struct{}, 1)}
+			var cfg config.MCPServer
+			if tt.transport == config.MCPHTTP {
+				hs := httptest.NewServer(log.wrap(server.NewStreamableHTTPServer(hangServer())))
+				t.Cleanup(hs.Close)
+				cfg = config.MCPServer{Name: "h", Type: config.MCPHTTP, URL: hs.URL + "/mcp"}
+			} else {
+				hs := httptest.NewUnstartedServer(nil)
+				hs.Config.Handler = log.wrap(server.NewSSEServer(hangServer(), server.WithBaseURL("http://"+hs.Listener.Addr().String())))
+				hs.Start()
+				t.Cleanup(hs.Close)
+				cfg = config.MCPServer{Name: "h", Type: config.MCPSSE, URL: hs.URL + "/sse"}
+			}
+			cfg.ToolTimeout = time.Hour
+			if tt.timeout {
+				cfg.ToolTimeout = 200 * time.Millisecond
+			}
+			m, _, errs := startManager(t, Options{}, cfg)
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			set := tools.NewSet()
+			if err := m.Register(set, false); err != nil {
+				t.Fatal(err)
+			}
+			tool, _ := set.Lookup("h__hang")
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			if !tt.timeout {
+				go func() {
+					// Cancel once the call reached the server.
+					for {
+						if id, _ := log.cancelled(); id != nil {
+							cancel()
+							return
+						}
+						select {
+						case <-time.After(10 * time.Millisecond):
+						case <-ctx.Done():
+							return
+						}
+					}
+				}()
+			}
+			r, err := tool.Exec(ctx, json.RawMessage(`{}`))
+			if tt.timeout && (err != nil || !r.IsError) {
+				t.Fatalf("timeout: %v %+v", err, r)
+			}
+			if !tt.timeout && err == nil {
+				t.Fatalf("cancelled call returned %+v", r)
+			}
+			// The notification is written before the call returns.
+			callID, cancelID := log.cancelled()
+			if callID == nil || cancelID != callID {
+				t.Fatalf("tools/call id %v, notifications/cancelled requestId %v", callID, cancelID)
+			}
+		})
+	}
+}

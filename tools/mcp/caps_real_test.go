@@ -1,0 +1,164 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/tools"
+)
+
+// fakeHost answers servers' requests as a user would, and records them.
+type fakeHost struct {
+	mu       sync.Mutex
+	elicits  []Elicitation
+	samples  []SamplingRequest
+	answer   func(Elicitation) ElicitAnswer
+	sampleOK bool
+}
+
+func (h *fakeHost) Elicit(_ context.Context, e Elicitation) (ElicitAnswer, error) {
+	h.mu.Lock()
+	h.elicits = append(h.elicits, e)
+	h.mu.Unlock()
+	if h.answer != nil {
+		return h.answer(e), nil
+	}
+	return ElicitAnswer{Action: ActionDecline}, nil
+}
+
+func (h *fakeHost) Sample(_ context.Context, r SamplingRequest) (SamplingAnswer, error) {
+	h.mu.Lock()
+	h.samples = append(h.samples, r)
+	h.mu.Unlock()
+	if !h.sampleOK {
+		return SamplingAnswer{}, ErrDeclined
+	}
+	return SamplingAnswer{Model: "fake-model", Text: "sampled: " + r.Messages[0].Text, StopReason: "endTurn"}, nil
+}
+
+// waitTools waits until the server lists n tools (server-everything adds
+// the tools a client's capabilities allow after initialize, with
+// tools/list_changed) and the change is applied to set.
+func waitTools(t *testing.T, m *Manager, set *tools.Set, server string, n int) Status {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := m.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		st := m.Status()[slices.IndexFunc(m.Status(), func(x Status) bool { return x.Name == server })]
+		if st.Tools+len(st.Hidden) >= n {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s lists %d tools (+%d hidden), want %d", server, st.Tools, len(st.Hidden), n)
+		}
+		select {
+		case <-time.After(50 * time.Millisecond): // the server gives no other signal
+		case <-t.Context().Done():
+		}
+	}
+}
+
+// TestRealEverythingCapabilities runs server-everything over stdio and
+// streamable HTTP with the client's roots, sampling and elicitation: it
+// offers 17 of its 19 tools (the two -async ones need client tasks), one of
+// which runs only as a task and is hidden with its reason.
+func TestRealEverythingCapabilities(t *testing.T) {
+	t.Parallel()
+	bin := nodeBin(t, "mcp-server-everything")
+	httpBase := serveHTTP(t, bin, "streamableHttp")
+	workdir := t.TempDir()
+	servers := []config.MCPServer{
+		{Name: "ev", Type: config.MCPStdio, Command: bin, Args: []string{"stdio"}},
+		{Name: "evhttp", Type: config.MCPHTTP, URL: httpBase + "/mcp"},
+	}
+	h := &fakeHost{sampleOK: true}
+	h.answer = func(e Elicitation) ElicitAnswer {
+		if e.Mode == "url" {
+			return ElicitAnswer{Action: ActionAccept}
+		}
+		// name and check given; the rest left to defaults (SEP-1034).
+		return ElicitAnswer{Action: ActionAccept, Content: map[string]any{"name": "Ada", "check": true}}
+	}
+	m, _, errs := startManager(t, Options{StartTimeout: 60 * time.Second, Host: h, Workdir: workdir}, servers...)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	set := tools.NewSet()
+	if err := m.Register(set, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range servers {
+		t.Run(s.Type, func(t *testing.T) {
+			st := waitTools(t, m, set, s.Name, 17)
+			if st.Tools != 16 || len(st.Hidden) != 1 || st.Hidden[0].Name != "simulate-research-query" || !strings.Contains(st.Hidden[0].Reason, "taskSupport") {
+				t.Fatalf("want 16 tools offered and simulate-research-query hidden; got %d and %+v", st.Tools, st.Hidden)
+			}
+			if st.Prompts == 0 || st.Resources == 0 {
+				t.Errorf("prompts %d, resources %d: want both listed", st.Prompts, st.Resources)
+			}
+			name := func(tool string) string { return ToolName(s.Name, tool) }
+			if _, ok := set.Lookup(name("simulate-research-query")); ok {
+				t.Error("a taskSupport:required tool is offered")
+			}
+
+			r := call(t, set, name("get-roots-list"), `{}`)
+			if !strings.Contains(r.Text, "file://"+workdir) {
+				t.Errorf("roots: %s", r.Text)
+			}
+
+			r = call(t, set, name("trigger-elicitation-request"), `{}`)
+			if r.IsError || !strings.Contains(r.Text, "Ada") || !strings.Contains(r.Text, "It was a dark and stormy night.") {
+				t.Errorf("elicitation (the default of firstLine must be applied): %s", r.Text)
+			}
+			r = call(t, set, name("trigger-url-elicitation"), `{"url":"https://example.com/consent"}`)
+			if r.IsError || !strings.Contains(r.Text, "completed the URL elicitation") {
+				t.Errorf("url elicitation: %s", r.Text)
+			}
+
+			r = call(t, set, name("trigger-sampling-request"), `{"prompt":"ping","maxTokens":20}`)
+			if r.IsError || !strings.Contains(r.Text, "sampled: ") || !strings.Contains(r.Text, "ping") || !strings.Contains(r.Text, "fake-model") {
+				t.Errorf("sampling: %s", r.Text)
+			}
+
+			var got []tools.Progress
+			var pmu sync.Mutex
+			tool, _ := set.Lookup(name("trigger-long-running-operation"))
+			ctx := tools.WithProgress(t.Context(), func(p tools.Progress) { pmu.Lock(); got = append(got, p); pmu.Unlock() })
+			if r, err := tool.Exec(ctx, json.RawMessage(`{"duration":0.3,"steps":3}`)); err != nil || r.IsError {
+				t.Fatalf("long running: %v %+v", err, r)
+			}
+			pmu.Lock()
+			if len(got) != 3 || got[2].Progress != 3 || got[2].Total != 3 {
+				t.Errorf("progress: %+v", got)
+			}
+			pmu.Unlock()
+
+			// A resource link a tool returns is read through read_resource.
+			r = call(t, set, name("get-resource-links"), `{"count":1}`)
+			i := strings.Index(r.Text, "[resource link ")
+			if i < 0 {
+				t.Fatalf("no resource link: %s", r.Text)
+			}
+			uri := strings.Fields(r.Text[i+len("[resource link "):])[0]
+			uri = strings.TrimSuffix(uri, "]")
+			args, _ := json.Marshal(map[string]string{"uri": uri, "server": s.Name})
+			r = call(t, set, ReadResourceTool, string(args))
+			if r.IsError || r.Text == "" || strings.Contains(r.Text, "binary content not shown") {
+				t.Errorf("read_resource %s: %+v", uri, r)
+			}
+
+			msgs, err := m.GetPrompt(t.Context(), s.Name, "simple-prompt", nil)
+			if err != nil || len(msgs) == 0 || msgs[0].Text == "" {
+				t.Errorf("simple-prompt: %v %+v", err, msgs)
+			}
+		})
+	}
+}

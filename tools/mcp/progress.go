@@ -1,0 +1,99 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agent-dev/agent/tools"
+)
+
+// A tools/call is sent as a raw request, not through mcp-go's CallTool, for
+// two things the library does not do: every call carries
+// _meta.progressToken (its own request id), so servers report progress;
+// and a call whose context ends (its timeout, esc, ctrl+c, a cancelled
+// turn) is cancelled at the server with notifications/cancelled over every
+// transport, HTTP included, before anything else happens (a stdio server
+// that hung is killed only after).
+
+// progressFns maps a call's progress token to its listener. Tokens are
+// unique in the process (rpcSeq).
+var progressFns sync.Map // string -> func(tools.Progress)
+
+// cancelNoticeTimeout bounds sending notifications/cancelled: a server
+// that does not read must not hold up the end of a call.
+const cancelNoticeTimeout = 2 * time.Second
+
+// send runs tools/call on cl within tctx. ctx is the turn's: when either
+// ends before the answer, the server is told to stop.
+func (c *conn) send(ctx, tctx context.Context, cl *client.Client, tool string, args json.RawMessage) (*mcpgo.CallToolResult, error) {
+	id := fmt.Sprintf("agent-call-%d", rpcSeq.Add(1))
+	params := map[string]any{"name": tool, "_meta": map[string]any{"progressToken": id}}
+	if len(args) > 0 {
+		params["arguments"] = args
+	}
+	if tools.HasProgress(ctx) {
+		progressFns.Store(id, func(p tools.Progress) { tools.ReportProgress(ctx, p) })
+		defer progressFns.Delete(id)
+	}
+	req := transport.JSONRPCRequest{JSONRPC: mcpgo.JSONRPC_VERSION, ID: mcpgo.NewRequestId(id),
+		Method: string(mcpgo.MethodToolsCall), Params: params}
+	resp, err := cl.GetTransport().SendRequest(tctx, req)
+	if err != nil {
+		if tctx.Err() != nil {
+			reason := "the call timed out"
+			if ctx.Err() != nil {
+				reason = "the user cancelled the call"
+			}
+			c.cancelRequest(cl, req.ID, reason)
+			return nil, transport.NewError(tctx.Err())
+		}
+		return nil, transport.NewError(err)
+	}
+	if resp.Error != nil {
+		return nil, resp.Error.AsError()
+	}
+	res, err := mcpgo.ParseCallToolResult(&resp.Result)
+	if err != nil {
+		return nil, fmt.Errorf("tools/call %s: unreadable result: %w", tool, err)
+	}
+	return res, nil
+}
+
+// cancelRequest sends notifications/cancelled for the request id and waits
+// (briefly) until it is written, so it goes out before whatever follows the
+// cancellation (a kill, a restart, the next request).
+func (c *conn) cancelRequest(cl *client.Client, id mcpgo.RequestId, reason string) {
+	n := mcpgo.JSONRPCNotification{JSONRPC: mcpgo.JSONRPC_VERSION, Notification: mcpgo.Notification{
+		Method: string(mcpgo.MethodNotificationCancelled),
+		Params: mcpgo.NotificationParams{AdditionalFields: map[string]any{"requestId": id, "reason": reason}},
+	}}
+	ctx, cancel := context.WithTimeout(c.m.ctx, cancelNoticeTimeout)
+	defer cancel()
+	if err := cl.GetTransport().SendNotification(ctx, n); err != nil {
+		c.m.log.Warn("mcp: could not send notifications/cancelled", "server", c.cfg.Name, "request", id.String(), "err", err)
+		return
+	}
+	c.m.log.Info("mcp: call cancelled at the server", "server", c.cfg.Name, "request", id.String(), "reason", reason)
+}
+
+// onProgress delivers a notifications/progress to its call's listener.
+func onProgress(n mcpgo.JSONRPCNotification) {
+	f := n.Params.AdditionalFields
+	token := fmt.Sprint(f["progressToken"])
+	fn, ok := progressFns.Load(token)
+	if !ok {
+		return
+	}
+	p := tools.Progress{}
+	p.Progress, _ = f["progress"].(float64)
+	p.Total, _ = f["total"].(float64)
+	p.Message, _ = f["message"].(string)
+	fn.(func(tools.Progress))(p)
+}
