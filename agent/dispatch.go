@@ -161,7 +161,16 @@ func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCal
 		return fail(InterruptedResult)
 	}
 	log.start(ctx, c)
-	r, err := t.Exec(ctx, input)
+	// A tool that reports progress (an MCP server's notifications) shows
+	// it on the call's card and in stream-json.
+	pctx := tools.WithProgress(ctx, func(p tools.Progress) {
+		tp := &ToolProgress{ID: c.ID, Progress: p.Progress, Message: p.Message}
+		if p.Total > 0 {
+			tp.Total = &p.Total
+		}
+		emit(Event{Type: EventToolProgress, Progress: tp})
+	})
+	r, err := t.Exec(pctx, input)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fail(StoppedResult)

@@ -18,6 +18,10 @@ const (
 	EventSearchFinished EventType = "search_finished"
 	EventToolStarted    EventType = "tool_call_started"
 	EventToolFinished   EventType = "tool_call_finished"
+	// EventToolProgress is a running tool's progress report (an MCP
+	// server's notifications/progress); its JSON is flat:
+	// {"type":"tool_progress","id":…,"progress":…,"total":…,"message":…}.
+	EventToolProgress EventType = "tool_progress"
 	EventServerTool     EventType = "server_tool_call"
 	EventApproval       EventType = "approval_requested"
 	EventMessage        EventType = "message"
@@ -43,6 +47,8 @@ type Event struct {
 	Search *SearchEvent `json:"search,omitempty"`
 	// Tool is set on tool_call_started / tool_call_finished / approval_requested.
 	Tool *ToolEvent `json:"tool,omitempty"`
+	// Progress is set on tool_progress.
+	Progress *ToolProgress `json:"-"`
 	// ServerTool is set on server_tool_call.
 	ServerTool *ServerTool `json:"server_tool,omitempty"`
 	Usage      *Usage      `json:"usage,omitempty"`
@@ -61,8 +67,24 @@ type Event struct {
 	StopReason StopReason `json:"stop_reason,omitempty"`
 }
 
-// MarshalJSON writes Err as its text under "error".
+// ToolProgress is one progress report of a running tool call. Total is
+// nil when the tool does not know it.
+type ToolProgress struct {
+	ID       string   `json:"id"`
+	Progress float64  `json:"progress"`
+	Total    *float64 `json:"total"`
+	Message  string   `json:"message"`
+}
+
+// MarshalJSON writes Err as its text under "error", and a tool_progress
+// event flat.
 func (e Event) MarshalJSON() ([]byte, error) {
+	if e.Type == EventToolProgress && e.Progress != nil {
+		return json.Marshal(struct {
+			Type EventType `json:"type"`
+			ToolProgress
+		}{e.Type, *e.Progress})
+	}
 	type plain Event
 	out := struct {
 		plain
@@ -85,6 +107,13 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*e = Event(in.plain)
+	if e.Type == EventToolProgress {
+		var p ToolProgress
+		if err := json.Unmarshal(b, &p); err != nil {
+			return err
+		}
+		e.Progress = &p
+	}
 	if in.Err != "" {
 		e.Err = errors.New(in.Err)
 	}

@@ -43,6 +43,9 @@ type Options struct {
 	// history's calls refer to (Responses refuses a call of a tool the
 	// request does not define).
 	NoMCP bool
+	// Yes: print mode's --yes, which also accepts MCP elicitations with
+	// their defaults and allows sampling.
+	Yes bool
 }
 
 // Alerts carries errors from outside a turn to the TUI (nil unless
@@ -91,7 +94,10 @@ type App struct {
 	closers    []func()
 	isResume   bool
 	// bg counts the background work Close waits for (token counting).
-	bg sync.WaitGroup
+	bg    sync.WaitGroup
+	asker Asker // answers MCP servers' requests (mcphost.go)
+	// turnEmit emits into the running turn's stream (nil between turns).
+	turnEmit func(agent.Event)
 }
 
 type savedTokens struct {
@@ -294,6 +300,7 @@ func (a *App) attachMCP(ctx context.Context, model string, onEvent func(mcptools
 	}
 	a.rememberServers(configured)
 	m, servers, warnings, err := startMCPServers(ctx, a.settings, configured, mcptools.Options{OnEvent: onEvent, ClientVersion: a.opts.Version,
+		Host: mcpHost{a}, LogLevel: a.settings.mcpLogLevel(),
 		Cache: a.catalogCache(ctx), Background: a.opts.Interactive || a.opts.NoMCP,
 		// A run without a UI starts its cached servers as its first request
 		// goes out (the session's BeforeSend), not while the run is set up;
@@ -492,6 +499,14 @@ func (a *App) LastToolsHash() string {
 // (see Explain) and keeps its kind.
 func (a *App) Send(ctx context.Context, text string) <-chan agent.Event {
 	return agent.Stream(ctx, func(emit func(agent.Event)) {
+		a.mu.Lock()
+		a.turnEmit = emit
+		a.mu.Unlock()
+		defer func() {
+			a.mu.Lock()
+			a.turnEmit = nil
+			a.mu.Unlock()
+		}()
 		// A server with no cached catalog holds the request until it has
 		// listed its tools: the first prompt used to go out with none.
 		a.awaitCatalog(ctx, emit)

@@ -55,6 +55,15 @@ func (s Settings) MCPServers() (map[string]config.MCPServer, error) {
 	return out, nil
 }
 
+// mcpLogLevel is the level asked of servers that log (mcp_log_level,
+// default warning).
+func (s Settings) mcpLogLevel() string {
+	if s.MCPLogLevel != "" {
+		return s.MCPLogLevel
+	}
+	return "warning"
+}
+
 // startMCP connects the servers of a run: every enabled configured server
 // plus those named (configured or preset), with --defer applied to the
 // named ones (to all when none is named). Servers that fail are returned

@@ -53,6 +53,12 @@ func (s *Settings) applyProject(trustFlag bool) error {
 		if refuse("project_env_allow", len(proj.ProjectEnvAllow) > 0, "a project cannot allow itself your environment") {
 			proj.ProjectEnvAllow = nil
 		}
+		if refuse("elicitation", proj.Elicitation == "accept-defaults", "a project cannot answer MCP servers for you") {
+			proj.Elicitation = ""
+		}
+		if refuse("approve_read_only", proj.ApproveReadOnly != nil && *proj.ApproveReadOnly, "a project cannot relax your approvals") {
+			proj.ApproveReadOnly = nil
+		}
 		var kept []string
 		for _, spec := range proj.ProviderTools {
 			if key := credentialKey(spec); key != "" {

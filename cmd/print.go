@@ -46,7 +46,7 @@ func runPrint(ctx context.Context, g *Globals) error {
 	if g.Settings.Resume == app.PickSession {
 		return usagef("-p cannot pick a session: name one with --resume ID (agent sessions lists them) or use --continue")
 	}
-	a, err := app.Open(ctx, g.Settings, app.Options{Getenv: g.Getenv, Version: versionString(), Title: g.Prompt, SignIn: g.Stderr})
+	a, err := app.Open(ctx, g.Settings, app.Options{Getenv: g.Getenv, Version: versionString(), Title: g.Prompt, SignIn: g.Stderr, Yes: g.Yes})
 	if err != nil {
 		return err
 	}

@@ -90,6 +90,15 @@ type Config struct {
 	// MCP servers may expand with ${VAR}; only the user's config sets it.
 	ProjectEnvAllow    []string `json:"project_env_allow,omitempty" doc:"environment variables a trusted project's MCP servers may expand with ${VAR} (user config only)"`
 	MaxToolResultBytes int      `json:"max_tool_result_bytes,omitempty" default:"4194304" doc:"most bytes of one MCP tool result read from the server; past it the result is cut with a note saying by how much"`
+	// Elicitation is how a run without a person (-p) answers an MCP
+	// server's elicitation; --yes implies accept-defaults.
+	Elicitation string `json:"elicitation,omitempty" default:"decline" enum:"decline,accept-defaults" what:"elicitation answer" doc:"how -p answers an MCP server's form: decline, or accept-defaults (the form's defaults; --yes implies it)"`
+	// MCPLogLevel is the level asked of MCP servers that log; what they
+	// send goes to the agent's log file, never the terminal.
+	MCPLogLevel string `json:"mcp_log_level,omitempty" default:"warning" enum:"debug,info,notice,warning,error,critical,alert,emergency" what:"MCP log level" doc:"level asked of MCP servers that log (logging/setLevel); their messages go to the agent's log file"`
+	// ApproveReadOnly lets tools their server marks readOnlyHint run
+	// without asking, even when require_approval matches them.
+	ApproveReadOnly *bool `json:"approve_read_only,omitempty" doc:"true: tools their MCP server marks readOnlyHint run without approval, whatever require_approval says (default false)"`
 }
 
 // Duration is a config duration: a string time.ParseDuration reads

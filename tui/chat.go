@@ -343,6 +343,14 @@ func (c *chat) toolFinished(ev agent.ToolEvent) cardStatus {
 	return it.card.Status
 }
 
+// toolProgress shows a running tool's latest progress report on its card.
+func (c *chat) toolProgress(p agent.ToolProgress) {
+	if it, ok := c.cards[p.ID]; ok && it.card.Status == statusRunning {
+		it.card.Progress = &p
+		it.version++
+	}
+}
+
 // setStatus marks a card waiting for approval, denied or running again.
 func (c *chat) setStatus(id string, st cardStatus) {
 	if it, ok := c.cards[id]; ok {

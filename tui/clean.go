@@ -33,6 +33,11 @@ func cleanEvent(ev agent.Event) agent.Event {
 		m := cleanMessage(*ev.Message)
 		ev.Message = &m
 	}
+	if ev.Progress != nil {
+		p := *ev.Progress
+		p.Message = sanitize.Line(p.Message)
+		ev.Progress = &p
+	}
 	ev.Err = cleanErr(ev.Err)
 	return ev
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -77,6 +78,25 @@ type toolCard struct {
 	Duration   time.Duration
 	Result     string
 	Sources    []agent.Source
+	// Progress is the running tool's latest report (MCP progress).
+	Progress *agent.ToolProgress
+}
+
+// progressText is a running card's status with its progress: "… 3/5 60%
+// indexing".
+func (c *toolCard) progressText() string {
+	p := c.Progress
+	if p == nil {
+		return "… running"
+	}
+	s := "… " + strconv.FormatFloat(p.Progress, 'f', -1, 64)
+	if p.Total != nil && *p.Total > 0 {
+		s += "/" + strconv.FormatFloat(*p.Total, 'f', -1, 64) + fmt.Sprintf(" %d%%", int(100*p.Progress / *p.Total))
+	}
+	if p.Message != "" {
+		s += " " + ansi.Truncate(p.Message, 30, "…")
+	}
+	return s
 }
 
 func (c *toolCard) render(st *themes.Styles, width int, expanded bool) []string {
@@ -95,7 +115,7 @@ func (c *toolCard) render(st *themes.Styles, width int, expanded bool) []string 
 	if c.Discovered {
 		title += st.CardServer.Render(" · discovered")
 	}
-	status := st.Running.Render("… running")
+	status := st.Running.Render(c.progressText())
 	switch c.Status {
 	case statusWaiting:
 		status = st.Running.Render("? awaiting approval")

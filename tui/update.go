@@ -324,6 +324,10 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 			st := m.chat.toolFinished(*ev.Tool)
 			m.pane.called(ev.Tool.Name, st, ev.Tool.Duration)
 		}
+	case agent.EventToolProgress:
+		if ev.Progress != nil {
+			m.chat.toolProgress(*ev.Progress)
+		}
 	case agent.EventServerTool:
 		if ev.ServerTool != nil {
 			m.chat.serverTool(*ev.ServerTool, false)

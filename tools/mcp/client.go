@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -74,7 +73,9 @@ type host struct{ c *conn }
 func (c *conn) clientOptions() []client.ClientOption {
 	h := host{c}
 	caps := mcpgo.ClientCapabilities{
-		Roots:       &struct{ ListChanged bool `json:"listChanged,omitempty"` }{},
+		Roots: &struct {
+			ListChanged bool `json:"listChanged,omitempty"`
+		}{},
 		Sampling:    &mcpgo.SamplingCapability{},
 		Elicitation: &mcpgo.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
 	}
@@ -230,13 +231,4 @@ func (h host) Elicit(ctx context.Context, req mcpgo.ElicitationRequest) (*mcpgo.
 	}
 	h.c.m.log.Info("mcp elicitation answered", "server", h.c.cfg.Name, "mode", e.Mode, "action", ans.Action)
 	return res, nil
-}
-
-// describeFields is a one-line summary of a form, for logs and notices.
-func describeFields(fs []Field) string {
-	names := make([]string, len(fs))
-	for i, f := range fs {
-		names[i] = f.Name
-	}
-	return strings.Join(names, ", ")
 }

@@ -1,0 +1,211 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+
+	"github.com/agent-dev/agent/agent"
+	mcptools "github.com/agent-dev/agent/tools/mcp"
+)
+
+// What MCP servers ask of the agent as a client (elicitation, sampling) is
+// answered here: by the front end's Asker when there is one (the TUI's
+// dialogs), else by the run's settings (print mode: elicitation decline or
+// accept-defaults, which --yes implies; sampling only with --yes).
+
+// Asker puts a server's requests to the user. The TUI's backend implements
+// it; both calls block until the user answers or ctx ends.
+type Asker interface {
+	// ApproveSampling shows a sampling request (and the model that would
+	// answer it) and reports whether the user allows it.
+	ApproveSampling(ctx context.Context, r mcptools.SamplingRequest, model string) bool
+	// Elicit shows a form, or a URL to open, and returns the answer.
+	Elicit(ctx context.Context, e mcptools.Elicitation) mcptools.ElicitAnswer
+}
+
+// SetAsker makes the front end answer servers' requests (nil: the
+// settings answer).
+func (a *App) SetAsker(x Asker) {
+	a.mu.Lock()
+	a.asker = x
+	a.mu.Unlock()
+}
+
+func (a *App) currentAsker() Asker {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.asker
+}
+
+// mcpHost is the mcp.Host of an App.
+type mcpHost struct{ a *App }
+
+var _ mcptools.Host = mcpHost{}
+
+// ElicitationPolicy is how a run without a person answers elicitations:
+// the elicitation setting, or accept-defaults with --yes.
+func (a *App) elicitationPolicy() string {
+	if a.opts.Yes {
+		return "accept-defaults"
+	}
+	if a.settings.Elicitation != "" {
+		return a.settings.Elicitation
+	}
+	return "decline"
+}
+
+func (h mcpHost) Elicit(ctx context.Context, e mcptools.Elicitation) (mcptools.ElicitAnswer, error) {
+	a := h.a
+	if x := a.currentAsker(); x != nil {
+		return x.Elicit(ctx, e), nil
+	}
+	policy := a.elicitationPolicy()
+	what := "a form (" + fieldNames(e.Fields) + ")"
+	if e.Mode == "url" {
+		what = "to open " + e.URL
+	}
+	if policy != "accept-defaults" {
+		a.hostNote(fmt.Sprintf("MCP server %s asked for %s: declined (set \"elicitation\": \"accept-defaults\" or pass --yes to accept with the form's defaults)", e.Server, what))
+		return mcptools.ElicitAnswer{Action: mcptools.ActionDecline}, nil
+	}
+	if e.Mode == "url" {
+		// No one is there to open it: accepting tells the server to wait
+		// for a flow no one completes. The URL is said so the user can.
+		a.hostNote(fmt.Sprintf("MCP server %s asked you to open %s: declined (a run without a terminal cannot open it for you)", e.Server, e.URL))
+		return mcptools.ElicitAnswer{Action: mcptools.ActionDecline}, nil
+	}
+	content, ok := mcptools.Defaults(e.Fields)
+	if !ok {
+		a.hostNote(fmt.Sprintf("MCP server %s asked for %s: declined (a required field has no default, and no one is there to fill it in)", e.Server, what))
+		return mcptools.ElicitAnswer{Action: mcptools.ActionDecline}, nil
+	}
+	a.hostNote(fmt.Sprintf("MCP server %s asked for %s: accepted with the defaults", e.Server, what))
+	return mcptools.ElicitAnswer{Action: mcptools.ActionAccept, Content: content}, nil
+}
+
+func fieldNames(fs []mcptools.Field) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+var samplingSeq atomic.Int64
+
+// Sample answers a server's sampling request with the session's provider
+// and model (or the table's model a hint names), once the user allowed
+// it; its usage counts as the session's.
+func (h mcpHost) Sample(ctx context.Context, r mcptools.SamplingRequest) (mcptools.SamplingAnswer, error) {
+	a := h.a
+	p, cur := a.session.Target()
+	model := a.samplingModel(r.Hints, cur)
+	if x := a.currentAsker(); x != nil {
+		if !x.ApproveSampling(ctx, r, model) {
+			return mcptools.SamplingAnswer{}, mcptools.ErrDeclined
+		}
+	} else if !a.opts.Yes {
+		a.hostNote(fmt.Sprintf("MCP server %s asked to sample the model: declined (pass --yes to allow it)", r.Server))
+		return mcptools.SamplingAnswer{}, mcptools.ErrDeclined
+	}
+	req := &agent.Request{Model: model, System: r.System, MaxTokens: r.MaxTokens}
+	for _, m := range r.Messages {
+		role := agent.RoleUser
+		if m.Role == "assistant" {
+			role = agent.RoleAssistant
+		}
+		text := m.Text
+		if len(m.Images) > 0 {
+			text += fmt.Sprintf("\n[%d image(s) omitted]", len(m.Images))
+		}
+		req.Messages = append(req.Messages, agent.Message{Role: role, Parts: []agent.Part{agent.TextPart(text)}})
+	}
+	resp, err := p.Send(ctx, req, func(agent.StreamEvent) {})
+	if resp != nil {
+		a.spent(a.Provider(), model, resp.Usage)
+		a.mu.Lock()
+		ss := a.stored
+		a.mu.Unlock()
+		if ss != nil {
+			_ = ss.RecordRequest(context.WithoutCancel(ctx), agent.RequestRecord{Provider: p.Name(), API: p.API(), Model: model, Usage: resp.Usage})
+		}
+	}
+	if err != nil {
+		return mcptools.SamplingAnswer{}, fmt.Errorf("the model could not answer: %w", err)
+	}
+	slog.Info("mcp sampling answered", "server", r.Server, "model", model, "seq", samplingSeq.Add(1),
+		"input_tokens", resp.Usage.InputTokens, "output_tokens", resp.Usage.OutputTokens)
+	stop := "endTurn"
+	switch resp.StopReason {
+	case agent.StopMaxTokens:
+		stop = "maxTokens"
+	case agent.StopRefused:
+		return mcptools.SamplingAnswer{}, errors.New("the model refused to answer")
+	}
+	return mcptools.SamplingAnswer{Model: model, Text: resp.Message.Text(), StopReason: stop}, nil
+}
+
+// samplingModel is the first model of the session's provider that a
+// server's hint names (a hint is a substring of a model id, per the
+// specification), else the session's model.
+func (a *App) samplingModel(hints []string, cur string) string {
+	if len(hints) == 0 {
+		return cur
+	}
+	var ids []string
+	for _, m := range a.Models() {
+		ids = append(ids, m.Name)
+	}
+	for _, h := range hints {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if h == "" {
+			continue
+		}
+		if strings.Contains(strings.ToLower(cur), h) {
+			return cur
+		}
+		for _, id := range ids {
+			if strings.Contains(strings.ToLower(id), h) {
+				return id
+			}
+		}
+	}
+	return cur
+}
+
+// SamplingInput is a sampling request as JSON, for an approval dialog.
+func SamplingInput(r mcptools.SamplingRequest, model string) json.RawMessage {
+	type msg struct {
+		Role string `json:"role"`
+		Text string `json:"text"`
+	}
+	v := struct {
+		Model     string `json:"model"`
+		System    string `json:"system,omitempty"`
+		MaxTokens int    `json:"max_tokens"`
+		Messages  []msg  `json:"messages"`
+	}{Model: model, System: r.System, MaxTokens: r.MaxTokens}
+	for _, m := range r.Messages {
+		v.Messages = append(v.Messages, msg{m.Role, m.Text})
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// hostNote says what was answered for the user: a warning in the running
+// turn (stderr in print mode, the chat in the TUI), else a notice.
+func (a *App) hostNote(text string) {
+	a.mu.Lock()
+	emit := a.turnEmit
+	a.mu.Unlock()
+	if emit != nil {
+		emit(agent.Event{Type: agent.EventWarning, Text: text})
+		return
+	}
+	a.Notice(text)
+}
