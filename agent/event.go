@@ -22,14 +22,14 @@ const (
 	// server's notifications/progress); its JSON is flat:
 	// {"type":"tool_progress","id":…,"progress":…,"total":…,"message":…}.
 	EventToolProgress EventType = "tool_progress"
-	EventServerTool     EventType = "server_tool_call"
-	EventApproval       EventType = "approval_requested"
-	EventMessage        EventType = "message"
-	EventUsage          EventType = "usage"
-	EventWarning        EventType = "warning"
-	EventCompacted      EventType = "compacted"
-	EventError          EventType = "error"
-	EventDone           EventType = "done"
+	EventServerTool   EventType = "server_tool_call"
+	EventApproval     EventType = "approval_requested"
+	EventMessage      EventType = "message"
+	EventUsage        EventType = "usage"
+	EventWarning      EventType = "warning"
+	EventCompacted    EventType = "compacted"
+	EventError        EventType = "error"
+	EventDone         EventType = "done"
 	// EventCatalogWait opens a turn whose first request is held while MCP
 	// servers with no known tool list start (Text names them);
 	// EventCatalogReady ends the wait (Text says how, when it was not that

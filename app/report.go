@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	mcptools "github.com/agent-dev/agent/tools/mcp"
 	"sort"
 
 	"github.com/agent-dev/agent/agent"
@@ -14,6 +15,8 @@ type ToolRow struct {
 	Server   string `json:"server"`
 	Deferred bool   `json:"deferred"`
 	Tokens   int    `json:"tokens"`
+	// Annotations are the server's hints ("read-only, idempotent").
+	Annotations string `json:"annotations,omitempty"`
 }
 
 // ToolsReport is what agent tools prints: every tool of the MCP servers
@@ -37,6 +40,9 @@ type ToolsReport struct {
 	Warnings []string    `json:"warnings,omitempty"`
 	// Quarantined are tools left out for an invalid input schema.
 	Quarantined []QuarantinedRow `json:"quarantined,omitempty"`
+	// Hidden are tools a server lists that are not offered (a tool that
+	// runs only as an MCP task), with why; same shape as Quarantined.
+	Hidden []QuarantinedRow `json:"hidden,omitempty"`
 }
 
 // QuarantinedRow is a tool left out for an invalid input schema.
@@ -77,7 +83,7 @@ func BuildToolsReport(ctx context.Context, settings Settings, o Options) (*Tools
 	per := map[string]*ServerTokens{}
 	for _, t := range set.All() {
 		d := set.IsDeferred(t.Name)
-		row := ToolRow{Name: t.Name, Server: t.Server, Deferred: d, Tokens: t.Cost()}
+		row := ToolRow{Name: t.Name, Server: t.Server, Deferred: d, Tokens: t.Cost(), Annotations: t.Annotations.String()}
 		rep.Tools = append(rep.Tools, row)
 		st := per[t.Server]
 		if st == nil {
@@ -99,6 +105,13 @@ func BuildToolsReport(ctx context.Context, settings Settings, o Options) (*Tools
 	sort.Slice(rep.Servers, func(i, j int) bool { return rep.Servers[i].Server < rep.Servers[j].Server })
 	for _, q := range set.Quarantined() {
 		rep.Quarantined = append(rep.Quarantined, QuarantinedRow{q.Tool.Name, q.Tool.Server, q.Problem})
+	}
+	if a.mcp != nil {
+		for _, st := range a.mcp.Status() {
+			for _, h := range st.Hidden {
+				rep.Hidden = append(rep.Hidden, QuarantinedRow{mcptools.ToolName(st.Name, h.Name), st.Name, h.Reason})
+			}
+		}
 	}
 	rep.Sent = EstimateTokens(set, rep.Resolved)
 	rep.Usage = UsageStats(ctx, settings)

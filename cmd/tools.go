@@ -69,20 +69,26 @@ func writeToolsReport(w io.Writer, rep *app.ToolsReport) error {
 	_ = tw.Flush()
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tSERVER\tSET\tTOKENS")
+	fmt.Fprintln(tw, "TOOL\tSERVER\tSET\tTOKENS\tANNOTATIONS")
 	for _, t := range rep.Tools {
 		set := "active"
 		if t.Deferred {
 			set = "deferred"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", t.Name, orDash(t.Server), set, t.Tokens)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", t.Name, orDash(t.Server), set, t.Tokens, t.Annotations)
 	}
 	_ = tw.Flush()
-	if len(rep.Quarantined) > 0 {
+	for _, l := range []struct {
+		head string
+		rows []app.QuarantinedRow
+	}{{"QUARANTINED\tSERVER\tPROBLEM (never sent)", rep.Quarantined}, {"HIDDEN\tSERVER\tREASON (never sent)", rep.Hidden}} {
+		if len(l.rows) == 0 {
+			continue
+		}
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "QUARANTINED\tSERVER\tPROBLEM (never sent)")
-		for _, q := range rep.Quarantined {
+		fmt.Fprintln(tw, l.head)
+		for _, q := range l.rows {
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", q.Name, orDash(q.Server), q.Problem)
 		}
 		_ = tw.Flush()

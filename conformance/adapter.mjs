@@ -62,6 +62,9 @@ const args = [
   "--provider", "anthropic", "--base-url", model,
   "--db", join(dir, "agent.db"), "--output-format", "json",
 ];
+// The elicitation scenarios ask the client to accept with the form's
+// defaults: that is what --yes answers for the user (accept-defaults).
+if (scenario.startsWith("elicitation")) args.push("--yes");
 const r = spawnSync(bin, args, { env, stdio: "inherit" });
 rmSync(dir, { recursive: true, force: true });
 if (r.error) {

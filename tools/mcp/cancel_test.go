@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -106,7 +107,7 @@ func TestCancelledAtServer(t *testing.T) {
 			if tt.timeout {
 				cfg.ToolTimeout = 200 * time.Millisecond
 			}
-			m, _, errs := startManager(t, Options{}, cfg)
+			m, _, errs := startManager(t, Options{Logger: slog.New(slog.NewTextHandler(tWriter{t}, nil))}, cfg)
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
@@ -148,3 +149,7 @@ func TestCancelledAtServer(t *testing.T) {
 		})
 	}
 }
+
+type tWriter struct{ t *testing.T }
+
+func (w tWriter) Write(b []byte) (int, error) { w.t.Log(string(b)); return len(b), nil }

@@ -45,6 +45,13 @@ func (c *conn) send(ctx, tctx context.Context, cl *client.Client, tool string, a
 	req := transport.JSONRPCRequest{JSONRPC: mcpgo.JSONRPC_VERSION, ID: mcpgo.NewRequestId(id),
 		Method: string(mcpgo.MethodToolsCall), Params: params}
 	resp, err := cl.GetTransport().SendRequest(tctx, req)
+	if err != nil && tctx.Err() == nil {
+		if dl, ok := tctx.Deadline(); ok && time.Until(dl) < 100*time.Millisecond {
+			// The SSE transport's own timer gives up a moment before our
+			// deadline, with an untyped error: it is our timeout.
+			<-tctx.Done()
+		}
+	}
 	if err != nil {
 		if tctx.Err() != nil {
 			reason := "the call timed out"

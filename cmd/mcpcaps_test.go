@@ -1,0 +1,96 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+)
+
+// TestPrintEverythingProgressAndResourceLink runs -p against the real
+// server-everything over stdio: the model calls the long-running tool (its
+// progress reaches stream-json as tool_progress events), then a tool that
+// returns a resource link, then reads that link with read_resource.
+func TestPrintEverythingProgressAndResourceLink(t *testing.T) {
+	bin := everythingBin()
+	if bin == "" {
+		t.Skip("server-everything not installed: run .ci/install-mcp.sh (or set AGENT_MCP_NODE_PREFIX)")
+	}
+	isolate(t)
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	body, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"ev": map[string]any{"command": bin, "args": []string{"stdio"}}}})
+	if err := os.WriteFile(cfg, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := regexp.MustCompile(`\[resource link (\S+?)[\] ]`)
+	fake := anthropictest.NewServer(t)
+	var offered [][]byte
+	fake.Handler = func(r *anthropictest.Request) anthropictest.Reply {
+		offered = append(offered, r.Tools())
+		msgs := r.Messages()
+		last := string(msgs[len(msgs)-1])
+		switch {
+		case len(msgs) == 1:
+			return anthropictest.Message(
+				anthropictest.ToolUse("toolu_long", "ev__trigger-long-running-operation", map[string]any{"duration": 0.6, "steps": 3}),
+				anthropictest.ToolUse("toolu_links", "ev__get-resource-links", map[string]any{"count": 1}))
+		case strings.Contains(last, "toolu_links"):
+			m := link.FindStringSubmatch(strings.ReplaceAll(last, `\"`, `"`))
+			if m == nil {
+				return anthropictest.Message(anthropictest.Text("no link in " + last))
+			}
+			return anthropictest.Message(anthropictest.ToolUse("toolu_read", "read_resource", map[string]any{"uri": m[1]}))
+		}
+		return anthropictest.Message(anthropictest.Text("Done."))
+	}
+	res := runAgent(t, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey},
+		"-p", "Run the long operation and read the linked resource.", "--provider", "anthropic", "--base-url", fake.URL,
+		"--mcp-config", cfg, "--mcp", "ev", "--db", filepath.Join(t.TempDir(), "agent.db"), "--output-format", "stream-json")
+	if res.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", res.code, res.stderr, res.stdout)
+	}
+	var progress []map[string]any
+	var readResult string
+	sc := bufio.NewScanner(strings.NewReader(res.stdout))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var ev map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("not JSON: %s", sc.Text())
+		}
+		switch ev["type"] {
+		case "tool_progress":
+			progress = append(progress, ev)
+		case "tool_call_finished":
+			if tl, _ := ev["tool"].(map[string]any); tl["name"] == "read_resource" {
+				readResult, _ = tl["result"].(string)
+				if tl["is_error"] == true {
+					t.Errorf("read_resource failed: %s", readResult)
+				}
+			}
+		}
+	}
+	if len(progress) != 3 {
+		t.Fatalf("tool_progress events: %v\n%s", progress, res.stdout)
+	}
+	for i, p := range progress {
+		if p["id"] != "toolu_long" || p["progress"] != float64(i+1) || p["total"] != float64(3) {
+			t.Errorf("progress %d: %v", i, p)
+		}
+		if _, ok := p["message"]; !ok {
+			t.Errorf("progress %d has no message field: %v", i, p)
+		}
+	}
+	if readResult == "" {
+		t.Fatalf("the model never read the link:\n%s", res.stdout)
+	}
+	if !bytes.Contains(offered[0], []byte(`"read_resource"`)) {
+		t.Errorf("read_resource not offered: %s", offered[0])
+	}
+}
