@@ -79,6 +79,10 @@ func (br *bridge) stop() {
 
 func (br *bridge) run() {
 	approvals := br.b.Approvals()
+	var forms <-chan FormRequest
+	if e, ok := br.b.(Elicitor); ok {
+		forms = e.Elicitations()
+	}
 	var events <-chan agent.Event
 	for {
 		select {
@@ -110,6 +114,12 @@ func (br *bridge) run() {
 				continue
 			}
 			br.p.Send(approvalMsg{Req: req})
+		case req, ok := <-forms:
+			if !ok {
+				forms = nil
+				continue
+			}
+			br.p.Send(formMsg{Req: req})
 		}
 	}
 }

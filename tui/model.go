@@ -47,6 +47,7 @@ type Model struct {
 	quitArmed     bool
 	hint          string
 	approvals     []ApprovalRequest
+	forms         []*form // MCP elicitations waiting for the user (form.go)
 	picker        *picker
 	comp          completion
 
@@ -157,6 +158,8 @@ func (m *Model) layout() frameLayout {
 	l.box = m.input.rows(maxInputRows(h)) + 2
 	if len(m.approvals) > 0 {
 		l.box = approvalRows
+	} else if len(m.forms) > 0 {
+		l.box = m.forms[0].rows()
 	}
 	l.box = min(l.box, max(h-1, 1))
 	rest := h - 1 - l.box
@@ -269,6 +272,8 @@ func (m *Model) bottom(rows int) string {
 	var b string
 	if len(m.approvals) > 0 {
 		b = approvalView(m.st, m.approvals[0], m.width)
+	} else if len(m.forms) > 0 {
+		b = m.forms[0].view(m.st, m.width)
 	} else {
 		b = m.input.View(m.picker == nil)
 	}

@@ -63,6 +63,13 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// anyway scrolls the chat.
 		return m, m.chat.Update(msg)
 	case tea.PasteMsg:
+		if len(m.forms) > 0 && len(m.approvals) == 0 {
+			f := m.forms[0]
+			if len(f.values) > 0 {
+				f.values[f.cur] += strings.ReplaceAll(msg.Content, "\n", " ")
+			}
+			return m, nil
+		}
 		if m.picker == nil && len(m.approvals) == 0 {
 			return m, m.input.Update(msg)
 		}
@@ -95,6 +102,10 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case approvalMsg:
 		m.approvals = append(m.approvals, msg.Req)
 		return m, nil
+	case formMsg:
+		m.forms = append(m.forms, newForm(msg.Req))
+		m.relayout()
+		return m, nil
 	case flushMsg:
 		m.flushPending = false
 		m.chat.flush()
@@ -125,6 +136,14 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if len(m.approvals) > 0 {
 		return m.handleApprovalKey(k)
+	}
+	if len(m.forms) > 0 {
+		done, cmd := m.forms[0].key(k)
+		if done {
+			m.forms = m.forms[1:]
+			m.relayout()
+		}
+		return cmd
 	}
 	if m.picker != nil {
 		return m.pickerKey(k)

@@ -15,7 +15,9 @@ import (
 
 // New returns the TUI backend over a.
 func New(a *app.App) *Backend {
-	return &Backend{a: a, approvals: make(chan tui.ApprovalRequest), always: map[string]bool{}}
+	b := &Backend{a: a, approvals: make(chan tui.ApprovalRequest), forms: make(chan tui.FormRequest), always: map[string]bool{}}
+	a.SetAsker(b)
+	return b
 }
 
 // App is the application the backend drives.
@@ -26,6 +28,7 @@ func (b *Backend) App() *app.App { return b.a }
 type Backend struct {
 	a         *app.App
 	approvals chan tui.ApprovalRequest
+	forms     chan tui.FormRequest
 
 	mu     sync.Mutex
 	always map[string]bool

@@ -1,0 +1,85 @@
+package tuiapp
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/app"
+	mcptools "github.com/agent-dev/agent/tools/mcp"
+	"github.com/agent-dev/agent/tui"
+)
+
+// The TUI answers MCP servers' requests: a sampling request is an approval
+// dialog (its messages as the "arguments"; "always" holds for the server),
+// an elicitation a form (tui.FormRequest).
+
+var (
+	_ app.Asker    = (*Backend)(nil)
+	_ tui.Elicitor = (*Backend)(nil)
+)
+
+var samplingIDs atomic.Int64
+
+// ApproveSampling asks the user whether a server may sample the model.
+func (b *Backend) ApproveSampling(ctx context.Context, r mcptools.SamplingRequest, model string) bool {
+	key := "sampling:" + r.Server
+	b.mu.Lock()
+	ok := b.always[key]
+	b.mu.Unlock()
+	if ok {
+		return true
+	}
+	answer := make(chan bool, 1)
+	req := tui.ApprovalRequest{
+		Tool: agent.ToolEvent{ID: fmt.Sprintf("sampling-%d", samplingIDs.Add(1)), Name: "sample " + model + " for " + r.Server,
+			Server: r.Server, Input: app.SamplingInput(r, model)},
+		Reply: func(d tui.Decision) {
+			if d == tui.AllowAlways {
+				b.mu.Lock()
+				b.always[key] = true
+				b.mu.Unlock()
+			}
+			answer <- d != tui.Deny
+		},
+	}
+	select {
+	case b.approvals <- req:
+	case <-ctx.Done():
+		return false
+	}
+	select {
+	case ok := <-answer:
+		return ok
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Elicit shows a server's form (or URL) and waits for the answer.
+func (b *Backend) Elicit(ctx context.Context, e mcptools.Elicitation) mcptools.ElicitAnswer {
+	answer := make(chan mcptools.ElicitAnswer, 1)
+	req := tui.FormRequest{Server: e.Server, Message: e.Message, URL: e.URL,
+		Reply: func(action string, content map[string]any) {
+			answer <- mcptools.ElicitAnswer{Action: action, Content: content}
+		}}
+	for _, f := range e.Fields {
+		req.Fields = append(req.Fields, tui.FormField{Name: f.Name, Label: f.Label(), Description: f.Description, Type: f.Type,
+			Options: f.Labels, Default: f.DefaultText(), Required: f.Required, Parse: f.Parse})
+	}
+	select {
+	case b.forms <- req:
+	case <-ctx.Done():
+		return mcptools.ElicitAnswer{Action: mcptools.ActionCancel}
+	}
+	select {
+	case a := <-answer:
+		return a
+	case <-ctx.Done():
+		return mcptools.ElicitAnswer{Action: mcptools.ActionCancel}
+	}
+}
+
+// Elicitations delivers the forms to the TUI.
+func (b *Backend) Elicitations() <-chan tui.FormRequest { return b.forms }
