@@ -68,6 +68,9 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 	if cmd, ok := m.agentCommand(name, arg); ok {
 		return cmd, true
 	}
+	if cmd, ok := m.mcpCommand(name, arg); ok {
+		return cmd, true
+	}
 	switch name {
 	case "/quit", "/exit":
 		return m.quit(), true

@@ -77,7 +77,7 @@ func (m *Model) suggest() {
 			return
 		}
 		var items []string
-		for _, n := range commandNames() {
+		for _, n := range append(commandNames(), m.mcpCommandNames()...) {
 			if strings.HasPrefix(n, w) && n != "/exit" {
 				items = append(items, n)
 			}
@@ -93,6 +93,11 @@ func (m *Model) suggest() {
 // cycle through them when it is that already.
 func (m *Model) complete() tea.Cmd {
 	w := m.input.currentWord()
+	if m.comp.word != w {
+		if cmd, ok := m.mcpComplete(w); ok {
+			return cmd
+		}
+	}
 	if strings.HasPrefix(w, "@") && m.comp.word != w {
 		return listFilesCmd(w)
 	}

@@ -70,6 +70,7 @@ var commandHelp = [][2]string{
 	{"/context", "how full the model's context window is"},
 	{"/copy [N]", "copy the last answer, or its code block N, to the clipboard (OSC 52)"},
 	{"/export [FILE]", "write the conversation as Markdown (default agent-SESSION.md)"},
+	{"/mcp [ACTION NAME]", "MCP servers; reconnect, disable, enable or login one (between turns)"},
 	{"/help", "show keys and commands"},
 	{"/quit", "quit"},
 }

@@ -48,8 +48,11 @@ type Model struct {
 	hint          string
 	approvals     []ApprovalRequest
 	forms         []*form // MCP elicitations waiting for the user (form.go)
-	picker        *picker
-	comp          completion
+	// mcpPrompts and mcpResources are what completion offers (mcp.go).
+	mcpPrompts   []MCPPromptInfo
+	mcpResources []string
+	picker       *picker
+	comp         completion
 
 	// Inline mode: items before committed are printed to the scrollback;
 	// queue holds lines waiting to be printed while a print is in flight.

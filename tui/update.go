@@ -87,7 +87,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.working {
 			return m, m.infoTick()
 		}
-		return m, tea.Batch(refreshCmd(m.b), m.infoTick())
+		return m, tea.Batch(refreshCmd(m.b), m.infoTick(), mcpListCmd(m.b))
 	case refreshedMsg:
 		for _, n := range msg.notes {
 			m.chat.notice(itemNotice, n)
@@ -119,6 +119,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.spin, cmd = m.spin.Update(msg)
 		return m, cmd
 	default:
+		if cmd, ok := m.handleMCPMsg(msg); ok {
+			return m, cmd
+		}
 		if cmd, ok := m.handleResult(msg); ok {
 			m.relayout()
 			return m, cmd
@@ -265,8 +268,10 @@ func (m *Model) submit(text string) tea.Cmd {
 	m.hint = ""
 	m.status.SetNote("")
 	turns := m.turns
+	b := m.b
 	return tea.Batch(func() tea.Msg {
 		full, att := attach(text)
+		full = attachResources(b, full, &att)
 		if turns != nil {
 			turns.Start(full)
 		}

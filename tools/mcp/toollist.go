@@ -251,6 +251,9 @@ func sameTools(a, b []rawTool) bool {
 func (c *conn) agentTools(deferAll bool) []tools.Tool {
 	c.mu.Lock()
 	list, info := c.list, c.info
+	if c.state == StateDisabled {
+		list = nil // /mcp disable: its tools go at the next turn
+	}
 	c.mu.Unlock()
 	out := make([]tools.Tool, 0, len(list))
 	for _, t := range list {

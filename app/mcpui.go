@@ -1,0 +1,193 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	mcptools "github.com/agent-dev/agent/tools/mcp"
+)
+
+// What the TUI's /mcp, /SERVER:PROMPT and @SERVER:URI reach: the servers'
+// status, reconnect/disable/enable between turns, prompts expanded into a
+// turn's text (arguments completed by the server), resources read into
+// the prompt.
+
+// MCPStatus lists the run's servers (status, counts of tools, prompts and
+// resources, what is hidden).
+func (a *App) MCPStatus() []mcptools.Status {
+	if a.mcp == nil {
+		return nil
+	}
+	return a.mcp.Status()
+}
+
+// ErrNoMCP: the run has no MCP servers (the demo, or none configured).
+var ErrNoMCP = errors.New("no MCP servers in this run")
+
+// MCPControl is /mcp reconnect|disable|enable NAME, between turns: the
+// tools array changes at the next turn.
+func (a *App) MCPControl(ctx context.Context, action, name string) (string, error) {
+	if a.mcp == nil {
+		return "", ErrNoMCP
+	}
+	var st mcptools.Status
+	var err error
+	switch action {
+	case "reconnect":
+		st, err = a.mcp.Reconnect(ctx, name)
+	case "disable":
+		st, err = a.mcp.Disable(name)
+	case "enable":
+		st, err = a.mcp.Enable(ctx, name)
+	case "login":
+		return "", fmt.Errorf("sign in from a shell: agent mcp login %s (then /mcp reconnect %s)", name, name)
+	default:
+		return "", Usagef("unknown /mcp action %q: use reconnect, disable, enable or login", action)
+	}
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("MCP server %s: %s, %d tools", st.Name, st.State, st.Tools), nil
+}
+
+// MCPPrompts lists the servers' prompts.
+func (a *App) MCPPrompts() []mcptools.Prompt {
+	if a.mcp == nil {
+		return nil
+	}
+	return a.mcp.Prompts()
+}
+
+// MCPResources lists the servers' resources and templates.
+func (a *App) MCPResources() []mcptools.Resource {
+	if a.mcp == nil {
+		return nil
+	}
+	return a.mcp.Resources()
+}
+
+// ExpandPrompt runs prompts/get for /SERVER:PROMPT ARGS and returns the
+// text of the turn it starts. ARGS are NAME=VALUE pairs or values in the
+// order of the prompt's arguments ("quoted" for spaces).
+func (a *App) ExpandPrompt(ctx context.Context, server, prompt, args string) (string, error) {
+	p, ok := a.findPrompt(server, prompt)
+	if !ok {
+		return "", fmt.Errorf("MCP server %s has no prompt %q (/mcp lists the servers)", server, prompt)
+	}
+	vals, err := PromptArgs(p, args)
+	if err != nil {
+		return "", err
+	}
+	msgs, err := a.mcp.GetPrompt(ctx, server, prompt, vals)
+	if err != nil {
+		return "", err
+	}
+	var parts []string
+	for _, m := range msgs {
+		text := m.Text
+		if len(m.Images) > 0 {
+			text += fmt.Sprintf("\n[%d image(s) of the prompt not attached]", len(m.Images))
+		}
+		if m.Role == "assistant" {
+			text = "(assistant) " + text
+		}
+		parts = append(parts, text)
+	}
+	if len(parts) == 0 {
+		return "", fmt.Errorf("prompt %s of MCP server %s has no messages", prompt, server)
+	}
+	return strings.Join(parts, "\n\n"), nil
+}
+
+func (a *App) findPrompt(server, name string) (mcptools.Prompt, bool) {
+	for _, p := range a.MCPPrompts() {
+		if p.Server == server && p.Name == name {
+			return p, true
+		}
+	}
+	return mcptools.Prompt{}, false
+}
+
+// PromptArgs reads a prompt's arguments: NAME=VALUE pairs, or values in
+// the order the prompt declares them. A required argument left out is an
+// error naming it.
+func PromptArgs(p mcptools.Prompt, args string) (map[string]string, error) {
+	out := map[string]string{}
+	pos := 0
+	for _, w := range splitArgs(args) {
+		if k, v, ok := strings.Cut(w, "="); ok && slices.ContainsFunc(p.Arguments, func(x mcptools.PromptArg) bool { return x.Name == k }) {
+			out[k] = v
+			continue
+		}
+		for pos < len(p.Arguments) && out[p.Arguments[pos].Name] != "" {
+			pos++
+		}
+		if pos >= len(p.Arguments) {
+			return nil, fmt.Errorf("prompt %s takes %d argument(s); %q is one too many", p.Name, len(p.Arguments), w)
+		}
+		out[p.Arguments[pos].Name] = w
+		pos++
+	}
+	for _, x := range p.Arguments {
+		if x.Required && out[x.Name] == "" {
+			return nil, fmt.Errorf("prompt %s needs %s: /%s:%s %s=VALUE", p.Name, x.Name, p.Server, p.Name, x.Name)
+		}
+	}
+	return out, nil
+}
+
+// splitArgs splits on spaces, keeping "quoted text" together.
+func splitArgs(s string) []string {
+	var out []string
+	var cur strings.Builder
+	quoted, started := false, false
+	for _, r := range s {
+		switch {
+		case r == '"':
+			quoted, started = !quoted, true
+		case r == ' ' && !quoted:
+			if started {
+				out = append(out, cur.String())
+			}
+			cur.Reset()
+			started = false
+		default:
+			cur.WriteRune(r)
+			started = true
+		}
+	}
+	if started {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// CompletePrompt asks the server for completions of a prompt's argument
+// (completion/complete); nil when it offers none.
+func (a *App) CompletePrompt(ctx context.Context, server, prompt, arg, value string, others map[string]string) ([]string, error) {
+	if a.mcp == nil {
+		return nil, ErrNoMCP
+	}
+	return a.mcp.Complete(ctx, server, prompt, arg, value, others)
+}
+
+// ReadResource reads @SERVER:URI for the prompt.
+func (a *App) ReadResource(ctx context.Context, server, uri string) (string, error) {
+	if a.mcp == nil {
+		return "", ErrNoMCP
+	}
+	r, err := a.mcp.ReadResource(ctx, server, uri)
+	if err != nil {
+		return "", err
+	}
+	if r.IsError {
+		return "", errors.New(r.Text)
+	}
+	if len(r.Images) > 0 {
+		r.Text += fmt.Sprintf("\n[%d image(s) of the resource not attached]", len(r.Images))
+	}
+	return r.Text, nil
+}

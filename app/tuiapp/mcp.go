@@ -1,0 +1,60 @@
+package tuiapp
+
+import (
+	"context"
+
+	"github.com/agent-dev/agent/tui"
+)
+
+var _ tui.MCPBackend = (*Backend)(nil)
+
+// MCPServers is /mcp's list.
+func (b *Backend) MCPServers() []tui.MCPServerInfo {
+	var out []tui.MCPServerInfo
+	for _, st := range b.a.MCPStatus() {
+		out = append(out, tui.MCPServerInfo{Name: st.Name, State: string(st.State), Error: st.Error,
+			Tools: st.Tools, Hidden: len(st.Hidden), Prompts: st.Prompts, Resource: st.Resources})
+	}
+	return out
+}
+
+// MCPControl is /mcp ACTION NAME; refused during a turn.
+func (b *Backend) MCPControl(ctx context.Context, action, name string) (string, error) {
+	return b.a.MCPControl(ctx, action, name)
+}
+
+// MCPPrompts lists the prompts /SERVER:PROMPT runs.
+func (b *Backend) MCPPrompts() []tui.MCPPromptInfo {
+	var out []tui.MCPPromptInfo
+	for _, p := range b.a.MCPPrompts() {
+		pi := tui.MCPPromptInfo{Server: p.Server, Name: p.Name, Description: p.Description}
+		for _, a := range p.Arguments {
+			pi.Args = append(pi.Args, a.Name)
+		}
+		out = append(out, pi)
+	}
+	return out
+}
+
+// MCPResources lists "server:uri" of the listed resources.
+func (b *Backend) MCPResources() []string {
+	var out []string
+	for _, r := range b.a.MCPResources() {
+		if r.URI != "" {
+			out = append(out, r.Server+":"+r.URI)
+		}
+	}
+	return out
+}
+
+func (b *Backend) ExpandPrompt(ctx context.Context, server, prompt, args string) (string, error) {
+	return b.a.ExpandPrompt(ctx, server, prompt, args)
+}
+
+func (b *Backend) CompletePrompt(ctx context.Context, server, prompt, arg, value string) ([]string, error) {
+	return b.a.CompletePrompt(ctx, server, prompt, arg, value, nil)
+}
+
+func (b *Backend) ReadResource(ctx context.Context, server, uri string) (string, error) {
+	return b.a.ReadResource(ctx, server, uri)
+}

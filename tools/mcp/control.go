@@ -1,0 +1,93 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// What /mcp does between turns: reconnect a server, disable one for the
+// rest of the run, enable it again. The tools array follows at the next
+// turn (Sync), like any list change.
+
+// Reconnect drops a server's connection and connects it again now.
+func (m *Manager) Reconnect(ctx context.Context, server string) (Status, error) {
+	c := m.conn(server)
+	if c == nil {
+		return Status{}, fmt.Errorf("%w: %q", ErrNoServer, server)
+	}
+	c.mu.Lock()
+	if c.state == StateDisabled {
+		c.mu.Unlock()
+		return c.status(), fmt.Errorf("MCP server %s is disabled: /mcp enable %s first", server, server)
+	}
+	cl := c.cl
+	c.cl, c.proc, c.state, c.err = nil, nil, StateDown, errors.New("reconnecting")
+	c.fails, c.nextTry = 0, c.nextTry.AddDate(-1, 0, 0)
+	c.mu.Unlock()
+	if cl != nil {
+		_ = cl.Close()
+	}
+	if _, err := c.ensure(ctx); err != nil {
+		return c.status(), err
+	}
+	return c.status(), nil
+}
+
+// Disable stops a server for the rest of the run; its tools leave the
+// tools array at the next turn.
+func (m *Manager) Disable(server string) (Status, error) {
+	c := m.conn(server)
+	if c == nil {
+		return Status{}, fmt.Errorf("%w: %q", ErrNoServer, server)
+	}
+	c.mu.Lock()
+	if c.state == StateDisabled {
+		c.mu.Unlock()
+		return c.status(), nil
+	}
+	cl := c.cl
+	c.cl, c.proc, c.state, c.err = nil, nil, StateDisabled, nil
+	n := len(c.list)
+	c.mu.Unlock()
+	c.markReady()
+	if cl != nil {
+		_ = cl.Close()
+	}
+	m.listChanged(server, fmt.Sprintf("MCP server %s disabled (%d tools leave", server, n))
+	return c.status(), nil
+}
+
+// Enable connects a server that was disabled (in its config or with
+// Disable); its tools join the tools array at the next turn.
+func (m *Manager) Enable(ctx context.Context, server string) (Status, error) {
+	c := m.conn(server)
+	if c == nil {
+		return Status{}, fmt.Errorf("%w: %q", ErrNoServer, server)
+	}
+	c.mu.Lock()
+	if c.state != StateDisabled {
+		c.mu.Unlock()
+		return c.status(), nil
+	}
+	c.state, c.err, c.fails = StateDown, nil, 0
+	c.nextTry = c.nextTry.AddDate(-1, 0, 0)
+	c.mu.Unlock()
+	if _, err := c.ensure(ctx); err != nil {
+		return c.status(), err
+	}
+	st := c.status()
+	m.listChanged(server, fmt.Sprintf("MCP server %s enabled (%d tools join", server, st.Tools))
+	return st, nil
+}
+
+// listChanged queues a server's tools for the next Sync and says so, with
+// what the change costs.
+func (m *Manager) listChanged(server, text string) {
+	m.toolsChanged(server)
+	text += "); the change applies from the next turn"
+	if m.registered() {
+		text += ", whose request reads the prompt without the cache once (the tools array changes)"
+	}
+	m.emit(Event{Kind: EventToolsChanged, Server: server, Text: text})
+}

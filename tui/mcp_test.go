@@ -1,0 +1,109 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeMCP is a fakeBackend with MCP servers.
+type fakeMCP struct {
+	*fakeBackend
+	controls []string
+	args     []string
+}
+
+func (f *fakeMCP) MCPServers() []MCPServerInfo {
+	return []MCPServerInfo{{Name: "ev", State: "running", Tools: 16, Hidden: 1, Prompts: 4, Resource: 7}}
+}
+func (f *fakeMCP) MCPControl(_ context.Context, action, name string) (string, error) {
+	f.controls = append(f.controls, action+" "+name)
+	return "MCP server " + name + ": disabled, 0 tools", nil
+}
+func (f *fakeMCP) MCPPrompts() []MCPPromptInfo {
+	return []MCPPromptInfo{{Server: "ev", Name: "args-prompt", Args: []string{"city", "state"}}}
+}
+func (f *fakeMCP) MCPResources() []string { return []string{"ev:demo://resource/static/document/a.md"} }
+func (f *fakeMCP) ExpandPrompt(_ context.Context, server, prompt, args string) (string, error) {
+	f.args = append(f.args, args)
+	return "What's the weather in " + args + "?", nil
+}
+func (f *fakeMCP) CompletePrompt(_ context.Context, server, prompt, arg, value string) ([]string, error) {
+	if arg == "city" {
+		return []string{"Paris", "Palermo"}, nil
+	}
+	return nil, nil
+}
+func (f *fakeMCP) ReadResource(_ context.Context, server, uri string) (string, error) {
+	return "# A\nbody of " + uri, nil
+}
+
+func newMCPModel(t *testing.T) (*Model, *fakeMCP, *fakeTurns) {
+	t.Helper()
+	f := &fakeMCP{fakeBackend: newFakeBackend()}
+	m, err := New(f, Options{Width: 100, Height: 30, Theme: "dark", AltScreen: true, RefreshEvery: time.Millisecond, Now: (&clock{t: epoch}).Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := &fakeTurns{}
+	m.turns = turns
+	m.Update(infoMsg(f.Info()))
+	run(m, mcpListCmd(f))
+	return m, f, turns
+}
+
+func TestMCPPromptCommandAndCompletion(t *testing.T) {
+	m, f, turns := newMCPModel(t)
+	typeText(m, "/ev:ar")
+	tab(m)
+	if v := m.input.Value(); v != "/ev:args-prompt " {
+		t.Fatalf("prompt name completion: %q", v)
+	}
+	typeText(m, "Pa")
+	tab(m) // the server's completions: Paris, Palermo (their common prefix is typed: the first)
+	if v := m.input.Value(); v != "/ev:args-prompt Paris" {
+		t.Fatalf("argument completion: %q", v)
+	}
+	run(m, press(m, "enter"))
+	if len(f.args) != 1 || f.args[0] != "Paris" {
+		t.Fatalf("prompt args: %v", f.args)
+	}
+	if len(turns.started) != 1 || turns.started[0] != "What's the weather in Paris?" {
+		t.Fatalf("turn started with %q", turns.started)
+	}
+}
+
+func TestMCPListControlAndResource(t *testing.T) {
+	m, f, turns := newMCPModel(t)
+	typeText(m, "/mcp")
+	run(m, press(m, "enter"))
+	if s := m.transcript(); !strings.Contains(s, "ev  running · 16 tools (+1 hidden) · 4 prompts · 7 resources") {
+		t.Fatalf("/mcp:\n%s", s)
+	}
+	typeText(m, "/mcp disable ev")
+	run(m, press(m, "enter"))
+	if len(f.controls) != 1 || f.controls[0] != "disable ev" {
+		t.Fatalf("controls: %v", f.controls)
+	}
+	typeText(m, "summarise @ev:demo")
+	tab(m)
+	if v := m.input.Value(); v != "summarise @ev:demo://resource/static/document/a.md " {
+		t.Fatalf("resource completion: %q", v)
+	}
+	run(m, press(m, "enter"))
+	if len(turns.started) != 1 || !strings.Contains(turns.started[0], `<resource server="ev" uri="demo://resource/static/document/a.md">`) {
+		t.Fatalf("resource not attached: %q", turns.started)
+	}
+	// During a turn, /mcp actions wait.
+	typeText(m, "/mcp enable ev")
+	run(m, press(m, "enter"))
+	if len(f.controls) != 1 || !strings.Contains(m.hint, "waits for the turn") {
+		t.Fatalf("control during a turn: %v, hint %q", f.controls, m.hint)
+	}
+}
+
+func tab(m *Model) {
+	_, cmd := m.Update(tabKey)
+	run(m, cmd)
+}
