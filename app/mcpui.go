@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	mcptools "github.com/agent-dev/agent/tools/mcp"
 )
@@ -43,7 +44,14 @@ func (a *App) MCPControl(ctx context.Context, action, name string) (string, erro
 	case "enable":
 		st, err = a.mcp.Enable(ctx, name)
 	case "login":
-		return "", fmt.Errorf("sign in from a shell: agent mcp login %s (then /mcp reconnect %s)", name, name)
+		// The browser step waits for the user: oauth_timeout bounds it,
+		// not the caller's short deadline. The URL is said as a notice.
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loginTimeout(a.settings))
+		defer cancel()
+		if err := MCPLogin(lctx, a.settings, name, noticeWriter{a}); err != nil {
+			return "", err
+		}
+		st, err = a.mcp.Reconnect(ctx, name)
 	default:
 		return "", Usagef("unknown /mcp action %q: use reconnect, disable, enable or login", action)
 	}
@@ -51,6 +59,28 @@ func (a *App) MCPControl(ctx context.Context, action, name string) (string, erro
 		return "", err
 	}
 	return fmt.Sprintf("MCP server %s: %s, %d tools", st.Name, st.State, st.Tools), nil
+}
+
+// SignInState is a server's OAuth state for /mcp ("signed in", "expired",
+// "not signed in", "-").
+func (a *App) SignInState(name string) string {
+	if a.mcp == nil {
+		return ""
+	}
+	if auth := a.mcp.Authorizer(name); auth != nil {
+		return string(auth.State())
+	}
+	return ""
+}
+
+// noticeWriter turns what a sign-in prints (the URL) into notices.
+type noticeWriter struct{ a *App }
+
+func (w noticeWriter) Write(b []byte) (int, error) {
+	if s := strings.TrimSpace(string(b)); s != "" {
+		w.a.Notice(s)
+	}
+	return len(b), nil
 }
 
 // MCPPrompts lists the servers' prompts.
@@ -190,4 +220,10 @@ func (a *App) ReadResource(ctx context.Context, server, uri string) (string, err
 		r.Text += fmt.Sprintf("\n[%d image(s) of the resource not attached]", len(r.Images))
 	}
 	return r.Text, nil
+}
+
+// loginTimeout bounds /mcp login: oauth_timeout, with room for the token
+// exchange.
+func loginTimeout(s Settings) time.Duration {
+	return time.Duration(s.Config.OAuthTimeout) + 30*time.Second
 }

@@ -129,7 +129,7 @@ func mcpText(servers []MCPServerInfo) string {
 	b.WriteString("MCP servers (/mcp reconnect|disable|enable|login NAME):\n")
 	for _, s := range servers {
 		fmt.Fprintf(&b, "  %s  %s", sanitize.Line(s.Name), s.State)
-		if s.SignIn != "" {
+		if s.SignIn != "" && s.SignIn != "-" {
 			fmt.Fprintf(&b, " · %s", sanitize.Line(s.SignIn))
 		}
 		fmt.Fprintf(&b, " · %d tools", s.Tools)
