@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // What /mcp does between turns: reconnect a server, disable one for the
@@ -16,18 +17,10 @@ func (m *Manager) Reconnect(ctx context.Context, server string) (Status, error) 
 	if c == nil {
 		return Status{}, fmt.Errorf("%w: %q", ErrNoServer, server)
 	}
-	c.mu.Lock()
-	if c.state == StateDisabled {
-		c.mu.Unlock()
+	if c.isDisabled() {
 		return c.status(), fmt.Errorf("MCP server %s is disabled: /mcp enable %s first", server, server)
 	}
-	cl := c.cl
-	c.cl, c.proc, c.state, c.err = nil, nil, StateDown, errors.New("reconnecting")
-	c.fails, c.nextTry = 0, c.nextTry.AddDate(-1, 0, 0)
-	c.mu.Unlock()
-	if cl != nil {
-		_ = cl.Close()
-	}
+	c.drop(StateDown, errors.New("reconnecting"))
 	if _, err := c.ensure(ctx); err != nil {
 		return c.status(), err
 	}
@@ -41,19 +34,11 @@ func (m *Manager) Disable(server string) (Status, error) {
 	if c == nil {
 		return Status{}, fmt.Errorf("%w: %q", ErrNoServer, server)
 	}
-	c.mu.Lock()
-	if c.state == StateDisabled {
-		c.mu.Unlock()
+	if c.isDisabled() {
 		return c.status(), nil
 	}
-	cl := c.cl
-	c.cl, c.proc, c.state, c.err = nil, nil, StateDisabled, nil
-	n := len(c.list)
-	c.mu.Unlock()
+	n := c.drop(StateDisabled, nil)
 	c.markReady()
-	if cl != nil {
-		_ = cl.Close()
-	}
 	m.listChanged(server, fmt.Sprintf("MCP server %s disabled (%d tools leave", server, n))
 	return c.status(), nil
 }
@@ -70,8 +55,7 @@ func (m *Manager) Enable(ctx context.Context, server string) (Status, error) {
 		c.mu.Unlock()
 		return c.status(), nil
 	}
-	c.state, c.err, c.fails = StateDown, nil, 0
-	c.nextTry = c.nextTry.AddDate(-1, 0, 0)
+	c.state, c.err, c.fails, c.nextTry = StateDown, nil, 0, time.Time{}
 	c.mu.Unlock()
 	if _, err := c.ensure(ctx); err != nil {
 		return c.status(), err
@@ -79,6 +63,28 @@ func (m *Manager) Enable(ctx context.Context, server string) (Status, error) {
 	st := c.status()
 	m.listChanged(server, fmt.Sprintf("MCP server %s enabled (%d tools join", server, st.Tools))
 	return st, nil
+}
+
+func (c *conn) isDisabled() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state == StateDisabled
+}
+
+// drop closes the connection and puts the server in state; the next call
+// (or ensure) connects it again unless it is disabled. It returns how many
+// tools the server had.
+func (c *conn) drop(state State, err error) int {
+	c.mu.Lock()
+	cl := c.cl
+	c.cl, c.proc, c.state, c.err = nil, nil, state, err
+	c.fails, c.nextTry = 0, time.Time{}
+	n := len(c.list)
+	c.mu.Unlock()
+	if cl != nil {
+		_ = cl.Close()
+	}
+	return n
 }
 
 // listChanged queues a server's tools for the next Sync and says so, with
