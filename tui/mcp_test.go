@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agent-dev/agent/agent"
 )
 
 // fakeMCP is a fakeBackend with MCP servers.
@@ -106,4 +108,22 @@ func TestMCPListControlAndResource(t *testing.T) {
 func tab(m *Model) {
 	_, cmd := m.Update(tabKey)
 	run(m, cmd)
+}
+
+func TestToolCardShowsProgress(t *testing.T) {
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 100, 30, Options{})
+	total := 5.0
+	feed(m, b, []agent.Event{
+		{Type: agent.EventToolStarted, Tool: &agent.ToolEvent{ID: "t1", Name: "ev__long", Server: "ev"}},
+		{Type: agent.EventToolProgress, Progress: &agent.ToolProgress{ID: "t1", Progress: 3, Total: &total, Message: "step \x1b[31mthree"}},
+	})
+	f := frame(m)
+	if !strings.Contains(f, "… 3/5 60% step three") {
+		t.Fatalf("progress not on the card (or not sanitised):\n%s", f)
+	}
+	feed(m, b, []agent.Event{{Type: agent.EventToolFinished, Tool: &agent.ToolEvent{ID: "t1", Name: "ev__long", Server: "ev", Result: "done"}}})
+	if f := frame(m); strings.Contains(f, "3/5") {
+		t.Fatalf("a finished card still shows progress:\n%s", f)
+	}
 }
