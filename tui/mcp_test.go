@@ -80,7 +80,7 @@ func TestMCPListControlAndResource(t *testing.T) {
 	m, f, turns := newMCPModel(t)
 	typeText(m, "/mcp")
 	run(m, press(m, "enter"))
-	if s := m.transcript(); !strings.Contains(s, "ev  running · 16 tools (+1 hidden) · 4 prompts · 7 resources") {
+	if s := frame(m); !strings.Contains(s, "ev  running · 16 tools (+1 hidden) · 4 prompts") {
 		t.Fatalf("/mcp:\n%s", s)
 	}
 	typeText(m, "/mcp disable ev")
