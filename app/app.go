@@ -239,7 +239,7 @@ func (a *App) build(ctx context.Context) error {
 	if err != nil {
 		return usage(err)
 	}
-	approval, err := approvalPolicy(s.RequireApproval)
+	approval, err := approvalPolicy(s.RequireApproval, s.ApproveReadOnly)
 	if err != nil {
 		return err
 	}
@@ -429,12 +429,15 @@ func (a *App) onMCPEvent(e mcptools.Event) {
 }
 
 // approvalPolicy reads require_approval (tools.Approval: every name of a
-// tool, or "server:NAME").
-func approvalPolicy(patterns []string) (*tools.Approval, error) {
+// tool, "server:NAME" or "@destructive") and approve_read_only.
+func approvalPolicy(patterns []string, readOnly *bool) (*tools.Approval, error) {
 	if len(patterns) == 0 {
 		return nil, nil
 	}
 	a, err := tools.NewApproval(patterns)
+	if err == nil && readOnly != nil {
+		a.ApproveReadOnly = *readOnly
+	}
 	return a, usage(err)
 }
 

@@ -120,7 +120,7 @@ func (a *App) SetAgent(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	approval, err := approvalPolicy(c.RequireApproval)
+	approval, err := approvalPolicy(c.RequireApproval, c.ApproveReadOnly)
 	if err != nil {
 		return "", err
 	}
