@@ -66,7 +66,9 @@ func serveHTTP(t testing.TB, bin, mode string) string {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(30 * time.Second)
+	// Node starts slowly on a loaded machine (load averages of 30 on two
+	// cores were seen in CI-like runs).
+	deadline := time.Now().Add(90 * time.Second)
 	for {
 		c, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), time.Second)
 		if err == nil {
