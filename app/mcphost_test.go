@@ -42,7 +42,7 @@ func TestSamplingAndElicitationPolicies(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := &sampleProvider{}
-			a := &App{session: &agent.Session{Provider: p, Model: "claude-sonnet-4-5"}, label: "anthropic", opts: Options{Yes: tt.yes}}
+			a := &App{session: agent.New(agent.Config{Provider: p, Model: "claude-sonnet-4-5"}), label: "anthropic", opts: Options{Yes: tt.yes}}
 			a.settings.Elicitation = tt.elicitation
 			h := mcpHost{a}
 			ans, err := h.Sample(t.Context(), req)
@@ -77,7 +77,7 @@ func TestSamplingAndElicitationPolicies(t *testing.T) {
 }
 
 func TestSamplingModelHints(t *testing.T) {
-	a := &App{session: &agent.Session{Provider: &sampleProvider{}, Model: "claude-sonnet-4-5"}, label: "anthropic"}
+	a := &App{session: agent.New(agent.Config{Provider: &sampleProvider{}, Model: "claude-sonnet-4-5"}), label: "anthropic"}
 	if m := a.samplingModel(nil, "claude-sonnet-4-5"); m != "claude-sonnet-4-5" {
 		t.Errorf("no hint: %s", m)
 	}
