@@ -91,7 +91,3 @@ func TestSamplingModelHints(t *testing.T) {
 		t.Errorf("unknown hint: %s", m)
 	}
 }
-
-func contains(s, sub string) bool {
-	return len(sub) == 0 || (len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub)))
-}

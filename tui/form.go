@@ -174,7 +174,6 @@ func (f *form) key(k tea.KeyPressMsg) (done bool, cmd tea.Cmd) {
 		i := 0
 		for j, o := range fd.Options {
 			if o == f.values[f.cur] {
-				i = j
 				if s == "right" {
 					i = (j + 1) % len(fd.Options)
 				} else {

@@ -86,7 +86,9 @@ func (c *conn) listExtras(ctx context.Context, cl *client.Client) {
 	if lvl := c.m.opts.LogLevel; lvl != "" && caps.Logging != nil {
 		var req mcpgo.SetLevelRequest
 		req.Params.Level = mcpgo.LoggingLevel(lvl)
-		if err := cl.SetLevel(ctx, req); err != nil {
+		// Deprecated as of protocol 2026-07-28 (SEP-2577); servers that
+		// speak 2025-11-25 and earlier, as most do, still honour it.
+		if err := cl.SetLevel(ctx, req); err != nil { //nolint:staticcheck // see above
 			c.m.log.Warn("mcp: logging/setLevel failed", "server", c.cfg.Name, "err", err)
 		}
 	}
