@@ -249,7 +249,7 @@ func TestClientScenarios(t *testing.T) {
 	}
 	bin := buildAgent(t)
 	model := anthropictest.NewServer(t)
-	model.Handler = callEveryTool
+	model.SetHandler(callEveryTool)
 
 	results := make([]result, len(scenarios))
 	var wg sync.WaitGroup

@@ -77,6 +77,14 @@ func (s *Server) SetScript(sc *Script) {
 	s.Script = sc
 }
 
+// SetHandler replaces the Handler while requests may be arriving (from
+// another process, say), where assigning the field would race.
+func (s *Server) SetHandler(h func(*Request) Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Handler = h
+}
+
 // Enqueue adds replies answered in order, before Handler and Script.
 func (s *Server) Enqueue(rs ...Reply) {
 	s.mu.Lock()
@@ -352,10 +360,10 @@ func (s *Server) next(req *Request) Reply {
 		s.mu.Unlock()
 		return r
 	}
-	sc := s.Script
+	sc, h := s.Script, s.Handler
 	s.mu.Unlock()
-	if s.Handler != nil {
-		return s.Handler(req)
+	if h != nil {
+		return h(req)
 	}
 	if sc != nil {
 		return sc.reply(s, req)
