@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -97,7 +99,10 @@ func serveTestMCP() {
 		os.Exit(1)
 	}
 	if os.Getenv("AGENT_TEST_MCP_LINGER") == "1" {
-		// A server that ignores the end of its input: only a kill ends it.
-		time.Sleep(time.Hour)
+		// A server that ignores the end of its input: only a signal ends
+		// it (SIGTERM as by default, SIGKILL regardless).
+		term := make(chan os.Signal, 1)
+		signal.Notify(term, syscall.SIGTERM)
+		<-term
 	}
 }
