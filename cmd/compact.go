@@ -1,25 +1,14 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/sanitize"
 )
-
-// compactReport is what `agent sessions compact --json` prints.
-type compactReport struct {
-	SessionID string           `json:"session_id"`
-	Compacted agent.Compaction `json:"compaction"`
-	// Messages is the whole history, which the store keeps.
-	Messages int `json:"messages"`
-}
 
 func newSessionsCompactCmd(g *Globals) *cobra.Command {
 	var asJSON bool
@@ -51,23 +40,14 @@ The session is resumed with its stored provider, model and servers (the flags ov
 			if err != nil {
 				return err
 			}
-			rep := compactReport{SessionID: a.Session().ID(), Compacted: *cp, Messages: len(a.Session().Messages())}
+			rep := a.ReportCompaction(cp)
 			if asJSON {
-				e := json.NewEncoder(g.Stdout)
-				e.SetIndent("", "  ")
-				return e.Encode(rep)
+				return app.WriteJSON(g.Stdout, rep)
 			}
-			writeCompaction(g.Stdout, rep)
+			app.WriteCompaction(g.Stdout, rep)
 			return nil
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the compaction as JSON")
 	return c
-}
-
-func writeCompaction(w io.Writer, rep compactReport) {
-	sw := sanitize.NewWriter(w) // the summary is model output
-	defer sw.Flush()
-	fmt.Fprintf(sw, "Compacted session %s (compaction %d): %s.\n", rep.SessionID, rep.Compacted.Seq, app.CompactionLine(rep.Compacted))
-	fmt.Fprintf(sw, "The store keeps all %d messages (agent sessions show %s).\n\n%s\n", rep.Messages, rep.SessionID, rep.Compacted.Summary)
 }

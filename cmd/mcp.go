@@ -1,18 +1,13 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"strconv"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/sanitize"
-	mcptools "github.com/agent-dev/agent/tools/mcp"
 )
 
 func newMCPCmd(g *Globals) *cobra.Command {
@@ -80,11 +75,9 @@ with --all) to count their tools, each within --timeout. Other presets are liste
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(entries)
+				return app.WriteJSON(cmd.OutOrStdout(), entries)
 			}
-			return writeMCPList(cmd.OutOrStdout(), entries, showTools)
+			return app.WriteMCPList(cmd.OutOrStdout(), entries, showTools)
 		},
 	}
 	f := c.Flags()
@@ -93,51 +86,4 @@ with --all) to count their tools, each within --timeout. Other presets are liste
 	f.BoolVar(&showTools, "tools", false, "list each server's tools with their deferral")
 	f.DurationVar(&timeout, "timeout", 30*time.Second, "how long to wait for each server")
 	return c
-}
-
-func writeMCPList(w io.Writer, entries []app.MCPEntry, showTools bool) error {
-	sw := sanitize.NewWriter(w) // server names, errors and tool names come from outside
-	defer sw.Flush()
-	w = sw
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATUS\tSIGN-IN\tTOOLS\tDEFERRED\tSOURCE\tDETAIL")
-	for _, e := range entries {
-		count, deferred := "-", "-"
-		if e.State == mcptools.StateRunning || e.State == mcptools.StateDown {
-			count, deferred = strconv.Itoa(e.Tools), strconv.Itoa(e.Deferred)
-		}
-		detail := e.Target
-		if e.Error != "" {
-			detail = e.Error
-		}
-		signIn := e.SignIn
-		if signIn == "" {
-			signIn = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Transport, e.State, signIn, count, deferred, e.Source, oneLine(detail))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if !showTools {
-		return nil
-	}
-	for _, e := range entries {
-		if len(e.ToolNames) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "\n%s: %d tools, %d deferred\n", e.Name, e.Tools, e.Deferred)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, t := range e.ToolNames {
-			mark := "active"
-			if t.Deferred {
-				mark = "deferred"
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Name, mark, t.ServerTool)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-	}
-	return nil
 }

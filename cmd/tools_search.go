@@ -2,13 +2,10 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/agent-dev/agent/app"
@@ -93,27 +90,7 @@ func runToolsSearch(ctx context.Context, g *Globals, o toolsSearchOpts, args []s
 		return &UsageError{Err: err}
 	}
 	if o.asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(hits)
+		return app.WriteJSON(out, hits)
 	}
-	if len(hits) == 0 {
-		_, err := fmt.Fprintf(out, "no tools match %q among %d tools\n", query, ix.Len())
-		return err
-	}
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tNAME\tSERVER\tSCORE\tDESCRIPTION")
-	for i, h := range hits {
-		// Catalogs and MCP descriptions are untrusted: no escape reaches the terminal.
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%s\n", i+1, sanitize.Line(h.Name), sanitize.Line(orDash(h.Server)), h.Score,
-			ansi.Truncate(sanitize.Line(search.FirstLine(h.Description)), 80, "…"))
-	}
-	return tw.Flush()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return app.WriteHits(out, hits, query, ix.Len())
 }

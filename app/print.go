@@ -1,0 +1,108 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/sanitize"
+)
+
+// ReadPrompt is print mode's prompt: the one given, with piped stdin
+// appended (ReadStdin). An empty prompt is a usage error.
+func ReadPrompt(prompt string, stdin io.Reader) (string, error) {
+	if f, ok := stdin.(*os.File); ok {
+		b, err := ReadStdin(f, strings.TrimSpace(prompt) != "")
+		if err != nil {
+			return "", fmt.Errorf("read stdin: %w", err)
+		}
+		if s := strings.TrimSpace(string(b)); s != "" {
+			if prompt != "" {
+				prompt += "\n\n"
+			}
+			prompt += s
+		}
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", Usagef("empty prompt: give one with -p \"...\" or pipe it on stdin")
+	}
+	return prompt, nil
+}
+
+// PrintOptions are print mode's output choices.
+type PrintOptions struct {
+	// Format is text (the answer as it streams), json (the TurnResult at
+	// the end) or stream-json (an init line, every event, the result).
+	Format string
+	// Yes approves every call that needs approval; without it such a
+	// call is denied, saying so on Stderr.
+	Yes            bool
+	Stdout, Stderr io.Writer
+}
+
+// Print runs prompt as one turn of print mode (-p) and writes it as
+// o.Format says; warnings, compactions and denials go to o.Stderr. It
+// returns the turn's error, of a kind ExitCode maps.
+func (a *App) Print(ctx context.Context, prompt string, o PrintOptions) error {
+	for _, w := range a.Warnings() {
+		fmt.Fprintln(o.Stderr, "agent: warning: "+sanitize.Line(w))
+	}
+	if err := a.MissingServerIn(prompt); err != nil {
+		return err
+	}
+	red := a.NewReducer()
+	// Text mode prints the model's words, which may echo a tool result:
+	// escape sequences in them never reach the terminal.
+	out := sanitize.NewWriter(o.Stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(o.Stdout)
+	if o.Format == "stream-json" {
+		p, model := a.session.Target()
+		_ = enc.Encode(map[string]any{"type": "init", "session_id": a.session.ID(), "provider": p.Name(), "model": model})
+	}
+	for ev := range a.Send(ctx, prompt) {
+		if o.Format == "stream-json" {
+			_ = enc.Encode(ev)
+		}
+		text := red.Add(ev)
+		switch {
+		case text != "" && o.Format == "text":
+			fmt.Fprint(out, text)
+		case ev.Type == agent.EventWarning:
+			fmt.Fprintln(o.Stderr, "agent: "+sanitize.Line(ev.Text))
+		case ev.Type == agent.EventCompacted && ev.Compaction != nil:
+			fmt.Fprintln(o.Stderr, "agent: compacted: "+CompactionLine(*ev.Compaction))
+		case ev.Type == agent.EventApproval:
+			if !o.Yes {
+				fmt.Fprintf(o.Stderr, "agent: denied %s: it needs approval; rerun with --yes to allow it\n", sanitize.Line(ev.Tool.Name))
+			}
+			a.Answer(ev.Tool.ID, o.Yes)
+		}
+	}
+	res := red.Result(a)
+	if res.IsError && a.DropUnanswered() {
+		res.SessionID = ""
+	}
+	runErr := red.Err()
+	if err := a.NamedFailed(); err != nil && runErr == nil {
+		res.IsError, res.Error, runErr = true, err.Error(), err
+	}
+	switch o.Format {
+	case "text":
+		if all := red.Text(); all != "" && !strings.HasSuffix(all, "\n") {
+			fmt.Fprintln(out)
+		}
+	case "json":
+		e := json.NewEncoder(o.Stdout)
+		e.SetIndent("", "  ")
+		_ = e.Encode(res)
+	case "stream-json":
+		res.Type = "result"
+		_ = enc.Encode(res)
+	}
+	return runErr
+}

@@ -1,0 +1,260 @@
+package app
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/models"
+	"github.com/agent-dev/agent/sanitize"
+	mcptools "github.com/agent-dev/agent/tools/mcp"
+	"github.com/agent-dev/agent/tools/search"
+)
+
+// What the subcommands print: each report as a table for a reader (every
+// string from outside sanitised) or, through WriteJSON, as indented JSON.
+
+// WriteJSON prints v as indented JSON, the form of every --json.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// firstLine is s up to its first line break: a multi-line error in a
+// table cell would break the table.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// WriteToolsReport prints agent tools: the servers' totals, every tool
+// with its set and cost, the tools left out and what a request carries.
+func WriteToolsReport(w io.Writer, rep *ToolsReport) error {
+	sw := sanitize.NewWriter(w) // tool and server names, warnings come from outside
+	defer sw.Flush()
+	w = sw
+	for _, warn := range rep.Warnings {
+		fmt.Fprintln(w, "warning: "+warn)
+	}
+	// The model is empty when the provider is not configured.
+	provider := rep.Provider
+	if rep.ProviderError != "" {
+		provider += " (not configured: " + rep.ProviderError + ")"
+	}
+	fmt.Fprintf(w, "%s, search %s (resolves to %s): %d active, %d deferred\n\n", strings.TrimSpace(provider+" "+rep.Model), rep.Search, rep.Resolved, rep.Active, rep.Deferred)
+	if len(rep.Tools) == 0 {
+		fmt.Fprintln(w, "no tools: no MCP server is configured or started (agent mcp list shows the presets; connect one with --mcp NAME)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tTOOLS\tDEFERRED\tTOKENS")
+	for _, s := range rep.Servers {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", dash(s.Server), s.Tools, s.Deferred, s.Tokens)
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOL\tSERVER\tSET\tTOKENS\tANNOTATIONS")
+	for _, t := range rep.Tools {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", t.Name, dash(t.Server), setName(t.Deferred), t.Tokens, t.Annotations)
+	}
+	_ = tw.Flush()
+	for _, l := range []struct {
+		head string
+		rows []QuarantinedRow
+	}{{"QUARANTINED\tSERVER\tPROBLEM (never sent)", rep.Quarantined}, {"HIDDEN\tSERVER\tREASON (never sent)", rep.Hidden}} {
+		if len(l.rows) == 0 {
+			continue
+		}
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, l.head)
+		for _, q := range l.rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", q.Name, dash(q.Server), q.Problem)
+		}
+		_ = tw.Flush()
+	}
+	e := rep.Sent
+	fmt.Fprintf(w, "\nin the model's context per request: about %d tokens of tool definitions (every tool eager: %d; saved by deferral: %d)\n",
+		e.Context, e.Eager, e.Saved)
+	return nil
+}
+
+func setName(deferred bool) string {
+	if deferred {
+		return "deferred"
+	}
+	return "active"
+}
+
+// WriteMCPList prints agent mcp list; showTools adds each server's tools.
+func WriteMCPList(w io.Writer, entries []MCPEntry, showTools bool) error {
+	sw := sanitize.NewWriter(w) // server names, errors and tool names come from outside
+	defer sw.Flush()
+	w = sw
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATUS\tSIGN-IN\tTOOLS\tDEFERRED\tSOURCE\tDETAIL")
+	for _, e := range entries {
+		count, deferred := "-", "-"
+		if e.State == mcptools.StateRunning || e.State == mcptools.StateDown {
+			count, deferred = strconv.Itoa(e.Tools), strconv.Itoa(e.Deferred)
+		}
+		detail := cmp.Or(e.Error, e.Target)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Transport, e.State, dash(e.SignIn), count, deferred, e.Source, firstLine(detail))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if !showTools {
+		return nil
+	}
+	for _, e := range entries {
+		if len(e.ToolNames) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s: %d tools, %d deferred\n", e.Name, e.Tools, e.Deferred)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, t := range e.ToolNames {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Name, setName(t.Deferred), t.ServerTool)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteHits prints agent tools search's ranking of query among n tools.
+func WriteHits(w io.Writer, hits []search.Hit, query string, n int) error {
+	if len(hits) == 0 {
+		_, err := fmt.Fprintf(w, "no tools match %q among %d tools\n", query, n)
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tNAME\tSERVER\tSCORE\tDESCRIPTION")
+	for i, h := range hits {
+		// Catalogs and MCP descriptions are untrusted: no escape reaches the terminal.
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%s\n", i+1, sanitize.Line(h.Name), sanitize.Line(dash(h.Server)), h.Score,
+			ansi.Truncate(sanitize.Line(search.FirstLine(h.Description)), 80, "…"))
+	}
+	return tw.Flush()
+}
+
+// WriteAgents prints agent agents: the profiles, their files shown
+// relative to workdir when inside it; errors go to errw.
+func WriteAgents(w, errw io.Writer, rep AgentsList, workdir string) error {
+	for _, e := range rep.Errors {
+		fmt.Fprintln(errw, "warning: "+sanitize.Line(e))
+	}
+	if len(rep.Agents) == 0 {
+		_, err := fmt.Fprintln(w, "No agent profiles. Add one as .agent/agents/NAME.md: YAML front matter (description, model, mcp, defer, tools, ...), then the system prompt.")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSOURCE\tMODEL\tMCP\tDESCRIPTION")
+	for _, a := range rep.Agents {
+		path := a.Path
+		if rel, err := filepath.Rel(workdir, a.Path); err == nil && !strings.HasPrefix(rel, "..") {
+			path = rel
+		}
+		model := strings.TrimPrefix(a.Provider+":"+a.Model, ":")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sanitize.Line(a.Name), a.Source+" "+sanitize.Line(path),
+			dash(sanitize.Line(model)), dash(sanitize.Line(strings.Join(a.MCP, ","))), sanitize.Line(a.Description))
+	}
+	return tw.Flush()
+}
+
+// CompactReport is what agent sessions compact prints.
+type CompactReport struct {
+	SessionID string           `json:"session_id"`
+	Compacted agent.Compaction `json:"compaction"`
+	// Messages is the whole history, which the store keeps.
+	Messages int `json:"messages"`
+}
+
+// ReportCompaction is agent sessions compact's report of cp.
+func (a *App) ReportCompaction(cp *agent.Compaction) CompactReport {
+	return CompactReport{SessionID: a.session.ID(), Compacted: *cp, Messages: len(a.session.Messages())}
+}
+
+// WriteCompaction prints agent sessions compact's report.
+func WriteCompaction(w io.Writer, rep CompactReport) {
+	sw := sanitize.NewWriter(w) // the summary is model output
+	defer sw.Flush()
+	fmt.Fprintf(sw, "Compacted session %s (compaction %d): %s.\n", rep.SessionID, rep.Compacted.Seq, CompactionLine(rep.Compacted))
+	fmt.Fprintf(sw, "The store keeps all %d messages (agent sessions show %s).\n\n%s\n", rep.Messages, rep.SessionID, rep.Compacted.Summary)
+}
+
+// ModelRow is what agent models prints of one model id.
+type ModelRow struct {
+	Model    string `json:"model"`
+	Provider string `json:"provider"`
+	models.Capabilities
+	EffortMap     map[string]string `json:"effort_map,omitempty"`
+	ProviderTools []string          `json:"provider_tools"`
+}
+
+// ModelRows looks ids up in the capability table of s (the config's
+// models applied) under its provider; no ids means --model.
+func ModelRows(s Settings, ids []string) ([]ModelRow, error) {
+	if err := CheckProvider(s.Provider); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 && s.Model != "" {
+		ids = []string{s.Model}
+	}
+	if len(ids) == 0 {
+		return nil, Usagef("name a model: agent models MODEL (or --model)")
+	}
+	table, err := s.ModelTable()
+	if err != nil {
+		return nil, Usagef("%v", err)
+	}
+	var rows []ModelRow
+	for _, m := range ids {
+		c := table.Lookup(s.Provider, m)
+		rows = append(rows, ModelRow{m, s.Provider, c, c.EffortMap(), append([]string{}, HostedTools(s.Provider)...)})
+	}
+	return rows, nil
+}
+
+// WriteModels prints agent models' rows, one block a model.
+func WriteModels(w io.Writer, rows []ModelRow) error {
+	sw := sanitize.NewWriter(w)
+	defer sw.Flush()
+	for _, r := range rows {
+		tw := tabwriter.NewWriter(sw, 0, 4, 2, ' ', 0)
+		c := r.Capabilities
+		known := "known"
+		if !c.Known {
+			known = "not in the table: conservative defaults (declare it in the config's \"models\")"
+		}
+		fmt.Fprintf(sw, "%s (%s): %s\n", r.Model, r.Provider, known)
+		fmt.Fprintf(tw, "  context window\t%d\n  max output\t%d (default %d)\n", c.ContextWindow, c.MaxOutput, c.DefaultMaxTokens)
+		fmt.Fprintf(tw, "  tool search\t%v (defer_loading %v)\n", c.NativeSearch, c.DeferLoading)
+		fmt.Fprintf(tw, "  reasoning\t%s (thinking %s, encrypted %v)\n", c.Reasoning, c.Thinking, c.EncryptedReasoning)
+		fmt.Fprintf(tw, "  efforts\t%s\n  schema dialect\t%s\n  takes images\t%v\n", dash(strings.Join(c.Efforts, ", ")), c.SchemaDialect, c.TakesImages)
+		var maps []string
+		for _, l := range models.EffortLevels {
+			if w, ok := r.EffortMap[l]; ok {
+				maps = append(maps, l+"→"+w)
+			}
+		}
+		fmt.Fprintf(tw, "  --effort\t%s\n", dash(strings.Join(maps, ", ")))
+		fmt.Fprintf(tw, "  provider tools\t%s\n  retired\t%s\n", cmp.Or(strings.Join(r.ProviderTools, ", "), "none"), cmp.Or(c.Retired, "no"))
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
