@@ -18,16 +18,12 @@ func SetupLog(getenv func(string) string) func() {
 		return func() {}
 	}
 	if path == "" {
-		dir := getenv("XDG_STATE_HOME")
+		dir := stateDir(getenv)
 		if dir == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
-				return func() {}
-			}
-			dir = filepath.Join(home, ".local", "state")
+			slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+			return func() {}
 		}
-		path = filepath.Join(dir, "agent", "agent.log")
+		path = filepath.Join(dir, "agent.log")
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -40,4 +36,27 @@ func SetupLog(getenv func(string) string) func() {
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	return func() { _ = f.Close() }
+}
+
+// stateDir is $XDG_STATE_HOME/agent (~/.local/state/agent): the log and
+// the running MCP servers' pid files; "" without a home directory.
+func stateDir(getenv func(string) string) string {
+	if dir := getenv("XDG_STATE_HOME"); dir != "" && filepath.IsAbs(dir) {
+		return filepath.Join(dir, "agent")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".local", "state", "agent")
+}
+
+// serverPidDir is where the stdio MCP servers a run starts are written
+// down, so the next start ends those a crash left running
+// (tools/mcp.EndLeftovers).
+func serverPidDir() string {
+	if dir := stateDir(os.Getenv); dir != "" {
+		return filepath.Join(dir, "servers")
+	}
+	return ""
 }

@@ -82,7 +82,7 @@ func startMCPServers(ctx context.Context, s Settings, configured map[string]conf
 	if s.Defer == "true" {
 		servers = config.DeferAll(servers, s.MCP)
 	}
-	o.Workdir, o.ClientName, o.MaxToolResultBytes = s.Workdir, "agent", s.MaxToolResultBytes
+	o.Workdir, o.ClientName, o.MaxToolResultBytes, o.PidDir = s.Workdir, "agent", s.MaxToolResultBytes, serverPidDir()
 	m := mcptools.NewManager(servers, o)
 	return m, servers, m.Start(ctx), nil
 }
@@ -151,7 +151,7 @@ func MCPList(ctx context.Context, s Settings, all bool, timeout time.Duration, v
 	}
 	m := mcptools.NewManager(start, mcptools.Options{
 		Workdir: s.Workdir, StartTimeout: timeout, ClientName: "agent", ClientVersion: version,
-		Logger: slog.New(slog.DiscardHandler), OAuth: oauthOptions(s, nil),
+		Logger: slog.New(slog.DiscardHandler), OAuth: oauthOptions(s, nil), PidDir: serverPidDir(),
 	})
 	defer m.Close()
 	m.Start(ctx)

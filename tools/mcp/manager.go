@@ -44,6 +44,10 @@ type Options struct {
 	MaxToolResultBytes int
 	// Workdir is the working directory of stdio servers without a Cwd.
 	Workdir string
+	// PidDir, when set, keeps a pid file per stdio server the manager
+	// starts, and Start first ends the servers other agents that crashed
+	// left running (EndLeftovers).
+	PidDir string
 	// OnEvent receives status changes (tools changed, server down or back,
 	// start failures). It is called from the manager's goroutines and must
 	// not block.
@@ -236,6 +240,7 @@ func NewManager(servers []config.MCPServer, opts Options) *Manager {
 // for its own server's start only. A background server that fails to start
 // is reported by an event; its cached tools answer with that error.
 func (m *Manager) Start(ctx context.Context) []error {
+	EndLeftovers(m.opts.PidDir, m.log)
 	errs := make([]error, len(m.conns))
 	var wg sync.WaitGroup
 	for i, c := range m.conns {

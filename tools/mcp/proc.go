@@ -57,6 +57,8 @@ func (c *conn) spawn(stderr *tail) (*proc, *procTransport, error) {
 		return nil, nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	token := newToken()
+	cmd.Env = append(cmd.Env, leftoverEnv+"="+token)
 	if err := cmd.Start(); err != nil {
 		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW} {
 			f.Close()
@@ -68,8 +70,15 @@ func (c *conn) spawn(stderr *tail) (*proc, *procTransport, error) {
 	errW.Close()
 	p := &proc{cmd: cmd, exited: make(chan struct{}), bad: make(chan string, 1), talked: make(chan struct{})}
 	c.m.procs.add(p)
+	pf, err := pidFile(c.m.opts.PidDir, c.cfg.Name, c.cfg.Command, token, cmd.Process.Pid)
+	if err != nil {
+		c.m.log.Warn("an MCP server ended by a crash of the agent would be left running", "server", c.cfg.Name, "err", err)
+	}
 	go func() {
 		p.err = cmd.Wait()
+		if pf != "" {
+			_ = os.Remove(pf)
+		}
 		c.m.procs.remove(p)
 		close(p.exited)
 	}()
