@@ -96,6 +96,9 @@ type App struct {
 	// bg counts the background work Close waits for (token counting).
 	bg    sync.WaitGroup
 	asker Asker // answers MCP servers' requests (mcphost.go)
+	// instr are the instruction files in the system prompt, read when the
+	// session started or resumed (instructions.go).
+	instr Instructions
 	// turnEmit emits into the running turn's stream (nil between turns).
 	turnEmit func(agent.Event)
 }
@@ -245,8 +248,10 @@ func (a *App) build(ctx context.Context) error {
 	}
 	set := tools.NewSet()
 	searcher := search.NewSearcher(set)
+	a.instr = loadInstructions(*s)
+	a.warnings = append(a.warnings, a.instr.Warnings...)
 	cfg := agent.Config{
-		Provider: p, Model: model, System: s.System, Tools: set, Search: mode, Searcher: searcher,
+		Provider: p, Model: model, System: a.instr.System(s.System), Tools: set, Search: mode, Searcher: searcher,
 		SearchAlgo: s.SearchAlgo, WireBudget: s.WireBudget, ProviderTools: pts, MaxSteps: s.MaxSteps, MaxTokens: s.MaxTokens,
 		NoStream: s.NoStream, MaxRetryWait: time.Duration(s.MaxRetryWait),
 		AutoCompact: s.CompactShare(), Effort: s.Effort, ContextWindow: s.contextWindow(model),

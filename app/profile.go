@@ -126,9 +126,10 @@ func (a *App) SetAgent(name string) (string, error) {
 	}
 	// The session's turn context follows the settings the profile changed,
 	// as build made it from them.
+	system := a.system(c.System)
 	if err := a.session.Override(func(tc *agent.TurnContext) {
 		tc.Provider, tc.Model = pr, model
-		tc.System, tc.Search, tc.MaxTokens, tc.Effort, tc.ProviderTools = c.System, mode, c.MaxTokens, c.Effort, pts
+		tc.System, tc.Search, tc.MaxTokens, tc.Effort, tc.ProviderTools = system, mode, c.MaxTokens, c.Effort, pts
 		if p.FallbackModel != "" {
 			tc.Fallback, tc.FallbackModel = pr, p.FallbackModel
 		}

@@ -125,6 +125,9 @@ func (a *App) Resume(ctx context.Context, id string) ([]agent.Message, error) {
 	if err := a.adopt(ss); err != nil {
 		return nil, err
 	}
+	if err := a.reloadInstructions(); err != nil {
+		return nil, err
+	}
 	a.session.Reset(hist)
 	if cp, err := ss.LastCompaction(ctx); err == nil && cp != nil {
 		a.session.SetCompaction(cp) // it sends the compacted form, as --resume does
@@ -147,6 +150,9 @@ func (a *App) New(ctx context.Context) error {
 		return err
 	}
 	if err := a.adopt(ss); err != nil {
+		return err
+	}
+	if err := a.reloadInstructions(); err != nil {
 		return err
 	}
 	a.session.Reset(nil)

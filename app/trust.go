@@ -24,8 +24,9 @@ import (
 // commands, instructions) is one more entry in projectPaths.
 
 // projectPaths are the project files and directories, relative to the
-// working directory.
-var projectPaths = []string{".mcp.json", filepath.Join(".agent", "config.json"), filepath.Join(".agent", "agents")}
+// working directory. The instruction files (AGENTS.md or CLAUDE.md, from
+// the repository root down: instructions.go) are project files too.
+var projectPaths = []string{".mcp.json", filepath.Join(".agent", "config.json"), filepath.Join(".agent", "agents"), filepath.Join(".agent", "commands")}
 
 // Project is what a directory's project files are.
 type Project struct {
@@ -58,6 +59,10 @@ func ReadProject(dir string) (Project, error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return Project{}, fmt.Errorf("read project files of %s: %w", abs, err)
 		}
+	}
+	for _, f := range projectInstructionFiles(abs) {
+		r, _ := filepath.Rel(abs, f)
+		p.Files = append(p.Files, r)
 	}
 	slices.Sort(p.Files)
 	h := sha256.New()
@@ -159,7 +164,7 @@ func Trust(dir string) (Project, error) {
 		return p, err
 	}
 	if p.Empty() {
-		return p, Usagef("%s has no project files (%s): there is nothing to trust", p.Dir, strings.Join(projectPaths, ", "))
+		return p, Usagef("%s has no project files (%s, AGENTS.md or CLAUDE.md): there is nothing to trust", p.Dir, strings.Join(projectPaths, ", "))
 	}
 	t, path, err := readTrust()
 	if err != nil {

@@ -175,6 +175,8 @@ func bindKeys(persistent, root *pflag.FlagSet, c *config.Config) {
 			fs.IntVar(p, k.Flag, 0, k.Help())
 		case *[]string:
 			fs.StringArrayVar(p, k.Flag, nil, k.Help())
+		case *bool:
+			fs.BoolVar(p, k.Flag, false, k.Help())
 		default:
 			panic(fmt.Sprintf("config key %s: a %T cannot be a flag", k.Name, p))
 		}

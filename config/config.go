@@ -99,6 +99,9 @@ type Config struct {
 	// ApproveReadOnly lets tools their server marks readOnlyHint run
 	// without asking, even when require_approval matches them.
 	ApproveReadOnly *bool `json:"approve_read_only,omitempty" doc:"true: tools their MCP server marks readOnlyHint run without approval, whatever require_approval says (default false)"`
+	// NoInstructions leaves the AGENTS.md (CLAUDE.md) instruction files
+	// out of the system prompt; a resumed session keeps it.
+	NoInstructions bool `json:"no_instructions,omitempty" flag:"no-instructions" stored:"" doc:"send no instruction files (AGENTS.md, CLAUDE.md) in the system prompt"`
 }
 
 // Duration is a config duration: a string time.ParseDuration reads
@@ -141,11 +144,22 @@ func Defaults() Config {
 
 // DefaultPath is the user config file, $XDG_CONFIG_HOME/agent/config.json.
 func DefaultPath() string {
+	dir := UserDir()
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "config.json")
+}
+
+// UserDir is the user's own directory of the agent, $XDG_CONFIG_HOME/agent
+// (os.UserConfigDir), where config.json, AGENTS.md, agents/ and commands/
+// live; "" when there is none.
+func UserDir() string {
 	dir, err := os.UserConfigDir()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(dir, "agent", "config.json")
+	return filepath.Join(dir, "agent")
 }
 
 // Load applies the file at path over c. A missing default file is fine; a

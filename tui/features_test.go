@@ -162,6 +162,8 @@ func TestCopyCostContextExport(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	b := newFakeBackend()
+	b.info.Instructions = []InstructionInfo{{Path: "/home/u/.config/agent/AGENTS.md", Bytes: 120, Size: 120},
+		{Path: "/src/repo/AGENTS.md\x1b[2J", Bytes: 2048, Size: 4096}}
 	m, _, _ := newTestModel(t, b, 120, 40, Options{})
 	typeText(m, "weather in Paris?")
 	run(m, press(m, "enter"))
@@ -181,6 +183,15 @@ func TestCopyCostContextExport(t *testing.T) {
 	}
 	if !strings.Contains(f, "Context: 0% of 200.0k tokens") {
 		t.Errorf("/context:\n%s", f)
+	}
+	// The instruction files of the system prompt, each with its size.
+	for _, want := range []string{"instruction files in the system prompt: 2 files, 2.1 KB", "/home/u/.config/agent/AGENTS.md  120 bytes", "/src/repo/AGENTS.md", "2.0 KB (cut from 4.0 KB)"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("/context lacks %q:\n%s", want, f)
+		}
+	}
+	if strings.Contains(f, "\x1b[2J") {
+		t.Error("/context prints a path's escape sequence")
 	}
 	typeText(m, "/export out.md")
 	run(m, press(m, "enter"))

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/sanitize"
 )
 
 // costText is /cost: what the session spent, by tokens and dollars.
@@ -45,13 +46,43 @@ func (m *Model) contextText() string {
 	w := s.info.ContextWindow
 	in := inputOf(s.last) + s.last.OutputTokens
 	if w <= 0 {
-		return fmt.Sprintf("Context: the last request used %s tokens; the window of %s is not in the capability table", fmtTokens(in), orText(s.info.Model, "this model"))
+		return fmt.Sprintf("Context: the last request used %s tokens; the window of %s is not in the capability table", fmtTokens(in), orText(s.info.Model, "this model")) +
+			instructionsText(s.info.Instructions)
 	}
 	pct, _ := s.contextFill()
 	bar := 30
 	fill := min(pct*bar/100, bar)
 	return fmt.Sprintf("Context: %d%% of %s tokens (%s used by the last request)\n  [%s%s]\n  active tools %d · deferred %d (deferred tools stay out of the context until a search finds them)",
-		pct, fmtTokens(w), fmtTokens(in), strings.Repeat("█", fill), strings.Repeat("░", bar-fill), s.info.Active, s.info.Deferred)
+		pct, fmtTokens(w), fmtTokens(in), strings.Repeat("█", fill), strings.Repeat("░", bar-fill), s.info.Active, s.info.Deferred) +
+		instructionsText(s.info.Instructions)
+}
+
+// instructionsText lists the instruction files of the system prompt.
+func instructionsText(files []InstructionInfo) string {
+	if len(files) == 0 {
+		return "\n  instruction files: none (AGENTS.md or CLAUDE.md, from the repository root down, and in the user's agent directory)"
+	}
+	total := 0
+	for _, f := range files {
+		total += f.Bytes
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n  instruction files in the system prompt: %s, %s", plural(len(files), "file"), fmtBytes(total))
+	for _, f := range files {
+		fmt.Fprintf(&b, "\n    %s  %s", sanitize.Line(f.Path), fmtBytes(f.Bytes))
+		if f.Bytes < f.Size {
+			fmt.Fprintf(&b, " (cut from %s)", fmtBytes(f.Size))
+		}
+	}
+	return b.String()
+}
+
+// fmtBytes writes a size as bytes or KB.
+func fmtBytes(n int) string {
+	if n < 1024 {
+		return plural(n, "byte")
+	}
+	return strconv.FormatFloat(float64(n)/1024, 'f', 1, 64) + " KB"
 }
 
 // lastAnswer is the text of the newest assistant message.

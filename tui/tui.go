@@ -74,6 +74,16 @@ type Info struct {
 	// false: unknown), until Info is read again after the turn.
 	Price  pricing.Price
 	Priced bool
+	// Instructions are the instruction files (AGENTS.md) in the system
+	// prompt, for /context.
+	Instructions []InstructionInfo
+}
+
+// InstructionInfo is one instruction file sent in the system prompt: its
+// path, the bytes sent and the file's size (more when the cap cut it).
+type InstructionInfo struct {
+	Path        string
+	Bytes, Size int
 }
 
 // ToolInfo describes one tool for display.

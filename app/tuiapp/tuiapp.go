@@ -127,11 +127,15 @@ func (b *Backend) Info() tui.Info {
 	_, model := s.Target()
 	price, priced := app.Price(b.a.Provider(), model)
 	sp := b.a.Spend()
+	var instr []tui.InstructionInfo
+	for _, f := range b.a.Instructions() {
+		instr = append(instr, tui.InstructionInfo{Path: f.Path, Bytes: f.Bytes, Size: f.Size})
+	}
 	return tui.Info{
 		Provider: b.a.Provider(), Model: model, SessionID: s.ID(), SearchMode: b.a.SearchMode(),
 		Active: len(s.Tools().Active()), Deferred: len(s.Tools().Deferred()), TokensSaved: b.a.TokensSaved(), Note: b.a.Note(),
 		Totals: sp.Usage, Requests: sp.Requests, Last: sp.Last, ContextWindow: b.a.ContextWindow(),
-		Cost: sp.Cost, CostKnown: !sp.Unpriced, Price: price, Priced: priced,
+		Cost: sp.Cost, CostKnown: !sp.Unpriced, Price: price, Priced: priced, Instructions: instr,
 	}
 }
 
