@@ -36,4 +36,3 @@ func TestPrintDoesNotWaitForAnOpenSilentPipe(t *testing.T) {
 		t.Fatalf("piped input: %q, %v", got, err)
 	}
 }
-
