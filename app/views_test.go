@@ -1,0 +1,410 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+	"github.com/agent-dev/agent/store"
+	mcptools "github.com/agent-dev/agent/tools/mcp"
+	"github.com/agent-dev/agent/tools/search"
+)
+
+// evil is text from outside (a title, a server's error, a description)
+// carrying escape sequences that must not reach a terminal.
+const evil = "ok\x1b[2J\x1b]0;pwned\x07link"
+
+func noEscapes(t *testing.T, what, s string) {
+	t.Helper()
+	if strings.ContainsAny(s, "\x1b\x07") {
+		t.Errorf("%s: an escape sequence reaches the terminal: %q", what, s)
+	}
+}
+
+func TestSessionAge(t *testing.T) {
+	now := time.Date(2026, 5, 10, 12, 0, 0, 0, time.Local)
+	for _, tt := range []struct {
+		ago  time.Duration
+		want string
+	}{
+		{10 * time.Second, "just now"},
+		{5 * time.Minute, "5m ago"},
+		{3 * time.Hour, "3h ago"},
+		{49 * time.Hour, "2d ago"},
+		{8 * 24 * time.Hour, "2026-05-02"},
+	} {
+		if got := sessionAge(now, now.Add(-tt.ago)); got != tt.want {
+			t.Errorf("%s ago: %q, want %q", tt.ago, got, tt.want)
+		}
+	}
+}
+
+// Columns are aligned in cells (a wide title), an empty title is named,
+// long ones are cut, and a title's escapes are neutralised.
+func TestWriteSessionTable(t *testing.T) {
+	now := time.Now()
+	list := []store.Summary{
+		{ID: "aaaa1111", Updated: now, Title: "日本語のタイトル", Provider: "anthropic", Model: "claude-sonnet-4-5", Messages: 4, Searches: 1},
+		{ID: "bbbb2222", Updated: now.Add(-2 * time.Hour), Title: "", Provider: "openai", Model: "gpt-5", Messages: 2},
+		{ID: "cccc3333", Updated: now, Title: strings.Repeat("long ", 20) + evil, Provider: "gemini", Model: "gemini-2.5-pro"},
+	}
+	var b bytes.Buffer
+	WriteSessionTable(&b, list, now)
+	out := b.String()
+	noEscapes(t, "sessions", out)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "ID") {
+		t.Fatalf("table:\n%s", out)
+	}
+	col := strings.Index(lines[0], "PROVIDER/MODEL")
+	for _, l := range lines[1:] {
+		// The provider column starts at the same cell on every line.
+		if i := strings.Index(l, "/"); ansi.StringWidth(l[:i]) < ansi.StringWidth(lines[0][:col]) {
+			t.Errorf("misaligned: %q", l)
+		}
+	}
+	if !strings.Contains(lines[2], "(untitled)") || !strings.Contains(lines[2], "2h ago") || !strings.Contains(lines[3], "…") {
+		t.Errorf("rows:\n%s", out)
+	}
+}
+
+func TestWriteTranscript(t *testing.T) {
+	e := &store.Export{
+		Session: store.SessionMeta{ID: "s1", Provider: "anthropic", Model: "m", Workdir: "/w", Title: "Title " + evil,
+			Settings: store.Settings{Search: "native", Defer: "auto", MCPServers: []string{"gh"}, Agent: "reviewer"}},
+		Requests:    []store.Request{{InputTokens: 10, OutputTokens: 5, CacheRead: 3}},
+		Discoveries: []store.Discovery{{Tool: "gh__pr"}, {Tool: "gh__pr"}, {Tool: "gh__issue"}},
+		Compactions: []agent.Compaction{{Seq: 1, Boundary: 1, Before: 900, After: 100, Summary: "we talked"}},
+		Messages: []store.StoredMessage{
+			{Message: agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("hello")}}},
+			{Message: agent.Message{Role: agent.RoleAssistant, Interrupted: true, Parts: []agent.Part{
+				{Type: agent.PartToolCall, ToolCall: &agent.ToolCall{Name: "gh__pr", Input: json.RawMessage(`{"n": 1}`)}},
+				{Type: agent.PartToolResult, ToolResult: &agent.ToolResult{Name: "gh__pr", Text: "failed\n" + evil, IsError: true}},
+				{Type: agent.PartSearchResult, SearchResult: &agent.SearchResult{Tools: []string{"gh__pr"}}},
+				{Type: agent.PartSearchResult, SearchResult: &agent.SearchResult{Error: "bad regex"}},
+			}}},
+			{Partial: true, Message: agent.Message{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("cut")}}},
+		},
+	}
+	var b bytes.Buffer
+	WriteTranscript(&b, e)
+	out := b.String()
+	noEscapes(t, "transcript", out)
+	for _, want := range []string{
+		"Session s1 · anthropic/m · /w", "1 requests · tokens in 10 (cache read 3, write 0), out 5",
+		"Search native · defer auto · MCP gh", "Agent profile reviewer", "Compactions: 1 (requests send a summary of the first 1 messages: about 900 → 100 tokens)",
+		"Discovered tools: gh__pr, gh__issue\n", "── user ──\nhello\n\n── compacted (1): the messages above are sent as this summary ──\nwe talked",
+		`  → gh__pr {"n": 1}`, "  ✗ gh__pr: failed ok", "  ⌕ found: gh__pr", "  ⌕ search failed: bad regex", "  [interrupted]", "cut\n  [still streaming",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("transcript lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestWriteMCPListAndHits(t *testing.T) {
+	entries := []MCPEntry{
+		{Status: mcptools.Status{Name: "gh", Transport: "stdio", State: mcptools.StateRunning, Tools: 2, Deferred: 1, Source: "user", Target: "gh-mcp"},
+			ToolNames: []MCPTool{{Name: "gh__pr", ServerTool: "pr", Deferred: true}, {Name: "gh__issue", ServerTool: "issue"}}, SignIn: "off"},
+		{Status: mcptools.Status{Name: "bad", Transport: "http", State: mcptools.StateFailed, Tools: 9, Error: "exit 1: " + evil + "\nsecond line"}},
+	}
+	var b bytes.Buffer
+	if err := WriteMCPList(&b, entries, true); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	noEscapes(t, "mcp list", out)
+	for _, want := range []string{"gh    stdio", "running", "gh-mcp", "exit 1: ok", "gh: 2 tools, 1 deferred", "gh__pr     deferred  pr", "gh__issue  active"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("mcp list lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "second line") || strings.Contains(out, " 9 ") {
+		t.Errorf("a failed server's count or second error line shown:\n%s", out)
+	}
+
+	b.Reset()
+	if err := WriteHits(&b, nil, "pdf", 12); err != nil || b.String() != "no tools match \"pdf\" among 12 tools\n" {
+		t.Errorf("no hits: %q %v", b.String(), err)
+	}
+	b.Reset()
+	hits := []search.Hit{{Name: "convert" + evil, Description: "Converts files\nmore", Score: 1.5}, {Name: "b", Server: "s", Score: 0.25}}
+	if err := WriteHits(&b, hits, "x", 2); err != nil {
+		t.Fatal(err)
+	}
+	noEscapes(t, "hits", b.String())
+	if !strings.Contains(b.String(), "1.50   Converts files\n") || !strings.Contains(b.String(), "2  b") {
+		t.Errorf("hits:\n%s", b.String())
+	}
+}
+
+func TestModelRows(t *testing.T) {
+	for _, tt := range []struct {
+		provider, model string
+		ids             []string
+		errHas          string
+		want            []string
+	}{
+		{"anthropic", "", []string{"claude-sonnet-4-5"}, "", []string{"claude-sonnet-4-5 (anthropic): known", "context window", "provider tools  code_execution, mcp, web_fetch, web_search"}},
+		{"anthropic", "claude-opus-4-1", nil, "", []string{"claude-opus-4-1 (anthropic): known"}},
+		{"openai", "", []string{"my-finetune"}, "", []string{"my-finetune (openai): not in the table"}},
+		{"anthropic", "", nil, "name a model", nil},
+		{"nosuch", "", []string{"x"}, "nosuch", nil},
+	} {
+		s := Settings{}
+		s.Provider, s.Model = tt.provider, tt.model
+		rows, err := ModelRows(s, tt.ids)
+		if tt.errHas != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.errHas) || ExitCode(err) != 2 {
+				t.Errorf("%s %v: %v, want %q", tt.provider, tt.ids, err, tt.errHas)
+			}
+			continue
+		}
+		var b bytes.Buffer
+		if err != nil || WriteModels(&b, rows) != nil {
+			t.Fatalf("%s %v: %v", tt.provider, tt.ids, err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s %v lacks %q:\n%s", tt.provider, tt.ids, w, b.String())
+			}
+		}
+	}
+}
+
+// agent tools and agent mcp list over a real MCP server, and agent tools
+// search over a catalog file with --queries and --history.
+func TestToolsReportMCPListAndSearchFiles(t *testing.T) {
+	f := newFixture(t, true)
+	f.flags.Defer = "true"
+	s, err := Load(f.flags, f.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := BuildToolsReport(t.Context(), s, Options{Getenv: f.getenv, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// read_resource is the one active tool: the server offers resources.
+	if rep.Active != 1 || rep.Deferred != 2 || len(rep.Servers) != 2 || rep.Servers[1].Server != "tt" || rep.Servers[1].Tokens == 0 || rep.Sent.Eager <= 0 {
+		t.Errorf("report %+v", rep)
+	}
+	var b bytes.Buffer
+	if err := WriteToolsReport(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"anthropic claude-sonnet-4-5, search", "1 active, 2 deferred", "tt__get_weather  tt      deferred", "read_resource    -       active", "saved by deferral"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("tools report lacks %q:\n%s", want, b.String())
+		}
+	}
+	entries, err := MCPList(t.Context(), s, false, 30*time.Second, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tt *MCPEntry
+	for i := range entries {
+		if entries[i].Name == "tt" {
+			tt = &entries[i]
+		}
+	}
+	if tt == nil || tt.State != mcptools.StateRunning || tt.Tools != 2 || tt.Deferred != 2 || len(tt.ToolNames) != 2 {
+		t.Fatalf("mcp list: %+v", entries)
+	}
+	for _, e := range entries {
+		if e.Preset && e.State == mcptools.StateRunning {
+			t.Errorf("preset %s started without --all", e.Name)
+		}
+	}
+
+	dir := t.TempDir()
+	catalog := filepath.Join(dir, "tools.jsonl")
+	writeFile(t, catalog, `{"id": "t1", "name": "pdf_convert", "description": "Convert a docx document to pdf"}
+{"id": "t2", "name": "send_mail", "description": "Send an email message"}
+{"id": "t3", "name": "doc_export", "description": "Export a document"}
+`)
+	history := filepath.Join(dir, "history.jsonl")
+	writeFile(t, history, `{"query": "turn my document into something printable", "tool": "t3"}`+"\n")
+	queries := filepath.Join(dir, "queries.jsonl")
+	writeFile(t, queries, `{"id": "q1", "query": "convert docx to pdf"}
+
+{"query": "/[/"}
+`)
+	ix, err := SearchIndex(t.Context(), s, catalog, history, "test", func(w string) { t.Errorf("warning %s", w) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := ix.Search("document printable", search.Options{Limit: 3})
+	if err != nil || len(hits) == 0 || hits[0].ID != "t3" {
+		t.Errorf("history did not lead to t3: %+v %v", hits, err)
+	}
+	b.Reset()
+	if err := AnswerQueries(ix, search.Options{Limit: 2, Mode: search.ModeAuto}, queries, &b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"id":"q1","results":["t1"`) || !strings.Contains(lines[1], `"id":3`) || !strings.Contains(lines[1], `"error"`) {
+		t.Errorf("answers:\n%s", b.String())
+	}
+	for _, c := range []struct{ catalog, history, queries string }{
+		{filepath.Join(dir, "missing.jsonl"), "", ""},
+		{catalog, filepath.Join(dir, "missing.jsonl"), ""},
+	} {
+		if _, err := SearchIndex(t.Context(), s, c.catalog, c.history, "test", nil); ExitCode(err) != 2 {
+			t.Errorf("%v: %v (exit %d), want a usage error", c, err, ExitCode(err))
+		}
+	}
+	if err := AnswerQueries(ix, search.Options{Limit: 2}, filepath.Join(dir, "missing.jsonl"), &b); ExitCode(err) != 2 {
+		t.Errorf("missing queries file: %v", err)
+	}
+	writeFile(t, queries, "not json\n")
+	if err := AnswerQueries(ix, search.Options{Limit: 2}, queries, &b); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("bad queries line: %v", err)
+	}
+}
+
+// Compaction through the app (agent sessions compact) and the report it
+// prints; the transcript then shows the boundary.
+func TestCompactReport(t *testing.T) {
+	f := newFixture(t, false)
+	f.fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "One."}, anthropictest.Turn{Text: "Two."}, anthropictest.Turn{Text: "We said one and two."})
+	a := f.open(t, nil)
+	for _, p := range []string{"first", "second"} {
+		if err := a.Print(t.Context(), p, PrintOptions{Format: "text", Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cp, err := a.Compact(t.Context(), "numbers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := a.ReportCompaction(cp)
+	if rep.SessionID != a.Session().ID() || rep.Messages != 4 || rep.Compacted.Summary == "" || rep.Compacted.Boundary == 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	var b bytes.Buffer
+	WriteCompaction(&b, rep)
+	if !strings.Contains(b.String(), "Compacted session "+rep.SessionID+" (compaction 1)") || !strings.Contains(b.String(), "We said one and two.") {
+		t.Errorf("compaction:\n%s", b.String())
+	}
+	last := f.fake.Requests()[2]
+	if !strings.Contains(string(last.Messages()[len(last.Messages())-1]), "numbers") {
+		t.Errorf("the focus was not sent: %s", last.Messages()[len(last.Messages())-1])
+	}
+	err = WithSessionDB(t.Context(), f.flags.DBPath, true, func(db *store.DB) error {
+		e, err := db.Export(t.Context(), rep.SessionID)
+		if err != nil {
+			return err
+		}
+		b.Reset()
+		WriteTranscript(&b, e)
+		return nil
+	})
+	if err != nil || !strings.Contains(b.String(), "── compacted (1)") {
+		t.Errorf("transcript after compaction (%v):\n%s", err, b.String())
+	}
+	if err := WithSessionDB(t.Context(), f.flags.DBPath, false, func(db *store.DB) error {
+		_, err := db.Export(t.Context(), "zzzz")
+		return err
+	}); ExitCode(err) != 2 {
+		t.Errorf("a wrong ID: %v, want a usage error", err)
+	}
+}
+
+// agent agents lists the profiles with their files relative to the
+// working directory; a broken profile is a warning; /agent applies one.
+func TestAgentsReportAndSetAgent(t *testing.T) {
+	f := newFixture(t, false)
+	f.flags.Trust = true
+	writeFile(t, filepath.Join(f.flags.Workdir, ".agent", "agents", "reviewer.md"), "---\ndescription: Reviews code\nmodel: claude-haiku-4-5\n---\nYou review code.\n")
+	writeFile(t, filepath.Join(f.flags.Workdir, ".agent", "agents", "broken.md"), "---\nmodel: [\n---\n")
+	s, err := Load(f.flags, f.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := AgentsReport(s)
+	if len(rep.Agents) != 1 || rep.Agents[0].Name != "reviewer" || len(rep.Errors) != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	var out, errb bytes.Buffer
+	if err := WriteAgents(&out, &errb, rep, f.flags.Workdir); err != nil {
+		t.Fatal(err)
+	}
+	noEscapes(t, "agents", out.String())
+	if !strings.Contains(out.String(), filepath.Join(".agent", "agents", "reviewer.md")) || strings.Contains(out.String(), f.flags.Workdir) ||
+		!strings.Contains(out.String(), "claude-haiku-4-5") || !strings.Contains(errb.String(), "broken") {
+		t.Errorf("agents:\n%s\nstderr: %s", out.String(), errb.String())
+	}
+	out.Reset()
+	if err := WriteAgents(&out, &errb, AgentsList{}, "/"); err != nil || !strings.Contains(out.String(), "No agent profiles") {
+		t.Errorf("none: %q %v", out.String(), err)
+	}
+
+	a := f.open(t, func(fl *Flags) { fl.Trust = true })
+	if _, err := a.SetAgent("reviewer"); err != nil {
+		t.Fatal(err)
+	}
+	if _, m := a.Session().Target(); m != "claude-haiku-4-5" || a.Session().TurnContext().System != "You review code." || a.Meta().Settings.Agent != "reviewer" {
+		t.Errorf("after /agent reviewer: model %s, system %q, stored %q", m, a.Session().TurnContext().System, a.Meta().Settings.Agent)
+	}
+	if _, err := a.SetAgent("nosuch"); err == nil {
+		t.Error("an unknown profile was applied")
+	}
+}
+
+// What tool search learns from a call it led to: counted per tool,
+// exported, forgotten and imported again.
+func TestLearnedUses(t *testing.T) {
+	f := newFixture(t, true)
+	f.flags.NoLearn = false
+	f.fake.Script = anthropictest.NewScript(
+		anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Oslo"}},
+		anthropictest.Turn{Text: "Cold."},
+	)
+	a := f.open(t, func(fl *Flags) { fl.Defer = "true" })
+	if err := a.Print(t.Context(), "what is the weather forecast in Oslo", PrintOptions{Format: "text", Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	s, err := Load(f.flags, f.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats := UsageStats(t.Context(), s)
+	if len(stats) != 1 || stats[0].Tool != "tt__get_weather" || stats[0].Called != 1 {
+		t.Fatalf("usage %+v", stats)
+	}
+	if uses := LearnedUses(t.Context(), s); len(uses) != 1 || !strings.Contains(uses[0].Query, "Oslo") {
+		t.Errorf("learned %+v", uses)
+	}
+	file := filepath.Join(t.TempDir(), "learned.jsonl")
+	msg, err := ShareLearned(t.Context(), s, "export", file)
+	if err != nil || !strings.Contains(msg, "exported 1 learned pairs") {
+		t.Fatalf("export: %q %v", msg, err)
+	}
+	if n, err := ForgetToolUses(t.Context(), s, "tt__get_weather"); err != nil || n == 0 {
+		t.Errorf("forget: %d %v", n, err)
+	}
+	if stats := UsageStats(t.Context(), s); len(stats) != 0 {
+		t.Errorf("after forget: %+v", stats)
+	}
+	for _, want := range []string{"imported 1 new learned pairs of 1", "imported 0 new learned pairs of 1"} {
+		if msg, err := ShareLearned(t.Context(), s, "import", file); err != nil || !strings.Contains(msg, want) {
+			t.Errorf("import: %q %v, want %q", msg, err, want)
+		}
+	}
+	if _, err := ShareLearned(t.Context(), s, "import", file+".missing"); ExitCode(err) != 2 {
+		t.Errorf("missing import file: %v", err)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Error(err)
+	}
+}
