@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agent-dev/agent/tools"
+	"github.com/agent-dev/agent/tools/permission"
 )
 
 // ErrBusy is the kind of a configuration change asked for while a turn (or
@@ -40,10 +41,12 @@ type Config struct {
 	// Learner, when set, is told each search's tools and each call of a
 	// tool a search found (learn.go).
 	Learner Learner
-	// NeedsApproval reports whether a call of t must be approved first.
-	// Such a call waits after its approval_requested event until Answer is
-	// called with the event's Tool.ID (or the turn is cancelled: denied).
-	NeedsApproval func(t tools.Tool) bool
+	// Permit decides each tool call before it runs (nil: every call
+	// runs). A permission.Deny is refused with its Reason as the result the
+	// model reads; a permission.Ask waits after its approval_requested event
+	// until Decide (or Answer) is called with the event's Tool.ID, or the
+	// turn is cancelled (denied).
+	Permit permission.Func
 	// Retries is how many times a retryable provider error is retried.
 	Retries int
 	// Backoff is the first retry delay; it doubles with jitter.
@@ -112,7 +115,7 @@ type TurnContext struct {
 	NoStream      bool
 	Searcher      Searcher
 	Learner       Learner
-	NeedsApproval func(t tools.Tool) bool
+	Permit        permission.Func
 	Retries       int
 	Backoff       time.Duration
 	MaxRetryWait  time.Duration
@@ -125,7 +128,7 @@ func (c *Config) turn() TurnContext {
 	return TurnContext{ID: c.ID, Store: c.Store, Provider: c.Provider, Model: c.Model, Fallback: c.Fallback,
 		FallbackModel: c.FallbackModel, System: c.System, Search: c.Search, SearchAlgo: c.SearchAlgo,
 		WireBudget: c.WireBudget, ProviderTools: c.ProviderTools, MaxSteps: c.MaxSteps, MaxTokens: c.MaxTokens,
-		Effort: c.Effort, NoStream: c.NoStream, Searcher: c.Searcher, Learner: c.Learner, NeedsApproval: c.NeedsApproval,
+		Effort: c.Effort, NoStream: c.NoStream, Searcher: c.Searcher, Learner: c.Learner, Permit: c.Permit,
 		Retries: c.Retries, Backoff: c.Backoff, MaxRetryWait: c.MaxRetryWait, BeforeSend: c.BeforeSend,
 		AutoCompact: c.AutoCompact, ContextWindow: c.ContextWindow}
 }
@@ -134,7 +137,7 @@ func (c *Config) setTurn(t TurnContext) {
 	c.ID, c.Store, c.Provider, c.Model, c.Fallback, c.FallbackModel = t.ID, t.Store, t.Provider, t.Model, t.Fallback, t.FallbackModel
 	c.System, c.Search, c.SearchAlgo, c.WireBudget, c.ProviderTools = t.System, t.Search, t.SearchAlgo, t.WireBudget, t.ProviderTools
 	c.MaxSteps, c.MaxTokens, c.Effort, c.NoStream = t.MaxSteps, t.MaxTokens, t.Effort, t.NoStream
-	c.Searcher, c.Learner, c.NeedsApproval = t.Searcher, t.Learner, t.NeedsApproval
+	c.Searcher, c.Learner, c.Permit = t.Searcher, t.Learner, t.Permit
 	c.Retries, c.Backoff, c.MaxRetryWait, c.BeforeSend = t.Retries, t.Backoff, t.MaxRetryWait, t.BeforeSend
 	c.AutoCompact, c.ContextWindow = t.AutoCompact, t.ContextWindow
 }

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/agent-dev/agent/tools"
+	"github.com/agent-dev/agent/tools/permission"
 )
 
 // InterruptedResult is the text of the synthetic result given to a tool call
@@ -99,7 +100,7 @@ func (s *Session) clientSearch(ctx context.Context, c SearchCall, emit func(Even
 // approveServerTool answers a provider-hosted call that waits for the
 // user's approval; the adapter renders the answer in its own words.
 func (s *Session) approveServerTool(ctx context.Context, st ServerTool, emit func(Event)) Part {
-	ok := s.askApproval(ctx, ToolEvent{ID: st.ID, Name: st.Name, Input: st.Input}, emit)
+	ok := s.askApproval(ctx, ToolEvent{ID: st.ID, Name: st.Name, Input: st.Input}, emit).Behavior == permission.Allow
 	return ServerToolPart(ServerTool{ID: st.ID, Name: st.Name, Approved: &ok, IsError: !ok})
 }
 
@@ -123,6 +124,18 @@ func (s *Session) runTool(ctx context.Context, c ToolCall, log *startLog, emit f
 	fin.Err = err
 	emit(Event{Type: EventToolFinished, Tool: &fin})
 	return res
+}
+
+// DeniedByUser is the result of a call the user refused.
+const DeniedByUser = "the user denied this tool call; do not retry it without asking"
+
+// refusal is what the model reads of a call that did not run: the
+// decision's reason, or that the user said no.
+func refusal(d permission.Decision) string {
+	if d.Reason != "" {
+		return d.Reason
+	}
+	return DeniedByUser
 }
 
 // execute runs one call; a failure is both the result the model reads and
@@ -149,9 +162,13 @@ func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCal
 	if err := validateArgs(t, input); err != nil {
 		return fail(fmt.Sprintf("invalid arguments for %s: %v. Fix the arguments to match the tool's input schema and call it again.", c.Name, err))
 	}
-	if s.cfg.NeedsApproval != nil && s.cfg.NeedsApproval(*t) {
-		if !s.askApproval(ctx, ToolEvent{ID: c.ID, Name: c.Name, Server: t.Server, Input: input}, emit) {
-			return fail("the user denied this tool call; do not retry it without asking")
+	if s.cfg.Permit != nil {
+		d := s.cfg.Permit(ctx, permission.Call{ID: c.ID, Tool: *t, Input: input})
+		if d.Behavior == permission.Ask {
+			d = s.askApproval(ctx, ToolEvent{ID: c.ID, Name: c.Name, Server: t.Server, Input: input, Permission: &d}, emit)
+		}
+		if d.Behavior != permission.Allow {
+			return fail(refusal(d))
 		}
 	}
 	if t.Exec == nil {

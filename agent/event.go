@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/agent-dev/agent/tools/permission"
 )
 
 // EventType names the events of the single stream a turn emits.
@@ -143,4 +145,7 @@ type ToolEvent struct {
 	// Err is why the call failed (its kind is ErrToolFailed), on
 	// tool_call_finished; the model sees Result.
 	Err error `json:"-"`
+	// Permission is why the call waits, on approval_requested: the rule,
+	// mode or hook that asks.
+	Permission *permission.Decision `json:"permission,omitempty"`
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agent-dev/agent/tools"
+	"github.com/agent-dev/agent/tools/permission"
 )
 
 // Searcher runs a client-side tool search over the deferred catalog and
@@ -58,7 +59,7 @@ type Session struct {
 	mu       sync.Mutex
 	history  []Message
 	totals   Usage
-	approval map[string]chan bool
+	approval map[string]chan permission.Decision
 	// compaction, when set, replaces the history before its boundary in
 	// what is sent (compact.go).
 	compaction *Compaction
@@ -148,39 +149,51 @@ func deliver(ctx context.Context, ch chan<- Event, e Event) bool {
 	}
 }
 
-// Answer gives the user's decision on the approval asked for by an
+// Answer gives the user's yes or no to the approval asked for by an
 // approval_requested event (id is the event's Tool.ID). It reports whether a
 // call was waiting for it.
 func (s *Session) Answer(id string, allow bool) bool {
+	d := permission.Decision{Behavior: permission.Deny, Source: permission.SourceUser}
+	if allow {
+		d.Behavior = permission.Allow
+	}
+	return s.Decide(id, d)
+}
+
+// Decide answers the approval asked for by an approval_requested event
+// with a decision: anything but permission.Allow refuses the call, and the
+// model reads its Reason (or that the user denied it). It reports whether
+// a call was waiting for it.
+func (s *Session) Decide(id string, d permission.Decision) bool {
 	s.mu.Lock()
 	ch, ok := s.approval[id]
 	delete(s.approval, id)
 	s.mu.Unlock()
 	if ok {
-		ch <- allow
+		ch <- d
 	}
 	return ok
 }
 
-// askApproval emits an approval request and waits for its Answer; a turn
+// askApproval emits an approval request and waits for its answer; a turn
 // cancelled meanwhile denies it.
-func (s *Session) askApproval(ctx context.Context, ev ToolEvent, emit func(Event)) bool {
-	ch := make(chan bool, 1)
+func (s *Session) askApproval(ctx context.Context, ev ToolEvent, emit func(Event)) permission.Decision {
+	ch := make(chan permission.Decision, 1)
 	s.mu.Lock()
 	if s.approval == nil {
-		s.approval = map[string]chan bool{}
+		s.approval = map[string]chan permission.Decision{}
 	}
 	s.approval[ev.ID] = ch
 	s.mu.Unlock()
 	emit(Event{Type: EventApproval, Tool: &ev})
 	select {
-	case ok := <-ch:
-		return ok
+	case d := <-ch:
+		return d
 	case <-ctx.Done():
 		s.mu.Lock()
 		delete(s.approval, ev.ID)
 		s.mu.Unlock()
-		return false
+		return permission.Decision{Behavior: permission.Deny, Source: permission.SourceUser, Reason: InterruptedResult}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/tools"
+	"github.com/agent-dev/agent/tools/permission"
 )
 
 // scripted is a neutral provider for loop tests: it returns queued
@@ -288,7 +289,7 @@ func TestApprovalDenied(t *testing.T) {
 	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){
 		answer(call("1", "danger", `{"x":1}`)), answer(agent.TextPart("ok")),
 	}}
-	s := agent.New(agent.Config{Provider: p, Tools: set, NeedsApproval: func(tools.Tool) bool { return true }})
+	s := agent.New(agent.Config{Provider: p, Tools: set, Permit: (&permission.Policy{RequireApproval: []string{"*"}}).Func(nil)})
 	asked := 0
 	err := s.Run(t.Context(), "go", func(e agent.Event) {
 		if e.Type == agent.EventApproval {
@@ -420,7 +421,7 @@ func TestApprovalHoldsForUnsearchedDeferredTool(t *testing.T) {
 	}}
 	asked := 0
 	s := agent.New(agent.Config{Provider: p, Tools: set, Search: agent.SearchClient,
-		NeedsApproval: func(t tools.Tool) bool { return t.Name == "srv__rm" }})
+		Permit: (&permission.Policy{RequireApproval: []string{"srv__rm"}}).Func(nil)})
 	err := s.Run(t.Context(), "go", func(e agent.Event) {
 		if e.Type == agent.EventApproval {
 			asked++

@@ -16,6 +16,7 @@ import (
 	"github.com/agent-dev/agent/store"
 	"github.com/agent-dev/agent/tools"
 	mcptools "github.com/agent-dev/agent/tools/mcp"
+	"github.com/agent-dev/agent/tools/permission"
 	"github.com/agent-dev/agent/tools/search"
 )
 
@@ -76,9 +77,9 @@ type App struct {
 	spend   Spend
 	noticed int // how many notices NewNotices handed out
 	alerts  chan string
-	// approval is the require_approval policy; approvalChecked says its
-	// patterns were checked against the tools.
-	approval        *tools.Approval
+	// perms are the permission rules and mode (permissions.go);
+	// approvalChecked says their patterns were checked against the tools.
+	perms           perms
 	approvalChecked bool
 	syncMu          sync.Mutex // serialises MCP syncs
 	// skipWait, while a turn waits for servers with no cached catalog, is
@@ -242,10 +243,11 @@ func (a *App) build(ctx context.Context) error {
 	if err != nil {
 		return usage(err)
 	}
-	approval, err := approvalPolicy(s.RequireApproval, s.ApproveReadOnly)
+	policy, err := newPolicy(*s)
 	if err != nil {
 		return err
 	}
+	a.setPolicy(policy)
 	set := tools.NewSet()
 	searcher := search.NewSearcher(set)
 	a.instr = loadInstructions(*s)
@@ -263,9 +265,7 @@ func (a *App) build(ctx context.Context) error {
 			}
 		},
 	}
-	if approval != nil {
-		cfg.NeedsApproval = approval.Needs
-	}
+	cfg.Permit = a.permit
 	if s.FallbackModel != "" {
 		cfg.Fallback, cfg.FallbackModel = p, s.FallbackModel
 	}
@@ -286,7 +286,6 @@ func (a *App) build(ctx context.Context) error {
 	} else if err := a.attachMCP(ctx, model, a.onMCPEvent); err != nil {
 		return err
 	}
-	a.approval = approval
 	if w, ok := a.unmatchedApprovals(); ok {
 		a.warnings = append(a.warnings, w...)
 		a.approvalChecked = true
@@ -371,7 +370,10 @@ func (a *App) NamedFailed() error {
 // asking. ok is false while a server is still starting (its tools are not
 // known yet), to be asked again later.
 func (a *App) unmatchedApprovals() (warnings []string, ok bool) {
-	if a.approval == nil {
+	a.perms.mu.Lock()
+	policy := a.perms.policy
+	a.perms.mu.Unlock()
+	if policy == nil || len(policy.RequireApproval) == 0 {
 		return nil, true
 	}
 	var servers []string
@@ -383,7 +385,7 @@ func (a *App) unmatchedApprovals() (warnings []string, ok bool) {
 			servers = append(servers, st.Name)
 		}
 	}
-	for _, p := range a.approval.Unmatched(a.session.Tools().All(), servers) {
+	for _, p := range permission.Unmatched(policy.RequireApproval, a.session.Tools().All(), servers) {
 		warnings = append(warnings, fmt.Sprintf("require_approval pattern %q matches no tool of the configured servers: check its spelling (a tool's wire name, the server's own tool name, SERVER__TOOL or server:SERVER all work)", p))
 	}
 	return warnings, true
@@ -431,19 +433,6 @@ func (a *App) onMCPEvent(e mcptools.Event) {
 	if e.Text != "" {
 		a.Notice(e.Text)
 	}
-}
-
-// approvalPolicy reads require_approval (tools.Approval: every name of a
-// tool, "server:NAME" or "@destructive") and approve_read_only.
-func approvalPolicy(patterns []string, readOnly *bool) (*tools.Approval, error) {
-	if len(patterns) == 0 {
-		return nil, nil
-	}
-	a, err := tools.NewApproval(patterns)
-	if err == nil && readOnly != nil {
-		a.ApproveReadOnly = *readOnly
-	}
-	return a, usage(err)
 }
 
 // Session is the core session (read its tools, history and usage).

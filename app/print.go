@@ -80,7 +80,7 @@ func (a *App) Print(ctx context.Context, prompt string, o PrintOptions) error {
 			if !o.Yes {
 				fmt.Fprintf(o.Stderr, "agent: denied %s: it needs approval; rerun with --yes to allow it\n", sanitize.Line(ev.Tool.Name))
 			}
-			a.Answer(ev.Tool.ID, o.Yes)
+			a.Unattended(ev.Tool.ID, ev.Tool.Name, o.Yes)
 		}
 	}
 	res := red.Result(a)

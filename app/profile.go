@@ -120,7 +120,7 @@ func (a *App) SetAgent(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	approval, err := approvalPolicy(c.RequireApproval, c.ApproveReadOnly)
+	policy, err := newPolicy(c)
 	if err != nil {
 		return "", err
 	}
@@ -133,10 +133,6 @@ func (a *App) SetAgent(name string) (string, error) {
 		if p.FallbackModel != "" {
 			tc.Fallback, tc.FallbackModel = pr, p.FallbackModel
 		}
-		tc.NeedsApproval = nil
-		if approval != nil {
-			tc.NeedsApproval = approval.Needs
-		}
 	}); err != nil {
 		return "", err
 	}
@@ -144,6 +140,7 @@ func (a *App) SetAgent(name string) (string, error) {
 	a.label = prov
 	a.mu.Unlock()
 	a.settings = c
+	a.setPolicy(policy)
 	return a.applyProfileTools(p, pts)
 }
 

@@ -71,8 +71,8 @@ func TestApprovalMatchesEveryName(t *testing.T) {
 					t.Fatalf("tool calls = %+v: the call ran without approval", out.ToolCalls)
 				}
 				reqs := f.Requests()
-				if len(reqs) != 2 || !bytes.Contains(reqs[1].Body, []byte("the user denied this tool call")) {
-					t.Fatalf("the model was not told the call was denied")
+				if len(reqs) != 2 || !bytes.Contains(reqs[1].Body, []byte("it needs the user's approval and agent runs without anyone to ask")) {
+					t.Fatalf("the model was not told why the call was refused: %s", reqs[len(reqs)-1].Body)
 				}
 				if len(out.Warnings) != 0 {
 					t.Errorf("warnings = %q", out.Warnings)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/tools"
+	"github.com/agent-dev/agent/tools/permission"
 )
 
 // helperToolCrash runs a turn whose model calls two tools: "slow" starts
@@ -44,7 +45,7 @@ func helperToolCrash() int {
 		agent.ToolCallPart(agent.ToolCall{ID: "c2", Name: "gated", Input: json.RawMessage(`{}`)}),
 	}}}}
 	s := agent.New(agent.Config{ID: st.ID(), Provider: p, Model: "m", Tools: set, Store: st,
-		NeedsApproval: func(t tools.Tool) bool { return t.Name == "gated" }})
+		Permit: (&permission.Policy{RequireApproval: []string{"gated"}}).Func(nil)})
 	// Nothing answers the approval: "gated" waits, never started.
 	_ = s.Run(ctx, "go", func(agent.Event) {})
 	return 0
