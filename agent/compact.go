@@ -111,6 +111,8 @@ func EstimateMessages(msgs []Message) int {
 				n += 8 + tokens.CountCached(p.ToolCall.Name) + tokens.CountCached(string(p.ToolCall.Input))
 			case p.ToolResult != nil:
 				n += 8 + tokens.CountCached(p.ToolResult.Text) + 1500*len(p.ToolResult.Images)
+			case p.Image != nil:
+				n += 1500
 			case p.SearchCall != nil:
 				n += 12 + tokens.CountCached(p.SearchCall.Text())
 			case p.SearchResult != nil:
@@ -164,6 +166,8 @@ func messagesBound(msgs []Message) int {
 				n += 8 + len(p.ToolCall.Name) + len(p.ToolCall.Input)
 			case p.ToolResult != nil:
 				n += 8 + len(p.ToolResult.Text) + 1500*len(p.ToolResult.Images)
+			case p.Image != nil:
+				n += 1500
 			case p.SearchCall != nil:
 				n += 12 + len(p.SearchCall.Text())
 			case p.SearchResult != nil:

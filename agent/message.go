@@ -6,6 +6,7 @@ package agent
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/agent-dev/agent/tools"
 )
@@ -29,6 +30,9 @@ const (
 	PartSearchResult PartType = "search_result"
 	PartServerTool   PartType = "server_tool"
 	PartRaw          PartType = "raw"
+	// PartImage is an image the user attached to a prompt (@file.png,
+	// --image); each adapter renders it as its API's image input.
+	PartImage PartType = "image"
 )
 
 // Where a tool search ran.
@@ -56,6 +60,7 @@ type Part struct {
 	SearchResult *SearchResult `json:"search_result,omitempty"`
 	ServerTool   *ServerTool   `json:"server_tool,omitempty"`
 	Raw          *Raw          `json:"raw,omitempty"`
+	Image        *Image        `json:"image,omitempty"`
 }
 
 // ToolCall is a model's request to run a local (client-executed) tool.
@@ -74,10 +79,46 @@ type ToolResult struct {
 	IsError bool    `json:"is_error,omitempty"`
 }
 
-// Image is binary content returned by a tool.
+// Image is binary content: returned by a tool (in a ToolResult) or
+// attached by the user (a PartImage part).
 type Image struct {
 	MediaType string `json:"media_type"`
 	Data      string `json:"data"` // base64
+	// Name is the file the user attached it from (its base name), shown in
+	// transcripts instead of the bytes; tools' images have none.
+	Name string `json:"name,omitempty"`
+}
+
+// Size is the decoded size of the image in bytes.
+func (im Image) Size() int {
+	n := len(im.Data) / 4 * 3
+	switch {
+	case strings.HasSuffix(im.Data, "=="):
+		n -= 2
+	case strings.HasSuffix(im.Data, "="):
+		n--
+	}
+	return n
+}
+
+// Input is what the user sends in one turn: the prompt's text and the
+// images attached to it.
+type Input struct {
+	Text   string
+	Images []Image
+}
+
+// Parts are the parts of the user message the input makes: the text,
+// then each image.
+func (in Input) Parts() []Part {
+	var out []Part
+	if in.Text != "" {
+		out = append(out, TextPart(in.Text))
+	}
+	for _, im := range in.Images {
+		out = append(out, ImagePart(im))
+	}
+	return out
 }
 
 // SearchCall is a tool search the model asked for. Where tells whether the
@@ -160,6 +201,8 @@ func SearchCallPart(c SearchCall) Part { return Part{Type: PartSearchCall, Searc
 func SearchResultPart(r SearchResult) Part { return Part{Type: PartSearchResult, SearchResult: &r} }
 
 func ServerToolPart(s ServerTool) Part { return Part{Type: PartServerTool, ServerTool: &s} }
+
+func ImagePart(im Image) Part { return Part{Type: PartImage, Image: &im} }
 
 func RawPart(provider, api string, data json.RawMessage) Part {
 	return Part{Type: PartRaw, Raw: &Raw{Provider: provider, API: api, Data: data}}

@@ -200,7 +200,12 @@ func (s *Session) askApproval(ctx context.Context, ev ToolEvent, emit func(Event
 // Run runs one turn: it sends the user's text, streams the answer, runs the
 // tool calls it contains and loops until the model stops, the step budget is
 // spent or ctx is cancelled. Every event goes to emit; the last is done.
-func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err error) {
+func (s *Session) Run(ctx context.Context, text string, emit func(Event)) error {
+	return s.RunInput(ctx, Input{Text: text}, emit)
+}
+
+// RunInput is Run with the images the user attached to the prompt.
+func (s *Session) RunInput(ctx context.Context, in Input, emit func(Event)) (err error) {
 	// Tool calls run concurrently and each reports its events: emit is
 	// serialised so listeners never see two events at once.
 	var emitMu sync.Mutex
@@ -225,11 +230,11 @@ func (s *Session) Run(ctx context.Context, text string, emit func(Event)) (err e
 	turnStart := len(s.history)
 	s.mu.Unlock()
 	warned := false
-	if text != "" {
-		if err := s.appendMessage(ctx, Message{Role: RoleUser, Parts: []Part{TextPart(text)}}, emit); err != nil {
+	if parts := in.Parts(); len(parts) > 0 {
+		if err := s.appendMessage(ctx, Message{Role: RoleUser, Parts: parts}, emit); err != nil {
 			return err
 		}
-		s.noteRequest(text)
+		s.noteRequest(in.Text)
 	}
 	raised := false
 	for step := 1; ; step++ {

@@ -495,7 +495,19 @@ func (a *App) LastToolsHash() string {
 // at the turn boundary. An error event's Err carries what to do about it
 // (see Explain) and keeps its kind.
 func (a *App) Send(ctx context.Context, text string) <-chan agent.Event {
+	return a.SendInput(ctx, agent.Input{Text: text})
+}
+
+// SendInput is Send with the images the user attached. Images the model
+// or its provider cannot take end the turn before anything is sent or
+// stored, with the error CheckImages gives.
+func (a *App) SendInput(ctx context.Context, in agent.Input) <-chan agent.Event {
 	return agent.Stream(ctx, func(emit func(agent.Event)) {
+		if err := a.CheckImages(in.Images); err != nil {
+			emit(agent.Event{Type: agent.EventError, Err: err})
+			emit(agent.Event{Type: agent.EventDone})
+			return
+		}
 		a.mu.Lock()
 		a.turnEmit = emit
 		a.mu.Unlock()
@@ -520,7 +532,7 @@ func (a *App) Send(ctx context.Context, text string) <-chan agent.Event {
 				a.approvalChecked = true
 			}
 		}
-		_ = a.session.Run(ctx, text, func(ev agent.Event) {
+		_ = a.session.RunInput(ctx, in, func(ev agent.Event) {
 			switch ev.Type {
 			case agent.EventError:
 				ev.Err = a.Explain(ev.Err)

@@ -40,7 +40,9 @@ type PrintOptions struct {
 	Format string
 	// Yes approves every call that needs approval; without it such a
 	// call is denied, saying so on Stderr.
-	Yes            bool
+	Yes bool
+	// Images are attached to the prompt (--image).
+	Images         []agent.Image
 	Stdout, Stderr io.Writer
 }
 
@@ -64,7 +66,7 @@ func (a *App) Print(ctx context.Context, prompt string, o PrintOptions) error {
 		p, model := a.session.Target()
 		_ = enc.Encode(map[string]any{"type": "init", "session_id": a.session.ID(), "provider": p.Name(), "model": model})
 	}
-	for ev := range a.Send(ctx, prompt) {
+	for ev := range a.SendInput(ctx, agent.Input{Text: prompt, Images: o.Images}) {
 		if o.Format == "stream-json" {
 			_ = enc.Encode(ev)
 		}

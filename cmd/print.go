@@ -16,6 +16,10 @@ func runPrint(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
+	images, err := app.ReadImages(g.Images)
+	if err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	if g.Settings.Resume == app.PickSession {
@@ -26,5 +30,5 @@ func runPrint(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer a.Close()
-	return a.Print(ctx, prompt, app.PrintOptions{Format: g.OutputFormat, Yes: g.Yes, Stdout: g.Stdout, Stderr: g.Stderr})
+	return a.Print(ctx, prompt, app.PrintOptions{Format: g.OutputFormat, Yes: g.Yes, Images: images, Stdout: g.Stdout, Stderr: g.Stderr})
 }

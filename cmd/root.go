@@ -29,6 +29,7 @@ type Globals struct {
 	OutputFormat string
 	Yes          bool
 	AltScreen    bool
+	Images       []string // -p --image FILE
 
 	Settings app.Settings
 	loaded   bool
@@ -119,6 +120,9 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 			if g.PromptSet {
 				return runPrint(cmd.Context(), g)
 			}
+			if len(g.Images) > 0 {
+				return usagef("--image goes with -p; in the terminal UI attach an image with @FILE")
+			}
 			return runTUI(cmd.Context(), g)
 		},
 	}
@@ -140,6 +144,7 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 
 	lf := root.Flags()
 	lf.BoolVarP(&g.PromptSet, "print", "p", false, "print mode: run the prompt given as argument to the end and print the answer (piped stdin is appended)")
+	lf.StringArrayVar(&g.Images, "image", nil, "print mode: attach this image (png, jpeg, gif, webp) to the prompt (repeatable)")
 	lf.StringVar(&g.OutputFormat, "output-format", "text", "print mode output: text, json or stream-json")
 	lf.StringVar(&g.Resume, "resume", "", "resume the session with this ID (a unique prefix is enough); without an ID, pick one")
 	lf.BoolVarP(&g.Continue, "continue", "c", false, "continue the newest session of this working directory")

@@ -46,7 +46,8 @@ func appendAll(t testing.TB, s *Session, msgs ...agent.Message) {
 func conversation() []agent.Message {
 	raw := json.RawMessage("[ {\"type\":\"server_tool_use\",\"id\":\"srvtoolu_01\",\"name\":\"tool_search_tool_bm25\",\"input\":{\"query\" : \"weather <today> & more\"}},\n\t{\"type\":\"tool_search_tool_result\",\"tool_use_id\":\"srvtoolu_01\",\"content\":{\"type\":\"tool_search_tool_search_result\",\"tool_references\":[{\"type\":\"tool_reference\",\"tool_name\":\"get_weather\"}]}},{\"type\":\"text\",\"text\":\"Voil\\u00e0 — ünïcödé\"},{\"type\":\"tool_use\",\"id\":\"toolu_01\",\"name\":\"get_weather\",\"input\":{\"city\": \"Paris\"}} ]")
 	return []agent.Message{
-		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("What's the weather in Paris?\nUse a tool.")}},
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("What's the weather in Paris?\nUse a tool."),
+			agent.ImagePart(agent.Image{MediaType: "image/png", Data: "iVBORw0KGgo=", Name: "sky.png"})}},
 		{Role: agent.RoleAssistant, Parts: []agent.Part{
 			agent.SearchCallPart(agent.SearchCall{ID: "srvtoolu_01", Where: agent.WhereProvider, Query: "weather <today> & more"}),
 			agent.SearchResultPart(agent.SearchResult{CallID: "srvtoolu_01", Where: agent.WhereProvider, Tools: []string{"get_weather"}}),

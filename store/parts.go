@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 
@@ -13,11 +14,21 @@ import (
 // replay (tool inputs, server tool inputs and results) are kept as strings
 // holding their exact bytes; the shallower fields shadow agent.Part's. The
 // Raw payload lives in its own columns and is shadowed out of the JSON.
+//
+// An image the user attached keeps its bytes, decoded, in the raw column
+// (with no raw provider): once per message, a third smaller than its
+// base64, and never in the JSON a listing reads.
 type storedPart struct {
 	agent.Part
 	ToolCall   *storedToolCall   `json:"tool_call,omitempty"`
 	ServerTool *storedServerTool `json:"server_tool,omitempty"`
 	Raw        *struct{}         `json:"raw,omitempty"`
+	Image      *storedImage      `json:"image,omitempty"`
+}
+
+type storedImage struct {
+	MediaType string `json:"media_type"`
+	Name      string `json:"name,omitempty"`
 }
 
 type storedToolCall struct {
@@ -55,6 +66,15 @@ func encodePart(p agent.Part) (partRow, error) {
 		return partRow{typ: string(p.Type), rawProvider: p.Raw.Provider, rawAPI: p.Raw.API, raw: append([]byte{}, p.Raw.Data...)}, nil
 	}
 	sp := storedPart{Part: p}
+	var imageBytes []byte
+	if im := p.Image; im != nil {
+		b, err := base64.StdEncoding.DecodeString(im.Data)
+		if err != nil {
+			return partRow{}, fmt.Errorf("encode image part: %w", err)
+		}
+		sp.Image = &storedImage{MediaType: im.MediaType, Name: im.Name}
+		imageBytes = append([]byte{}, b...)
+	}
 	if c := p.ToolCall; c != nil {
 		sp.ToolCall = &storedToolCall{ID: c.ID, Name: c.Name, Input: string(c.Input)}
 	}
@@ -68,7 +88,7 @@ func encodePart(p agent.Part) (partRow, error) {
 	if err := enc.Encode(sp); err != nil {
 		return partRow{}, fmt.Errorf("encode %s part: %w", p.Type, err)
 	}
-	row := partRow{typ: string(p.Type), json: bytes.TrimRight(buf.Bytes(), "\n")}
+	row := partRow{typ: string(p.Type), json: bytes.TrimRight(buf.Bytes(), "\n"), raw: imageBytes}
 	if p.Raw != nil {
 		row.rawProvider, row.rawAPI = p.Raw.Provider, p.Raw.API
 		row.raw = append([]byte{}, p.Raw.Data...)
@@ -97,6 +117,9 @@ func decodePart(typ string, text *string, js []byte, rawProvider, rawAPI *string
 	if t := sp.ServerTool; t != nil {
 		p.ServerTool = &agent.ServerTool{ID: t.ID, Name: t.Name, Input: rawOrNil(t.Input), Result: rawOrNil(t.Result),
 			IsError: t.IsError, Sources: t.Sources, Pending: t.Pending}
+	}
+	if im := sp.Image; im != nil {
+		p.Image = &agent.Image{MediaType: im.MediaType, Name: im.Name, Data: base64.StdEncoding.EncodeToString(raw)}
 	}
 	if rawProvider != nil {
 		p.Raw = &agent.Raw{Provider: *rawProvider, Data: json.RawMessage(raw)}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -323,5 +324,30 @@ func TestTitleIsTheFirstParagraph(t *testing.T) {
 	appendAll(t, s, agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("Review @notes.txt\n\n<file path=\"notes.txt\">\nhello file\n</file>")}})
 	if got := s.Meta().Title; got != "Review @notes.txt" {
 		t.Errorf("title = %q", got)
+	}
+}
+
+// An attached image is kept once, as its bytes in the raw column: the
+// part's JSON names it without them, and it comes back whole.
+func TestImagePartStoredOnce(t *testing.T) {
+	d, _ := openTest(t)
+	s := create(t, d, "/w")
+	data := base64.StdEncoding.EncodeToString(append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{7}, 3000)...))
+	im := agent.Image{MediaType: "image/png", Data: data, Name: "big.png"}
+	appendAll(t, s, agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("see"), agent.ImagePart(im)}})
+	var js string
+	var raw []byte
+	if err := d.sql.QueryRow(`SELECT json, raw FROM parts WHERE type = 'image'`).Scan(&js, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(js, data[:40]) || !strings.Contains(js, `"name":"big.png"`) || len(raw) != 3008 {
+		t.Errorf("json %s, %d raw bytes", js, len(raw))
+	}
+	got, err := s.Messages(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := got[0].Parts[1]; p.Type != agent.PartImage || p.Image == nil || *p.Image != im {
+		t.Errorf("read back %+v", p)
 	}
 }

@@ -15,6 +15,11 @@ func FromEnv(_ context.Context, getenv func(string) string) (Options, error) {
 	return Options{APIKey: getenv("ANTHROPIC_API_KEY"), BaseURL: getenv("ANTHROPIC_BASE_URL")}, nil
 }
 
+// Images are the Messages API's limits on an image (the vision docs):
+// jpeg, png, gif and webp, 5 MB of base64 text at most (3.75 MB of image),
+// on the Claude API, Vertex AI and Bedrock alike.
+var Images = provider.ImageRules{MediaTypes: []string{"image/jpeg", "image/png", "image/gif", "image/webp"}, MaxBytes: 5 << 20 / 4 * 3}
+
 // Descriptor is the anthropic provider as the registry lists it.
 func Descriptor() provider.Descriptor {
 	return provider.Descriptor{
@@ -22,6 +27,7 @@ func Descriptor() provider.Descriptor {
 		KeyEnv: []string{"ANTHROPIC_API_KEY"}, KeyRequired: true, BaseURLEnv: []string{"ANTHROPIC_BASE_URL"},
 		ModelPrefixes: []string{"claude-"},
 		Hosted:        Hosted(),
+		Images:        Images,
 		New: provider.Constructor(FromEnv, func(o Options, c provider.Config) (agent.Provider, error) {
 			o.Models, o.FirstByteTimeout, o.StreamIdleTimeout = c.Models, c.FirstByteTimeout, c.StreamIdleTimeout
 			return New(o), nil

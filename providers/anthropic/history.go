@@ -323,6 +323,8 @@ func (h *historyRenderer) user(m agent.Message) []json.RawMessage {
 		switch {
 		case p.Type == agent.PartText && p.Text != "":
 			out = append(out, mustMarshal(object{{"type", mustMarshal("text")}, {"text", mustMarshal(p.Text)}}))
+		case p.Type == agent.PartImage && p.Image != nil:
+			out = append(out, imageBlock(*p.Image))
 		case p.ToolResult != nil:
 			if strings.HasPrefix(p.ToolResult.CallID, "srvtoolu_") {
 				continue // the API runs its own tools; answering one is a 400
@@ -389,14 +391,20 @@ func clientSearchUse(id string, input json.RawMessage) json.RawMessage {
 	return toolUse(id, ClientSearchTool, input)
 }
 
+// imageBlock is an image content block with its bytes inline (a base64
+// source), in a user message or a tool result alike.
+func imageBlock(im agent.Image) json.RawMessage {
+	src := object{{"type", mustMarshal("base64")}, {"media_type", mustMarshal(im.MediaType)}, {"data", mustMarshal(im.Data)}}
+	return mustMarshal(object{{"type", mustMarshal("image")}, {"source", mustMarshal(src)}})
+}
+
 func toolResult(r agent.ToolResult) json.RawMessage {
 	var content []json.RawMessage
 	if r.Text != "" {
 		content = append(content, textBlock(r.Text))
 	}
 	for _, im := range r.Images {
-		src := object{{"type", mustMarshal("base64")}, {"media_type", mustMarshal(im.MediaType)}, {"data", mustMarshal(im.Data)}}
-		content = append(content, mustMarshal(object{{"type", mustMarshal("image")}, {"source", mustMarshal(src)}}))
+		content = append(content, imageBlock(im))
 	}
 	o := object{{"type", mustMarshal("tool_result")}, {"tool_use_id", mustMarshal(sanitizeID(r.CallID))}}
 	if len(content) > 0 {

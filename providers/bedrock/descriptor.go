@@ -2,6 +2,7 @@ package bedrock
 
 import (
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/anthropic"
 	"github.com/agent-dev/agent/providers/provider"
 )
 
@@ -14,6 +15,7 @@ func Descriptor() provider.Descriptor {
 		KeyEnv:        []string{"AWS_BEARER_TOKEN_BEDROCK"},
 		BaseURLEnv:    []string{"ANTHROPIC_BEDROCK_BASE_URL", "AWS_ENDPOINT_URL_BEDROCK_RUNTIME"},
 		ModelPrefixes: []string{"claude-"},
+		Images:        anthropic.Images,
 		New: provider.Constructor(FromEnv, func(o Options, c provider.Config) (agent.Provider, error) {
 			o.Models, o.FirstByteTimeout, o.StreamIdleTimeout = c.Models, c.FirstByteTimeout, c.StreamIdleTimeout
 			return New(o)

@@ -389,6 +389,8 @@ func (h *history) user(m agent.Message, c *content) {
 		switch {
 		case pt.Type == agent.PartText && pt.Text != "":
 			texts = append(texts, mustJSON(map[string]string{"text": pt.Text}))
+		case pt.Type == agent.PartImage && pt.Image != nil:
+			texts = append(texts, inlineData(*pt.Image))
 		case pt.Type == agent.PartToolResult && pt.ToolResult != nil:
 			res := pt.ToolResult
 			text := res.Text
@@ -396,7 +398,7 @@ func (h *history) user(m agent.Message, c *content) {
 			switch {
 			case len(res.Images) > 0 && h.media:
 				for _, img := range res.Images {
-					media = append(media, mustJSON(map[string]any{"inlineData": map[string]string{"mimeType": img.MediaType, "data": img.Data}}))
+					media = append(media, inlineData(img))
 				}
 				if text == "" {
 					text = fmt.Sprintf("[%d image(s) attached]", len(res.Images))
@@ -423,6 +425,11 @@ func (h *history) user(m agent.Message, c *content) {
 		}
 	}
 	c.parts = append(c.parts, wparts(texts)...)
+}
+
+// inlineData is a part with an image's bytes inline.
+func inlineData(im agent.Image) json.RawMessage {
+	return mustJSON(map[string]any{"inlineData": map[string]string{"mimeType": im.MediaType, "data": im.Data}})
 }
 
 func wparts(raws []json.RawMessage) []wpart {

@@ -86,14 +86,17 @@ func (h *historyRenderer) add(role string, v any, calls []string, callID string)
 }
 
 // user renders tool results first (they must directly follow the assistant
-// message that called them), then any images they returned, then the text.
+// message that called them), then any images they returned, then the text
+// with the images the user attached.
 func (h *historyRenderer) user(m agent.Message) error {
 	var texts []string
-	var images []contentPart
+	var images, attached []contentPart
 	for _, pt := range m.Parts {
 		switch {
 		case pt.Type == agent.PartText:
 			texts = append(texts, pt.Text)
+		case pt.Type == agent.PartImage && pt.Image != nil:
+			attached = append(attached, imagePart(*pt.Image))
 		case pt.Type == agent.PartToolResult && pt.ToolResult != nil:
 			r := pt.ToolResult
 			text := r.Text
@@ -109,7 +112,7 @@ func (h *historyRenderer) user(m agent.Message) error {
 				text += fmt.Sprintf("\n[%d image(s) attached in the next message]", len(r.Images))
 				images = append(images, contentPart{Type: "text", Text: "Images returned by " + r.Name + ":"})
 				for _, im := range r.Images {
-					images = append(images, contentPart{Type: "image_url", ImageURL: &imageURL{URL: "data:" + im.MediaType + ";base64," + im.Data}})
+					images = append(images, imagePart(im))
 				}
 			}
 			id := h.p.callID(r.CallID)
@@ -130,10 +133,22 @@ func (h *historyRenderer) user(m agent.Message) error {
 			return err
 		}
 	}
+	if len(attached) > 0 {
+		// The text goes first, as the API's own examples have it.
+		if len(texts) > 0 {
+			attached = append([]contentPart{{Type: "text", Text: strings.Join(texts, "\n\n")}}, attached...)
+		}
+		return h.add("user", wireParts{Role: "user", Content: attached}, nil, "")
+	}
 	if len(texts) > 0 {
 		return h.add("user", wireText{Role: "user", Content: strings.Join(texts, "\n\n")}, nil, "")
 	}
 	return nil
+}
+
+// imagePart is an image content part with its bytes in a data URL.
+func imagePart(im agent.Image) contentPart {
+	return contentPart{Type: "image_url", ImageURL: &imageURL{URL: "data:" + im.MediaType + ";base64," + im.Data}}
 }
 
 // searchResult answers a tool_search call with the found tools' full

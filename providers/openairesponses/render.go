@@ -128,10 +128,14 @@ func (r *renderer) flushUserText() {
 }
 
 func (r *renderer) user(m agent.Message) {
-	for _, p := range m.Parts {
+	for i, p := range m.Parts {
 		if p.Type == agent.PartText {
 			r.userText = append(r.userText, p.Text)
 			continue
+		}
+		if p.Type == agent.PartImage {
+			r.attached(m.Parts[i:])
+			break
 		}
 		r.flushUserText()
 		switch {
@@ -167,6 +171,34 @@ type functionCallOutput struct {
 	Output any    `json:"output"`
 }
 
+// attached renders the user's text with the images attached to it (the
+// image parts and any text after them) as one message of input_text and
+// input_image parts.
+func (r *renderer) attached(rest []agent.Part) {
+	content := []map[string]string{}
+	if len(r.userText) > 0 {
+		content = append(content, map[string]string{"type": "input_text", "text": strings.Join(r.userText, "\n\n")})
+		r.userText = nil
+	}
+	for _, p := range rest {
+		switch {
+		case p.Type == agent.PartText:
+			content = append(content, map[string]string{"type": "input_text", "text": p.Text})
+		case p.Type == agent.PartImage && p.Image != nil:
+			content = append(content, inputImage(*p.Image))
+		}
+	}
+	r.add(struct {
+		Role    string              `json:"role"`
+		Content []map[string]string `json:"content"`
+	}{"user", content})
+}
+
+// inputImage is an input_image part with its bytes in a data URL.
+func inputImage(im agent.Image) map[string]string {
+	return map[string]string{"type": "input_image", "image_url": "data:" + im.MediaType + ";base64," + im.Data}
+}
+
 func callOutput(tr agent.ToolResult) functionCallOutput {
 	text := tr.Text
 	if text == "" && len(tr.Images) == 0 {
@@ -180,7 +212,7 @@ func callOutput(tr agent.ToolResult) functionCallOutput {
 		parts = append(parts, map[string]string{"type": "input_text", "text": text})
 	}
 	for _, im := range tr.Images {
-		parts = append(parts, map[string]string{"type": "input_image", "image_url": "data:" + im.MediaType + ";base64," + im.Data})
+		parts = append(parts, inputImage(im))
 	}
 	return functionCallOutput{"function_call_output", tr.CallID, parts}
 }

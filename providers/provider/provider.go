@@ -8,6 +8,9 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/agent-dev/agent/agent"
@@ -42,6 +45,9 @@ type Descriptor struct {
 	// Hosted is the tools the provider runs itself (--provider-tool); nil
 	// when it has none.
 	Hosted *Hosted
+	// Images is what the API takes of an image the user attaches, checked
+	// before a turn is sent; the zero value is OpenAI's rules.
+	Images ImageRules
 	// New builds the adapter from the environment (c.Getenv, with the
 	// base-URL variables already replaced by --base-url) and c.
 	New func(ctx context.Context, c Config) (agent.Provider, error)
@@ -56,6 +62,47 @@ type Hosted struct {
 	Aliases []string
 	// Validate refuses what the provider cannot run, before any request.
 	Validate func([]agent.ProviderTool) error
+}
+
+// ImageRules are an API's documented limits on an image sent inline.
+type ImageRules struct {
+	// MediaTypes the API reads; nil: png, jpeg, gif and webp.
+	MediaTypes []string
+	// MaxBytes is the largest image, decoded; 0: 20 MB.
+	MaxBytes int
+}
+
+// Check refuses an image the API would answer with a 400, in one line
+// naming the image, the provider and what to do.
+func (r ImageRules) Check(provider string, im agent.Image) error {
+	types := r.MediaTypes
+	if types == nil {
+		types = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
+	}
+	limit := r.MaxBytes
+	if limit == 0 {
+		limit = 20 << 20
+	}
+	name := im.Name
+	if name == "" {
+		name = "the image"
+	}
+	if !slices.Contains(types, im.MediaType) {
+		short := make([]string, len(types))
+		for i, t := range types {
+			short[i] = strings.TrimPrefix(t, "image/")
+		}
+		return fmt.Errorf("%s is %s, which %s does not read (it takes %s): convert it, or switch provider", name, im.MediaType, provider, strings.Join(short, ", "))
+	}
+	if n := im.Size(); n > limit {
+		return fmt.Errorf("%s is %s, over the %s %s takes per image: make it smaller and attach it again", name, MB(n), MB(limit), provider)
+	}
+	return nil
+}
+
+// MB is n bytes in megabytes, for a message ("3.75 MB").
+func MB(n int) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", float64(n)/(1<<20)), "0"), ".") + " MB"
 }
 
 // Config is what every constructor gets from the settings.

@@ -15,6 +15,7 @@ func Descriptor() provider.Descriptor {
 		BaseURLEnv:    []string{"ANTHROPIC_VERTEX_BASE_URL"},
 		ModelPrefixes: []string{"claude-"},
 		Hosted:        anthropic.HostedOn(Name),
+		Images:        anthropic.Images,
 		New: provider.Constructor(FromEnv, func(o Options, c provider.Config) (agent.Provider, error) {
 			o.Models, o.FirstByteTimeout, o.StreamIdleTimeout = c.Models, c.FirstByteTimeout, c.StreamIdleTimeout
 			return New(o)
@@ -27,6 +28,7 @@ func GeminiDescriptor() provider.Descriptor {
 	return provider.Descriptor{
 		Name: GeminiTag, Family: "google", DefaultModel: gemini.DefaultModel,
 		BaseURLEnv: []string{"GOOGLE_VERTEX_BASE_URL"},
+		Images:     gemini.Images,
 		New: provider.Constructor(GeminiFromEnv, func(o Options, c provider.Config) (agent.Provider, error) {
 			return NewGemini(o, gemini.Configured(gemini.Options{}, c))
 		}),

@@ -70,6 +70,7 @@ type wireBlock struct {
 	ToolName     string          `json:"tool_name"`
 	Thinking     string          `json:"thinking"`
 	Signature    string          `json:"signature"`
+	Source       json.RawMessage `json:"source"`
 }
 
 func (b wireBlock) isServerUse() bool { return b.Type == "server_tool_use" || b.Type == "mcp_tool_use" }
@@ -152,6 +153,9 @@ func (s *Server) validate(r *wireRequest) string {
 				return msg
 			}
 		}
+	}
+	if msg := checkImages(r.Messages); msg != "" {
+		return msg
 	}
 	if breakpoints > 4 {
 		return fmt.Sprintf("A maximum of 4 blocks with cache_control may be provided. Found %d.", breakpoints)

@@ -240,6 +240,9 @@ func unknown(name, at string) string {
 }
 
 func (s *Server) validate(raw []byte, model string, b *body_) string {
+	if len(raw) > MaxRequest {
+		return fmt.Sprintf("Request payload size exceeds the limit: %d bytes.", MaxRequest)
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &top); err != nil {
 		return "Invalid JSON payload received. " + err.Error()
@@ -323,6 +326,9 @@ func (s *Server) validate(raw []byte, model string, b *body_) string {
 			if p.Text != nil && *p.Text == "" && p.ThoughtSignature == "" {
 				return "Unable to submit request because it has an empty text parameter. Add a value to the parameter and try again."
 			}
+			if msg := checkInline(f["inlineData"], fmt.Sprintf("contents[%d].parts[%d].inline_data", i, j)); msg != "" {
+				return msg
+			}
 			if msg := checkFunctionResponse(f["functionResponse"], p, model, fmt.Sprintf("contents[%d].parts[%d].function_response", i, j)); msg != "" {
 				return msg
 			}
@@ -381,6 +387,38 @@ func (s *Server) validate(raw []byte, model string, b *body_) string {
 		if msg := s.checkSignatures(b); msg != "" {
 			return msg
 		}
+	}
+	return ""
+}
+
+// MaxRequest is the largest request the API takes with its media inline
+// (the image understanding docs: larger files go through the File API).
+const MaxRequest = 20 << 20
+
+// inlineTypes are the image MIME types the API reads (image understanding
+// docs); anything else, GIF and "image/jpg" included, draws "Unsupported
+// MIME type" (gemini-cli, crush and vscode bug reports).
+var inlineTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/webp": true, "image/heic": true, "image/heif": true,
+	"application/pdf": true, "audio/wav": true, "audio/mp3": true, "video/mp4": true, "text/plain": true}
+
+// checkInline applies the API's rules to a part's inlineData at path at.
+func checkInline(raw json.RawMessage, at string) string {
+	if raw == nil {
+		return ""
+	}
+	var blob struct {
+		MimeType string `json:"mimeType"`
+		Data     string `json:"data"`
+	}
+	_ = json.Unmarshal(raw, &blob)
+	switch {
+	case blob.MimeType == "":
+		return "* GenerateContentRequest." + at + ".mime_type: mime_type is required."
+	case !inlineTypes[blob.MimeType]:
+		return "Unsupported MIME type: " + blob.MimeType
+	}
+	if _, err := base64.StdEncoding.DecodeString(blob.Data); err != nil || blob.Data == "" {
+		return fmt.Sprintf("Invalid value at '%s.data' (TYPE_BYTES), Base64 decoding failed for %q", at, blob.Data)
 	}
 	return ""
 }

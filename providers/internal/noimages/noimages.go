@@ -1,7 +1,8 @@
-// Package noimages leaves the images a tool returned out of a request for
-// a model that reads none: the API would refuse the whole request (DeepSeek
-// answers "Model do not support image input"), so each such tool result
-// keeps its text and says instead how many images were left out.
+// Package noimages leaves images out of a request for a model that reads
+// none: the API would refuse the whole request (DeepSeek answers "Model do
+// not support image input"). Each tool result keeps its text and says
+// instead how many images were left out; an image the user attached (to an
+// earlier turn, on a model that took it) becomes a line naming it.
 package noimages
 
 import (
@@ -11,7 +12,8 @@ import (
 
 // Strip returns req unchanged when the model takes images or the history
 // holds none, else a copy whose tool results carry the note in place of
-// their images. The caller's history is never written.
+// their images and whose attached images are notes too. The caller's
+// history is never written.
 func Strip(req *agent.Request, c models.Capabilities) *agent.Request {
 	if c.TakesImages || !hasImages(req.Messages) {
 		return req
@@ -26,6 +28,14 @@ func Strip(req *agent.Request, c models.Capabilities) *agent.Request {
 		parts := make([]agent.Part, len(m.Parts))
 		copy(parts, m.Parts)
 		for j, pt := range parts {
+			if pt.Type == agent.PartImage {
+				name := "an image"
+				if pt.Image != nil && pt.Image.Name != "" {
+					name = "image " + pt.Image.Name
+				}
+				parts[j] = agent.TextPart("[the user attached " + name + "; omitted because the model takes no images]")
+				continue
+			}
 			if pt.ToolResult == nil || len(pt.ToolResult.Images) == 0 {
 				continue
 			}
@@ -45,7 +55,7 @@ func Strip(req *agent.Request, c models.Capabilities) *agent.Request {
 func hasImages(msgs []agent.Message) bool {
 	for _, m := range msgs {
 		for _, pt := range m.Parts {
-			if pt.ToolResult != nil && len(pt.ToolResult.Images) > 0 {
+			if pt.Type == agent.PartImage || pt.ToolResult != nil && len(pt.ToolResult.Images) > 0 {
 				return true
 			}
 		}

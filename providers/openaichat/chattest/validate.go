@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agent-dev/agent/models"
+	"github.com/agent-dev/agent/providers/internal/imagecheck"
 )
 
 type violation struct{ code, param, msg string }
@@ -297,19 +298,30 @@ func validateExtensions(top map[string]json.RawMessage) *violation {
 // the server's words: DeepSeek's (api-docs.deepseek.com; every model
 // answers so), else OpenAI's for its text-only models (Groq's text-only
 // models refuse the same request; its exact text is not documented).
+// An image a model takes must still be one OpenAI's rules take (format,
+// size, bytes; see imagecheck).
 func validateImages(c models.Capabilities, raws []map[string]json.RawMessage) *violation {
-	if !c.Known || c.TakesImages {
-		return nil
-	}
 	for i, m := range raws {
 		var parts []struct {
-			Type string `json:"type"`
+			Type     string `json:"type"`
+			ImageURL *struct {
+				URL string `json:"url"`
+			} `json:"image_url"`
 		}
 		if json.Unmarshal(m["content"], &parts) != nil {
 			continue
 		}
 		for j, p := range parts {
 			if p.Type != "image_url" {
+				continue
+			}
+			if p.ImageURL == nil || p.ImageURL.URL == "" {
+				return bad(fmt.Sprintf("messages.[%d].content.[%d].image_url", i, j), "Missing required parameter: 'messages[%d].content[%d].image_url'.", i, j)
+			}
+			if !c.Known || c.TakesImages {
+				if code, msg := imagecheck.OpenAI(p.ImageURL.URL); code != "" {
+					return &violation{code: code, msg: msg}
+				}
 				continue
 			}
 			if c.Family == "deepseek" {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agent-dev/agent/models"
+	"github.com/agent-dev/agent/providers/internal/imagecheck"
 )
 
 // parsed is a validated request.
@@ -355,6 +356,9 @@ func (p *parsed) readInput(in json.RawMessage) *apiErr {
 			}
 			ids[id] = true
 		}
+		if e := checkImages(i, it); e != nil {
+			return e
+		}
 		switch typ {
 		case "message":
 			if str(it["role"]) == "" {
@@ -414,6 +418,33 @@ func (p *parsed) readInput(in json.RawMessage) *apiErr {
 		case "item_reference":
 			if !p.Store {
 				return &apiErr{status: 404, message: fmt.Sprintf("Item with id '%s' not found. Items are not persisted when `store` is set to false.", str(it["id"])), param: "input"}
+			}
+		}
+	}
+	return nil
+}
+
+// checkImages applies OpenAI's image rules (imagecheck) to the input_image
+// parts of a message's content or a function_call_output's output.
+func checkImages(i int, it map[string]json.RawMessage) *apiErr {
+	for _, key := range []string{"content", "output"} {
+		var parts []struct {
+			Type     string `json:"type"`
+			ImageURL string `json:"image_url"`
+			FileID   string `json:"file_id"`
+		}
+		if json.Unmarshal(it[key], &parts) != nil {
+			continue
+		}
+		for j, p := range parts {
+			if p.Type != "input_image" {
+				continue
+			}
+			if p.ImageURL == "" && p.FileID == "" {
+				return bad(fmt.Sprintf("input[%d].%s[%d]", i, key, j), "Invalid input_image: one of 'image_url' or 'file_id' must be provided.")
+			}
+			if code, msg := imagecheck.OpenAI(p.ImageURL); code != "" {
+				return &apiErr{status: 400, message: msg, code: code}
 			}
 		}
 	}
