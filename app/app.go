@@ -229,6 +229,11 @@ func (a *App) build(ctx context.Context) error {
 	} else if p, defModel, err = NewProvider(*s, s.Provider, a.opts.Getenv); err != nil {
 		return err
 	}
+	if len(s.ProjectSets) > 0 {
+		// Kept in sight, not only said once: the answers come from
+		// another provider, model or prompt than the user's own.
+		a.note = "project: " + strings.Join(s.ProjectSets, ", ")
+	}
 	if err := validateProviderTools(s.Provider, p, pts); err != nil {
 		return err
 	}

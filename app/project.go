@@ -87,7 +87,10 @@ func (s *Settings) applyProject(trustFlag bool) error {
 				if c.key == "system prompt" {
 					what = fmt.Sprintf("its own (%d characters)", len(c.after))
 				}
-				s.Warnings = append(s.Warnings, fmt.Sprintf("the trusted project (%s) sets the %s: %s", path, c.key, what))
+				s.ProjectSets = append(s.ProjectSets, c.key)
+				if !s.Flags.preview { // the trust question lists it among the settings
+					s.Warnings = append(s.Warnings, fmt.Sprintf("the trusted project (%s) sets the %s: %s", path, c.key, what))
+				}
 			}
 		}
 		config.Merge(&s.Config, *proj)
@@ -139,6 +142,9 @@ func (s *Settings) projectLookup(source string) func(string) (string, bool) {
 	allow := s.ProjectEnvAllow
 	warned := map[string]bool{}
 	return func(name string) (string, bool) {
+		if s.Flags.preview {
+			return "${" + name + "}", true
+		}
 		if slices.Contains(allow, name) {
 			return os.LookupEnv(name)
 		}

@@ -38,6 +38,9 @@ type Flags struct {
 	Workdir    string // the working directory (default: os.Getwd)
 	Agent      string // --agent: the agent profile to use
 	Trust      bool   // --trust: use this directory's project files for this run
+	// preview is the trust question's load: ${VAR} in a project's servers
+	// left as written, and no warning for what the question lists.
+	preview bool
 	// Changed names the flags given on the command line (a profile does
 	// not override them; --max-steps 0 is an error, not "not given").
 	Changed map[string]bool
@@ -74,8 +77,12 @@ type Settings struct {
 	// Project is the working directory's project files; Trusted says they
 	// are used (the directory is trusted, or --trust). projectServers are
 	// its MCP servers as a project may have them (applyProject).
-	Project        Project
-	Trusted        bool
+	Project Project
+	Trusted bool
+	// ProjectSets names what of the provider, model and system prompt
+	// the trusted project changed (said in the warnings and, in the TUI,
+	// the status bar).
+	ProjectSets    []string
 	projectServers map[string]config.MCPServer
 }
 

@@ -16,6 +16,13 @@ func runTUI(ctx context.Context, g *Globals) error {
 	if f, ok := g.Stdout.(*os.File); !ok || !isTerminal(f) {
 		return usagef("the terminal UI needs a terminal on stdout: run agent in one, or use -p PROMPT to print one answer")
 	}
+	if !g.Settings.Demo {
+		s, err := tuiapp.AskTrust(ctx, g.Settings, g.Getenv, tui.Options{Theme: g.Settings.Theme, NoColor: os.Getenv("NO_COLOR") != ""})
+		if err != nil {
+			return err
+		}
+		g.Settings = s
+	}
 	pick := g.Settings.Resume == app.PickSession
 	if pick {
 		g.Settings.Resume = ""

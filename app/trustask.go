@@ -1,0 +1,114 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/agent-dev/agent/config"
+)
+
+// ProjectPreview is what an untrusted directory's project files would do
+// once trusted, for the question the TUI asks at start: the servers they
+// would start and the settings they would change, as the rules of a
+// trusted project leave them (a refused server or key is not listed; its
+// warning is).
+type ProjectPreview struct {
+	Project  Project
+	Servers  []ProjectServer
+	Settings []SettingChange
+	Warnings []string // what trusting would still refuse or not expand
+}
+
+// ProjectServer is a server the project would start: its command line or
+// URL, with ${VAR} left as written.
+type ProjectServer struct {
+	Name, Target string
+}
+
+// SettingChange is one setting the project would change, its values as
+// JSON (a system prompt as its length).
+type SettingChange struct {
+	Key, From, To string
+}
+
+// Empty reports a preview with nothing to ask about.
+func (p ProjectPreview) Empty() bool { return len(p.Servers) == 0 && len(p.Settings) == 0 }
+
+// PreviewProject says what trusting s's directory would change: the
+// settings are resolved again as with --trust (without reading the
+// environment into the project's servers) and compared key by key. It is
+// empty when the directory has no project files or is already used.
+func PreviewProject(s Settings, getenv func(string) string) (ProjectPreview, error) {
+	pv := ProjectPreview{Project: s.Project}
+	if s.Trusted || s.Project.Empty() {
+		return pv, nil
+	}
+	f := s.Flags
+	f.Trust, f.preview = true, true
+	t, err := Load(f, getenv)
+	if err != nil {
+		return pv, err
+	}
+	for _, n := range slices.Sorted(maps.Keys(t.projectServers)) {
+		srv := t.projectServers[n]
+		target := mcpTarget(srv)
+		// What a server is given matters as much as what it runs
+		// (LD_PRELOAD, a header): their names, values as written.
+		for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
+			target += fmt.Sprintf(" %s=%s", k, srv.Env[k])
+		}
+		for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
+			target += fmt.Sprintf(" (%s: %s)", k, srv.Headers[k])
+		}
+		pv.Servers = append(pv.Servers, ProjectServer{Name: n, Target: target})
+	}
+	for _, k := range config.Keys() {
+		if k.Name == "mcpServers" {
+			continue // listed as servers
+		}
+		before, _ := json.Marshal(k.Ptr(&s.Config))
+		after, _ := json.Marshal(k.Ptr(&t.Config))
+		if string(before) == string(after) {
+			continue
+		}
+		c := SettingChange{Key: k.Name, From: orDefault(before), To: orDefault(after)}
+		if k.Name == "system" {
+			c.From, c.To = fmt.Sprintf("(%d characters)", len(s.System)), fmt.Sprintf("(%d characters)", len(t.System))
+		}
+		pv.Settings = append(pv.Settings, c)
+	}
+	// Only the warnings trusting adds (what it would still refuse).
+	for _, w := range t.Warnings {
+		if !slices.Contains(s.Warnings, w) {
+			pv.Warnings = append(pv.Warnings, w)
+		}
+	}
+	return pv, nil
+}
+
+// TrustPreviewed trusts the directory of pv with the project files the
+// user was shown: if they changed since, nothing is trusted and the error
+// says to look again.
+func TrustPreviewed(pv ProjectPreview) error {
+	now, err := ReadProject(pv.Project.Dir)
+	if err != nil {
+		return err
+	}
+	if now.Hash != pv.Project.Hash {
+		return Usagef("the project files of %s changed while you looked at them: nothing was trusted; start again to see them as they are", pv.Project.Dir)
+	}
+	_, err = Trust(pv.Project.Dir)
+	return err
+}
+
+// orDefault is a setting's value as JSON, "(default)" when unset (the
+// model then comes from the provider).
+func orDefault(b []byte) string {
+	switch string(b) {
+	case `""`, "null", "[]", "{}", "0":
+		return "(default)"
+	}
+	return string(b)
+}

@@ -1,0 +1,97 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// #26: the trust question lists what trusting would do: the servers the
+// project would start with their command lines and URLs (${VAR} as
+// written, never read), the settings it would change, what it would still
+// refuse; nothing of it applies before the user answers.
+func TestPreviewProject(t *testing.T) {
+	dir := repo(t)
+	s, err := Load(Flags{Workdir: dir}, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv, err := PreviewProject(s, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, srv := range pv.Servers {
+		got[srv.Name] = srv.Target
+	}
+	if len(got) != 2 || got["runner"] != "touch pwned K=${AGENT_TEST_SECRET}" ||
+		got["exfil"] != "http://127.0.0.1:9/${AGENT_TEST_SECRET} (X-Key: ${AGENT_TEST_SECRET}) (X-Ok: ${AGENT_TEST_ALLOWED})" {
+		t.Errorf("servers = %q (github is the user's: refused, not listed)", got)
+	}
+	changes := map[string]SettingChange{}
+	for _, c := range pv.Settings {
+		changes[c.Key] = c
+	}
+	if c := changes["provider"]; c.From != `"anthropic"` || c.To != `"openai"` {
+		t.Errorf("provider change = %+v", c)
+	}
+	if c := changes["system"]; c.To != "(20 characters)" {
+		t.Errorf("system change = %+v", c)
+	}
+	if c := changes["require_approval"]; !strings.Contains(c.To, "*send_email") || !strings.Contains(c.To, "nothing_really") {
+		t.Errorf("approvals change = %+v (the project's add to the user's)", c)
+	}
+	for _, refused := range []string{"base_url", "project_env_allow"} {
+		if _, ok := changes[refused]; ok {
+			t.Errorf("%s listed as a change; a project cannot set it", refused)
+		}
+	}
+	if w := strings.Join(pv.Warnings, "\n"); !strings.Contains(w, "base_url") || !strings.Contains(w, "github") || strings.Contains(w, "sk-secret") {
+		t.Errorf("warnings = %q", pv.Warnings)
+	}
+	if strings.Contains(strings.Join(pv.Warnings, ""), "not trusted") {
+		t.Errorf("the untrusted warning is repeated: %q", pv.Warnings)
+	}
+	if s2, _ := Load(Flags{Workdir: dir}, os.Getenv); s2.Trusted {
+		t.Fatal("previewing trusted the directory")
+	}
+
+	// A file changed after it was shown: nothing is trusted.
+	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(`{"mcpServers":{"other":{"command":"rm"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := TrustPreviewed(pv); err == nil || !strings.Contains(err.Error(), "changed while you looked") {
+		t.Fatalf("trusting changed files: %v", err)
+	}
+	if s2, _ := Load(Flags{Workdir: dir}, os.Getenv); s2.Trusted {
+		t.Fatal("changed files trusted")
+	}
+	pv, err = PreviewProject(mustLoad(t, dir), os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := TrustPreviewed(pv); err != nil {
+		t.Fatal(err)
+	}
+	s2 := mustLoad(t, dir)
+	if !s2.Trusted || s2.Provider != "openai" {
+		t.Fatalf("trusted %v provider %q after the answer", s2.Trusted, s2.Provider)
+	}
+	if !slices.Equal(s2.ProjectSets, []string{"provider", "model", "system prompt"}) {
+		t.Errorf("ProjectSets = %q (the status bar's note)", s2.ProjectSets)
+	}
+	if pv, _ := PreviewProject(mustLoad(t, dir), os.Getenv); !pv.Empty() {
+		t.Errorf("a trusted directory asks again: %+v", pv)
+	}
+}
+
+func mustLoad(t *testing.T, dir string) Settings {
+	t.Helper()
+	s, err := Load(Flags{Workdir: dir}, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

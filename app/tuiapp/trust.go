@@ -1,0 +1,35 @@
+package tuiapp
+
+import (
+	"context"
+
+	"github.com/agent-dev/agent/app"
+	"github.com/agent-dev/agent/tui"
+)
+
+// AskTrust asks, before anything of the project runs, whether to trust an
+// untrusted directory whose project files would start servers or change
+// settings. Trusted, the trust store is written (only if the files are
+// still those shown) and the settings are resolved again with them; "not
+// now" keeps s, whose warning names agent trust.
+func AskTrust(ctx context.Context, s app.Settings, getenv func(string) string, opts tui.Options) (app.Settings, error) {
+	pv, err := app.PreviewProject(s, getenv)
+	if err != nil || pv.Empty() {
+		return s, err
+	}
+	req := tui.TrustRequest{Dir: pv.Project.Dir, Files: pv.Project.Files, Warnings: pv.Warnings}
+	for _, srv := range pv.Servers {
+		req.Servers = append(req.Servers, tui.TrustServer{Name: srv.Name, Target: srv.Target})
+	}
+	for _, c := range pv.Settings {
+		req.Settings = append(req.Settings, tui.TrustSetting{Key: c.Key, From: c.From, To: c.To})
+	}
+	ok, err := tui.AskTrust(ctx, req, opts)
+	if err != nil || !ok {
+		return s, err
+	}
+	if err := app.TrustPreviewed(pv); err != nil {
+		return s, err
+	}
+	return app.Load(s.Flags, getenv)
+}

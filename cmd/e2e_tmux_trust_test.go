@@ -1,0 +1,97 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-dev/agent/app"
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+)
+
+// #26: in a real terminal, opening an untrusted directory whose project
+// files would start a server and change the model asks first, listing
+// them; "not now" starts nothing of the project, "trust" remembers the
+// directory and applies them.
+func TestTrustDialogInTmux(t *testing.T) {
+	for _, answer := range []string{"n", "t"} {
+		t.Run(answer, func(t *testing.T) {
+			wd := isolate(t)
+			exe, err := os.Executable()
+			if err != nil {
+				t.Fatal(err)
+			}
+			pidFile := filepath.Join(t.TempDir(), "server.pid")
+			writeFile(t, filepath.Join(wd, ".mcp.json"), map[string]any{"mcpServers": map[string]any{
+				"projsrv": map[string]any{"command": exe, "args": []string{"--serve-the-project"},
+					"env": map[string]string{"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_PIDFILE": pidFile}},
+			}})
+			writeFile(t, filepath.Join(wd, ".agent", "config.json"), map[string]any{"model": "claude-haiku-4-5"})
+			fake := anthropictest.NewServer(t)
+			env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "HOME": os.Getenv("HOME"),
+				"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME"),
+				"XDG_STATE_HOME": os.Getenv("XDG_STATE_HOME")}
+			ts := startTmux(t, env, "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"), "--theme", "dark")
+			ts.waitFor("Trust this directory?", "projsrv", "--serve-the-project", `"claude-haiku-4-5"`, "not now")
+			if _, err := os.Stat(pidFile); err == nil {
+				t.Fatal("the project's server started before the answer")
+			}
+			ts.send(answer)
+			ts.waitFor("/help")
+			trusted, _, err := app.Trusted(wd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if answer == "n" {
+				screen := ts.waitFor("agent trust")
+				if trusted || strings.Contains(screen, "claude-haiku-4-5") {
+					t.Errorf("not now: trusted %v, screen:\n%s", trusted, screen)
+				}
+				if _, err := os.Stat(pidFile); err == nil {
+					t.Error("not now: the project's server started")
+				}
+			} else {
+				// The status bar keeps saying that the project chose the model.
+				screen := ts.waitFor("claude-haiku-4-5", "project: model")
+				if !trusted {
+					t.Errorf("trust: the directory is not trusted; screen:\n%s", screen)
+				}
+				if !waitUntilFile(pidFile, 30*time.Second) {
+					t.Errorf("trust: the project's server never started:\n%s", ts.capture())
+				}
+			}
+			if h := ts.history(); strings.Contains(h, "Trust this directory?") {
+				t.Errorf("the answered question stays on the screen:\n%s", h)
+			}
+			ts.quit()
+		})
+	}
+}
+
+func waitUntilFile(path string, within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+		<-time.After(20 * time.Millisecond)
+	}
+	return false
+}
+
+func writeFile(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,174 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/agent-dev/agent/sanitize"
+	"github.com/agent-dev/agent/themes"
+)
+
+// TrustRequest is the question asked when the agent starts in a directory
+// whose project files are not trusted and would start servers or change
+// settings: what they would do, listed before anything of it runs.
+type TrustRequest struct {
+	Dir      string
+	Files    []string
+	Servers  []TrustServer
+	Settings []TrustSetting
+	Warnings []string // what trusting would still refuse
+}
+
+// TrustServer is a server the project would start: its command line or URL.
+type TrustServer struct{ Name, Target string }
+
+// TrustSetting is a setting the project would change.
+type TrustSetting struct{ Key, From, To string }
+
+// AskTrust shows req and returns whether the user trusts the directory
+// ("trust") or not ("not now", esc, ctrl+c). Everything shown comes from
+// the cloned repository: it is sanitised before it reaches the terminal.
+func AskTrust(ctx context.Context, req TrustRequest, opts Options) (bool, error) {
+	opts.defaults()
+	m, err := newTrustModel(req, opts)
+	if err != nil {
+		return false, err
+	}
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	if _, err := tea.NewProgram(m, popts...).Run(); err != nil && ctx.Err() == nil {
+		return false, fmt.Errorf("ask whether to trust %s: %w", req.Dir, err)
+	}
+	return m.trusted, nil
+}
+
+type trustModel struct {
+	req     TrustRequest
+	opts    Options
+	st      *themes.Styles
+	width   int
+	notNow  bool // the selected answer: "not now" (else "trust")
+	done    bool
+	trusted bool
+}
+
+func newTrustModel(req TrustRequest, opts Options) (*trustModel, error) {
+	st, err := themes.Resolve(opts.Theme, true, opts.NoColor)
+	if err != nil {
+		return nil, fmt.Errorf("start terminal ui: %w", err)
+	}
+	// "Not now" is the safe default: enter alone never trusts.
+	return &trustModel{req: req, opts: opts, st: st, width: 80, notNow: true}, nil
+}
+
+func (m *trustModel) Init() tea.Cmd {
+	if !m.opts.NoColor && strings.EqualFold(m.opts.Theme, "auto") {
+		return tea.RequestBackgroundColor
+	}
+	return nil
+}
+
+func (m *trustModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width = msg.Width
+	case tea.BackgroundColorMsg:
+		if st, err := themes.Resolve(m.opts.Theme, msg.IsDark(), m.opts.NoColor); err == nil {
+			m.st = st
+		}
+	case tea.KeyPressMsg:
+		switch msg.String() {
+		case "t", "y":
+			return m.answer(true)
+		case "n", "esc", "ctrl+c", "q":
+			return m.answer(false)
+		case "enter":
+			return m.answer(!m.notNow)
+		case "left", "right", "tab", "shift+tab", "h", "l":
+			m.notNow = !m.notNow
+		}
+	}
+	return m, nil
+}
+
+func (m *trustModel) answer(trust bool) (tea.Model, tea.Cmd) {
+	m.done, m.trusted = true, trust
+	return m, tea.Quit
+}
+
+// maxListed bounds each list: the files have the rest.
+const maxListed = 12
+
+func (m *trustModel) View() tea.View {
+	var v tea.View
+	// On the alternate screen: the question leaves no trace in the
+	// scrollback, and the chat starts where the shell left off.
+	v.AltScreen = true
+	if !m.done {
+		v.SetContent(m.render())
+	}
+	return v
+}
+
+func (m *trustModel) render() string {
+	st, inner := m.st, max(m.width-4, 20)
+	var b []string
+	// Wrapped, never cut: the end of a long command line must not hide
+	// what it does.
+	add := func(s string) { b = append(b, strings.Split(ansi.Wrap(s, inner, " "), "\n")...) }
+	add(st.DialogTitle.Render("Trust this directory?"))
+	add(st.Text.Render(sanitize.Line(m.req.Dir)))
+	add(st.Muted.Render("Its project files (" + sanitize.Line(strings.Join(m.req.Files, ", ")) + ") come with the repository; until you trust it, they are not used."))
+	if len(m.req.Servers) > 0 {
+		b = append(b, "")
+		add(st.Bold.Render("It would start these MCP servers:"))
+		for i, s := range m.req.Servers {
+			if i == maxListed {
+				add(st.Muted.Render(fmt.Sprintf("  … and %d more", len(m.req.Servers)-maxListed)))
+				break
+			}
+			add("  " + st.CardTitle.Render(sanitize.Line(s.Name)) + "  " + st.CardArgs.Render(sanitize.Line(s.Target)))
+		}
+	}
+	if len(m.req.Settings) > 0 {
+		b = append(b, "")
+		add(st.Bold.Render("It would change these settings:"))
+		for i, c := range m.req.Settings {
+			if i == maxListed {
+				add(st.Muted.Render(fmt.Sprintf("  … and %d more", len(m.req.Settings)-maxListed)))
+				break
+			}
+			add("  " + st.CardTitle.Render(sanitize.Line(c.Key)) + "  " + st.CardArgs.Render(sanitize.Line(clip(c.From, 60))+" → "+sanitize.Line(clip(c.To, 200))))
+		}
+	}
+	for _, w := range m.req.Warnings {
+		add(st.WarningText.Render("! " + sanitize.Line(w)))
+	}
+	b = append(b, "")
+	trust, notNow := " trust ", " not now "
+	if m.notNow {
+		notNow = st.Selected.Render(notNow)
+	} else {
+		trust = st.Selected.Render(trust)
+	}
+	add(trust + "  " + notNow + "   " + st.HelpKey.Render("t") + st.HelpDesc.Render(" trust  ") +
+		st.HelpKey.Render("n/esc") + st.HelpDesc.Render(" not now  ") + st.HelpKey.Render("←/→ enter") + st.HelpDesc.Render(" choose"))
+	return st.Dialog.Width(min(m.width, inner+4)).Render(strings.Join(b, "\n"))
+}
+
+// clip shortens a long value, saying by how much.
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + fmt.Sprintf("… (%d more characters)", len(r)-n)
+	}
+	return s
+}
