@@ -180,7 +180,7 @@ func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCal
 	log.start(ctx, c)
 	// A tool that reports progress (an MCP server's notifications) shows
 	// it on the call's card and in stream-json.
-	pctx := tools.WithProgress(ctx, func(p tools.Progress) {
+	pctx := tools.WithProgress(withCall(ctx, c.ID, emit), func(p tools.Progress) {
 		tp := &ToolProgress{ID: c.ID, Progress: p.Progress, Message: p.Message}
 		if p.Total > 0 {
 			tp.Total = &p.Total

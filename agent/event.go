@@ -67,6 +67,9 @@ type Event struct {
 	// StopReason is why the model stopped that request, on usage events
 	// ("max_tokens": cut at the output limit).
 	StopReason StopReason `json:"stop_reason,omitempty"`
+	// Subagent is set on subagent_started, subagent_event and
+	// subagent_finished (subagent.go).
+	Subagent *SubagentEvent `json:"subagent,omitempty"`
 }
 
 // ToolProgress is one progress report of a running tool call. Total is
@@ -142,6 +145,9 @@ type ToolEvent struct {
 	Duration time.Duration   `json:"duration_ns,omitempty"`
 	// Discovered is true when the tool was deferred and found by a search.
 	Discovered bool `json:"discovered,omitempty"`
+	// Agent names the subagent whose call this is, on an approval a child
+	// session asks in its parent's stream ("" for the session's own).
+	Agent string `json:"agent,omitempty"`
 	// Err is why the call failed (its kind is ErrToolFailed), on
 	// tool_call_finished; the model sees Result.
 	Err error `json:"-"`

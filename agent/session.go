@@ -237,14 +237,21 @@ func (s *Session) RunInput(ctx context.Context, in Input, emit func(Event)) (err
 		s.noteRequest(in.Text)
 	}
 	raised := false
+	// The budget is the turn's, shared with the subagents its calls run;
+	// a subagent's own max_steps bounds its part too.
+	ctx, budget := withBudget(ctx, s.cfg.MaxSteps)
 	for step := 1; ; step++ {
 		if step > s.cfg.MaxSteps {
 			return WithKind(ErrBudgetSpent, fmt.Errorf("step budget of %d requests spent: the model is still calling tools; raise --max-steps or ask again", s.cfg.MaxSteps))
+		}
+		if !budget.take() {
+			return WithKind(ErrBudgetSpent, fmt.Errorf("step budget of %d requests spent by this turn and its subagents: raise --max-steps or ask again", budget.max))
 		}
 		s.autoCompact(ctx, turnStart, &warned, emit)
 		resp, used, err := s.request(ctx, emit, s.BuildRequest, true)
 		if s.retryCut(resp, err, &raised, emit) {
 			step--
+			budget.used.Add(-1)
 			continue
 		}
 		if resp != nil {

@@ -67,9 +67,10 @@ func (s Settings) toolPolicy() (allow, deferIf func(tools.Tool) bool) {
 	if p == nil {
 		return nil, nil
 	}
-	if len(p.Tools) > 0 {
+	if len(p.Tools) > 0 || len(p.Deny) > 0 {
 		allow = func(t tools.Tool) bool {
-			return p.Allows(t.Name, t.Server) || (t.Orig != "" && p.Allows(t.Orig, t.Server))
+			in := len(p.Tools) == 0 || agents.Match(p.Tools, t.Name, t.Server) || t.Orig != "" && agents.Match(p.Tools, t.Orig, t.Server)
+			return in && !agents.Match(p.Deny, t.Name, t.Server) && (t.Orig == "" || !agents.Match(p.Deny, t.Orig, t.Server))
 		}
 	}
 	if len(p.DeferTools) > 0 && !s.Flags.Changed["defer"] {

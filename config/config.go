@@ -30,7 +30,7 @@ type Config struct {
 	Search        string `json:"search,omitempty" default:"native" flag:"search" env:"AGENT_SEARCH" profile:"" stored:"" enum:"native,client,off" what:"search mode" doc:"tool search: native (provider's own where it has one), client (the agent's engine) or off (send every tool)"`
 	SearchAlgo    string `json:"search_algo,omitempty" default:"bm25" flag:"search-algo,root" stored:"" enum:"bm25,regex" what:"search algorithm" doc:"native search variant where there is a choice: bm25 or regex"`
 	Theme         string `json:"theme,omitempty" default:"auto" flag:"theme,root" env:"AGENT_THEME" profile:"" doc:"TUI theme: auto, dark, light, catppuccin, dracula"`
-	MaxSteps      int    `json:"max_steps,omitempty" default:"25" flag:"max-steps,root" check:"must be at least 1" doc:"most provider requests in one turn"`
+	MaxSteps      int    `json:"max_steps,omitempty" default:"25" flag:"max-steps,root" profile:"" check:"must be at least 1" doc:"most provider requests in one turn"`
 	MaxTokens     int    `json:"max_tokens,omitempty" flag:"max-tokens" profile:"" stored:"" doc:"output token limit of each request (default: the model's, from the models table)"`
 	Effort        string `json:"effort,omitempty" flag:"effort" profile:"" enum:"none,minimal,low,medium,high,max" doc:"reasoning effort: none, minimal, low, medium, high or max (mapped to what the model accepts)"`
 	System        string `json:"system,omitempty" flag:"system,root" profile:"" stored:"" doc:"system prompt"`

@@ -171,6 +171,9 @@ type Export struct {
 	// Compactions list where the history was summarised in what is sent;
 	// Messages still hold every message.
 	Compactions []agent.Compaction `json:"compactions"`
+	// Children are the sessions this one's subagents ran (their
+	// Session.ParentID is this session's id).
+	Children []string `json:"child_sessions"`
 }
 
 // Export reads a whole session without taking its lock, so a session open
@@ -194,6 +197,9 @@ func (d *DB) Export(ctx context.Context, idOrPrefix string) (*Export, error) {
 		return nil, fmt.Errorf("export session %s: %w", id, err)
 	}
 	e.Messages = append(e.Messages, msgs...)
+	if e.Children, err = children(ctx, tx, id); err != nil {
+		return nil, err
+	}
 	disc, err := d.discoveries(ctx, tx, id)
 	if err != nil {
 		return nil, err

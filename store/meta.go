@@ -26,6 +26,9 @@ type SessionMeta struct {
 	API      string    `json:"api,omitempty"`
 	Model    string    `json:"model"`
 	Settings Settings  `json:"settings"`
+	// ParentID is the session whose run_agent call ran this one (a
+	// subagent's session), "" for a session of its own.
+	ParentID string `json:"parent_session_id,omitempty"`
 }
 
 // Settings are what shapes a request besides the history. They are

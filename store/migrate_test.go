@@ -15,12 +15,21 @@ var seeds = map[int64]func(t *testing.T, db *sql.DB){
 	2: seedV2,
 	3: seedV3,
 	4: seedV4,
-	5: func(t *testing.T, db *sql.DB) {
-		seedV4(t, db)
-		if _, err := db.Exec(`INSERT INTO tool_uses (at, session_id, kind, query, tool, scope) VALUES (2, 'seed0002', 'called', 'demo q', 't', 'demo')`); err != nil {
+	5: seedV5,
+	6: func(t *testing.T, db *sql.DB) {
+		seedV5(t, db)
+		if _, err := db.Exec(`INSERT INTO sessions (id, title, created_at, updated_at, workdir, provider, api, model, settings, parent_session_id)
+			VALUES ('kid00001', 'child', 1, 1, '/w', 'openai-chat', 'chat', 'm', '{}', 'seed0001')`); err != nil {
 			t.Fatal(err)
 		}
 	},
+}
+
+func seedV5(t *testing.T, db *sql.DB) {
+	seedV4(t, db)
+	if _, err := db.Exec(`INSERT INTO tool_uses (at, session_id, kind, query, tool, scope) VALUES (2, 'seed0002', 'called', 'demo q', 't', 'demo')`); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func seedV4(t *testing.T, db *sql.DB) {

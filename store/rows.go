@@ -175,16 +175,17 @@ func loadMeta(ctx context.Context, q queryer, id string) (SessionMeta, error) {
 		m                SessionMeta
 		created, updated int64
 		settings         string
+		parent           sql.NullString
 	)
-	err := q.QueryRowContext(ctx, `SELECT id, title, created_at, updated_at, workdir, provider, api, model, settings FROM sessions WHERE id = ?`, id).
-		Scan(&m.ID, &m.Title, &created, &updated, &m.Workdir, &m.Provider, &m.API, &m.Model, &settings)
+	err := q.QueryRowContext(ctx, `SELECT id, title, created_at, updated_at, workdir, provider, api, model, settings, parent_session_id FROM sessions WHERE id = ?`, id).
+		Scan(&m.ID, &m.Title, &created, &updated, &m.Workdir, &m.Provider, &m.API, &m.Model, &settings, &parent)
 	if errors.Is(err, sql.ErrNoRows) {
 		return m, fmt.Errorf("session %s: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return m, mapErr(err)
 	}
-	m.Created, m.Updated = fromMS(created), fromMS(updated)
+	m.Created, m.Updated, m.ParentID = fromMS(created), fromMS(updated), parent.String
 	if err := json.Unmarshal([]byte(settings), &m.Settings); err != nil {
 		return m, fmt.Errorf("session %s: decode settings: %w", id, err)
 	}
@@ -211,4 +212,30 @@ func (d *DB) discoveries(ctx context.Context, q queryer, id string) ([]Discovery
 func isConstraint(err error) bool {
 	var se *sqlite.Error
 	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT
+}
+
+// nullable stores "" as NULL (a column with a foreign key).
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// children lists the sessions whose parent is id, oldest first.
+func children(ctx context.Context, q queryer, id string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id FROM sessions WHERE parent_session_id = ? ORDER BY created_at, rowid`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read the subagent sessions of %s: %w", id, mapErr(err))
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, c)
+	}
+	return out, mapErr(rows.Err())
 }

@@ -49,9 +49,9 @@ func (d *DB) Create(ctx context.Context, m SessionMeta) (*Session, error) {
 	for attempt := 0; ; attempt++ {
 		m.ID = NewID()
 		err = d.withTx(ctx, func(tx *sql.Tx) error {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, title, created_at, updated_at, workdir, provider, api, model, settings)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				m.ID, m.Title, ms(m.Created), ms(m.Updated), m.Workdir, m.Provider, m.API, m.Model, string(settings)); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, title, created_at, updated_at, workdir, provider, api, model, settings, parent_session_id)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				m.ID, m.Title, ms(m.Created), ms(m.Updated), m.Workdir, m.Provider, m.API, m.Model, string(settings), nullable(m.ParentID)); err != nil {
 				return err
 			}
 			return d.acquire(ctx, tx, m.ID, token)
@@ -159,7 +159,7 @@ func (s *Session) UpdateMeta(ctx context.Context, m SessionMeta) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m.ID, m.Created, m.Workdir = s.meta.ID, s.meta.Created, s.meta.Workdir
+	m.ID, m.Created, m.Workdir, m.ParentID = s.meta.ID, s.meta.Created, s.meta.Workdir, s.meta.ParentID
 	m.Title = titleFrom(m.Title)
 	m.Updated = s.db.now()
 	if err := json.Unmarshal(settings, &m.Settings); err != nil {

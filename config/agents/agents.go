@@ -50,7 +50,13 @@ type Profile struct {
 	DeferTools []string `json:"defer_tools,omitempty"`
 	// Tools is an allow list of tool-name glob patterns (or "server:NAME"):
 	// a tool matching none is not offered at all, active or deferred.
+	// Deny (Claude Code's disallowedTools) takes tools out of what Tools
+	// lets in.
 	Tools []string `json:"tools,omitempty"`
+	Deny  []string `json:"disallowed_tools,omitempty"`
+	// Subagent makes the profile callable by another session's model,
+	// through its run_agent tool (app/subagent.go).
+	Subagent bool `json:"subagent,omitempty"`
 	// Source is SourceProject, SourceUser or SourceConfig; Path the file.
 	Source string `json:"source"`
 	Path   string `json:"path"`
@@ -365,8 +371,25 @@ func fields(p *Profile, n *yaml.Node, lineBase int, inConfig bool) *Error {
 			}
 		case "description":
 			err = str(&p.Description)
-		case "mcp":
+		case "mcp", "mcp_servers", "mcpServers":
 			p.MCP, err = list(v, bad)
+		case "subagent":
+			if v.Kind != yaml.ScalarNode || v.Decode(&p.Subagent) != nil {
+				err = bad("must be true or false")
+			}
+		case "disallowedTools", "disallowed_tools":
+			p.Deny, err = list(v, bad)
+			if err == nil {
+				err = checkPatterns(p.Deny, bad)
+			}
+		case "model":
+			// Claude Code's "inherit": the calling session's model.
+			if v.Kind == yaml.ScalarNode && strings.TrimSpace(v.Value) == "inherit" {
+				break
+			}
+			err = setting(p, k.Value, v, bad)
+		case "maxTurns":
+			err = setting(p, "max_steps", v, bad)
 		case "tools":
 			p.Tools, err = list(v, bad)
 			if err == nil {
@@ -409,7 +432,7 @@ func profileKey(name string) bool {
 
 // fieldList names the fields a profile's front matter takes.
 func fieldList() string {
-	names := []string{"description", "mcp", "defer", "tools"}
+	names := []string{"description", "subagent", "mcp", "defer", "tools", "disallowedTools"}
 	for _, k := range config.Keys() {
 		if profileKey(k.Name) {
 			names = append(names, k.Name)
@@ -543,7 +566,7 @@ func deferField(p *Profile, v *yaml.Node, bad func(string, ...*yaml.Node) *Error
 // Allows reports whether the tool (its agent-side name and server) is on
 // the profile's allow list; with no list every tool is.
 func (p Profile) Allows(name, server string) bool {
-	return len(p.Tools) == 0 || Match(p.Tools, name, server)
+	return (len(p.Tools) == 0 || Match(p.Tools, name, server)) && !Match(p.Deny, name, server)
 }
 
 // Match reports whether a pattern names the tool: a glob over its name, or

@@ -77,7 +77,7 @@ Be brief.
 			name:    "unknown field",
 			file:    "bad.md",
 			text:    "---\ndescription: ok\nmodle: gpt-5\n---\n",
-			wantErr: "bad.md:3: agent profile bad: field modle: unknown field: use description, mcp, defer, tools, provider, model, fallback_model, search, theme, max_tokens, effort, provider_tools or require_approval",
+			wantErr: "bad.md:3: agent profile bad: field modle: unknown field: use description, subagent, mcp, defer, tools, disallowedTools, provider, model, fallback_model, search, theme, max_steps, max_tokens, effort, provider_tools or require_approval",
 		},
 		{
 			name:    "bad max_tokens",
