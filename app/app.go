@@ -12,6 +12,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/config/agents"
 	"github.com/agent-dev/agent/demo"
 	"github.com/agent-dev/agent/store"
 	"github.com/agent-dev/agent/tools"
@@ -102,6 +103,13 @@ type App struct {
 	instr Instructions
 	// turnEmit emits into the running turn's stream (nil between turns).
 	turnEmit func(agent.Event)
+	// subs are the callable subagent profiles (run_agent); kids routes
+	// the approvals
+	// running subagents asked, by id (subagent.go). isSub: this is a
+	// subagent's session (run or resumed), which runs none of its own.
+	subs  []agents.Profile
+	isSub bool
+	kids  map[string]kidCall
 }
 
 type savedTokens struct {
@@ -158,6 +166,7 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 			return nil, err
 		}
 		a.remembered = resumed.Meta().Settings.Servers
+		a.isSub = resumed.Meta().ParentID != ""
 	}
 	a.settings = s
 	if err := a.build(ctx); err != nil {
@@ -282,6 +291,9 @@ func (a *App) build(ctx context.Context) error {
 	st = agent.New(cfg)
 	a.session, a.label = st, s.Provider
 	a.closers = append(a.closers, func() { stopLoad(); searcher.WaitLearned() })
+	if err := a.addRunAgent(); err != nil {
+		return err
+	}
 	if kit != nil {
 		// The demo's catalog stands for the servers: a pattern that
 		// matches none of its tools is warned about too.
@@ -569,7 +581,10 @@ func (a *App) SyncTools() []string {
 }
 
 // Answer gives the user's decision on an approval_requested event.
-func (a *App) Answer(id string, allow bool) bool { return a.session.Answer(id, allow) }
+// A subagent's approval (its Tool.Agent set) goes to the subagent.
+func (a *App) Answer(id string, allow bool) bool {
+	return a.session.Answer(id, allow) || a.answerChild(id, allow)
+}
 
 // SetModel switches the model: "NAME" on the same provider, or
 // "PROVIDER:NAME" to another one. The tools array is rebuilt for the new

@@ -38,6 +38,24 @@ type TurnResult struct {
 	TotalCostUSD *float64 `json:"total_cost_usd"`
 	DurationMS   int64    `json:"duration_ms"`
 	NumTurns     int      `json:"num_turns"`
+	// Subagents are the run_agent calls of the turn, in the order they
+	// ended; their requests, tokens and cost are in the totals above.
+	Subagents []ResultSubagent `json:"subagents,omitempty"`
+}
+
+// ResultSubagent is one subagent's run: its stored session, answer, the
+// line of tools it found and called, requests and cost (null: unpriced).
+type ResultSubagent struct {
+	Agent     string   `json:"agent"`
+	SessionID string   `json:"session_id"`
+	Provider  string   `json:"provider"`
+	Model     string   `json:"model"`
+	Result    string   `json:"result"`
+	Summary   string   `json:"tools_summary"`
+	IsError   bool     `json:"is_error"`
+	Error     string   `json:"error,omitempty"`
+	NumTurns  int      `json:"num_turns"`
+	CostUSD   *float64 `json:"cost_usd"`
 }
 
 // ResultUsage mirrors the provider usage fields.
@@ -178,8 +196,32 @@ func (r *Reducer) Add(ev agent.Event) string {
 		}
 	case agent.EventError:
 		r.err = ev.Err
+	case agent.EventSubagentFinished:
+		r.subagent(ev.Subagent)
 	}
 	return ""
+}
+
+// subagent counts a finished subagent in the turn's totals.
+func (r *Reducer) subagent(s *agent.SubagentEvent) {
+	if s == nil {
+		return
+	}
+	res := &r.res
+	res.Subagents = append(res.Subagents, ResultSubagent{Agent: s.Agent, SessionID: s.SessionID, Provider: s.Provider, Model: s.Model,
+		Result: s.Result, Summary: s.Summary, IsError: s.IsError, Error: s.Error, NumTurns: s.Requests, CostUSD: s.CostUSD})
+	res.NumRequests += s.Requests
+	if u := s.Usage; u != nil {
+		res.Usage.InputTokens += u.InputTokens
+		res.Usage.OutputTokens += u.OutputTokens
+		res.Usage.CacheReadInputTokens += u.CacheReadTokens
+		res.Usage.CacheCreationInputTokens += u.CacheWriteTokens
+	}
+	if s.CostUSD != nil {
+		r.cost += *s.CostUSD
+	} else if s.Requests > 0 {
+		r.unpriced = true
+	}
 }
 
 func (r *Reducer) serverTools(m *agent.Message) {

@@ -28,12 +28,18 @@ func (a *App) Spend() Spend {
 }
 
 // spent adds one request's usage and cost to the session's figures.
-func (a *App) spent(provider, model string, u agent.Usage) {
+func (a *App) spent(provider, model string, u agent.Usage) { a.addSpend(provider, model, u, true) }
+
+// addSpend counts a request; last says it is the session's own (its
+// prompt size is the context's), not a subagent's.
+func (a *App) addSpend(provider, model string, u agent.Usage, last bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	sp := &a.spend
 	sp.Usage.Add(u)
-	sp.Last = u
+	if last {
+		sp.Last = u
+	}
 	sp.Requests++
 	if p, ok := Price(provider, model); ok {
 		sp.Cost += p.Cost(pricing.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens})

@@ -71,6 +71,12 @@ func WriteTranscript(w io.Writer, e *store.Export) {
 	if m.Title != "" {
 		fmt.Fprintf(w, "%s\n", m.Title)
 	}
+	if m.ParentID != "" {
+		fmt.Fprintf(w, "Subagent %s of session %s\n", dash(m.Settings.Agent), m.ParentID)
+	}
+	if len(e.Children) > 0 {
+		fmt.Fprintf(w, "Subagent sessions: %s\n", strings.Join(e.Children, ", "))
+	}
 	var u agent.Usage
 	for _, r := range e.Requests {
 		u.Add(agent.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CacheReadTokens: r.CacheRead, CacheWriteTokens: r.CacheWrite})

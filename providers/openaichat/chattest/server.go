@@ -36,6 +36,10 @@ type Server struct {
 	Split int
 	// Reply, when set, answers requests once the script is used up.
 	Reply func(ChatRequest) Turn
+	// Arrive, when set, is called with each request the fake accepted,
+	// before it is answered and outside the fake's lock: a test holds
+	// requests there (a barrier proving two run at once).
+	Arrive func(ChatRequest)
 	// Models is the capability table the fake judges models by (nil: the
 	// built-in one): Gemini 3 signatures, DeepSeek thinking, limits, images.
 	Models *models.Table
@@ -233,6 +237,9 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 	if v := s.validate(body, &req); v != nil {
 		fail(400, "invalid_request_error", v.code, v.param, v.msg)
 		return
+	}
+	if s.Arrive != nil {
+		s.Arrive(req)
 	}
 	turn, ok := s.next(req)
 	if !ok {
