@@ -38,6 +38,19 @@ func cleanEvent(ev agent.Event) agent.Event {
 		p.Message = sanitize.Line(p.Message)
 		ev.Progress = &p
 	}
+	if ev.Subagent != nil {
+		sa := *ev.Subagent
+		sa.Agent, sa.Provider, sa.Model = sanitize.Line(sa.Agent), sanitize.Line(sa.Provider), sanitize.Line(sa.Model)
+		sa.Prompt, sa.Result, sa.Summary, sa.Error = sanitize.Text(sa.Prompt), sanitize.Text(sa.Result), sanitize.Line(sa.Summary), sanitize.Text(sa.Error)
+		if sa.Event != nil {
+			inner := cleanEvent(*sa.Event)
+			sa.Event = &inner
+		}
+		ev.Subagent = &sa
+	}
+	if ev.Tool != nil {
+		ev.Tool.Agent = sanitize.Line(ev.Tool.Agent)
+	}
 	ev.Err = cleanErr(ev.Err)
 	return ev
 }

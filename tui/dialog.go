@@ -17,6 +17,10 @@ func approvalView(st *themes.Styles, req ApprovalRequest, width int) string {
 	if who == "" {
 		who = "provider"
 	}
+	if t.Agent != "" {
+		// A subagent asks through its parent: say which one.
+		who += " · subagent " + t.Agent
+	}
 	lines := []string{
 		ansi.Truncate(st.DialogTitle.Render("Allow this tool call? ")+st.CardTitle.Render(t.Name)+st.CardServer.Render(" · "+who), inner, "…"),
 		st.CardArgs.Render(ansi.Truncate(orText(summarizeArgs(t.Input), "(no arguments)"), inner, "…")),

@@ -42,7 +42,7 @@ func (m *Model) loadHistory(msgs []agent.Message, tools []ToolInfo) {
 							it.card.Status = statusFailed
 						}
 						it.version++
-						p.called(it.card.Name, it.card.Status, 0)
+						p.called("", it.card.Name, it.card.Status, 0)
 					}
 				case part.Type == agent.PartSearchResult && part.SearchResult != nil:
 					m.historySearchResult(*part.SearchResult, describe)
@@ -68,7 +68,7 @@ func (m *Model) loadHistory(msgs []agent.Message, tools []ToolInfo) {
 				tc := part.ToolCall
 				t := byName[tc.Name]
 				c.toolStarted(agent.ToolEvent{ID: tc.ID, Name: tc.Name, Server: t.Server, Input: tc.Input, Discovered: t.Deferred})
-				p.called(tc.Name, statusRunning, 0)
+				p.called("", tc.Name, statusRunning, 0)
 			case part.Type == agent.PartSearchCall && part.SearchCall != nil:
 				sc := part.SearchCall
 				s, created := p.started(agent.SearchEvent{ID: sc.ID, Where: sc.Where, Query: sc.Text()})

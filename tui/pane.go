@@ -25,6 +25,8 @@ type searchEntry struct {
 	Calls map[string]*callInfo
 	// Manual marks a /search run by the user.
 	Manual bool
+	// Agent names the subagent whose search this is ("" for the session's).
+	Agent string
 	// line is the chat item that mirrors this search, re-rendered on change.
 	line *chatItem
 }
@@ -48,6 +50,9 @@ func (s *searchEntry) where() string {
 	}
 	if s.Manual {
 		return "/search"
+	}
+	if s.Agent != "" {
+		return s.Agent + " · " + w
 	}
 	return w
 }
@@ -210,11 +215,15 @@ func (p *pane) finished(ev agent.SearchEvent, found []ToolInfo) (*searchEntry, b
 	return s, created
 }
 
-// called links a tool call to the latest search that found the tool.
-func (p *pane) called(name string, status cardStatus, d time.Duration) {
+// called links a tool call to the latest search of the same session (the
+// agent's, or a subagent's by its name) that found the tool.
+func (p *pane) called(agentName, name string, status cardStatus, d time.Duration) {
 	p.version++
 	for i := len(p.searches) - 1; i >= 0; i-- {
 		s := p.searches[i]
+		if s.Agent != agentName {
+			continue
+		}
 		for _, t := range s.Found {
 			if t.Name != name {
 				continue

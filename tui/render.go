@@ -80,6 +80,8 @@ type toolCard struct {
 	Sources    []agent.Source
 	// Progress is the running tool's latest report (MCP progress).
 	Progress *agent.ToolProgress
+	// Sub is the child session a run_agent call runs (subagent.go).
+	Sub *subagentView
 }
 
 // progressText is a running card's status with its progress: "… 3/5 60%
@@ -103,6 +105,10 @@ func (c *toolCard) render(st *themes.Styles, width int, expanded bool) []string 
 	inner := width - 4 // border and padding
 	if inner < 10 {
 		inner = 10
+	}
+	if c.Sub != nil {
+		box := st.Card.Width(inner + 4).Render(strings.Join(c.renderSubagent(st, inner, expanded), "\n"))
+		return strings.Split(box, "\n")
 	}
 	mark, by := "⚙", c.Server
 	if c.Provider {

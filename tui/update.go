@@ -341,12 +341,12 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 	case agent.EventToolStarted:
 		if ev.Tool != nil {
 			m.chat.toolStarted(*ev.Tool)
-			m.pane.called(ev.Tool.Name, statusRunning, 0)
+			m.pane.called("", ev.Tool.Name, statusRunning, 0)
 		}
 	case agent.EventToolFinished:
 		if ev.Tool != nil {
 			st := m.chat.toolFinished(*ev.Tool)
-			m.pane.called(ev.Tool.Name, st, ev.Tool.Duration)
+			m.pane.called("", ev.Tool.Name, st, ev.Tool.Duration)
 		}
 	case agent.EventToolProgress:
 		if ev.Progress != nil {
@@ -359,8 +359,13 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 	case agent.EventApproval:
 		if ev.Tool != nil {
 			m.hint = "waiting for your approval of " + ev.Tool.Name
+			if ev.Tool.Agent != "" {
+				m.hint += " (subagent " + ev.Tool.Agent + ")"
+			}
 			m.chat.setStatus(ev.Tool.ID, statusWaiting)
 		}
+	case agent.EventSubagentStarted, agent.EventSubagentEvent, agent.EventSubagentFinished:
+		return m.subagentEvent(ev, msg.Found)
 	case agent.EventMessage:
 		if ev.Message != nil && ev.Message.Role == agent.RoleAssistant {
 			m.chat.finishMessage(*ev.Message)

@@ -1,0 +1,82 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-dev/agent/agent"
+)
+
+// subagentEvents are what two run_agent calls of one response stream, the
+// two children interleaved as they run at once.
+func subagentEvents() []agent.Event {
+	sub := func(id, name string, in agent.Event) agent.Event {
+		return agent.Event{Type: agent.EventSubagentEvent, Subagent: &agent.SubagentEvent{ID: id, Agent: name, Event: &in}}
+	}
+	return []agent.Event{
+		{Type: agent.EventToolStarted, Tool: &agent.ToolEvent{ID: "c1", Name: "run_agent", Input: []byte(`{"agent":"weather","prompt":"Weather in Berlin?"}`)}},
+		{Type: agent.EventToolStarted, Tool: &agent.ToolEvent{ID: "c2", Name: "run_agent", Input: []byte(`{"agent":"mail","prompt":"Mail Ann"}`)}},
+		{Type: agent.EventSubagentStarted, Subagent: &agent.SubagentEvent{ID: "c1", Agent: "weather", Provider: "openai-chat", Model: "gpt-4.1", SessionID: "s-weather", Prompt: "Weather in Berlin?"}},
+		{Type: agent.EventSubagentStarted, Subagent: &agent.SubagentEvent{ID: "c2", Agent: "mail", Provider: "openai-chat", Model: "gpt-4.1", Prompt: "Mail Ann"}},
+		// Both children number their first search "s1".
+		sub("c1", "weather", agent.Event{Type: agent.EventSearchStarted, Search: &agent.SearchEvent{ID: "s1", Where: "client", Query: "weather forecast"}}),
+		sub("c2", "mail", agent.Event{Type: agent.EventSearchStarted, Search: &agent.SearchEvent{ID: "s1", Where: "client", Query: "send email"}}),
+		sub("c1", "weather", agent.Event{Type: agent.EventSearchFinished, Search: &agent.SearchEvent{ID: "s1", Where: "client", Query: "weather forecast", Tools: []string{"tt__get_weather"}}}),
+		sub("c2", "mail", agent.Event{Type: agent.EventSearchFinished, Search: &agent.SearchEvent{ID: "s1", Where: "client", Query: "send email", Tools: []string{"tt__send_email"}}}),
+		sub("c1", "weather", agent.Event{Type: agent.EventToolStarted, Tool: &agent.ToolEvent{ID: "w2", Name: "tt__get_weather"}}),
+		sub("c1", "weather", agent.Event{Type: agent.EventToolFinished, Tool: &agent.ToolEvent{ID: "w2", Name: "tt__get_weather", Duration: 12 * time.Millisecond}}),
+		sub("c1", "weather", agent.Event{Type: agent.EventTextDelta, Text: "Sunny in Berlin."}),
+		{Type: agent.EventSubagentFinished, Subagent: &agent.SubagentEvent{ID: "c1", Agent: "weather", SessionID: "s-weather", Result: "Sunny in Berlin.",
+			Summary: "1 search found: tt__get_weather; called: tt__get_weather", Requests: 3}},
+		{Type: agent.EventToolFinished, Tool: &agent.ToolEvent{ID: "c1", Name: "run_agent", Result: "Sunny in Berlin.", Duration: time.Second}},
+	}
+}
+
+// A subagent is a card that folds (ctrl+o, as every card), and its
+// searches are in the pane under its name, apart from the other child's.
+func TestSubagentCardsAndPane(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newTestModel(t, newFakeBackend(), 140, 40, Options{})
+	typeText(m, "go")
+	run(m, press(m, "enter"))
+	for _, ev := range subagentEvents() {
+		m.Update(eventMsg{Event: cleanEvent(ev)})
+	}
+	f := frame(m)
+	for _, want := range []string{"⇢ weather · subagent · openai-chat/gpt-4.1", "✓ 3 requests", "1 search found: tt__get_weather",
+		"⇢ mail · subagent", "… running", "weather · client", "mail · client", "↳ called ✓ 12ms"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("folded: %q missing from the frame:\n%s", want, f)
+		}
+	}
+	if strings.Contains(f, "answer:") {
+		t.Errorf("a folded card shows the whole answer:\n%s", f)
+	}
+	run(m, press(m, "ctrl+o"))
+	f = frame(m)
+	for _, want := range []string{"task:", "◇ client search “weather forecast” → tt__get_weather", "⚙ tt__get_weather ✓ 12ms", "answer:", "Sunny in Berlin.", "session s-weather"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("expanded: %q missing from the frame:\n%s", want, f)
+		}
+	}
+	run(m, press(m, "ctrl+o"))
+	if strings.Contains(frame(m), "answer:") {
+		t.Error("ctrl+o again did not fold the card")
+	}
+}
+
+// A child's approval is asked naming the child.
+func TestSubagentApprovalNamesTheChild(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 120, 30, Options{})
+	typeText(m, "go")
+	run(m, press(m, "enter"))
+	tool := agent.ToolEvent{ID: "subagent:c1:w2", Name: "tt__send_email", Server: "tt", Agent: "mail"}
+	m.Update(eventMsg{Event: agent.Event{Type: agent.EventApproval, Tool: &tool}})
+	m.Update(approvalMsg{Req: ApprovalRequest{Tool: tool}})
+	if f := frame(m); !strings.Contains(f, "tt · subagent mail") {
+		t.Errorf("the approval does not name the subagent:\n%s", f)
+	}
+}
