@@ -583,7 +583,11 @@ func (a *App) SyncTools() []string {
 // Answer gives the user's decision on an approval_requested event.
 // A subagent's approval (its Tool.Agent set) goes to the subagent.
 func (a *App) Answer(id string, allow bool) bool {
-	return a.session.Answer(id, allow) || a.answerChild(id, allow)
+	d := permission.Decision{Behavior: permission.Deny, Source: permission.SourceUser}
+	if allow {
+		d.Behavior = permission.Allow
+	}
+	return a.decide(id, d)
 }
 
 // SetModel switches the model: "NAME" on the same provider, or

@@ -64,5 +64,11 @@ func (a *App) Unattended(id, name string, yes bool) bool {
 		d = permission.Decision{Behavior: permission.Deny, Source: permission.SourceUnattended,
 			Reason: fmt.Sprintf("%s was not run: it needs the user's approval and agent runs without anyone to ask (print mode, -p). Do not retry it; tell the user it needs approval (rerun with --yes, or allow it with a permissions.allow rule).", name)}
 	}
-	return a.session.Decide(id, d)
+	return a.decide(id, d)
+}
+
+// decide answers an approval request of the session, or of the running
+// subagent that asked it (its id names the run_agent call).
+func (a *App) decide(id string, d permission.Decision) bool {
+	return a.session.Decide(id, d) || a.decideChild(id, d)
 }

@@ -245,6 +245,8 @@ type AgentRow struct {
 	Tools       []string `json:"tools,omitempty"`
 	Search      string   `json:"search,omitempty"`
 	PromptChars int      `json:"prompt_chars"`
+	// Subagent: the model may run it with run_agent.
+	Subagent bool `json:"subagent,omitempty"`
 }
 
 // AgentsList is what agent agents reports.
@@ -260,7 +262,7 @@ func AgentsReport(settings Settings) AgentsList {
 	for _, p := range set.List() {
 		rep.Agents = append(rep.Agents, AgentRow{Name: p.Name, Description: p.Description, Source: p.Source, Path: p.Path,
 			Provider: p.Provider, Model: p.Model, MCP: p.MCP, Defer: p.Defer, DeferTools: p.DeferTools, Tools: p.Tools,
-			Search: p.Search, PromptChars: len(p.System)})
+			Search: p.Search, PromptChars: len(p.System), Subagent: p.Subagent})
 	}
 	for _, err := range set.Errors {
 		rep.Errors = append(rep.Errors, err.Error())

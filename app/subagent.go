@@ -11,6 +11,7 @@ import (
 	"github.com/agent-dev/agent/config/agents"
 	"github.com/agent-dev/agent/store"
 	"github.com/agent-dev/agent/tools"
+	"github.com/agent-dev/agent/tools/permission"
 )
 
 // RunAgentTool is the tool through which the model hands a task to a
@@ -275,11 +276,11 @@ type kidCall struct {
 	id  string
 }
 
-// answerChild passes an answer to the subagent that asked it.
-func (a *App) answerChild(id string, allow bool) bool {
+// decideChild passes a decision to the subagent that asked for it.
+func (a *App) decideChild(id string, d permission.Decision) bool {
 	a.mu.Lock()
 	c, ok := a.kids[id]
 	delete(a.kids, id)
 	a.mu.Unlock()
-	return ok && c.app.Answer(c.id, allow)
+	return ok && c.app.decide(c.id, d)
 }

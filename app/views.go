@@ -168,7 +168,11 @@ func WriteAgents(w, errw io.Writer, rep AgentsList, workdir string) error {
 			path = rel
 		}
 		model := strings.TrimPrefix(a.Provider+":"+a.Model, ":")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sanitize.Line(a.Name), a.Source+" "+sanitize.Line(path),
+		name := sanitize.Line(a.Name)
+		if a.Subagent {
+			name += " (subagent)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, a.Source+" "+sanitize.Line(path),
 			dash(sanitize.Line(model)), dash(sanitize.Line(strings.Join(a.MCP, ","))), sanitize.Line(a.Description))
 	}
 	return tw.Flush()

@@ -226,3 +226,57 @@ func TestPrintSubagentsInParallel(t *testing.T) {
 		t.Errorf("the resumed child's request: %s", last.Body)
 	}
 }
+
+// A child's call that needs approval is asked in the parent's stream,
+// naming the child, and answered there: -p denies it (the child's model
+// reads why) unless --yes allows it.
+func TestPrintSubagentApproval(t *testing.T) {
+	wd := isolate(t)
+	subagentProfiles(t, wd)
+	cfg := writeJSON(t, "config.json", map[string]any{"require_approval": []string{"tt__send_email"}})
+	for _, yes := range []bool{false, true} {
+		chat := chattest.NewServer(t)
+		chat.Reply = childScript
+		anth := anthropictest.NewServer(t)
+		first := anthropictest.Message(anthropictest.ToolUse("toolu_01", "run_agent", map[string]any{"agent": "mail", "prompt": "Mail Ann."}))
+		first.StopReason = "tool_use"
+		anth.Script = anthropictest.NewScript(anthropictest.Turn{Reply: &first}, anthropictest.Turn{Text: "Done."})
+		env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": chat.BaseURL()}
+		args := []string{"-p", "Tell Ann.", "--config", cfg, "--provider", "anthropic", "--base-url", anth.URL, "--mcp-config", testMCPConfig(t),
+			"--db", filepath.Join(t.TempDir(), "a.db"), "--output-format", "stream-json"}
+		if yes {
+			args = append(args, "--yes")
+		}
+		res := runAgent(t, env, args...)
+		if res.code != 0 {
+			t.Fatalf("--yes %v: exit %d: %s", yes, res.code, res.stderr)
+		}
+		asked := false
+		for _, line := range strings.Split(strings.TrimSpace(res.stdout), "\n") {
+			var ev struct {
+				Type string `json:"type"`
+				Tool struct {
+					Name  string `json:"name"`
+					Agent string `json:"agent"`
+				} `json:"tool"`
+			}
+			_ = json.Unmarshal([]byte(line), &ev)
+			if ev.Type == "approval_requested" {
+				asked = ev.Tool.Name == "tt__send_email" && ev.Tool.Agent == "mail"
+			}
+		}
+		if !asked {
+			t.Errorf("--yes %v: no approval_requested naming the subagent mail in:\n%s", yes, res.stdout)
+		}
+		// The child's third request carries the call's result.
+		reqs := chat.Requests()
+		last := reqs[len(reqs)-1].Parsed.Messages
+		result := last[len(last)-1].Text()
+		if ran := result == "sent"; ran != yes {
+			t.Errorf("--yes %v: the child's tool result is %q", yes, result)
+		}
+		if !yes && !strings.Contains(res.stderr, "denied tt__send_email") {
+			t.Errorf("no denial said on stderr: %s", res.stderr)
+		}
+	}
+}

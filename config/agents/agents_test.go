@@ -56,6 +56,19 @@ Be brief.
 			},
 		},
 		{
+			name: "a subagent in Claude Code's field names",
+			file: "gh.md",
+			text: "---\nname: gh\ndescription: GitHub work\nsubagent: true\nmodel: inherit\nmcpServers: [github]\ntools: github__*\ndisallowedTools: github__delete_*\nmaxTurns: 7\n---\nYou do GitHub work.\n",
+			want: Profile{Name: "gh", Description: "GitHub work", Subagent: true, Config: config.Config{MaxSteps: 7, System: "You do GitHub work."},
+				MCP: []string{"github"}, Tools: []string{"github__*"}, Deny: []string{"github__delete_*"}},
+		},
+		{
+			name:    "subagent must be a boolean",
+			file:    "x.md",
+			text:    "---\nsubagent: maybe\n---\n",
+			wantErr: "x.md:2: agent profile x: field subagent: must be true or false",
+		},
+		{
 			name: "claude code style comma list and name",
 			file: "helper.md",
 			text: "---\nname: helper\ntools: Read, Grep,  Glob\ndefer: auto\n---\nHelp.\n",
