@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/internal/imagefile"
 	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/store"
 )
@@ -138,6 +139,9 @@ func writePart(w io.Writer, p agent.Part) {
 	switch p.Type {
 	case agent.PartText:
 		fmt.Fprintln(w, p.Text)
+	case agent.PartImage:
+		// Named with its type and size, never its bytes.
+		fmt.Fprintf(w, "  ▣ %s\n", imagefile.Chip(*p.Image))
 	case agent.PartToolCall:
 		fmt.Fprintf(w, "  → %s %s\n", p.ToolCall.Name, clip(string(p.ToolCall.Input), 200))
 	case agent.PartToolResult:

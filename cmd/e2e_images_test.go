@@ -127,6 +127,11 @@ func TestPrintImageReachesEveryAPIAndIsReplayed(t *testing.T) {
 			if len(bodies) != 2 || !bytes.Contains(bodies[1], []byte(wire)) || !bytes.Contains(bodies[1], []byte("And now?")) {
 				t.Errorf("the resumed request does not replay the image:\n%.800s", bodies[len(bodies)-1])
 			}
+			// The transcript names the image; its bytes stay in the store.
+			res = runAgent(t, s.env, "sessions", "show", out.SessionID, "--db", db)
+			if res.code != 0 || !strings.Contains(res.stdout, "▣ dot.png (png, ") || strings.Contains(res.stdout, data[:24]) {
+				t.Errorf("sessions show: exit %d\n%s", res.code, res.stdout)
+			}
 		})
 	}
 }

@@ -2,24 +2,58 @@ package tui
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/internal/imagefile"
+	"github.com/agent-dev/agent/sanitize"
 )
 
 // maxAttach bounds an attached file: more would fill the context window.
 const maxAttach = 256 << 10
 
-// attachedMsg reports what the @paths of a sent prompt attached.
-type attachedMsg struct{ notes, warnings []string }
+// attachedMsg reports what the @paths of a sent prompt attached: notes,
+// warnings, and a chip (name, type, size) per image.
+type attachedMsg struct{ notes, warnings, images []string }
+
+// refusedMsg says the prompt was not sent: the model or its provider
+// cannot take its images. The prompt goes back into the input.
+type refusedMsg struct {
+	prompt string
+	err    error
+	att    attachedMsg
+}
 
 // attach appends the text of every @path in the prompt that names a
 // readable text file, each in a <file> element the model can tell apart
-// from the prompt. It runs in the command that starts the turn (IO).
-func attach(text string) (string, attachedMsg) {
+// from the prompt; an @path that names an image (by its extension or its
+// content), or a prompt that is nothing but a pasted image path, becomes
+// an image of the turn instead. It runs in the command that starts the
+// turn (IO).
+func attach(text string) (string, []agent.Image, attachedMsg) {
 	var out attachedMsg
+	var images []agent.Image
+	addImage := func(ref, p string) {
+		im, err := imagefile.Read(p)
+		if err != nil {
+			out.warnings = append(out.warnings, ref+" not attached: "+err.Error())
+			return
+		}
+		images = append(images, im)
+		out.images = append(out.images, imagefile.Chip(im))
+	}
+	if p, ok := imagefile.PastedPath(text); ok {
+		addImage(p, p)
+		if len(images) > 0 {
+			text = ""
+		}
+		return text, images, out
+	}
 	var files strings.Builder
 	seen := map[string]bool{}
 	for _, p := range atPaths(text) {
@@ -38,6 +72,9 @@ func attach(text string) (string, attachedMsg) {
 		case !fi.Mode().IsRegular():
 			out.warnings = append(out.warnings, "@"+p+" not attached: it is not a regular file")
 			continue
+		case imagefile.Named(p):
+			addImage("@"+p, p)
+			continue
 		}
 		if fi.Size() > maxAttach {
 			out.warnings = append(out.warnings, fmt.Sprintf("@%s not attached: %d KB is over the %d KB limit", p, fi.Size()>>10, maxAttach>>10))
@@ -48,6 +85,10 @@ func attach(text string) (string, attachedMsg) {
 			out.warnings = append(out.warnings, fmt.Sprintf("@%s not attached: %v", p, err))
 			continue
 		}
+		if imagefile.Sniff(b) != "" {
+			addImage("@"+p, p)
+			continue
+		}
 		if bytes.IndexByte(b, 0) >= 0 {
 			out.warnings = append(out.warnings, "@"+p+" not attached: it is not a text file")
 			continue
@@ -55,10 +96,34 @@ func attach(text string) (string, attachedMsg) {
 		fmt.Fprintf(&files, "\n\n<file path=%q>\n%s\n</file>", p, strings.TrimRight(string(b), "\n"))
 		out.notes = append(out.notes, fmt.Sprintf("attached @%s (%s)", p, plural(bytes.Count(b, []byte("\n"))+1, "line")))
 	}
-	return text + files.String(), out
+	return text + files.String(), images, out
+}
+
+// checkImages asks the backend whether it can send these images now.
+func checkImages(b Backend, images []agent.Image) error {
+	is, ok := b.(ImageSender)
+	if !ok {
+		return errors.New("this session cannot send images; the prompt was not sent")
+	}
+	return is.CheckImages(images)
+}
+
+// applyRefused shows why the prompt was not sent and gives it back to the
+// input, unless the user has typed something else meanwhile.
+func (m *Model) applyRefused(msg refusedMsg) tea.Cmd {
+	msg.att.images = nil // not sent: no chip
+	m.applyAttached(msg.att)
+	m.chat.notice(itemError, sanitize.Line(msg.err.Error()))
+	if strings.TrimSpace(m.input.Value()) == "" {
+		m.input.SetValue(msg.prompt)
+	}
+	return m.endTurn()
 }
 
 func (m *Model) applyAttached(msg attachedMsg) tea.Cmd {
+	for _, im := range msg.images {
+		m.chat.add(&chatItem{kind: itemImage, text: sanitize.Line(im)})
+	}
 	for _, n := range msg.notes {
 		m.chat.notice(itemNotice, n)
 	}
@@ -101,3 +166,16 @@ func atPaths(text string) []string {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// imageRef is the @reference a pasted image path becomes in the input
+// (quoted when it has spaces), with a space after it for the question.
+func imageRef(pasted string) (string, bool) {
+	p, ok := imagefile.Unquote(pasted)
+	if !ok || strings.ContainsRune(p, '"') {
+		return "", false
+	}
+	if strings.ContainsAny(p, " \t") {
+		return `@"` + p + `" `, true
+	}
+	return "@" + p + " ", true
+}

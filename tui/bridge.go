@@ -29,7 +29,7 @@ type approvalMsg struct{ Req ApprovalRequest }
 // turnRunner starts and cancels turns; the bridge implements it and tests
 // fake it.
 type turnRunner interface {
-	Start(text string)
+	Start(in agent.Input)
 	Cancel()
 }
 
@@ -41,7 +41,7 @@ type bridge struct {
 	ctx   context.Context
 	b     Backend
 	p     sender
-	start chan string
+	start chan agent.Input
 	quit  chan struct{}
 	once  sync.Once
 
@@ -51,13 +51,13 @@ type bridge struct {
 }
 
 func newBridge(ctx context.Context, b Backend, p sender) *bridge {
-	return &bridge{ctx: ctx, b: b, p: p, start: make(chan string, 1), quit: make(chan struct{})}
+	return &bridge{ctx: ctx, b: b, p: p, start: make(chan agent.Input, 1), quit: make(chan struct{})}
 }
 
 // Start queues a turn. It is called from a tea.Cmd.
-func (br *bridge) Start(text string) {
+func (br *bridge) Start(in agent.Input) {
 	select {
-	case br.start <- text:
+	case br.start <- in:
 	case <-br.quit:
 	case <-br.ctx.Done():
 	}
@@ -90,12 +90,16 @@ func (br *bridge) run() {
 			return
 		case <-br.quit:
 			return
-		case text := <-br.start:
+		case in := <-br.start:
 			ctx, cancel := context.WithCancel(br.ctx)
 			br.mu.Lock()
 			br.cancel = cancel
 			br.mu.Unlock()
-			events = br.b.Send(ctx, text)
+			if is, ok := br.b.(ImageSender); ok && len(in.Images) > 0 {
+				events = is.SendInput(ctx, in)
+			} else {
+				events = br.b.Send(ctx, in.Text)
+			}
 		case ev, ok := <-events:
 			if !ok {
 				events = nil

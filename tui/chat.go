@@ -27,6 +27,9 @@ const (
 	// itemReasoning is a thinking block or reasoning summary: dimmed and
 	// folded to its first line unless cards are expanded (ctrl+o).
 	itemReasoning
+	// itemImage is the chip of an image the user attached: its name, type
+	// and size (never its bytes).
+	itemImage
 )
 
 // chatItem is one block of the transcript. Its rendering is cached per
@@ -462,6 +465,8 @@ func (c *chat) render(it *chatItem) []string {
 		ls = it.card.render(st, w, c.expanded)
 	case itemSearch:
 		ls = it.search.chatLine(st, w)
+	case itemImage:
+		ls = append(ls, "  "+st.Muted.Render(ansi.Truncate("▣ "+it.text, max(w-2, 8), "…")))
 	case itemNotice:
 		for _, l := range wrapLines(it.text, w-2) {
 			ls = append(ls, "  "+st.Notice.Render(l))

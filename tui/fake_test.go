@@ -117,11 +117,15 @@ func (f *fakeBackend) New(context.Context) error {
 // fakeTurns records what the model asked the bridge to do.
 type fakeTurns struct {
 	started   []string
+	images    [][]agent.Image
 	cancelled int
 }
 
-func (t *fakeTurns) Start(s string) { t.started = append(t.started, s) }
-func (t *fakeTurns) Cancel()        { t.cancelled++ }
+func (t *fakeTurns) Start(in agent.Input) {
+	t.started = append(t.started, in.Text)
+	t.images = append(t.images, in.Images)
+}
+func (t *fakeTurns) Cancel() { t.cancelled++ }
 
 // conversation is a turn with a client search, a discovered tool call and a
 // Markdown answer, as the agent emits it.

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/internal/imagefile"
+	"github.com/agent-dev/agent/sanitize"
 )
 
 // loadHistory renders a stored conversation: text, tool cards with their
@@ -28,11 +30,13 @@ func (m *Model) loadHistory(msgs []agent.Message, tools []ToolInfo) {
 	c, p := m.chat, m.pane
 	for _, msg := range msgs {
 		if msg.Role == agent.RoleUser {
-			var text []string
+			var text, images []string
 			for _, part := range msg.Parts {
 				switch {
 				case part.Type == agent.PartText:
 					text = append(text, part.Text)
+				case part.Type == agent.PartImage && part.Image != nil:
+					images = append(images, sanitize.Line(imagefile.Chip(*part.Image)))
 				case part.Type == agent.PartToolResult && part.ToolResult != nil:
 					r := part.ToolResult
 					if it, ok := c.cards[r.CallID]; ok {
@@ -48,10 +52,13 @@ func (m *Model) loadHistory(msgs []agent.Message, tools []ToolInfo) {
 					m.historySearchResult(*part.SearchResult, describe)
 				}
 			}
-			if t := strings.TrimSpace(strings.Join(text, "\n")); t != "" {
+			if t := strings.TrimSpace(strings.Join(text, "\n")); t != "" || len(images) > 0 {
 				c.newTurn()
 				p.newTurn()
 				c.add(&chatItem{kind: itemUser, text: t})
+			}
+			for _, im := range images {
+				c.add(&chatItem{kind: itemImage, text: im})
 			}
 			continue
 		}

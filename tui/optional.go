@@ -9,6 +9,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/agent-dev/agent/agent"
 )
 
 // SessionDeleter is implemented by a Backend that deletes stored sessions
@@ -29,6 +31,16 @@ type ModelLister interface {
 // calls Refresh while idle and shows the notes it returns.
 type Refresher interface {
 	Refresh() []string
+}
+
+// ImageSender is implemented by a Backend that sends images with a
+// prompt (@shot.png, a pasted image path).
+type ImageSender interface {
+	// SendInput starts one turn with the prompt's text and images.
+	SendInput(ctx context.Context, in agent.Input) <-chan agent.Event
+	// CheckImages says, in one line, why these images cannot be sent to
+	// the current model, or nil.
+	CheckImages(images []agent.Image) error
 }
 
 // CatalogSkipper is implemented by a Backend whose turns wait for MCP

@@ -143,6 +143,9 @@ func (m *Model) transcript() string {
 		switch it.kind {
 		case itemUser:
 			fmt.Fprintf(&b, "\n## You\n\n%s\n", it.text)
+		case itemImage:
+			// The image is named, never its bytes.
+			fmt.Fprintf(&b, "\n[image: %s]\n", it.text)
 		case itemAssistant:
 			fmt.Fprintf(&b, "\n## Assistant\n\n%s\n", strings.TrimSpace(it.text))
 			for k, s := range it.sources {

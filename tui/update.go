@@ -71,6 +71,11 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if m.picker == nil && len(m.approvals) == 0 {
+			// A dropped or pasted image file becomes an @reference: it is
+			// attached as an image when the prompt is sent.
+			if ref, ok := imageRef(msg.Content); ok {
+				msg.Content = ref
+			}
 			return m, m.input.Update(msg)
 		}
 		return m, nil
@@ -270,12 +275,17 @@ func (m *Model) submit(text string) tea.Cmd {
 	turns := m.turns
 	b := m.b
 	return tea.Batch(func() tea.Msg {
-		full, att := attach(text)
+		full, images, att := attach(text)
 		full = attachResources(b, full, &att)
-		if turns != nil {
-			turns.Start(full)
+		if len(images) > 0 {
+			if err := checkImages(b, images); err != nil {
+				return refusedMsg{prompt: text, err: err, att: att}
+			}
 		}
-		if len(att.notes)+len(att.warnings) == 0 {
+		if turns != nil {
+			turns.Start(agent.Input{Text: full, Images: images})
+		}
+		if len(att.notes)+len(att.warnings)+len(att.images) == 0 {
 			return nil
 		}
 		return att
@@ -439,6 +449,8 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 		return m.applyFileList(msg), true
 	case attachedMsg:
 		return m.applyAttached(msg), true
+	case refusedMsg:
+		return m.applyRefused(msg), true
 	case editorReadyMsg:
 		return editorExec(msg), true
 	case modelsMsg:

@@ -289,7 +289,7 @@ func TestBridgeForwardsTurnAndApprovals(t *testing.T) {
 	br := newBridge(ctx, b, p)
 	go br.run()
 	defer br.stop()
-	br.Start("hello")
+	br.Start(agent.Input{Text: "hello"})
 	b.approvals <- ApprovalRequest{Tool: agent.ToolEvent{Name: "rm"}}
 	deadline := time.After(5 * time.Second)
 	for {

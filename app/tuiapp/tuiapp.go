@@ -41,11 +41,20 @@ var (
 	_ tui.Refresher      = (*Backend)(nil)
 	_ tui.ModelLister    = (*Backend)(nil)
 	_ tui.SessionDeleter = (*Backend)(nil)
+	_ tui.ImageSender    = (*Backend)(nil)
 )
 
 func (b *Backend) Send(ctx context.Context, text string) <-chan agent.Event {
+	return b.SendInput(ctx, agent.Input{Text: text})
+}
+
+// CheckImages says why the current model cannot be sent these images.
+func (b *Backend) CheckImages(images []agent.Image) error { return b.a.CheckImages(images) }
+
+// SendInput starts a turn with the images the prompt attached.
+func (b *Backend) SendInput(ctx context.Context, input agent.Input) <-chan agent.Event {
 	b.setTurning(true)
-	in := b.a.Send(ctx, text)
+	in := b.a.SendInput(ctx, input)
 	// What MCP servers reported since the last turn (and tool list
 	// changes, which take effect now) is said in the chat.
 	notes := b.a.NewNotices()

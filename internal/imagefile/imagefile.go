@@ -104,7 +104,20 @@ func Chip(im agent.Image) string {
 // in single or double quotes, with backslash-escaped spaces, or as a
 // file:// URL. It checks that the file exists.
 func PastedPath(prompt string) (string, bool) {
-	p := strings.TrimSpace(prompt)
+	p, ok := Unquote(prompt)
+	if !ok {
+		return "", false
+	}
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	return p, true
+}
+
+// Unquote is PastedPath without looking at the file: the path a pasted
+// text names when it is one path named as an image (by its extension).
+func Unquote(pasted string) (string, bool) {
+	p := strings.TrimSpace(pasted)
 	if len(p) >= 2 && (p[0] == '\'' || p[0] == '"') && p[len(p)-1] == p[0] {
 		p = p[1 : len(p)-1]
 	} else {
@@ -121,9 +134,6 @@ func PastedPath(prompt string) (string, bool) {
 		if home, err := os.UserHomeDir(); err == nil {
 			p = filepath.Join(home, p[2:])
 		}
-	}
-	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-		return "", false
 	}
 	return p, true
 }
