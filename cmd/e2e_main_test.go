@@ -13,6 +13,7 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"go.uber.org/goleak"
 
 	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/internal/testgate"
@@ -39,7 +40,10 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	// Fails when a goroutine outlives the tests; regexp2's match-timeout
+	// clock (glamour's highlighting in the in-process TUI tests) is the
+	// library's and ends on its own.
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"))
 }
 
 func serveTestMCP() {

@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/agent-dev/agent/agent"
 )
 
@@ -27,7 +29,7 @@ import (
 func TestMain(m *testing.M) {
 	switch os.Getenv("STORE_HELPER") {
 	case "":
-		os.Exit(m.Run())
+		goleak.VerifyTestMain(m) // fails when a goroutine outlives the tests
 	case "hold":
 		os.Exit(helperHold())
 	case "crash":

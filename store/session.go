@@ -137,6 +137,12 @@ func (d *DB) Latest(ctx context.Context, workdir string) (*Session, error) {
 
 func (s *Session) startHeartbeat() {
 	s.hbStop, s.hbDone = make(chan struct{}), make(chan struct{})
+	s.db.openMu.Lock()
+	if s.db.open == nil {
+		s.db.open = map[*Session]bool{}
+	}
+	s.db.open[s] = true
+	s.db.openMu.Unlock()
 	go s.heartbeatLoop()
 }
 
@@ -390,6 +396,9 @@ func (s *Session) Close() error {
 	s.mu.Unlock()
 	close(s.hbStop)
 	<-s.hbDone
+	s.db.openMu.Lock()
+	delete(s.db.open, s)
+	s.db.openMu.Unlock()
 	_, err := s.db.sql.ExecContext(context.Background(), `DELETE FROM session_locks WHERE session_id = ? AND token = ?`, s.meta.ID, s.token)
 	if err != nil {
 		return fmt.Errorf("release session %s: %w", s.meta.ID, mapErr(err))

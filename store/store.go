@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -60,6 +61,10 @@ type DB struct {
 	staleAfter time.Duration
 	heartbeat  time.Duration
 	now        func() time.Time
+	// open are the sessions whose heartbeat runs: Close ends them, so
+	// none ticks against a closed database.
+	openMu sync.Mutex
+	open   map[*Session]bool
 }
 
 // Option tunes Open; the defaults suit the CLI.
@@ -135,8 +140,20 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 // Path is the database file.
 func (d *DB) Path() string { return d.path }
 
-// Close closes the database. Sessions must be closed first.
-func (d *DB) Close() error { return d.sql.Close() }
+// Close closes the database, and first the sessions still open on it
+// (their heartbeats end, their locks are released).
+func (d *DB) Close() error {
+	d.openMu.Lock()
+	var left []*Session
+	for s := range d.open {
+		left = append(left, s)
+	}
+	d.openMu.Unlock()
+	for _, s := range left {
+		_ = s.Close()
+	}
+	return d.sql.Close()
+}
 
 // prepareFile creates the directory (0700) and, when there is no file yet,
 // a new database (0600) atomically, so that SQLite never creates files with

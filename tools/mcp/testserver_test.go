@@ -13,6 +13,7 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"go.uber.org/goleak"
 
 	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/internal/testgate"
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 		runTestServer(mode)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m) // fails when a goroutine outlives the tests
 }
 
 // rawSchema has the keys mcp-go's typed schema drops; it must reach the

@@ -1,0 +1,15 @@
+package tui
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package's tests when a goroutine outlives them.
+// regexp2 (under glamour's syntax highlighting) keeps a coarse clock
+// goroutine for its match timeouts, which ends on its own a while after
+// the last match: it is the library's, not a leak of ours.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"))
+}
