@@ -187,7 +187,7 @@ func TestMaxToolResultBytes(t *testing.T) {
 		t.Errorf("from the file: %d %v", s.MaxToolResultBytes, err)
 	}
 	writeFile(t, cfg, `{"max_tool_result_bytes": -1}`)
-	if _, err = Load(Flags{ConfigPath: cfg, Workdir: dir}, getenv); err == nil || !strings.Contains(err.Error(), "max_tool_result_bytes must be positive, got -1") {
+	if _, err = Load(Flags{ConfigPath: cfg, Workdir: dir}, getenv); err == nil || !strings.Contains(err.Error(), `c.json:1:2: "max_tool_result_bytes" must be positive, got -1`) {
 		t.Errorf("negative: %v", err)
 	}
 }

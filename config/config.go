@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"time"
 
 	"github.com/agent-dev/agent/models"
@@ -194,16 +193,15 @@ func Read(path string, explicit bool) (*Config, error) {
 		}
 		return nil, fmt.Errorf("read config %s: %w", path, err)
 	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	var f Config
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("parse config %s: %v (see README, Configuration)", path, err)
+	f, err := decode(path, b)
+	if err != nil {
+		return nil, err
 	}
 	// merge skips zero values, so a negative one would vanish unnoticed.
 	for _, k := range Keys() {
 		if v := k.field(&f); v.CanInt() && v.Int() < 0 || v.CanFloat() && v.Float() < 0 {
-			return nil, fmt.Errorf("config %s: %s %s, got %v", path, k.Name, k.Check, v.Interface())
+			line, col := position(b, keyOffset(b, int64(len(b)), k.Name))
+			return nil, fmt.Errorf("%s:%d:%d: %q %s, got %v", path, line, col, k.Name, k.Check, v.Interface())
 		}
 	}
 	return &f, nil
