@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
@@ -150,5 +151,26 @@ func TestCloudProvidersNameWhatToSet(t *testing.T) {
 		if res.code != 2 || !bytes.Contains([]byte(res.stderr), []byte(c.want)) || bytes.Count([]byte(res.stderr), []byte("\n")) > 1 {
 			t.Errorf("%v: exit %d, stderr %q (want one line naming %s)", c.args, res.code, res.stderr, c.want)
 		}
+	}
+}
+
+// #27: Bedrock without any credentials stops at start (exit 2, one line
+// naming what to set), before any request, as a missing key
+// does for every other provider.
+func TestBedrockWithoutCredentialsFailsAtStart(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	for k, v := range map[string]string{
+		"AWS_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true",
+		"AWS_CONFIG_FILE": filepath.Join(dir, "config"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "credentials"),
+		"AWS_PROFILE": "", "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "AWS_SESSION_TOKEN": "", "AWS_BEARER_TOKEN_BEDROCK": "",
+		"AWS_WEB_IDENTITY_TOKEN_FILE": "", "AWS_CONTAINER_CREDENTIALS_FULL_URI": "", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI": "",
+	} {
+		t.Setenv(k, v)
+	}
+	db := filepath.Join(t.TempDir(), "a.db")
+	res := runAgent(t, nil, "-p", "hi", "--provider", "bedrock", "--db", db)
+	if res.code != 2 || !strings.Contains(res.stderr, "no AWS credentials: set AWS_ACCESS_KEY_ID") || strings.Count(res.stderr, "\n") > 1 {
+		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
 	}
 }

@@ -69,8 +69,8 @@ type Options struct {
 // AWS_DEFAULT_REGION, or the profile's region), AWS_BEARER_TOKEN_BEDROCK,
 // ANTHROPIC_BEDROCK_BASE_URL or AWS_ENDPOINT_URL_BEDROCK_RUNTIME, and the
 // default credential chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/
-// AWS_SESSION_TOKEN, AWS_PROFILE, SSO, roles). Nothing is fetched here:
-// credentials are resolved, and cached, at the first request.
+// AWS_SESSION_TOKEN, AWS_PROFILE, SSO, roles), whose credentials it
+// resolves (and caches) once, so that none is an error at start.
 func FromEnv(ctx context.Context, getenv func(string) string) (Options, error) {
 	o := Options{
 		Region:      firstOf(getenv, "AWS_REGION", "AWS_DEFAULT_REGION"),
@@ -102,8 +102,26 @@ func FromEnv(ctx context.Context, getenv func(string) string) (Options, error) {
 		return o, errors.New("bedrock: no AWS region: set AWS_REGION (e.g. us-east-1) or a region in your AWS profile")
 	}
 	o.Credentials = cfg.Credentials
+	if o.BearerToken == "" {
+		// Resolved now rather than at the first request: a run without
+		// credentials stops at start, saying what to set, as a missing
+		// key does for every other provider. The chain caches what it
+		// finds, so the first request does not resolve them again.
+		rctx, cancel := context.WithTimeout(ctx, credentialCheck)
+		_, err := cfg.Credentials.Retrieve(rctx)
+		cancel()
+		if err != nil {
+			return o, errNoCredentials
+		}
+	}
 	return o, nil
 }
+
+// credentialCheck bounds resolving the credentials at start (an instance
+// role's metadata service off EC2 does not answer).
+const credentialCheck = 10 * time.Second
+
+var errNoCredentials = errors.New("bedrock: no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (after `aws sso login`), or AWS_BEARER_TOKEN_BEDROCK")
 
 func firstOf(getenv func(string) string, keys ...string) string {
 	for _, k := range keys {
@@ -120,7 +138,7 @@ func New(o Options) (*claudeplatform.Provider, error) {
 		return nil, errors.New("bedrock: no AWS region: set AWS_REGION (e.g. us-east-1)")
 	}
 	if o.BearerToken == "" && o.Credentials == nil {
-		return nil, errors.New("bedrock: no AWS credentials: set AWS_PROFILE, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK")
+		return nil, errNoCredentials
 	}
 	base := strings.TrimRight(o.BaseURL, "/")
 	if base == "" {
