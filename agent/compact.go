@@ -255,6 +255,11 @@ func (s *Session) compact(ctx context.Context, cut int, focus string, auto bool,
 	if cut <= start || cut > len(hist) {
 		return nil, ErrNothingToCompact
 	}
+	if s.cfg.Hooks != nil {
+		if err := s.cfg.Hooks.Compacting(ctx, auto, focus, emit); err != nil {
+			return nil, WithKind(ErrBlocked, err)
+		}
+	}
 	before := EstimateMessages(prev.Apply(hist))
 	// The summary is not part of the conversation: its text is not
 	// streamed as the assistant's, and nothing of it is checkpointed.

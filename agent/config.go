@@ -64,6 +64,8 @@ type Config struct {
 	// ContextWindow of 0.
 	AutoCompact   float64
 	ContextWindow int
+	// Hooks are the user's commands at points of a turn (nil: none).
+	Hooks Hooks
 }
 
 // New builds a session from its configuration, with the defaults filled in.

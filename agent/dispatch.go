@@ -199,6 +199,12 @@ func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCal
 	for _, im := range r.Images {
 		out.Images = append(out.Images, Image{MediaType: im.MediaType, Data: im.Data})
 	}
+	if s.cfg.Hooks != nil && !out.IsError {
+		c.Input = input
+		if add := s.cfg.Hooks.ToolDone(ctx, c, out, emit); add != "" {
+			out.Text += "\n\n" + add
+		}
+	}
 	return out, nil
 }
 

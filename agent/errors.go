@@ -24,7 +24,7 @@ var (
 )
 
 // kinds is KindOf's order: the first that matches wins.
-var kinds = []error{ErrBusy, ErrCancelled, ErrBudgetSpent, ErrAuth, ErrRateLimited, ErrOverloaded,
+var kinds = []error{ErrBusy, ErrCancelled, ErrBlocked, ErrBudgetSpent, ErrAuth, ErrRateLimited, ErrOverloaded,
 	ErrBadRequest, ErrTimeout, ErrStreamCut, ErrToolFailed}
 
 // KindOf returns the kind of err (one of the Err* values above), or nil

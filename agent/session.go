@@ -231,12 +231,21 @@ func (s *Session) RunInput(ctx context.Context, in Input, emit func(Event)) (err
 	s.mu.Unlock()
 	warned := false
 	if parts := in.Parts(); len(parts) > 0 {
+		if s.cfg.Hooks != nil {
+			added, err := s.cfg.Hooks.Prompt(ctx, in.Text, emit)
+			if err != nil {
+				return WithKind(ErrBlocked, err)
+			}
+			for _, c := range added {
+				parts = append(parts, TextPart(c))
+			}
+		}
 		if err := s.appendMessage(ctx, Message{Role: RoleUser, Parts: parts}, emit); err != nil {
 			return err
 		}
 		s.noteRequest(in.Text)
 	}
-	raised := false
+	raised, stopHookActive := false, false
 	// The budget is the turn's, shared with the subagents its calls run;
 	// a subagent's own max_steps bounds its part too.
 	ctx, budget := withBudget(ctx, s.cfg.MaxSteps)
@@ -289,6 +298,20 @@ func (s *Session) RunInput(ctx context.Context, in Input, emit func(Event)) (err
 			if resp.StopReason == StopPaused {
 				continue
 			}
+			if s.halted(emit) {
+				return nil
+			}
+			// A Stop hook may give the model more to do: the turn goes
+			// on, within the step budget.
+			if s.cfg.Hooks != nil && ctx.Err() == nil {
+				if more := s.cfg.Hooks.Stopping(ctx, stopHookActive, resp.Message.Text(), emit); more != "" && !s.halted(emit) {
+					stopHookActive = true
+					if err := s.appendMessage(context.WithoutCancel(ctx), Message{Role: RoleUser, Parts: []Part{TextPart(more)}}, emit); err != nil {
+						return err
+					}
+					continue
+				}
+			}
 			return nil
 		}
 		if err := s.appendMessage(context.WithoutCancel(ctx), Message{Role: RoleUser, Parts: results}, emit); err != nil {
@@ -297,7 +320,27 @@ func (s *Session) RunInput(ctx context.Context, in Input, emit func(Event)) (err
 		if ctx.Err() != nil {
 			return cancelled(ctx, ctx.Err())
 		}
+		if s.halted(emit) {
+			return nil
+		}
 	}
+}
+
+// halted reports a hook's "continue": false, telling the user why the
+// turn ends.
+func (s *Session) halted(emit func(Event)) bool {
+	if s.cfg.Hooks == nil {
+		return false
+	}
+	reason, ok := s.cfg.Hooks.Halted()
+	if ok {
+		msg := "a hook ended the turn"
+		if reason != "" {
+			msg += ": " + reason
+		}
+		emit(Event{Type: EventWarning, Text: msg})
+	}
+	return ok
 }
 
 // BuildRequest renders the neutral request for the current history and

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/hooks"
 )
 
 // applyProject is the project layer of Load: the project's files are used
@@ -71,6 +72,10 @@ func (s *Settings) applyProject(trustFlag bool) error {
 		// A project's approvals add to the user's, never replace them.
 		if len(proj.RequireApproval) > 0 {
 			proj.RequireApproval = union(s.RequireApproval, proj.RequireApproval)
+		}
+		// A project's hooks run besides the user's, never in their place.
+		if len(proj.Hooks) > 0 {
+			proj.Hooks = hooks.Concat(s.Hooks, proj.Hooks)
 		}
 		if len(proj.MCPServers) > 0 {
 			inline, err = config.ParseMCPServersWith(proj.MCPServers, path, s.projectLookup(path))

@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/agent-dev/agent/hooks"
 	"github.com/agent-dev/agent/models"
 )
 
@@ -101,6 +102,9 @@ type Config struct {
 	// NoInstructions leaves the AGENTS.md (CLAUDE.md) instruction files
 	// out of the system prompt; a resumed session keeps it.
 	NoInstructions bool `json:"no_instructions,omitempty" flag:"no-instructions" stored:"" doc:"send no instruction files (AGENTS.md, CLAUDE.md) in the system prompt"`
+	// Hooks are commands run at points of a session, in Claude Code's
+	// format (package hooks); a trusted project's run besides the user's.
+	Hooks hooks.Config `json:"hooks,omitempty" doc:"commands run at PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart and PreCompact, in Claude Code's format (see Hooks); a project's only once the directory is trusted, and besides the user's"`
 }
 
 // Duration is a config duration: a string time.ParseDuration reads
