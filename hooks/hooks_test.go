@@ -100,7 +100,9 @@ func TestOutcome(t *testing.T) {
 		{"exit 2 blocks with stderr", PreToolUse, []string{"echo 'no writes here' >&2; exit 2"},
 			func(o Outcome) bool { return o.Block && o.Reason == "no writes here" }},
 		{"exit 1 is a note, not a block", PreToolUse, []string{"echo boom >&2; exit 1"},
-			func(o Outcome) bool { return !o.Block && len(o.Notes) == 1 && strings.Contains(o.Notes[0], "exit 1): boom") }},
+			func(o Outcome) bool {
+				return !o.Block && len(o.Notes) == 1 && strings.Contains(o.Notes[0], "exit 1): boom")
+			}},
 		{"plain stdout is context for UserPromptSubmit", UserPromptSubmit, []string{"echo 'branch: main'"},
 			func(o Outcome) bool { return slices.Equal(o.Context, []string{"branch: main"}) }},
 		{"plain stdout is not context for PreToolUse", PreToolUse, []string{"echo hello"},
@@ -126,7 +128,9 @@ func TestOutcome(t *testing.T) {
 		{"additionalContext", PostToolUse, []string{`echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"formatted"}}'`},
 			func(o Outcome) bool { return slices.Equal(o.Context, []string{"formatted"}) }},
 		{"continue false", PostToolUse, []string{`echo '{"continue":false,"stopReason":"quota","systemMessage":"hi"}'`},
-			func(o Outcome) bool { return o.Halt && o.StopReason == "quota" && slices.Equal(o.Notes, []string{"hi"}) }},
+			func(o Outcome) bool {
+				return o.Halt && o.StopReason == "quota" && slices.Equal(o.Notes, []string{"hi"})
+			}},
 		{"JSON ignored on exit 2", PreToolUse, []string{`echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'; echo why >&2; exit 2`},
 			func(o Outcome) bool { return o.Block && o.Decision == "" && o.Reason == "why" }},
 		{"identical commands run once", UserPromptSubmit, []string{"echo once", "echo once"},
