@@ -110,6 +110,8 @@ type App struct {
 	subs  []agents.Profile
 	isSub bool
 	kids  map[string]kidCall
+	// hooks are the configured hooks (nil: none; hooks.go).
+	hooks *sessionHooks
 }
 
 type savedTokens struct {
@@ -198,6 +200,7 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 		}
 		a.checkReplay(ctx, resumed)
 		a.loadSpend(ctx, resumed.ID())
+		a.warnings = append(a.warnings, a.hooks.sessionStart(ctx, "resume")...)
 		return a, nil
 	}
 	meta.Title = o.Title
@@ -209,6 +212,7 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 	if err := a.useStore(ss); err != nil {
 		return nil, err
 	}
+	a.warnings = append(a.warnings, a.hooks.sessionStart(ctx, "startup")...)
 	return a, nil
 }
 
@@ -280,6 +284,14 @@ func (a *App) build(ctx context.Context) error {
 		},
 	}
 	cfg.Permit = a.permit
+	if a.hooks, err = a.newSessionHooks(); err != nil {
+		return err
+	} else if a.hooks != nil {
+		cfg.Hooks = a.hooks
+		a.perms.mu.Lock()
+		a.perms.preToolUse = a.hooks.preToolUse
+		a.perms.mu.Unlock()
+	}
 	if s.FallbackModel != "" {
 		cfg.Fallback, cfg.FallbackModel = p, s.FallbackModel
 	}

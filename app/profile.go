@@ -212,7 +212,12 @@ func (a *App) applyProfileTools(p agents.Profile, pts []agent.ProviderTool) (str
 // compact): later requests send the summary instead; the store keeps
 // every message.
 func (a *App) Compact(ctx context.Context, focus string) (*agent.Compaction, error) {
-	c, err := a.session.Compact(ctx, focus, nil)
+	// A PreCompact hook's notes are the run's notices.
+	c, err := a.session.Compact(ctx, focus, func(ev agent.Event) {
+		if ev.Type == agent.EventWarning {
+			a.Notice(ev.Text)
+		}
+	})
 	if c != nil {
 		p, model := a.session.Target()
 		a.spent(p.Name(), model, c.Usage)

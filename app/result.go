@@ -169,6 +169,10 @@ func (r *Reducer) Add(ev agent.Event) string {
 		if m := ev.Message; m != nil && m.Role == agent.RoleAssistant {
 			r.breakNext = r.all.Len() > 0
 			r.serverTools(m)
+		} else if m != nil && m.Role == agent.RoleUser {
+			// A Stop hook's message makes the model answer again: the
+			// result is that answer.
+			r.last.Reset()
 		}
 	case agent.EventUsage:
 		res.NumRequests++

@@ -133,6 +133,7 @@ func (a *App) Resume(ctx context.Context, id string) ([]agent.Message, error) {
 		a.session.SetCompaction(cp) // it sends the compacted form, as --resume does
 	}
 	a.loadSpend(ctx, ss.ID())
+	a.hooks.tell(nil, a.hooks.sessionStart(ctx, "resume"))
 	return hist, nil
 }
 
@@ -157,6 +158,7 @@ func (a *App) New(ctx context.Context) error {
 	}
 	a.session.Reset(nil)
 	a.loadSpend(ctx, "")
+	a.hooks.tell(nil, a.hooks.sessionStart(ctx, "clear"))
 	return nil
 }
 
