@@ -279,3 +279,35 @@ func TestHookUntrustedProject(t *testing.T) {
 		t.Error("the trusted project's hook did not run")
 	}
 }
+
+// A hook's "allow" skips the approval require_approval asks for (with
+// nobody to ask in -p, the call would be refused); its "ask" makes even a
+// call no rule names wait for approval, which -p refuses without --yes.
+func TestHookPreToolUseAllowAndAsk(t *testing.T) {
+	for _, c := range []struct {
+		decision, config string
+		ran              bool
+	}{
+		{"allow", `"require_approval": ["tt__get_weather"],`, true},
+		{"ask", ``, false},
+	} {
+		t.Run(c.decision, func(t *testing.T) {
+			isolate(t)
+			userHooks(t, `{"PreToolUse": [{"hooks": [{"type": "command", "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"`+c.decision+`\", \"permissionDecisionReason\": \"checked by policy.sh\"}}'"}]}]}`)
+			cfg := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "config.json")
+			b, _ := os.ReadFile(cfg)
+			if err := os.WriteFile(cfg, []byte("{"+c.config+string(b[1:])), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			fake, env := weatherFake(t)
+			res := runAgent(t, env, "-p", "weather?", "--base-url", fake.URL, "--mcp-config", testMCPConfig(t), "--mcp", "tt", "--output-format", "json")
+			if res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stderr)
+			}
+			reqs := fake.Requests()
+			if got := lastUser(reqs[len(reqs)-1]); strings.Contains(got, "21°C") != c.ran {
+				t.Errorf("ran = %v, want %v: the model read %s", !c.ran, c.ran, got)
+			}
+		})
+	}
+}
