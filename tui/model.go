@@ -27,6 +27,9 @@ type Model struct {
 	keys  KeyMap
 	st    *themes.Styles
 	turns turnRunner
+	// sent is the prompt of the turn in progress: a hook that refuses it
+	// (agent.ErrBlocked) gives it back to the input, unsent.
+	sent string
 
 	chat  *chat
 	pane  *pane

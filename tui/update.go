@@ -264,6 +264,7 @@ func (m *Model) send() tea.Cmd {
 }
 
 func (m *Model) submit(text string) tea.Cmd {
+	m.sent = text
 	m.chat.newTurn()
 	m.pane.newTurn()
 	m.chat.add(&chatItem{kind: itemUser, text: text})
@@ -399,6 +400,12 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 		switch {
 		case errors.Is(ev.Err, agent.ErrCancelled):
 			m.chat.notice(itemNotice, "turn cancelled; what arrived is kept")
+		case errors.Is(ev.Err, agent.ErrBlocked):
+			// Nothing was sent: the prompt goes back to the input to edit.
+			m.chat.notice(itemError, ev.Err.Error())
+			if m.input.Value() == "" {
+				m.input.SetValue(m.sent)
+			}
 		case ev.Err != nil:
 			m.chat.notice(itemError, ev.Err.Error())
 		}
