@@ -91,11 +91,14 @@ func contextPart(ev hooks.Event, text string) string {
 	return string(ev) + " hook context:\n" + text
 }
 
-// Prompt implements agent.Hooks: UserPromptSubmit. Exit 2 or "decision":
+// Prompt implements agent.Hooks: UserPromptSubmit (not for a subagent). Exit 2 or "decision":
 // "block" refuses the prompt (the reason is for the user, the prompt is
 // not sent); "continue": false too. Its context and SessionStart's still
 // pending are added after the text.
 func (h *sessionHooks) Prompt(ctx context.Context, text string, emit func(agent.Event)) ([]string, error) {
+	if h.a.isSub {
+		return nil, nil // a subagent's task is the model's, not the user's prompt
+	}
 	in := h.input()
 	in.Prompt = text
 	o := h.r.Run(ctx, hooks.UserPromptSubmit, "", in)
@@ -154,7 +157,9 @@ func (h *sessionHooks) ToolDone(ctx context.Context, c agent.ToolCall, r agent.T
 // Stopping implements agent.Hooks: Stop. Exit 2 or "decision": "block"
 // makes the model go on with the reason; "continue": false wins over it.
 func (h *sessionHooks) Stopping(ctx context.Context, active bool, last string, emit func(agent.Event)) string {
-	if !h.r.Hooks.Has(hooks.Stop) {
+	// A subagent's end is not the session's (Claude Code has SubagentStop
+	// for it, which the agent does not run).
+	if !h.r.Hooks.Has(hooks.Stop) || h.a.isSub {
 		return ""
 	}
 	in := h.input()
