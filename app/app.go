@@ -13,6 +13,7 @@ import (
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/config/agents"
+	"github.com/agent-dev/agent/config/commands"
 	"github.com/agent-dev/agent/demo"
 	"github.com/agent-dev/agent/store"
 	"github.com/agent-dev/agent/tools"
@@ -101,6 +102,8 @@ type App struct {
 	// instr are the instruction files in the system prompt, read when the
 	// session started or resumed (instructions.go).
 	instr Instructions
+	// commands are the custom commands (commands.go), read with instr.
+	commands *commands.Set
 	// turnEmit emits into the running turn's stream (nil between turns).
 	turnEmit func(agent.Event)
 	// subs are the callable subagent profiles (run_agent); kids routes
@@ -268,8 +271,12 @@ func (a *App) build(ctx context.Context) error {
 	a.setPolicy(policy)
 	set := tools.NewSet()
 	searcher := search.NewSearcher(set)
-	a.instr = loadInstructions(*s)
-	a.warnings = append(a.warnings, a.instr.Warnings...)
+	project, changed := projectReadable(*s)
+	if changed {
+		a.warnings = append(a.warnings, changedProject)
+	}
+	a.instr, a.commands = loadInstructions(*s, project), loadCommands(*s, project)
+	a.warnings = append(append(a.warnings, a.instr.Warnings...), commandWarnings(a.commands)...)
 	cfg := agent.Config{
 		Provider: p, Model: model, System: a.instr.System(s.System), Tools: set, Search: mode, Searcher: searcher,
 		SearchAlgo: s.SearchAlgo, WireBudget: s.WireBudget, ProviderTools: pts, MaxSteps: s.MaxSteps, MaxTokens: s.MaxTokens,
@@ -561,8 +568,25 @@ func (a *App) SendInput(ctx context.Context, in agent.Input) <-chan agent.Event 
 				a.approvalChecked = true
 			}
 		}
+		// A custom command (/NAME ARGS) is its prompt, on its model, for
+		// this turn.
+		text, undo, warns, err := a.commandTurn(in.Text)
+		if err != nil {
+			emit(agent.Event{Type: agent.EventError, Err: usage(err)})
+			emit(agent.Event{Type: agent.EventDone})
+			return
+		}
+		in.Text = text
+		defer undo()
+		for _, w := range warns {
+			emit(agent.Event{Type: agent.EventWarning, Text: w})
+		}
 		_ = a.session.RunInput(ctx, in, func(ev agent.Event) {
 			switch ev.Type {
+			case agent.EventDone:
+				// Undone before the front end hears the turn ended (and may
+				// change the model itself); the session is idle by then.
+				undo()
 			case agent.EventError:
 				ev.Err = a.Explain(ev.Err)
 			case agent.EventUsage:
@@ -606,25 +630,9 @@ func (a *App) Answer(id string, allow bool) bool {
 // "PROVIDER:NAME" to another one. The tools array is rebuilt for the new
 // model and the history replays under the switching rules of each adapter.
 func (a *App) SetModel(name string) error {
-	name = strings.TrimSpace(name)
-	if name == "" {
-		return fmt.Errorf("name a model: /model NAME or /model PROVIDER:NAME")
-	}
-	if a.isDemo() {
-		return fmt.Errorf("the demo has one scripted model; run agent without --demo to switch models")
-	}
-	prov, model, ok := strings.Cut(name, ":")
-	if !ok {
-		prov, model = a.Provider(), name
-	}
-	if err := servedBy(prov, model); err != nil {
+	prov, model, err := a.checkModel(name)
+	if err != nil {
 		return err
-	}
-	if a.settings.BaseURL == "" {
-		// Behind a proxy (--base-url) any alias may be served.
-		if err := knownModel(prov, model, a.settings.modelTable()); err != nil {
-			return err
-		}
 	}
 	if err := a.useModel(prov, model); err != nil {
 		return err
@@ -638,6 +646,32 @@ func (a *App) SetModel(name string) error {
 	return ss.UpdateMeta(context.Background(), meta)
 }
 
+// checkModel reads "NAME" (on the session's provider) or "PROVIDER:NAME"
+// and checks that the provider serves that model.
+func (a *App) checkModel(name string) (prov, model string, err error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "", "", fmt.Errorf("name a model: /model NAME or /model PROVIDER:NAME")
+	}
+	if a.isDemo() {
+		return "", "", fmt.Errorf("the demo has one scripted model; run agent without --demo to switch models")
+	}
+	prov, model, ok := strings.Cut(name, ":")
+	if !ok {
+		prov, model = a.Provider(), name
+	}
+	if err := servedBy(prov, model); err != nil {
+		return "", "", err
+	}
+	if a.settings.BaseURL == "" {
+		// Behind a proxy (--base-url) any alias may be served.
+		if err := knownModel(prov, model, a.settings.modelTable()); err != nil {
+			return "", "", err
+		}
+	}
+	return prov, model, nil
+}
+
 func (a *App) isDemo() bool {
 	p, _ := a.session.Target()
 	return a.note != "" && p.Name() == "demo"
@@ -649,18 +683,33 @@ func (a *App) useModel(provider, model string) error {
 	if a.isDemo() || model == "" {
 		return nil
 	}
-	p, _ := a.session.Target()
-	if provider != "" && provider != a.Provider() {
-		np, _, err := NewProvider(a.settings, provider, a.opts.Getenv)
-		if err != nil {
-			return fmt.Errorf("switch to %s: %w", provider, err)
-		}
-		p = np
+	p, err := a.providerFor(provider)
+	if err != nil {
+		return err
+	}
+	if err := a.session.Override(func(tc *agent.TurnContext) { tc.Provider, tc.Model = p, model }); err != nil {
+		return err
+	}
+	if provider != "" {
 		a.mu.Lock()
 		a.label = provider
 		a.mu.Unlock()
 	}
-	return a.session.Override(func(tc *agent.TurnContext) { tc.Provider, tc.Model = p, model })
+	return nil
+}
+
+// providerFor is the session's provider, or a new one when provider names
+// another.
+func (a *App) providerFor(provider string) (agent.Provider, error) {
+	p, _ := a.session.Target()
+	if provider == "" || provider == a.Provider() {
+		return p, nil
+	}
+	np, _, err := NewProvider(a.settings, provider, a.opts.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("switch to %s: %w", provider, err)
+	}
+	return np, nil
 }
 
 // between returns an error of kind agent.ErrBusy while a turn runs: what

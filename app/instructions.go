@@ -94,10 +94,29 @@ func projectInstructionFiles(dir string) []string {
 	return out
 }
 
+// projectReadable reports whether the project's instruction files and
+// commands may be read now: Load found the directory trusted (or --trust)
+// and its project files are still those the user trusted. changed is set
+// when they are not any more.
+func projectReadable(s Settings) (ok, changed bool) {
+	if !s.Trusted || s.Project.Empty() {
+		return false, false
+	}
+	if s.Flags.Trust {
+		return true, false
+	}
+	ok, _, err := Trusted(s.Workdir)
+	ok = ok && err == nil
+	return ok, !ok
+}
+
+// changedProject is the warning of a project whose files changed since
+// the session's settings were loaded.
+const changedProject = "the project's instruction files and commands are not used: its project files changed since you trusted it; review them, then run `agent trust`"
+
 // loadInstructions reads the run's instruction files: none with
-// no_instructions; the project's only while the directory is trusted (as
-// it is now: a file changed since the user trusted it is not read).
-func loadInstructions(s Settings) Instructions {
+// no_instructions; the project's only when project says so.
+func loadInstructions(s Settings, project bool) Instructions {
 	var in Instructions
 	if s.NoInstructions {
 		return in
@@ -109,20 +128,11 @@ func loadInstructions(s Settings) Instructions {
 			paths, scope[p] = append(paths, p), "user"
 		}
 	}
-	if s.Trusted && !s.Project.Empty() {
-		trusted := s.Flags.Trust
-		if !trusted {
-			ok, _, err := Trusted(s.Workdir)
-			trusted = ok && err == nil
-		}
-		if trusted {
-			for _, p := range projectInstructionFiles(s.Project.Dir) {
-				if _, seen := scope[p]; !seen {
-					paths, scope[p] = append(paths, p), "project"
-				}
+	if project {
+		for _, p := range projectInstructionFiles(s.Project.Dir) {
+			if _, seen := scope[p]; !seen {
+				paths, scope[p] = append(paths, p), "project"
 			}
-		} else {
-			in.Warnings = append(in.Warnings, "the project's instruction files are not sent: its project files changed since you trusted it; review them, then run `agent trust`")
 		}
 	}
 	left := InstructionsCap
@@ -210,18 +220,23 @@ func (a *App) system(base string) string {
 	return a.instr.System(base)
 }
 
-// reloadInstructions reads the instruction files again (a session starts
-// or resumes) and puts them in the session's system prompt; what was cut
-// or left out is a notice.
-func (a *App) reloadInstructions() error {
-	in := loadInstructions(a.settings)
+// reloadProjectFiles reads the instruction files and the custom commands
+// again (a session starts or resumes) and puts the instructions in the
+// session's system prompt; what was cut or left out is a notice.
+func (a *App) reloadProjectFiles() error {
+	project, changed := projectReadable(a.settings)
+	in := loadInstructions(a.settings, project)
+	cmds := loadCommands(a.settings, project)
 	if err := a.session.Override(func(tc *agent.TurnContext) { tc.System = in.System(a.settings.System) }); err != nil {
 		return err
 	}
 	a.mu.Lock()
-	a.instr = in
+	a.instr, a.commands = in, cmds
 	a.mu.Unlock()
-	for _, w := range in.Warnings {
+	if changed {
+		a.Notice(changedProject)
+	}
+	for _, w := range append(in.Warnings, commandWarnings(cmds)...) {
 		a.Notice(w)
 	}
 	return nil

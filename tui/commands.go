@@ -125,6 +125,14 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 	case "/new":
 		return func() tea.Msg { return newSessionMsg{Err: b.New(ctx)} }, true
 	default:
+		if _, ok := m.customCommand(name); ok {
+			if m.working {
+				m.hint = "a turn is running: esc cancels it"
+				return nil, true
+			}
+			// The backend expands it (Send), as -p does.
+			return m.submit(strings.TrimSpace(text)), true
+		}
 		m.chat.notice(itemWarning, "unknown command "+name+"; /help lists them")
 	}
 	return nil, true
@@ -155,6 +163,7 @@ func (m *Model) helpText() string {
 	for _, c := range commandHelp {
 		fmt.Fprintf(&b, "  %-16s %s\n", c[0], c[1])
 	}
+	b.WriteString(m.customHelp())
 	if m.opts.AltScreen {
 		b.WriteString("pgup/pgdn scroll the chat.")
 	} else {

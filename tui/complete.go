@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/agent-dev/agent/sanitize"
 )
 
 // Completion: Tab completes a slash command while its name is typed and an
@@ -77,7 +79,7 @@ func (m *Model) suggest() {
 			return
 		}
 		var items []string
-		for _, n := range append(commandNames(), m.mcpCommandNames()...) {
+		for _, n := range append(append(commandNames(), m.mcpCommandNames()...), m.customNames()...) {
 			if strings.HasPrefix(n, w) && n != "/exit" {
 				items = append(items, n)
 			}
@@ -193,6 +195,10 @@ func (m *Model) completionLine() string {
 			if strings.Fields(c[0])[0] == m.comp.items[0] {
 				return st.Accent.Render(c[0]) + st.Muted.Render("  "+c[1]+" · tab completes")
 			}
+		}
+		if c, ok := m.customCommand(m.comp.items[0]); ok {
+			use := strings.TrimSpace("/" + c.Name + " " + c.ArgumentHint)
+			return st.Accent.Render(sanitize.Line(use)) + st.Muted.Render("  "+sanitize.Line(c.Description)+" ("+sanitize.Line(c.Source)+") · tab completes")
 		}
 	}
 	parts := make([]string, 0, len(m.comp.items))

@@ -54,6 +54,8 @@ type Model struct {
 	// mcpPrompts and mcpResources are what completion offers (mcp.go).
 	mcpPrompts   []MCPPromptInfo
 	mcpResources []string
+	// shadowWarned names the custom commands a built-in hides, said once.
+	shadowWarned map[string]bool
 	picker       *picker
 	comp         completion
 

@@ -77,6 +77,8 @@ type Info struct {
 	// Instructions are the instruction files (AGENTS.md) in the system
 	// prompt, for /context.
 	Instructions []InstructionInfo
+	// Commands are the custom commands (custom.go).
+	Commands []CommandInfo
 }
 
 // InstructionInfo is one instruction file sent in the system prompt: its

@@ -99,6 +99,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if !m.working {
 			m.status.setInfo(msg.info)
+			m.warnShadowed()
 			m.pane.SetCounts(msg.info.Active, msg.info.Deferred)
 		}
 		return m, nil
@@ -434,6 +435,7 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case infoMsg:
 		m.status.setInfo(Info(msg))
+		m.warnShadowed()
 		m.pane.SetCounts(msg.Active, msg.Deferred)
 	case modelSetMsg:
 		if msg.Err != nil {

@@ -140,11 +140,15 @@ func (b *Backend) Info() tui.Info {
 	for _, f := range b.a.Instructions() {
 		instr = append(instr, tui.InstructionInfo{Path: f.Path, Bytes: f.Bytes, Size: f.Size})
 	}
+	var cmds []tui.CommandInfo
+	for _, c := range b.a.Commands() {
+		cmds = append(cmds, tui.CommandInfo{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint, Source: c.Label(), Path: c.Path})
+	}
 	return tui.Info{
 		Provider: b.a.Provider(), Model: model, SessionID: s.ID(), SearchMode: b.a.SearchMode(),
 		Active: len(s.Tools().Active()), Deferred: len(s.Tools().Deferred()), TokensSaved: b.a.TokensSaved(), Note: b.a.Note(),
 		Totals: sp.Usage, Requests: sp.Requests, Last: sp.Last, ContextWindow: b.a.ContextWindow(),
-		Cost: sp.Cost, CostKnown: !sp.Unpriced, Price: price, Priced: priced, Instructions: instr,
+		Cost: sp.Cost, CostKnown: !sp.Unpriced, Price: price, Priced: priced, Instructions: instr, Commands: cmds,
 	}
 }
 

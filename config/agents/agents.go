@@ -10,7 +10,6 @@
 package agents
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -197,43 +196,19 @@ func ParseFile(file string, b []byte) (Profile, error) {
 	if !nameRE.MatchString(name) {
 		return fail(0, "", "the file name must be letters, digits, '.', '_' or '-' (it names the agent)")
 	}
-	text := strings.ReplaceAll(string(bytes.TrimPrefix(b, []byte("\ufeff"))), "\r\n", "\n")
-	if !strings.HasPrefix(text, "---\n") {
+	front, body, has, closed := config.SplitFrontMatter(b)
+	if !has {
 		// No front matter: the whole file is the prompt.
-		p.System = strings.TrimSpace(text)
+		p.System = strings.TrimSpace(body)
 		return p, nil
 	}
-	rest := text[len("---\n"):]
-	end := -1
-	for off := 0; off <= len(rest); {
-		nl := strings.IndexByte(rest[off:], '\n')
-		line := rest[off:]
-		if nl >= 0 {
-			line = rest[off : off+nl]
-		}
-		if strings.TrimRight(line, " \t") == "---" {
-			end = off
-			break
-		}
-		if nl < 0 {
-			break
-		}
-		off += nl + 1
-	}
-	if end < 0 {
+	if !closed {
 		return fail(1, "", "the front matter opened with --- is never closed by a --- line")
-	}
-	front := rest[:end]
-	body := rest[end:]
-	if i := strings.IndexByte(body, '\n'); i >= 0 {
-		body = body[i+1:]
-	} else {
-		body = ""
 	}
 	p.System = strings.TrimSpace(body)
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(front), &doc); err != nil {
-		line, msg := yamlErr(err)
+		line, msg := config.YAMLErrLine(err)
 		return fail(line+1, "", "front matter is not valid YAML: "+msg)
 	}
 	if len(doc.Content) == 0 {
@@ -244,19 +219,6 @@ func ParseFile(file string, b []byte) (Profile, error) {
 		return Profile{}, err
 	}
 	return p, nil
-}
-
-// yamlErr pulls the line out of a yaml error ("yaml: line 3: ...").
-func yamlErr(err error) (int, string) {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if i := strings.IndexByte(rest, ':'); i > 0 {
-			if n, err := strconv.Atoi(rest[:i]); err == nil {
-				return n, strings.TrimSpace(rest[i+1:])
-			}
-		}
-	}
-	return 0, msg
 }
 
 // ParseConfig reads the "agents" object of a config file. JSON is YAML, so

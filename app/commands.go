@@ -1,0 +1,156 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/config/commands"
+	"github.com/agent-dev/agent/tools/permission"
+)
+
+// Custom commands: /NAME ARGS, where NAME.md is a file of the user's
+// commands directory or of a trusted project's .agent/commands, runs the
+// file's prompt as the turn (config/commands reads and expands it). Send
+// expands them, so the TUI and -p behave alike; the TUI's own commands
+// take precedence over a custom one of the same name there.
+//
+// A command's model is the model of its turn only. Its allowed-tools are
+// tools its turn may call without asking: they lift require_approval for
+// that turn as allow rules would (allowFor, around the session's Permit).
+// A project's command cannot relax the user's approvals (as a project's
+// config cannot): its allowed-tools are ignored, with a warning.
+
+// loadCommands reads the user's commands, and the project's when project.
+func loadCommands(s Settings, project bool) *commands.Set {
+	var d commands.Dirs
+	if dir := config.UserDir(); dir != "" {
+		d.User = filepath.Join(dir, "commands")
+	}
+	if project {
+		d.Project = filepath.Join(s.Project.Dir, ".agent", "commands")
+	}
+	return commands.Load(d)
+}
+
+// commandWarnings are the bad command files and the hidden commands, one
+// line each.
+func commandWarnings(s *commands.Set) []string {
+	var out []string
+	for _, err := range s.Errors {
+		out = append(out, err.Error())
+	}
+	return append(out, s.Warnings...)
+}
+
+// Commands lists the custom commands, sorted by name.
+func (a *App) Commands() []commands.Command {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.commands.List()
+}
+
+// commandTurn expands text when it calls a custom command: the prompt the
+// turn sends, and undo, which takes back what the command's front matter
+// changed of the session for its turn (model, allowed-tools). warn is
+// said in the turn. Text that calls no custom command is returned as is.
+func (a *App) commandTurn(text string) (prompt string, undo func(), warn []string, err error) {
+	undo = func() {}
+	name, args, ok := commands.Call(text)
+	if !ok {
+		return text, undo, nil, nil
+	}
+	a.mu.Lock()
+	c, found := a.commands.Find(name)
+	a.mu.Unlock()
+	if !found {
+		return text, undo, nil, nil
+	}
+	prompt = c.Expand(args)
+	var p agent.Provider
+	var prov, model string
+	if c.Model != "" {
+		if prov, model, err = a.checkModel(c.Model); err == nil {
+			p, err = a.providerFor(prov)
+		}
+		if err != nil {
+			return "", undo, nil, fmt.Errorf("custom command /%s (%s): model %s: %w", c.Name, c.Path, c.Model, err)
+		}
+	}
+	var allow []string
+	if len(c.AllowedTools) > 0 {
+		if c.Source == commands.SourceProject {
+			warn = append(warn, fmt.Sprintf("allowed-tools of /%s (%s) is ignored: a project's command cannot relax your approvals; copy it to %s to allow them",
+				c.Name, c.Path, filepath.Join(config.UserDir(), "commands")))
+		} else {
+			for _, pat := range c.AllowedTools {
+				if err := permission.Check("allowed-tools", pat); err != nil {
+					return "", undo, nil, fmt.Errorf("custom command /%s (%s): %w", c.Name, c.Path, err)
+				}
+			}
+			allow = c.AllowedTools
+		}
+	}
+	if p == nil && allow == nil {
+		return prompt, undo, warn, nil
+	}
+	var saved agent.TurnContext
+	label := a.Provider()
+	if err := a.session.Override(func(tc *agent.TurnContext) {
+		saved = *tc
+		if p != nil {
+			tc.Provider, tc.Model = p, model
+		}
+		if allow != nil {
+			tc.Permit = allowFor(c.Name, allow, tc.Permit)
+		}
+	}); err != nil {
+		return "", undo, nil, err
+	}
+	if p != nil {
+		a.mu.Lock()
+		a.label = prov
+		a.mu.Unlock()
+	}
+	var once sync.Once
+	undo = func() { once.Do(a.undoCommand(saved, label)) }
+	return prompt, undo, warn, nil
+}
+
+// undoCommand puts back the model and approvals a command's turn changed.
+func (a *App) undoCommand(saved agent.TurnContext, label string) func() {
+	return func() {
+		_ = a.session.Override(func(tc *agent.TurnContext) {
+			tc.Provider, tc.Model, tc.Permit = saved.Provider, saved.Model, saved.Permit
+		})
+		a.mu.Lock()
+		a.label = label
+		a.mu.Unlock()
+	}
+}
+
+// allowFor is next with a command's allowed-tools as allow rules for its
+// turn: a call require_approval would ask about runs when a pattern names
+// it. What an allow rule cannot override stays: a deny (a rule's, plan
+// mode's, a hook's), an explicit ask rule, a hook's ask.
+func allowFor(name string, patterns []string, next permission.Func) permission.Func {
+	return func(ctx context.Context, c permission.Call) permission.Decision {
+		d := permission.Decision{Behavior: permission.Allow, Source: permission.SourceDefault}
+		if next != nil {
+			d = next(ctx, c)
+		}
+		if d.Behavior != permission.Ask || d.Source != permission.SourceRequireApproval {
+			return d
+		}
+		for _, p := range patterns {
+			if permission.Match(p, c.Tool) {
+				return permission.Decision{Behavior: permission.Allow, Source: permission.SourceRule, Rule: p,
+					Reason: "allowed-tools of /" + name}
+			}
+		}
+		return d
+	}
+}

@@ -1,0 +1,100 @@
+package cmd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+)
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// #30 part 3, end to end through -p: "/NAME ARGS" runs the command's
+// prompt with $ARGUMENTS and $1 filled in, on its model; an untrusted
+// project's command is not used (the text goes as typed); trusted, it is,
+// but its allowed-tools cannot relax the user's approvals, while a user
+// command's can; a bad command file is one line naming file and line.
+func TestCustomCommandsThroughPrint(t *testing.T) {
+	wd := isolate(t)
+	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "commands")
+	writeFile(t, filepath.Join(user, "review.md"), "---\ndescription: Review a PR\nargument-hint: [pr] [priority]\nmodel: claude-opus-4-5\n---\nReview PR #$1 with priority $2. Everything: $ARGUMENTS\n")
+	writeFile(t, filepath.Join(user, "mail.md"), "---\nallowed-tools: tt__send_email\n---\nSend the mail to $1.\n")
+	writeFile(t, filepath.Join(user, "broken.md"), "---\ndescription: x\ncolour: red\n---\nbody\n")
+	writeFile(t, filepath.Join(wd, ".agent", "commands", "git", "ship.md"), "---\nallowed-tools: tt__send_email\n---\nShip $ARGUMENTS and mail $1.\n")
+	fake := anthropictest.NewServer(t)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	db := filepath.Join(t.TempDir(), "a.db")
+	cfg := writeJSON(t, "config.json", map[string]any{"require_approval": []string{"*send_email"}})
+	run := func(turns []anthropictest.Turn, args ...string) (PrintResult, []*anthropictest.Request) {
+		t.Helper()
+		before := len(fake.Requests())
+		fake.Script = anthropictest.NewScript(turns...)
+		res := runAgent(t, env, append([]string{"--base-url", fake.URL, "--db", db, "--config", cfg, "--output-format", "json"}, args...)...)
+		if res.code != 0 {
+			t.Fatalf("exit %d: %s", res.code, res.stderr)
+		}
+		return decodePrint(t, res.stdout), fake.Requests()[before:]
+	}
+	hi := []anthropictest.Turn{{Text: "Done."}}
+	lastUser := func(r *anthropictest.Request) string {
+		m := r.Messages()
+		return string(m[len(m)-1])
+	}
+
+	out, reqs := run(hi, "-p", `/review 42 "very high"`)
+	if got := lastUser(reqs[0]); !strings.Contains(got, `Review PR #42 with priority very high. Everything: 42 \"very high\"`) {
+		t.Fatalf("expanded prompt: %s", got)
+	}
+	if reqs[0].Model() != "claude-opus-4-5" {
+		t.Errorf("the command's turn ran on %s, want its model claude-opus-4-5", reqs[0].Model())
+	}
+	if w := strings.Join(out.Warnings, "\n"); !strings.Contains(w, filepath.Join(user, "broken.md")+":3: custom command: field colour: unknown field") {
+		t.Errorf("the bad command file is not named with its line: %q", out.Warnings)
+	}
+	// The session goes on with its own model.
+	_, reqs = run(hi, "-p", "thanks", "--resume", out.SessionID)
+	if reqs[0].Model() != "claude-sonnet-4-5" {
+		t.Errorf("after the command the session runs %s", reqs[0].Model())
+	}
+
+	// Untrusted: the project's command is not one.
+	out, reqs = run(hi, "-p", "/ship v1 ops@example.com")
+	if got := lastUser(reqs[0]); !strings.Contains(got, `"/ship v1 ops@example.com"`) || !strings.Contains(strings.Join(out.Warnings, "\n"), "agent trust") {
+		t.Fatalf("untrusted project's command: %s, warnings %q", got, out.Warnings)
+	}
+
+	// Trusted: it expands, but its allowed-tools are ignored with a warning:
+	// -p without --yes denies the call that needs approval.
+	if tr := runAgent(t, nil, "trust"); tr.code != 0 {
+		t.Fatalf("agent trust: %s", tr.stderr)
+	}
+	mail := []anthropictest.Turn{{Call: "tt__send_email", Input: map[string]any{"to": "ops@example.com", "body": "shipped"}}, {Text: "Sent."}}
+	out, reqs = run(mail, "-p", "/ship v1 ops@example.com", "--mcp-config", testMCPConfig(t), "--mcp", "tt")
+	if got := lastUser(reqs[0]); !strings.Contains(got, "Ship v1 ops@example.com and mail v1.") {
+		t.Fatalf("trusted project's command: %s", got)
+	}
+	if len(out.ToolCalls) != 1 || !out.ToolCalls[0].IsError || !strings.Contains(strings.Join(out.Warnings, "\n"), "allowed-tools of /ship") {
+		t.Fatalf("a project's allowed-tools relaxed the approvals: calls %+v, warnings %q", out.ToolCalls, out.Warnings)
+	}
+	// The user's command may: the call runs without asking.
+	out, reqs = run(mail, "-p", "/mail ops@example.com", "--mcp-config", testMCPConfig(t), "--mcp", "tt")
+	if len(out.ToolCalls) != 1 || out.ToolCalls[0].IsError || len(reqs) != 2 || bytes.Contains(reqs[1].Body, []byte("denied")) {
+		t.Fatalf("a user command's allowed-tools did not allow the call: %+v", out.ToolCalls)
+	}
+	// Only for that turn: the next one asks again (and -p denies).
+	out, _ = run(mail, "-p", "mail ops@example.com again", "--mcp-config", testMCPConfig(t), "--mcp", "tt")
+	if len(out.ToolCalls) != 1 || !out.ToolCalls[0].IsError {
+		t.Fatalf("allowed-tools outlived the command's turn: %+v", out.ToolCalls)
+	}
+}
