@@ -10,7 +10,7 @@ import (
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 )
 
-func writeFile(t *testing.T, path, text string) {
+func writeText(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
@@ -28,10 +28,10 @@ func writeFile(t *testing.T, path, text string) {
 func TestCustomCommandsThroughPrint(t *testing.T) {
 	wd := isolate(t)
 	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "commands")
-	writeFile(t, filepath.Join(user, "review.md"), "---\ndescription: Review a PR\nargument-hint: [pr] [priority]\nmodel: claude-opus-4-5\n---\nReview PR #$1 with priority $2. Everything: $ARGUMENTS\n")
-	writeFile(t, filepath.Join(user, "mail.md"), "---\nallowed-tools: tt__send_email\n---\nSend the mail to $1.\n")
-	writeFile(t, filepath.Join(user, "broken.md"), "---\ndescription: x\ncolour: red\n---\nbody\n")
-	writeFile(t, filepath.Join(wd, ".agent", "commands", "git", "ship.md"), "---\nallowed-tools: tt__send_email\n---\nShip $ARGUMENTS and mail $1.\n")
+	writeText(t, filepath.Join(user, "review.md"), "---\ndescription: Review a PR\nargument-hint: [pr] [priority]\nmodel: claude-opus-4-5\n---\nReview PR #$1 with priority $2. Everything: $ARGUMENTS\n")
+	writeText(t, filepath.Join(user, "mail.md"), "---\nallowed-tools: tt__send_email\n---\nSend the mail to $1.\n")
+	writeText(t, filepath.Join(user, "broken.md"), "---\ndescription: x\ncolour: red\n---\nbody\n")
+	writeText(t, filepath.Join(wd, ".agent", "commands", "git", "ship.md"), "---\nallowed-tools: tt__send_email\n---\nShip $ARGUMENTS and mail $1.\n")
 	fake := anthropictest.NewServer(t)
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	db := filepath.Join(t.TempDir(), "a.db")

@@ -16,8 +16,8 @@ import (
 func TestTUIInstructionsAndCommands(t *testing.T) {
 	wd := isolate(t)
 	const rule = "PROJECT RULE: keep answers short."
-	writeFile(t, filepath.Join(wd, "AGENTS.md"), rule+"\n")
-	writeFile(t, filepath.Join(wd, ".agent", "commands", "review.md"), "---\ndescription: Review a PR\nargument-hint: <pr>\nmodel: claude-opus-4-5\n---\nReview PR #$1.\n")
+	writeText(t, filepath.Join(wd, "AGENTS.md"), rule+"\n")
+	writeText(t, filepath.Join(wd, ".agent", "commands", "review.md"), "---\ndescription: Review a PR\nargument-hint: <pr>\nmodel: claude-opus-4-5\n---\nReview PR #$1.\n")
 	fake := anthropictest.NewServer(t)
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	db := filepath.Join(t.TempDir(), "a.db")
