@@ -280,3 +280,42 @@ func TestPrintSubagentApproval(t *testing.T) {
 		}
 	}
 }
+
+// Under tmux, the real program shows both subagents as cards and their
+// searches in the pane under their names.
+func TestTUISubagentsInTmux(t *testing.T) {
+	wd := isolate(t)
+	subagentProfiles(t, wd)
+	chat := chattest.NewServer(t)
+	chat.Reply = childScript
+	anth := anthropictest.NewServer(t)
+	first := anthropictest.Message(
+		anthropictest.ToolUse("toolu_01", "run_agent", map[string]any{"agent": "weather", "prompt": "Weather in Berlin?"}),
+		anthropictest.ToolUse("toolu_02", "run_agent", map[string]any{"agent": "mail", "prompt": "Mail ann@example.com that it is sunny."}),
+	)
+	first.StopReason = "tool_use"
+	anth.Script = anthropictest.NewScript(anthropictest.Turn{Reply: &first}, anthropictest.Turn{Text: "Both done."})
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": chat.BaseURL(),
+		"HOME": os.Getenv("HOME"), "XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}
+	ts := startTmux(t, env, "--provider", "anthropic", "--base-url", anth.URL, "--db", filepath.Join(t.TempDir(), "a.db"),
+		"--mcp-config", testMCPConfig(t), "--theme", "dark")
+	ts.waitFor("/help")
+	ts.send("Weather in Berlin, and tell Ann.", "Enter")
+	ts.waitFor("Both done.")
+	// The pane (ctrl+t in inline mode) keeps each child's search under
+	// its name.
+	ts.send("C-t")
+	ts.waitFor("Discovered tools", "weather · client", "mail · client", "tt__get_weather", "tt__send_email")
+	deadline := time.Now().Add(10 * time.Second)
+	h := ts.history()
+	for !(strings.Contains(h, "⇢ weather · subagent") && strings.Contains(h, "⇢ mail · subagent")) && time.Now().Before(deadline) {
+		<-time.After(50 * time.Millisecond)
+		h = ts.history()
+	}
+	for _, want := range []string{"⇢ weather · subagent · openai-chat/gpt-4.1", "⇢ mail · subagent", "called: tt__get_weather", "called: tt__send_email"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("%q is not in the terminal:\n%s", want, h)
+		}
+	}
+	ts.quit()
+}

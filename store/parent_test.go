@@ -42,7 +42,19 @@ func TestParentSessionLink(t *testing.T) {
 	if k.Session.ParentID != parent.ID() || len(k.Children) != 0 {
 		t.Fatalf("child export: parent %q, children %v", k.Session.ParentID, k.Children)
 	}
+	// --continue takes the newest session of the directory that is not
+	// a subagent's, though the children were written later.
+	if l, err := d.Latest(ctx, "/w"); err == nil {
+		t.Fatalf("Latest opened %s while the parent is open", l.ID())
+	}
 	if err := parent.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := d.Latest(ctx, "/w")
+	if err != nil || l.ID() != parent.ID() {
+		t.Fatalf("Latest: %v, want the parent %s", err, parent.ID())
+	}
+	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := d.Delete(ctx, parent.ID()); err != nil {

@@ -122,10 +122,11 @@ func (d *DB) OpenSession(ctx context.Context, idOrPrefix string) (*Session, erro
 }
 
 // Latest opens the most recently updated session started in workdir, for
-// --continue. ErrNotFound when there is none.
+// --continue; a subagent's session is not one (resume it by its id).
+// ErrNotFound when there is none.
 func (d *DB) Latest(ctx context.Context, workdir string) (*Session, error) {
 	var id string
-	err := d.sql.QueryRowContext(ctx, `SELECT id FROM sessions WHERE workdir = ? ORDER BY updated_at DESC, rowid DESC LIMIT 1`, workdir).Scan(&id)
+	err := d.sql.QueryRowContext(ctx, `SELECT id FROM sessions WHERE workdir = ? AND parent_session_id IS NULL ORDER BY updated_at DESC, rowid DESC LIMIT 1`, workdir).Scan(&id)
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("no session to continue in %s: %w", workdir, ErrNotFound)
