@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,4 +79,36 @@ func TestTUIInstructionsAndCommands(t *testing.T) {
 	if r := send("fresh", anthropictest.Turn{Text: "Hi."}); !strings.Contains(systemOf(t, r), rule) {
 		t.Fatalf("after /new: system %q", systemOf(t, r))
 	}
+}
+
+// The same in a real terminal: /context lists the trusted project's
+// AGENTS.md, "/rev" completes to the custom command with its hint, and
+// running it sends its prompt with the instructions.
+func TestInstructionsAndCommandsInTmux(t *testing.T) {
+	wd := isolate(t)
+	writeText(t, filepath.Join(wd, "AGENTS.md"), "PROJECT RULE: be brief.\n")
+	writeText(t, filepath.Join(wd, ".agent", "commands", "review.md"), "---\ndescription: Review a PR\nargument-hint: <pr>\n---\nReview PR #$1 now.\n")
+	if tr := runAgent(t, nil, "trust"); tr.code != 0 {
+		t.Fatalf("agent trust: %s", tr.stderr)
+	}
+	fake := anthropictest.NewServer(t)
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Reviewed, all good."})
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "HOME": os.Getenv("HOME"),
+		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}
+	ts := startTmux(t, env, "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"))
+	ts.waitFor("/help for commands")
+	ts.send("/context", "Enter")
+	ts.waitFor("instruction files in the system prompt: 1 file", filepath.Join(wd, "AGENTS.md"))
+	ts.send("/rev")
+	ts.waitFor("/review <pr>", "Review a PR (project)")
+	ts.send("Tab", "7", "Enter")
+	ts.waitFor("Reviewed, all good.")
+	reqs := fake.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if m := reqs[0].Messages(); !strings.Contains(string(m[len(m)-1]), "Review PR #7 now.") || !strings.Contains(systemOf(t, reqs[0]), "PROJECT RULE: be brief.") {
+		t.Fatalf("request: %s", reqs[0].Body)
+	}
+	ts.quit()
 }
