@@ -43,6 +43,19 @@ func (a *App) newSessionHooks() (*sessionHooks, error) {
 	return &sessionHooks{a: a, r: &hooks.Runner{Hooks: h, Dir: a.settings.Workdir}}, nil
 }
 
+// checkHooks reports a file's hooks that cannot run (a bad matcher, an
+// empty command), naming the file: every command refuses the config, as
+// for any other bad key.
+func checkHooks(path string, c hooks.Config) error {
+	if len(c) == 0 {
+		return nil
+	}
+	if _, _, err := hooks.Compile(c); err != nil {
+		return Usagef("config %s: %v", path, err)
+	}
+	return nil
+}
+
 // input is the part of every hook's stdin that the session gives.
 func (h *sessionHooks) input() hooks.Input {
 	return hooks.Input{SessionID: h.a.session.ID(), Cwd: h.a.settings.Workdir}

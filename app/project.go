@@ -75,6 +75,9 @@ func (s *Settings) applyProject(trustFlag bool) error {
 		}
 		// A project's hooks run besides the user's, never in their place.
 		if len(proj.Hooks) > 0 {
+			if err := checkHooks(path, proj.Hooks); err != nil {
+				return err
+			}
 			proj.Hooks = hooks.Concat(s.Hooks, proj.Hooks)
 		}
 		if len(proj.MCPServers) > 0 {

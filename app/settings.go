@@ -96,6 +96,9 @@ func Load(f Flags, getenv func(string) string) (Settings, error) {
 	if err := s.Config.Load(s.ConfigPath, f.ConfigPath != ""); err != nil {
 		return s, usage(err)
 	}
+	if err := checkHooks(s.ConfigPath, s.Hooks); err != nil {
+		return s, err
+	}
 	s.Workdir = f.Workdir
 	if s.Workdir == "" {
 		wd, err := os.Getwd()

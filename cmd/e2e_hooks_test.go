@@ -311,3 +311,60 @@ func TestHookPreToolUseAllowAndAsk(t *testing.T) {
 		})
 	}
 }
+
+// A bad matcher is refused at start, naming the file; nothing runs.
+func TestHookBadConfig(t *testing.T) {
+	isolate(t)
+	userHooks(t, `{"PreToolUse": [{"matcher": "(", "hooks": [{"type": "command", "command": "true"}]}]}`)
+	res := runAgent(t, nil, "-p", "hi")
+	if res.code != 2 || !strings.Contains(res.stderr, "config.json: hooks.PreToolUse[0]: matcher \"(\" is not a regular expression") {
+		t.Errorf("exit %d: %s", res.code, res.stderr)
+	}
+}
+
+// #30 part 6: stream-json's final event has total_cost_usd, duration_ms
+// and num_turns; over a turn of two requests the cost is both requests'
+// usage at Claude Sonnet 4.5's prices ($3 in, $15 out, $0.30 cache read,
+// $3.75 cache write per million tokens), the same as the usage events say.
+func TestStreamJSONCostOverTurns(t *testing.T) {
+	isolate(t)
+	fake, env := weatherFake(t)
+	res := runAgent(t, env, "-p", "weather?", "--base-url", fake.URL, "--model", "claude-sonnet-4-5", "--mcp-config", testMCPConfig(t), "--mcp", "tt",
+		"--output-format", "stream-json")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	want := 0.0
+	for _, l := range lines[:len(lines)-1] {
+		var ev struct {
+			Type  string `json:"type"`
+			Usage struct {
+				In    int `json:"input_tokens"`
+				Out   int `json:"output_tokens"`
+				Read  int `json:"cache_read_input_tokens"`
+				Write int `json:"cache_creation_input_tokens"`
+			} `json:"usage"`
+		}
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == "usage" {
+			u := ev.Usage
+			want += (float64(u.In)*3 + float64(u.Out)*15 + float64(u.Read)*0.3 + float64(u.Write)*3.75) / 1e6
+		}
+	}
+	var last struct {
+		Type         string   `json:"type"`
+		TotalCostUSD *float64 `json:"total_cost_usd"`
+		DurationMS   *int64   `json:"duration_ms"`
+		NumTurns     int      `json:"num_turns"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	if last.Type != "result" || last.TotalCostUSD == nil || want == 0 || *last.TotalCostUSD < want-1e-9 || *last.TotalCostUSD > want+1e-9 ||
+		last.DurationMS == nil || last.NumTurns != 2 {
+		t.Errorf("final event %s, want total_cost_usd %v", lines[len(lines)-1], want)
+	}
+}
