@@ -466,8 +466,17 @@ func (a *App) onMCPEvent(e mcptools.Event) {
 		default:
 		}
 	}
-	if e.Text != "" {
-		a.Notice(e.Text)
+	text := e.Text
+	if e.Kind == mcptools.EventToolsChanged && a.LastToolsHash() != "" {
+		// Said only once a request went out: before the first, the new
+		// tools simply join it, and there is no cache to miss.
+		text += "; the change applies from the next turn"
+		if e.CacheMiss {
+			text += ", whose request reads the prompt without the cache once (the tools array changes)"
+		}
+	}
+	if text != "" {
+		a.Notice(text)
 	}
 }
 

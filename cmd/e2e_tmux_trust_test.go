@@ -95,3 +95,22 @@ func writeFile(t *testing.T, path string, v any) {
 		t.Fatal(err)
 	}
 }
+
+// #27: the first start in a new directory greets in plain words: the
+// server that comes up is named with its tools, and nothing speaks of a
+// prompt cache that no request has used yet.
+func TestFirstStartGreetingInTmux(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "HOME": os.Getenv("HOME"),
+		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME"), "XDG_STATE_HOME": os.Getenv("XDG_STATE_HOME")}
+	ts := startTmux(t, env, "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"),
+		"--mcp-config", testMCPConfig(t), "--mcp", "tt")
+	screen := ts.waitFor("/help", "MCP server tt is up")
+	for _, jargon := range []string{"cache", "tools array", "uncached"} {
+		if strings.Contains(strings.ToLower(ts.history()), jargon) {
+			t.Errorf("the first start speaks of %q:\n%s", jargon, screen)
+		}
+	}
+	ts.quit()
+}

@@ -91,9 +91,5 @@ func (c *conn) drop(state State, err error) int {
 // what the change costs.
 func (m *Manager) listChanged(server, text string) {
 	m.toolsChanged(server)
-	text += "); the change applies from the next turn"
-	if m.registered() {
-		text += ", whose request reads the prompt without the cache once (the tools array changes)"
-	}
-	m.emit(Event{Kind: EventToolsChanged, Server: server, Text: text})
+	m.emit(Event{Kind: EventToolsChanged, Server: server, Text: text + ")", CacheMiss: m.registered()})
 }

@@ -110,6 +110,11 @@ type Event struct {
 	Added, Removed []string
 	// Tools is the server's tool count after the change.
 	Tools int
+	// CacheMiss says a tools_changed alters the tools array the session
+	// already registered: the turn it applies to reads its prompt without
+	// the provider's cache once. Text leaves when and what it costs to
+	// the app, which knows whether any request went out yet.
+	CacheMiss bool
 }
 
 // State is a server's connection state.

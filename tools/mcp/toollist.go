@@ -213,12 +213,8 @@ func (c *conn) install(list []rawTool, seq uint64, announce bool) bool {
 	if len(removed) > 0 {
 		text += fmt.Sprintf(", %d removed", len(removed))
 	}
-	text += "); the change applies from the next turn"
-	if c.m.registered() {
-		text += ", whose request reads the prompt without the cache once (the tools array changes)"
-	}
-	c.m.emit(Event{Kind: EventToolsChanged, Server: c.cfg.Name, Text: text,
-		Added: added, Removed: removed, Tools: len(list)})
+	c.m.emit(Event{Kind: EventToolsChanged, Server: c.cfg.Name, Text: text + ")",
+		Added: added, Removed: removed, Tools: len(list), CacheMiss: c.m.registered()})
 	return true
 }
 
