@@ -1,0 +1,45 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+)
+
+// Hooks in a real terminal: a PreToolUse hook's exit 2 refuses the call and
+// its reason shows on the card; a prompt a UserPromptSubmit hook refuses
+// is never sent, its reason is shown and the prompt comes back to the
+// input.
+func TestHooksInTmux(t *testing.T) {
+	isolate(t)
+	userHooks(t, `{
+		"PreToolUse": [{"matcher": "tt__get_weather", "hooks": [{"type": "command", "command": "echo 'weather lookups are off today' >&2; exit 2"}]}],
+		"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "grep -q secret && { echo 'no secrets in prompts' >&2; exit 2; }; exit 0"}]}]}`)
+	fake := anthropictest.NewServer(t)
+	fake.Script = anthropictest.NewScript(
+		anthropictest.Turn{Call: "tt__get_weather", Input: map[string]any{"city": "Berlin"}},
+		anthropictest.Turn{Text: "Lookups are off, sorry."},
+	)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "HOME": os.Getenv("HOME"),
+		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}
+	ts := startTmux(t, env, "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"),
+		"--mcp-config", testMCPConfig(t), "--mcp", "tt", "--theme", "dark")
+	ts.waitFor("/help")
+	ts.send("Weather in Berlin?", "Enter")
+	ts.waitFor("weather lookups are off today", "Lookups are off, sorry.")
+	if n := len(fake.Requests()); n != 2 {
+		t.Fatalf("%d requests", n)
+	}
+	ts.send("my secret plan", "Enter")
+	screen := ts.waitFor("no secrets in prompts")
+	if strings.Count(screen, "my secret plan") < 2 {
+		t.Errorf("the refused prompt is not back in the input:\n%s", screen)
+	}
+	if n := len(fake.Requests()); n != 2 {
+		t.Errorf("the refused prompt was sent: %d requests", n)
+	}
+	ts.quit()
+}
