@@ -47,6 +47,10 @@ type Config struct {
 	// until Decide (or Answer) is called with the event's Tool.ID, or the
 	// turn is cancelled (denied).
 	Permit permission.Func
+	// ModeNote is said after System in every request: what the permission
+	// mode means for the model (plan mode's refusals). It changes at a turn
+	// boundary, through Override, like System.
+	ModeNote string
 	// Retries is how many times a retryable provider error is retried.
 	Retries int
 	// Backoff is the first retry delay; it doubles with jitter.
@@ -118,6 +122,7 @@ type TurnContext struct {
 	Searcher      Searcher
 	Learner       Learner
 	Permit        permission.Func
+	ModeNote      string
 	Retries       int
 	Backoff       time.Duration
 	MaxRetryWait  time.Duration
@@ -130,7 +135,7 @@ func (c *Config) turn() TurnContext {
 	return TurnContext{ID: c.ID, Store: c.Store, Provider: c.Provider, Model: c.Model, Fallback: c.Fallback,
 		FallbackModel: c.FallbackModel, System: c.System, Search: c.Search, SearchAlgo: c.SearchAlgo,
 		WireBudget: c.WireBudget, ProviderTools: c.ProviderTools, MaxSteps: c.MaxSteps, MaxTokens: c.MaxTokens,
-		Effort: c.Effort, NoStream: c.NoStream, Searcher: c.Searcher, Learner: c.Learner, Permit: c.Permit,
+		Effort: c.Effort, NoStream: c.NoStream, Searcher: c.Searcher, Learner: c.Learner, Permit: c.Permit, ModeNote: c.ModeNote,
 		Retries: c.Retries, Backoff: c.Backoff, MaxRetryWait: c.MaxRetryWait, BeforeSend: c.BeforeSend,
 		AutoCompact: c.AutoCompact, ContextWindow: c.ContextWindow}
 }
@@ -139,7 +144,7 @@ func (c *Config) setTurn(t TurnContext) {
 	c.ID, c.Store, c.Provider, c.Model, c.Fallback, c.FallbackModel = t.ID, t.Store, t.Provider, t.Model, t.Fallback, t.FallbackModel
 	c.System, c.Search, c.SearchAlgo, c.WireBudget, c.ProviderTools = t.System, t.Search, t.SearchAlgo, t.WireBudget, t.ProviderTools
 	c.MaxSteps, c.MaxTokens, c.Effort, c.NoStream = t.MaxSteps, t.MaxTokens, t.Effort, t.NoStream
-	c.Searcher, c.Learner, c.Permit = t.Searcher, t.Learner, t.Permit
+	c.Searcher, c.Learner, c.Permit, c.ModeNote = t.Searcher, t.Learner, t.Permit, t.ModeNote
 	c.Retries, c.Backoff, c.MaxRetryWait, c.BeforeSend = t.Retries, t.Backoff, t.MaxRetryWait, t.BeforeSend
 	c.AutoCompact, c.ContextWindow = t.AutoCompact, t.ContextWindow
 }

@@ -352,13 +352,21 @@ func (s *Session) BuildRequest() *Request {
 	c, raise := s.cfg, s.raiseOutput
 	s.mu.Unlock()
 	req := &Request{
-		Model: c.Model, System: c.System, Messages: hist, MaxTokens: c.MaxTokens,
+		Model: c.Model, System: joinSystem(c.System, c.ModeNote), Messages: hist, MaxTokens: c.MaxTokens,
 		Search: c.Search, SearchAlgo: c.SearchAlgo, WireBudget: c.WireBudget, ProviderTools: c.ProviderTools, NoStream: c.NoStream,
 		Effort: c.Effort, MaxOutput: raise,
 	}
 	d := s.toolDefs()
 	req.Tools, req.Deferred, req.ToolsVersion, req.Directory = d.tools, d.deferred, d.version, d.directory
 	return req
+}
+
+// joinSystem is the system prompt with the mode's note after it.
+func joinSystem(system, note string) string {
+	if system == "" || note == "" {
+		return system + note
+	}
+	return system + "\n\n" + note
 }
 
 // toolDefs are the tool lists of a request, made once per catalog version

@@ -269,6 +269,9 @@ func (a *App) build(ctx context.Context) error {
 		return err
 	}
 	a.setPolicy(policy)
+	if err := a.startMode(*s); err != nil {
+		return err
+	}
 	set := tools.NewSet()
 	searcher := search.NewSearcher(set)
 	project, changed := projectReadable(*s)
@@ -409,7 +412,7 @@ func (a *App) unmatchedApprovals() (warnings []string, ok bool) {
 	a.perms.mu.Lock()
 	policy := a.perms.policy
 	a.perms.mu.Unlock()
-	if policy == nil || len(policy.RequireApproval) == 0 {
+	if policy == nil || len(policy.RequireApproval) == 0 && len(policy.Rules.Restrictive()) == 0 {
 		return nil, true
 	}
 	var servers []string
@@ -423,6 +426,9 @@ func (a *App) unmatchedApprovals() (warnings []string, ok bool) {
 	}
 	for _, p := range permission.Unmatched(policy.RequireApproval, a.session.Tools().All(), servers) {
 		warnings = append(warnings, fmt.Sprintf("require_approval pattern %q matches no tool of the configured servers: check its spelling (a tool's wire name, the server's own tool name, SERVER__TOOL or server:SERVER all work)", p))
+	}
+	for _, p := range permission.Unmatched(policy.Rules.Restrictive(), a.session.Tools().All(), servers) {
+		warnings = append(warnings, fmt.Sprintf("permissions pattern %q matches no tool of the configured servers: check its spelling (a tool's wire name, the server's own tool name, SERVER__TOOL or server:SERVER all work)", p))
 	}
 	return warnings, true
 }
@@ -590,6 +596,7 @@ func (a *App) SendInput(ctx context.Context, in agent.Input) <-chan agent.Event 
 		for _, w := range warns {
 			emit(agent.Event{Type: agent.EventWarning, Text: w})
 		}
+		a.modeNote()
 		_ = a.session.RunInput(ctx, in, func(ev agent.Event) {
 			switch ev.Type {
 			case agent.EventDone:

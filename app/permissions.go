@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/tools/permission"
 )
 
@@ -15,31 +16,71 @@ type perms struct {
 	mu     sync.Mutex
 	policy *permission.Policy
 	mode   permission.Mode
+	// bypassOK puts bypass in the shift+tab cycle: the run started in it.
+	bypassOK bool
+	// session are the "always for this session" rules: they outlive a
+	// profile switch, which makes the policy again.
+	session permission.Rules
 	// preToolUse, when set, decides first (PreToolUse hooks); its decision
 	// is folded into the rules' by permission.Combine.
 	preToolUse permission.Func
 }
 
-// newPolicy reads the permission settings: require_approval and
+// newPolicy reads the permission settings: permissions (the config files'
+// and the project's settings.local.json), require_approval and
 // approve_read_only.
 func newPolicy(s Settings) (*permission.Policy, error) {
-	for _, p := range s.RequireApproval {
-		if err := permission.Check("require_approval", p); err != nil {
-			return nil, usage(err)
-		}
-	}
 	p := &permission.Policy{RequireApproval: s.RequireApproval}
 	if s.ApproveReadOnly != nil {
 		p.ApproveReadOnly = *s.ApproveReadOnly
 	}
+	for _, l := range []struct {
+		what  string
+		b     permission.Behavior
+		list  []string
+		scope permission.Scope
+	}{
+		{"require_approval", permission.Ask, s.RequireApproval, ""},
+		{"permissions.deny", permission.Deny, s.Permissions.Deny, permission.ScopeConfig},
+		{"permissions.ask", permission.Ask, s.Permissions.Ask, permission.ScopeConfig},
+		{"permissions.allow", permission.Allow, s.Permissions.Allow, permission.ScopeConfig},
+		{LocalSettingsPath(s.Workdir) + ": permissions.deny", permission.Deny, s.local.Deny, permission.ScopeProject},
+		{LocalSettingsPath(s.Workdir) + ": permissions.ask", permission.Ask, s.local.Ask, permission.ScopeProject},
+		{LocalSettingsPath(s.Workdir) + ": permissions.allow", permission.Allow, s.local.Allow, permission.ScopeProject},
+	} {
+		for _, pat := range l.list {
+			if err := permission.Check(l.what, pat); err != nil {
+				return nil, usage(err)
+			}
+			if l.scope != "" {
+				p.Rules.Add(l.b, pat, l.scope)
+			}
+		}
+	}
 	return p, nil
 }
 
-// setPolicy replaces the policy (a new profile's settings).
+// setPolicy replaces the policy (a new profile's settings); the session's
+// "always" answers stay.
 func (a *App) setPolicy(p *permission.Policy) {
 	a.perms.mu.Lock()
+	defer a.perms.mu.Unlock()
+	for _, r := range a.perms.session.Allow {
+		p.Rules.Add(permission.Allow, r.Pattern, r.Scope)
+	}
 	a.perms.policy = p
+}
+
+// startMode sets the mode the run starts in (permission_mode).
+func (a *App) startMode(s Settings) error {
+	m, err := permission.ParseMode(s.PermissionMode)
+	if err != nil {
+		return usage(err)
+	}
+	a.perms.mu.Lock()
+	a.perms.mode, a.perms.bypassOK = m, m == permission.ModeBypass
 	a.perms.mu.Unlock()
+	return nil
 }
 
 // permit is the session's Permit, called before each tool runs: the
@@ -53,6 +94,91 @@ func (a *App) permit(ctx context.Context, c permission.Call) permission.Decision
 		d = permission.Combine(hook(ctx, c), d)
 	}
 	return d
+}
+
+// PermissionMode is the current permission mode.
+func (a *App) PermissionMode() permission.Mode {
+	a.perms.mu.Lock()
+	defer a.perms.mu.Unlock()
+	return a.perms.mode
+}
+
+// SetPermissionMode changes the mode. Tool calls follow it at once; what
+// the model is told of it (plan mode's note) changes at the next turn.
+func (a *App) SetPermissionMode(m permission.Mode) error {
+	if _, err := permission.ParseMode(string(m)); err != nil {
+		return err
+	}
+	a.perms.mu.Lock()
+	defer a.perms.mu.Unlock()
+	if m == permission.ModeBypass && !a.perms.bypassOK {
+		return fmt.Errorf("bypass mode is only for a run started with --permission-mode bypass")
+	}
+	a.perms.mode = m
+	return nil
+}
+
+// CyclePermissionMode moves to the next mode (shift+tab): default,
+// accept-reads, plan, and bypass when the run started in it.
+func (a *App) CyclePermissionMode() permission.Mode {
+	a.perms.mu.Lock()
+	defer a.perms.mu.Unlock()
+	a.perms.mode = a.perms.mode.Next(a.perms.bypassOK)
+	return a.perms.mode
+}
+
+// modeNote puts the mode's note in the session's system context at a turn
+// boundary (Send): plan mode tells the model what it may not do.
+func (a *App) modeNote() {
+	note := ""
+	if a.PermissionMode() == permission.ModePlan {
+		note = permission.PlanNote
+	}
+	if a.session.TurnContext().ModeNote != note {
+		_ = a.session.Override(func(tc *agent.TurnContext) { tc.ModeNote = note })
+	}
+}
+
+// AllowAlways saves an "always" answer for the tool named name (as the
+// session calls it), or for its whole server when server is set: for this
+// session, this project (.agent/settings.local.json) or the user (the user
+// config file). It applies at once.
+func (a *App) AllowAlways(name string, server bool, scope permission.Scope) error {
+	t, ok := a.session.Tools().Lookup(name)
+	if !ok {
+		return fmt.Errorf("no tool %s in this session", name)
+	}
+	pattern := permission.ToolPattern(*t)
+	if server {
+		if t.Server == "" {
+			return fmt.Errorf("%s is not an MCP server's tool", name)
+		}
+		pattern = permission.ServerPattern(t.Server)
+	}
+	var err error
+	switch scope {
+	case permission.ScopeSession:
+	case permission.ScopeProject:
+		err = saveLocalAllow(a.settings.Workdir, pattern)
+	case permission.ScopeUser:
+		err = saveUserAllow(a.settings.ConfigPath, pattern)
+	default:
+		err = fmt.Errorf("unknown scope %q", scope)
+	}
+	if err != nil {
+		return err
+	}
+	a.perms.mu.Lock()
+	defer a.perms.mu.Unlock()
+	if scope == permission.ScopeSession {
+		a.perms.session.Add(permission.Allow, pattern, scope)
+	}
+	// Copy on write: a call being decided keeps the policy it read.
+	np := *a.perms.policy
+	np.Rules.Allow = append([]permission.Rule(nil), np.Rules.Allow...)
+	np.Rules.Add(permission.Allow, pattern, scope)
+	a.perms.policy = &np
+	return nil
 }
 
 // Unattended is the -p answer to an approval request: nobody is there to

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -79,6 +80,20 @@ func (s *Settings) applyProject(trustFlag bool) error {
 				return err
 			}
 			proj.Hooks = hooks.Concat(s.Hooks, proj.Hooks)
+		}
+		if refuse("permissions.allow", len(proj.Permissions.Allow) > 0, "a project cannot allow tools for you (answer \"always for this project\" in the approval dialog)") {
+			proj.Permissions.Allow = nil
+		}
+		if len(proj.Permissions.Ask) > 0 || len(proj.Permissions.Deny) > 0 {
+			proj.Permissions = config.Permissions{Allow: s.Permissions.Allow,
+				Ask: union(s.Permissions.Ask, proj.Permissions.Ask), Deny: union(s.Permissions.Deny, proj.Permissions.Deny)}
+		}
+		if m := proj.PermissionMode; m != "" && m != s.PermissionMode {
+			if refuse("permission_mode "+m, !stricter(m, s.PermissionMode), "a project may only make the permission mode stricter") {
+				proj.PermissionMode = ""
+			} else {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("the trusted project (%s) sets the permission mode: %s", path, m))
+			}
 		}
 		if len(proj.MCPServers) > 0 {
 			inline, err = config.ParseMCPServersWith(proj.MCPServers, path, s.projectLookup(path))
@@ -216,4 +231,13 @@ func union(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// stricter reports whether permission mode a refuses or asks at least as
+// much as b: bypass, accept-reads, default, plan, in that order.
+func stricter(a, b string) bool {
+	rank := func(m string) int {
+		return slices.Index([]string{"bypass", "accept-reads", "default", "plan"}, cmp.Or(m, "default"))
+	}
+	return rank(a) >= rank(b)
 }

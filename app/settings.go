@@ -84,6 +84,9 @@ type Settings struct {
 	// the status bar).
 	ProjectSets    []string
 	projectServers map[string]config.MCPServer
+	// local are the rules of the project's settings.local.json that may be
+	// used (applyLocal).
+	local config.Permissions
 }
 
 // Load resolves the settings of a run (see Settings).
@@ -110,6 +113,7 @@ func Load(f Flags, getenv func(string) string) (Settings, error) {
 	if err := s.applyProject(f.Trust); err != nil {
 		return s, err
 	}
+	s.applyLocal()
 	s.Config.FromEnv(getenv)
 	s.MCPConfig, s.DBPath = f.MCPConfig, f.DBPath
 	s.NoStream, s.NoCache, s.NoLearn, s.Demo, s.Resume, s.Continue = f.NoStream, f.NoCache, f.NoLearn, f.Demo, f.Resume, f.Continue

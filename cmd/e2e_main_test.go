@@ -72,8 +72,11 @@ func serveTestMCP() {
 			return mcpgo.NewToolResultText(f(req)), nil
 		}
 	}
+	// AGENT_TEST_MCP_READONLY=1: get_weather says it is read-only (the
+	// others keep mcp-go's defaults: not read-only, destructive).
 	s.AddTool(mcpgo.NewTool("get_weather",
 		mcpgo.WithDescription("Get the current weather forecast and temperature for a city"),
+		mcpgo.WithReadOnlyHintAnnotation(os.Getenv("AGENT_TEST_MCP_READONLY") == "1"),
 		mcpgo.WithString("city", mcpgo.Required(), mcpgo.Description("City name, e.g. Berlin"))),
 		text(func(r mcpgo.CallToolRequest) string {
 			return fmt.Sprintf("Weather in %s: 21°C, sunny", r.GetString("city", "?"))

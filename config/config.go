@@ -99,12 +99,27 @@ type Config struct {
 	// ApproveReadOnly lets tools their server marks readOnlyHint run
 	// without asking, even when require_approval matches them.
 	ApproveReadOnly *bool `json:"approve_read_only,omitempty" doc:"true: tools their MCP server marks readOnlyHint run without approval, whatever require_approval says (default false)"`
+	// Permissions are the permission rules (README, "Permissions and
+	// modes"); a project's deny and ask add to the user's, its allow is
+	// refused (app.applyProject).
+	Permissions Permissions `json:"permissions,omitempty" doc:"permission rules: {\"allow\", \"ask\", \"deny\"} lists of tool patterns (names, SERVER__TOOL, server:GLOB, @read-only, @destructive); deny wins, then ask, then allow"`
+	// PermissionMode is the mode a run starts in (shift+tab changes it in
+	// the TUI); a project may only make it stricter.
+	PermissionMode string `json:"permission_mode,omitempty" default:"default" flag:"permission-mode,root" enum:"default,accept-reads,plan,bypass" what:"permission mode" doc:"permission mode: default, accept-reads (read-only tools run unasked), plan (only read-only tools run) or bypass (nothing asked; deny rules hold)"`
 	// NoInstructions leaves the AGENTS.md (CLAUDE.md) instruction files
 	// out of the system prompt; a resumed session keeps it.
 	NoInstructions bool `json:"no_instructions,omitempty" flag:"no-instructions" stored:"" doc:"send no instruction files (AGENTS.md, CLAUDE.md) in the system prompt"`
 	// Hooks are commands run at points of a session, in Claude Code's
 	// format (package hooks); a trusted project's run besides the user's.
 	Hooks hooks.Config `json:"hooks,omitempty" doc:"commands run at PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart and PreCompact, in Claude Code's format (see Hooks); a project's only once the directory is trusted, and besides the user's"`
+}
+
+// Permissions are the allow, ask and deny lists of tool patterns, as in
+// Claude Code's settings.
+type Permissions struct {
+	Allow []string `json:"allow,omitempty"`
+	Ask   []string `json:"ask,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
 }
 
 // Duration is a config duration: a string time.ParseDuration reads

@@ -16,19 +16,14 @@ type Annotations struct {
 // IsReadOnly: the server says the tool does not modify its environment.
 func (a *Annotations) IsReadOnly() bool { return a != nil && a.ReadOnly != nil && *a.ReadOnly }
 
-// IsDestructive is what "@destructive" in require_approval matches: a tool
-// whose destructiveHint is true, or whose readOnlyHint is not true (the
-// specification's default for destructiveHint is true when a tool may
-// write).
-func (a *Annotations) IsDestructive() bool {
-	if a == nil {
-		return true
-	}
-	if a.Destructive != nil && *a.Destructive {
-		return true
-	}
-	return !a.IsReadOnly()
-}
+// IsDestructive is what "@destructive" matches: a tool whose readOnlyHint
+// is not true. The specification says destructiveHint is meaningful only
+// when readOnlyHint is false, so a read-only tool is never destructive —
+// which matters, as mcp-go, say, sends destructiveHint true on every tool
+// whose author did not set it. A destructiveHint false ("only adds") does
+// not take a writing tool out: a server's claim relaxes nothing the user
+// did not ask it to.
+func (a *Annotations) IsDestructive() bool { return !a.IsReadOnly() }
 
 // String lists the hints that are set, for agent tools: "read-only,
 // idempotent", "destructive, open-world".

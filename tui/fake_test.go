@@ -177,3 +177,10 @@ func history() []agent.Message {
 	}
 	return out
 }
+
+// CyclePermissionMode cycles as the app does without bypass.
+func (f *fakeBackend) CyclePermissionMode() string {
+	next := map[string]string{"": "accept-reads", "default": "accept-reads", "accept-reads": "plan", "plan": "default"}
+	f.info.Mode = next[f.info.Mode]
+	return f.info.Mode
+}

@@ -19,6 +19,7 @@ type KeyMap struct {
 	Yes        key.Binding
 	No         key.Binding
 	Always     key.Binding
+	Mode       key.Binding
 }
 
 // DefaultKeyMap returns the default bindings.
@@ -38,7 +39,8 @@ func DefaultKeyMap() KeyMap {
 		Editor:     key.NewBinding(key.WithKeys("ctrl+g"), key.WithHelp("ctrl+g", "edit prompt in $EDITOR")),
 		Yes:        key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "allow once")),
 		No:         key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n", "deny")),
-		Always:     key.NewBinding(key.WithKeys("a", "A"), key.WithHelp("a", "always allow")),
+		Always:     key.NewBinding(key.WithKeys("a", "A"), key.WithHelp("a", "always allow…")),
+		Mode:       key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "permission mode")),
 	}
 }
 
@@ -51,7 +53,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Send, k.Newline, k.HistPrev, k.HistNext, k.Complete, k.Editor},
-		{k.Cancel, k.Quit, k.TogglePane, k.Expand},
+		{k.Cancel, k.Quit, k.TogglePane, k.Expand, k.Mode},
 		{k.PageUp, k.PageDown, k.Yes, k.No, k.Always},
 	}
 }

@@ -50,6 +50,7 @@ type Model struct {
 	quitArmed     bool
 	hint          string
 	approvals     []ApprovalRequest
+	alwaysPick    bool    // the approval shows the choices of "always"
 	forms         []*form // MCP elicitations waiting for the user (form.go)
 	// mcpPrompts and mcpResources are what completion offers (mcp.go).
 	mcpPrompts   []MCPPromptInfo
@@ -279,7 +280,7 @@ func (m *Model) render() string {
 func (m *Model) bottom(rows int) string {
 	var b string
 	if len(m.approvals) > 0 {
-		b = approvalView(m.st, m.approvals[0], m.width)
+		b = approvalView(m.st, m.approvals[0], m.width, m.alwaysPick)
 	} else if len(m.forms) > 0 {
 		b = m.forms[0].view(m.st, m.width)
 	} else {

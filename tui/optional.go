@@ -184,3 +184,9 @@ func editorExec(msg editorReadyMsg) tea.Cmd {
 		return editedMsg{Text: string(b)}
 	})
 }
+
+// ModeCycler is a backend with permission modes: shift+tab moves to the
+// next one and the status bar shows it.
+type ModeCycler interface {
+	CyclePermissionMode() string
+}

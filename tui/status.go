@@ -125,6 +125,10 @@ func (s *statusBar) View(st *themes.Styles, width int) string {
 	}
 	var items []item
 	add := func(s string, prio int) { items = append(items, item{s, prio}) }
+	if i.Mode != "" && i.Mode != "default" {
+		// The permission mode changes what runs unasked: it always shows.
+		add("mode "+i.Mode, 0)
+	}
 	if pct, ok := s.contextFill(); ok {
 		add(fmt.Sprintf("ctx %d%%", pct), 0)
 	} else {
@@ -226,4 +230,20 @@ func orText(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// modeMsg reports the permission mode shift+tab moved to.
+type modeMsg struct{ mode string }
+
+// modeNotice says what a permission mode does, when the user moves to it.
+func modeNotice(mode string) string {
+	switch mode {
+	case "accept-reads":
+		return "permission mode: accept-reads — read-only tools run without asking (shift+tab: next mode)"
+	case "plan":
+		return "permission mode: plan — only read-only tools run; the others are refused, and the model is told so (shift+tab: next mode)"
+	case "bypass":
+		return "permission mode: bypass — nothing is asked; deny rules still hold (shift+tab: next mode)"
+	}
+	return "permission mode: default — calls that need approval ask (shift+tab: next mode)"
 }

@@ -74,6 +74,8 @@ type Info struct {
 	// false: unknown), until Info is read again after the turn.
 	Price  pricing.Price
 	Priced bool
+	// Mode is the permission mode ("" or "default" is not shown).
+	Mode string
 	// Instructions are the instruction files (AGENTS.md) in the system
 	// prompt, for /context.
 	Instructions []InstructionInfo
@@ -111,18 +113,55 @@ type Decision int
 const (
 	Deny Decision = iota
 	Allow
-	// AllowAlways allows this call and every later call of the same tool.
+	// AllowAlways allows this call and every later call of the same tool
+	// in this session.
 	AllowAlways
+	// AllowToolProject and AllowToolUser allow the tool always, saved for
+	// this project (.agent/settings.local.json) or the user (config file).
+	AllowToolProject
+	AllowToolUser
+	// AllowServer, AllowServerProject and AllowServerUser allow every tool
+	// of the call's server: this session, this project, always.
+	AllowServer
+	AllowServerProject
+	AllowServerUser
 )
 
-func (d Decision) String() string {
+// Always tells what an "always" answer covers: the whole server or the
+// tool, and where it is kept ("session", "project" or "user"); ok is false
+// for once and deny.
+func (d Decision) Always() (server bool, scope string, ok bool) {
 	switch d {
-	case Allow:
-		return "allowed"
 	case AllowAlways:
-		return "always allowed"
+		return false, "session", true
+	case AllowToolProject:
+		return false, "project", true
+	case AllowToolUser:
+		return false, "user", true
+	case AllowServer:
+		return true, "session", true
+	case AllowServerProject:
+		return true, "project", true
+	case AllowServerUser:
+		return true, "user", true
 	}
-	return "denied"
+	return false, "", false
+}
+
+func (d Decision) String() string {
+	server, scope, ok := d.Always()
+	switch {
+	case d == Allow:
+		return "allowed"
+	case !ok:
+		return "denied"
+	}
+	what := "this tool"
+	if server {
+		what = "its server"
+	}
+	where := map[string]string{"session": "this session", "project": "this project", "user": "always"}[scope]
+	return fmt.Sprintf("always allowed (%s, %s)", what, where)
 }
 
 // ApprovalRequest is one tool call waiting for the user. Reply must be

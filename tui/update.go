@@ -108,6 +108,10 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case approvalMsg:
 		m.approvals = append(m.approvals, msg.Req)
 		return m, nil
+	case modeMsg:
+		m.status.info.Mode = msg.mode
+		m.chat.notice(itemNotice, modeNotice(msg.mode))
+		return m, nil
 	case formMsg:
 		m.forms = append(m.forms, newForm(msg.Req))
 		m.relayout()
@@ -188,6 +192,11 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return m.cancelTurn()
 		}
 		return nil
+	case key.Matches(k, m.keys.Mode):
+		if mc, ok := m.b.(ModeCycler); ok {
+			return func() tea.Msg { return modeMsg{mc.CyclePermissionMode()} }
+		}
+		return nil
 	case key.Matches(k, m.keys.TogglePane):
 		m.showPane = !m.showPane
 		m.resize(m.width, m.height)
@@ -217,11 +226,30 @@ const quitHint = "press ctrl+c again to quit"
 func (m *Model) handleApprovalKey(k tea.KeyPressMsg) tea.Cmd {
 	req := m.approvals[0]
 	var d Decision
+	if m.alwaysPick && key.Matches(k, m.keys.Quit) {
+		m.alwaysPick = false
+	}
+	if m.alwaysPick {
+		c, ok := alwaysChoice(k.String(), req.Tool.Server != "")
+		switch {
+		case k.String() == "esc":
+			m.alwaysPick = false
+			return nil
+		case !ok:
+			return nil
+		}
+		d = c
+		m.alwaysPick = false
+	}
 	switch {
+	case d != Deny:
 	case key.Matches(k, m.keys.Yes):
 		d = Allow
 	case key.Matches(k, m.keys.Always):
-		d = AllowAlways
+		if offersAlways(req) {
+			m.alwaysPick = true
+		}
+		return nil
 	case key.Matches(k, m.keys.No):
 		d = Deny
 	case key.Matches(k, m.keys.Quit):

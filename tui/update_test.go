@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/tools/permission"
 )
 
 func TestSubmitStartsTurnAndKeepsHistory(t *testing.T) {
@@ -129,21 +131,48 @@ func TestStreamingIsThrottled(t *testing.T) {
 
 func TestApprovalAnswers(t *testing.T) {
 	t.Parallel()
+	mcp := agent.ToolEvent{Name: "fs__rm", Server: "fs"}
+	builtin := agent.ToolEvent{Name: "rm"}
+	asked := agent.ToolEvent{Name: "fs__rm", Server: "fs", Permission: &permission.Decision{Behavior: permission.Ask, Source: permission.SourceRule, Rule: "fs__*"}}
 	tests := []struct {
-		key  string
-		want Decision
-	}{{"y", Allow}, {"n", Deny}, {"a", AllowAlways}, {"esc", Deny}}
+		keys string
+		tool agent.ToolEvent
+		want []Decision // nil: the dialog stays open
+	}{
+		{"y", mcp, []Decision{Allow}},
+		{"n", mcp, []Decision{Deny}},
+		{"esc", mcp, []Decision{Deny}},
+		{"a 1", mcp, []Decision{AllowAlways}},
+		{"a enter", mcp, []Decision{AllowAlways}},
+		{"a 2", mcp, []Decision{AllowToolProject}},
+		{"a 3", mcp, []Decision{AllowToolUser}},
+		{"a 4", mcp, []Decision{AllowServer}},
+		{"a 5", mcp, []Decision{AllowServerProject}},
+		{"a 6", mcp, []Decision{AllowServerUser}},
+		{"a esc n", mcp, []Decision{Deny}},
+		{"a x", mcp, nil},
+		// A built-in tool has no server to allow.
+		{"a 4", builtin, nil},
+		{"a 3", builtin, []Decision{AllowToolUser}},
+		// An explicit ask rule would ask again: "always" is not offered.
+		{"a", asked, nil},
+		{"a 1", asked, nil},
+		{"a y", asked, []Decision{Allow}},
+		{"a ctrl+c", mcp, []Decision{Deny}},
+	}
 	for _, tt := range tests {
 		m, _, _ := newTestModel(t, newFakeBackend(), 80, 24, Options{})
 		var got []Decision
-		m.Update(approvalMsg{Req: ApprovalRequest{Tool: agent.ToolEvent{Name: "rm"}, Reply: func(d Decision) { got = append(got, d) }}})
+		m.Update(approvalMsg{Req: ApprovalRequest{Tool: tt.tool, Reply: func(d Decision) { got = append(got, d) }}})
 		press(m, "q") // ignored while asking
-		run(m, press(m, tt.key))
-		if len(got) != 1 || got[0] != tt.want {
-			t.Errorf("key %s: replies %v, want [%v]", tt.key, got, tt.want)
+		for _, k := range strings.Fields(tt.keys) {
+			run(m, press(m, k))
 		}
-		if len(m.approvals) != 0 {
-			t.Errorf("key %s: dialog still open", tt.key)
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("keys %q on %s: replies %v, want %v", tt.keys, tt.tool.Name, got, tt.want)
+		}
+		if open := len(m.approvals) != 0; open != (tt.want == nil) {
+			t.Errorf("keys %q: dialog open %v", tt.keys, open)
 		}
 	}
 }

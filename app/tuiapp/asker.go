@@ -36,7 +36,8 @@ func (b *Backend) ApproveSampling(ctx context.Context, r mcptools.SamplingReques
 		Tool: agent.ToolEvent{ID: fmt.Sprintf("sampling-%d", samplingIDs.Add(1)), Name: "sample " + model + " for " + r.Server,
 			Server: r.Server, Input: app.SamplingInput(r, model)},
 		Reply: func(d tui.Decision) {
-			if d == tui.AllowAlways {
+			// Any "always" holds for the server's sampling, this session.
+			if _, _, always := d.Always(); always {
 				b.mu.Lock()
 				b.always[key] = true
 				b.mu.Unlock()

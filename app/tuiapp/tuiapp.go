@@ -10,6 +10,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/app"
+	"github.com/agent-dev/agent/tools/permission"
 	"github.com/agent-dev/agent/tui"
 )
 
@@ -106,20 +107,16 @@ func (b *Backend) Models(ctx context.Context) ([]tui.ModelInfo, error) {
 // Delete removes a stored session; the current one cannot be.
 func (b *Backend) Delete(ctx context.Context, id string) error { return b.a.Delete(ctx, id) }
 
-// ask puts one approval to the user, unless they allowed the tool always.
+// ask puts one approval to the user. An "always" answer is saved by the
+// app as an allow rule (this session, the project's settings.local.json or
+// the user config), so the calls it covers no longer ask; a rule that could
+// not be saved is said, and this call is allowed still.
 func (b *Backend) ask(ctx context.Context, call agent.ToolEvent) {
-	b.mu.Lock()
-	ok := b.always[call.Name]
-	b.mu.Unlock()
-	if ok {
-		b.a.Answer(call.ID, true)
-		return
-	}
 	req := tui.ApprovalRequest{Tool: call, Reply: func(d tui.Decision) {
-		if d == tui.AllowAlways {
-			b.mu.Lock()
-			b.always[call.Name] = true
-			b.mu.Unlock()
+		if server, scope, ok := d.Always(); ok {
+			if err := b.a.AllowAlways(call.Name, server, permission.Scope(scope)); err != nil {
+				b.a.Notice("the always answer was not saved: " + err.Error())
+			}
 		}
 		b.a.Answer(call.ID, d != tui.Deny)
 	}}
@@ -128,6 +125,9 @@ func (b *Backend) ask(ctx context.Context, call agent.ToolEvent) {
 	case <-ctx.Done():
 	}
 }
+
+// CyclePermissionMode is shift+tab: the next permission mode.
+func (b *Backend) CyclePermissionMode() string { return string(b.a.CyclePermissionMode()) }
 
 func (b *Backend) Approvals() <-chan tui.ApprovalRequest { return b.approvals }
 
@@ -149,6 +149,7 @@ func (b *Backend) Info() tui.Info {
 		Active: len(s.Tools().Active()), Deferred: len(s.Tools().Deferred()), TokensSaved: b.a.TokensSaved(), Note: b.a.Note(),
 		Totals: sp.Usage, Requests: sp.Requests, Last: sp.Last, ContextWindow: b.a.ContextWindow(),
 		Cost: sp.Cost, CostKnown: !sp.Unpriced, Price: price, Priced: priced, Instructions: instr, Commands: cmds,
+		Mode: string(b.a.PermissionMode()),
 	}
 }
 

@@ -49,9 +49,10 @@ func TestMatch(t *testing.T) {
 		{ServerPattern("bad.2"), mail, true},
 		{ServerPattern("b*"), mail, false},
 		// Annotations: the specification's destructiveHint matters only
-		// when readOnlyHint is not true, and defaults to true.
+		// when readOnlyHint is not true; a destructiveHint false does not
+		// take a writing tool out.
 		{Destructive, ro, false},
-		{Destructive, roButRm, true},
+		{Destructive, roButRm, false},
 		{Destructive, safeAdd, true},
 		{Destructive, rm, true},
 		{Destructive, resource, false},

@@ -157,10 +157,11 @@ func (r *Rules) list(b Behavior) *[]Rule {
 	return &r.Allow
 }
 
-// Patterns lists every pattern of the rules, for Unmatched.
-func (r Rules) Patterns() []string {
+// Restrictive lists the deny and ask patterns, for Unmatched: a misspelt
+// one lets calls run it was meant to stop (a misspelt allow only asks).
+func (r Rules) Restrictive() []string {
 	var out []string
-	for _, l := range [][]Rule{r.Deny, r.Ask, r.Allow} {
+	for _, l := range [][]Rule{r.Deny, r.Ask} {
 		for _, x := range l {
 			out = append(out, x.Pattern)
 		}
