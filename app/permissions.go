@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -18,12 +19,30 @@ type perms struct {
 	mode   permission.Mode
 	// bypassOK puts bypass in the shift+tab cycle: the run started in it.
 	bypassOK bool
-	// session are the "always for this session" rules: they outlive a
-	// profile switch, which makes the policy again.
-	session permission.Rules
+	// added are the "always" answers of this run (every scope): they
+	// outlive a profile switch, which makes the policy again from the
+	// settings read at start.
+	added permission.Rules
 	// preToolUse, when set, decides first (PreToolUse hooks); its decision
 	// is folded into the rules' by permission.Combine.
 	preToolUse permission.Func
+	// parent is the App of a subagent's parent: its mode is the one that
+	// holds (shift+tab during the subagent's run included).
+	parent *App
+}
+
+// inheritPermissions makes a subagent's App follow its parent's mode and
+// the "always" answers of the parent's run.
+func (a *App) inheritPermissions(parent *App) {
+	parent.perms.mu.Lock()
+	rules := append([]permission.Rule(nil), parent.perms.added.Allow...)
+	parent.perms.mu.Unlock()
+	a.perms.mu.Lock()
+	a.perms.parent = parent
+	a.perms.mu.Unlock()
+	for _, r := range rules {
+		a.addAllow(r.Pattern, r.Scope)
+	}
 }
 
 // newPolicy reads the permission settings: permissions (the config files'
@@ -60,12 +79,12 @@ func newPolicy(s Settings) (*permission.Policy, error) {
 	return p, nil
 }
 
-// setPolicy replaces the policy (a new profile's settings); the session's
+// setPolicy replaces the policy (a new profile's settings); this run's
 // "always" answers stay.
 func (a *App) setPolicy(p *permission.Policy) {
 	a.perms.mu.Lock()
 	defer a.perms.mu.Unlock()
-	for _, r := range a.perms.session.Allow {
+	for _, r := range a.perms.added.Allow {
 		p.Rules.Add(permission.Allow, r.Pattern, r.Scope)
 	}
 	a.perms.policy = p
@@ -87,9 +106,9 @@ func (a *App) startMode(s Settings) error {
 // PreToolUse step first, then the rules in the current mode.
 func (a *App) permit(ctx context.Context, c permission.Call) permission.Decision {
 	a.perms.mu.Lock()
-	p, m, hook := a.perms.policy, a.perms.mode, a.perms.preToolUse
+	p, hook := a.perms.policy, a.perms.preToolUse
 	a.perms.mu.Unlock()
-	d := p.Decide(c.Tool, m)
+	d := p.Decide(c.Tool, a.PermissionMode())
 	if hook != nil {
 		d = permission.Combine(hook(ctx, c), d)
 	}
@@ -99,8 +118,12 @@ func (a *App) permit(ctx context.Context, c permission.Call) permission.Decision
 // PermissionMode is the current permission mode.
 func (a *App) PermissionMode() permission.Mode {
 	a.perms.mu.Lock()
-	defer a.perms.mu.Unlock()
-	return a.perms.mode
+	m, parent := a.perms.mode, a.perms.parent
+	a.perms.mu.Unlock()
+	if parent != nil {
+		return parent.PermissionMode()
+	}
+	return cmp.Or(m, permission.ModeDefault)
 }
 
 // SetPermissionMode changes the mode. Tool calls follow it at once; what
@@ -139,12 +162,18 @@ func (a *App) modeNote() {
 	}
 }
 
-// AllowAlways saves an "always" answer for the tool named name (as the
-// session calls it), or for its whole server when server is set: for this
+// AllowAlways saves an "always" answer to the approval request id for the
+// tool named name, or for its whole server when server is set: for this
 // session, this project (.agent/settings.local.json) or the user (the user
-// config file). It applies at once.
-func (a *App) AllowAlways(name string, server bool, scope permission.Scope) error {
-	t, ok := a.session.Tools().Lookup(name)
+// config file). It applies at once, to a subagent that asked too.
+func (a *App) AllowAlways(id, name string, server bool, scope permission.Scope) error {
+	owner := a
+	a.mu.Lock()
+	if k, ok := a.kids[id]; ok {
+		owner = k.app
+	}
+	a.mu.Unlock()
+	t, ok := owner.session.Tools().Lookup(name)
 	if !ok {
 		return fmt.Errorf("no tool %s in this session", name)
 	}
@@ -169,16 +198,27 @@ func (a *App) AllowAlways(name string, server bool, scope permission.Scope) erro
 		return err
 	}
 	a.perms.mu.Lock()
-	defer a.perms.mu.Unlock()
-	if scope == permission.ScopeSession {
-		a.perms.session.Add(permission.Allow, pattern, scope)
+	a.perms.added.Add(permission.Allow, pattern, scope)
+	a.perms.mu.Unlock()
+	a.addAllow(pattern, scope)
+	if owner != a {
+		owner.addAllow(pattern, scope)
 	}
-	// Copy on write: a call being decided keeps the policy it read.
-	np := *a.perms.policy
+	return nil
+}
+
+// addAllow adds an allow rule to the live policy, copied on write: a call
+// being decided keeps the policy it read.
+func (a *App) addAllow(pattern string, scope permission.Scope) {
+	a.perms.mu.Lock()
+	defer a.perms.mu.Unlock()
+	np := permission.Policy{}
+	if a.perms.policy != nil {
+		np = *a.perms.policy
+	}
 	np.Rules.Allow = append([]permission.Rule(nil), np.Rules.Allow...)
 	np.Rules.Add(permission.Allow, pattern, scope)
 	a.perms.policy = &np
-	return nil
 }
 
 // Unattended is the -p answer to an approval request: nobody is there to

@@ -185,6 +185,7 @@ func (a *App) openChild(ctx context.Context, p agents.Profile, prompt string) (_
 	if err := c.build(ctx); err != nil {
 		return nil, fmt.Errorf("start subagent %s: %w", p.Name, err)
 	}
+	c.inheritPermissions(a)
 	if a.db == nil {
 		return c, nil // a session without a store (the token bench)
 	}

@@ -114,7 +114,7 @@ func (b *Backend) Delete(ctx context.Context, id string) error { return b.a.Dele
 func (b *Backend) ask(ctx context.Context, call agent.ToolEvent) {
 	req := tui.ApprovalRequest{Tool: call, Reply: func(d tui.Decision) {
 		if server, scope, ok := d.Always(); ok {
-			if err := b.a.AllowAlways(call.Name, server, permission.Scope(scope)); err != nil {
+			if err := b.a.AllowAlways(call.ID, call.Name, server, permission.Scope(scope)); err != nil {
 				b.a.Notice("the always answer was not saved: " + err.Error())
 			}
 		}

@@ -43,7 +43,7 @@ func ParseMode(s string) (Mode, error) {
 // Next is the mode after m in the shift+tab cycle; bypass is in the cycle
 // only when withBypass (the run started in it), as in Claude Code.
 func (m Mode) Next(withBypass bool) Mode {
-	i := slices.Index(Modes, m)
+	i := max(slices.Index(Modes, m), 0) // "" is the default mode
 	for {
 		i = (i + 1) % len(Modes)
 		if Modes[i] != ModeBypass || withBypass {
