@@ -1,0 +1,70 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+	"github.com/agent-dev/agent/store"
+)
+
+// Cancelling the turn cancels the subagent it runs: the child's request is
+// given up, the child ends as failed, the turn as cancelled, and the
+// child's session stays stored under its parent.
+func TestSubagentCancelledWithItsTurn(t *testing.T) {
+	f := newFixture(t, false)
+	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "agents")
+	writeFile(t, filepath.Join(dir, "helper.md"), "---\ndescription: Helps\nsubagent: true\n---\nYou are the helper.\n")
+	a := f.open(t, nil)
+	if _, ok := a.Session().Tools().Lookup(RunAgentTool); !ok {
+		t.Fatal("no run_agent with a callable profile")
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	stopped := make(chan struct{})
+	f.fake.SetHandler(func(r *anthropictest.Request) anthropictest.Reply {
+		if bytes.Contains(r.Body, []byte("You are the helper.")) {
+			cancel() // the user presses esc while the child waits for its model
+			select {
+			case <-stopped:
+			case <-time.After(10 * time.Second):
+				t.Error("the turn did not end after its cancellation")
+			}
+			return anthropictest.Message(anthropictest.Text("too late"))
+		}
+		rep := anthropictest.Message(anthropictest.ToolUse("toolu_01", RunAgentTool, map[string]any{"agent": "helper", "prompt": "Help."}))
+		rep.StopReason = "tool_use"
+		return rep
+	})
+	var fin *agent.SubagentEvent
+	var turnErr error
+	for ev := range a.Send(ctx, "go") {
+		switch ev.Type {
+		case agent.EventSubagentFinished:
+			fin = ev.Subagent
+		case agent.EventError:
+			turnErr = ev.Err
+		}
+	}
+	close(stopped)
+	if fin == nil || !fin.IsError || fin.SessionID == "" {
+		t.Fatalf("subagent_finished: %+v", fin)
+	}
+	if agent.KindOf(turnErr) != agent.ErrCancelled {
+		t.Errorf("the turn ended with %v, want a cancellation", turnErr)
+	}
+	var e *store.Export
+	err := WithSessionDB(t.Context(), f.flags.DBPath, true, func(db *store.DB) (err error) {
+		e, err = db.Export(t.Context(), fin.SessionID)
+		return err
+	})
+	if err != nil || e.Session.ParentID != a.Session().ID() || !strings.HasPrefix(e.Session.Title, "helper: Help.") {
+		t.Fatalf("the child's stored session: %v, %+v", err, e)
+	}
+}
