@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/config/commands"
 )
 
 // ProjectPreview is what an untrusted directory's project files would do
@@ -18,7 +20,11 @@ type ProjectPreview struct {
 	Project  Project
 	Servers  []ProjectServer
 	Settings []SettingChange
-	Warnings []string // what trusting would still refuse or not expand
+	// Instructions are the project's instruction files the model would be
+	// sent ("AGENTS.md (1.2 KB)"), Commands its custom commands
+	// ("/review: Review a PR").
+	Instructions, Commands []string
+	Warnings               []string // what trusting would still refuse or not expand
 }
 
 // ProjectServer is a server the project would start: its command line or
@@ -34,7 +40,9 @@ type SettingChange struct {
 }
 
 // Empty reports a preview with nothing to ask about.
-func (p ProjectPreview) Empty() bool { return len(p.Servers) == 0 && len(p.Settings) == 0 }
+func (p ProjectPreview) Empty() bool {
+	return len(p.Servers) == 0 && len(p.Settings) == 0 && len(p.Instructions) == 0 && len(p.Commands) == 0
+}
 
 // PreviewProject says what trusting s's directory would change: the
 // settings are resolved again as with --trust (without reading the
@@ -78,6 +86,17 @@ func PreviewProject(s Settings, getenv func(string) string) (ProjectPreview, err
 			c.From, c.To = fmt.Sprintf("(%d characters)", len(s.System)), fmt.Sprintf("(%d characters)", len(t.System))
 		}
 		pv.Settings = append(pv.Settings, c)
+	}
+	for _, f := range loadInstructions(t, true).Files {
+		if f.Scope == "project" {
+			rel, _ := filepath.Rel(pv.Project.Dir, f.Path)
+			pv.Instructions = append(pv.Instructions, fmt.Sprintf("%s (%d bytes)", rel, f.Size))
+		}
+	}
+	for _, c := range loadCommands(t, true).List() {
+		if c.Source == commands.SourceProject {
+			pv.Commands = append(pv.Commands, "/"+c.Name+": "+c.Description)
+		}
 	}
 	// Only the warnings trusting adds (what it would still refuse).
 	for _, w := range t.Warnings {

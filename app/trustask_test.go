@@ -95,3 +95,23 @@ func mustLoad(t *testing.T, dir string) Settings {
 	}
 	return s
 }
+
+// #30: a project that only brings instruction files and commands is asked
+// about too, naming them.
+func TestPreviewProjectInstructionsAndCommands(t *testing.T) {
+	home(t)
+	dir := t.TempDir()
+	put(t, filepath.Join(dir, "AGENTS.md"), "Obey the repository.\n")
+	put(t, filepath.Join(dir, ".agent", "commands", "review.md"), "---\ndescription: Review a PR\n---\nReview $1.")
+	s, err := Load(Flags{Workdir: dir}, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv, err := PreviewProject(s, os.Getenv)
+	if err != nil || pv.Empty() {
+		t.Fatalf("preview %+v, %v", pv, err)
+	}
+	if strings.Join(pv.Instructions, "|") != "AGENTS.md (21 bytes)" || strings.Join(pv.Commands, "|") != "/review: Review a PR" {
+		t.Fatalf("instructions %q, commands %q", pv.Instructions, pv.Commands)
+	}
+}

@@ -13,14 +13,18 @@ import (
 )
 
 // TrustRequest is the question asked when the agent starts in a directory
-// whose project files are not trusted and would start servers or change
-// settings: what they would do, listed before anything of it runs.
+// whose project files are not trusted and would start servers, change
+// settings, send instruction files or add commands: what they would do,
+// listed before anything of it runs.
 type TrustRequest struct {
 	Dir      string
 	Files    []string
 	Servers  []TrustServer
 	Settings []TrustSetting
-	Warnings []string // what trusting would still refuse
+	// Instructions and Commands are the instruction files the model would
+	// be sent and the custom commands that would be offered.
+	Instructions, Commands []string
+	Warnings               []string // what trusting would still refuse
 }
 
 // TrustServer is a server the project would start: its command line or URL.
@@ -148,6 +152,23 @@ func (m *trustModel) render() string {
 				break
 			}
 			add("  " + st.CardTitle.Render(sanitize.Line(c.Key)) + "  " + st.CardArgs.Render(sanitize.Line(clip(c.From, 60))+" → "+sanitize.Line(clip(c.To, 200))))
+		}
+	}
+	for _, l := range []struct {
+		title string
+		items []string
+	}{{"The model would be sent these instruction files:", m.req.Instructions}, {"It would add these commands:", m.req.Commands}} {
+		if len(l.items) == 0 {
+			continue
+		}
+		b = append(b, "")
+		add(st.Bold.Render(l.title))
+		for i, it := range l.items {
+			if i == maxListed {
+				add(st.Muted.Render(fmt.Sprintf("  … and %d more", len(l.items)-maxListed)))
+				break
+			}
+			add("  " + st.CardArgs.Render(sanitize.Line(clip(it, 200))))
 		}
 	}
 	for _, w := range m.req.Warnings {

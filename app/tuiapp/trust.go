@@ -8,8 +8,8 @@ import (
 )
 
 // AskTrust asks, before anything of the project runs, whether to trust an
-// untrusted directory whose project files would start servers or change
-// settings. Trusted, the trust store is written (only if the files are
+// untrusted directory whose project files would start servers, change
+// settings, send instruction files or add commands. Trusted, the trust store is written (only if the files are
 // still those shown) and the settings are resolved again with them; "not
 // now" keeps s, whose warning names agent trust.
 func AskTrust(ctx context.Context, s app.Settings, getenv func(string) string, opts tui.Options) (app.Settings, error) {
@@ -17,7 +17,7 @@ func AskTrust(ctx context.Context, s app.Settings, getenv func(string) string, o
 	if err != nil || pv.Empty() {
 		return s, err
 	}
-	req := tui.TrustRequest{Dir: pv.Project.Dir, Files: pv.Project.Files, Warnings: pv.Warnings}
+	req := tui.TrustRequest{Dir: pv.Project.Dir, Files: pv.Project.Files, Warnings: pv.Warnings, Instructions: pv.Instructions, Commands: pv.Commands}
 	for _, srv := range pv.Servers {
 		req.Servers = append(req.Servers, tui.TrustServer{Name: srv.Name, Target: srv.Target})
 	}
