@@ -343,3 +343,23 @@ func serverTools(a *App, server string) int {
 	}
 	return n
 }
+
+// A provider that is gone (the server closed) ends the turn with an error
+// that says where it tried; the run keeps no session behind.
+func TestProviderGone(t *testing.T) {
+	f := newFixture(t, false)
+	a := f.open(t, nil)
+	f.fake.Close()
+	var out, errb bytes.Buffer
+	err := a.Print(t.Context(), "hi", PrintOptions{Format: "json", Stdout: &out, Stderr: &errb})
+	if err == nil || ExitCode(err) != 1 || !strings.Contains(err.Error(), strings.TrimPrefix(f.fake.URL, "http://")) {
+		t.Fatalf("provider gone: %v (exit %d)", err, ExitCode(err))
+	}
+	var r TurnResult
+	if json.Unmarshal(out.Bytes(), &r) != nil || !r.IsError || r.SessionID != "" || r.Error == "" {
+		t.Errorf("result %+v", r)
+	}
+	if list, _ := a.Sessions(t.Context()); len(list) != 0 {
+		t.Errorf("the failed run left %d sessions", len(list))
+	}
+}

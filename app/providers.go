@@ -32,9 +32,6 @@ func (s Settings) ModelTable() (*models.Table, error) {
 	return registry.Models(t), nil
 }
 
-// ProviderNames lists the names --provider accepts.
-func ProviderNames() []string { return registry.Names() }
-
 // CheckProvider refuses a --provider value the registry does not list.
 func CheckProvider(name string) error {
 	if _, ok := registry.Lookup(name); !ok {

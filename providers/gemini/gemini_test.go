@@ -97,6 +97,9 @@ func TestClientSearchFindsAndCalls(t *testing.T) {
 			if got := msgs[len(msgs)-1].Text(); got != "Sunny in Oslo." {
 				t.Errorf("%s: answer %q", model, got)
 			}
+			if !f.Script.Done() {
+				t.Errorf("%s: the script's turns were not all used", model)
+			}
 			reqs := f.Requests()
 			if len(reqs) != 3 {
 				t.Fatalf("%s: %d requests", model, len(reqs))

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -187,12 +186,6 @@ func (c *conn) onLog(n mcpgo.JSONRPCNotification) {
 
 // mcpLevels are the protocol's log levels (RFC 5424), lowest first.
 var mcpLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
-// ValidLogLevel reports whether s is a level of the protocol.
-func ValidLogLevel(s string) bool { return slices.Contains(mcpLevels, s) }
-
-// LogLevels lists the levels, for messages.
-func LogLevels() string { return strings.Join(mcpLevels, ", ") }
 
 func logAbove(level, min string) bool {
 	if min == "" {
