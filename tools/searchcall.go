@@ -1,6 +1,6 @@
 package tools
 
-import "encoding/json"
+import "strings"
 
 // SearchCall is a tool search a model asked for (agent.SearchCall). Where
 // tells whether the provider runs it ("provider") or the agent does
@@ -16,16 +16,18 @@ type SearchCall struct {
 	Limit int      `json:"limit,omitempty"`
 }
 
-// Text is a human readable rendering of what was searched for.
+// Text is what was searched for, in the syntax the client tool_search
+// tool's description teaches (words, "/regex/" or "select:A,B"): the
+// adapters that send a search back as a tool_search call write it so, and
+// the transcript, the TUI and the stored discoveries show it.
 func (s SearchCall) Text() string {
 	switch {
 	case s.Query != "":
 		return s.Query
 	case s.Pattern != "":
-		return s.Pattern
+		return "/" + s.Pattern + "/"
 	case len(s.Names) > 0:
-		b, _ := json.Marshal(s.Names)
-		return "select:" + string(b)
+		return "select:" + strings.Join(s.Names, ",")
 	}
 	return ""
 }

@@ -316,7 +316,7 @@ func (h *history) assistant(m agent.Message, providerResults map[string]agent.Se
 			}
 		case pt.Type == agent.PartSearchCall && pt.SearchCall != nil && h.mode == agent.SearchClient:
 			sc := pt.SearchCall
-			args, _ := marshal(searchArgs{Query: queryText(*sc), Limit: sc.Limit})
+			args, _ := marshal(searchArgs{Query: sc.Text(), Limit: sc.Limit})
 			call(sc.ID, SearchTool, args)
 			if sc.Where == agent.WhereProvider {
 				res, ok := providerResults[sc.ID]
@@ -561,18 +561,6 @@ func answer(c *content, calls []*callRef) *content {
 type searchArgs struct {
 	Query string `json:"query"`
 	Limit int    `json:"limit,omitempty"`
-}
-
-func queryText(c agent.SearchCall) string {
-	switch {
-	case c.Query != "":
-		return c.Query
-	case c.Pattern != "":
-		return "/" + c.Pattern + "/"
-	case len(c.Names) > 0:
-		return "select:" + strings.Join(c.Names, ",")
-	}
-	return ""
 }
 
 // objectArgs is a call's input as a JSON object (functionCall.args is a Struct).

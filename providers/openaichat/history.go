@@ -261,7 +261,7 @@ func (h *historyRenderer) assistant(m agent.Message) error {
 				continue
 			}
 			c := pt.SearchCall
-			args, _ := json.Marshal(searchArgs{Query: queryText(*c), Limit: c.Limit})
+			args, _ := json.Marshal(searchArgs{Query: c.Text(), Limit: c.Limit})
 			calls = append(calls, wireCall{ID: h.p.callID(c.ID), Type: "function", Function: wireFunc{Name: SearchTool, Arguments: string(args)}})
 			if c.Where == agent.WhereProvider {
 				// The provider ran it; its result (here or in a later
@@ -351,20 +351,6 @@ func (h *historyRenderer) rawFits(w wireAssistant) bool {
 		}
 	}
 	return true
-}
-
-// queryText is the tool_search query that produced a search call, in the
-// syntax the tool_search description teaches.
-func queryText(c agent.SearchCall) string {
-	switch {
-	case c.Query != "":
-		return c.Query
-	case c.Pattern != "":
-		return "/" + c.Pattern + "/"
-	case len(c.Names) > 0:
-		return "select:" + strings.Join(c.Names, ",")
-	}
-	return ""
 }
 
 // pairCalls is the last line of defence for the rule the real APIs enforce

@@ -275,8 +275,8 @@ func TestParseSearchAndUnwrap(t *testing.T) {
 		if got := searchargs.Parse("i", []byte(tc.args)); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("searchargs.Parse(%s) = %+v, want %+v", tc.args, got, tc.want)
 		}
-		if q := queryText(tc.want); tc.args != `not json` && !strings.Contains(tc.args, strings.Split(q, ",")[0]) {
-			t.Errorf("queryText(%+v) = %q does not round-trip", tc.want, q)
+		if q := tc.want.Text(); tc.args != `not json` && !strings.Contains(tc.args, strings.Split(q, ",")[0]) {
+			t.Errorf("Text(%+v) = %q does not round-trip", tc.want, q)
 		}
 	}
 	calls := []struct {
