@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,8 +21,14 @@ type tmuxSession struct {
 
 func startTmux(t *testing.T, env map[string]string, args ...string) *tmuxSession {
 	t.Helper()
+	return startTmuxSize(t, 120, 40, env, args...)
+}
+
+// startTmuxSize is startTmux in a terminal of width × height cells.
+func startTmuxSize(t *testing.T, width, height int, env map[string]string, args ...string) *tmuxSession {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed (.ci/run installs it)")
+		t.Skip("tmux is not installed: install it (apt-get install tmux; .ci/run does) to run the terminal tests")
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -34,7 +41,7 @@ func startTmux(t *testing.T, env map[string]string, args ...string) *tmuxSession
 	for k, v := range env {
 		envs = append(envs, "-e", k+"="+v)
 	}
-	cmdArgs := append([]string{"-L", ts.socket, "new-session", "-d", "-x", "120", "-y", "40"}, envs...)
+	cmdArgs := append([]string{"-L", ts.socket, "new-session", "-d", "-x", strconv.Itoa(width), "-y", strconv.Itoa(height)}, envs...)
 	cmdArgs = append(cmdArgs, append([]string{exe}, args...)...)
 	if out, err := exec.Command("tmux", cmdArgs...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v: %s", err, out)
