@@ -68,3 +68,14 @@ func TestSubagentCancelledWithItsTurn(t *testing.T) {
 		t.Fatalf("the child's stored session: %v, %+v", err, e)
 	}
 }
+
+// With no callable profile (a plain one does not count) nothing is added:
+// the tools array is what it was before subagents existed.
+func TestNoSubagentNoRunAgent(t *testing.T) {
+	f := newFixture(t, false)
+	writeFile(t, filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "agents", "plain.md"), "---\ndescription: Plain\n---\nPlain.\n")
+	a := f.open(t, nil)
+	if n := len(a.Session().Tools().All()); n != 0 {
+		t.Errorf("%d tools registered without any server or subagent: %v", n, a.Session().Tools().All())
+	}
+}

@@ -166,6 +166,12 @@ func TestPrintSubagentsInParallel(t *testing.T) {
 			t.Errorf("the parent's second request lacks %s", want)
 		}
 	}
+	// The children's own searches stay in their sessions.
+	for _, q := range []string{"send email message", `"tool_call"`, `"w1"`, `"m2"`} {
+		if bytes.Contains(reqs[1].Body, []byte(q)) {
+			t.Errorf("the parent's request carries a child's search or call (%s)", q)
+		}
+	}
 
 	// The children: each its own deferred set, one tools array across its
 	// requests, and nothing of Anthropic's search blocks.
