@@ -122,6 +122,29 @@ type Permissions struct {
 	Deny  []string `json:"deny,omitempty"`
 }
 
+// UnmarshalJSON reads the three lists and refuses any other key, so a
+// misspelt list (or Claude Code's defaultMode) is not silently ignored.
+func (p *Permissions) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("must be an object: {\"allow\": [...], \"ask\": [...], \"deny\": [...]}")
+	}
+	lists := map[string]*[]string{"allow": &p.Allow, "ask": &p.Ask, "deny": &p.Deny}
+	for k, raw := range m {
+		dst, ok := lists[k]
+		switch {
+		case k == "defaultMode":
+			return fmt.Errorf("defaultMode is not read here: set the key permission_mode (default, accept-reads, plan or bypass)")
+		case !ok:
+			return fmt.Errorf("unknown key %q: the lists are allow, ask and deny", k)
+		}
+		if err := json.Unmarshal(raw, dst); err != nil {
+			return fmt.Errorf("%s must be a list of tool patterns, e.g. [\"server:github\", \"@destructive\"]", k)
+		}
+	}
+	return nil
+}
+
 // Duration is a config duration: a string time.ParseDuration reads
 // ("90s", "5m") or a number of seconds.
 type Duration time.Duration
