@@ -610,6 +610,8 @@ func (a *App) SendInput(ctx context.Context, in agent.Input) <-chan agent.Event 
 					_, model := a.session.Target()
 					a.spent(a.Provider(), model, *ev.Usage)
 				}
+			case agent.EventCompacted:
+				defer a.hooks.tell(emit, a.hooks.sessionStart(ctx, "compact"))
 			}
 			emit(ev)
 		})

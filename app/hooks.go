@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/hooks"
+	"github.com/agent-dev/agent/tools"
 	"github.com/agent-dev/agent/tools/permission"
 )
 
@@ -58,7 +59,24 @@ func checkHooks(path string, c hooks.Config) error {
 
 // input is the part of every hook's stdin that the session gives.
 func (h *sessionHooks) input() hooks.Input {
-	return hooks.Input{SessionID: h.a.session.ID(), Cwd: h.a.settings.Workdir}
+	h.a.perms.mu.Lock()
+	mode := h.a.perms.mode
+	h.a.perms.mu.Unlock()
+	if mode == "" {
+		mode = permission.ModeDefault
+	}
+	return hooks.Input{SessionID: h.a.session.ID(), Cwd: h.a.settings.Workdir, PermissionMode: string(mode)}
+}
+
+// toolName is the name hooks see and match a tool by: an MCP tool's
+// SERVER__TOOL with the configured server name and the server's own tool
+// name, whatever its wire name became (shortened, made unique); a built-in
+// tool's name.
+func toolName(t tools.Tool) string {
+	if t.Server != "" && t.Orig != "" {
+		return t.Server + "__" + t.Orig
+	}
+	return t.Name
 }
 
 // tell shows a hook's notes to the user: into the turn when one runs (emit
@@ -153,8 +171,12 @@ func (h *sessionHooks) ToolDone(ctx context.Context, c agent.ToolCall, r agent.T
 		return ""
 	}
 	in := h.input()
-	in.ToolName, in.ToolInput, in.ToolUseID, in.ToolResponse = c.Name, c.Input, c.ID, toolResponse(r)
-	o := h.r.Run(ctx, hooks.PostToolUse, c.Name, in)
+	in.ToolName = c.Name
+	if t, ok := h.a.session.Tools().Lookup(c.Name); ok {
+		in.ToolName = toolName(*t)
+	}
+	in.ToolInput, in.ToolUseID, in.ToolResponse = c.Input, c.ID, toolResponse(r)
+	o := h.r.Run(ctx, hooks.PostToolUse, in.ToolName, in)
 	h.tell(emit, o.Notes)
 	h.halted(o)
 	var add []string
@@ -207,10 +229,16 @@ func (h *sessionHooks) Compacting(ctx context.Context, auto bool, focus string, 
 	return nil
 }
 
-// sessionStart runs SessionStart (source: startup, resume or clear); its
+// sessionStart runs SessionStart (source: startup, resume, clear or
+// compact, after a compaction); its
 // context waits for the next prompt. It returns the notes for the user.
 func (h *sessionHooks) sessionStart(ctx context.Context, source string) []string {
 	if h == nil || !h.r.Hooks.Has(hooks.SessionStart) {
+		return nil
+	}
+	if h.a.opts.NoMCP && source != "compact" {
+		// agent sessions compact opens a session to compact it, not to
+		// start or resume a conversation.
 		return nil
 	}
 	in := h.input()
@@ -239,8 +267,8 @@ func (h *sessionHooks) preToolUse(ctx context.Context, c permission.Call) permis
 		return permission.Decision{}
 	}
 	in := h.input()
-	in.ToolName, in.ToolInput, in.ToolUseID = c.Tool.Name, c.Input, c.ID
-	o := h.r.Run(ctx, hooks.PreToolUse, c.Tool.Name, in)
+	in.ToolName, in.ToolInput, in.ToolUseID = toolName(c.Tool), c.Input, c.ID
+	o := h.r.Run(ctx, hooks.PreToolUse, in.ToolName, in)
 	h.a.mu.Lock()
 	emit := h.a.turnEmit
 	h.a.mu.Unlock()

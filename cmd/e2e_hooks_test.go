@@ -81,7 +81,7 @@ func TestHookPreToolUseBlocks(t *testing.T) {
 	}
 	in := hookInput(t, filepath.Join(wd, "pre.jsonl"))
 	if len(in) != 1 || in[0]["hook_event_name"] != "PreToolUse" || in[0]["tool_name"] != "tt__get_weather" ||
-		in[0]["session_id"] != out.SessionID || in[0]["cwd"] != wd || in[0]["tool_use_id"] == "" {
+		in[0]["session_id"] != out.SessionID || in[0]["cwd"] != wd || in[0]["tool_use_id"] == "" || in[0]["permission_mode"] != "default" {
 		t.Errorf("hook stdin %v", in)
 	}
 	if ti, _ := in[0]["tool_input"].(map[string]any); ti["city"] != "Berlin" {
@@ -238,9 +238,15 @@ func TestHookPreCompact(t *testing.T) {
 	if in[0]["hook_event_name"] != "PreCompact" || in[0]["trigger"] != "manual" || in[0]["session_id"] != id {
 		t.Errorf("PreCompact stdin %v", in[0])
 	}
-	userHooks(t, `{"PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": "true"}]}]}`)
+	userHooks(t, `{"PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": "true"}]}],
+		"SessionStart": [{"hooks": [{"type": "command", "command": "cat >> start.jsonl"}]}]}`)
 	if res = runAgent(t, env, "sessions", "compact", id, "--base-url", fake.URL, "--db", db); res.code != 0 || len(fake.Requests()) != 2 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	// SessionStart runs after the compaction (source compact), not for
+	// the maintenance command's opening of the session.
+	if in := hookInput(t, filepath.Join(wd, "start.jsonl")); len(in) != 1 || in[0]["source"] != "compact" {
+		t.Errorf("SessionStart stdin %v", in)
 	}
 }
 
