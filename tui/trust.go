@@ -132,44 +132,33 @@ func (m *trustModel) render() string {
 	add(st.DialogTitle.Render("Trust this directory?"))
 	add(st.Text.Render(sanitize.Line(m.req.Dir)))
 	add(st.Muted.Render("Its project files (" + sanitize.Line(strings.Join(m.req.Files, ", ")) + ") come with the repository; until you trust it, they are not used."))
-	if len(m.req.Servers) > 0 {
+	// section lists n items under a title, at most maxListed of them.
+	section := func(title string, n int, item func(int) string) {
+		if n == 0 {
+			return
+		}
 		b = append(b, "")
-		add(st.Bold.Render("It would start these MCP servers:"))
-		for i, s := range m.req.Servers {
-			if i == maxListed {
-				add(st.Muted.Render(fmt.Sprintf("  … and %d more", len(m.req.Servers)-maxListed)))
-				break
-			}
-			add("  " + st.CardTitle.Render(sanitize.Line(s.Name)) + "  " + st.CardArgs.Render(sanitize.Line(s.Target)))
+		add(st.Bold.Render(title))
+		for i := range min(n, maxListed) {
+			add("  " + item(i))
+		}
+		if n > maxListed {
+			add(st.Muted.Render(fmt.Sprintf("  … and %d more", n-maxListed)))
 		}
 	}
-	if len(m.req.Settings) > 0 {
-		b = append(b, "")
-		add(st.Bold.Render("It would change these settings:"))
-		for i, c := range m.req.Settings {
-			if i == maxListed {
-				add(st.Muted.Render(fmt.Sprintf("  … and %d more", len(m.req.Settings)-maxListed)))
-				break
-			}
-			add("  " + st.CardTitle.Render(sanitize.Line(c.Key)) + "  " + st.CardArgs.Render(sanitize.Line(clip(c.From, 60))+" → "+sanitize.Line(clip(c.To, 200))))
-		}
-	}
+	section("It would start these MCP servers:", len(m.req.Servers), func(i int) string {
+		s := m.req.Servers[i]
+		return st.CardTitle.Render(sanitize.Line(s.Name)) + "  " + st.CardArgs.Render(sanitize.Line(s.Target))
+	})
+	section("It would change these settings:", len(m.req.Settings), func(i int) string {
+		c := m.req.Settings[i]
+		return st.CardTitle.Render(sanitize.Line(c.Key)) + "  " + st.CardArgs.Render(sanitize.Line(clip(c.From, 60))+" → "+sanitize.Line(clip(c.To, 200)))
+	})
 	for _, l := range []struct {
 		title string
 		items []string
 	}{{"The model would be sent these instruction files:", m.req.Instructions}, {"It would add these commands:", m.req.Commands}} {
-		if len(l.items) == 0 {
-			continue
-		}
-		b = append(b, "")
-		add(st.Bold.Render(l.title))
-		for i, it := range l.items {
-			if i == maxListed {
-				add(st.Muted.Render(fmt.Sprintf("  … and %d more", len(l.items)-maxListed)))
-				break
-			}
-			add("  " + st.CardArgs.Render(sanitize.Line(clip(it, 200))))
-		}
+		section(l.title, len(l.items), func(i int) string { return st.CardArgs.Render(sanitize.Line(clip(l.items[i], 200))) })
 	}
 	for _, w := range m.req.Warnings {
 		add(st.WarningText.Render("! " + sanitize.Line(w)))
