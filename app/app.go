@@ -195,6 +195,9 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 		}
 		old := resumed.Meta()
 		meta.ID, meta.Title, meta.Created = old.ID, old.Title, old.Created
+		if w := a.noteInstructions(&meta, &old); w != "" {
+			a.warnings = append(a.warnings, w)
+		}
 		if err := resumed.UpdateMeta(ctx, meta); err != nil {
 			return nil, fmt.Errorf("update session %s: %w", resumed.ID(), err)
 		}
@@ -207,6 +210,7 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 		return a, nil
 	}
 	meta.Title = o.Title
+	a.noteInstructions(&meta, nil)
 	ss, err := a.db.Create(ctx, meta)
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)

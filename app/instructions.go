@@ -1,6 +1,10 @@
 package app
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +16,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/store"
 )
 
 // Instruction files: AGENTS.md (or CLAUDE.md in a directory without one)
@@ -221,9 +226,11 @@ func (a *App) system(base string) string {
 }
 
 // reloadProjectFiles reads the instruction files and the custom commands
-// again (a session starts or resumes) and puts the instructions in the
-// session's system prompt; what was cut or left out is a notice.
-func (a *App) reloadProjectFiles() error {
+// again (a session starts, or is resumed: resumed) and puts the
+// instructions in the session's system prompt; what was cut or left out,
+// and instructions that changed since a resumed session's last request,
+// are notices.
+func (a *App) reloadProjectFiles(resumed bool) error {
 	project, changed := projectReadable(a.settings)
 	in := loadInstructions(a.settings, project)
 	cmds := loadCommands(a.settings, project)
@@ -232,7 +239,17 @@ func (a *App) reloadProjectFiles() error {
 	}
 	a.mu.Lock()
 	a.instr, a.commands = in, cmds
+	ss := a.stored
 	a.mu.Unlock()
+	if ss != nil {
+		meta, old := ss.Meta(), ss.Meta()
+		if w := a.noteInstructions(&meta, &old); w != "" && resumed {
+			a.Notice(w)
+		}
+		if err := ss.UpdateMeta(context.Background(), meta); err != nil {
+			return err
+		}
+	}
 	if changed {
 		a.Notice(changedProject)
 	}
@@ -240,4 +257,33 @@ func (a *App) reloadProjectFiles() error {
 		a.Notice(w)
 	}
 	return nil
+}
+
+// instructionsKey keeps, with a session's settings, the sha256 of the
+// instructions it sent: a resume that reads different files says the
+// prompt cache misses once.
+const instructionsKey = "instructions_sha256"
+
+// hash is the sha256 of what the instructions add to the system prompt.
+func (in Instructions) hash() string {
+	h := sha256.Sum256([]byte(in.System("")))
+	return hex.EncodeToString(h[:])
+}
+
+// noteInstructions records the session's instructions in meta; old, when
+// the session is resumed, is what it recorded before: instructions that
+// changed since are a warning (returned), as changed tools are.
+func (a *App) noteInstructions(meta *store.SessionMeta, old *store.SessionMeta) string {
+	a.mu.Lock()
+	h := a.instr.hash()
+	a.mu.Unlock()
+	warn := ""
+	if old != nil {
+		var prev string
+		if raw := old.Settings.Value(instructionsKey); raw != nil && json.Unmarshal(raw, &prev) == nil && prev != h {
+			warn = "the instruction files (AGENTS.md) changed since this session's last request: the next request is sent with the new ones, and the prompt cache will not match once"
+		}
+	}
+	_ = meta.Settings.SetValue(instructionsKey, h)
+	return warn
 }

@@ -125,7 +125,7 @@ func (a *App) Resume(ctx context.Context, id string) ([]agent.Message, error) {
 	if err := a.adopt(ss); err != nil {
 		return nil, err
 	}
-	if err := a.reloadProjectFiles(); err != nil {
+	if err := a.reloadProjectFiles(true); err != nil {
 		return nil, err
 	}
 	a.session.Reset(hist)
@@ -153,7 +153,7 @@ func (a *App) New(ctx context.Context) error {
 	if err := a.adopt(ss); err != nil {
 		return err
 	}
-	if err := a.reloadProjectFiles(); err != nil {
+	if err := a.reloadProjectFiles(false); err != nil {
 		return err
 	}
 	a.session.Reset(nil)

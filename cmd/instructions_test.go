@@ -129,6 +129,20 @@ func TestInstructionFilesReachTheRequest(t *testing.T) {
 		t.Fatalf("auto compaction did not happen: %s", msgs[0])
 	}
 
+	// A resume reads the files again; changed since the session's last
+	// request, they are sent, and the run says the cache misses once.
+	if err := os.WriteFile(userFile, []byte(userRule+" And be brief.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	changed := func(o PrintResult) bool { return strings.Contains(strings.Join(o.Warnings, "\n"), "instruction files (AGENTS.md) changed") }
+	res, reqs := run(hi, "-p", "again", "--resume", id)
+	if !changed(res) || !strings.Contains(systemOf(t, reqs[0]), "And be brief.") {
+		t.Fatalf("changed instructions on resume: warnings %q", res.Warnings)
+	}
+	if res, _ = run(hi, "-p", "and again", "--resume", id); changed(res) {
+		t.Fatalf("unchanged instructions warned about: %q", res.Warnings)
+	}
+
 	_, reqs = run(hi, "-p", "hello", "--no-instructions")
 	if sys := systemOf(t, reqs[0]); strings.Contains(sys, userRule) || strings.Contains(sys, projectRule) {
 		t.Fatalf("--no-instructions: system prompt\n%s", sys)
