@@ -134,7 +134,9 @@ func TestInstructionFilesReachTheRequest(t *testing.T) {
 	if err := os.WriteFile(userFile, []byte(userRule+" And be brief.\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	changed := func(o PrintResult) bool { return strings.Contains(strings.Join(o.Warnings, "\n"), "instruction files (AGENTS.md) changed") }
+	changed := func(o PrintResult) bool {
+		return strings.Contains(strings.Join(o.Warnings, "\n"), "instruction files (AGENTS.md) changed")
+	}
 	res, reqs := run(hi, "-p", "again", "--resume", id)
 	if !changed(res) || !strings.Contains(systemOf(t, reqs[0]), "And be brief.") {
 		t.Fatalf("changed instructions on resume: warnings %q", res.Warnings)
