@@ -42,7 +42,10 @@ func approvalView(st *themes.Styles, req ApprovalRequest, width int, picking boo
 		title += st.HelpDesc.Render(" — " + sanitize.Line(p.Reason))
 	}
 	keys := key("y", "allow once") + key("n", "deny")
-	if offersAlways(req) {
+	switch {
+	case req.SessionOnly:
+		keys += key("a", "always, this session")
+	case offersAlways(req):
 		keys += key("a", "always…")
 	}
 	lines := []string{

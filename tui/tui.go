@@ -169,6 +169,9 @@ func (d Decision) String() string {
 type ApprovalRequest struct {
 	Tool  agent.ToolEvent
 	Reply func(Decision)
+	// SessionOnly: "always" can only mean this server, this session (an
+	// MCP server's sampling request): a answers AllowServer at once.
+	SessionOnly bool
 }
 
 // Options configure the program.

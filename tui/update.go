@@ -245,6 +245,8 @@ func (m *Model) handleApprovalKey(k tea.KeyPressMsg) tea.Cmd {
 	case d != Deny:
 	case key.Matches(k, m.keys.Yes):
 		d = Allow
+	case key.Matches(k, m.keys.Always) && req.SessionOnly:
+		d = AllowServer
 	case key.Matches(k, m.keys.Always):
 		if offersAlways(req) {
 			m.alwaysPick = true

@@ -160,6 +160,7 @@ func TestApprovalAnswers(t *testing.T) {
 		{"a y", asked, []Decision{Allow}},
 		{"a ctrl+c", mcp, []Decision{Deny}},
 	}
+	sampling := ApprovalRequest{Tool: agent.ToolEvent{Name: "sample m for fs", Server: "fs"}, SessionOnly: true}
 	for _, tt := range tests {
 		m, _, _ := newTestModel(t, newFakeBackend(), 80, 24, Options{})
 		var got []Decision
@@ -174,6 +175,18 @@ func TestApprovalAnswers(t *testing.T) {
 		if open := len(m.approvals) != 0; open != (tt.want == nil) {
 			t.Errorf("keys %q: dialog open %v", tt.keys, open)
 		}
+	}
+	// A sampling request's "always" is its server's, this session: one key.
+	m, _, _ := newTestModel(t, newFakeBackend(), 80, 24, Options{})
+	var got []Decision
+	sampling.Reply = func(d Decision) { got = append(got, d) }
+	m.Update(approvalMsg{Req: sampling})
+	if f := frame(m); !strings.Contains(f, "a always, this session") {
+		t.Errorf("sampling dialog:\n%s", f)
+	}
+	run(m, press(m, "a"))
+	if !reflect.DeepEqual(got, []Decision{AllowServer}) || len(m.approvals) != 0 {
+		t.Errorf("sampling: replies %v, open %v", got, len(m.approvals) != 0)
 	}
 }
 

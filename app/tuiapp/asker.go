@@ -44,6 +44,7 @@ func (b *Backend) ApproveSampling(ctx context.Context, r mcptools.SamplingReques
 			}
 			answer <- d != tui.Deny
 		},
+		SessionOnly: true,
 	}
 	select {
 	case b.approvals <- req:
