@@ -246,6 +246,10 @@ func (h *sessionHooks) sessionStart(ctx context.Context, source string) []string
 	_, in.Model = h.a.session.Target()
 	o := h.r.Run(ctx, hooks.SessionStart, source, in)
 	h.mu.Lock()
+	if source == "clear" || source == "resume" {
+		// Another session now: what was pending was for the one left.
+		h.pending = nil
+	}
 	for _, c := range o.Context {
 		h.pending = append(h.pending, contextPart(hooks.SessionStart, c))
 	}

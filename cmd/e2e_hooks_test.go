@@ -374,3 +374,22 @@ func TestStreamJSONCostOverTurns(t *testing.T) {
 		t.Errorf("final event %s, want total_cost_usd %v", lines[len(lines)-1], want)
 	}
 }
+
+// "continue": false from a hook ends the turn after the step in progress
+// (the call's result is kept, no further request), its stopReason told.
+func TestHookContinueFalse(t *testing.T) {
+	isolate(t)
+	userHooks(t, `{"PostToolUse": [{"hooks": [{"type": "command", "command": "echo '{\"continue\": false, \"stopReason\": \"daily quota reached\"}'"}]}]}`)
+	fake, env := weatherFake(t)
+	res := runAgent(t, env, "-p", "weather?", "--base-url", fake.URL, "--mcp-config", testMCPConfig(t), "--mcp", "tt", "--output-format", "json")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	out := decodePrint(t, res.stdout)
+	if len(fake.Requests()) != 1 || len(out.ToolCalls) != 1 || out.ToolCalls[0].IsError {
+		t.Errorf("%d requests, calls %+v", len(fake.Requests()), out.ToolCalls)
+	}
+	if !strings.Contains(strings.Join(out.Warnings, "\n"), "a hook ended the turn: daily quota reached") {
+		t.Errorf("warnings %q", out.Warnings)
+	}
+}
