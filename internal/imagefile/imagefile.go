@@ -104,6 +104,12 @@ func Chip(im agent.Image) string {
 // in single or double quotes, with backslash-escaped spaces, or as a
 // file:// URL. It checks that the file exists.
 func PastedPath(prompt string) (string, bool) {
+	// Some terminals paste a path with spaces as it is.
+	if p := strings.TrimSpace(prompt); Named(p) {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p, true
+		}
+	}
 	p, ok := Unquote(prompt)
 	if !ok {
 		return "", false

@@ -85,7 +85,7 @@ func buildRequest(req *agent.Request, mode agent.SearchMode) (*rendered, error) 
 // buildWith renders req for mode and the model's capabilities c, taking
 // the tools array from tc when it holds this catalog version's.
 func buildWith(req *agent.Request, mode agent.SearchMode, c models.Capabilities, tc *toolsCache) (*rendered, error) {
-	req = noimages.Strip(req, c)
+	req = noimages.Strip(req, c, Images)
 	pt, err := renderProviderTools(req.ProviderTools, mode == agent.SearchNative)
 	if err != nil {
 		return nil, err

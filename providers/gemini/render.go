@@ -97,7 +97,7 @@ type thinkingConfig struct {
 func (p *Provider) render(req *agent.Request) (*rendered, error) {
 	mode := agent.ResolveSearch(p, req)
 	caps := p.opts.Models.Lookup(p.opts.Tag, req.Model)
-	req = noimages.Strip(req, caps)
+	req = noimages.Strip(req, caps, Images)
 	r := &rendered{tag: p.opts.Tag, mode: mode, fromWire: map[string]string{}}
 	active := map[string]bool{}
 	var decls []string

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/providers/internal/noimages"
+	"github.com/agent-dev/agent/providers/provider"
 	toolschema "github.com/agent-dev/agent/tools/schema"
 )
 
@@ -167,7 +168,7 @@ type rendered struct {
 func (p *Provider) render(req *agent.Request) (*rendered, error) {
 	mode := agent.ResolveSearch(p, req)
 	caps := p.caps(req.Model)
-	req = noimages.Strip(req, caps)
+	req = noimages.Strip(req, caps, provider.ImageRules{})
 	r := &rendered{mode: mode, fromWire: map[string]string{}, server: p.opts.Name, maxOutput: caps.MaxOutput}
 	active := map[string]bool{}
 	var defs []string

@@ -22,6 +22,7 @@ import (
 	"github.com/agent-dev/agent/providers/internal/httpx"
 	"github.com/agent-dev/agent/providers/internal/noimages"
 	"github.com/agent-dev/agent/providers/internal/toolcache"
+	"github.com/agent-dev/agent/providers/provider"
 )
 
 // DefaultBaseURL is the public OpenAI endpoint, as the official SDKs use it.
@@ -128,7 +129,7 @@ func (p *Provider) build(req *agent.Request) (body, tools []byte, mode agent.Sea
 func (p *Provider) render(req *agent.Request) (built, error) {
 	b := built{mode: agent.ResolveSearch(p, req)}
 	caps := p.caps(req.Model)
-	req = noimages.Strip(req, caps)
+	req = noimages.Strip(req, caps, provider.ImageRules{})
 	pt, err := p.plannedTools(req, b.mode)
 	if err != nil {
 		return b, err
