@@ -6,6 +6,9 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
+	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -45,84 +48,44 @@ func imageCases(t *testing.T) map[string]func(t *testing.T) imageCase {
 		"anthropic": func(t *testing.T) imageCase {
 			srv := anthropictest.NewServer(t)
 			srv.Script = anthropictest.NewScript(anthropictest.Turn{Text: "a red dot"})
-			return imageCase{srv.URL, "claude-sonnet-4-5", map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}, func() (out [][]byte) {
-				for _, r := range srv.Requests() {
-					out = append(out, r.Body)
-				}
-				return out
-			}}
+			return imageCase{srv.URL, "claude-sonnet-4-5", map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}, func() [][]byte { return bodies(srv.Requests()) }}
 		},
 		"bedrock": func(t *testing.T) imageCase {
 			srv := bedrocktest.NewServer(t)
 			srv.Inner.Script = anthropictest.NewScript(anthropictest.Turn{Text: "a red dot"})
 			return imageCase{srv.URL, "us.anthropic.claude-sonnet-4-5-20250929-v1:0", map[string]string{"AWS_REGION": bedrocktest.Region,
-				"AWS_ACCESS_KEY_ID": bedrocktest.AccessKey, "AWS_SECRET_ACCESS_KEY": bedrocktest.SecretKey}, func() (out [][]byte) {
-				for _, r := range srv.Requests() {
-					out = append(out, r.Body)
-				}
-				return out
-			}}
+				"AWS_ACCESS_KEY_ID": bedrocktest.AccessKey, "AWS_SECRET_ACCESS_KEY": bedrocktest.SecretKey}, func() [][]byte { return bodies(srv.Requests()) }}
 		},
 		"vertex": func(t *testing.T) imageCase {
 			srv := vertextest.NewServer(t)
 			srv.Inner.Script = anthropictest.NewScript(anthropictest.Turn{Text: "a red dot"})
-			return imageCase{srv.BaseURL, "claude-sonnet-4-5@20250929", map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": srv.ServiceAccountJSON(t)}, func() (out [][]byte) {
-				for _, r := range srv.Requests() {
-					out = append(out, r.Body)
-				}
-				return out
-			}}
+			return imageCase{srv.BaseURL, "claude-sonnet-4-5@20250929", map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": srv.ServiceAccountJSON(t)}, func() [][]byte { return bodies(srv.Requests()) }}
 		},
 		"openai": func(t *testing.T) imageCase {
 			srv := rt.NewServer(t)
 			srv.Script(rt.Turn{rt.Text("a red dot")})
-			return imageCase{srv.URL, "gpt-5.4", map[string]string{"OPENAI_API_KEY": rt.DefaultKey}, func() (out [][]byte) {
-				for _, r := range srv.Requests() {
-					out = append(out, r.Body)
-				}
-				return out
-			}}
+			return imageCase{srv.URL, "gpt-5.4", map[string]string{"OPENAI_API_KEY": rt.DefaultKey}, func() [][]byte { return bodies(srv.Requests()) }}
 		},
 		"azure": func(t *testing.T) imageCase {
 			srv := azuretest.NewServer(t)
 			srv.Inner.Script(rt.Turn{rt.Text("a red dot")})
-			return imageCase{srv.URL, "gpt-5.4", map[string]string{"AZURE_OPENAI_API_KEY": azuretest.DefaultKey}, func() (out [][]byte) {
-				for _, r := range srv.Inner.Requests() {
-					out = append(out, r.Body)
-				}
-				return out
-			}}
+			return imageCase{srv.URL, "gpt-5.4", map[string]string{"AZURE_OPENAI_API_KEY": azuretest.DefaultKey}, func() [][]byte { return bodies(srv.Inner.Requests()) }}
 		},
 		"openai-chat": func(t *testing.T) imageCase {
 			srv := chattest.NewServer(t)
 			srv.Script(chattest.Turn{Text: "a red dot"})
 			srv.APIKey = "chat-key"
-			return imageCase{srv.BaseURL(), "gpt-4.1", map[string]string{"OPENAI_API_KEY": "chat-key"}, func() (out [][]byte) {
-				for _, r := range srv.Requests() {
-					out = append(out, r.Body)
-				}
-				return out
-			}}
+			return imageCase{srv.BaseURL(), "gpt-4.1", map[string]string{"OPENAI_API_KEY": "chat-key"}, func() [][]byte { return bodies(srv.Requests()) }}
 		},
 		"gemini": func(t *testing.T) imageCase {
 			srv := geminitest.NewServer(t)
 			srv.Script = geminitest.NewScript(geminitest.Turn{Text: "a red dot"})
-			return imageCase{srv.URL, "gemini-2.5-flash", map[string]string{"GOOGLE_API_KEY": geminitest.DefaultKey}, func() (out [][]byte) {
-				for _, r := range srv.Requests() {
-					out = append(out, r.Body)
-				}
-				return out
-			}}
+			return imageCase{srv.URL, "gemini-2.5-flash", map[string]string{"GOOGLE_API_KEY": geminitest.DefaultKey}, func() [][]byte { return bodies(srv.Requests()) }}
 		},
 		"vertex-gemini": func(t *testing.T) imageCase {
 			srv := vertextest.NewServer(t)
 			srv.Gemini.Script = geminitest.NewScript(geminitest.Turn{Text: "a red dot"})
-			return imageCase{srv.BaseURL, "gemini-2.5-flash", map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": srv.ServiceAccountJSON(t)}, func() (out [][]byte) {
-				for _, r := range srv.Requests() {
-					out = append(out, r.Body)
-				}
-				return out
-			}}
+			return imageCase{srv.BaseURL, "gemini-2.5-flash", map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": srv.ServiceAccountJSON(t)}, func() [][]byte { return bodies(srv.Requests()) }}
 		},
 	}
 }
@@ -179,38 +142,88 @@ func TestUserImageOnTheWire(t *testing.T) {
 }
 
 // Each strict fake refuses what its API refuses of an image, with the
-// API's words, and the adapter reports it as a bad request.
+// API's words: the bodies are posted as a client that checks nothing
+// would send them.
 func TestFakesRefuseBadImages(t *testing.T) {
 	t.Parallel()
 	data := pngData(t)
-	big := base64.StdEncoding.EncodeToString(append(append([]byte{}, mustDecode(data)...), make([]byte, 5<<20)...))
+	big := base64.StdEncoding.EncodeToString(append(mustDecode(data), make([]byte, 5<<20)...))
+	anthropicBody := func(mt, d string) string {
+		return `{"model":"claude-sonnet-4-5","max_tokens":64,"messages":[{"role":"user","content":[{"type":"text","text":"what?"},` +
+			`{"type":"image","source":{"type":"base64","media_type":"` + mt + `","data":"` + d + `"}}]}]}`
+	}
+	ant := anthropictest.NewServer(t)
+	resp := rt.NewServer(t)
+	chat := chattest.NewServer(t)
+	gem := geminitest.NewServer(t)
 	cases := []struct {
-		provider string
-		image    agent.Image
-		want     string
+		name, url, body string
+		header          map[string]string
+		status          int
+		want            string
 	}{
-		{"anthropic", agent.Image{MediaType: "image/bmp", Data: data}, "image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"},
-		{"anthropic", agent.Image{MediaType: "image/png", Data: big}, "image exceeds 5 MB maximum: "},
-		{"anthropic", agent.Image{MediaType: "image/jpeg", Data: data}, "Image does not match the provided media type image/jpeg"},
-		{"openai", agent.Image{MediaType: "image/bmp", Data: data}, "You uploaded an unsupported image. Please make sure your image has of one the following formats"},
-		{"openai-chat", agent.Image{MediaType: "image/gif", Data: data}, "The image data you provided does not represent a valid image"},
-		{"gemini", agent.Image{MediaType: "image/gif", Data: data}, "Unsupported MIME type: image/gif"},
+		{"anthropic type", ant.URL + "/v1/messages", anthropicBody("image/bmp", data), map[string]string{"x-api-key": anthropictest.DefaultAPIKey, "anthropic-version": "2023-06-01"},
+			400, "messages.0.content.1.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"},
+		{"anthropic size", ant.URL + "/v1/messages", anthropicBody("image/png", big), map[string]string{"x-api-key": anthropictest.DefaultAPIKey, "anthropic-version": "2023-06-01"},
+			400, "messages.0.content.1.image.source.base64: image exceeds 5 MB maximum: "},
+		{"anthropic bytes", ant.URL + "/v1/messages", anthropicBody("image/jpeg", data), map[string]string{"x-api-key": anthropictest.DefaultAPIKey, "anthropic-version": "2023-06-01"},
+			400, "messages.0.content.1.image.source.base64: Image does not match the provided media type image/jpeg"},
+		{"responses type", resp.URL + "/v1/responses", `{"model":"gpt-5.4","input":[{"role":"user","content":[{"type":"input_image","image_url":"data:image/bmp;base64,` + data + `"}]}]}`,
+			map[string]string{"Authorization": "Bearer " + rt.DefaultKey}, 400, `"code":"invalid_image_format"`},
+		{"chat bytes", chat.URL + "/v1/chat/completions", `{"model":"gpt-4.1","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/gif;base64,` + data + `"}}]}]}`,
+			nil, 400, "The image data you provided does not represent a valid image"},
+		{"gemini gif", gem.URL + "/v1beta/models/gemini-2.5-flash:generateContent", `{"contents":[{"role":"user","parts":[{"inlineData":{"mimeType":"image/gif","data":"` + data + `"}}]}]}`,
+			map[string]string{"x-goog-api-key": geminitest.DefaultKey}, 400, `"message":"Unsupported MIME type: image/gif"`},
 	}
 	for _, c := range cases {
-		t.Run(c.provider+" "+c.want[:20], func(t *testing.T) {
-			t.Parallel()
-			s := imageCases(t)[c.provider](t)
-			p, _, err := New(t.Context(), c.provider, provider.Config{Model: s.model, BaseURL: s.base, Models: Models(nil), Getenv: env(s.env)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			msg := agent.Message{Role: agent.RoleUser, Parts: agent.Input{Text: "what is this?", Images: []agent.Image{c.image}}.Parts()}
-			_, err = p.Send(t.Context(), &agent.Request{Model: s.model, MaxTokens: 256, Messages: []agent.Message{msg}}, func(agent.StreamEvent) {})
-			if err == nil || !strings.Contains(err.Error(), c.want) || agent.KindOf(err) != agent.ErrBadRequest {
-				t.Errorf("err = %v (kind %v), want a bad request with %q", err, agent.KindOf(err), c.want)
-			}
-		})
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, c.url, strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range c.header {
+			req.Header.Set(k, v)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != c.status || !strings.Contains(string(b), c.want) {
+			t.Errorf("%s: %d %s\nwant %d with %s", c.name, res.StatusCode, b, c.status, c.want)
+		}
 	}
+}
+
+// An image that reached the history on another provider and that this
+// API refuses (a GIF, for Gemini) goes as a line naming it, so the
+// conversation goes on instead of failing on every turn.
+func TestAdapterNamesAnImageItsAPIRefuses(t *testing.T) {
+	t.Parallel()
+	c := imageCases(t)["gemini"](t)
+	p, _, err := New(t.Context(), "gemini", provider.Config{Model: c.model, BaseURL: c.base, Models: Models(nil), Getenv: env(c.env)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := agent.Message{Role: agent.RoleUser, Parts: agent.Input{Text: "what?", Images: []agent.Image{{MediaType: "image/gif", Data: "R0lGODlh", Name: "a.gif"}}}.Parts()}
+	if _, err := p.Send(t.Context(), &agent.Request{Model: c.model, MaxTokens: 64, Messages: []agent.Message{msg}}, func(agent.StreamEvent) {}); err != nil {
+		t.Fatal(err)
+	}
+	if b := c.bodies()[0]; !bytes.Contains(b, []byte("[the user attached image a.gif (image/gif); omitted because this API does not take it]")) || bytes.Contains(b, []byte("R0lGODlh")) {
+		t.Errorf("body: %s", b)
+	}
+}
+
+// bodies is the Body field of each request a fake logged (every fake's
+// Request type has one).
+func bodies(reqs any) [][]byte {
+	v := reflect.ValueOf(reqs)
+	out := make([][]byte, v.Len())
+	for i := range out {
+		out[i] = reflect.Indirect(v.Index(i)).FieldByName("Body").Bytes()
+	}
+	return out
 }
 
 func mustDecode(s string) []byte {
