@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"go.uber.org/goleak"
 
 	"github.com/agent-dev/agent/app/tuiapp"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
@@ -41,6 +42,24 @@ func (s *screen) text() string {
 	return ansi.Strip(s.b.String())
 }
 
+// settle, called first in a test, checks last (after the app and the fakes
+// are closed) that the test left no goroutine: the TUI program's timers
+// (cursor blink, ticks) end within a second of it, so it waits for them
+// rather than leave them to the package's leak check. Each Find waits
+// about 0.4 s before it reports.
+func settle(t *testing.T) {
+	before := goleak.IgnoreCurrent()
+	t.Cleanup(func() {
+		err := goleak.Find(before)
+		for deadline := time.Now().Add(5 * time.Second); err != nil && time.Now().Before(deadline); {
+			err = goleak.Find(before)
+		}
+		if err != nil {
+			t.Errorf("goroutines left: %v", err)
+		}
+	})
+}
+
 // runTUIOn runs the real TUI program over b on pipes; type writes keys,
 // wait waits for text on the screen. The program stops with the test.
 func runTUIOn(t *testing.T, b *tuiapp.Backend) (typeKeys func(string), wait func(string)) {
@@ -50,7 +69,9 @@ func runTUIOn(t *testing.T, b *tuiapp.Backend) (typeKeys func(string), wait func
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		done <- tui.Run(ctx, b, tui.Options{AltScreen: true, Theme: "dark", Width: 140, Height: 40, Input: in, Output: out})
+		done <- tui.Run(ctx, b, tui.Options{AltScreen: true, Theme: "dark", Width: 140, Height: 40, Input: in, Output: out,
+			// Short timers: none is left running when the test ends (goleak).
+			RenderEvery: 10 * time.Millisecond, RefreshEvery: 20 * time.Millisecond})
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -85,6 +106,7 @@ func runTUIOn(t *testing.T, b *tuiapp.Backend) (typeKeys func(string), wait func
 // reaches the model's request as an image block, after the prompt's text,
 // and the chat shows its chip (name, type, size).
 func TestTUIAtImageReachesTheModel(t *testing.T) {
+	settle(t)
 	wd := isolate(t)
 	_, data := writeImage(t, wd, "dot.png")
 	fake := anthropictest.NewServer(t)
@@ -110,6 +132,7 @@ func TestTUIAtImageReachesTheModel(t *testing.T) {
 // nothing (tui's tests check the prompt goes back into the input); a
 // pasted image path becomes an @reference in the input.
 func TestTUIImageRefusedKeepsThePrompt(t *testing.T) {
+	settle(t)
 	wd := isolate(t)
 	path, _ := writeImage(t, wd, "my shot.png")
 	fake := chattest.NewServer(t)
