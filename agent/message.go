@@ -33,6 +33,10 @@ const (
 	// PartImage is an image the user attached to a prompt (@file.png,
 	// --image); each adapter renders it as its API's image input.
 	PartImage PartType = "image"
+	// PartReasoning is the model's thinking or reasoning summary as it
+	// streamed to the user, kept so a resumed session shows it. No adapter
+	// sends it back: a provider replays its own reasoning from the Raw part.
+	PartReasoning PartType = "reasoning"
 )
 
 // Where a tool search ran.

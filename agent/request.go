@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -37,6 +38,7 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 		// A provider's search result block carries no query: the finished
 		// event takes it from the call it answers.
 		calls := map[string]SearchCall{}
+		var thinking strings.Builder // what the user saw of the model's reasoning
 		if s.cfg.BeforeSend != nil {
 			s.cfg.BeforeSend()
 		}
@@ -65,11 +67,20 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 			case EventServerTool:
 				emit(Event{Type: EventServerTool, ServerTool: se.ServerTool})
 			case EventReasoningDelta, EventWarning:
+				if se.Type == EventReasoningDelta {
+					thinking.WriteString(se.Text)
+				}
 				emit(Event{Type: se.Type, Text: se.Text})
 			}
 		})
 		used := target{p, model}
 		if err == nil {
+			if thinking.Len() > 0 && resp != nil {
+				// Kept with the message so a resumed session shows it as it
+				// streamed; no adapter sends it (the Raw part carries what a
+				// provider replays).
+				resp.Message.Parts = append([]Part{{Type: PartReasoning, Text: thinking.String()}}, resp.Message.Parts...)
+			}
 			return resp, used, nil
 		}
 		err = classify(ctx, resp, err)

@@ -58,7 +58,8 @@ func TestAgentLoopThroughStore(t *testing.T) {
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("Let me echo."),
 			agent.ToolCallPart(agent.ToolCall{ID: "c1", Name: "echo", Input: json.RawMessage(`{"x": 1}`)}),
 			raw(`[{"t":"text","v":"Let me echo."}, {"t":"call"}]`)}},
-		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("Done."), raw(`[{"t":"text","v":"Done."}]`)}},
+		// The reasoning the user saw is stored and read back (#27).
+		{Role: agent.RoleAssistant, Parts: []agent.Part{{Type: agent.PartReasoning, Text: "Echo answered."}, agent.TextPart("Done."), raw(`[{"t":"text","v":"Done."}]`)}},
 		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("Again."), raw(`[{"t":"text","v":"Again."}]`)}},
 	}}
 	st := create(t, d, "/w")

@@ -299,3 +299,26 @@ func TestAtPathSpacesAndMissing(t *testing.T) {
 		}
 	}
 }
+
+// #27: a resumed session shows the thinking it stored as it streamed:
+// dimmed, folded to one line, ctrl+o shows all of it, its escape sequences
+// removed.
+func TestResumedReasoningFolded(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newTestModel(t, newFakeBackend(), 80, 24, Options{History: []agent.Message{
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("think")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{
+			{Type: agent.PartReasoning, Text: "First I look at the question.\x1b]0;pwned\x07\nThen I check the tools.\nThen I answer."},
+			agent.TextPart("The answer."),
+		}},
+	}})
+	f := frame(m)
+	if !strings.Contains(f, "✻ thinking") || !strings.Contains(f, "First I look") || strings.Contains(f, "Then I answer") ||
+		!strings.Contains(f, "+2 lines") || !strings.Contains(f, "The answer.") || strings.Contains(f, "\x1b]0;") {
+		t.Errorf("resumed reasoning not shown folded:\n%s", f)
+	}
+	press(m, "ctrl+o")
+	if f := frame(m); !strings.Contains(f, "Then I answer") {
+		t.Errorf("ctrl+o does not unfold:\n%s", f)
+	}
+}

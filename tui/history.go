@@ -85,6 +85,9 @@ func (m *Model) loadHistory(msgs []agent.Message, tools []ToolInfo) {
 				}
 			case part.Type == agent.PartSearchResult && part.SearchResult != nil:
 				m.historySearchResult(*part.SearchResult, describe)
+			case part.Type == agent.PartReasoning && part.Text != "":
+				// Dimmed and folded as it was live (ctrl+o expands it).
+				c.add(&chatItem{kind: itemReasoning, text: part.Text, version: 1})
 			case part.Type == agent.PartServerTool && part.ServerTool != nil:
 				c.serverTool(*part.ServerTool, true)
 				if cur != nil {
