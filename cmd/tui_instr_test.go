@@ -61,8 +61,15 @@ func TestTUIInstructionsAndCommands(t *testing.T) {
 	if got := b.Info().Model; got != "claude-sonnet-4-5" {
 		t.Errorf("after the command's turn the session is on %s", got)
 	}
-	if r := send("and now?", anthropictest.Turn{Text: "Still fine."}); r.Model() != "claude-sonnet-4-5" {
+	first := systemOf(t, r)
+	r = send("and now?", anthropictest.Turn{Text: "Still fine."})
+	if r.Model() != "claude-sonnet-4-5" {
 		t.Errorf("the turn after the command ran on %s", r.Model())
+	}
+	// The system prompt, instructions included, is the same bytes on every
+	// request of the conversation (the cached prefix).
+	if sys := systemOf(t, r); sys != first {
+		t.Errorf("the system prompt changed between requests:\n%q\n%q", first, sys)
 	}
 
 	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "We reviewed PR 7."}))
