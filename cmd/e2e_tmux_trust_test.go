@@ -31,10 +31,7 @@ func TestTrustDialogInTmux(t *testing.T) {
 			}})
 			writeFile(t, filepath.Join(wd, ".agent", "config.json"), map[string]any{"model": "claude-haiku-4-5"})
 			fake := anthropictest.NewServer(t)
-			env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "HOME": os.Getenv("HOME"),
-				"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME"),
-				"XDG_STATE_HOME": os.Getenv("XDG_STATE_HOME")}
-			ts := startTmux(t, env, "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"), "--theme", "dark")
+			ts := startTmux(t, tmuxEnv(), "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"), "--theme", "dark")
 			ts.waitFor("Trust this directory?", "projsrv", "--serve-the-project", `"claude-haiku-4-5"`, "not now")
 			if _, err := os.Stat(pidFile); err == nil {
 				t.Fatal("the project's server started before the answer")
@@ -102,9 +99,7 @@ func writeFile(t *testing.T, path string, v any) {
 func TestFirstStartGreetingInTmux(t *testing.T) {
 	isolate(t)
 	fake := anthropictest.NewServer(t)
-	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "HOME": os.Getenv("HOME"),
-		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME"), "XDG_STATE_HOME": os.Getenv("XDG_STATE_HOME")}
-	ts := startTmux(t, env, "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"),
+	ts := startTmux(t, tmuxEnv(), "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"),
 		"--mcp-config", testMCPConfig(t), "--mcp", "tt")
 	screen := ts.waitFor("/help", "MCP server tt is up")
 	for _, jargon := range []string{"cache", "tools array", "uncached"} {
