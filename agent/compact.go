@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agent-dev/agent/tools/tokens"
 )
@@ -282,6 +283,7 @@ func (s *Session) compact(ctx context.Context, cut int, focus string, auto bool,
 			req.Messages = append(prev.Apply(hist[:cut]), Message{Role: RoleUser, Parts: []Part{TextPart(instr)}})
 			return req
 		}
+		sent := time.Now()
 		resp, used, err := s.request(ctx, quiet, build, false)
 		if resp != nil {
 			u := resp.Usage
@@ -289,7 +291,7 @@ func (s *Session) compact(ctx context.Context, cut int, focus string, auto bool,
 			s.mu.Lock()
 			s.totals.Add(u)
 			s.mu.Unlock()
-			emit(Event{Type: EventUsage, Usage: &u})
+			emit(Event{Type: EventUsage, Usage: &u, Served: used.served(resp, sent, true)})
 			if s.cfg.Store != nil {
 				// No tools hash: the summary request is not the
 				// conversation's, and its tools may differ (a server not

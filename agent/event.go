@@ -70,6 +70,20 @@ type Event struct {
 	// Subagent is set on subagent_started, subagent_event and
 	// subagent_finished (subagent.go).
 	Subagent *SubagentEvent `json:"subagent,omitempty"`
+	// Served is set on usage events: what answered the request and how
+	// long it took. Telemetry reads it; it is not part of the JSON.
+	Served *Served `json:"-"`
+}
+
+// Served describes the request a usage event counts: the adapter and model
+// that answered (a fallback may have replaced the session's), the search
+// mode the adapter resolved, whether it was a compaction's summary request,
+// and its wall time, retries included.
+type Served struct {
+	Provider, API, Model string
+	Search               SearchMode
+	Compaction           bool
+	Elapsed              time.Duration
 }
 
 // ToolProgress is one progress report of a running tool call. Total is

@@ -21,6 +21,12 @@ type target struct {
 	model string
 }
 
+// served describes the request t answered with resp, sent at sent.
+func (t target) served(resp *Response, sent time.Time, compaction bool) *Served {
+	return &Served{Provider: t.p.Name(), API: t.p.API(), Model: t.model, Search: resp.Resolved,
+		Compaction: compaction, Elapsed: time.Since(sent)}
+}
+
 // request sends the request build makes, with retries. A retryable error is
 // retried only while nothing has streamed, so no text is ever shown twice.
 // Once the retries are spent on an overloaded model, the fallback (if any)

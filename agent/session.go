@@ -257,6 +257,7 @@ func (s *Session) RunInput(ctx context.Context, in Input, emit func(Event)) (err
 			return WithKind(ErrBudgetSpent, fmt.Errorf("step budget of %d requests spent by this turn and its subagents: raise --max-steps or ask again", budget.max))
 		}
 		s.autoCompact(ctx, turnStart, &warned, emit)
+		sent := time.Now()
 		resp, used, err := s.request(ctx, emit, s.BuildRequest, true)
 		if s.retryCut(resp, err, &raised, emit) {
 			step--
@@ -279,7 +280,7 @@ func (s *Session) RunInput(ctx context.Context, in Input, emit func(Event)) (err
 			s.mu.Lock()
 			s.totals.Add(u)
 			s.mu.Unlock()
-			emit(Event{Type: EventUsage, Usage: &u, Request: step, StopReason: resp.StopReason})
+			emit(Event{Type: EventUsage, Usage: &u, Request: step, StopReason: resp.StopReason, Served: used.served(resp, sent, false)})
 			if s.cfg.Store != nil {
 				_ = s.cfg.Store.RecordRequest(context.WithoutCancel(ctx), RequestRecord{
 					Provider: used.p.Name(), API: used.p.API(), Model: used.model,

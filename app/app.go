@@ -16,6 +16,7 @@ import (
 	"github.com/agent-dev/agent/config/commands"
 	"github.com/agent-dev/agent/demo"
 	"github.com/agent-dev/agent/store"
+	"github.com/agent-dev/agent/telemetry"
 	"github.com/agent-dev/agent/tools"
 	mcptools "github.com/agent-dev/agent/tools/mcp"
 	"github.com/agent-dev/agent/tools/permission"
@@ -115,6 +116,8 @@ type App struct {
 	kids  map[string]kidCall
 	// hooks are the configured hooks (nil: none; hooks.go).
 	hooks *sessionHooks
+	// tel is the OpenTelemetry export, nil when off (telemetry.go).
+	tel *telemetry.Telemetry
 }
 
 type savedTokens struct {
@@ -177,6 +180,7 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 	if err := a.build(ctx); err != nil {
 		return nil, err
 	}
+	a.startTelemetry(ctx)
 	st := a.session
 	p, model := st.Target()
 	meta := store.SessionMeta{Workdir: s.Workdir, Provider: a.label, API: p.API(), Model: model, Settings: a.settings.stored(st.TurnContext().ProviderTools)}
@@ -601,7 +605,9 @@ func (a *App) SendInput(ctx context.Context, in agent.Input) <-chan agent.Event 
 			emit(agent.Event{Type: agent.EventWarning, Text: w})
 		}
 		a.modeNote()
-		_ = a.session.RunInput(ctx, in, func(ev agent.Event) {
+		tctx, turn := a.startTurn(ctx, in.Text)
+		defer turn.End()
+		_ = a.session.RunInput(tctx, in, func(ev agent.Event) {
 			switch ev.Type {
 			case agent.EventDone:
 				// Undone before the front end hears the turn ended (and may
@@ -617,6 +623,7 @@ func (a *App) SendInput(ctx context.Context, in agent.Input) <-chan agent.Event 
 			case agent.EventCompacted:
 				defer a.hooks.tell(emit, a.hooks.sessionStart(ctx, "compact"))
 			}
+			turn.Observe(ev)
 			emit(ev)
 		})
 	})

@@ -61,6 +61,12 @@ func (s *Settings) applyProject(trustFlag bool) error {
 		if refuse("approve_read_only", proj.ApproveReadOnly != nil && *proj.ApproveReadOnly, "a project cannot relax your approvals") {
 			proj.ApproveReadOnly = nil
 		}
+		if refuse("telemetry", proj.Telemetry != nil, "a project cannot decide what leaves your machine") {
+			proj.Telemetry = nil
+		}
+		if refuse("telemetry_log_content", proj.TelemetryLogContent != nil, "a project cannot decide what leaves your machine") {
+			proj.TelemetryLogContent = nil
+		}
 		var kept []string
 		for _, spec := range proj.ProviderTools {
 			if key := credentialKey(spec); key != "" {

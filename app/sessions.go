@@ -134,6 +134,7 @@ func (a *App) Resume(ctx context.Context, id string) ([]agent.Message, error) {
 	}
 	a.loadSpend(ctx, ss.ID())
 	a.hooks.tell(nil, a.hooks.sessionStart(ctx, "resume"))
+	a.tel.SessionStarted(ctx, a.label, true)
 	return hist, nil
 }
 
@@ -159,6 +160,7 @@ func (a *App) New(ctx context.Context) error {
 	a.session.Reset(nil)
 	a.loadSpend(ctx, "")
 	a.hooks.tell(nil, a.hooks.sessionStart(ctx, "clear"))
+	a.tel.SessionStarted(ctx, a.label, false)
 	return nil
 }
 

@@ -114,7 +114,9 @@ func Load(f Flags, getenv func(string) string) (Settings, error) {
 		return s, err
 	}
 	s.applyLocal()
-	s.Config.FromEnv(getenv)
+	if err := s.Config.FromEnv(getenv); err != nil {
+		return s, usage(err)
+	}
 	s.MCPConfig, s.DBPath = f.MCPConfig, f.DBPath
 	s.NoStream, s.NoCache, s.NoLearn, s.Demo, s.Resume, s.Continue = f.NoStream, f.NoCache, f.NoLearn, f.Demo, f.Resume, f.Continue
 	if f.Agent != "" {

@@ -41,8 +41,8 @@ func (a *App) addSpend(provider, model string, u agent.Usage, last bool) {
 		sp.Last = u
 	}
 	sp.Requests++
-	if p, ok := Price(provider, model); ok {
-		sp.Cost += p.Cost(pricing.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens})
+	if c, ok := cost(provider, model, u); ok {
+		sp.Cost += c
 	} else {
 		sp.Unpriced = true
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"time"
 
 	"github.com/agent-dev/agent/hooks"
@@ -112,6 +113,11 @@ type Config struct {
 	// Hooks are commands run at points of a session, in Claude Code's
 	// format (package hooks); a trusted project's run besides the user's.
 	Hooks hooks.Config `json:"hooks,omitempty" doc:"commands run at PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart and PreCompact, in Claude Code's format (see Hooks); a project's only once the directory is trusted, and besides the user's"`
+	// Telemetry turns the OpenTelemetry export on (README, Telemetry);
+	// where it goes is for the standard OTEL_* variables to say.
+	Telemetry *bool `json:"telemetry,omitempty" env:"AGENT_ENABLE_TELEMETRY" doc:"true: export traces and metrics over OTLP to OTEL_EXPORTER_OTLP_ENDPOINT (default false; user config or environment only)"`
+	// TelemetryLogContent puts what people and models wrote into spans.
+	TelemetryLogContent *bool `json:"telemetry_log_content,omitempty" doc:"true: spans carry the prompt, tool arguments and results and search queries (default false; user config only)"`
 }
 
 // Permissions are the allow, ask and deny lists of tool patterns, as in
@@ -270,16 +276,29 @@ func (c *Config) merge(f Config) {
 	}
 }
 
-// FromEnv applies the keys' AGENT_* variables.
-func (c *Config) FromEnv(getenv func(string) string) {
+// FromEnv applies the keys' AGENT_* variables. A switch (a *bool key)
+// reads 1, true, 0 or false.
+func (c *Config) FromEnv(getenv func(string) string) error {
 	for _, k := range Keys() {
 		if k.Env == "" {
 			continue
 		}
-		if v := getenv(k.Env); v != "" {
-			k.field(c).SetString(v)
+		v := getenv(k.Env)
+		if v == "" {
+			continue
 		}
+		f := k.field(c)
+		if f.Kind() != reflect.Pointer {
+			f.SetString(v)
+			continue
+		}
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%s=%q: write 1 or 0 (true or false)", k.Env, v)
+		}
+		f.Set(reflect.ValueOf(&b))
 	}
+	return nil
 }
 
 // Validate checks values that have a closed set.

@@ -16,7 +16,8 @@ import (
 //	default  the built-in value (Defaults)
 //	flag     the command-line flag ("name" on every command, "name,root"
 //	         on the root command only); its help is doc, with the default
-//	env      the environment variable that sets it (strings only)
+//	env      the environment variable that sets it (strings, and *bool
+//	         switches: 1, true, 0, false)
 //	profile  an agent profile may set it, under the same key
 //	stored   a session stores it and a resume restores it where no flag was
 //	         given

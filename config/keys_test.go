@@ -2,6 +2,7 @@ package config
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -63,10 +64,45 @@ func TestMergeFollowsDeclaration(t *testing.T) {
 	}
 }
 
+// A switch's variable reads 1/0 and true/false; anything else is an error
+// naming the variable.
+func TestEnvSwitch(t *testing.T) {
+	for _, tc := range []struct {
+		val  string
+		want *bool
+		err  string
+	}{
+		{"", nil, ""},
+		{"1", ptr(true), ""},
+		{"true", ptr(true), ""},
+		{"0", ptr(false), ""},
+		{"false", ptr(false), ""},
+		{"yes", nil, `AGENT_ENABLE_TELEMETRY="yes": write 1 or 0 (true or false)`},
+	} {
+		var c Config
+		err := c.FromEnv(func(k string) string {
+			if k == "AGENT_ENABLE_TELEMETRY" {
+				return tc.val
+			}
+			return ""
+		})
+		if got := fmt.Sprint(err); tc.err != "" && got != tc.err || tc.err == "" && err != nil {
+			t.Errorf("%q: error %v, want %q", tc.val, err, tc.err)
+		}
+		if (c.Telemetry == nil) != (tc.want == nil) || c.Telemetry != nil && *c.Telemetry != *tc.want {
+			t.Errorf("%q: telemetry %v, want %v", tc.val, c.Telemetry, tc.want)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
 func TestEnvAndEnums(t *testing.T) {
 	c := Defaults()
 	env := map[string]string{"AGENT_MODEL": "m", "AGENT_SEARCH": "sometimes"}
-	c.FromEnv(func(k string) string { return env[k] })
+	if err := c.FromEnv(func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
 	if c.Model != "m" {
 		t.Errorf("AGENT_MODEL not applied: %q", c.Model)
 	}
