@@ -72,6 +72,35 @@ func TestLoadLayers(t *testing.T) {
 	}
 }
 
+// Telemetry is the user's to turn on, through their config or the
+// environment: a project's keys are ignored with a warning, and a bad
+// AGENT_ENABLE_TELEMETRY is a usage error naming it.
+func TestTelemetrySettings(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	work := filepath.Join(dir, "work")
+	writeFile(t, user, `{"telemetry_log_content": false}`)
+	writeFile(t, filepath.Join(work, ".agent", "config.json"), `{"telemetry": true, "telemetry_log_content": true}`)
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	s, err := Load(Flags{ConfigPath: user, Workdir: work, Trust: true}, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Telemetry != nil || s.TelemetryLogContent == nil || *s.TelemetryLogContent || !warned(s, "telemetry in") || !warned(s, "telemetry_log_content in") {
+		t.Errorf("telemetry %v, log content %v, warnings %q", s.Telemetry, s.TelemetryLogContent, s.Warnings)
+	}
+	env["AGENT_ENABLE_TELEMETRY"] = "1"
+	if s, err = Load(Flags{ConfigPath: user, Workdir: work}, getenv); err != nil || s.Telemetry == nil || !*s.Telemetry {
+		t.Errorf("AGENT_ENABLE_TELEMETRY=1: %v, %v", s.Telemetry, err)
+	}
+	env["AGENT_ENABLE_TELEMETRY"] = "on"
+	var ue *UsageError
+	if _, err := Load(Flags{ConfigPath: user, Workdir: work}, getenv); !errors.As(err, &ue) || !strings.Contains(err.Error(), "AGENT_ENABLE_TELEMETRY") {
+		t.Errorf("AGENT_ENABLE_TELEMETRY=on: %v", err)
+	}
+}
+
 // Exit codes and hints come from error kinds, in one place.
 func TestExitCodesAndHints(t *testing.T) {
 	if ExitCode(nil) != 0 || ExitCode(Usagef("x")) != 2 || ExitCode(errors.New("x")) != 1 {

@@ -1,0 +1,114 @@
+package cmd
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+	"github.com/agent-dev/agent/telemetry/otlptest"
+)
+
+// A -p turn with telemetry on: its spans reach a local OTLP receiver over
+// both protocols, the requests, the tool call and the search as children of
+// the turn's span, and its metrics arrive too; nothing the user or the tool
+// wrote is in them.
+func TestPrintTelemetry(t *testing.T) {
+	for _, protocol := range []string{"http/protobuf", "grpc"} {
+		t.Run(protocol, func(t *testing.T) {
+			isolate(t)
+			rcv := otlptest.Start(t, protocol)
+			for k, v := range rcv.Env() {
+				t.Setenv(k, v)
+			}
+			fake := anthropictest.NewServer(t)
+			fake.Script = anthropictest.NewScript(
+				anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Berlin-secret-city"}},
+				anthropictest.Turn{Text: "It is sunny in Berlin."},
+			)
+			env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "AGENT_ENABLE_TELEMETRY": "1"}
+			res := runAgent(t, env, "-p", "the-prompt-of-the-user", "--provider", "anthropic", "--base-url", fake.URL,
+				"--mcp-config", testMCPConfig(t), "--mcp", "tt", "--defer", "--db", filepath.Join(t.TempDir(), "agent.db"), "--output-format", "json")
+			if res.code != 0 {
+				t.Fatalf("exit %d\nstderr: %s\nstdout: %s", res.code, res.stderr, res.stdout)
+			}
+			out := decodePrint(t, res.stdout)
+			// -p shut the export down before returning: everything is there.
+			rcv.Wait(t, 10*time.Second, "the turn's spans and metrics", func(r *otlptest.Receiver) bool {
+				return len(r.Spans()) >= 5 && r.Metrics()["agent.request.count"] != nil
+			})
+			spans := rcv.Spans()
+			var turn *otlptest.Span
+			count := map[string]int{}
+			for i, s := range spans {
+				count[s.GetName()]++
+				if s.GetName() == "invoke_agent agent" {
+					turn = &spans[i]
+				}
+			}
+			if turn == nil || count["invoke_agent agent"] != 1 {
+				t.Fatalf("no single turn span: %v", count)
+			}
+			if turn.Attrs["gen_ai.conversation.id"] != out.SessionID || turn.Service != "agent" {
+				t.Errorf("turn attributes %v, service %q; session %s", turn.Attrs, turn.Service, out.SessionID)
+			}
+			model := fake.Requests()[0].Model()
+			for name, n := range map[string]int{"chat " + model: 2, "execute_tool tt__get_weather": 1, "search_tools": 1} {
+				if count[name] != n {
+					t.Errorf("%s spans = %d, want %d (all: %v)", name, count[name], n, count)
+				}
+			}
+			for _, s := range spans {
+				if s.GetName() == turn.GetName() {
+					continue
+				}
+				if !bytes.Equal(s.GetParentSpanId(), turn.GetSpanId()) || !bytes.Equal(s.GetTraceId(), turn.GetTraceId()) {
+					t.Errorf("%s is not a child of the turn span", s.GetName())
+				}
+				switch {
+				case strings.HasPrefix(s.GetName(), "chat "):
+					if s.Attrs["gen_ai.provider.name"] != "anthropic" || s.Attrs["agent.search.mode"] != "native" || s.Attrs["gen_ai.usage.output_tokens"] == "" {
+						t.Errorf("request span attributes %v", s.Attrs)
+					}
+				case s.GetName() == "execute_tool tt__get_weather":
+					if s.Attrs["agent.tool.server"] != "tt" || s.Attrs["agent.tool.outcome"] != "success" {
+						t.Errorf("tool span attributes %v", s.Attrs)
+					}
+				case s.GetName() == "search_tools":
+					if s.Attrs["agent.search.where"] != "provider" || s.Attrs["agent.search.hits"] == "0" {
+						t.Errorf("search span attributes %v", s.Attrs)
+					}
+				}
+			}
+			for _, m := range []string{"agent.session.count", "agent.tool.call.count", "agent.search.count", "gen_ai.client.token.usage"} {
+				if rcv.Metrics()[m] == nil {
+					t.Errorf("metric %s missing", m)
+				}
+			}
+			raw := bytes.Join(rcv.Raw(), nil)
+			for _, s := range []string{"the-prompt-of-the-user", "Berlin-secret-city", anthropictest.DefaultAPIKey} {
+				if bytes.Contains(raw, []byte(s)) {
+					t.Errorf("%q reached the receiver", s)
+				}
+			}
+		})
+	}
+}
+
+// A telemetry setting the agent cannot use is a warning; the turn runs.
+func TestPrintTelemetryBadProtocol(t *testing.T) {
+	isolate(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
+	fake := anthropictest.NewServer(t)
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hi"})
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "AGENT_ENABLE_TELEMETRY": "1", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}
+	res := runAgent(t, env, "-p", "hello", "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "agent.db"))
+	if res.code != 0 || strings.TrimSpace(res.stdout) != "hi" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", res.code, res.stdout, res.stderr)
+	}
+	if !strings.Contains(res.stderr, `OTEL_EXPORTER_OTLP_PROTOCOL="http/json": use http/protobuf or grpc`) {
+		t.Errorf("stderr does not say what is wrong: %s", res.stderr)
+	}
+}
