@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/agent-dev/agent/bench/telemetrybench"
+)
+
+// runTelemetry builds the agent binary and runs bench/telemetrybench.
+func runTelemetry(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("telemetry", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	runs := fs.Int("runs", 15, "measured runs per cell (after one warm-up round)")
+	out := fs.String("out", "", "also write the report to this file")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "telemetrybench-bin-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "agent")
+	build := exec.CommandContext(context.Background(), "go", "build", "-o", bin, ".")
+	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build the agent: %w", err)
+	}
+	rep, err := telemetrybench.Run(context.Background(), telemetrybench.Options{Agent: bin, Runs: *runs, Progress: os.Stderr})
+	if err != nil {
+		return err
+	}
+	rep.Command = "go run ./bench " + strings.Join(args, " ")
+	return writeReport(stdout, rep, *asJSON, func(w io.Writer) error { return telemetrybench.Markdown(w, rep) }, *out)
+}
