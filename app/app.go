@@ -116,8 +116,10 @@ type App struct {
 	kids  map[string]kidCall
 	// hooks are the configured hooks (nil: none; hooks.go).
 	hooks *sessionHooks
-	// tel is the OpenTelemetry export, nil when off (telemetry.go).
-	tel *telemetry.Telemetry
+	// tel is the OpenTelemetry export, nil when off (telemetry.go); turn
+	// follows the running turn (nil between turns or when off).
+	tel  *telemetry.Telemetry
+	turn *telemetry.Turn
 }
 
 type savedTokens struct {
@@ -572,7 +574,7 @@ func (a *App) SendInput(ctx context.Context, in agent.Input) <-chan agent.Event 
 		a.mu.Unlock()
 		defer func() {
 			a.mu.Lock()
-			a.turnEmit = nil
+			a.turnEmit, a.turn = nil, nil
 			a.mu.Unlock()
 		}()
 		// A server with no cached catalog holds the request until it has
@@ -607,6 +609,9 @@ func (a *App) SendInput(ctx context.Context, in agent.Input) <-chan agent.Event 
 		a.modeNote()
 		tctx, turn := a.startTurn(ctx, in.Text)
 		defer turn.End()
+		a.mu.Lock()
+		a.turn = turn
+		a.mu.Unlock()
 		_ = a.session.RunInput(tctx, in, func(ev agent.Event) {
 			switch ev.Type {
 			case agent.EventDone:

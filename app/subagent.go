@@ -107,7 +107,8 @@ func (a *App) execRunAgent(ctx context.Context, args json.RawMessage) (tools.Res
 // between a subagent_started and a subagent_finished event, which is also
 // what it returns; its approvals reach emit as approval_requested events
 // naming it, answered through a.Answer. This is where a subagent starts
-// and ends (a span per subagent wraps this call); ctx cancels it.
+// and ends; with telemetry on, the child's turn span (invoke_agent NAME)
+// nests under the call's. ctx cancels it.
 func (a *App) RunSubagent(ctx context.Context, callID string, emit func(agent.Event), p agents.Profile, prompt string) agent.SubagentEvent {
 	ev := agent.SubagentEvent{ID: callID, Agent: p.Name, Prompt: prompt}
 	child, err := a.openChild(ctx, p, prompt)
@@ -123,6 +124,10 @@ func (a *App) RunSubagent(ctx context.Context, callID string, emit func(agent.Ev
 	start := ev
 	emit(agent.Event{Type: agent.EventSubagentStarted, Subagent: &start})
 	red := child.NewReducer()
+	// The child's turn span nests under this run_agent call's.
+	a.mu.Lock()
+	ctx = a.turn.CallContext(ctx, callID)
+	a.mu.Unlock()
 	for e := range child.Send(ctx, prompt) {
 		red.Add(e)
 		switch e.Type {
@@ -176,7 +181,8 @@ func (a *App) openChild(ctx context.Context, p agents.Profile, prompt string) (_
 	if err != nil {
 		return nil, fmt.Errorf("start subagent %s: %w", p.Name, err)
 	}
-	c := &App{opts: opts, db: a.db, settings: cs, isSub: true, asker: a.asker}
+	// The child's turns are traced with the parent's export (telemetry.go).
+	c := &App{opts: opts, db: a.db, settings: cs, isSub: true, asker: a.asker, tel: a.tel}
 	defer func() {
 		if err != nil {
 			c.Close()

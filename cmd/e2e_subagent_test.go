@@ -13,6 +13,7 @@ import (
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 	"github.com/agent-dev/agent/providers/openaichat/chattest"
 	"github.com/agent-dev/agent/store"
+	"github.com/agent-dev/agent/telemetry/otlptest"
 )
 
 // subagentProfiles writes two callable profiles on the Chat fake, each with
@@ -111,7 +112,11 @@ func TestPrintSubagentsInParallel(t *testing.T) {
 	first.StopReason = "tool_use"
 	anth.Script = anthropictest.NewScript(anthropictest.Turn{Reply: &first}, anthropictest.Turn{Text: "Both done."})
 
-	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": chat.BaseURL()}
+	// With telemetry on: each child's turn is traced under its call.
+	rcv := otlptest.Start(t, "http/protobuf")
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.Endpoint)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": chat.BaseURL(),
+		"AGENT_ENABLE_TELEMETRY": "1"}
 	db := filepath.Join(t.TempDir(), "agent.db")
 	mcpCfg := testMCPConfig(t)
 	res := runAgent(t, env, "-p", "Weather in Berlin, and tell Ann.", "--provider", "anthropic", "--base-url", anth.URL,
@@ -123,6 +128,7 @@ func TestPrintSubagentsInParallel(t *testing.T) {
 	if out.Result != "Both done." || len(out.Subagents) != 2 {
 		t.Fatalf("result %q, subagents %+v", out.Result, out.Subagents)
 	}
+	checkSubagentSpans(t, rcv, "weather", "mail")
 	answers := map[string]string{}
 	kids := map[string]string{}
 	for _, s := range out.Subagents {

@@ -112,3 +112,53 @@ func TestPrintTelemetryBadProtocol(t *testing.T) {
 		t.Errorf("stderr does not say what is wrong: %s", res.stderr)
 	}
 }
+
+// checkSubagentSpans: each subagent's turn is a span under its run_agent
+// call's span, under the parent's turn; the child's requests go under the
+// child's turn, on its own provider.
+func checkSubagentSpans(t *testing.T, rcv *otlptest.Receiver, children ...string) {
+	t.Helper()
+	rcv.Wait(t, 10*time.Second, "the subagents' spans", func(r *otlptest.Receiver) bool {
+		n := 0
+		for _, s := range r.Spans() {
+			if strings.HasPrefix(s.GetName(), "invoke_agent ") {
+				n++
+			}
+		}
+		return n >= len(children)+1
+	})
+	spans := rcv.Spans()
+	byID := map[string]otlptest.Span{}
+	for _, s := range spans {
+		byID[string(s.GetSpanId())] = s
+	}
+	parentOf := func(s otlptest.Span) otlptest.Span { return byID[string(s.GetParentSpanId())] }
+	for _, name := range children {
+		found := false
+		for _, s := range spans {
+			if s.GetName() != "invoke_agent "+name {
+				continue
+			}
+			found = true
+			call := parentOf(s)
+			if call.Span == nil || call.GetName() != "execute_tool run_agent" || parentOf(call).Span == nil || parentOf(call).GetName() != "invoke_agent agent" {
+				t.Errorf("subagent %s's span is not under a run_agent call of the parent's turn (its parent: %q)", name, call.GetName())
+			}
+			requests := 0
+			for _, c := range spans {
+				if strings.HasPrefix(c.GetName(), "chat ") && bytes.Equal(c.GetParentSpanId(), s.GetSpanId()) {
+					requests++
+					if c.Attrs["gen_ai.provider.name"] != "openai-chat" {
+						t.Errorf("subagent %s's request on %q", name, c.Attrs["gen_ai.provider.name"])
+					}
+				}
+			}
+			if requests == 0 {
+				t.Errorf("subagent %s's requests are not under its span", name)
+			}
+		}
+		if !found {
+			t.Errorf("no span for subagent %s", name)
+		}
+	}
+}

@@ -285,6 +285,21 @@ func (tr *Turn) searchFinished(ev agent.SearchEvent, now time.Time) {
 	tr.t.m.searchTime.Record(tr.ctx, now.Sub(s.start).Seconds(), set)
 }
 
+// CallContext is ctx carrying the span of the turn's running tool call id:
+// a subagent the call runs starts its turn's span there, so its requests,
+// calls and searches nest under the run_agent call of its parent's turn.
+func (tr *Turn) CallContext(ctx context.Context, id string) context.Context {
+	if tr == nil {
+		return ctx
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if s, ok := tr.tools[id]; ok {
+		return trace.ContextWithSpan(ctx, s)
+	}
+	return ctx
+}
+
 // End closes the turn's span, and any tool or search span the turn left
 // open (a cancelled turn).
 func (tr *Turn) End() {
