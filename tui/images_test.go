@@ -85,6 +85,7 @@ func TestPastedImagePathBecomesReference(t *testing.T) {
 		`/tmp/my\ shot.png`:         `@"/tmp/my shot.png" `,
 		"'/tmp/my shot.png'":        `@"/tmp/my shot.png" `,
 		"file:///tmp/a.jpeg":        "@/tmp/a.jpeg ",
+		"/tmp/my shot.png":          `@"/tmp/my shot.png" `,
 		"/tmp/notes.txt":            "/tmp/notes.txt",
 		"look at /tmp/shot.png now": "look at /tmp/shot.png now",
 	}

@@ -127,10 +127,21 @@ func Unquote(pasted string) (string, bool) {
 	if len(p) >= 2 && (p[0] == '\'' || p[0] == '"') && p[len(p)-1] == p[0] {
 		p = p[1 : len(p)-1]
 	} else {
-		if strings.ContainsAny(strings.ReplaceAll(p, `\ `, ""), " \t\n") {
+		switch {
+		case strings.ContainsRune(p, '\n'):
 			return "", false
+		case strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~/"):
+			// Some terminals paste a dropped file's path as it is, spaces
+			// and all: a text starting at the root is that path.
+			if !strings.Contains(p, `\`) {
+				break
+			}
+			p = unescape(p)
+		case strings.ContainsAny(strings.ReplaceAll(p, `\ `, ""), " \t"):
+			return "", false
+		default:
+			p = unescape(p)
 		}
-		p = unescape(p)
 	}
 	p = strings.TrimPrefix(p, "file://")
 	if p == "" || !Named(p) {

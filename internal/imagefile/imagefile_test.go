@@ -109,7 +109,10 @@ func TestUnquoteAndPastedPath(t *testing.T) {
 			t.Errorf("PastedPath(%q) = %q", in, got)
 		}
 	}
-	if got, ok := Unquote("/nowhere/x.webp"); !ok || got != "/nowhere/x.webp" {
-		t.Errorf("Unquote does not need the file: %q %v", got, ok)
+	for in, want := range map[string]string{"/nowhere/x.webp": "/nowhere/x.webp", "/no where/x y.png": "/no where/x y.png",
+		`/no\ where/x.png`: "/no where/x.png", "see x.png": "", "/a.png\n/b.png": ""} {
+		if got, ok := Unquote(in); got != want || ok != (want != "") {
+			t.Errorf("Unquote(%q) = %q, %v; want %q", in, got, ok, want)
+		}
 	}
 }
