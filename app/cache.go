@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agent-dev/agent/store"
+	"github.com/agent-dev/agent/tools"
 	mcptools "github.com/agent-dev/agent/tools/mcp"
 )
 
@@ -32,17 +33,17 @@ func (a *App) catalogCache(ctx context.Context) mcptools.Cache {
 // storeCatalog is the store's mcp_catalog table as an mcp Cache.
 type storeCatalog struct{ db *store.DB }
 
-func (s storeCatalog) LoadCatalog(ctx context.Context, server, hash string) (mcptools.CatalogEntry, bool, error) {
+func (s storeCatalog) LoadCatalog(ctx context.Context, server, hash string) (tools.CatalogEntry, bool, error) {
 	e, err := s.db.LoadCatalog(ctx, server, hash)
 	if errors.Is(err, store.ErrNotFound) {
-		return mcptools.CatalogEntry{}, false, nil
+		return tools.CatalogEntry{}, false, nil
 	}
 	if err != nil {
-		return mcptools.CatalogEntry{}, false, err
+		return tools.CatalogEntry{}, false, err
 	}
-	return mcptools.CatalogEntry(e), true, nil
+	return e, true, nil
 }
 
-func (s storeCatalog) SaveCatalog(ctx context.Context, e mcptools.CatalogEntry) error {
-	return s.db.SaveCatalog(ctx, store.CatalogEntry(e))
+func (s storeCatalog) SaveCatalog(ctx context.Context, e tools.CatalogEntry) error {
+	return s.db.SaveCatalog(ctx, e)
 }

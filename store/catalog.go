@@ -8,27 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"time"
-)
 
-// CatalogEntry is one MCP server's last tools/list, as the catalog cache
-// keeps it: the server is found by its name and the hash of its config, so
-// a changed config never starts from an old list.
-type CatalogEntry struct {
-	Server     string
-	ConfigHash string
-	// ServerName and ServerVersion are the server's serverInfo.
-	ServerName    string
-	ServerVersion string
-	Instructions  string
-	// Description is the one line search shows for the server.
-	Description string
-	// Tools is a JSON array the caller defines (the MCP client's own
-	// encoding of the listed tools); the store keeps it byte for byte.
-	Tools []byte
-	// ToolsHash is the sha256 (hex) of Tools; SaveCatalog fills it.
-	ToolsHash string
-	ListedAt  time.Time
-}
+	"github.com/agent-dev/agent/tools"
+)
 
 // catalogMaxAge drops cached lists of a server's other configs after a
 // month without a listing, so old configs do not pile up.
@@ -36,31 +18,31 @@ const catalogMaxAge = 30 * 24 * time.Hour
 
 // LoadCatalog returns the cached list of server under configHash, or
 // ErrNotFound.
-func (d *DB) LoadCatalog(ctx context.Context, server, configHash string) (CatalogEntry, error) {
-	e := CatalogEntry{Server: server, ConfigHash: configHash}
+func (d *DB) LoadCatalog(ctx context.Context, server, configHash string) (tools.CatalogEntry, error) {
+	e := tools.CatalogEntry{Server: server, ConfigHash: configHash}
 	var listed int64
 	// On a connection of its own without memory-mapped I/O: a list of
 	// thousands of tools is megabytes, and reading it through the map
 	// would keep those pages resident next to the copy returned.
 	conn, err := d.sql.Conn(ctx)
 	if err != nil {
-		return CatalogEntry{}, fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
+		return tools.CatalogEntry{}, fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
 	}
 	defer func() {
 		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA mmap_size = "+mmapSize)
 		conn.Close()
 	}()
 	if _, err := conn.ExecContext(ctx, "PRAGMA mmap_size = 0"); err != nil {
-		return CatalogEntry{}, fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
+		return tools.CatalogEntry{}, fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
 	}
 	err = conn.QueryRowContext(ctx, `SELECT server_name, server_version, instructions, description, tools, tools_hash, listed_at
 		FROM mcp_catalog WHERE server = ? AND config_hash = ?`, server, configHash).
 		Scan(&e.ServerName, &e.ServerVersion, &e.Instructions, &e.Description, (*ownedBlob)(&e.Tools), &e.ToolsHash, &listed)
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return CatalogEntry{}, fmt.Errorf("MCP catalog of %s: %w", server, ErrNotFound)
+			return tools.CatalogEntry{}, fmt.Errorf("MCP catalog of %s: %w", server, ErrNotFound)
 		}
-		return CatalogEntry{}, fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
+		return tools.CatalogEntry{}, fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
 	}
 	e.ListedAt = fromMS(listed)
 	return e, nil
@@ -92,7 +74,7 @@ func (b *ownedBlob) Scan(src any) error {
 // SaveCatalog stores e as the server's list for its config hash, replacing
 // the previous one, and drops the server's lists of other configs not seen
 // for a month.
-func (d *DB) SaveCatalog(ctx context.Context, e CatalogEntry) error {
+func (d *DB) SaveCatalog(ctx context.Context, e tools.CatalogEntry) error {
 	if e.Server == "" || e.ConfigHash == "" {
 		return errors.New("save MCP catalog: server and config hash are required")
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/agent-dev/agent/tools"
 )
 
 func TestCatalogSaveLoad(t *testing.T) {
@@ -13,7 +15,7 @@ func TestCatalogSaveLoad(t *testing.T) {
 	if _, err := d.LoadCatalog(ctx, "fs", "h1"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("empty cache: %v", err)
 	}
-	e := CatalogEntry{Server: "fs", ConfigHash: "h1", ServerName: "secure-filesystem", ServerVersion: "1.0",
+	e := tools.CatalogEntry{Server: "fs", ConfigHash: "h1", ServerName: "secure-filesystem", ServerVersion: "1.0",
 		Instructions: "Use absolute paths.", Description: "files", Tools: []byte(`[{"name":"read","inputSchema":{"type":"object"}}]`)}
 	if err := d.SaveCatalog(ctx, e); err != nil {
 		t.Fatal(err)
@@ -39,7 +41,7 @@ func TestCatalogSaveLoad(t *testing.T) {
 		t.Fatalf("replaced: %+v", got2)
 	}
 	// A config not listed for a month goes when another is saved.
-	old := CatalogEntry{Server: "fs", ConfigHash: "old", Tools: []byte(`[]`), ListedAt: time.Now().Add(-40 * 24 * time.Hour)}
+	old := tools.CatalogEntry{Server: "fs", ConfigHash: "old", Tools: []byte(`[]`), ListedAt: time.Now().Add(-40 * 24 * time.Hour)}
 	if err := d.SaveCatalog(ctx, old); err != nil {
 		t.Fatal(err)
 	}
@@ -66,10 +68,10 @@ func TestLoadCatalogKeepsItsBytes(t *testing.T) {
 	for i := range a {
 		a[i] = byte('a' + i%26)
 	}
-	if err := d.SaveCatalog(ctx, CatalogEntry{Server: "a", ConfigHash: "h", Tools: a}); err != nil {
+	if err := d.SaveCatalog(ctx, tools.CatalogEntry{Server: "a", ConfigHash: "h", Tools: a}); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.SaveCatalog(ctx, CatalogEntry{Server: "b", ConfigHash: "h", Tools: bytes.Repeat([]byte("z"), 200_000)}); err != nil {
+	if err := d.SaveCatalog(ctx, tools.CatalogEntry{Server: "b", ConfigHash: "h", Tools: bytes.Repeat([]byte("z"), 200_000)}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := d.LoadCatalog(ctx, "a", "h")

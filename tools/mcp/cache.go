@@ -14,29 +14,15 @@ import (
 	"unsafe"
 
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/tools"
 	"github.com/agent-dev/agent/tools/schema"
 )
-
-// CatalogEntry is one server's last tools/list as a Cache keeps it. Tools
-// is this package's own encoding of the list (with each tool's token
-// count, see encodeCatalog), opaque to the cache.
-type CatalogEntry struct {
-	Server        string
-	ConfigHash    string
-	ServerName    string
-	ServerVersion string
-	Instructions  string
-	Description   string
-	Tools         []byte
-	ToolsHash     string
-	ListedAt      time.Time
-}
 
 // Cache keeps each server's last tool list between runs (the store's
 // mcp_catalog table). LoadCatalog reports a missing entry with ok=false.
 type Cache interface {
-	LoadCatalog(ctx context.Context, server, configHash string) (e CatalogEntry, ok bool, err error)
-	SaveCatalog(ctx context.Context, e CatalogEntry) error
+	LoadCatalog(ctx context.Context, server, configHash string) (e tools.CatalogEntry, ok bool, err error)
+	SaveCatalog(ctx context.Context, e tools.CatalogEntry) error
 }
 
 // cachedTool is one tool of a cached list (tests and the codec).
@@ -54,10 +40,10 @@ type cachedTool struct {
 	Meta []byte
 }
 
-// catalogMagic starts CatalogEntry.Tools: a version of the encoding below.
+// catalogMagic starts tools.CatalogEntry.Tools: a version of the encoding below.
 const catalogMagic = "agent-mcp-catalog-3\n"
 
-// encodeCatalog writes a list as CatalogEntry.Tools: the magic, the sha256
+// encodeCatalog writes a list as tools.CatalogEntry.Tools: the magic, the sha256
 // (hex) of the raw tools/list pages it came from, then per tool its name,
 // description, schema (verbatim), token count, whether its schema passed
 // schema.Check and its toolMeta (JSON), each length-prefixed. A
@@ -262,7 +248,7 @@ func (c *conn) writeCatalog(list []rawTool, listHash string, si serverInfo, info
 	b := encodeCatalog(listHash, cts)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	err := c.m.opts.Cache.SaveCatalog(ctx, CatalogEntry{Server: c.cfg.Name, ConfigHash: c.configHash,
+	err := c.m.opts.Cache.SaveCatalog(ctx, tools.CatalogEntry{Server: c.cfg.Name, ConfigHash: c.configHash,
 		ServerName: si.Name, ServerVersion: si.Version, Instructions: si.Instructions, Description: info,
 		Tools: b, ListedAt: time.Now()})
 	if err != nil {

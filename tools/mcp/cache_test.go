@@ -17,20 +17,20 @@ import (
 // memCache is a Cache in memory.
 type memCache struct {
 	mu      sync.Mutex
-	entries map[string]CatalogEntry
+	entries map[string]tools.CatalogEntry
 	saves   int
 }
 
-func newMemCache() *memCache { return &memCache{entries: map[string]CatalogEntry{}} }
+func newMemCache() *memCache { return &memCache{entries: map[string]tools.CatalogEntry{}} }
 
-func (c *memCache) LoadCatalog(_ context.Context, server, hash string) (CatalogEntry, bool, error) {
+func (c *memCache) LoadCatalog(_ context.Context, server, hash string) (tools.CatalogEntry, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[server+"\x00"+hash]
 	return e, ok, nil
 }
 
-func (c *memCache) SaveCatalog(_ context.Context, e CatalogEntry) error {
+func (c *memCache) SaveCatalog(_ context.Context, e tools.CatalogEntry) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.entries[e.Server+"\x00"+e.ConfigHash] = e
@@ -38,7 +38,7 @@ func (c *memCache) SaveCatalog(_ context.Context, e CatalogEntry) error {
 	return nil
 }
 
-func (c *memCache) only(t *testing.T) CatalogEntry {
+func (c *memCache) only(t *testing.T) tools.CatalogEntry {
 	t.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -250,7 +250,7 @@ func TestCacheFailedServerToolsAreErrors(t *testing.T) {
 	cfg := testServerConfig(t, "edge", "exit")
 	// A list cached when the server still worked (its config unchanged).
 	b := encodeCatalog("h", []cachedTool{{Name: "echo", Description: "Echoes", InputSchema: json.RawMessage(`{"type":"object"}`), Tokens: 12}})
-	_ = cache.SaveCatalog(t.Context(), CatalogEntry{Server: "edge", ConfigHash: ConfigHash(cfg, ""), Tools: b,
+	_ = cache.SaveCatalog(t.Context(), tools.CatalogEntry{Server: "edge", ConfigHash: ConfigHash(cfg, ""), Tools: b,
 		ListedAt: time.Date(2026, 11, 30, 9, 0, 0, 0, time.Local)})
 	cfg.Start = config.StartEager // started at launch, not at a first call
 	m, ev, errs := startManager(t, Options{Cache: cache}, cfg)
