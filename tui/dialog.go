@@ -75,7 +75,8 @@ func alwaysChoice(k string, server bool) (Decision, bool) {
 }
 
 // replyCmd answers an approval off the Update loop: Reply unblocks the
-// backend's Approver, which is the backend's business.
+// waiting call and may save an "always" answer, which is the backend's
+// business.
 func replyCmd(req ApprovalRequest, d Decision) tea.Cmd {
 	return func() tea.Msg {
 		if req.Reply != nil {

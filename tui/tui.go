@@ -18,15 +18,16 @@ import (
 	"github.com/agent-dev/agent/pricing"
 )
 
-// Backend is everything the TUI needs from the agent. cmd/ implements it over
-// agent.Session and the store. Methods other than Send and Approvals are
-// called from tea.Cmds (never from Update) and may block briefly.
+// Backend is everything the TUI needs from the agent. app/tuiapp implements
+// it over an app.App. Methods other than Send and Approvals are called from
+// tea.Cmds (never from Update) and may block briefly.
 type Backend interface {
 	// Send starts one turn. The channel ends with agent.EventDone; cancelling
 	// ctx cuts the turn short and keeps what arrived.
 	Send(ctx context.Context, text string) <-chan agent.Event
-	// Approvals delivers the approval requests of the backend's Approver,
-	// which blocks until Reply is called. A nil channel disables approvals.
+	// Approvals delivers what needs the user's yes or no: a tool call's
+	// approval, an MCP server's sampling request. The call waits until
+	// Reply is called. A nil channel disables approvals.
 	Approvals() <-chan ApprovalRequest
 	// Info is the status bar data; it is read again after every turn.
 	Info() Info
