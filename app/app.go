@@ -188,7 +188,7 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 	meta := store.SessionMeta{Workdir: s.Workdir, Provider: a.label, API: p.API(), Model: model, Settings: a.settings.stored(st.TurnContext().ProviderTools)}
 	meta.Settings.Servers = a.keptServers()
 	if resumed != nil {
-		hist, err := resumed.Messages(ctx)
+		hist, err := resumed.LoadRepaired(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("load session %s: %w", resumed.ID(), err)
 		}

@@ -111,7 +111,7 @@ func (a *App) Resume(ctx context.Context, id string) ([]agent.Message, error) {
 	if err != nil {
 		return nil, sessionErr(id, err)
 	}
-	hist, err := ss.Messages(ctx)
+	hist, err := ss.LoadRepaired(ctx)
 	if err != nil {
 		_ = ss.Close()
 		return nil, err

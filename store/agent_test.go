@@ -78,7 +78,7 @@ func TestAgentLoopThroughStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st2.Close()
-	hist, err := st2.Messages(ctx)
+	hist, err := st2.LoadRepaired(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

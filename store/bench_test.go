@@ -77,7 +77,7 @@ func BenchmarkResume10k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		msgs, err := s.Messages(ctx)
+		msgs, err := s.LoadRepaired(ctx)
 		if err != nil || len(msgs) != 10_000 {
 			b.Fatalf("loaded %d messages: %v", len(msgs), err)
 		}

@@ -16,7 +16,7 @@ func TestCompactionIsStoredAndResumed(t *testing.T) {
 	ss := create(t, d, "/w")
 	appendAll(t, ss, conversation()...)
 	p := &scriptProvider{steps: []agent.Message{{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("The user asked for the weather in Paris.")}}}}
-	hist, err := ss.Messages(ctx)
+	hist, err := ss.LoadRepaired(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestCompactionIsStoredAndResumed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer re.Close()
-	hist2, err := re.Messages(ctx)
+	hist2, err := re.LoadRepaired(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func checkSeed(t *testing.T, d *DB) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	msgs, err := s.Messages(ctx)
+	msgs, err := s.LoadRepaired(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -188,7 +188,7 @@ func TestDiskFull(t *testing.T) {
 	}
 	d.sql.Exec(`PRAGMA max_page_count = 1073741823`)
 	appendAll(t, s, big)
-	got, err := s.Messages(ctx)
+	got, err := s.LoadRepaired(ctx)
 	if err != nil || len(got) != len(conversation())+1 || !reflect.DeepEqual(got[:len(got)-1], conversation()) {
 		t.Fatalf("history after a full disk: %d messages, %v", len(got), err)
 	}
@@ -227,7 +227,7 @@ func TestCorruptPages(t *testing.T) {
 			return err
 		}
 		defer s.Close()
-		_, err = s.Messages(ctx)
+		_, err = s.LoadRepaired(ctx)
 		return err
 	}()
 	if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrNotDatabase) {

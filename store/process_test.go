@@ -203,7 +203,7 @@ func TestCrashMidStreamKeepsEveryCompletedMessage(t *testing.T) {
 		t.Fatalf("reopen session after kill -9 (the dead pid's lock must be taken over): %v", err)
 	}
 	defer s.Close()
-	got, err := s.Messages(ctx)
+	got, err := s.LoadRepaired(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

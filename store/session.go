@@ -298,11 +298,11 @@ func (s *Session) RecordRequest(ctx context.Context, r agent.RequestRecord) erro
 	return nil
 }
 
-// Messages loads the history for a resume. Dangling tool calls get
-// synthetic interrupted results (agent.RepairHistory), and the repaired
-// tail is stored so the next resume loads the same history the live session
-// then sends.
-func (s *Session) Messages(ctx context.Context) ([]agent.Message, error) {
+// LoadRepaired loads the history for a resume and repairs it in the store:
+// dangling tool calls get synthetic interrupted results
+// (agent.RepairHistory), and the repaired tail replaces the stored one, so
+// the next resume loads the same history the live session then sends.
+func (s *Session) LoadRepaired(ctx context.Context) ([]agent.Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rows, err := loadMessages(ctx, s.db.sql, s.meta.ID, 0)

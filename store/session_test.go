@@ -35,7 +35,7 @@ func TestRoundTripKeepsEveryByte(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	got, err := s2.Messages(ctx)
+	got, err := s2.LoadRepaired(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestPartialIsReplacedByTheCompletedMessage(t *testing.T) {
 	}
 	done := agent.Message{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("Hello, world"), agent.RawPart("anthropic", "messages", json.RawMessage(`[{"type":"text","text":"Hello, world"}]`))}}
 	appendAll(t, s, done)
-	got, err := s.Messages(ctx)
+	got, err := s.LoadRepaired(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestPartialLeftOpenBecomesInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	got, err := s2.Messages(ctx)
+	got, err := s2.LoadRepaired(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestPartialLeftOpenBecomesInterrupted(t *testing.T) {
 	}
 	// The next message goes after it.
 	appendAll(t, s2, agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("go on")}})
-	got, _ = s2.Messages(ctx)
+	got, _ = s2.LoadRepaired(ctx)
 	if len(got) != 3 || got[2].Text() != "go on" {
 		t.Fatalf("history after append = %+v", got)
 	}
@@ -214,7 +214,7 @@ func TestDanglingToolCallIsRepairedAndKept(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := s2.Messages(ctx)
+		got, err := s2.LoadRepaired(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -343,7 +343,7 @@ func TestImagePartStoredOnce(t *testing.T) {
 	if strings.Contains(js, data[:40]) || !strings.Contains(js, `"name":"big.png"`) || len(raw) != 3008 {
 		t.Errorf("json %s, %d raw bytes", js, len(raw))
 	}
-	got, err := s.Messages(t.Context())
+	got, err := s.LoadRepaired(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,7 @@ func TestToolRunningAtCrashIsResumedAsMaybeRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	hist, err := s.Messages(t.Context())
+	hist, err := s.LoadRepaired(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
