@@ -68,10 +68,8 @@ func runStart(args []string, stdout io.Writer) error {
 	o.Agent = filepath.Join(dir, "agent")
 	// Built as a release is (a version through ldflags): --version of a
 	// release answers before the heavy packages initialise.
-	build := exec.CommandContext(context.Background(), "go", "build", "-ldflags", "-X github.com/agent-dev/agent/internal/early.Version=bench", "-o", o.Agent, ".")
-	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build the agent: %w", err)
+	if err := buildAgent(root, o.Agent, "-ldflags", "-X github.com/agent-dev/agent/internal/early.Version=bench"); err != nil {
+		return err
 	}
 	rep, err := startbench.Run(context.Background(), o)
 	if err != nil {
@@ -79,6 +77,18 @@ func runStart(args []string, stdout io.Writer) error {
 	}
 	rep.Command = "go run ./bench " + strings.Join(args, " ")
 	return writeReport(stdout, rep, *asJSON, func(w io.Writer) error { return startbench.Markdown(w, rep) }, *out)
+}
+
+// buildAgent builds the agent of the module at root into out, with the
+// extra go build flags given.
+func buildAgent(root, out string, flags ...string) error {
+	args := append(append([]string{"build"}, flags...), "-o", out, ".")
+	build := exec.CommandContext(context.Background(), "go", args...)
+	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build the agent: %w", err)
+	}
+	return nil
 }
 
 func dirExists(p string) bool {

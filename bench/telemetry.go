@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -32,10 +30,8 @@ func runTelemetry(args []string, stdout io.Writer) error {
 	}
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "agent")
-	build := exec.CommandContext(context.Background(), "go", "build", "-o", bin, ".")
-	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build the agent: %w", err)
+	if err := buildAgent(root, bin); err != nil {
+		return err
 	}
 	rep, err := telemetrybench.Run(context.Background(), telemetrybench.Options{Agent: bin, Runs: *runs, Progress: os.Stderr})
 	if err != nil {
