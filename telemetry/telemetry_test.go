@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -261,3 +263,63 @@ func TestOffIsNil(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A collector that accepts connections and never answers cannot hold the
+// exit: Shutdown gives up at its bound (ShutdownWait) with an error, over
+// both protocols.
+func TestShutdownIsBoundedWhenTheCollectorHangs(t *testing.T) {
+	for _, protocol := range []string{"http/protobuf", "grpc"} {
+		t.Run(protocol, func(t *testing.T) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = l.Close() })
+			var held []net.Conn
+			var mu sync.Mutex
+			go func() {
+				for {
+					c, err := l.Accept()
+					if err != nil {
+						return
+					}
+					mu.Lock()
+					held = append(held, c) // read nothing, answer nothing
+					mu.Unlock()
+				}
+			}()
+			t.Cleanup(func() {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, c := range held {
+					_ = c.Close()
+				}
+			})
+			env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://" + l.Addr().String(), "OTEL_EXPORTER_OTLP_PROTOCOL": protocol}
+			setenv(t, env)
+			tel, err := telemetry.Start(context.Background(), telemetry.Options{Getenv: os.Getenv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, turn := tel.StartTurn(context.Background(), telemetry.TurnInfo{Provider: "anthropic"})
+			for _, ev := range turnEvents() {
+				turn.Observe(ev)
+			}
+			turn.End()
+			done := make(chan error, 1)
+			go func() { done <- tel.Shutdown(context.Background()) }()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Errorf("Shutdown reported success to a collector that never answered")
+				}
+			case <-time.After(ShutdownBound):
+				t.Fatalf("Shutdown still waiting after %s: its bound is %s", ShutdownBound, telemetry.ShutdownWait)
+			}
+		})
+	}
+}
+
+// ShutdownBound is how long the test waits before calling Shutdown hung:
+// well past ShutdownWait, so a slow machine does not fail it.
+const ShutdownBound = telemetry.ShutdownWait + 20*time.Second
