@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 type tmuxSession struct {
 	t      *testing.T
 	socket string
+	pid    int // the program's process: quit waits for it to be gone
 }
 
 func startTmux(t *testing.T, env map[string]string, args ...string) *tmuxSession {
@@ -48,6 +50,9 @@ func startTmuxSize(t *testing.T, width, height int, env map[string]string, args 
 	}
 	// Keep the pane after the program exits, to read what it left.
 	_ = exec.Command("tmux", "-L", ts.socket, "set-option", "-g", "remain-on-exit", "on").Run()
+	if out, err := exec.Command("tmux", "-L", ts.socket, "display-message", "-p", "#{pane_pid}").Output(); err == nil {
+		ts.pid, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+	}
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", ts.socket, "kill-server").Run() })
 	return ts
 }
@@ -70,7 +75,9 @@ func (ts *tmuxSession) quit() {
 	deadline := time.Now().Add(30 * time.Second)
 	next := time.Now()
 	for time.Now().Before(deadline) {
-		if exec.Command("tmux", "-L", ts.socket, "has-session").Run() != nil || ts.exited() {
+		// Gone means the process itself is gone, not only its pane: a
+		// later run on the same session needs the first to have let go of it.
+		if (exec.Command("tmux", "-L", ts.socket, "has-session").Run() != nil || ts.exited()) && !ts.running() {
 			return
 		}
 		if time.Now().After(next) {
@@ -103,6 +110,16 @@ func (ts *tmuxSession) waitForTools() {
 func (ts *tmuxSession) exited() bool {
 	out, err := exec.Command("tmux", "-L", ts.socket, "display-message", "-p", "#{pane_dead}").Output()
 	return err == nil && strings.TrimSpace(string(out)) == "1"
+}
+
+// running reports whether the program's process still exists (a zombie
+// counts: it may hold what it has not yet released to the kernel).
+func (ts *tmuxSession) running() bool {
+	if ts.pid <= 0 {
+		return false
+	}
+	p, err := os.FindProcess(ts.pid)
+	return err == nil && p.Signal(syscall.Signal(0)) == nil
 }
 
 func (ts *tmuxSession) send(keys ...string) {

@@ -204,11 +204,12 @@ func (d *DB) ToolStats(ctx context.Context, scope string) ([]ToolStat, error) {
 }
 
 // ForgetToolUses deletes what search learned in scope, of one tool when
-// tool is not empty (its name, or server__name, or the name on one
-// server), and returns how many rows it deleted.
+// tool is not empty, and returns how many rows it deleted. The app records
+// an MCP tool by its SERVER__NAME, older rows and imports by the bare name
+// beside their server: tool may be either spelling and matches both.
 func (d *DB) ForgetToolUses(ctx context.Context, scope, tool string) (int64, error) {
 	res, err := d.sql.ExecContext(ctx, `DELETE FROM tool_uses WHERE scope = ?1
-		AND (?2 = '' OR tool = ?2 OR server || '__' || tool = ?2)`, scope, tool)
+		AND (?2 = '' OR tool = ?2 OR server || '__' || tool = ?2 OR tool = server || '__' || ?2)`, scope, tool)
 	if err != nil {
 		return 0, fmt.Errorf("forget tool uses: %w", mapErr(err))
 	}

@@ -22,6 +22,7 @@ func TestToolUseVotes(t *testing.T) {
 		call(2, "s2", "", "email bob", "send_email"), // another session's vote
 		call(3, "s1", "", "email bob", "ping"),
 		call(4, "s1", ScopeDemo, "email bob", "send_email"),
+		call(5, "s1", "", "look it up", "srv__lookup"), // as the app records an MCP tool
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -30,11 +31,14 @@ func TestToolUseVotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(real) != 3 {
-		t.Errorf("real uses = %+v, want 3: one vote a session per (request, tool), the demo's apart", real)
+	if len(real) != 4 {
+		t.Errorf("real uses = %+v, want 4: one vote a session per (request, tool), the demo's apart", real)
 	}
 	if demo, _ := d.LearnedUses(ctx, ScopeDemo, 0); len(demo) != 1 {
 		t.Errorf("demo uses = %+v, want 1", demo)
+	}
+	if n, err := d.ForgetToolUses(ctx, "", "lookup"); err != nil || n != 1 {
+		t.Errorf("forget lookup = %d, %v; want srv__lookup's row: the bare name finds the SERVER__NAME the app records", n, err)
 	}
 	if n, err := d.ForgetToolUses(ctx, "", "srv__ping"); err != nil || n != 1 {
 		t.Errorf("forget srv__ping = %d, %v; want 1 row", n, err)
