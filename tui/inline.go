@@ -83,6 +83,8 @@ func (m *Model) printCmd() tea.Cmd {
 	// area's own top into the scrollback as a stale copy. Longer output
 	// goes in batches, each after the last was printed.
 	n := min(len(m.queue), m.printBatch())
+	// The printed lines take the rows the live area gives up.
+	m.floor = max(m.floor-n, 0)
 	text := strings.Join(m.queue[:n], "\n")
 	m.queue = append([]string(nil), m.queue[n:]...)
 	m.printing = true
@@ -164,6 +166,17 @@ func (m *Model) renderInline() string {
 	rows = append(rows, m.bottom(l.box), m.status.View(m.st, m.width))
 	if l.help {
 		rows = append(rows, m.helpLine())
+	}
+	// The view never shrinks but by the lines printed above it: the
+	// renderer keeps a frame's top row, so rows it gave up (a picker or
+	// menu closed, a card folded) would stay blank under the input. They
+	// are kept as blank rows above the live area instead, and printed
+	// lines take them up.
+	// At most as tall as a streaming frame: taller frames are not kept.
+	l = m.layout()
+	m.floor = min(max(m.floor, len(rows)), m.liveRows()+l.pane+l.box+3)
+	if pad := m.floor - len(rows); pad > 0 {
+		rows = append(make([]string, pad), rows...)
 	}
 	return strings.Join(rows, "\n")
 }

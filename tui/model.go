@@ -66,8 +66,10 @@ type Model struct {
 	laidOut   frameLayout
 	queue     []string
 	printing  bool
-	ready     bool
-	quitting  bool
+	// floor is the inline view's least height (see renderInline).
+	floor    int
+	ready    bool
+	quitting bool
 	// print replaces the terminal print (tests record what is printed).
 	print func(text string) tea.Cmd
 }
@@ -200,6 +202,8 @@ func (m *Model) relayout() {
 
 func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
+	// The renderer redraws a resized terminal from scratch.
+	m.floor = 0
 	l := m.layout()
 	m.laidOut = l
 	chatW, chatH := w, l.main

@@ -548,6 +548,8 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 		if msg.cleared {
 			m.chat.clear()
 			m.chat.notice(itemNotice, "cleared: a new session; /resume picks the old one")
+			// The cleared screen's frame starts again at the top.
+			m.floor = 0
 			return tea.Batch(tea.ClearScreen, m.refreshInfo()), true
 		}
 		m.chat.notice(itemNotice, "new session")

@@ -153,6 +153,11 @@ type Reply struct {
 	CutLastInput bool
 	// Container names the code-execution container the response ran in.
 	Container string
+	// Hold, when set, pauses a stream before its content block HoldBefore
+	// (> 0) until Hold is closed: a test sees the answer mid-stream
+	// without timing.
+	Hold       <-chan struct{}
+	HoldBefore int
 }
 
 // Error replies with status and the API's error body.

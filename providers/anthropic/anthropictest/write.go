@@ -79,6 +79,9 @@ func (s *Server) write(w http.ResponseWriter, req *Request, rep Reply) {
 	}
 	out := 0
 	for i, b := range content {
+		if rep.Hold != nil && i > 0 && i == rep.HoldBefore {
+			<-rep.Hold
+		}
 		cut := rep.CutLastInput && i == len(content)-1
 		if !s.emitBlock(emit, i, b, &out, cut) {
 			return
