@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
@@ -32,4 +34,36 @@ func TestFirstRequestWaitsForUncachedServerInTmux(t *testing.T) {
 		t.Fatalf("the first request lacks tt's tools (%d requests)", len(reqs))
 	}
 	ts.quit()
+}
+
+// rememberedSession runs one -p turn with the tt server from a config file,
+// then removes the file: the session's ID is all that is left to find tt.
+func rememberedSession(t *testing.T, fake *anthropictest.Server, db string) string {
+	t.Helper()
+	mcp := testMCPConfig(t)
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "hi"}))
+	res := runAgent(t, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey},
+		"-p", "hello", "--provider", "anthropic", "--base-url", fake.URL, "--mcp-config", mcp, "--mcp", "tt", "--db", db, "--output-format", "json")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	if err := os.Remove(mcp); err != nil {
+		t.Fatal(err)
+	}
+	return decodePrint(t, res.stdout).SessionID
+}
+
+// #27 under tmux: agent sessions compact needs no server; with tt's config
+// gone and its variable unset it still compacts, and speaks of no server.
+func TestSessionsCompactWithoutServersInTmux(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	db := filepath.Join(t.TempDir(), "a.db")
+	id := rememberedSession(t, fake, db)
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "A summary of the greeting."}))
+	ts := startTmux(t, tmuxEnv(), "sessions", "compact", id, "--base-url", fake.URL, "--db", db)
+	screen := ts.waitFor("Compacted session "+id, "A summary of the greeting.")
+	if strings.Contains(screen, "MCP server") || strings.Contains(screen, "tools changed") {
+		t.Errorf("compact spoke of servers:\n%s", screen)
+	}
 }

@@ -45,11 +45,12 @@ func startTmuxSize(t *testing.T, width, height int, env map[string]string, args 
 	}
 	cmdArgs := append([]string{"-L", ts.socket, "new-session", "-d", "-x", strconv.Itoa(width), "-y", strconv.Itoa(height)}, envs...)
 	cmdArgs = append(cmdArgs, append([]string{exe}, args...)...)
+	// Keep the pane after the program exits, to read what it left: set in
+	// the same command queue, before tmux can see a short program end.
+	cmdArgs = append(cmdArgs, ";", "set-option", "-g", "remain-on-exit", "on")
 	if out, err := exec.Command("tmux", cmdArgs...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v: %s", err, out)
 	}
-	// Keep the pane after the program exits, to read what it left.
-	_ = exec.Command("tmux", "-L", ts.socket, "set-option", "-g", "remain-on-exit", "on").Run()
 	if out, err := exec.Command("tmux", "-L", ts.socket, "display-message", "-p", "#{pane_pid}").Output(); err == nil {
 		ts.pid, _ = strconv.Atoi(strings.TrimSpace(string(out)))
 	}
