@@ -62,7 +62,12 @@ func TestSessionsCompactWithoutServersInTmux(t *testing.T) {
 	id := rememberedSession(t, fake, db)
 	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "A summary of the greeting."}))
 	ts := startTmux(t, tmuxEnv(), "sessions", "compact", id, "--base-url", fake.URL, "--db", db)
-	screen := ts.waitFor("Compacted session "+id, "A summary of the greeting.")
+	// The output may scroll past the screen: read the scrollback too.
+	ts.waitFor("A summary of the greeting.")
+	screen := ts.history()
+	if !strings.Contains(screen, "Compacted session "+id) {
+		t.Fatalf("compact did not report the compaction:\n%s", screen)
+	}
 	if strings.Contains(screen, "MCP server") || strings.Contains(screen, "tools changed") {
 		t.Errorf("compact spoke of servers:\n%s", screen)
 	}
