@@ -43,7 +43,12 @@ func TestMain(m *testing.M) {
 	// Fails when a goroutine outlives the tests; regexp2's match-timeout
 	// clock (glamour's highlighting in the in-process TUI tests) is the
 	// library's and ends on its own.
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"))
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"),
+		// bubbletea's Tick has no cancel: a tick the program scheduled
+		// before it quit (cursor blink, refresh) waits out its timer, with
+		// the batch that ran it, then ends on its own.
+		goleak.IgnoreAnyFunction("charm.land/bubbletea/v2.Tick.func1"),
+		goleak.IgnoreAnyFunction("charm.land/bubbletea/v2.(*Program).execBatchMsg"))
 }
 
 func serveTestMCP() {
