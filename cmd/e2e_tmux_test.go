@@ -76,9 +76,14 @@ func (ts *tmuxSession) quit() {
 	deadline := time.Now().Add(30 * time.Second)
 	next := time.Now()
 	for time.Now().Before(deadline) {
-		// Gone means the process itself is gone, not only its pane: a
-		// later run on the same session needs the first to have let go of it.
-		if (exec.Command("tmux", "-L", ts.socket, "has-session").Run() != nil || ts.exited()) && !ts.running() {
+		if exec.Command("tmux", "-L", ts.socket, "has-session").Run() != nil || ts.exited() {
+			// The pane dies when the program lets go of the terminal, which
+			// can be before its process ends; a later run on the same
+			// session needs the first to have let go of it too, so give
+			// the process a bounded while to be gone.
+			for gone := time.Now().Add(5 * time.Second); ts.running() && time.Now().Before(gone); {
+				<-time.After(20 * time.Millisecond)
+			}
 			return
 		}
 		if time.Now().After(next) {
