@@ -123,19 +123,7 @@ func writeTrust(t trustList, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("save trust: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".trust-*.json")
-	if err != nil {
-		return fmt.Errorf("save trust: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save trust: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save trust: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := writeAtomic(path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("save trust: %w", err)
 	}
 	return nil
