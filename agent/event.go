@@ -71,7 +71,9 @@ type Event struct {
 	// subagent_finished (subagent.go).
 	Subagent *SubagentEvent `json:"subagent,omitempty"`
 	// Served is set on usage events: what answered the request and how
-	// long it took. Telemetry reads it; it is not part of the JSON.
+	// long it took; and on an error event when the turn ended on a
+	// request that got no response, what it asked. Telemetry reads it;
+	// it is not part of the JSON.
 	Served *Served `json:"-"`
 }
 

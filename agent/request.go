@@ -21,11 +21,26 @@ type target struct {
 	model string
 }
 
-// served describes the request t answered with resp, sent at sent.
+// served describes the request t answered with resp (nil: it failed with
+// no response), sent at sent.
 func (t target) served(resp *Response, sent time.Time, compaction bool) *Served {
-	return &Served{Provider: t.p.Name(), API: t.p.API(), Model: t.model, Search: resp.Resolved,
-		Compaction: compaction, Elapsed: time.Since(sent)}
+	sv := &Served{Provider: t.p.Name(), API: t.p.API(), Model: t.model, Compaction: compaction, Elapsed: time.Since(sent)}
+	if resp != nil {
+		sv.Search = resp.Resolved
+	}
+	return sv
 }
+
+// requestFailed is a turn's error from a provider request that got no
+// response: the turn's error event carries what was asked (Served), as a
+// usage event does for a request answered. Its text and kind are err's.
+type requestFailed struct {
+	err    error
+	served *Served
+}
+
+func (e *requestFailed) Error() string { return e.err.Error() }
+func (e *requestFailed) Unwrap() error { return e.err }
 
 // request sends the request build makes, with retries. A retryable error is
 // retried only while nothing has streamed, so no text is ever shown twice.

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -217,7 +218,11 @@ func (s *Session) RunInput(ctx context.Context, in Input, emit func(Event)) (err
 	}
 	defer func() {
 		if err != nil {
-			emit(Event{Type: EventError, Err: err})
+			ev := Event{Type: EventError, Err: err}
+			if rf := (*requestFailed)(nil); errors.As(err, &rf) {
+				ev.Served = rf.served
+			}
+			emit(ev)
 		}
 		emit(Event{Type: EventDone})
 	}()
@@ -290,7 +295,12 @@ func (s *Session) RunInput(ctx context.Context, in Input, emit func(Event)) (err
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return cancelled(ctx, ctx.Err())
+				err = cancelled(ctx, ctx.Err())
+			}
+			if resp == nil {
+				// No usage event told what was asked: the error event
+				// does (telemetry's chat span for the failed request).
+				err = &requestFailed{err: err, served: used.served(nil, sent, false)}
 			}
 			return err
 		}

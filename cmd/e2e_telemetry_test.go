@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 	"github.com/agent-dev/agent/telemetry/otlptest"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
 // A -p turn with telemetry on: its spans reach a local OTLP receiver over
@@ -160,5 +161,54 @@ func checkSubagentSpans(t *testing.T, rcv *otlptest.Receiver, children ...string
 		if !found {
 			t.Errorf("no span for subagent %s", name)
 		}
+	}
+}
+
+// A request the provider refuses (no response to count) is still a chat
+// span under the turn's, with error status and the error's kind, as the
+// turn's span is.
+func TestPrintTelemetryFailedRequest(t *testing.T) {
+	isolate(t)
+	rcv := otlptest.Start(t, "http/protobuf")
+	for k, v := range rcv.Env() {
+		t.Setenv(k, v)
+	}
+	fake := anthropictest.NewServer(t)
+	refused := anthropictest.Error(400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum")
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Reply: &refused})
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "AGENT_ENABLE_TELEMETRY": "1"}
+	res := runAgent(t, env, "-p", "hello", "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "agent.db"))
+	if res.code == 0 {
+		t.Fatalf("a refused request exited 0: stdout %q", res.stdout)
+	}
+	rcv.Wait(t, 10*time.Second, "the turn's span", func(r *otlptest.Receiver) bool {
+		for _, s := range r.Spans() {
+			if strings.HasPrefix(s.GetName(), "invoke_agent ") {
+				return true
+			}
+		}
+		return false
+	})
+	var turn, chat *otlptest.Span
+	for _, s := range rcv.Spans() {
+		switch {
+		case strings.HasPrefix(s.GetName(), "invoke_agent "):
+			turn = &s
+		case strings.HasPrefix(s.GetName(), "chat "):
+			chat = &s
+		}
+	}
+	if chat == nil {
+		t.Fatalf("no chat span for the refused request: %d spans", len(rcv.Spans()))
+	}
+	if !bytes.Equal(chat.GetParentSpanId(), turn.GetSpanId()) {
+		t.Errorf("the chat span is not the turn's child")
+	}
+	if chat.GetStatus().GetCode() != tracepb.Status_STATUS_CODE_ERROR || chat.Attrs["error.type"] != "bad request" ||
+		chat.Attrs["gen_ai.provider.name"] != "anthropic" || chat.Attrs["gen_ai.request.model"] == "" {
+		t.Errorf("chat span status %v, attributes %v", chat.GetStatus(), chat.Attrs)
+	}
+	if chat.GetName() != "chat "+fake.Requests()[0].Model() {
+		t.Errorf("chat span %q, request's model %q", chat.GetName(), fake.Requests()[0].Model())
 	}
 }

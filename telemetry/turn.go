@@ -128,6 +128,9 @@ func (tr *Turn) Observe(ev agent.Event) {
 		tr.span.AddEvent("compacted", trace.WithTimestamp(now))
 	case agent.EventError:
 		kind := errorType(ev.Err)
+		if ev.Served != nil {
+			tr.failed(*ev.Served, kind, now)
+		}
 		tr.span.SetAttributes(attribute.String(attrErrorType, kind))
 		// The kind only: an error's text may quote the model or a tool.
 		tr.span.SetStatus(codes.Error, kind)
@@ -202,6 +205,23 @@ func (tr *Turn) request(ev agent.Event, now time.Time) {
 	if priced {
 		m.cost.Add(ctx, cost, set)
 	}
+}
+
+// failed records a provider request that got no response as a chat span
+// with error status, ending now.
+func (tr *Turn) failed(sv agent.Served, kind string, now time.Time) {
+	attrs := []attribute.KeyValue{
+		attribute.String(attrOperation, "chat"),
+		attribute.String(attrProvider, tr.info.Provider),
+		attribute.String(attrRequestModel, sv.Model),
+		attribute.String(attrAPI, sv.API),
+		attribute.String(attrErrorType, kind),
+	}
+	_, span := tr.t.tracer.Start(tr.ctx, "chat "+sv.Model, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithTimestamp(now.Add(-sv.Elapsed)), trace.WithAttributes(attrs...))
+	span.SetStatus(codes.Error, kind)
+	span.End(trace.WithTimestamp(now))
+	tr.t.m.duration.Record(tr.ctx, sv.Elapsed.Seconds(), metric.WithAttributes(attrs[0], attrs[1], attrs[2], attrs[4]))
 }
 
 func (tr *Turn) toolStarted(ev agent.ToolEvent, now time.Time) {
