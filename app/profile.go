@@ -8,6 +8,7 @@ import (
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/config/agents"
+	"github.com/agent-dev/agent/providers/registry"
 	"github.com/agent-dev/agent/tools"
 )
 
@@ -27,13 +28,13 @@ func (s *Settings) useProfile(name string) error {
 	if err != nil {
 		return usage(err)
 	}
-	s.applyProfile(p, s.Flags.Changed)
-	return nil
+	return usage(s.applyProfile(p, s.Flags.Changed))
 }
 
 // applyProfile puts a profile's settings over the config files and the
-// environment, wherever no flag was given (changed): flags still win.
-func (s *Settings) applyProfile(p agents.Profile, changed map[string]bool) {
+// environment, wherever no flag was given (changed): flags still win. A
+// model alias the profile names (sonnet) becomes its provider's model id.
+func (s *Settings) applyProfile(p agents.Profile, changed map[string]bool) error {
 	if p.Provider != "" && p.Model == "" && !changed["model"] {
 		s.Model = "" // the provider's default, not a model of another provider
 	}
@@ -58,7 +59,40 @@ func (s *Settings) applyProfile(p agents.Profile, changed map[string]bool) {
 	}
 	s.Agent = p.Name
 	s.profile = &p
+	return s.resolveAliases(p, changed)
 }
+
+// resolveAliases replaces Claude Code's model aliases the profile p names
+// (model, fallback_model) by the ids they stand for on the provider the
+// profile runs on, from the provider's descriptor; a provider with no such
+// model is a one-line error naming the profile's file and what to write.
+func (s *Settings) resolveAliases(p agents.Profile, changed map[string]bool) error {
+	for _, f := range []struct {
+		key      string
+		set, dst *string
+	}{{"model", &p.Model, &s.Model}, {"fallback_model", &p.FallbackModel, &s.FallbackModel}} {
+		alias := strings.ToLower(*f.set)
+		if !isModelAlias(alias) || changed[f.key] || changed[strings.ReplaceAll(f.key, "_", "-")] {
+			continue
+		}
+		d, _ := registry.Lookup(s.Provider)
+		if id := d.Aliases[alias]; id != "" {
+			*f.dst = id
+			continue
+		}
+		what := "a model id it serves"
+		if d.DefaultModel != "" {
+			what += fmt.Sprintf(" (%s: %s)", f.key, d.DefaultModel)
+		}
+		return fmt.Errorf("%s: agent profile %s: %s %q is a Claude alias and provider %s serves no Claude model by that name: write %s, or set provider: anthropic",
+			p.Path, p.Name, f.key, *f.set, s.Provider, what)
+	}
+	return nil
+}
+
+// isModelAlias tells whether m is one of Claude Code's model aliases an
+// agent file may name instead of a model id.
+func isModelAlias(m string) bool { return m == "sonnet" || m == "opus" || m == "haiku" }
 
 // toolPolicy is the profile's allow list and deferral list as the tool
 // set's registration policy; nil functions when the profile has none.
@@ -97,7 +131,9 @@ func (a *App) SetAgent(name string) (string, error) {
 	// A switch made now wins over the flags the program started with; it
 	// is made on a copy, kept once the session took it.
 	c := a.settings
-	c.applyProfile(p, nil)
+	if err := c.applyProfile(p, nil); err != nil {
+		return "", err
+	}
 	pr, model := a.session.Target()
 	prov := a.Provider()
 	if p.Provider != "" {
@@ -111,7 +147,7 @@ func (a *App) SetAgent(name string) (string, error) {
 		pr, model = np, def
 	}
 	if p.Model != "" {
-		model = p.Model
+		model = c.Model // an alias resolved
 	}
 	mode, err := agent.ParseSearchMode(c.Search)
 	if err != nil {
@@ -132,7 +168,7 @@ func (a *App) SetAgent(name string) (string, error) {
 		tc.Provider, tc.Model = pr, model
 		tc.System, tc.Search, tc.MaxTokens, tc.Effort, tc.ProviderTools = system, mode, c.MaxTokens, c.Effort, pts
 		if p.FallbackModel != "" {
-			tc.Fallback, tc.FallbackModel = pr, p.FallbackModel
+			tc.Fallback, tc.FallbackModel = pr, c.FallbackModel
 		}
 	}); err != nil {
 		return "", err

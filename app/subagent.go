@@ -222,7 +222,9 @@ func (s Settings) forSubagent(p agents.Profile, getenv func(string) string) (Set
 	}
 	// The profile as the parent read it (a file changed since is not
 	// read again mid-conversation: run_agent's definition names it).
-	c.applyProfile(p, nil)
+	if err := c.applyProfile(p, nil); err != nil {
+		return c, err
+	}
 	if c.Provider == s.Provider && c.BaseURL == "" {
 		c.BaseURL = s.BaseURL
 	}

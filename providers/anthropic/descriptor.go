@@ -26,6 +26,7 @@ func Descriptor() provider.Descriptor {
 		Name: providerName, Family: "anthropic", Home: true, DefaultModel: DefaultModel,
 		KeyEnv: []string{"ANTHROPIC_API_KEY"}, KeyRequired: true, BaseURLEnv: []string{"ANTHROPIC_BASE_URL"},
 		ModelPrefixes: []string{"claude-"},
+		Aliases:       map[string]string{"sonnet": DefaultModel, "opus": "claude-opus-4-5", "haiku": "claude-haiku-4-5"},
 		Hosted:        Hosted(),
 		Images:        Images,
 		New: provider.Constructor(FromEnv, func(o Options, c provider.Config) (agent.Provider, error) {

@@ -40,6 +40,10 @@ type Descriptor struct {
 	// ModelPrefixes pick the priced models /model offers when the server
 	// cannot list its own ("claude-").
 	ModelPrefixes []string
+	// Aliases are the model ids Claude Code's model aliases (sonnet, opus,
+	// haiku) stand for on this provider, in its own spelling, so an agent
+	// file written for Claude Code runs here; nil when it serves no Claude.
+	Aliases map[string]string
 	// Local marks a server on the user's own machine: it costs nothing.
 	Local bool
 	// Hosted is the tools the provider runs itself (--provider-tool); nil

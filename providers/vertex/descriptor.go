@@ -14,6 +14,7 @@ func Descriptor() provider.Descriptor {
 		Name: Name, Family: "anthropic", DefaultModel: DefaultModel,
 		BaseURLEnv:    []string{"ANTHROPIC_VERTEX_BASE_URL"},
 		ModelPrefixes: []string{"claude-"},
+		Aliases:       map[string]string{"sonnet": DefaultModel, "opus": "claude-opus-4-5@20251101", "haiku": "claude-haiku-4-5@20251001"},
 		Hosted:        anthropic.HostedOn(Name),
 		Images:        anthropic.Images,
 		New: provider.Constructor(FromEnv, func(o Options, c provider.Config) (agent.Provider, error) {
