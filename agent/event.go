@@ -38,6 +38,10 @@ const (
 	// every server listed its tools).
 	EventCatalogWait  EventType = "catalog_wait"
 	EventCatalogReady EventType = "catalog_ready"
+	// EventElicitation: an MCP server asked the user to open a URL (URL
+	// mode elicitation) in a run with no one to show it to; Text says it
+	// in words, Elicitation what was asked and answered.
+	EventElicitation EventType = "elicitation"
 )
 
 // Event is one item of a turn's event stream. Terminal events (error, done)
@@ -70,6 +74,8 @@ type Event struct {
 	// Subagent is set on subagent_started, subagent_event and
 	// subagent_finished (subagent.go).
 	Subagent *SubagentEvent `json:"subagent,omitempty"`
+	// Elicitation is set on elicitation.
+	Elicitation *ElicitationEvent `json:"elicitation,omitempty"`
 	// Served is set on usage events: what answered the request and how
 	// long it took; and on an error event when the turn ended on a
 	// request that got no response, what it asked. Telemetry reads it;
@@ -86,6 +92,21 @@ type Served struct {
 	Search               SearchMode
 	Compaction           bool
 	Elapsed              time.Duration
+}
+
+// ElicitationEvent is a server's URL elicitation and its answer.
+type ElicitationEvent struct {
+	Server  string `json:"server"`
+	Mode    string `json:"mode"`
+	Message string `json:"message"`
+	URL     string `json:"url"`
+	ID      string `json:"elicitation_id,omitempty"`
+	// Retry: a tool call needs it done (URLElicitationRequiredError) and is
+	// retried once the server says so or the wait ends.
+	Retry bool `json:"retry,omitempty"`
+	// Action is accept (the run waits for the user to open it), decline
+	// or cancel.
+	Action string `json:"action"`
 }
 
 // ToolProgress is one progress report of a running tool call. Total is

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/agent-dev/agent/agent"
 	mcptools "github.com/agent-dev/agent/tools/mcp"
@@ -65,18 +66,12 @@ func (h mcpHost) Elicit(ctx context.Context, e mcptools.Elicitation) (mcptools.E
 		return x.Elicit(ctx, e), nil
 	}
 	policy := a.elicitationPolicy()
-	what := "a form (" + fieldNames(e.Fields) + ")"
 	if e.Mode == "url" {
-		what = "to open " + e.URL
+		return a.elicitURL(ctx, e, policy), nil
 	}
+	what := "a form (" + fieldNames(e.Fields) + ")"
 	if policy != "accept-defaults" {
 		a.hostNote(fmt.Sprintf("MCP server %s asked for %s: declined (set \"elicitation\": \"accept-defaults\" or pass --yes to accept with the form's defaults)", e.Server, what))
-		return mcptools.ElicitAnswer{Action: mcptools.ActionDecline}, nil
-	}
-	if e.Mode == "url" {
-		// No one is there to open it: accepting tells the server to wait
-		// for a flow no one completes. The URL is said so the user can.
-		a.hostNote(fmt.Sprintf("MCP server %s asked you to open %s: declined (a run without a terminal cannot open it for you)", e.Server, e.URL))
 		return mcptools.ElicitAnswer{Action: mcptools.ActionDecline}, nil
 	}
 	content, ok := mcptools.Defaults(e.Fields)
@@ -86,6 +81,55 @@ func (h mcpHost) Elicit(ctx context.Context, e mcptools.Elicitation) (mcptools.E
 	}
 	a.hostNote(fmt.Sprintf("MCP server %s asked for %s: accepted with the defaults", e.Server, what))
 	return mcptools.ElicitAnswer{Action: mcptools.ActionAccept, Content: content}, nil
+}
+
+// elicitURL answers a URL elicitation in a run without a terminal: the
+// URL is said on stderr (and as an elicitation event in stream-json) so
+// the user can open it. The agent never opens it. Unless the settings
+// accept (accept-defaults, --yes) it is declined. Accepted, a request
+// (elicitation/create) is answered at once and the server waits for the
+// user; a tool call that needs it (-32042) waits until the server says the
+// user is done (ctx ends), else for oauth_timeout, and is then retried.
+func (a *App) elicitURL(ctx context.Context, e mcptools.Elicitation, policy string) mcptools.ElicitAnswer {
+	ev := agent.ElicitationEvent{Server: e.Server, Mode: e.Mode, Message: e.Message, URL: e.URL, ID: e.ID, Retry: e.Retry, Action: mcptools.ActionDecline}
+	asks := fmt.Sprintf("MCP server %s asks you to open %s (%s)", e.Server, e.URL, e.Message)
+	wait := time.Duration(a.settings.Config.OAuthTimeout)
+	if wait <= 0 {
+		wait = 2 * time.Minute // oauth_timeout's default
+	}
+	var text string
+	switch {
+	case policy != "accept-defaults" && e.Retry:
+		text = asks + " before its tool can run: declined, the call was not retried (open it, then rerun; or pass --yes to wait for it)"
+	case policy != "accept-defaults":
+		text = asks + ": declined (pass --yes or set \"elicitation\": \"accept-defaults\" to let the server wait while you open it)"
+	case e.Retry:
+		ev.Action = mcptools.ActionAccept
+		text = fmt.Sprintf("%s before its tool can run: open it in a browser; the call is retried when the server says it is done, or in %s (oauth_timeout)", asks, wait)
+	default:
+		ev.Action = mcptools.ActionAccept
+		text = asks + ": open it in a browser to continue"
+	}
+	a.mu.Lock()
+	emit := a.turnEmit
+	a.mu.Unlock()
+	if emit != nil {
+		emit(agent.Event{Type: agent.EventElicitation, Text: text, Elicitation: &ev})
+	} else {
+		a.Notice(text)
+	}
+	if ev.Action != mcptools.ActionAccept || !e.Retry {
+		return mcptools.ElicitAnswer{Action: ev.Action}
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		// The server said it is done (the call is retried), or the turn
+		// ended (it is not).
+	case <-t.C:
+	}
+	return mcptools.ElicitAnswer{Action: mcptools.ActionAccept}
 }
 
 func fieldNames(fs []mcptools.Field) string {

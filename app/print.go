@@ -74,7 +74,7 @@ func (a *App) Print(ctx context.Context, prompt string, o PrintOptions) error {
 		switch {
 		case text != "" && o.Format == "text":
 			fmt.Fprint(out, text)
-		case ev.Type == agent.EventWarning:
+		case ev.Type == agent.EventWarning, ev.Type == agent.EventElicitation:
 			fmt.Fprintln(o.Stderr, "agent: "+sanitize.Line(ev.Text))
 		case ev.Type == agent.EventCompacted && ev.Compaction != nil:
 			fmt.Fprintln(o.Stderr, "agent: compacted: "+CompactionLine(*ev.Compaction))

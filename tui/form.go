@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -13,7 +14,9 @@ import (
 
 // An MCP server's elicitation: a form built from its requestedSchema (or a
 // URL to open), shown in place of the input. enter on the last field (or
-// ctrl+s) accepts, ctrl+d declines, esc cancels.
+// ctrl+s) accepts, ctrl+d declines, esc cancels. A URL is shown whole,
+// its host apart (and a punycode host flagged), and opened only when the
+// user presses o, as the specification asks.
 
 // Elicitor is a Backend whose MCP servers ask the user for input.
 type Elicitor interface {
@@ -26,9 +29,17 @@ type FormRequest struct {
 	Server  string
 	Message string
 	// URL is set in URL mode: the user is asked to open it; no fields.
-	URL    string
+	URL string
+	// Retry: a tool call waits for the user to finish at URL and is then
+	// retried; accepting means "done, retry now".
+	Retry bool
+	// Open opens URL in the browser (o), nil when it cannot.
+	Open   func(url string) error
 	Fields []FormField
 	Reply  func(action string, content map[string]any)
+	// Done, when it closes, withdraws the form unanswered (the server said
+	// the URL flow is complete, or no longer waits for the answer).
+	Done <-chan struct{}
 }
 
 // FormField is one field of a form.
@@ -49,12 +60,28 @@ type FormField struct {
 // formMsg brings a form into Update.
 type formMsg struct{ Req FormRequest }
 
+// formGoneMsg withdraws a form whose Done closed.
+type formGoneMsg struct{ f *form }
+
 // form is the form being filled in.
 type form struct {
 	req    FormRequest
 	values []string
 	cur    int
 	err    string
+	opened bool // o opened the URL in the browser
+}
+
+// gone waits for the form's Done (nil when it has none).
+func (f *form) gone() tea.Cmd {
+	done := f.req.Done
+	if done == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		<-done
+		return formGoneMsg{f}
+	}
 }
 
 func newForm(req FormRequest) *form {
@@ -65,19 +92,78 @@ func newForm(req FormRequest) *form {
 	return f
 }
 
-// rows is the height of the form's box.
-func (f *form) rows() int { return 4 + max(len(f.req.Fields), 1) }
+// rows is the height of the form's box at width.
+func (f *form) rows(width int) int {
+	if f.req.URL != "" {
+		return 2 + len(f.urlLines(nil, width))
+	}
+	return 4 + max(len(f.req.Fields), 1)
+}
+
+// urlLines are a URL elicitation's lines: the message, the site, the whole
+// URL (wrapped, never cut) and the keys. st nil: unstyled, to count them.
+func (f *form) urlLines(st *themes.Styles, width int) []string {
+	inner := max(width-4, 10)
+	r := f.req
+	style := func(render func(...string) string, s string) string {
+		if st == nil {
+			return s
+		}
+		return render(s)
+	}
+	var title, key, desc, args, warn func(...string) string
+	if st != nil {
+		title, key, desc, args, warn = st.DialogTitle.Render, st.HelpKey.Render, st.HelpDesc.Render, st.CardArgs.Render, st.Fail.Render
+	}
+	lines := []string{ansi.Truncate(style(title, "MCP server "+sanitize.Line(r.Server)+" asks you to open a link: ")+sanitize.Line(r.Message), inner, "…")}
+	host, puny := urlHost(r.URL)
+	lines = append(lines, style(title, "site: ")+style(args, ansi.Truncate(host, inner-6, "…")))
+	if puny {
+		lines = append(lines, style(warn, ansi.Truncate("the host is written in punycode (xn--): check it is the site you expect", inner, "…")))
+	}
+	for _, l := range strings.Split(ansi.Hardwrap(sanitize.Line(r.URL), inner, false), "\n") {
+		lines = append(lines, style(args, l))
+	}
+	if f.err != "" {
+		lines = append(lines, style(warn, ansi.Truncate(sanitize.Line(f.err), inner, "…")))
+	}
+	keys := func(pairs ...string) string {
+		var b strings.Builder
+		for i := 0; i+1 < len(pairs); i += 2 {
+			b.WriteString(style(key, pairs[i]) + style(desc, " "+pairs[i+1]+"  "))
+		}
+		return ansi.Truncate(strings.TrimRight(b.String(), " "), inner, "…")
+	}
+	switch {
+	case r.Retry && f.opened:
+		lines = append(lines, style(desc, "opened; the call is retried when the server says you are done"),
+			keys("enter", "done, retry now", "n", "decline", "esc", "cancel"))
+	case r.Retry:
+		lines = append(lines, style(desc, "the tool call is retried once you are done there"),
+			keys("o", "open in browser", "enter", "done, retry now", "n", "decline", "esc", "cancel"))
+	default:
+		lines = append(lines, keys("o", "open in browser", "y", "I will open it", "n", "decline", "esc", "cancel"))
+	}
+	return lines
+}
+
+// urlHost is the URL's host, and whether it is written in punycode.
+func urlHost(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "(not a valid URL)", false
+	}
+	h := sanitize.Line(u.Hostname())
+	return h, strings.Contains(strings.ToLower(h), "xn--")
+}
 
 func (f *form) view(st *themes.Styles, width int) string {
 	inner := max(width-4, 10)
 	r := f.req
-	lines := []string{ansi.Truncate(st.DialogTitle.Render("MCP server "+sanitize.Line(r.Server)+" asks: ")+sanitize.Line(r.Message), inner, "…")}
 	if r.URL != "" {
-		lines = append(lines, st.CardArgs.Render(ansi.Truncate("open "+sanitize.Line(r.URL), inner, "…")))
-		lines = append(lines, ansi.Truncate(st.HelpKey.Render("y")+st.HelpDesc.Render(" I will open it  ")+
-			st.HelpKey.Render("n")+st.HelpDesc.Render(" decline  ")+st.HelpKey.Render("esc")+st.HelpDesc.Render(" cancel"), inner, "…"))
-		return st.Dialog.Width(width).Render(strings.Join(lines, "\n"))
+		return st.Dialog.Width(width).Render(strings.Join(f.urlLines(st, width), "\n"))
 	}
+	lines := []string{ansi.Truncate(st.DialogTitle.Render("MCP server "+sanitize.Line(r.Server)+" asks: ")+sanitize.Line(r.Message), inner, "…")}
 	for i, fd := range r.Fields {
 		mark := "  "
 		if i == f.cur {
@@ -131,10 +217,23 @@ func (f *form) key(k tea.KeyPressMsg) (done bool, cmd tea.Cmd) {
 		return reply("decline", nil)
 	}
 	if f.req.URL != "" {
-		switch s {
-		case "y", "Y":
+		switch {
+		case s == "o" || s == "O":
+			if f.req.Open == nil {
+				f.err = "cannot open a browser here: open the link yourself"
+				return false, nil
+			}
+			if err := f.req.Open(f.req.URL); err != nil {
+				f.err = "could not open a browser: " + err.Error() + "; open the link yourself"
+				return false, nil
+			}
+			if !f.req.Retry {
+				return reply("accept", nil)
+			}
+			f.opened, f.err = true, ""
+		case (s == "y" || s == "Y") && !f.req.Retry, s == "enter" && f.req.Retry:
 			return reply("accept", nil)
-		case "n", "N":
+		case s == "n" || s == "N":
 			return reply("decline", nil)
 		}
 		return false, nil

@@ -2,9 +2,11 @@ package tui
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 func typed(s string) []tea.KeyPressMsg {
@@ -64,5 +66,59 @@ func TestFormFillAcceptDeclineCancel(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A URL elicitation shows the whole URL (wrapped, never cut) and its host
+// apart, flags a punycode host, opens the browser only on o, and a form a
+// tool call waits on (Retry) accepts with enter ("done, retry now"); its
+// Done withdraws it unanswered.
+func TestFormURL(t *testing.T) {
+	long := "https://xn--bnk-sna.example/connect?elicitationId=" + strings.Repeat("0123456789", 8)
+	m, _, _ := newTestModel(t, &fakeBackend{}, 60, 30, Options{})
+	var opened []string
+	var action string
+	done := make(chan struct{})
+	_, cmd := m.Update(formMsg{Req: FormRequest{Server: "bank", Message: "Link your account.", URL: long, Retry: true, Done: done,
+		Open:  func(u string) error { opened = append(opened, u); return nil },
+		Reply: func(a string, _ map[string]any) { action = a }}})
+	if cmd == nil {
+		t.Fatal("a form with Done gives no command to wait for it")
+	}
+	out := ansi.Strip(frame(m))
+	joined := strings.NewReplacer("\n", "", "║", "", " ", "").Replace(out)
+	if !strings.Contains(joined, long) {
+		t.Errorf("the whole URL is not on screen:\n%s", out)
+	}
+	for _, want := range []string{"site: xn--bnk-sna.example", "punycode", "o open in browser", "enter done, retry now"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q on screen:\n%s", want, out)
+		}
+	}
+	m.Update(tea.KeyPressMsg{Code: 'o', Text: "o"})
+	if len(opened) != 1 || opened[0] != long || action != "" {
+		t.Fatalf("o: opened %v, answered %q (a retry form stays until enter)", opened, action)
+	}
+	if !strings.Contains(ansi.Strip(frame(m)), "opened; the call is retried") {
+		t.Errorf("no waiting line after o:\n%s", ansi.Strip(frame(m)))
+	}
+	close(done)
+	m.Update(cmd())
+	if len(m.forms) != 0 || action != "" {
+		t.Fatalf("Done did not withdraw the form (%d left, action %q)", len(m.forms), action)
+	}
+
+	// Not a retry: y accepts without opening anything; enter does nothing.
+	m.Update(formMsg{Req: FormRequest{Server: "bank", Message: "m", URL: "https://bank.example/x",
+		Open: func(u string) error { opened = append(opened, u); return nil }, Reply: func(a string, _ map[string]any) { action = a }}})
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if action != "" {
+		t.Fatalf("enter answered a URL form: %q", action)
+	}
+	if _, cmd := m.Update(tea.KeyPressMsg{Code: 'y', Text: "y"}); cmd != nil {
+		cmd()
+	}
+	if action != "accept" || len(opened) != 1 || len(m.forms) != 0 {
+		t.Errorf("y: action %q, opened %v, forms %d", action, opened, len(m.forms))
 	}
 }

@@ -170,7 +170,7 @@ func (m *Model) layout() frameLayout {
 	if len(m.approvals) > 0 {
 		l.box = approvalRows
 	} else if len(m.forms) > 0 {
-		l.box = m.forms[0].rows()
+		l.box = m.forms[0].rows(m.width)
 	}
 	l.box = min(l.box, max(h-1, 1))
 	rest := h - 1 - l.box

@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -113,8 +114,15 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.chat.notice(itemNotice, modeNotice(msg.mode))
 		return m, nil
 	case formMsg:
-		m.forms = append(m.forms, newForm(msg.Req))
+		f := newForm(msg.Req)
+		m.forms = append(m.forms, f)
 		m.relayout()
+		return m, f.gone()
+	case formGoneMsg:
+		if i := slices.Index(m.forms, msg.f); i >= 0 {
+			m.forms = slices.Delete(m.forms, i, i+1)
+			m.relayout()
+		}
 		return m, nil
 	case flushMsg:
 		m.flushPending = false

@@ -8,6 +8,7 @@ import (
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/app"
 	mcptools "github.com/agent-dev/agent/tools/mcp"
+	"github.com/agent-dev/agent/tools/mcp/oauth"
 	"github.com/agent-dev/agent/tui"
 )
 
@@ -60,12 +61,19 @@ func (b *Backend) ApproveSampling(ctx context.Context, r mcptools.SamplingReques
 }
 
 // Elicit shows a server's form (or URL) and waits for the answer.
+// The form is withdrawn when ctx ends first (for a URL a tool call waits
+// on: the server said the user is done).
 func (b *Backend) Elicit(ctx context.Context, e mcptools.Elicitation) mcptools.ElicitAnswer {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	answer := make(chan mcptools.ElicitAnswer, 1)
-	req := tui.FormRequest{Server: e.Server, Message: e.Message, URL: e.URL,
+	req := tui.FormRequest{Server: e.Server, Message: e.Message, URL: e.URL, Retry: e.Retry, Done: ctx.Done(),
 		Reply: func(action string, content map[string]any) {
 			answer <- mcptools.ElicitAnswer{Action: action, Content: content}
 		}}
+	if e.URL != "" {
+		req.Open = oauth.OpenBrowser
+	}
 	for _, f := range e.Fields {
 		req.Fields = append(req.Fields, tui.FormField{Name: f.Name, Label: f.Label(), Description: f.Description, Type: f.Type,
 			Options: f.Labels, Default: f.DefaultText(), Required: f.Required, Parse: f.Parse})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-dev/agent/tools"
 )
@@ -26,8 +27,34 @@ func (c *conn) executor(tool string) tools.Executor {
 
 // call runs one tools/call. Problems the model should hear about (server
 // down, timeout, the server's own error) are error results; only the
-// turn's cancellation is a Go error.
+// turn's cancellation is a Go error. A call the server answers with
+// URLElicitationRequiredError is retried once, after the user completed
+// the elicitations it lists (urlelicit.go).
 func (c *conn) call(ctx context.Context, tool string, args json.RawMessage) (tools.Result, error) {
+	res, need, err := c.callOnce(ctx, tool, args)
+	if need == nil {
+		return res, err
+	}
+	if res, ok, err := c.satisfy(ctx, tool, *need); !ok {
+		return res, err
+	}
+	if res, need, err = c.callOnce(ctx, tool, args); need != nil {
+		return c.stillRequired(tool, *need), nil
+	}
+	return res, err
+}
+
+// callOnce sends one tools/call within the tool timeout. need is set when
+// the server answered URLElicitationRequiredError.
+func (c *conn) callOnce(ctx context.Context, tool string, args json.RawMessage) (tools.Result, *mcpgo.URLElicitationRequiredError, error) {
+	res, err := c.callTimed(ctx, tool, args)
+	if need, ok := urlElicitationRequired(err); ok {
+		return tools.Result{}, &need, nil
+	}
+	return res, nil, err
+}
+
+func (c *conn) callTimed(ctx context.Context, tool string, args json.RawMessage) (tools.Result, error) {
 	cl, err := c.ensure(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -87,6 +114,9 @@ func (c *conn) call(ctx context.Context, tool string, args json.RawMessage) (too
 	case isTransportError(err):
 		c.markDown(cl, err)
 		return errResult(c.downMessage()), nil
+	}
+	if _, ok := urlElicitationRequired(err); ok {
+		return tools.Result{}, err // call asks the user, then retries
 	}
 	return errResult(fmt.Sprintf("MCP server %s could not run %s: %v", c.cfg.Name, tool, err)), nil
 }

@@ -123,6 +123,20 @@ func TestRealEverythingCapabilities(t *testing.T) {
 				t.Errorf("url elicitation: %s", r.Text)
 			}
 
+			// The error path (-32042): the prerequisite URL is put to the
+			// host as a retry, and the retried call asks by the request path.
+			r = call(t, set, name("trigger-url-elicitation"), `{"url":"https://example.com/pay","errorPath":true}`)
+			if r.IsError || !strings.Contains(r.Text, "completed the URL elicitation") {
+				t.Errorf("url elicitation required (-32042): %s", r.Text)
+			}
+			h.mu.Lock()
+			if !slices.ContainsFunc(h.elicits, func(e Elicitation) bool {
+				return e.Server == s.Name && e.Retry && e.URL == "https://modelcontextprotocol.io" && e.ID != ""
+			}) {
+				t.Errorf("the -32042 prerequisite was not shown as a retry: %+v", h.elicits)
+			}
+			h.mu.Unlock()
+
 			r = call(t, set, name("trigger-sampling-request"), `{"prompt":"ping","maxTokens":20}`)
 			if r.IsError || !strings.Contains(r.Text, "sampled: ") || !strings.Contains(r.Text, "ping") || !strings.Contains(r.Text, "fake-model") {
 				t.Errorf("sampling: %s", r.Text)

@@ -204,8 +204,8 @@ func (h host) Elicit(ctx context.Context, req mcpgo.ElicitationRequest) (*mcpgo.
 			return nil, fmt.Errorf("requestedSchema: %w", err)
 		}
 		e.Fields = fields
-	} else if u, err := url.Parse(e.URL); err != nil || (u.Scheme != "https" && u.Scheme != "http") {
-		return nil, fmt.Errorf("url elicitation: %q is not an http(s) URL", e.URL)
+	} else if err := checkElicitURL(e.URL); err != nil {
+		return nil, err
 	}
 	ans := ElicitAnswer{Action: ActionDecline}
 	if hst := h.c.m.opts.Host; hst != nil {

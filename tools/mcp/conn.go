@@ -90,6 +90,8 @@ type conn struct {
 
 	// ex holds resources, prompts and capabilities (extras.go).
 	ex extras
+	// waits are the URL elicitations a call waits on (urlelicit.go).
+	waits elicitWaits
 }
 
 // markReady ends the wait of calls made while the server was starting.

@@ -30,6 +30,11 @@ type Elicitation struct {
 	Fields  []Field
 	URL     string
 	ID      string // elicitationId (URL mode)
+	// Retry: a tool call answered URLElicitationRequiredError (-32042) and
+	// is retried once the Host returns (urlelicit.go). The Host returns
+	// when the user is done; its context ends, with cause
+	// ErrElicitationComplete, when the server says so first.
+	Retry bool
 }
 
 // ElicitAnswer is the user's answer. Content holds the form's values by

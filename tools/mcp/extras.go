@@ -69,6 +69,8 @@ func (c *conn) watch(gen uint64, cl *client.Client) {
 			go c.refreshExtras(gen, cl, true, false)
 		case mcpgo.MethodNotificationPromptsListChanged:
 			go c.refreshExtras(gen, cl, false, true)
+		case string(mcpgo.MethodNotificationElicitationComplete):
+			c.waits.complete(n)
 		}
 	})
 }
