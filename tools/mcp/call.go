@@ -62,10 +62,7 @@ func (c *conn) callTimed(ctx context.Context, tool string, args json.RawMessage)
 		}
 		return errResult(err.Error()), nil
 	}
-	timeout := c.cfg.ToolTimeout
-	if timeout <= 0 {
-		timeout = c.m.opts.ToolTimeout
-	}
+	timeout := c.toolTimeout()
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// A line on stdout that is not JSON answers nothing: the request that
@@ -119,6 +116,25 @@ func (c *conn) callTimed(ctx context.Context, tool string, args json.RawMessage)
 		return tools.Result{}, err // call asks the user, then retries
 	}
 	return errResult(fmt.Sprintf("MCP server %s could not run %s: %v", c.cfg.Name, tool, err)), nil
+}
+
+// toolTimeout bounds one call of the server's tools: its own toolTimeout,
+// else Options.ToolTimeout.
+func (c *conn) toolTimeout() time.Duration {
+	if c.cfg.ToolTimeout > 0 {
+		return c.cfg.ToolTimeout
+	}
+	return c.m.opts.ToolTimeout
+}
+
+// sseResponseTimeout is the SSE transport's own limit on waiting for an
+// answer. mcp-go's default (60 s) is shorter than the tool timeout (120 s
+// by default), so a long call over SSE failed at 60 s: the limit is the
+// longest of the tool and start timeouts, with a margin so the call's own
+// deadline (which says which call timed out and cancels it at the server)
+// comes first.
+func (c *conn) sseResponseTimeout() time.Duration {
+	return max(c.toolTimeout(), c.startTimeout()) + 5*time.Second
 }
 
 // procOf is the process of the stdio connection cl, nil for other transports
