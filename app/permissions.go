@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/tools"
 	"github.com/agent-dev/agent/tools/permission"
 )
 
@@ -108,7 +109,16 @@ func (a *App) permit(ctx context.Context, c permission.Call) permission.Decision
 	a.perms.mu.Lock()
 	p, hook := a.perms.policy, a.perms.preToolUse
 	a.perms.mu.Unlock()
-	d := p.Decide(c.Tool, a.PermissionMode())
+	mode := a.PermissionMode()
+	t := c.Tool
+	if mode == permission.ModePlan && t.Name == RunAgentTool && t.Server == "" && len(a.subs) > 0 {
+		// A subagent runs in its parent's mode (inheritPermissions): in
+		// plan mode its own calls are refused but for read-only tools,
+		// so the run is read-only as a whole, and plan mode lets it run.
+		ro := true
+		t.Annotations = &tools.Annotations{ReadOnly: &ro}
+	}
+	d := p.Decide(t, mode)
 	if hook != nil {
 		d = permission.Combine(hook(ctx, c), d)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/agent-dev/agent/config/agents"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 	"github.com/agent-dev/agent/store"
+	"github.com/agent-dev/agent/tools/permission"
 )
 
 // Cancelling the turn cancels the subagent it runs: the child's request is
@@ -149,5 +150,62 @@ func TestProfileModelAliases(t *testing.T) {
 				t.Errorf("model %q, fallback %q, err %v; want %q, %q", s.Model, s.FallbackModel, err, c.want, c.wantFallback)
 			}
 		})
+	}
+}
+
+// In plan mode run_agent runs, and the subagent runs in plan mode too: its
+// model is told so, and its call of a tool that is not read-only is
+// refused as the parent's would be (the server never sees it).
+func TestRunAgentInPlanMode(t *testing.T) {
+	f := newFixture(t, true)
+	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "agents")
+	writeFile(t, filepath.Join(dir, "helper.md"), "---\ndescription: Helps\nsubagent: true\nmcp: [tt]\ndefer: false\n---\nYou are the helper.\n")
+	a := f.open(t, nil)
+	if err := a.SetPermissionMode(permission.ModePlan); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var childSawPlan bool
+	child, parent := 0, 0
+	f.fake.SetHandler(func(r *anthropictest.Request) anthropictest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if bytes.Contains(r.Body, []byte("You are the helper.")) {
+			childSawPlan = childSawPlan || bytes.Contains(r.Body, []byte(permission.PlanNote))
+			if child++; child > 1 {
+				return anthropictest.Message(anthropictest.Text("could not check the weather"))
+			}
+			rep := anthropictest.Message(anthropictest.ToolUse("toolu_c1", "tt__get_weather", map[string]any{"city": "Berlin"}))
+			rep.StopReason = "tool_use"
+			return rep
+		}
+		if parent++; parent > 1 {
+			return anthropictest.Message(anthropictest.Text("the plan"))
+		}
+		rep := anthropictest.Message(anthropictest.ToolUse("toolu_01", RunAgentTool, map[string]any{"agent": "helper", "prompt": "Check the weather."}))
+		rep.StopReason = "tool_use"
+		return rep
+	})
+	var runAgent, childCall *agent.ToolEvent
+	for ev := range a.Send(t.Context(), "plan it") {
+		switch {
+		case ev.Type == agent.EventToolFinished && ev.Tool.Name == RunAgentTool:
+			runAgent = ev.Tool
+		case ev.Type == agent.EventSubagentEvent && ev.Subagent.Event.Type == agent.EventToolFinished:
+			childCall = ev.Subagent.Event.Tool
+		case ev.Type == agent.EventError:
+			t.Fatalf("turn error: %v", ev.Err)
+		}
+	}
+	if runAgent == nil || strings.Contains(runAgent.Result, "plan mode") {
+		t.Fatalf("run_agent was refused in plan mode: %+v", runAgent)
+	}
+	if childCall == nil || !strings.Contains(childCall.Result, permission.PlanRefusal("tt__get_weather")) || strings.Contains(childCall.Result, "sunny") {
+		t.Errorf("the subagent's call of a tool that is not read-only: %+v", childCall)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !childSawPlan {
+		t.Error("the subagent's model was not told it is in plan mode")
 	}
 }
