@@ -82,7 +82,92 @@ func readValues(q string) requestValues {
 		add("current", "date", "time")
 		v.steps = append(v.steps, "current date time")
 	}
+	if commandLine(fields, clean) {
+		add("command", "execute", "terminal", "shell")
+	}
 	return v
+}
+
+// commandLine reports whether a request carries a command line to run
+// ("check it using docker ps", "say hi with the echo command", "tasklist
+// /FI ..."): it asks for a tool that runs commands, whose name and
+// description say "execute" and "command", not the words of the command.
+// A program's name counts after a word that introduces a command (using,
+// run, via, the command...) or before a flag; a name that is also an
+// English word (start, date, find) only when "command" is said too.
+func commandLine(fields, clean []string) bool {
+	said := false // the request speaks of a command
+	for _, w := range clean {
+		if commandWords[w] {
+			said = true
+		}
+	}
+	for i, w := range clean {
+		strong, known := programs[w]
+		if !known || !strong && !said {
+			continue
+		}
+		if i+1 < len(fields) && isFlag(fields[i+1]) {
+			return true
+		}
+		for j := i - 1; j >= 0 && j >= i-3; j-- {
+			if introducers[clean[j]] {
+				return true
+			}
+			if clean[j] != "the" && clean[j] != "a" && clean[j] != "exact" && clean[j] != "called" && !commandWords[clean[j]] {
+				break
+			}
+		}
+		if i+1 < len(clean) && commandWords[clean[i+1]] {
+			return true // "the echo command"
+		}
+	}
+	return false
+}
+
+// isFlag reports whether a word of a request is a command-line flag or
+// argument of a command's own syntax: -v, --version, /s (Windows), %time%.
+func isFlag(raw string) bool {
+	w := strings.TrimRight(raw, ".,;:!?\"'")
+	switch {
+	case strings.HasPrefix(w, "--") && len(w) > 2, strings.HasPrefix(w, "-") && len(w) > 1 && unicode.IsLetter(rune(w[1])):
+		return true
+	case strings.HasPrefix(w, "/") && len(w) >= 2 && len(w) <= 3 && unicode.IsLetter(rune(w[1])):
+		return true
+	case strings.HasPrefix(w, "%") && strings.HasSuffix(w, "%") && len(w) > 2:
+		return true
+	}
+	return false
+}
+
+// commandWords are the words with which a request speaks of a command.
+var commandWords = map[string]bool{
+	"command": true, "commands": true, "cmd": true, "terminal": true, "shell": true, "instruction": true, "cli": true,
+}
+
+// introducers are the words after which a program's name is a command to run.
+var introducers = map[string]bool{
+	"using": true, "use": true, "run": true, "running": true, "via": true, "through": true, "execute": true,
+	"enter": true, "command": true, "instruction": true,
+}
+
+// programs are the names of common command-line programs; true for those
+// that are not also English words.
+var programs = map[string]bool{
+	"docker": true, "git": true, "npm": true, "npx": true, "yarn": true, "pnpm": true, "pip": true, "pip3": true,
+	"kubectl": true, "helm": true, "terraform": true, "ls": true, "dir": true, "grep": true, "ps": true,
+	"pkill": true, "taskkill": true, "tasklist": true, "netsh": true, "ipconfig": true, "ifconfig": true,
+	"curl": true, "wget": true, "ssh": true, "scp": true, "rm": true, "del": true, "mkdir": true, "rmdir": true,
+	"chmod": true, "chown": true, "sudo": true, "apt": true, "brew": true, "systemctl": true, "bash": true,
+	"zsh": true, "powershell": true, "pwsh": true, "cargo": true, "df": true, "du": true, "whoami": true,
+	"xcopy": true, "robocopy": true, "wsl": true, "gcc": true, "javac": true, "dotnet": true, "ffmpeg": true,
+	"adb": true, "gh": true, "gcloud": true, "echo": true, "cls": true, "nslookup": true, "traceroute": true,
+	"tracert": true, "netstat": true, "uname": true, "pwd": true,
+	"python": false, "python3": false, "node": false, "start": false, "date": false, "time": false,
+	"find": false, "make": false, "go": false, "code": false, "type": false, "move": false, "copy": false,
+	"kill": false, "top": false, "timeout": false, "shutdown": false, "cat": false, "ping": false,
+	"tree": false, "touch": false, "open": false, "java": false, "ruby": false, "perl": false, "php": false,
+	"tar": false, "unzip": false, "hostname": false, "net": false,
 }
 
 // fileStem is a path's file name without its extension ("/root/music/"

@@ -37,6 +37,19 @@ func TestQueryCues(t *testing.T) {
 		{"edit .env and save it", "file environment write"},
 		{"convert paper_list.bib to Word", "file bibliography"},
 		{"compare report.md and notes.txt", "file markdown text"},
+		// A command line to run: a program after "using", "run"... or
+		// before a flag; an English word only when a command is said.
+		{"check whether docker is installed using docker --version", "command execute terminal shell"},
+		{"is docker running, please use docker ps to find out", "command execute terminal shell"},
+		{"shut down with shutdown -s -t 0, the exact command", "command execute terminal shell"},
+		{"say hi using the echo command", "command execute terminal shell"},
+		{"open the calculator using the command called start calc", "command execute terminal shell"},
+		{"what time is it, run echo %time%", "command execute terminal shell"},
+		{"run git status in the repo", "command execute terminal shell"},
+		{"list my docker containers", ""},
+		{"find flights leaving after the date I gave using the date picker", ""},
+		{"start a new project and kill the old branch", ""},
+		{"deploy it with docker", ""},
 	}
 	for _, tt := range tests {
 		got := strings.Join(readValues(tt.q).cues, " ")

@@ -102,6 +102,14 @@ func Explore() []Variant {
 	with("- input prior", func(c *search.Config) { c.InputPrior = 0 })
 	with("input prior 0.1", func(c *search.Config) { c.InputPrior = 0.1 })
 	with("input prior 0.4", func(c *search.Config) { c.InputPrior = 0.4 })
+	with("params field 1.5", func(c *search.Config) { c.Weight[search.FieldParams] = 1.5 })
+	with("params field 2", func(c *search.Config) { c.Weight[search.FieldParams] = 2 })
+	with("name prior 0.5", func(c *search.Config) { c.NamePrior = 0.5 })
+	with("name field 1.5", func(c *search.Config) { c.Weight[search.FieldName] = 1.5 })
+	with("name 1.5 params 1.5", func(c *search.Config) { c.Weight[search.FieldName] = 1.5; c.Weight[search.FieldParams] = 1.5 })
+	with("input prior 0.3", func(c *search.Config) { c.InputPrior = 0.3 })
+	with("k1 1.6", func(c *search.Config) { c.K1 = 1.6 })
+	with("b params 0.5", func(c *search.Config) { c.B[search.FieldParams] = 0.5 })
 	return vs
 }
 
