@@ -1,10 +1,16 @@
 // Package telemetry exports a run's traces and metrics over OTLP with the
 // official OpenTelemetry SDK, when the user turns it on (config key
 // telemetry, AGENT_ENABLE_TELEMETRY=1). Where the data goes is the standard
-// variables' business: the exporters read OTEL_EXPORTER_OTLP_ENDPOINT,
-// _HEADERS, _TIMEOUT and the per-signal forms themselves, the resource
-// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES; this package picks the
-// exporter OTEL_EXPORTER_OTLP_PROTOCOL names.
+// variables' business: OTEL_EXPORTER_OTLP_ENDPOINT, _PROTOCOL, _HEADERS,
+// _TIMEOUT, _COMPRESSION, _INSECURE, the certificate files and the
+// per-signal forms (otlpconfig.go), and for the resource OTEL_SERVICE_NAME
+// and OTEL_RESOURCE_ATTRIBUTES (read by the SDK).
+//
+// The SDK builds the spans and metrics and the official protobuf types
+// (go.opentelemetry.io/proto/otlp) encode them; the transport, OTLP over
+// http/protobuf or grpc, is this package's own (otlpsend.go), so that the
+// binary links neither google.golang.org/grpc nor grpc-gateway, which every
+// start of every command would otherwise initialise.
 //
 // It watches the agent's typed events (Turn.Observe) rather than living in
 // the core: package agent knows nothing of OpenTelemetry. Nothing here is
@@ -26,10 +32,7 @@ import (
 	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -67,6 +70,8 @@ type Telemetry struct {
 	tracer     trace.Tracer
 	m          instruments
 	logContent bool
+	// conns are the exporters' HTTP clients, shared by the two signals.
+	conns *clients
 }
 
 // ErrConfig marks a telemetry setting that cannot be used (an unknown
@@ -106,10 +111,10 @@ func Start(ctx context.Context, o Options) (*Telemetry, error) {
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { slog.Warn("telemetry", "err", err) }))
 	otel.SetLogger(logr.FromSlogHandler(slog.Default().Handler()))
 
-	t := &Telemetry{logContent: o.LogContent}
+	t := &Telemetry{logContent: o.LogContent, conns: &clients{}}
 	tracerOpts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
 	if traces {
-		exp, err := traceExporter(ctx, getenv)
+		exp, err := newTraceExporter(ctx, getenv, t.conns)
 		if err != nil {
 			return nil, err
 		}
@@ -119,7 +124,7 @@ func Start(ctx context.Context, o Options) (*Telemetry, error) {
 	t.tracer = t.tp.Tracer("github.com/agent-dev/agent", trace.WithInstrumentationVersion(o.Version))
 	meterOpts := []sdkmetric.Option{sdkmetric.WithResource(res)}
 	if metrics {
-		exp, err := metricExporter(ctx, getenv)
+		exp, err := newMetricsExporter(getenv, t.conns)
 		if err != nil {
 			_ = t.tp.Shutdown(ctx)
 			return nil, err
@@ -153,8 +158,7 @@ func signalOn(getenv func(string) string, name string) (bool, error) {
 
 // protocol is the signal's OTLP protocol: OTEL_EXPORTER_OTLP_{SIGNAL}_PROTOCOL,
 // else OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf (the specification's
-// default). The Go exporters read the variable but each speaks only its own
-// protocol, so the choice of exporter is made here.
+// default).
 func protocol(getenv func(string) string, signal string) (string, error) {
 	name := "OTEL_EXPORTER_OTLP_" + signal + "_PROTOCOL"
 	v := strings.TrimSpace(getenv(name))
@@ -172,49 +176,20 @@ func protocol(getenv func(string) string, signal string) (string, error) {
 	}
 }
 
-// timeoutSet tells whether the user gave the signal's export timeout.
-func timeoutSet(getenv func(string) string, signal string) bool {
-	return getenv("OTEL_EXPORTER_OTLP_TIMEOUT") != "" || getenv("OTEL_EXPORTER_OTLP_"+signal+"_TIMEOUT") != ""
-}
-
-func traceExporter(ctx context.Context, getenv func(string) string) (sdktrace.SpanExporter, error) {
-	proto, err := protocol(getenv, "TRACES")
+func newTraceExporter(ctx context.Context, getenv func(string) string, cs *clients) (sdktrace.SpanExporter, error) {
+	cfg, err := readSignalConfig(getenv, traceSignal)
 	if err != nil {
 		return nil, err
 	}
-	custom := timeoutSet(getenv, "TRACES")
-	if proto == "grpc" {
-		opts := []otlptracegrpc.Option{otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false})}
-		if !custom {
-			opts = append(opts, otlptracegrpc.WithTimeout(exportTimeout))
-		}
-		return otlptracegrpc.New(ctx, opts...)
-	}
-	opts := []otlptracehttp.Option{otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false})}
-	if !custom {
-		opts = append(opts, otlptracehttp.WithTimeout(exportTimeout))
-	}
-	return otlptracehttp.New(ctx, opts...)
+	return otlptrace.New(ctx, traceClient{s: &sender{cfg: cfg, http: cs.get(cfg), what: "spans"}})
 }
 
-func metricExporter(ctx context.Context, getenv func(string) string) (sdkmetric.Exporter, error) {
-	proto, err := protocol(getenv, "METRICS")
+func newMetricsExporter(getenv func(string) string, cs *clients) (sdkmetric.Exporter, error) {
+	cfg, err := readSignalConfig(getenv, metricSignal)
 	if err != nil {
 		return nil, err
 	}
-	custom := timeoutSet(getenv, "METRICS")
-	if proto == "grpc" {
-		opts := []otlpmetricgrpc.Option{otlpmetricgrpc.WithRetry(otlpmetricgrpc.RetryConfig{Enabled: false})}
-		if !custom {
-			opts = append(opts, otlpmetricgrpc.WithTimeout(exportTimeout))
-		}
-		return otlpmetricgrpc.New(ctx, opts...)
-	}
-	opts := []otlpmetrichttp.Option{otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: false})}
-	if !custom {
-		opts = append(opts, otlpmetrichttp.WithTimeout(exportTimeout))
-	}
-	return otlpmetrichttp.New(ctx, opts...)
+	return newMetricExporter(&sender{cfg: cfg, http: cs.get(cfg), what: "data points"}, getenv)
 }
 
 // Shutdown flushes what is queued and stops the exporters, waiting at most
@@ -228,7 +203,9 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() { done <- t.mp.Shutdown(ctx) }()
 	err := t.tp.Shutdown(ctx)
-	return errors.Join(err, <-done)
+	err = errors.Join(err, <-done)
+	t.conns.close()
+	return err
 }
 
 // SessionStarted counts a session (agent.session.count): a new one, or a

@@ -323,3 +323,46 @@ func TestShutdownIsBoundedWhenTheCollectorHangs(t *testing.T) {
 // ShutdownBound is how long the test waits before calling Shutdown hung:
 // well past ShutdownWait, so a slow machine does not fail it.
 const ShutdownBound = telemetry.ShutdownWait + 20*time.Second
+
+// Both signals share the exporters' connection: over grpc one HTTP/2
+// connection carries the trace and the metric calls (the SDK exports them
+// at once at shutdown); gzip (OTEL_EXPORTER_OTLP_COMPRESSION) is decoded
+// by the receiver over both protocols.
+func TestSignalsShareOneConnection(t *testing.T) {
+	for _, tc := range []struct {
+		protocol string
+		maxConns int
+	}{{"grpc", 1}, {"http/protobuf", 2}} {
+		for _, gzip := range []bool{false, true} {
+			t.Run(tc.protocol+map[bool]string{true: "/gzip"}[gzip], func(t *testing.T) {
+				rcv := otlptest.Start(t, tc.protocol)
+				setenv(t, rcv.Env())
+				if gzip {
+					t.Setenv("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip")
+				}
+				ctx := context.Background()
+				for range 2 {
+					tel, err := telemetry.Start(ctx, telemetry.Options{Getenv: os.Getenv})
+					if err != nil {
+						t.Fatal(err)
+					}
+					_, turn := tel.StartTurn(ctx, telemetry.TurnInfo{Provider: "anthropic"})
+					for _, ev := range turnEvents() {
+						turn.Observe(ev)
+					}
+					turn.End()
+					if err := tel.Shutdown(ctx); err != nil {
+						t.Fatalf("Shutdown: %v", err)
+					}
+				}
+				rcv.Wait(t, 10*time.Second, "two runs' spans and metrics", func(r *otlptest.Receiver) bool {
+					return len(r.Spans()) >= 10 && r.Metrics()["agent.request.count"] != nil
+				})
+				// Two runs, each its own process in real life: maxConns each.
+				if n := rcv.Connections(); n > 2*tc.maxConns {
+					t.Errorf("%d connections for two runs, want at most %d", n, 2*tc.maxConns)
+				}
+			})
+		}
+	}
+}

@@ -1,7 +1,7 @@
 // Package otlptest is a local OTLP receiver for tests: it listens on
 // loopback over http/protobuf or grpc, decodes what arrives with the
 // official protobuf types (go.opentelemetry.io/proto/otlp) and keeps it.
-// Its HTTP side answers as the OTLP/HTTP specification says a collector
+// It counts the connections it accepts. Its HTTP side answers as the OTLP/HTTP specification says a collector
 // does: POST only (405), /v1/traces and /v1/metrics only (404),
 // application/x-protobuf only (415), gzip bodies decoded, an undecodable
 // body refused with 400 and a google.rpc.Status.
@@ -28,6 +28,9 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
+	// gzip-compressed calls (OTEL_EXPORTER_OTLP_COMPRESSION=gzip) are
+	// decoded as a collector does.
+	_ "google.golang.org/grpc/encoding/gzip"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 )
@@ -45,6 +48,7 @@ type Receiver struct {
 	metrics []*colmetricpb.ExportMetricsServiceRequest
 	headers []map[string][]string
 	changed chan struct{}
+	conns   int
 }
 
 // Start starts a receiver speaking protocol ("http/protobuf" or "grpc"),
@@ -54,7 +58,13 @@ func Start(t testing.TB, protocol string) *Receiver {
 	r := &Receiver{Protocol: protocol, changed: make(chan struct{})}
 	switch protocol {
 	case "http/protobuf":
-		srv := httptest.NewServer(http.HandlerFunc(r.serveHTTP))
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(r.serveHTTP))
+		srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				r.countConn()
+			}
+		}
+		srv.Start()
 		t.Cleanup(srv.Close)
 		r.Endpoint = srv.URL
 	case "grpc":
@@ -65,13 +75,39 @@ func Start(t testing.TB, protocol string) *Receiver {
 		s := grpc.NewServer()
 		coltracepb.RegisterTraceServiceServer(s, traceService{r: r})
 		colmetricpb.RegisterMetricsServiceServer(s, metricsService{r: r})
-		go func() { _ = s.Serve(l) }()
+		go func() { _ = s.Serve(countingListener{Listener: l, r: r}) }()
 		t.Cleanup(s.Stop)
 		r.Endpoint = "http://" + l.Addr().String()
 	default:
 		t.Fatalf("otlptest: unknown protocol %q", protocol)
 	}
 	return r
+}
+
+// Connections is how many connections the receiver accepted.
+func (r *Receiver) Connections() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.conns
+}
+
+func (r *Receiver) countConn() {
+	r.mu.Lock()
+	r.conns++
+	r.mu.Unlock()
+}
+
+type countingListener struct {
+	net.Listener
+	r *Receiver
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.r.countConn()
+	}
+	return c, err
 }
 
 // Env is the environment that sends an exporter here.
