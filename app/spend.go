@@ -48,7 +48,8 @@ func (a *App) addSpend(provider, model string, u agent.Usage, last bool) {
 	}
 }
 
-// loadSpend starts the figures from the session's stored requests.
+// loadSpend starts the figures from the session's stored requests and
+// its subagents' (they were counted in while it ran).
 func (a *App) loadSpend(ctx context.Context, id string) {
 	a.mu.Lock()
 	a.spend = Spend{}
@@ -61,8 +62,10 @@ func (a *App) loadSpend(ctx context.Context, id string) {
 		return
 	}
 	for _, r := range e.Requests {
-		a.spent(r.Provider, r.Model, agent.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
-			CacheReadTokens: r.CacheRead, CacheWriteTokens: r.CacheWrite, ServerToolUses: r.ServerToolUses})
+		a.spent(r.Provider, r.Model, r.Usage())
+	}
+	for _, r := range e.ChildRequests {
+		a.addSpend(r.Provider, r.Model, r.Usage(), false)
 	}
 }
 

@@ -3,8 +3,10 @@ package app
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -91,6 +93,20 @@ func TestSubagentModelAlias(t *testing.T) {
 	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "agents")
 	writeFile(t, filepath.Join(dir, "helper.md"), "---\ndescription: Helps\nsubagent: true\nmodel: haiku\n---\nYou are the helper.\n")
 	a := f.open(t, nil)
+	fin, childModel := runHelper(t, f, a)
+	if fin == nil || fin.IsError || fin.Model != "claude-haiku-4-5" {
+		t.Fatalf("subagent_finished: %+v", fin)
+	}
+	if childModel != "claude-haiku-4-5" {
+		t.Errorf("the child's request named model %q, want claude-haiku-4-5", childModel)
+	}
+}
+
+// runHelper runs one turn of a whose model hands "Help." to the helper
+// profile (whose prompt is "You are the helper."), which answers at once;
+// it returns the subagent's last event and the model its request named.
+func runHelper(t *testing.T, f *fixture, a *App) (*agent.SubagentEvent, string) {
+	t.Helper()
 	var mu sync.Mutex
 	var childModel string
 	parent := 0
@@ -114,13 +130,45 @@ func TestSubagentModelAlias(t *testing.T) {
 			fin = ev.Subagent
 		}
 	}
-	if fin == nil || fin.IsError || fin.Model != "claude-haiku-4-5" {
-		t.Fatalf("subagent_finished: %+v", fin)
-	}
 	mu.Lock()
 	defer mu.Unlock()
-	if childModel != "claude-haiku-4-5" {
-		t.Errorf("the child's request named model %q, want claude-haiku-4-5", childModel)
+	return fin, childModel
+}
+
+// A resumed parent's figures are those it had while it ran: its
+// subagents' requests, tokens and cost included; agent sessions show
+// counts them too.
+func TestResumedParentCountsItsSubagents(t *testing.T) {
+	f := newFixture(t, false)
+	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "agents")
+	writeFile(t, filepath.Join(dir, "helper.md"), "---\ndescription: Helps\nsubagent: true\nmodel: claude-haiku-4-5\n---\nYou are the helper.\n")
+	a := f.open(t, nil)
+	if fin, _ := runHelper(t, f, a); fin == nil || fin.IsError {
+		t.Fatalf("subagent_finished: %+v", fin)
+	}
+	live, id := a.Spend(), a.Session().ID()
+	a.Close()
+	if live.Requests != 3 || live.Cost == 0 {
+		t.Fatalf("live figures: %+v", live)
+	}
+	b := f.open(t, func(fl *Flags) { fl.Resume = id })
+	if got := b.Spend(); got.Requests != live.Requests || !reflect.DeepEqual(got.Usage, live.Usage) || fmt.Sprintf("%.9f", got.Cost) != fmt.Sprintf("%.9f", live.Cost) {
+		t.Errorf("resumed figures %+v, live %+v", got, live)
+	}
+	var e *store.Export
+	err := WithSessionDB(t.Context(), f.flags.DBPath, true, func(db *store.DB) (err error) {
+		e, err = db.Export(t.Context(), id)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	WriteTranscript(&out, e)
+	want := fmt.Sprintf("3 requests (1 by subagents) · tokens in %d (cache read %d, write %d), out %d · cost $%.4f",
+		live.Usage.InputTokens, live.Usage.CacheReadTokens, live.Usage.CacheWriteTokens, live.Usage.OutputTokens, live.Cost)
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("sessions show lacks %q:\n%s", want, out.String())
 	}
 }
 

@@ -78,13 +78,26 @@ func WriteTranscript(w io.Writer, e *store.Export) {
 	if len(e.Children) > 0 {
 		fmt.Fprintf(w, "Subagent sessions: %s\n", strings.Join(e.Children, ", "))
 	}
+	// The totals are the session's and its subagents', as they were
+	// counted while it ran.
 	var u agent.Usage
-	for _, r := range e.Requests {
-		u.Add(agent.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CacheReadTokens: r.CacheRead, CacheWriteTokens: r.CacheWrite})
+	usd, priced := 0.0, true
+	for _, r := range append(append([]store.Request(nil), e.Requests...), e.ChildRequests...) {
+		u.Add(r.Usage())
+		c, ok := cost(r.Provider, r.Model, r.Usage())
+		usd, priced = usd+c, priced && ok
 	}
-	fmt.Fprintf(w, "Created %s, updated %s · %d messages · %d requests · tokens in %d (cache read %d, write %d), out %d\n",
-		m.Created.Local().Format("2006-01-02 15:04"), m.Updated.Local().Format("2006-01-02 15:04"), len(e.Messages), len(e.Requests),
-		u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens)
+	reqs := fmt.Sprintf("%d requests", len(e.Requests)+len(e.ChildRequests))
+	if n := len(e.ChildRequests); n > 0 {
+		reqs += fmt.Sprintf(" (%d by subagents)", n)
+	}
+	spent := fmt.Sprintf("cost $%.4f", usd)
+	if !priced {
+		spent = "cost unknown (a model without a price)"
+	}
+	fmt.Fprintf(w, "Created %s, updated %s · %d messages · %s · tokens in %d (cache read %d, write %d), out %d · %s\n",
+		m.Created.Local().Format("2006-01-02 15:04"), m.Updated.Local().Format("2006-01-02 15:04"), len(e.Messages), reqs,
+		u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens, spent)
 	if s := m.Settings; s.Search != "" || s.Defer != "" || len(s.MCPServers) > 0 {
 		fmt.Fprintf(w, "Search %s", dash(string(s.Search)))
 		if s.Defer != "" {

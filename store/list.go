@@ -160,6 +160,15 @@ type Request struct {
 	ToolsHash      string         `json:"tools_hash"`
 	Resolved       string         `json:"resolved_search"`
 	Created        time.Time      `json:"created_at"`
+	// SessionID is set on a subagent's request (Export.ChildRequests):
+	// the child session that sent it.
+	SessionID string `json:"session_id,omitempty"`
+}
+
+// Usage is the request's usage as the agent counts it.
+func (r Request) Usage() agent.Usage {
+	return agent.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+		CacheReadTokens: r.CacheRead, CacheWriteTokens: r.CacheWrite, ServerToolUses: r.ServerToolUses}
 }
 
 // Export is a whole session, as `agent sessions show --json` prints it.
@@ -174,6 +183,9 @@ type Export struct {
 	// Children are the sessions this one's subagents ran (their
 	// Session.ParentID is this session's id).
 	Children []string `json:"child_sessions"`
+	// ChildRequests are the requests those sessions sent, in order: the
+	// parent's totals include them, as they did while it ran.
+	ChildRequests []Request `json:"child_requests,omitempty"`
 }
 
 // Export reads a whole session without taking its lock, so a session open
@@ -205,31 +217,44 @@ func (d *DB) Export(ctx context.Context, idOrPrefix string) (*Export, error) {
 		return nil, err
 	}
 	e.Discoveries = append(e.Discoveries, disc...)
-	rows, err := tx.QueryContext(ctx, `SELECT seq, provider, api, model, input_tokens, output_tokens, cache_read, cache_write,
-		server_tool_uses, tools_hash, resolved, created_at FROM requests WHERE session_id = ? ORDER BY seq`, id)
-	if err != nil {
-		return nil, fmt.Errorf("export session %s: %w", id, mapErr(err))
+	if e.Requests, err = requests(ctx, tx, `session_id = ?`, id); err != nil {
+		return nil, fmt.Errorf("export session %s: %w", id, err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var r Request
-		var uses sql.NullString
-		var created int64
-		if err := rows.Scan(&r.Seq, &r.Provider, &r.API, &r.Model, &r.InputTokens, &r.OutputTokens, &r.CacheRead, &r.CacheWrite,
-			&uses, &r.ToolsHash, &r.Resolved, &created); err != nil {
-			return nil, fmt.Errorf("export session %s: %w", id, mapErr(err))
-		}
-		if uses.Valid {
-			_ = json.Unmarshal([]byte(uses.String), &r.ServerToolUses)
-		}
-		r.Created = fromMS(created)
-		e.Requests = append(e.Requests, r)
+	if e.ChildRequests, err = requests(ctx, tx, `session_id IN (SELECT id FROM sessions WHERE parent_session_id = ?)`, id); err != nil {
+		return nil, fmt.Errorf("export session %s: %w", id, err)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("export session %s: %w", id, mapErr(err))
+	for i := range e.Requests {
+		e.Requests[i].SessionID = "" // the session's own
 	}
 	if e.Compactions, err = d.compactions(ctx, tx, id, false); err != nil {
 		return nil, err
 	}
 	return e, nil
+}
+
+// requests reads the stored requests where (a condition on session_id)
+// holds, each with its session's id, in the order they were sent.
+func requests(ctx context.Context, q queryer, where string, args ...any) ([]Request, error) {
+	rows, err := q.QueryContext(ctx, `SELECT session_id, seq, provider, api, model, input_tokens, output_tokens, cache_read, cache_write,
+		server_tool_uses, tools_hash, resolved, created_at FROM requests WHERE `+where+` ORDER BY created_at, rowid`, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	out := []Request{}
+	for rows.Next() {
+		var r Request
+		var uses sql.NullString
+		var created int64
+		if err := rows.Scan(&r.SessionID, &r.Seq, &r.Provider, &r.API, &r.Model, &r.InputTokens, &r.OutputTokens, &r.CacheRead, &r.CacheWrite,
+			&uses, &r.ToolsHash, &r.Resolved, &created); err != nil {
+			return nil, mapErr(err)
+		}
+		if uses.Valid {
+			_ = json.Unmarshal([]byte(uses.String), &r.ServerToolUses)
+		}
+		r.Created = fromMS(created)
+		out = append(out, r)
+	}
+	return out, mapErr(rows.Err())
 }
