@@ -115,7 +115,9 @@ func TestPrintDoesNotWaitForCachedServer(t *testing.T) {
 
 // A server whose list changed since it was cached: the first turn sends
 // the cached list, the change applies at the next turn boundary with a
-// warning about the prompt cache.
+// warning about the prompt cache. The server is "eager", so it starts as
+// the first request goes out (a lazy one, the default, starts at the
+// first call of one of its tools: tools/mcp TestLazyStartRefreshesTheCatalog).
 func TestChangedServerAppliesAtNextTurn(t *testing.T) {
 	isolate(t)
 	exe, err := os.Executable()
@@ -124,7 +126,7 @@ func TestChangedServerAppliesAtNextTurn(t *testing.T) {
 	}
 	extra := filepath.Join(t.TempDir(), "extra")
 	cfgMap := map[string]any{"mcpServers": map[string]any{
-		"tt": map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_EXTRA": extra}},
+		"tt": map[string]any{"command": exe, "start": "eager", "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_EXTRA": extra}},
 	}}
 	b, _ := json.Marshal(cfgMap)
 	cfg := filepath.Join(t.TempDir(), "mcp.json")
@@ -209,4 +211,67 @@ func openTestApp(t *testing.T, env map[string]string, args ...string) *app.App {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// With every server's list cached, a -p turn that calls one tool starts
+// that tool's server only (lazy, the default). An "eager" server starts as
+// the first request goes out: TestChangedServerAppliesAtNextTurn.
+func TestPrintStartsOnlyTheCalledServer(t *testing.T) {
+	isolate(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := t.TempDir()
+	servers := map[string]any{}
+	for _, name := range []string{"aa", "bb", "cc"} {
+		servers[name] = map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1",
+			"AGENT_TEST_MCP_PIDFILE": filepath.Join(marks, name)}}
+	}
+	b, _ := json.Marshal(map[string]any{"mcpServers": servers})
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "agent.db")
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	fake := anthropictest.NewServer(t)
+	args := func(prompt string) []string {
+		return []string{"-p", prompt, "--provider", "anthropic", "--base-url", fake.URL, "--mcp-config", cfg,
+			"--db", db, "--output-format", "json", "--defer"}
+	}
+	started := func() []string {
+		ents, err := os.ReadDir(marks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+			_ = os.Remove(filepath.Join(marks, e.Name()))
+		}
+		return names
+	}
+	// Nothing cached: every server starts, to be listed.
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hello"})
+	if res := runAgent(t, env, args("hi")...); res.code != 0 {
+		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
+	}
+	if got := started(); strings.Join(got, ",") != "aa,bb,cc" {
+		t.Fatalf("first run started %v, want every server", got)
+	}
+	fake.Script = anthropictest.NewScript(
+		anthropictest.Turn{Search: "weather", Call: "bb__get_weather", Input: map[string]any{"city": "Berlin"}},
+		anthropictest.Turn{Text: "Sunny."},
+	)
+	res := runAgent(t, env, args("weather in Berlin?")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	if out := decodePrint(t, res.stdout); len(out.ToolCalls) != 1 || out.ToolCalls[0].IsError {
+		t.Fatalf("tool calls: %+v", out.ToolCalls)
+	}
+	if got := started(); strings.Join(got, ",") != "bb" {
+		t.Fatalf("a turn calling one tool of bb started %v, want bb only", got)
+	}
 }

@@ -47,10 +47,11 @@ type MCPServer struct {
 	// AlwaysLoad lists tools (the server's own names) that are never deferred.
 	AlwaysLoad []string `json:"alwaysLoad,omitempty"`
 	Disabled   bool     `json:"disabled,omitempty"`
-	// Start is when a server whose tool list is cached starts: "eager" (the
-	// default) at launch (in -p mode as the first request goes out),
-	// "lazy" when one of its tools is first called. A server with nothing
-	// cached always starts at launch: its tools must be listed.
+	// Start is when a server whose tool list is cached starts: "lazy" (the
+	// default) when one of its tools is first called or /mcp reconnect
+	// names it, "eager" at launch (in -p mode as the first request goes
+	// out). A server with nothing cached always starts at launch: its
+	// tools must be listed.
 	Start string `json:"start,omitempty"`
 	// Timeout bounds connecting and listing tools (0: the manager's default).
 	Timeout time.Duration `json:"-"`

@@ -97,8 +97,10 @@ func TestCacheSlowServerDoesNotDelayStart(t *testing.T) {
 	}
 
 	// The gate is closed again: the server now takes as long as the test
-	// wants to start. Start must not wait for it.
+	// wants to start. Start must not wait for it. Eager: it starts in the
+	// background at launch (the default, lazy, is TestLazyServer...).
 	gate.Shut()
+	cfg.Start = config.StartEager
 	m, ev, errs := startManager(t, Options{Cache: cache}, cfg)
 	if len(errs) > 0 {
 		t.Fatal(errs)
@@ -181,26 +183,7 @@ func TestCacheChangedServerAppliesAtNextSync(t *testing.T) {
 	t.Parallel()
 	cache := newMemCache()
 	cfg := testServerConfig(t, "edge", "tools")
-	fillCache(t, cache, cfg)
-	// The cached list is older: it has a tool the server dropped since
-	// and lacks "structured".
-	e := cache.only(t)
-	_, list, err := decodeCatalog(e.Tools)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cts []cachedTool
-	for _, r := range list {
-		if r.Name != "structured" {
-			cts = append(cts, cachedTool{Name: r.Name, Description: r.Description, InputSchema: r.Schema, Tokens: r.Tokens})
-		}
-	}
-	cts = append(cts, cachedTool{Name: "gone", Description: "dropped since", InputSchema: json.RawMessage(`{"type":"object"}`), Tokens: 9})
-	// Made from other pages than the server sends now.
-	e.Tools = encodeCatalog("older pages", cts)
-	if err := cache.SaveCatalog(t.Context(), e); err != nil {
-		t.Fatal(err)
-	}
+	staleCache(t, cache, cfg)
 
 	cfg.Start = config.StartEager // listed at launch, not at a first call
 	m, ev, errs := startManager(t, Options{Cache: cache}, cfg)
@@ -428,39 +411,118 @@ func TestSaveTokensWritesCountsToTheCache(t *testing.T) {
 	}
 }
 
-// A lazy server ("start": "lazy") whose list is cached is not started by
-// Start: its cached tools are registered, and the first call of one of
-// them starts it; the call waits for it and runs.
+// A server whose list is cached is not started by Start unless its
+// config says "eager": lazy is the default. Its cached tools are
+// registered, its status is idle, and the first call of one of them starts
+// it; the call waits for it and runs.
 func TestLazyServerStartsAtFirstCall(t *testing.T) {
 	t.Parallel()
-	cache := newMemCache()
-	cfg, gate := gatedServer(t, "edge")
-	gate.Open()
-	fillCache(t, cache, cfg)
-	cfg.Start = config.StartLazy
-	m, _, errs := startManager(t, Options{Cache: cache}, cfg)
-	if len(errs) > 0 {
-		t.Fatal(errs)
+	for _, start := range []string{"", config.StartLazy} {
+		cache := newMemCache()
+		cfg, gate := gatedServer(t, "edge")
+		gate.Open()
+		fillCache(t, cache, cfg)
+		cfg.Start = start
+		m, _, errs := startManager(t, Options{Cache: cache}, cfg)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		set := tools.NewSet()
+		if err := m.Register(set, true); err != nil {
+			t.Fatal(err)
+		}
+		if m.conns[0].gateOpen() {
+			t.Fatalf("start %q: the server's start was let through before any call", start)
+		}
+		if st := m.Status()[0]; st.State != StateIdle || !st.Cached || st.Tools != len(edgeTools) {
+			t.Fatalf("start %q: status before a call: %+v", start, st)
+		}
+		tl, _ := set.Lookup("edge__echo")
+		r, err := tl.Exec(t.Context(), json.RawMessage(`{"message":"hi"}`))
+		if err != nil || r.IsError || r.Text != "echo: hi" {
+			t.Fatalf("start %q: first call: %+v %v", start, r, err)
+		}
+		if st := m.Status()[0]; st.State != StateRunning {
+			t.Fatalf("start %q: status after the call: %+v", start, st)
+		}
+		m.Close()
 	}
-	set := tools.NewSet()
-	if err := m.Register(set, true); err != nil {
+}
+
+// staleCache fills cache from cfg's server, then rewrites the entry as an
+// older list: without "structured", with a tool "gone" the server dropped.
+func staleCache(t *testing.T, cache *memCache, cfg config.MCPServer) {
+	t.Helper()
+	fillCache(t, cache, cfg)
+	e := cache.only(t)
+	_, list, err := decodeCatalog(e.Tools)
+	if err != nil {
 		t.Fatal(err)
 	}
-	c := m.conns[0]
-	select {
-	case <-c.gate:
-		t.Fatal("the lazy server's start was let through before any call")
-	default:
+	var cts []cachedTool
+	for _, r := range list {
+		if r.Name != "structured" {
+			cts = append(cts, cachedTool{Name: r.Name, Description: r.Description, InputSchema: r.Schema, Tokens: r.Tokens})
+		}
 	}
-	if st := m.Status()[0]; st.State != StateStarting || !st.Cached || st.Tools != len(edgeTools) {
-		t.Fatalf("status before a call: %+v", st)
+	cts = append(cts, cachedTool{Name: "gone", Description: "dropped since", InputSchema: json.RawMessage(`{"type":"object"}`), Tokens: 9})
+	e.Tools = encodeCatalog("older pages", cts)
+	if err := cache.SaveCatalog(t.Context(), e); err != nil {
+		t.Fatal(err)
 	}
-	tl, _ := set.Lookup("edge__echo")
-	r, err := tl.Exec(t.Context(), json.RawMessage(`{"message":"hi"}`))
-	if err != nil || r.IsError || r.Text != "echo: hi" {
-		t.Fatalf("first call: %+v %v", r, err)
-	}
-	if st := m.Status()[0]; st.State != StateRunning {
-		t.Fatalf("status after the call: %+v", st)
+}
+
+// A lazily started server's list is read once it is up: a list that
+// changed since the cache applies at the next Sync (the next turn), never
+// within the turn that started it; /mcp reconnect (Reconnect) starts an
+// idle server the same way a call does.
+func TestLazyStartRefreshesTheCatalog(t *testing.T) {
+	t.Parallel()
+	for _, via := range []string{"call", "reconnect"} {
+		cache := newMemCache()
+		cfg := testServerConfig(t, "edge", "tools")
+		staleCache(t, cache, cfg)
+		m, ev, errs := startManager(t, Options{Cache: cache}, cfg)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		set := tools.NewSet()
+		if err := m.Register(set, false); err != nil {
+			t.Fatal(err)
+		}
+		if st := m.Status()[0]; st.State != StateIdle {
+			t.Fatalf("%s: status before: %+v", via, st)
+		}
+		if names, _ := m.Sync(); len(names) != 0 {
+			t.Fatalf("%s: Sync before the start changed %v", via, names)
+		}
+		switch via {
+		case "call":
+			if r := call(t, set, "edge__echo", `{"message":"x"}`); r.Text != "echo: x" {
+				t.Fatalf("call: %+v", r)
+			}
+		case "reconnect":
+			if st, err := m.Reconnect(t.Context(), "edge"); err != nil || st.State != StateRunning {
+				t.Fatalf("reconnect: %+v %v", st, err)
+			}
+		}
+		changed := ev.wait(t, "tools_changed", func(e Event) bool { return e.Kind == EventToolsChanged })
+		if !slices.Equal(changed.Added, []string{"edge__structured"}) || !slices.Equal(changed.Removed, []string{"edge__gone"}) {
+			t.Fatalf("%s: event: %+v", via, changed)
+		}
+		if _, ok := set.Lookup("edge__gone"); !ok {
+			t.Fatalf("%s: the change applied before Sync", via)
+		}
+		names, err := m.Sync()
+		if err != nil || !slices.Equal(names, []string{"edge"}) {
+			t.Fatalf("%s: Sync = %v, %v", via, names, err)
+		}
+		if _, ok := set.Lookup("edge__gone"); ok {
+			t.Fatalf("%s: a dropped tool is still registered after Sync", via)
+		}
+		if r := call(t, set, "edge__structured", `{}`); r.IsError {
+			t.Fatalf("%s: new tool: %+v", via, r)
+		}
+		m.Close()
 	}
 }

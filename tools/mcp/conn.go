@@ -94,6 +94,16 @@ type conn struct {
 	waits elicitWaits
 }
 
+// gateOpen reports whether startNow let c's start go ahead.
+func (c *conn) gateOpen() bool {
+	select {
+	case <-c.gate:
+		return true
+	default:
+		return false
+	}
+}
+
 // markReady ends the wait of calls made while the server was starting.
 func (c *conn) markReady() { c.readyOnce.Do(func() { close(c.ready) }) }
 
@@ -345,6 +355,9 @@ func (c *conn) status() Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := Status{Name: c.cfg.Name, Transport: c.cfg.Type, Source: c.cfg.Source, State: c.state, Tools: len(c.list), Cached: c.cached}
+	if s.State == StateStarting && c.cached && c.lazy() && !c.gateOpen() {
+		s.State = StateIdle
+	}
 	c.ex.mu.Lock()
 	s.Prompts, s.Resources = len(c.ex.prompts), len(c.ex.resources)+len(c.ex.templates)
 	c.ex.mu.Unlock()

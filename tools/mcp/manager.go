@@ -122,6 +122,9 @@ type State string
 
 const (
 	StateStarting State = "starting"
+	// StateIdle: its tool list is cached and it waits for the first call
+	// of one of its tools (or /mcp reconnect) to start (config "start").
+	StateIdle     State = "idle"
 	StateRunning  State = "running"
 	StateFailed   State = "failed"   // never came up
 	StateDown     State = "down"     // died after running; restarts on the next call
@@ -188,8 +191,11 @@ type Manager struct {
 func (m *Manager) StartDeferred() { m.startOnce.Do(func() { close(m.startGate) }) }
 
 // lazy reports whether c, its tool list cached, starts only when one of
-// its tools is called (config "start": "lazy").
-func (c *conn) lazy() bool { return c.cfg.Start == config.StartLazy }
+// its tools is called: the default ("start" unset or "lazy"); "eager"
+// starts it at launch (in -p mode as the first request goes out). Search
+// needs only the cached list, so ten configured servers cost one process
+// for a turn that calls one tool.
+func (c *conn) lazy() bool { return c.cfg.Start != config.StartEager }
 
 // startNow lets c's start go ahead if it waits (a call of one of its tools).
 func (c *conn) startNow() { c.gateOnce.Do(func() { close(c.gate) }) }
