@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -69,13 +68,16 @@ func (m *Model) scrollback() {
 			m.queue = append(m.queue, ls[it.printed:]...)
 		}
 		it.printed = len(ls)
+		m.remember(it)
 		m.committed++
 	}
 }
 
 // printCmd hands the queued lines to the terminal, one batch at a time.
 func (m *Model) printCmd() tea.Cmd {
-	if m.opts.AltScreen || m.printing || !m.ready || len(m.queue) == 0 {
+	// While a width change settles nothing is printed: it is all printed
+	// again at the new width.
+	if m.opts.AltScreen || m.printing || !m.ready || m.reflowWait || m.reflowDue || len(m.queue) == 0 {
 		return nil
 	}
 	// The terminal makes room for printed lines by scrolling the screen
@@ -194,6 +196,11 @@ func (m *Model) quit() tea.Cmd {
 		ls := c.render(it)
 		m.queue = append(m.queue, ls[min(it.printed, len(ls)):]...)
 		it.printed = len(ls)
+		m.remember(it)
+	}
+	if m.reflowWait || m.reflowDue {
+		// The width changed and nothing was printed again yet.
+		m.queue = []string{clearAll + strings.Join(m.printedLines(), "\n")}
 	}
 	if len(m.queue) == 0 {
 		return tea.Quit
@@ -214,7 +221,8 @@ func (m *Model) skipOldHistory() {
 		return
 	}
 	skip := len(c.items) - maxReplay
-	m.queue = append(m.queue, m.st.Notice.Render(fmt.Sprintf("  … %d earlier items not shown (/export writes the whole transcript)", skip)), "")
+	m.queue = append(m.queue, skippedLine(m.st.Notice.Render, skip)...)
+	m.pastSkipped = skip
 	for _, it := range c.items[:skip] {
 		it.printed = 1 << 30
 	}

@@ -70,6 +70,14 @@ type Model struct {
 	floor    int
 	ready    bool
 	quitting bool
+	// past is what was printed to the scrollback, kept to print it again
+	// at a new width (reflow.go); pastSkipped counts older items dropped.
+	past        []*chatItem
+	pastSkipped int
+	// A width change waits reflowDelay (reflowWait) for the next; the
+	// reprint is then due once no print is in flight.
+	reflowGen             int
+	reflowWait, reflowDue bool
 	// print replaces the terminal print (tests record what is printed).
 	print func(text string) tea.Cmd
 }

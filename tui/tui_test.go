@@ -33,7 +33,10 @@ func newTestModel(t testing.TB, b *fakeBackend, w, h int, opts Options) (*Model,
 }
 
 // scrollbackRecorder is the terminal's scrollback in inline tests.
-type scrollbackRecorder struct{ lines []string }
+type scrollbackRecorder struct {
+	lines  []string
+	clears int // how many times the terminal was cleared
+}
 
 func (r *scrollbackRecorder) String() string {
 	out := make([]string, len(r.lines))
@@ -50,6 +53,11 @@ func newInlineModel(t testing.TB, b *fakeBackend, w, h int, opts Options) (*Mode
 	rec := &scrollbackRecorder{}
 	m.ready = true
 	m.print = func(text string) tea.Cmd {
+		// Like the terminal, a clear wipes the scrollback.
+		if t, ok := strings.CutPrefix(text, clearAll); ok {
+			rec.lines, text = nil, t
+			rec.clears++
+		}
 		rec.lines = append(rec.lines, strings.Split(text, "\n")...)
 		return nil
 	}

@@ -26,6 +26,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.ready = true
 	case printNowMsg:
 		return m, printNow(msg)
+	case reflowMsg:
+		if msg.gen == m.reflowGen && m.reflowWait {
+			m.reflowWait, m.reflowDue = false, true
+		}
 	}
 	_, cmd := m.update(msg)
 	if m.width > 0 && m.layout() != m.laidOut {
@@ -37,6 +41,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	// to nothing.
 	if !m.opts.AltScreen && !m.quitting && m.width > 0 {
 		m.scrollback()
+		if m.reflowDue && !m.printing && m.ready {
+			cmd = tea.Batch(cmd, m.reflow())
+		}
 		if p := m.printCmd(); p != nil {
 			cmd = tea.Batch(cmd, p)
 		}
@@ -47,8 +54,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
+		var cmd tea.Cmd
+		if !m.opts.AltScreen && m.ready && m.width > 0 && msg.Width != m.width {
+			cmd = m.widthChanged()
+		}
 		m.resize(msg.Width, msg.Height)
-		return m, nil
+		return m, cmd
 	case tea.BackgroundColorMsg:
 		if st, err := themes.Resolve(m.opts.Theme, msg.IsDark(), m.opts.NoColor); err == nil {
 			m.applyStyles(st)
@@ -556,8 +567,10 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 		if msg.cleared {
 			m.chat.clear()
 			m.chat.notice(itemNotice, "cleared: a new session; /resume picks the old one")
-			// The cleared screen's frame starts again at the top.
+			// The cleared screen's frame starts again at the top, and a
+			// reprint at a new width starts from here.
 			m.floor = 0
+			m.forget()
 			return tea.Batch(tea.ClearScreen, m.refreshInfo()), true
 		}
 		m.chat.notice(itemNotice, "new session")
