@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -255,5 +256,48 @@ func TestRunAgentInPlanMode(t *testing.T) {
 	defer mu.Unlock()
 	if !childSawPlan {
 		t.Error("the subagent's model was not told it is in plan mode")
+	}
+}
+
+// agent sessions marks a subagent's session: ↳ under its parent's row, or
+// naming its parent when that is not listed; the JSON list carries
+// parent_session_id on the child alone.
+func TestSessionListMarksSubagents(t *testing.T) {
+	f := newFixture(t, false)
+	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "agents")
+	writeFile(t, filepath.Join(dir, "helper.md"), "---\ndescription: Helps\nsubagent: true\n---\nYou are the helper.\n")
+	a := f.open(t, nil)
+	fin, _ := runHelper(t, f, a)
+	if fin == nil || fin.IsError {
+		t.Fatalf("subagent_finished: %+v", fin)
+	}
+	parent, child := a.Session().ID(), fin.SessionID
+	a.Close()
+	var list []store.Summary
+	err := WithSessionDB(t.Context(), f.flags.DBPath, true, func(db *store.DB) (err error) {
+		list, err = db.List(t.Context(), store.ListOptions{})
+		return err
+	})
+	if err != nil || len(list) != 2 {
+		t.Fatalf("list: %v, %+v", err, list)
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, list); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(js.String(), `"parent_session_id": "`+parent+`"`); n != 1 || strings.Count(js.String(), "parent_session_id") != 1 {
+		t.Errorf("JSON list: %s", js.String())
+	}
+	var b bytes.Buffer
+	WriteSessionTable(&b, list, time.Now())
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[1], parent) || !strings.HasPrefix(lines[2], child) || !strings.Contains(lines[2], "↳ helper: Help.") {
+		t.Errorf("table:\n%s", b.String())
+	}
+	// The parent not listed (a --limit cut it): the child names it.
+	b.Reset()
+	WriteSessionTable(&b, []store.Summary{list[slices.IndexFunc(list, func(s store.Summary) bool { return s.ID == child })]}, time.Now())
+	if !strings.Contains(b.String(), "↳ subagent of "+parent+": helper: Help.") {
+		t.Errorf("table without the parent:\n%s", b.String())
 	}
 }

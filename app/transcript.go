@@ -15,14 +15,38 @@ import (
 )
 
 // WriteSessionTable prints agent sessions' list: ID, age, title,
-// provider/model, messages and searches, in aligned columns.
+// provider/model, messages and searches, in aligned columns. A subagent's
+// session is marked ↳ and listed under its parent's row when that is in
+// the list, else where it falls with the parent's id.
 func WriteSessionTable(w io.Writer, list []store.Summary, now time.Time) {
 	sw := sanitize.NewWriter(w) // titles are prompts, pasted from anywhere
 	defer sw.Flush()
 	rows := [][]string{{"ID", "UPDATED", "TITLE", "PROVIDER/MODEL", "MESSAGES", "SEARCHES"}}
+	listed, kids := map[string]bool{}, map[string][]store.Summary{}
 	for _, s := range list {
-		rows = append(rows, []string{s.ID, sessionAge(now, s.Updated), ansi.Truncate(orText(s.Title, "(untitled)"), 48, "…"),
+		listed[s.ID] = true
+	}
+	for _, s := range list {
+		if listed[s.ParentID] {
+			kids[s.ParentID] = append(kids[s.ParentID], s)
+		}
+	}
+	row := func(s store.Summary, title string) {
+		rows = append(rows, []string{s.ID, sessionAge(now, s.Updated), ansi.Truncate(title, 48, "…"),
 			ansi.Truncate(s.Provider+"/"+s.Model, 40, "…"), fmt.Sprint(s.Messages), fmt.Sprint(s.Searches)})
+	}
+	for _, s := range list {
+		title := orText(s.Title, "(untitled)")
+		switch {
+		case listed[s.ParentID]:
+			continue // under its parent
+		case s.ParentID != "":
+			title = "↳ subagent of " + s.ParentID + ": " + title
+		}
+		row(s, title)
+		for _, k := range kids[s.ID] {
+			row(k, "↳ "+orText(k.Title, "(untitled)"))
+		}
 	}
 	// Columns are measured in cells, not bytes (titles are any language),
 	// which text/tabwriter does not do.

@@ -77,6 +77,9 @@ type Summary struct {
 	Model    string    `json:"model"`
 	Messages int       `json:"messages"`
 	Searches int       `json:"searches"`
+	// ParentID is set on a subagent's session: the session whose
+	// run_agent call ran it.
+	ParentID string `json:"parent_session_id,omitempty"`
 }
 
 // List returns sessions, most recently updated first.
@@ -88,7 +91,7 @@ func (d *DB) List(ctx context.Context, o ListOptions) ([]Summary, error) {
 	if o.All {
 		limit = -1 // no limit in SQLite
 	}
-	q := `SELECT s.id, s.title, s.created_at, s.updated_at, s.workdir, s.provider, s.model,
+	q := `SELECT s.id, s.title, s.created_at, s.updated_at, s.workdir, s.provider, s.model, coalesce(s.parent_session_id, ''),
 		(SELECT count(*) FROM messages m WHERE m.session_id = s.id),
 		(SELECT count(*) FROM messages m JOIN parts p ON p.message_id = m.id WHERE m.session_id = s.id AND p.type = 'search_call')
 		FROM sessions s`
@@ -108,7 +111,7 @@ func (d *DB) List(ctx context.Context, o ListOptions) ([]Summary, error) {
 	for rows.Next() {
 		var s Summary
 		var c, u int64
-		if err := rows.Scan(&s.ID, &s.Title, &c, &u, &s.Workdir, &s.Provider, &s.Model, &s.Messages, &s.Searches); err != nil {
+		if err := rows.Scan(&s.ID, &s.Title, &c, &u, &s.Workdir, &s.Provider, &s.Model, &s.ParentID, &s.Messages, &s.Searches); err != nil {
 			return nil, fmt.Errorf("list sessions: %w", mapErr(err))
 		}
 		s.Created, s.Updated = fromMS(c), fromMS(u)

@@ -177,7 +177,11 @@ func (b *Backend) Sessions(ctx context.Context) ([]tui.SessionInfo, error) {
 	rows, err := b.a.Sessions(ctx)
 	var out []tui.SessionInfo
 	for _, r := range rows {
-		out = append(out, tui.SessionInfo{ID: r.ID, Title: r.Title, Model: r.Provider + "/" + r.Model, Messages: r.Messages, Updated: r.Updated})
+		title := r.Title
+		if r.ParentID != "" {
+			title = "↳ subagent of " + r.ParentID + ": " + title // as agent sessions marks it
+		}
+		out = append(out, tui.SessionInfo{ID: r.ID, Title: title, Model: r.Provider + "/" + r.Model, Messages: r.Messages, Updated: r.Updated})
 	}
 	return out, err
 }
