@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -54,6 +55,13 @@ type capReader struct {
 	dropped int // bytes dropped from the string being cut
 	skipped int // bytes of dropped elements not yet reported
 	skip    int // dropping until the frame at this depth closes (0: not)
+
+	// pages, when set, receives the tools array of a tools/list result
+	// while a listing waits for one (listpages.go); div is the array being
+	// diverted and divDepth the depth inside it.
+	pages    *listPages
+	div      *listPage
+	divDepth int
 }
 
 type capFrame struct {
@@ -124,6 +132,12 @@ func (c *capReader) inResult() bool {
 }
 
 func (c *capReader) emit(b ...byte) {
+	if c.div != nil {
+		for _, x := range b {
+			c.div.write(x)
+		}
+		return
+	}
 	c.out = append(c.out, b...)
 	if c.inResult() {
 		c.used += len(b)
@@ -135,6 +149,7 @@ func (c *capReader) note(n int) string {
 }
 
 func (c *capReader) reset() {
+	c.div = nil // a message cut short: its page is never claimed
 	c.stack, c.str, c.bs, c.hex, c.key, c.cut, c.mute = c.stack[:0], false, false, 0, false, false, false
 	c.used, c.dropped, c.skipped, c.skip = 0, 0, 0, 0
 }
@@ -156,6 +171,9 @@ func (c *capReader) feed(b byte) {
 		return
 	}
 	depth := len(c.stack)
+	if c.div != nil && depth == c.divDepth {
+		c.divElem(b)
+	}
 	switch b {
 	case '"':
 		c.str, c.key = true, depth > 0 && c.stack[depth-1].obj && !c.stack[depth-1].value
@@ -166,6 +184,9 @@ func (c *capReader) feed(b byte) {
 		c.emit(b)
 		return
 	case '{', '[':
+		if b == '[' && c.div == nil && c.pages != nil && c.inToolsValue() && c.pages.expecting() {
+			c.div, c.divDepth = c.pages.start(), depth+1
+		}
 		c.emit(b)
 		c.stack = append(c.stack, capFrame{obj: b == '{'})
 		return
@@ -180,6 +201,9 @@ func (c *capReader) feed(b byte) {
 		}
 		c.stack = c.stack[:depth-1]
 		c.emit(b)
+		if c.div != nil {
+			c.divClosed(b)
+		}
 		if len(c.stack) == 0 {
 			c.reset()
 		}
@@ -201,6 +225,48 @@ func (c *capReader) feed(b byte) {
 		}
 	}
 	c.emit(b)
+}
+
+// inToolsValue tells whether the next value is a result's tools member:
+// {"result": {"tools": HERE}}.
+func (c *capReader) inToolsValue() bool {
+	if len(c.stack) != 2 {
+		return false
+	}
+	env, res := c.stack[0], c.stack[1]
+	return env.obj && env.value && string(env.name) == "result" && res.obj && res.value && string(res.name) == "tools"
+}
+
+// divElem sees a byte directly inside the diverted array: an object
+// element starts at '{'; any other value is counted and left to fail.
+func (c *capReader) divElem(b byte) {
+	switch b {
+	case '{':
+		c.div.beginElem()
+	case ',', ']', ' ', '\t', '\r', '\n':
+	default:
+		if c.div.elem < 0 && !c.div.inOther {
+			c.div.other++
+			c.div.inOther = true
+		}
+		return
+	}
+	c.div.inOther = false
+}
+
+// divClosed follows a closing byte while diverting: the end of an element,
+// or of the array, whose place in the stream takes the page's marker.
+func (c *capReader) divClosed(b byte) {
+	switch depth := len(c.stack); {
+	case depth == c.divDepth && b == '}':
+		c.div.endElem()
+	case depth < c.divDepth:
+		pg := c.div
+		c.div = nil
+		c.pages.finish(pg)
+		c.out = append(c.out, pageMarker...)
+		c.out = strconv.AppendInt(c.out, int64(pg.n), 10)
+	}
 }
 
 // feedString takes a string's byte: kept, or dropped once the result is
@@ -299,6 +365,7 @@ func (c *capReader) emitString(s string) {
 type capTransport struct {
 	base  http.RoundTripper
 	limit int
+	pages *listPages
 }
 
 func (t capTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -307,7 +374,9 @@ func (t capTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	lines := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
-	resp.Body = capBody{capReader: newCapReader(resp.Body, t.limit, lines), c: resp.Body}
+	cr := newCapReader(resp.Body, t.limit, lines)
+	cr.pages = t.pages
+	resp.Body = capBody{capReader: cr, c: resp.Body}
 	// The body's length is not what the server said any more.
 	resp.ContentLength = -1
 	resp.Header.Del("Content-Length")
@@ -321,8 +390,9 @@ type capBody struct {
 
 func (b capBody) Close() error { return b.c.Close() }
 
-// capClient is an HTTP client whose responses are capped and whose
-// redirects stay within the server's origin (sameOriginRedirects).
-func capClient(limit int) *http.Client {
-	return &http.Client{Transport: capTransport{base: http.DefaultTransport, limit: limit}, CheckRedirect: sameOriginRedirects}
+// capClient is an HTTP client whose responses are capped, whose tools/list
+// pages go to pages (nil: they stay in the stream), and whose redirects
+// stay within the server's origin (sameOriginRedirects).
+func capClient(limit int, pages *listPages) *http.Client {
+	return &http.Client{Transport: capTransport{base: http.DefaultTransport, limit: limit, pages: pages}, CheckRedirect: sameOriginRedirects}
 }

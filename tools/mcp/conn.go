@@ -62,6 +62,7 @@ type conn struct {
 	everUp   bool
 	listMu   sync.Mutex // orders tools/list requests of this server
 	listNext uint64     // guarded by listMu
+	pages    listPages  // tools arrays read past mcp-go (listpages.go)
 	dialMu   sync.Mutex // one (re)connection at a time
 
 	// The catalog cache (cache.go). cached: the list is the cached one

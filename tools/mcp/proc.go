@@ -87,7 +87,9 @@ func (c *conn) spawn(stderr *tail) (*proc, *procTransport, error) {
 		stderr.finish()
 		errR.Close()
 	}()
-	tr := transport.NewIO(newCapReader(&lineCheck{r: outR, p: p}, c.m.opts.MaxToolResultBytes, true), inW, nil)
+	cr := newCapReader(&lineCheck{r: outR, p: p}, c.m.opts.MaxToolResultBytes, true)
+	cr.pages = &c.pages
+	tr := transport.NewIO(cr, inW, nil)
 	return p, &procTransport{Stdio: tr, p: p, out: outR}, nil
 }
 

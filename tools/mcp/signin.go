@@ -21,7 +21,7 @@ func newAuthorizer(s config.MCPServer, o oauth.Options) *oauth.Authorizer {
 // httpClient is the HTTP client of a remote server's transport: results
 // read through the cap, and the sign-in around it when the server has one.
 func (c *conn) httpClient() *http.Client {
-	cl := capClient(c.m.opts.MaxToolResultBytes)
+	cl := capClient(c.m.opts.MaxToolResultBytes, &c.pages)
 	if c.auth != nil {
 		cl.Transport = c.auth.Wrap(cl.Transport)
 	}

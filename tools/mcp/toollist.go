@@ -31,7 +31,15 @@ func (c *conn) listTools(ctx context.Context, cl *client.Client) ([]rawTool, uin
 	defer c.listMu.Unlock()
 	c.listNext++
 	seq := c.listNext
-	var pages []json.RawMessage
+	// The transport's reader takes each page's tools array out of the
+	// stream for us (listpages.go).
+	c.pages.expect(true)
+	defer c.pages.expect(false)
+	type listed struct {
+		result json.RawMessage // the page's result, its tools array taken out when tools is set
+		tools  *listPage
+	}
+	var pages []listed
 	h := sha256.New()
 	seenCursor := map[string]bool{}
 	cursor := ""
@@ -52,20 +60,33 @@ func (c *conn) listTools(ctx context.Context, cl *client.Client) ([]rawTool, uin
 		if resp.Error != nil {
 			return nil, 0, "", fmt.Errorf("tools/list: %w", resp.Error.AsError())
 		}
+		result, at, tools, err := c.claimPage(resp.Result)
+		if err != nil {
+			return nil, 0, "", err
+		}
 		var res struct {
 			NextCursor string `json:"nextCursor"`
 		}
 		// A page without the key has no cursor (inside a string the key's
-		// quotes would be escaped): the usual single page of thousands of
-		// tools is not decoded just to find that out.
-		if bytes.Contains(resp.Result, []byte(`"nextCursor"`)) {
-			if err := json.Unmarshal(resp.Result, &res); err != nil {
+		// quotes would be escaped): a page whose tools array stayed in the
+		// stream is not decoded just to find that out.
+		if bytes.Contains(result, []byte(`"nextCursor"`)) {
+			if err := json.Unmarshal(result, &res); err != nil {
 				return nil, 0, "", fmt.Errorf("tools/list page %d: %w", page, err)
 			}
 		}
-		h.Write(resp.Result)
+		// The hash is of the page as the server sent it.
+		if tools != nil {
+			h.Write(result[:at])
+			for _, ch := range tools.chunks {
+				h.Write(ch)
+			}
+			h.Write(result[at+2:])
+		} else {
+			h.Write(result)
+		}
 		h.Write([]byte{0})
-		pages = append(pages, resp.Result)
+		pages = append(pages, listed{result, tools})
 		if res.NextCursor == "" {
 			break
 		}
@@ -82,27 +103,43 @@ func (c *conn) listTools(ctx context.Context, cl *client.Client) ([]rawTool, uin
 	if cached != nil && cachedHash == listHash {
 		return cached, seq, listHash, nil
 	}
-	var out []rawTool
-	seenTool := map[string]bool{}
-	for page, raw := range pages {
+	n := 0
+	for _, p := range pages {
+		if p.tools != nil {
+			n += len(p.tools.elems)
+		}
+	}
+	out := make([]rawTool, 0, n)
+	seenTool := make(map[string]bool, n)
+	add := func(t rawTool, err error) {
+		if err != nil {
+			c.m.log.Warn("mcp: skipping a tool", "server", c.cfg.Name, "err", err)
+			return
+		}
+		if seenTool[t.Name] {
+			return
+		}
+		seenTool[t.Name] = true
+		out = append(out, t)
+	}
+	for page, p := range pages {
+		if p.tools != nil {
+			if p.tools.other > 0 {
+				c.m.log.Warn("mcp: skipping tools that are not objects", "server", c.cfg.Name, "count", p.tools.other)
+			}
+			for _, raw := range p.tools.elems {
+				add(parseToolView(raw))
+			}
+			continue
+		}
 		var res struct {
 			Tools []json.RawMessage `json:"tools"`
 		}
-		if err := json.Unmarshal(raw, &res); err != nil {
+		if err := json.Unmarshal(p.result, &res); err != nil {
 			return nil, 0, "", fmt.Errorf("tools/list page %d: %w", page+1, err)
 		}
-		pages[page] = nil
 		for _, raw := range res.Tools {
-			t, err := parseTool(raw)
-			if err != nil {
-				c.m.log.Warn("mcp: skipping a tool", "server", c.cfg.Name, "err", err)
-				continue
-			}
-			if seenTool[t.Name] {
-				continue
-			}
-			seenTool[t.Name] = true
-			out = append(out, t)
+			add(parseTool(raw))
 		}
 	}
 	return out, seq, listHash, nil

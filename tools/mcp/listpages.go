@@ -1,0 +1,325 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// Reading tools/list without mcp-go's buffers. mcp-go reads a response
+// whole (a json.Decoder whose buffer doubles, or a line read by
+// bufio.Reader.ReadString and converted to []byte) and then copies its
+// result into a json.RawMessage: a list of thousands of tools was
+// allocated three to four times over before a tool was parsed, and at
+// start every server lists at once. So while listTools waits for a page,
+// the capReader (capread.go), which every byte from the server already
+// passes through, takes the result's tools array out of the stream into a
+// listPage and puts a marker in its place: mcp-go buffers
+// {"tools":[],"_agentToolsPage":N,"nextCursor":...} and listTools claims
+// page N. A page's bytes are kept in chunks that each hold whole tools, so
+// each tool is a view of its chunk: no copy when the list is parsed, and
+// when its hash matches the cached list's, nothing but the chunks was
+// allocated.
+
+// pageMarker is what replaces a diverted tools array in the result mcp-go
+// reads; the page's number follows.
+const pageMarker = `[],"_agentToolsPage":`
+
+// listPages hands a server's diverted tools arrays from its capReaders to
+// listTools. Arrays are diverted only while listTools waits for a page, so
+// every other response passes untouched.
+type listPages struct {
+	mu      sync.Mutex
+	waiting bool
+	next    int
+	done    map[int]*listPage
+}
+
+// expect starts (on) or ends a listing. Ending it drops the pages nobody
+// claimed.
+func (p *listPages) expect(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.waiting = on
+	if !on {
+		p.done = nil
+	}
+}
+
+func (p *listPages) expecting() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.waiting
+}
+
+func (p *listPages) start() *listPage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.next++
+	return &listPage{n: p.next, elem: -1}
+}
+
+func (p *listPages) finish(pg *listPage) {
+	pg.close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.waiting {
+		return
+	}
+	if p.done == nil {
+		p.done = map[int]*listPage{}
+	}
+	p.done[pg.n] = pg
+}
+
+// claim takes page n, and drops the older pages still unclaimed (a
+// response that carried a tools array without being the listing).
+func (p *listPages) claim(n int) *listPage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pg := p.done[n]
+	for k := range p.done {
+		if k <= n {
+			delete(p.done, k)
+		}
+	}
+	return pg
+}
+
+// listPage is one diverted tools array: its bytes in order over chunks,
+// each tool (an object element) whole in one chunk.
+type listPage struct {
+	n      int
+	chunks [][]byte
+	cur    []byte
+	size   int
+	elem   int // offset in cur of the element being read, -1 between elements
+	elems  [][]byte
+	other  int // elements that are not objects
+	// inOther: inside such an element
+	inOther bool
+}
+
+// pageChunk is a page's first chunk; later ones grow with the page up to
+// maxPageChunk, so a page takes at most one chunk more than its size.
+const (
+	pageChunk    = 64 << 10
+	maxPageChunk = 1 << 20
+)
+
+func (pg *listPage) write(b byte) {
+	if len(pg.cur) == cap(pg.cur) {
+		pg.grow()
+	}
+	pg.cur = append(pg.cur, b)
+	pg.size++
+}
+
+// grow starts a chunk, moving the part of the element being read into it.
+func (pg *listPage) grow() {
+	var carry []byte
+	if pg.elem >= 0 {
+		carry = pg.cur[pg.elem:]
+		pg.cur = pg.cur[:pg.elem:pg.elem]
+		pg.elem = 0
+	}
+	if len(pg.cur) > 0 {
+		pg.chunks = append(pg.chunks, pg.cur)
+	}
+	size := min(max(pageChunk, pg.size), maxPageChunk)
+	size = max(size, 2*len(carry))
+	pg.cur = append(make([]byte, 0, size), carry...)
+}
+
+// beginElem marks where an object element starts (before its '{').
+func (pg *listPage) beginElem() {
+	if len(pg.cur) == cap(pg.cur) {
+		pg.grow()
+	}
+	pg.elem = len(pg.cur)
+}
+
+// endElem marks the end of the element begun (after its '}').
+func (pg *listPage) endElem() {
+	if pg.elem < 0 {
+		return
+	}
+	pg.elems = append(pg.elems, pg.cur[pg.elem:len(pg.cur):len(pg.cur)])
+	pg.elem = -1
+}
+
+func (pg *listPage) close() {
+	if len(pg.cur) > 0 {
+		pg.chunks = append(pg.chunks, pg.cur[:len(pg.cur):len(pg.cur)])
+	}
+	pg.cur = nil
+}
+
+// claimPage takes the diverted tools array out of a tools/list result
+// (nil when the result carries none) and returns the result as the
+// server sent it but for that array, which stays [], the point where the
+// array was, and the page.
+func (c *conn) claimPage(res json.RawMessage) (json.RawMessage, int, *listPage, error) {
+	i := bytes.Index(res, []byte(pageMarker))
+	if i < 0 {
+		return res, -1, nil, nil
+	}
+	j := i + len(pageMarker)
+	k := j
+	for k < len(res) && res[k] >= '0' && res[k] <= '9' {
+		k++
+	}
+	n, err := strconv.Atoi(string(res[j:k]))
+	if err != nil {
+		return nil, 0, nil, errors.New("tools/list: a diverted tools array without its page number")
+	}
+	pg := c.pages.claim(n)
+	if pg == nil {
+		return nil, 0, nil, errors.New("tools/list: the tools array of the answer was lost on the way in")
+	}
+	out := make(json.RawMessage, 0, len(res)-(k-i)+2)
+	out = append(append(out, res[:i+2]...), res[k:]...)
+	return out, i, pg, nil
+}
+
+// parseToolView is parseTool for a tool of a diverted page: its
+// description and input schema are views of the page (the schema when it
+// is already compact) rather than copies.
+func parseToolView(raw []byte) (rawTool, error) {
+	var t struct {
+		Name string `json:"name"`
+		toolMetaWire
+	}
+	// Description and inputSchema are not fields here: the decoder skips
+	// them without allocating.
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return rawTool{}, errors.New("decode tool: " + err.Error())
+	}
+	if t.Name == "" {
+		return rawTool{}, errors.New("tool without a name")
+	}
+	desc, in := members(raw)
+	out := rawTool{Name: t.Name, Schema: json.RawMessage(`{"type":"object","properties":{}}`), Meta: t.toolMetaWire.meta()}
+	switch {
+	case len(desc) == 0 || string(desc) == "null":
+	case desc[0] != '"':
+		return rawTool{}, errors.New("decode tool: description is not a string")
+	case bytes.IndexByte(desc, '\\') < 0 && utf8.Valid(desc):
+		out.Description = aliasString(desc[1 : len(desc)-1])
+	default:
+		if err := json.Unmarshal(desc, &out.Description); err != nil {
+			return rawTool{}, errors.New("decode tool: " + err.Error())
+		}
+	}
+	if len(in) > 0 && in[0] == '{' {
+		if compact(in) {
+			out.Schema = json.RawMessage(in)
+		} else {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, in); err == nil {
+				out.Schema = buf.Bytes()
+			}
+		}
+	}
+	return out, nil
+}
+
+// members returns the raw values of a valid JSON object's description and
+// inputSchema members (the last of each, as a decoder keeps), capped views
+// of b; nil when absent.
+func members(b []byte) (desc, in []byte) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil, nil
+	}
+	i++
+	for {
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] == '}' {
+			return desc, in
+		}
+		if b[i] == ',' {
+			i++
+			continue
+		}
+		ke := skipValue(b, i)
+		key := b[i:ke]
+		i = skipSpace(b, ke)
+		if i < len(b) && b[i] == ':' {
+			i = skipSpace(b, i+1)
+		}
+		ve := skipValue(b, i)
+		switch string(key) {
+		case `"description"`:
+			desc = b[i:ve:ve]
+		case `"inputSchema"`:
+			in = b[i:ve:ve]
+		}
+		i = ve
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the valid JSON value starting at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		for i++; i < len(b); i++ {
+			switch b[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+		return i
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipValue(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+	}
+	return i
+}
+
+// compact tells whether valid JSON b has no space outside its strings.
+func compact(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = skipValue(b, i) - 1
+		case ' ', '\t', '\n', '\r':
+			return false
+		}
+	}
+	return true
+}

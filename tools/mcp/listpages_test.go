@@ -1,0 +1,256 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/agent-dev/agent/config"
+)
+
+// divert runs s through a capReader whose listing waits for a page, in
+// one read and a byte a read (the two must agree), and returns the output
+// and the pages it diverted, by number.
+func divert(t *testing.T, s string, lines bool) (string, map[int]*listPage) {
+	t.Helper()
+	var outs []string
+	var got map[int]*listPage
+	for _, r := range []io.Reader{strings.NewReader(s), iotest.OneByteReader(strings.NewReader(s))} {
+		var p listPages
+		p.expect(true)
+		cr := newCapReader(r, 1<<20, lines)
+		cr.pages = &p
+		out, err := io.ReadAll(cr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, string(out))
+		got = p.done
+	}
+	if outs[0] != outs[1] {
+		t.Fatalf("chunking changed the output:\n%.300s\n%.300s", outs[0], outs[1])
+	}
+	return outs[0], got
+}
+
+func toolJSON(i int) string {
+	return fmt.Sprintf(`{"name":"t%d","description":"tool \"%d\" does things","inputSchema":{"type":"object","properties":{"a%d":{"type":"string"}}}}`, i, i, i)
+}
+
+func TestListPagesDivertToolsArrays(t *testing.T) {
+	tools := "[" + toolJSON(1) + "," + toolJSON(2) + "]"
+	pretty := "[\n  " + toolJSON(1) + ",\n  " + toolJSON(2) + "\n]"
+	tests := []struct {
+		name, in, want, array string
+		lines                 bool
+		tools                 int
+	}{
+		{"JSON body, id first", `{"jsonrpc":"2.0","id":"agent-tools-list-1","result":{"tools":` + tools + `}}`,
+			`{"jsonrpc":"2.0","id":"agent-tools-list-1","result":{"tools":` + pageMarker + `1}}`, tools, false, 2},
+		// The TypeScript SDK writes the id after the result, and a cursor.
+		{"stdio line, id last", `{"result":{"tools":` + tools + `,"nextCursor":"c2"},"jsonrpc":"2.0","id":"x"}` + "\n",
+			`{"result":{"tools":` + pageMarker + `1,"nextCursor":"c2"},"jsonrpc":"2.0","id":"x"}` + "\n", tools, true, 2},
+		{"SSE event", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"nextCursor\":\"n\",\"tools\":" + tools + "}}\n\n",
+			"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"nextCursor\":\"n\",\"tools\":" + pageMarker + "1}}\n\n", tools, true, 2},
+		{"pretty body", "{\n \"jsonrpc\": \"2.0\",\n \"id\": 1,\n \"result\": {\n  \"tools\": " + pretty + "\n }\n}",
+			"{\n \"jsonrpc\": \"2.0\",\n \"id\": 1,\n \"result\": {\n  \"tools\": " + pageMarker + "1\n }\n}", pretty, false, 2},
+		{"empty list", `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`, `{"jsonrpc":"2.0","id":1,"result":{"tools":` + pageMarker + `1}}`, `[]`, false, 0},
+		// Only result.tools is taken: a tool result, a request's params
+		// and a nested tools key pass.
+		{"tool result", `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"x"}],"structuredContent":{"tools":[1,2]}}}`,
+			`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"x"}],"structuredContent":{"tools":[1,2]}}}`, "", false, 0},
+		{"request", `{"jsonrpc":"2.0","id":2,"method":"x","params":{"tools":[1]}}`, `{"jsonrpc":"2.0","id":2,"method":"x","params":{"tools":[1]}}`, "", false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, pages := divert(t, tt.in, tt.lines)
+			if out != tt.want {
+				t.Fatalf("output\n got %s\nwant %s", out, tt.want)
+			}
+			if tt.array == "" {
+				if len(pages) != 0 {
+					t.Fatalf("diverted %d pages", len(pages))
+				}
+				return
+			}
+			pg := pages[1]
+			if pg == nil || string(bytes.Join(pg.chunks, nil)) != tt.array || len(pg.elems) != tt.tools {
+				t.Fatalf("page %+v", pg)
+			}
+			for i, e := range pg.elems {
+				if string(e) != toolJSON(i+1) {
+					t.Errorf("element %d = %s", i, e)
+				}
+			}
+		})
+	}
+	// With no listing waiting, nothing is diverted.
+	in := `{"jsonrpc":"2.0","id":1,"result":{"tools":` + tools + `}}`
+	if out := capAll(t, in, 1<<20, false); out != in {
+		t.Fatalf("not waiting: %s", out)
+	}
+}
+
+// The page as the server sent it comes back from the marked result and
+// the page's chunks: the list's hash is the one the catalog cache holds.
+func TestClaimPageRebuildsTheServersPage(t *testing.T) {
+	var big strings.Builder
+	big.WriteString("[")
+	for i := range 3000 {
+		if i > 0 {
+			big.WriteString(",")
+		}
+		if i == 1500 {
+			// one tool larger than a chunk
+			fmt.Fprintf(&big, `{"name":"huge","description":%q,"inputSchema":{"type":"object"}}`, strings.Repeat("x", 3*maxPageChunk))
+			continue
+		}
+		big.WriteString(toolJSON(i))
+	}
+	big.WriteString("]")
+	result := `{"_meta":{"a":1},"tools": ` + big.String() + `,"nextCursor":"abc"}`
+	var p listPages
+	p.expect(true)
+	cr := newCapReader(strings.NewReader(`{"result":`+result+`,"jsonrpc":"2.0","id":"agent-tools-list-9"}`+"\n"), 1<<20, true)
+	cr.pages = &p
+	out, err := io.ReadAll(cr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(out, &msg); err != nil {
+		t.Fatal(err)
+	}
+	c := &conn{}
+	c.pages.done = p.done
+	c.pages.waiting = true
+	res, at, pg, err := c.claimPage(msg.Result)
+	if err != nil || pg == nil {
+		t.Fatal(pg, err)
+	}
+	if len(pg.chunks) < 3 || len(pg.elems) != 3000 {
+		t.Fatalf("%d chunks, %d tools", len(pg.chunks), len(pg.elems))
+	}
+	rebuilt := string(res[:at]) + string(bytes.Join(pg.chunks, nil)) + string(res[at+2:])
+	if rebuilt != result {
+		t.Fatalf("rebuilt page differs:\n%.200s\n%.200s", rebuilt, result)
+	}
+	if string(res) != `{"_meta":{"a":1},"tools": [],"nextCursor":"abc"}` {
+		t.Fatalf("result %s", res)
+	}
+	for i, e := range pg.elems {
+		if !json.Valid(e) || cap(e) != len(e) {
+			t.Fatalf("tool %d: %.100s", i, e)
+		}
+	}
+	if _, _, _, err := c.claimPage(msg.Result); err == nil {
+		t.Fatal("a page claimed twice")
+	}
+}
+
+// parseToolView gives what parseTool gives, and fails where it fails.
+func TestParseToolViewMatchesParseTool(t *testing.T) {
+	tests := []string{
+		toolJSON(1),
+		`{"name":"a","description":"plain","inputSchema":{"type":"object","properties":{"x":{"type":"string","description":"a \"quoted\" word"}}}}`,
+		`{"name":"b","description":"line\nbreak \u00e9","inputSchema": { "type" : "object" }}`,
+		`{"name":"c"}`,
+		`{"name":"d","description":null,"inputSchema":[1]}`,
+		`{"name":"e","description":"x","inputSchema":"nope"}`,
+		`{"inputSchema":{"type":"object"},"description":"last wins","name":"f","description":"second","icons":[{"src":"data:image/png;base64,AAAA"}]}`,
+		`{"name":"g","annotations":{"readOnlyHint":true},"outputSchema":{ "type": "object" },"execution":{"taskSupport":"required"},"inputSchema":{}}`,
+		`{"name":"","description":"x"}`,
+		`{"name":"h","description":12}`,
+		`{"name":"i","description":"bad utf8 ` + "\xff" + `"}`,
+		`[1]`,
+	}
+	for _, raw := range tests {
+		want, werr := parseTool(json.RawMessage(raw))
+		got, gerr := parseToolView([]byte(raw))
+		if (werr == nil) != (gerr == nil) {
+			t.Errorf("%s: errors %v / %v", raw, werr, gerr)
+			continue
+		}
+		if werr != nil {
+			continue
+		}
+		if got.Name != want.Name || got.Description != want.Description || string(got.Schema) != string(want.Schema) {
+			t.Errorf("%s:\n got %q %q %s\nwant %q %q %s", raw, got.Name, got.Description, got.Schema, want.Name, want.Description, want.Schema)
+		}
+		if !got.Meta.equal(want.Meta) {
+			t.Errorf("%s: meta %+v, want %+v", raw, got.Meta, want.Meta)
+		}
+	}
+}
+
+// A large tools/list is read once: mcp-go's reading (a doubling decoder
+// buffer, then a copy of the result) and the parse that followed took
+// eight times the list's size; the diverted page and its tools as views of
+// it take about twice, the parsed names and metadata included.
+func TestLargeListReadOnce(t *testing.T) {
+	var page bytes.Buffer
+	page.WriteString(`{"jsonrpc":"2.0","id":ID,"result":{"tools":[`)
+	for i := range 4000 {
+		if i > 0 {
+			page.WriteString(",")
+		}
+		fmt.Fprintf(&page, `{"name":"tool_%d","description":"%s","inputSchema":{"type":"object","properties":{"q":{"type":"string","description":"%s"}}}}`,
+			i, strings.Repeat("does a thing ", 40), strings.Repeat("a query ", 60))
+	}
+	page.WriteString(`]}}`)
+	list := page.Bytes()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case req.ID == nil:
+			w.WriteHeader(http.StatusAccepted)
+			return
+		case req.Method == "initialize":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-03-26","capabilities":{"tools":{}},"serverInfo":{"name":"big","version":"1"}}}`, req.ID)
+			return
+		case req.Method != "tools/list":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, req.ID)
+			return
+		}
+		i := bytes.Index(list, []byte("ID"))
+		_, _ = w.Write(list[:i])
+		_, _ = w.Write(req.ID)
+		_, _ = w.Write(list[i+2:])
+	}))
+	t.Cleanup(srv.Close)
+	cfg := config.MCPServer{Name: "big", Type: config.MCPHTTP, URL: srv.URL, Source: "test"}
+	var m *Manager
+	var errs []error
+	alloc := allocated(func() { m, _, errs = startManager(t, Options{}, cfg) })
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	set := register(t, m)
+	if n := len(set.All()); n != 4000 {
+		t.Fatalf("%d tools", n)
+	}
+	t.Logf("listing %d KB allocated %d KB", len(list)>>10, alloc>>10)
+	if alloc > 5*uint64(len(list))/2 {
+		t.Errorf("listing %d KB allocated %d KB", len(list)>>10, alloc>>10)
+	}
+}
