@@ -323,3 +323,26 @@ func compact(b []byte) bool {
 	}
 	return true
 }
+
+// repackSparse copies the descriptions and schemas of tools parsed from a
+// page of size bytes into one slab of their own when they are less than
+// half of it, so that a page mostly made of what the agent drops (icons
+// as base64 images, titles, _meta) is not kept alive by its views.
+func repackSparse(ts []rawTool, size int) {
+	n := 0
+	for _, t := range ts {
+		n += len(t.Description) + len(t.Schema)
+	}
+	if 2*n >= size {
+		return
+	}
+	slab := make([]byte, 0, n)
+	for i := range ts {
+		at := len(slab)
+		slab = append(slab, ts[i].Description...)
+		ts[i].Description = aliasString(slab[at:])
+		at = len(slab)
+		slab = append(slab, ts[i].Schema...)
+		ts[i].Schema = slab[at:len(slab):len(slab)]
+	}
+}

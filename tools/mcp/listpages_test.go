@@ -7,9 +7,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unsafe"
 
 	"github.com/agent-dev/agent/config"
 )
@@ -252,5 +254,52 @@ func TestLargeListReadOnce(t *testing.T) {
 	t.Logf("listing %d KB allocated %d KB", len(list)>>10, alloc>>10)
 	if alloc > 5*uint64(len(list))/2 {
 		t.Errorf("listing %d KB allocated %d KB", len(list)>>10, alloc>>10)
+	}
+}
+
+// Tools parsed from a page mostly made of icons are copied out of it; a
+// page that is mostly their definitions stays what they are views of.
+func TestRepackSparse(t *testing.T) {
+	icon := strings.Repeat("A", 10_000)
+	for _, tt := range []struct {
+		name   string
+		icons  bool
+		repack bool
+	}{{"icons", true, true}, {"definitions", false, false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			var elems []string
+			for i := range 20 {
+				e := toolJSON(i)
+				if tt.icons {
+					e = e[:len(e)-1] + `,"icons":[{"src":"data:image/png;base64,` + icon + `"}]}`
+				}
+				elems = append(elems, e)
+			}
+			out, pages := divert(t, `{"jsonrpc":"2.0","id":1,"result":{"tools":[`+strings.Join(elems, ",")+`]}}`, false)
+			if !strings.Contains(out, pageMarker) {
+				t.Fatal(out)
+			}
+			pg := pages[1]
+			var ts []rawTool
+			for _, e := range pg.elems {
+				tool, err := parseToolView(e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ts = append(ts, tool)
+			}
+			before := slices.Clone(ts)
+			repackSparse(ts, pg.size)
+			for i := range ts {
+				want, _ := parseTool(json.RawMessage(elems[i]))
+				if ts[i].Description != want.Description || string(ts[i].Schema) != string(want.Schema) || cap(ts[i].Schema) != len(ts[i].Schema) {
+					t.Fatalf("tool %d: %q %s", i, ts[i].Description, ts[i].Schema)
+				}
+				inPage := unsafe.SliceData(ts[i].Schema) == unsafe.SliceData(before[i].Schema)
+				if inPage == tt.repack {
+					t.Fatalf("tool %d: still a view of the page: %v, want %v", i, inPage, !tt.repack)
+				}
+			}
+		})
 	}
 }

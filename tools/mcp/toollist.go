@@ -127,9 +127,11 @@ func (c *conn) listTools(ctx context.Context, cl *client.Client) ([]rawTool, uin
 			if p.tools.other > 0 {
 				c.m.log.Warn("mcp: skipping tools that are not objects", "server", c.cfg.Name, "count", p.tools.other)
 			}
+			start := len(out)
 			for _, raw := range p.tools.elems {
 				add(parseToolView(raw))
 			}
+			repackSparse(out[start:], p.tools.size)
 			continue
 		}
 		var res struct {
