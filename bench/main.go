@@ -4,6 +4,7 @@
 //	go run ./bench compact [--json] [--turns N] [--out FILE]
 //	go run ./bench start [--json] [--sizes 282,1000,5000,10000] [--adapters a,b] [--runs 3] [--npm DIR] [--out FILE]
 //	go run ./bench telemetry [--json] [--runs 15] [--out FILE]
+//	go run ./bench peers [--json] [--sizes 282] [--runs 5] [--claude BIN] [--codex BIN] [--dump DIR] [--out FILE]
 //
 // tokens measures what deferring tools saves on the real MCP catalogs in
 // ../shared/catalogs (see bench/tokenbench). start runs the agent binary
@@ -42,8 +43,11 @@ func run(args []string, stdout io.Writer) error {
 	if len(args) > 0 && args[0] == "telemetry" {
 		return runTelemetry(args, stdout)
 	}
+	if len(args) > 0 && args[0] == "peers" {
+		return runPeers(args, stdout)
+	}
 	if len(args) == 0 || args[0] != "tokens" {
-		return fmt.Errorf("usage: go run ./bench tokens [--json] [--quick] [--catalog FILE] [--out FILE]\n       go run ./bench start [--json] [--sizes N,N] [--adapters A,B] [--runs N] [--npm DIR] [--out FILE]\n       go run ./bench compact [--json] [--turns N] [--out FILE]\n       go run ./bench telemetry [--json] [--runs N] [--out FILE]")
+		return fmt.Errorf("usage: go run ./bench tokens [--json] [--quick] [--catalog FILE] [--out FILE]\n       go run ./bench start [--json] [--sizes N,N] [--adapters A,B] [--runs N] [--npm DIR] [--out FILE]\n       go run ./bench compact [--json] [--turns N] [--out FILE]\n       go run ./bench telemetry [--json] [--runs N] [--out FILE]\n       go run ./bench peers [--json] [--sizes N,N] [--runs N] [--claude BIN] [--codex BIN] [--dump DIR] [--out FILE]")
 	}
 	fs := flag.NewFlagSet("tokens", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the report as JSON")

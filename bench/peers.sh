@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Paired start-up ratios against the peers: `agent --version` against
-# `claude --version` (Claude Code) and `codex --version` (Codex CLI), run in
-# turn (A B A B ...) so the machine's drift hits both alike; each pair's
-# ratio of wall time and of peak RSS, then their medians.
+# Paired ratios against the peers, each pair run in turn (A B A B ...) so
+# the machine's drift hits both alike; each pair's ratio of wall time and of
+# peak RSS, then their medians:
+#   - `agent --version` against `claude --version` (Claude Code) and
+#     `codex --version` (Codex CLI);
+#   - a real cold `-p` turn with the catalog's deferred tools (282, and the
+#     sizes in $SIZES), each client searching with its own search tool
+#     against a strict fake of its API, calling the echo tool, answering:
+#     `go run ./bench peers` (bench/peerbench) against Claude Code on the
+#     Anthropic route and Codex on Responses.
 #
-#   bash bench/peers.sh [RUNS]          (default 15 pairs)
+#   bash bench/peers.sh [RUNS]          (default 15 pairs; SIZES=282,5000)
 #
 # Needs Node and npm: the peers are installed under $PEERS_DIR (default
 # /tmp/agent-peers) from npm (@anthropic-ai/claude-code, @openai/codex).
@@ -53,3 +59,8 @@ echo "| pair (agent / peer), $runs runs each | wall ratio (median) | peak RSS ra
 echo "|---|---|---|"
 pair "claude" "${claude[@]}" --version
 pair "codex" "${codex[@]}" --version
+echo
+# The -p turns need the native binaries (the fake answers what they send).
+[ -x "${claude[0]}" ] || { echo "no native claude binary under $peers: -p pairs skipped" >&2; exit 0; }
+[ -x "${codex[0]}" ] || { echo "no native codex binary under $peers: -p pairs skipped" >&2; exit 0; }
+(cd "$root" && go run ./bench peers --runs "$runs" --sizes "${SIZES:-282,5000}" --claude "${claude[0]}" --codex "${codex[0]}")

@@ -465,6 +465,8 @@ type sample struct {
 	wall, cpu, firstReq time.Duration
 	rssKB               int64
 	stdout, stderr      string
+	treeKB              int64 // with treeEnv (sampleTree)
+	treeProcs           int
 }
 
 // wrapEnv makes the bench binary a wrapper that runs the agent and reports
@@ -478,6 +480,10 @@ type report struct {
 	CPUNS   int64 `json:"cpu_ns"`
 	RSSKB   int64 `json:"rss_kb"`
 	Code    int   `json:"code"`
+	// With treeEnv: the largest sampled sum of RSS over the process and
+	// its descendants, and the most processes seen at once.
+	TreeKB    int64 `json:"tree_kb,omitempty"`
+	TreeProcs int   `json:"tree_procs,omitempty"`
 }
 
 // Wrap runs the agent when the bench binary was started as its wrapper,
@@ -491,9 +497,22 @@ func Wrap() {
 	os.Unsetenv(wrapEnv)
 	cmd := exec.CommandContext(context.Background(), os.Args[1], os.Args[2:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	tree := os.Getenv(treeEnv) == "1"
+	os.Unsetenv(treeEnv)
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	var stop func() treePeak
+	if err == nil {
+		if tree {
+			stop = sampleTree(cmd.Process.Pid)
+		}
+		err = cmd.Wait()
+	}
 	r := report{StartNS: start.UnixNano(), WallNS: int64(time.Since(start))}
+	if stop != nil {
+		p := stop()
+		r.TreeKB, r.TreeProcs = p.kb, p.procs
+	}
 	if cmd.ProcessState == nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(111)
@@ -535,6 +554,7 @@ func runAgent(ctx context.Context, bin string, args, env []string, px *proxy) (s
 		return s, fmt.Errorf("run %s: %v %v\nstderr: %s", bin, err, derr, cut(s.stderr))
 	}
 	s.wall, s.cpu, s.rssKB = time.Duration(r.WallNS), time.Duration(r.CPUNS), r.RSSKB
+	s.treeKB, s.treeProcs = r.TreeKB, r.TreeProcs
 	if px != nil {
 		if f := px.firstAt(); !f.IsZero() {
 			s.firstReq = f.Sub(time.Unix(0, r.StartNS))

@@ -1,0 +1,47 @@
+package startbench
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"testing"
+)
+
+// TestTreeHelper is the child of TestTreeRSSCountsDescendants: it holds
+// until its stdin closes.
+func TestTreeHelper(t *testing.T) {
+	if os.Getenv("STARTBENCH_TREE_HELPER") != "1" {
+		t.Skip("the child of TestTreeRSSCountsDescendants")
+	}
+	_, _ = io.Copy(io.Discard, os.Stdin)
+}
+
+// The tree's sum covers the process and its children: with a child
+// running, the test process's tree has one more process and more memory
+// than the process alone.
+func TestTreeRSSCountsDescendants(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	self, n := treeRSS(os.Getpid())
+	if self <= 0 || n != 1 {
+		t.Fatalf("own tree: %d KB, %d processes, want 1", self, n)
+	}
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestTreeHelper$")
+	cmd.Env = append(os.Environ(), "STARTBENCH_TREE_HELPER=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop := sampleTree(os.Getpid())
+	p := stop() // samples once at least, while the child holds
+	_ = stdin.Close()
+	_ = cmd.Wait()
+	if p.procs != 2 || p.kb <= self {
+		t.Fatalf("tree with a child: %+v, own %d KB", p, self)
+	}
+}
