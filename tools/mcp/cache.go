@@ -41,16 +41,22 @@ type cachedTool struct {
 }
 
 // catalogMagic starts tools.CatalogEntry.Tools: a version of the encoding below.
-const catalogMagic = "agent-mcp-catalog-3\n"
+const catalogMagic = "agent-mcp-catalog-4\n"
 
-// encodeCatalog writes a list as tools.CatalogEntry.Tools: the magic, the sha256
+// encodeCatalog is encodeCatalogExtras without resources or prompts.
+func encodeCatalog(listHash string, ts []cachedTool) []byte {
+	return encodeCatalogExtras(listHash, ts, nil)
+}
+
+// encodeCatalogExtras writes a list as tools.CatalogEntry.Tools: the magic, the sha256
 // (hex) of the raw tools/list pages it came from, then per tool its name,
 // description, schema (verbatim), token count, whether its schema passed
-// schema.Check and its toolMeta (JSON), each length-prefixed. A
-// binary layout, not JSON: loading it copies no schema (they are slices of
-// the one buffer) and validates nothing twice, which matters at thousands
-// of tools on every start.
-func encodeCatalog(listHash string, ts []cachedTool) []byte {
+// schema.Check and its toolMeta (JSON), each length-prefixed, then the
+// server's resources, templates and prompts (cachedExtras as JSON,
+// length-prefixed). A binary layout, not JSON: loading it copies no schema
+// (they are slices of the one buffer) and validates nothing twice, which
+// matters at thousands of tools on every start.
+func encodeCatalogExtras(listHash string, ts []cachedTool, extras []byte) []byte {
 	n := len(catalogMagic) + len(listHash) + 16
 	for _, t := range ts {
 		n += len(t.Name) + len(t.Description) + len(t.InputSchema) + len(t.Meta) + 5*binary.MaxVarintLen64
@@ -76,15 +82,22 @@ func encodeCatalog(listHash string, ts []cachedTool) []byte {
 		b = binary.AppendUvarint(b, uint64(len(t.Meta)))
 		b = append(b, t.Meta...)
 	}
-	return b
+	b = binary.AppendUvarint(b, uint64(len(extras)))
+	return append(b, extras...)
 }
 
-// decodeCatalog reads encodeCatalog's bytes; the names, descriptions and
-// schemas are views of b (no copy: the list is kept for the whole run, and
-// b with it), which must not change afterwards.
+// decodeCatalog is decodeCatalogExtras without the extras.
 func decodeCatalog(b []byte) (listHash string, ts []rawTool, err error) {
+	listHash, ts, _, err = decodeCatalogExtras(b)
+	return listHash, ts, err
+}
+
+// decodeCatalogExtras reads encodeCatalogExtras's bytes; the names,
+// descriptions and schemas are views of b (no copy: the list is kept for
+// the whole run, and b with it), which must not change afterwards.
+func decodeCatalogExtras(b []byte) (listHash string, ts []rawTool, extras []byte, err error) {
 	if !bytes.HasPrefix(b, []byte(catalogMagic)) {
-		return "", nil, errors.New("not a catalog of this agent version")
+		return "", nil, nil, errors.New("not a catalog of this agent version")
 	}
 	b = b[len(catalogMagic):]
 	field := func() ([]byte, error) {
@@ -106,11 +119,11 @@ func decodeCatalog(b []byte) (listHash string, ts []rawTool, err error) {
 	}
 	h, err := field()
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	count, err := num()
 	if err != nil || count > uint64(len(b)) {
-		return "", nil, errors.New("truncated catalog")
+		return "", nil, nil, errors.New("truncated catalog")
 	}
 	ts = make([]rawTool, 0, count)
 	for i := uint64(0); i < count; i++ {
@@ -121,24 +134,27 @@ func decodeCatalog(b []byte) (listHash string, ts []rawTool, err error) {
 			}
 		}
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		tokens, err := num()
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		flags, err := num()
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		meta, err := field()
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		ts = append(ts, rawTool{Name: aliasString(name), Description: aliasString(desc), Schema: json.RawMessage(schema), Tokens: int(tokens), Checked: flags&1 != 0,
 			Meta: decodeToolMeta(meta)})
 	}
-	return string(h), ts, nil
+	if extras, err = field(); err != nil {
+		return "", nil, nil, err
+	}
+	return string(h), ts, extras, nil
 }
 
 // aliasString is b as a string without a copy; b must never change.
@@ -187,7 +203,10 @@ func (c *conn) loadCached(ctx context.Context) bool {
 	if !ok {
 		return false
 	}
-	listHash, list, err := decodeCatalog(e.Tools)
+	listHash, list, extras, err := decodeCatalogExtras(e.Tools)
+	if err == nil {
+		err = c.loadExtras(extras)
+	}
 	if err != nil {
 		c.m.log.Warn("mcp: unreadable catalog cache entry", "server", c.cfg.Name, "err", err)
 		return false
@@ -206,11 +225,12 @@ func (c *conn) loadCached(ctx context.Context) bool {
 	}
 	c.serverInfo = serverInfo{Name: e.ServerName, Version: e.ServerVersion, Instructions: e.Instructions}
 	c.cachedList, c.cachedListHash, c.cachedInfo, c.cachedDesc = list, listHash, c.serverInfo, e.Description
+	c.cachedExtras = extras
 	return true
 }
 
-// saveCached writes the server's listed tools to the cache when they differ
-// from what it holds. Token counts it does not know stay unknown (0): they
+// saveCached writes the server's listed tools, with its resources and
+// prompts, to the cache when they differ from what it holds. Token counts it does not know stay unknown (0): they
 // are counted when something asks (agent tools, the status bar) and written
 // back by SaveTokens, so neither a first run nor a changed server loads the
 // tokenizer before its first request or waits for it before exiting.
@@ -220,10 +240,12 @@ func (c *conn) saveCached(list []rawTool, listHash string, si serverInfo, info s
 	if cache == nil {
 		return
 	}
+	extras := c.extrasJSON()
 	c.mu.Lock()
-	same := c.cachedList != nil && c.cachedListHash == listHash && sameTools(c.cachedList, list) && c.cachedInfo == si && c.cachedDesc == info
+	same := c.cachedList != nil && c.cachedListHash == listHash && sameTools(c.cachedList, list) && c.cachedInfo == si && c.cachedDesc == info &&
+		bytes.Equal(c.cachedExtras, extras)
 	if !same {
-		c.cachedList, c.cachedListHash, c.cachedInfo, c.cachedDesc = list, listHash, si, info
+		c.cachedList, c.cachedListHash, c.cachedInfo, c.cachedDesc, c.cachedExtras = list, listHash, si, info, extras
 	}
 	c.mu.Unlock()
 	if same {
@@ -232,20 +254,32 @@ func (c *conn) saveCached(list []rawTool, listHash string, si serverInfo, info s
 	c.m.saves.Add(1)
 	go func() {
 		defer c.m.saves.Done()
-		c.writeCatalog(list, listHash, si, info)
+		c.writeCatalog(list, listHash, si, info, extras)
 	}()
+}
+
+// saveExtras writes changed resources or prompts (their list_changed) to
+// the cache, beside the tools it holds; nothing before the tools were
+// listed in this run.
+func (c *conn) saveExtras() {
+	c.mu.Lock()
+	list, hash, si, info, listed := c.cachedList, c.cachedListHash, c.cachedInfo, c.cachedDesc, !c.cached && c.everUp
+	c.mu.Unlock()
+	if listed && list != nil {
+		c.saveCached(list, hash, si, info)
+	}
 }
 
 // writeCatalog saves list as the server's cached catalog. A schema's check
 // is the one tools.Set made when it registered the tool (schema.Check
 // remembers its answers), not a second pass.
-func (c *conn) writeCatalog(list []rawTool, listHash string, si serverInfo, info string) {
+func (c *conn) writeCatalog(list []rawTool, listHash string, si serverInfo, info string, extras []byte) {
 	cts := make([]cachedTool, len(list))
 	for i, t := range list {
 		checked := t.Checked || schema.Check(t.Schema) == nil
 		cts[i] = cachedTool{Name: t.Name, Description: t.Description, InputSchema: t.Schema, Tokens: t.Tokens, Checked: checked, Meta: t.Meta.encode()}
 	}
-	b := encodeCatalog(listHash, cts)
+	b := encodeCatalogExtras(listHash, cts, extras)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err := c.m.opts.Cache.SaveCatalog(ctx, tools.CatalogEntry{Server: c.cfg.Name, ConfigHash: c.configHash,
@@ -265,7 +299,7 @@ func (m *Manager) SaveTokens(counts map[string]int) {
 	}
 	for _, c := range m.conns {
 		c.mu.Lock()
-		list, hash, si, info := c.cachedList, c.cachedListHash, c.cachedInfo, c.cachedDesc
+		list, hash, si, info, extras := c.cachedList, c.cachedListHash, c.cachedInfo, c.cachedDesc, c.cachedExtras
 		var upd []rawTool
 		for i, t := range list {
 			n := counts[ToolName(c.cfg.Name, t.Name)]
@@ -287,7 +321,7 @@ func (m *Manager) SaveTokens(counts map[string]int) {
 		m.saves.Add(1)
 		go func() {
 			defer m.saves.Done()
-			c.writeCatalog(upd, hash, si, info)
+			c.writeCatalog(upd, hash, si, info, extras)
 		}()
 	}
 }

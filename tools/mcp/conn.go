@@ -77,6 +77,7 @@ type conn struct {
 	cachedListHash string // sha256 of the raw tools/list pages cachedList came from
 	cachedInfo     serverInfo
 	cachedDesc     string
+	cachedExtras   []byte // resources and prompts as cached (cachedExtras JSON)
 	// ready is closed when the first connection attempt has ended: a call
 	// of a tool waits for its own server's start, and only for it.
 	ready     chan struct{}

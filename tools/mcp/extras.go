@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -83,6 +84,13 @@ func (c *conn) listExtras(ctx context.Context, cl *client.Client) {
 	c.ex.mu.Lock()
 	c.ex.caps = caps
 	c.ex.completions = caps.Completions != nil
+	// What the cache said the server offered, and it no longer does, goes.
+	if caps.Resources == nil {
+		c.ex.resources, c.ex.templates = nil, nil
+	}
+	if caps.Prompts == nil {
+		c.ex.prompts = nil
+	}
 	c.ex.mu.Unlock()
 	if lvl := c.m.opts.LogLevel; lvl != "" && caps.Logging != nil {
 		var req mcpgo.SetLevelRequest
@@ -162,11 +170,50 @@ func (c *conn) refreshExtras(gen uint64, cl *client.Client, resources, prompts b
 	if c.offersResources() != before {
 		c.m.toolsChanged(c.cfg.Name)
 	}
+	c.saveExtras()
 	what := "prompts"
 	if resources {
 		what = "resources"
 	}
 	c.m.emit(Event{Kind: EventListChanged, Server: c.cfg.Name, Text: fmt.Sprintf("MCP server %s changed its %s", c.cfg.Name, what)})
+}
+
+// cachedExtras is what of extras the catalog cache keeps, so a cached
+// server's resources and prompts are known (read_resource, @server:uri,
+// /SERVER:PROMPT) before it starts, or without starting it.
+type cachedExtras struct {
+	Resources   []Resource `json:"resources,omitempty"`
+	Templates   []Resource `json:"templates,omitempty"`
+	Prompts     []Prompt   `json:"prompts,omitempty"`
+	Completions bool       `json:"completions,omitempty"`
+}
+
+// extrasJSON is the connection's resources and prompts as the cache keeps
+// them (nil: none).
+func (c *conn) extrasJSON() []byte {
+	c.ex.mu.Lock()
+	x := cachedExtras{Resources: c.ex.resources, Templates: c.ex.templates, Prompts: c.ex.prompts, Completions: c.ex.completions}
+	c.ex.mu.Unlock()
+	if len(x.Resources)+len(x.Templates)+len(x.Prompts) == 0 && !x.Completions {
+		return nil
+	}
+	b, _ := json.Marshal(x)
+	return b
+}
+
+// loadExtras installs cached resources and prompts.
+func (c *conn) loadExtras(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	var x cachedExtras
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
+	}
+	c.ex.mu.Lock()
+	c.ex.resources, c.ex.templates, c.ex.prompts, c.ex.completions = x.Resources, x.Templates, x.Prompts, x.Completions
+	c.ex.mu.Unlock()
+	return nil
 }
 
 func (c *conn) offersResources() bool {
