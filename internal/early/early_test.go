@@ -1,55 +1,150 @@
 package early_test
 
 import (
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/agent-dev/agent/internal/early"
 )
+
+var update = flag.Bool("update", false, "regenerate help.go from the command tree's help")
+
+// builds are the release build (ldflags version) and the dev build (none),
+// built once for the tests that need them.
+var (
+	buildOnce          sync.Once
+	releaseBin, devBin string
+	buildErr           error
+)
+
+func binaries(t *testing.T) (release, dev string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the agent binary twice")
+	}
+	buildOnce.Do(func() {
+		root, err := filepath.Abs("../..")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "early-test-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		releaseBin, devBin = filepath.Join(dir, "agent-release"), filepath.Join(dir, "agent-dev")
+		for bin, ldflags := range map[string]string{releaseBin: "-X github.com/agent-dev/agent/internal/early.Version=v1.2.3", devBin: ""} {
+			build := exec.Command("go", "build", "-ldflags", ldflags, "-o", bin, ".")
+			build.Dir = root
+			if out, err := build.CombinedOutput(); err != nil {
+				buildErr = &buildError{err: err, out: string(out)}
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return releaseBin, devBin
+}
+
+type buildError struct {
+	err error
+	out string
+}
+
+func (e *buildError) Error() string { return "go build: " + e.err.Error() + "\n" + e.out }
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	if releaseBin != "" {
+		_ = os.RemoveAll(filepath.Dir(releaseBin))
+	}
+	os.Exit(code)
+}
+
+// run runs bin with one argument and the init trace on; it returns stdout
+// and whether a heavy package was initialised.
+func run(t *testing.T, bin, arg string, env ...string) (string, bool) {
+	t.Helper()
+	cmd := exec.Command(bin, arg)
+	cmd.Env = append(append(os.Environ(), "GODEBUG=inittrace=1"), env...)
+	var out, trace strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &trace
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", filepath.Base(bin), arg, err, trace.String())
+	}
+	tr := trace.String()
+	return out.String(), strings.Contains(tr, "chroma/v2/lexers") || strings.Contains(tr, "santhosh-tekuri/jsonschema")
+}
 
 // A release build answers --version before the heavy packages initialise:
 // the init trace stops at this package, before chroma's lexers, the JSON
 // Schema compiler and bluemonday. A build without the ldflags version
 // answers through the command tree, with the version go records.
 func TestVersionAnswersBeforeHeavyInits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the agent binary")
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	release, dev := binaries(t)
 	for _, c := range []struct {
-		name, ldflags, want string
-		fast                bool
+		name, bin, want string
+		fast            bool
 	}{
-		{"release", "-X github.com/agent-dev/agent/internal/early.Version=v1.2.3", "agent v1.2.3\n", true},
-		{"dev", "", "agent ", false},
+		{"release", release, "agent v1.2.3\n", true},
+		{"dev", dev, "agent ", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			bin := filepath.Join(t.TempDir(), "agent")
-			build := exec.Command("go", "build", "-ldflags", c.ldflags, "-o", bin, ".")
-			build.Dir = root
-			if out, err := build.CombinedOutput(); err != nil {
-				t.Fatalf("go build: %v\n%s", err, out)
-			}
 			for _, arg := range []string{"--version", "version"} {
-				run := exec.Command(bin, arg)
-				run.Env = append(os.Environ(), "GODEBUG=inittrace=1")
-				var out, trace strings.Builder
-				run.Stdout, run.Stderr = &out, &trace
-				if err := run.Run(); err != nil {
-					t.Fatalf("%s: %v\n%s", arg, err, trace.String())
+				out, heavy := run(t, c.bin, arg)
+				if !strings.HasPrefix(out, c.want) {
+					t.Errorf("%s printed %q, want %q", arg, out, c.want)
 				}
-				if !strings.HasPrefix(out.String(), c.want) {
-					t.Errorf("%s printed %q, want %q", arg, out.String(), c.want)
-				}
-				heavy := strings.Contains(trace.String(), "chroma/v2/lexers") || strings.Contains(trace.String(), "santhosh-tekuri/jsonschema")
 				if heavy == c.fast {
-					t.Errorf("%s: heavy packages initialised = %v, want %v:\n%s", arg, heavy, !c.fast, trace.String())
+					t.Errorf("%s: heavy packages initialised = %v, want %v", arg, heavy, !c.fast)
 				}
 			}
 		})
+	}
+}
+
+// A release build prints the root help (--help, -h, help) before the heavy
+// packages initialise, byte for byte what the command tree prints (the dev
+// build), the default config path following XDG_CONFIG_HOME. With -update
+// the text is regenerated from the command tree.
+func TestHelp(t *testing.T) {
+	release, dev := binaries(t)
+	const marker = "/early-test-config-home"
+	if *update {
+		out, _ := run(t, dev, "--help", "XDG_CONFIG_HOME="+marker)
+		text := strings.ReplaceAll(out, marker+"/agent/config.json", "\x00CONFIG\x00")
+		src := "// Code generated by go test ./internal/early -run TestHelp -update; DO NOT EDIT.\n\npackage early\n\n" +
+			"// rootHelp is `agent --help` as the command tree prints it, the default\n// config path replaced by configPlaceholder.\n" +
+			"const rootHelp = " + strconv.Quote(text) + "\n"
+		if err := os.WriteFile("help.go", []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Skip("help.go written: rebuild and run the test again")
+	}
+	for _, home := range []string{"/home/someone/.config", "/tmp/x/"} {
+		for _, arg := range []string{"--help", "-h", "help"} {
+			want, heavyDev := run(t, dev, arg, "XDG_CONFIG_HOME="+home)
+			got, heavy := run(t, release, arg, "XDG_CONFIG_HOME="+home)
+			if got != want {
+				t.Errorf("release %s with XDG_CONFIG_HOME=%s differs from the command tree's help (run go test ./internal/early -run TestHelp -update):\n--- got\n%s\n--- want\n%s", arg, home, got, want)
+			}
+			if heavy || !heavyDev {
+				t.Errorf("%s: heavy packages initialised: release %v (want false), dev %v (want true)", arg, heavy, heavyDev)
+			}
+		}
+	}
+	// Outside the test binaries: the placeholder is filled in.
+	if strings.Contains(early.Help(), "\x00") {
+		t.Errorf("Help left the placeholder in")
 	}
 }
