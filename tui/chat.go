@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,7 +49,11 @@ type chatItem struct {
 
 	cacheW, cacheV int
 	cacheExp       bool
+	cacheSel       bool
 	lines          []string
+	// open is a card's own fold, set by ctrl+o while the card is selected
+	// (alt+↑/↓): 0 follows ctrl+o's for every card, 1 whole, -1 folded.
+	open int8
 	// printed is how many of lines are in the scrollback (inline mode).
 	printed int
 	// split is how much of text was printed to the scrollback while it
@@ -100,7 +105,10 @@ type chat struct {
 	// offset is how many lines the view is scrolled up from the bottom.
 	offset   int
 	expanded bool
-	cards    map[string]*chatItem
+	// sel is the card selected with alt+↑/↓, which ctrl+o folds or
+	// unfolds alone; nil for none.
+	sel   *chatItem
+	cards map[string]*chatItem
 	// stream holds the assistant items the current message streamed into.
 	stream []*chatItem
 	// thinking is the reasoning item still streaming, if any.
@@ -142,10 +150,77 @@ func (c *chat) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// ToggleExpanded shows cards and thinking whole, or folded.
+// ToggleExpanded folds or unfolds the selected card alone; with none
+// selected, it shows every card and thinking whole, or folded.
 func (c *chat) ToggleExpanded() {
+	if it := c.sel; it != nil {
+		if c.expandedFor(it) {
+			it.open = -1
+		} else {
+			it.open = 1
+		}
+		it.version++
+		c.clamp()
+		return
+	}
 	c.expanded = !c.expanded
+	for _, it := range c.items {
+		if it.open != 0 {
+			it.open = 0
+			it.version++
+		}
+	}
 	c.clamp()
+}
+
+// expandedFor tells whether it is shown whole: its own fold, else ctrl+o's.
+func (c *chat) expandedFor(it *chatItem) bool {
+	if it.open != 0 {
+		return it.open > 0
+	}
+	return c.expanded
+}
+
+// SelectCard moves the selection to the previous (dir < 0) or next card
+// among the items from index from on (inline mode: those not printed
+// yet). With none selected, up selects the newest card; down past the
+// newest selects none again.
+func (c *chat) SelectCard(dir, from int) {
+	var cards []*chatItem
+	for _, it := range c.items[min(from, len(c.items)):] {
+		if it.card != nil {
+			cards = append(cards, it)
+		}
+	}
+	i := slices.Index(cards, c.sel)
+	switch {
+	case i < 0 && dir < 0:
+		i = len(cards) - 1
+	case i < 0:
+	case i+dir < 0:
+		i = 0
+	default:
+		i += dir
+	}
+	next := (*chatItem)(nil)
+	if i >= 0 && i < len(cards) {
+		next = cards[i]
+	}
+	c.selectItem(next)
+}
+
+// selectItem makes it the selected card (nil: none), redrawing both.
+func (c *chat) selectItem(it *chatItem) {
+	if c.sel == it {
+		return
+	}
+	if c.sel != nil {
+		c.sel.version++
+	}
+	if it != nil {
+		it.version++
+	}
+	c.sel = it
 }
 
 // ToBottom follows the newest line again.
@@ -173,7 +248,7 @@ func (c *chat) setStyles(st *themes.Styles) {
 }
 
 func (c *chat) reset() {
-	c.items, c.offset, c.stream, c.anchor = nil, 0, nil, nil
+	c.items, c.offset, c.stream, c.anchor, c.sel = nil, 0, nil, nil, nil
 	c.cards = map[string]*chatItem{}
 }
 
@@ -194,6 +269,9 @@ func (c *chat) clear() {
 		}
 	}
 	c.items, c.offset, c.anchor = keep, 0, nil
+	if !slices.Contains(keep, c.sel) {
+		c.sel = nil
+	}
 	for id, it := range c.cards {
 		if it.card.Status != statusRunning {
 			delete(c.cards, id)
@@ -439,7 +517,8 @@ func (c *chat) renderReasoning(it *chatItem) []string {
 }
 
 func (c *chat) render(it *chatItem) []string {
-	if it.lines != nil && it.cacheW == c.width && it.cacheV == it.version && it.cacheExp == c.expanded {
+	exp, sel := c.expandedFor(it), it == c.sel
+	if it.lines != nil && it.cacheW == c.width && it.cacheV == it.version && it.cacheExp == exp && it.cacheSel == sel {
 		return it.lines
 	}
 	w := c.width
@@ -462,7 +541,7 @@ func (c *chat) render(it *chatItem) []string {
 	case itemReasoning:
 		ls = c.renderReasoning(it)
 	case itemTool:
-		ls = it.card.render(st, w, c.expanded)
+		ls = it.card.render(st, w, exp, sel)
 	case itemSearch:
 		ls = it.search.chatLine(st, w)
 	case itemImage:
@@ -481,7 +560,7 @@ func (c *chat) render(it *chatItem) []string {
 		}
 	}
 	ls = append(ls, "")
-	it.lines, it.cacheW, it.cacheV, it.cacheExp = ls, c.width, it.version, c.expanded
+	it.lines, it.cacheW, it.cacheV, it.cacheExp, it.cacheSel = ls, c.width, it.version, exp, sel
 	return ls
 }
 

@@ -57,6 +57,9 @@ func (m *Model) scrollback() {
 	room := m.liveRows()
 	for m.committed < len(c.items) {
 		it := c.items[m.committed]
+		if it == c.sel && !c.live(it) {
+			c.selectItem(nil) // printed as it is, without the selection's border
+		}
 		ls := c.render(it)
 		if c.live(it) {
 			if it.kind == itemAssistant && len(ls) > room {
@@ -193,6 +196,9 @@ func (m *Model) quit() tea.Cmd {
 	c := m.chat
 	for ; m.committed < len(c.items); m.committed++ {
 		it := c.items[m.committed]
+		if it == c.sel {
+			c.selectItem(nil)
+		}
 		ls := c.render(it)
 		m.queue = append(m.queue, ls[min(it.printed, len(ls)):]...)
 		it.printed = len(ls)

@@ -10,6 +10,8 @@ type KeyMap struct {
 	Quit       key.Binding
 	TogglePane key.Binding
 	Expand     key.Binding
+	SelectUp   key.Binding
+	SelectDown key.Binding
 	PageUp     key.Binding
 	PageDown   key.Binding
 	HistPrev   key.Binding
@@ -31,6 +33,8 @@ func DefaultKeyMap() KeyMap {
 		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel turn · clear draft · quit")),
 		TogglePane: key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "tools pane")),
 		Expand:     key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "expand cards")),
+		SelectUp:   key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑", "select a card: ctrl+o folds it alone")),
+		SelectDown: key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "next card (past the last: none)")),
 		PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
 		PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
 		HistPrev:   key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous prompt")),
@@ -53,7 +57,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Send, k.Newline, k.HistPrev, k.HistNext, k.Complete, k.Editor},
-		{k.Cancel, k.Quit, k.TogglePane, k.Expand, k.Mode},
+		{k.Cancel, k.Quit, k.TogglePane, k.Expand, k.SelectUp, k.SelectDown, k.Mode},
 		{k.PageUp, k.PageDown, k.Yes, k.No, k.Always},
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agent-dev/agent/agent"
@@ -101,13 +102,19 @@ func (c *toolCard) progressText() string {
 	return s
 }
 
-func (c *toolCard) render(st *themes.Styles, width int, expanded bool) []string {
+// render draws the card, whole (expanded) or folded; a selected card
+// (alt+↑/↓) has a thick border, which shows without colour too.
+func (c *toolCard) render(st *themes.Styles, width int, expanded, selected bool) []string {
 	inner := width - 4 // border and padding
 	if inner < 10 {
 		inner = 10
 	}
+	card := st.Card
+	if selected {
+		card = card.BorderStyle(lipgloss.ThickBorder())
+	}
 	if c.Sub != nil {
-		box := st.Card.Width(inner + 4).Render(strings.Join(c.renderSubagent(st, inner, expanded), "\n"))
+		box := card.Width(inner + 4).Render(strings.Join(c.renderSubagent(st, inner, expanded), "\n"))
 		return strings.Split(box, "\n")
 	}
 	mark, by := "⚙", c.Server
@@ -165,7 +172,7 @@ func (c *toolCard) render(st *themes.Styles, width int, expanded bool) []string 
 	for _, s := range c.Sources {
 		body = append(body, st.Muted.Render(ansi.Truncate("↗ "+sourceLabel(s), inner, "…")))
 	}
-	box := st.Card.Width(inner + 4).Render(strings.Join(body, "\n"))
+	box := card.Width(inner + 4).Render(strings.Join(body, "\n"))
 	return strings.Split(box, "\n")
 }
 

@@ -80,3 +80,55 @@ func TestSubagentApprovalNamesTheChild(t *testing.T) {
 		t.Errorf("the approval does not name the subagent:\n%s", f)
 	}
 }
+
+// Each subagent card folds on its own: alt+↑ selects the newest card (a
+// thick border), alt+↑/↓ move to another, ctrl+o unfolds or folds the
+// selected one alone; alt+↓ past the newest selects none, and ctrl+o is
+// every card's again. Inline and on the alternate screen alike.
+func TestSubagentCardFoldsAlone(t *testing.T) {
+	t.Parallel()
+	for _, alt := range []bool{false, true} {
+		m, _, _ := newTestModel(t, newFakeBackend(), 140, 100, Options{AltScreen: alt})
+		typeText(m, "go")
+		run(m, press(m, "enter"))
+		// Both children still run: both cards are live.
+		for _, ev := range subagentEvents()[:11] {
+			m.Update(eventMsg{Event: cleanEvent(ev)})
+		}
+		open := func(step string, weather, mail bool) {
+			t.Helper()
+			f := frame(m)
+			// Only the weather card has a session line; each open card
+			// has a task line.
+			w := strings.Contains(f, "session s-weather")
+			ml := strings.Count(f, "task:") > 1 || strings.Count(f, "task:") == 1 && !w
+			if w != weather || ml != mail {
+				t.Errorf("alt=%v, %s: weather card open %v (want %v), mail card open %v (want %v):\n%s", alt, step, w, weather, ml, mail, f)
+			}
+		}
+		selected := func(step string, want int) {
+			t.Helper()
+			if n := strings.Count(frame(m), "┏"); n != want {
+				t.Errorf("alt=%v, %s: %d cards drawn selected, want %d:\n%s", alt, step, n, want, frame(m))
+			}
+		}
+		open("at first", false, false)
+		selected("at first", 0)
+		run(m, press(m, "alt+up"))
+		selected("alt+up", 1)
+		run(m, press(m, "ctrl+o"))
+		open("ctrl+o on the newest", false, true)
+		run(m, press(m, "alt+up"))
+		run(m, press(m, "ctrl+o"))
+		open("ctrl+o on the one before", true, true)
+		run(m, press(m, "alt+down"))
+		run(m, press(m, "ctrl+o"))
+		open("ctrl+o on the newest again", true, false)
+		run(m, press(m, "alt+down"))
+		selected("alt+down past the newest", 0)
+		run(m, press(m, "ctrl+o"))
+		open("ctrl+o with none selected", true, true)
+		run(m, press(m, "ctrl+o"))
+		open("ctrl+o again with none selected", false, false)
+	}
+}

@@ -120,6 +120,10 @@ func press(m *Model, k string) tea.Cmd {
 		msg = tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl}
 	case "ctrl+o":
 		msg = tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}
+	case "alt+up":
+		msg = tea.KeyPressMsg{Code: tea.KeyUp, Mod: tea.ModAlt}
+	case "alt+down":
+		msg = tea.KeyPressMsg{Code: tea.KeyDown, Mod: tea.ModAlt}
 	case "up":
 		msg = tea.KeyPressMsg{Code: tea.KeyUp}
 	case "down":

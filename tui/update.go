@@ -223,6 +223,16 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Expand):
 		m.chat.ToggleExpanded()
 		return nil
+	case key.Matches(k, m.keys.SelectUp), key.Matches(k, m.keys.SelectDown):
+		dir, from := 1, 0
+		if key.Matches(k, m.keys.SelectUp) {
+			dir = -1
+		}
+		if !m.opts.AltScreen {
+			from = m.committed // a printed card cannot change any more
+		}
+		m.chat.SelectCard(dir, from)
+		return nil
 	case key.Matches(k, m.keys.PageUp), key.Matches(k, m.keys.PageDown):
 		return m.chat.Update(k)
 	case key.Matches(k, m.keys.Send):
