@@ -110,6 +110,10 @@ type MCPEntry struct {
 	// SignIn is a remote server's OAuth sign-in state ("signed in",
 	// "expired", "not signed in"; "-" for a server without OAuth).
 	SignIn string `json:"sign_in"`
+	// TokenStore is where a remote server's sign-in is kept: "keychain"
+	// or "file" (token_store); keptIn says it for people.
+	TokenStore string `json:"token_store,omitempty"`
+	keptIn     string
 }
 
 // MCPTool is one tool of an MCPEntry.
@@ -171,10 +175,12 @@ func MCPList(ctx context.Context, s Settings, all bool, timeout time.Duration, v
 			st = mcptools.Status{Name: n, Transport: srv.Type, Source: srv.Source, State: mcptools.State("available"), Target: mcpTarget(srv), Error: srv.Unavailable}
 		}
 		e := MCPEntry{Status: st, Preset: srv.Source == "preset", SignIn: string(oauth.StateOff)}
-		if auth := m.Authorizer(n); auth != nil {
-			e.SignIn = string(auth.State())
-		} else if auth := oauth.New(srv, oauthOptions(s, nil)); auth != nil && !ok {
-			e.SignIn = string(auth.State()) // a preset not started
+		auth := m.Authorizer(n)
+		if auth == nil && !ok {
+			auth = oauth.New(srv, oauthOptions(s, nil)) // a preset not started
+		}
+		if auth != nil {
+			e.SignIn, e.TokenStore, e.keptIn = string(auth.State()), auth.Store().Kind(), auth.Store().Where()
 		}
 		e.Deferred = 0
 		for _, t := range byServer[n] {

@@ -48,7 +48,7 @@ func (a *App) MCPControl(ctx context.Context, action, name string) (string, erro
 		// not the caller's short deadline. The URL is said as a notice.
 		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loginTimeout(a.settings))
 		defer cancel()
-		if err := MCPLogin(lctx, a.settings, name, noticeWriter{a}); err != nil {
+		if _, err := MCPLogin(lctx, a.settings, name, noticeWriter{a}); err != nil {
 			return "", err
 		}
 		st, err = a.mcp.Reconnect(ctx, name)

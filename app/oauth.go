@@ -19,8 +19,8 @@ import (
 )
 
 // oauthOptions are the sign-in settings of the run's remote MCP servers:
-// tokens in the data directory's oauth/ (0600 files, never the session
-// database), the browser flow bounded by oauth_timeout. prompt nil: no
+// tokens in the OS keychain or the data directory's oauth/ (token_store;
+// 0600 files, never the session database), the browser flow bounded by oauth_timeout. prompt nil: no
 // browser is opened (a server that needs a sign-in fails, naming
 // `agent mcp login`).
 func oauthOptions(s Settings, prompt io.Writer) oauth.Options {
@@ -28,6 +28,7 @@ func oauthOptions(s Settings, prompt io.Writer) oauth.Options {
 	if p, err := store.DefaultPath(); err == nil {
 		o.Dir = filepath.Join(filepath.Dir(p), "oauth")
 	}
+	o.Store = oauth.NewStore(s.Config.TokenStore, o.Dir)
 	if prompt != nil {
 		o.Prompt = func(server, authURL string) {
 			// The URL comes from the server's metadata: no escape reaches
@@ -77,16 +78,17 @@ func authorizer(s Settings, name string, prompt io.Writer) (*oauth.Authorizer, e
 }
 
 // MCPLogin signs in to the named server through the browser (or with its
-// client credentials), printing the URL to w.
-func MCPLogin(ctx context.Context, s Settings, name string, w io.Writer) error {
+// client credentials), printing the URL to w; kept says where the token is
+// kept (token_store).
+func MCPLogin(ctx context.Context, s Settings, name string, w io.Writer) (kept string, err error) {
 	a, err := authorizer(s, name, w)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err := a.Login(ctx); err != nil {
-		return fmt.Errorf("sign in to MCP server %s: %w", name, err)
+		return "", fmt.Errorf("sign in to MCP server %s: %w", name, err)
 	}
-	return nil
+	return a.Store().Where(), nil
 }
 
 // MCPLogout forgets the named server's token and registered client;

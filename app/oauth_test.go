@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,5 +33,37 @@ func TestProjectMCPConfigNamesNoKeyPath(t *testing.T) {
 		if refused := err != nil && strings.Contains(err.Error(), "never from a project's .mcp.json"); refused != tc.refused {
 			t.Errorf("key %.20q: err = %v, want refused=%v", tc.key, err, tc.refused)
 		}
+	}
+}
+
+// token_store is the user's: a project's is ignored with a warning, the
+// environment's wins over the user's file, and a value outside the set is
+// a usage error naming it.
+func TestTokenStoreSetting(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	work := filepath.Join(dir, "work")
+	writeFile(t, user, `{"token_store": "file"}`)
+	writeFile(t, filepath.Join(work, ".agent", "config.json"), `{"token_store": "keychain"}`)
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	s, err := Load(Flags{ConfigPath: user, Workdir: work, Trust: true}, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.TokenStore != "file" || !warned(s, "token_store in") {
+		t.Errorf("token_store %q, warnings %q", s.TokenStore, s.Warnings)
+	}
+	if got := oauthOptions(s, nil).Store.Kind(); got != "file" {
+		t.Errorf("the store in use is %q, want file", got)
+	}
+	env["AGENT_TOKEN_STORE"] = "auto"
+	if s, err = Load(Flags{ConfigPath: user, Workdir: work}, getenv); err != nil || s.TokenStore != "auto" {
+		t.Errorf("AGENT_TOKEN_STORE=auto: %q, %v", s.TokenStore, err)
+	}
+	env["AGENT_TOKEN_STORE"] = "vault"
+	var ue *UsageError
+	if _, err := Load(Flags{ConfigPath: user, Workdir: work}, getenv); !errors.As(err, &ue) || !strings.Contains(err.Error(), `"vault"`) {
+		t.Errorf("AGENT_TOKEN_STORE=vault: %v", err)
 	}
 }

@@ -52,6 +52,9 @@ func (s *Settings) applyProject(trustFlag bool) error {
 		if refuse("oauth_client_metadata_url", proj.OAuthClientMetadataURL != "", "a project cannot say where sign-ins go") {
 			proj.OAuthClientMetadataURL = ""
 		}
+		if refuse("token_store", proj.TokenStore != "", "a project cannot say where your sign-ins are kept") {
+			proj.TokenStore = ""
+		}
 		if refuse("project_env_allow", len(proj.ProjectEnvAllow) > 0, "a project cannot allow itself your environment") {
 			proj.ProjectEnvAllow = nil
 		}

@@ -115,6 +115,13 @@ func WriteMCPList(w io.Writer, entries []MCPEntry, showTools bool) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	// One store serves every server of a run: said once.
+	for _, e := range entries {
+		if e.keptIn != "" {
+			fmt.Fprintf(w, "\nSign-ins are kept in %s.\n", e.keptIn)
+			break
+		}
+	}
 	if !showTools {
 		return nil
 	}

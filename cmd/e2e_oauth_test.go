@@ -78,10 +78,11 @@ func TestMCPLoginListLogout(t *testing.T) {
 		t.Fatalf("list before login: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 	res := run("mcp", "login", "remote")
-	if res.code != 0 || !strings.Contains(res.stdout, "Signed in to remote.") || !strings.Contains(res.stderr, as.URL+"/authorize?") {
+	if res.code != 0 || !strings.Contains(res.stdout, "Signed in to remote. The token is kept in files of mode 0600 in ") || !strings.Contains(res.stderr, as.URL+"/authorize?") {
 		t.Fatalf("login: exit %d\n%s%s\n%q", res.code, res.stdout, res.stderr, as.Log())
 	}
-	if res := run("mcp", "list"); res.code != 0 || !strings.Contains(remoteLine(res.stdout), "signed in") || strings.Contains(remoteLine(res.stdout), "not signed in") {
+	if res := run("mcp", "list"); res.code != 0 || !strings.Contains(remoteLine(res.stdout), "signed in") || strings.Contains(remoteLine(res.stdout), "not signed in") ||
+		!strings.Contains(res.stdout, "Sign-ins are kept in files of mode 0600 in ") {
 		t.Fatalf("list after login: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 
@@ -145,7 +146,7 @@ func TestMCPLoginInTmux(t *testing.T) {
 	}
 	home := os.Getenv("HOME")
 	ts := startTmux(t, map[string]string{"HOME": home, "XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"),
-		"XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME"), "BROWSER": exe, "AGENT_TEST_BROWSER": "1"},
+		"XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME"), "BROWSER": exe, "AGENT_TEST_BROWSER": "1", "AGENT_TOKEN_STORE": "file"},
 		"mcp", "login", "remote", "--mcp-config", cfg)
 	ts.waitFor("Signed in to remote.")
 	if h := ts.history(); !strings.Contains(h, "MCP server remote needs a sign-in") || !strings.Contains(h, as.URL+"/authorize?") {

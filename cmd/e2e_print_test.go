@@ -37,6 +37,9 @@ func isolate(t *testing.T) string {
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
 	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	// Sign-ins go to files under HOME, never the OS keychain of the
+	// machine the tests run on.
+	t.Setenv("AGENT_TOKEN_STORE", "file")
 	wd := t.TempDir()
 	t.Chdir(wd)
 	return wd

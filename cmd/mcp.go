@@ -25,10 +25,11 @@ func newMCPCmd(g *Globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := app.MCPLogin(cmd.Context(), s, args[0], g.Stderr); err != nil {
+			kept, err := app.MCPLogin(cmd.Context(), s, args[0], g.Stderr)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "Signed in to %s.\n", sanitize.Line(args[0]))
+			fmt.Fprintf(cmd.OutOrStdout(), "Signed in to %s. The token is kept in %s.\n", sanitize.Line(args[0]), sanitize.Line(kept))
 			return nil
 		},
 	}, &cobra.Command{

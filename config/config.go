@@ -73,6 +73,9 @@ type Config struct {
 	// Document describing the agent, used as its client_id where an
 	// authorization server supports those (else it registers dynamically).
 	OAuthClientMetadataURL string `json:"oauth_client_metadata_url,omitempty" doc:"HTTPS URL of a Client ID Metadata Document for the agent, its OAuth client_id where a server supports those"`
+	// TokenStore is where sign-ins to remote MCP servers are kept; a
+	// project cannot set it (it would say where credentials go).
+	TokenStore string `json:"token_store,omitempty" default:"auto" env:"AGENT_TOKEN_STORE" enum:"auto,keychain,file" what:"token store" doc:"where sign-ins to remote MCP servers are kept: auto is the OS keychain where one answers, else files of mode 0600 in the data directory; user config or environment only"`
 	// MCPCache false turns the MCP catalog cache off (as --no-cache does):
 	// every start waits for every server to list its tools.
 	MCPCache *bool `json:"mcp_cache,omitempty" doc:"false: no MCP catalog cache, as --no-cache (default true)"`

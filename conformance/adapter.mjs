@@ -50,6 +50,9 @@ const env = {
   XDG_CONFIG_HOME: join(dir, "config"),
   XDG_DATA_HOME: join(dir, "data"),
   ANTHROPIC_API_KEY: "test-key",
+  // Sign-ins go to files under the temporary HOME, never the keychain of
+  // the machine the suite runs on.
+  AGENT_TOKEN_STORE: "file",
   // The authorization URL's only argument; browser.mjs follows its redirects
   // to the agent's 127.0.0.1 listener, as a user's browser would.
   BROWSER: join(here, "browser.mjs"),

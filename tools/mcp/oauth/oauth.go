@@ -14,9 +14,9 @@
 // credentials, assertions or metadata documents, so the flow is here; its
 // token type, PKCE and state helpers are used.
 //
-// Tokens are kept in files of mode 0600 in the agent's data directory
-// (Options.Dir), never in the session database, and no error text carries
-// one.
+// Tokens are kept in the OS keychain or in files of mode 0600 in the
+// agent's data directory (Store, the token_store setting), never in the
+// session database, and no error text carries one.
 package oauth
 
 import (
@@ -38,7 +38,10 @@ const DefaultTimeout = 120 * time.Second
 
 // Options are shared by every server's Authorizer.
 type Options struct {
-	// Dir keeps the sign-ins, one file per server (the agent's data dir).
+	// Store keeps the sign-ins (NewStore); nil: files in Dir.
+	Store *Store
+	// Dir keeps the sign-ins, one file per server (the agent's data dir),
+	// when there is no Store.
 	Dir string
 	// Prompt shows the authorization URL to the user and opens it (see
 	// OpenBrowser). Nil: no sign-in through a browser can happen (the TUI's
@@ -80,7 +83,7 @@ type Authorizer struct {
 	name, url string
 	cfg       config.MCPOAuth
 	opts      Options
-	store     *fileStore
+	store     *Store
 	http      *http.Client
 
 	// mu orders sign-ins and refreshes, and guards rec and last.
@@ -126,7 +129,10 @@ func New(srv config.MCPServer, o Options) *Authorizer {
 		tr.DisableKeepAlives = true
 		o.HTTP = &http.Client{Timeout: 30 * time.Second, Transport: tr}
 	}
-	a := &Authorizer{name: srv.Name, url: srv.URL, opts: o, store: &fileStore{dir: o.Dir}, http: o.HTTP}
+	if o.Store == nil {
+		o.Store = NewStore(StoreFile, o.Dir)
+	}
+	a := &Authorizer{name: srv.Name, url: srv.URL, opts: o, store: o.Store, http: o.HTTP}
 	if srv.OAuth != nil {
 		a.cfg = *srv.OAuth
 	}
@@ -143,6 +149,9 @@ func dropIdle(base http.RoundTripper) {
 	}
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 }
+
+// Store is where the Authorizer keeps its sign-in.
+func (a *Authorizer) Store() *Store { return a.store }
 
 // SetLive tells the Authorizer its connection is up (or down).
 func (a *Authorizer) SetLive(up bool) { a.live.Store(up) }

@@ -16,8 +16,8 @@ import (
 
 // record is what is kept for one server between runs: its token and the
 // client the agent registered (or was configured) with, so a refresh and a
-// later sign-in reuse them. It lives in a file of its own with mode 0600,
-// never in the session database.
+// later sign-in reuse them: one keychain entry or one file of mode 0600
+// (keychain.go), never the session database.
 type record struct {
 	// ServerURL guards against a renamed entry pointing elsewhere.
 	ServerURL string           `json:"server_url"`
