@@ -112,6 +112,8 @@ type Report struct {
 	Rows    []Row  `json:"rows"`
 	// Missing names npm servers that are not installed.
 	Missing []string `json:"missing_npm_servers,omitempty"`
+	// Tree is the npm servers' process tree with one tool called (npmtree.go).
+	Tree []TreeRow `json:"npm_process_tree,omitempty"`
 }
 
 // Run measures every cell.
@@ -190,6 +192,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		rep.Rows = append(rep.Rows, rows...)
 		rep.Missing = missing
+		if rep.Tree, err = measureNPMTree(ctx, o); err != nil {
+			return nil, fmt.Errorf("npm servers' process tree: %w", err)
+		}
 	}
 	return rep, nil
 }
@@ -868,6 +873,7 @@ func Markdown(w io.Writer, rep *Report) error {
 	if len(rep.Missing) > 0 {
 		fmt.Fprintf(&b, "\nnpm servers not installed (.ci/install-mcp.sh --bench): %s\n", strings.Join(rep.Missing, ", "))
 	}
+	treeMarkdown(&b, rep.Tree)
 	b.WriteString(goals(rep))
 	_, err := io.WriteString(w, b.String())
 	return err
