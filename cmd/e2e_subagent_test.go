@@ -331,3 +331,66 @@ func TestTUISubagentsInTmux(t *testing.T) {
 	}
 	ts.quit()
 }
+
+// Under tmux, each subagent card folds on its own: alt+↑ selects the
+// newest card (thick border), ctrl+o unfolds it alone; alt+↑ and ctrl+o
+// unfold the one before too; alt+↓ twice selects none, and ctrl+o is for
+// every card again (unfold all, then fold all).
+func TestTUISubagentCardFoldsAloneInTmux(t *testing.T) {
+	wd := isolate(t)
+	subagentProfiles(t, wd)
+	chat := chattest.NewServer(t)
+	chat.Reply = childScript
+	anth := anthropictest.NewServer(t)
+	first := anthropictest.Message(
+		anthropictest.ToolUse("toolu_01", "run_agent", map[string]any{"agent": "weather", "prompt": "Weather in Berlin?"}),
+		anthropictest.ToolUse("toolu_02", "run_agent", map[string]any{"agent": "mail", "prompt": "Mail ann@example.com that it is sunny."}),
+	)
+	first.StopReason = "tool_use"
+	anth.Script = anthropictest.NewScript(anthropictest.Turn{Reply: &first}, anthropictest.Turn{Text: "Both done."})
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": chat.BaseURL(),
+		"HOME": os.Getenv("HOME"), "XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}
+	ts := startTmuxSize(t, 140, 80, env, "--provider", "anthropic", "--base-url", anth.URL, "--db", filepath.Join(t.TempDir(), "a.db"),
+		"--mcp-config", testMCPConfig(t), "--theme", "dark", "--alt-screen")
+	ts.waitFor("/help")
+	ts.send("Weather in Berlin, and tell Ann.", "Enter")
+	ts.waitFor("Both done.", "⇢ weather · subagent", "⇢ mail · subagent")
+	if s := ts.capture(); strings.Contains(s, "task:") || strings.Contains(s, "┏") {
+		t.Fatalf("a card is open or selected at first:\n%s", s)
+	}
+	// waitCount waits until the screen shows want "task:" lines, one per
+	// open subagent card.
+	waitCount := func(step string, want int) string {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		s := ts.capture()
+		for strings.Count(s, "task:") != want && time.Now().Before(deadline) {
+			<-time.After(50 * time.Millisecond)
+			s = ts.capture()
+		}
+		if strings.Count(s, "task:") != want {
+			t.Fatalf("%s: %d open cards, want %d:\n%s", step, strings.Count(s, "task:"), want, s)
+		}
+		return s
+	}
+	ts.send("M-Up")
+	ts.waitFor("┏")
+	ts.send("C-o")
+	s := waitCount("ctrl+o on the newest card", 1)
+	if i, j := strings.Index(s, "⇢ mail"), strings.Index(s, "task:"); i < 0 || j < i {
+		t.Errorf("the open card is not mail's:\n%s", s)
+	}
+	ts.send("M-Up")
+	ts.send("C-o")
+	waitCount("ctrl+o on the card before", 2)
+	ts.send("M-Down")
+	ts.send("M-Down")
+	ts.send("C-o")
+	waitCount("ctrl+o with none selected: every card unfolds", 2)
+	ts.send("C-o")
+	s = waitCount("ctrl+o again: every card folds", 0)
+	if strings.Contains(s, "┏") {
+		t.Errorf("a card is still selected:\n%s", s)
+	}
+	ts.quit()
+}
