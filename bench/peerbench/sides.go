@@ -52,7 +52,7 @@ type anthropicFake struct {
 func newAnthropicFake() *anthropicFake {
 	ft := &faket.T{}
 	f := anthropictest.NewServer(ft)
-	f.SetHandler(func(r *anthropictest.Request) anthropictest.Reply { return claudeTurn(f, r) })
+	f.SetHandler(func(r *anthropictest.Request) anthropictest.Reply { return claudeTurn(r.Body) })
 	return &anthropicFake{ft: ft, f: f}
 }
 
