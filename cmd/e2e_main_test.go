@@ -51,6 +51,36 @@ func TestMain(m *testing.M) {
 		goleak.IgnoreAnyFunction("charm.land/bubbletea/v2.(*Program).execBatchMsg"))
 }
 
+// addInteractive gives the test server a prompt (review FILE) and a tool
+// that asks the user for a form (book_table: elicitation/create).
+func addInteractive(s *server.MCPServer) {
+	s.AddPrompt(mcpgo.NewPrompt("review", mcpgo.WithPromptDescription("Review a file"),
+		mcpgo.WithArgument("file", mcpgo.RequiredArgument(), mcpgo.ArgumentDescription("the file to review"))),
+		func(_ context.Context, r mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
+			return mcpgo.NewGetPromptResult("review", []mcpgo.PromptMessage{
+				mcpgo.NewPromptMessage(mcpgo.RoleUser, mcpgo.NewTextContent("Review "+r.Params.Arguments["file"]+" carefully.")),
+			}), nil
+		})
+	s.AddTool(mcpgo.NewTool("book_table", mcpgo.WithDescription("Book a table at the restaurant")),
+		func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			var req mcpgo.ElicitationRequest
+			req.Params.Message = "Who is the booking for?"
+			req.Params.RequestedSchema = map[string]any{"type": "object", "required": []string{"name"}, "properties": map[string]any{
+				"name":   map[string]any{"type": "string", "title": "Name"},
+				"guests": map[string]any{"type": "integer", "title": "Guests", "default": 2, "minimum": 1},
+			}}
+			res, err := s.RequestElicitation(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			if res.Action != mcpgo.ElicitationResponseActionAccept {
+				return mcpgo.NewToolResultText("booking " + string(res.Action) + "d"), nil
+			}
+			c, _ := res.Content.(map[string]any)
+			return mcpgo.NewToolResultText(fmt.Sprintf("booked for %v, %v guests", c["name"], c["guests"])), nil
+		})
+}
+
 func serveTestMCP() {
 	if gate := os.Getenv("AGENT_TEST_MCP_GATE"); gate != "" {
 		// A slow server whose start the test decides: it serves once the
@@ -61,7 +91,15 @@ func serveTestMCP() {
 			os.Exit(3)
 		}
 	}
-	s := server.NewMCPServer("testtools", "1.0.0", server.WithToolCapabilities(true))
+	opts := []server.ServerOption{server.WithToolCapabilities(true)}
+	interactive := os.Getenv("AGENT_TEST_MCP_INTERACTIVE") == "1"
+	if interactive {
+		opts = append(opts, server.WithPromptCapabilities(true), server.WithElicitation())
+	}
+	s := server.NewMCPServer("testtools", "1.0.0", opts...)
+	if interactive {
+		addInteractive(s)
+	}
 	if f := os.Getenv("AGENT_TEST_MCP_EXTRA"); f != "" {
 		// One more tool, named in that file when it exists: a server whose
 		// list changes between runs with the same config.

@@ -97,7 +97,11 @@ func (f *form) rows(width int) int {
 	if f.req.URL != "" {
 		return 2 + len(f.urlLines(nil, width))
 	}
-	return 4 + max(len(f.req.Fields), 1)
+	n := 4 + max(len(f.req.Fields), 1)
+	if f.err != "" {
+		n++ // the error line under the fields
+	}
+	return n
 }
 
 // urlLines are a URL elicitation's lines: the message, the site, the whole

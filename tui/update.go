@@ -173,8 +173,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		done, cmd := m.forms[0].key(k)
 		if done {
 			m.forms = m.forms[1:]
-			m.relayout()
 		}
+		m.relayout() // an error line, or the URL form's next step, changes its height
 		return cmd
 	}
 	if m.picker != nil {

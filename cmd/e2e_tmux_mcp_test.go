@@ -1,0 +1,83 @@
+package cmd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+)
+
+// interactiveMCPConfig is testMCPConfig with the server's prompt (review)
+// and its form-asking tool (book_table).
+func interactiveMCPConfig(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeJSON(t, "mcp.json", map[string]any{"mcpServers": map[string]any{
+		"tt": map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_INTERACTIVE": "1"}},
+	}})
+}
+
+// waitRequests waits until the fake provider got n requests.
+func waitRequests(t *testing.T, fake *anthropictest.Server, n int) []*anthropictest.Request {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if reqs := fake.Requests(); len(reqs) >= n {
+			return reqs
+		}
+		<-time.After(50 * time.Millisecond)
+	}
+	t.Fatalf("the provider got %d requests, want %d", len(fake.Requests()), n)
+	return nil
+}
+
+// #32 under tmux: /mcp lists the server with its tools and prompt, /mcp
+// reconnect restarts it, /tt:review runs the server's prompt as the next
+// turn, and a tool's elicitation is a form in place of the input whose
+// answer (a typed name, the default guests) reaches the server.
+func TestMCPCommandsAndFormInTmux(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	fake.SetScript(anthropictest.NewScript(
+		anthropictest.Turn{Text: "Reviewed it."},
+		anthropictest.Turn{Call: "tt__book_table", Input: map[string]any{}},
+		anthropictest.Turn{Text: "Your table is booked."},
+	))
+	ts := startTmux(t, tmuxEnv(), "--provider", "anthropic", "--base-url", fake.URL,
+		"--db", filepath.Join(t.TempDir(), "a.db"), "--mcp-config", interactiveMCPConfig(t), "--mcp", "tt")
+	ts.waitFor("/help", "MCP server tt is up (5 tools)")
+
+	ts.send("/mcp", "Enter")
+	ts.waitFor("MCP servers (/mcp", "tt  running · 5 tools · 1 prompts · 0 resources")
+	ts.send("/mcp reconnect tt", "Enter")
+	ts.waitFor("MCP server tt: running, 5 tools")
+
+	ts.send("/tt:review notes.md", "Enter")
+	ts.waitFor("Reviewed it.")
+	if reqs := fake.Requests(); len(reqs) != 1 || !bytes.Contains(reqs[0].Body, []byte("Review notes.md carefully.")) {
+		t.Fatalf("the prompt's text did not reach the model (%d requests)", len(reqs))
+	}
+
+	ts.send("Book a table", "Enter")
+	screen := ts.waitFor("MCP server tt asks: Who is the booking for?", "Name*", "Guests: 2")
+	if !strings.Contains(screen, "ctrl+d decline") {
+		t.Errorf("the form does not say how to decline:\n%s", screen)
+	}
+	// The fields come in the server's order: Guests (its default kept),
+	// then Name; enter on the last field accepts.
+	ts.send("Enter")
+	ts.send("Ada", "Enter")
+	ts.waitFor("Your table is booked.")
+	reqs := waitRequests(t, fake, 3)
+	if !bytes.Contains(reqs[2].Body, []byte("booked for Ada, 2 guests")) {
+		t.Errorf("the form's answer did not reach the server: %s", reqs[2].Body)
+	}
+	ts.quit()
+}
