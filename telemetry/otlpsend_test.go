@@ -2,10 +2,14 @@ package telemetry
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +19,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	grpcstatus "google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 )
@@ -184,5 +189,55 @@ func TestReadSignalConfig(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Over TLS, with OTEL_EXPORTER_OTLP_CERTIFICATE naming the collector's CA:
+// grpc negotiates h2 by ALPN with a real grpc-go server, http/protobuf
+// posts over HTTPS. Without the CA the certificate is refused.
+func TestTLSWithCertificateFile(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+		_, _ = w.Write(b)
+	}))
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := grpc.NewServer(grpc.Creds(credentials.NewServerTLSFromCert(&srv.TLS.Certificates[0])))
+	coltracepb.RegisterTraceServiceServer(gs, refusingTraces{})
+	go func() { _ = gs.Serve(l) }()
+	t.Cleanup(gs.Stop)
+	// The test certificate is for 127.0.0.1 and example.com.
+	for _, tc := range []struct{ protocol, endpoint string }{
+		{"grpc", "https://" + l.Addr().String()},
+		{"grpc", l.Addr().String()}, // host:port without a scheme is TLS
+		{"http/protobuf", srv.URL},
+	} {
+		for _, withCA := range []bool{true, false} {
+			t.Run(tc.protocol+" "+tc.endpoint+map[bool]string{true: " with CA", false: " without CA"}[withCA], func(t *testing.T) {
+				env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": tc.endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL": tc.protocol}
+				if withCA {
+					env["OTEL_EXPORTER_OTLP_CERTIFICATE"] = ca
+				}
+				cfg, err := readSignalConfig(func(k string) string { return env[k] }, traceSignal)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cs := &clients{}
+				defer cs.close()
+				err = (&sender{cfg: cfg, http: cs.get(cfg), what: "spans"}).send(context.Background(), repeated(nil))
+				var unknownCA x509.UnknownAuthorityError
+				if withCA && err != nil || !withCA && !errors.As(err, &unknownCA) {
+					t.Fatalf("error %v (with CA: %v)", err, withCA)
+				}
+			})
+		}
 	}
 }
