@@ -43,15 +43,11 @@ func runPeers(args []string, stdout io.Writer) error {
 		}
 		o.Sizes = append(o.Sizes, n)
 	}
-	dir, err := os.MkdirTemp("", "peerbench-bin-")
-	if err != nil {
+	var done func()
+	if o.Agent, done, err = buildRelease(root); err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	o.Agent = filepath.Join(dir, "agent")
-	if err := buildAgent(root, o.Agent, "-ldflags", "-X github.com/agent-dev/agent/internal/early.Version=bench"); err != nil {
-		return err
-	}
+	defer done()
 	rep, err := peerbench.Run(context.Background(), o)
 	if err != nil {
 		return err

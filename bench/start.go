@@ -60,23 +60,33 @@ func runStart(args []string, stdout io.Writer) error {
 	default:
 		o.NodeBin = *npm
 	}
-	dir, err := os.MkdirTemp("", "startbench-bin-")
-	if err != nil {
+	var done func()
+	if o.Agent, done, err = buildRelease(root); err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	o.Agent = filepath.Join(dir, "agent")
-	// Built as a release is (a version through ldflags): --version of a
-	// release answers before the heavy packages initialise.
-	if err := buildAgent(root, o.Agent, "-ldflags", "-X github.com/agent-dev/agent/internal/early.Version=bench"); err != nil {
-		return err
-	}
+	defer done()
 	rep, err := startbench.Run(context.Background(), o)
 	if err != nil {
 		return err
 	}
 	rep.Command = "go run ./bench " + strings.Join(args, " ")
 	return writeReport(stdout, rep, *asJSON, func(w io.Writer) error { return startbench.Markdown(w, rep) }, *out)
+}
+
+// buildRelease builds the agent of the module at root into a temporary
+// directory as a release is (a version through ldflags: --version of a
+// release answers before the heavy packages initialise); done removes it.
+func buildRelease(root string) (bin string, done func(), err error) {
+	dir, err := os.MkdirTemp("", "bench-bin-")
+	if err != nil {
+		return "", nil, err
+	}
+	bin = filepath.Join(dir, "agent")
+	if err := buildAgent(root, bin, "-ldflags", "-X github.com/agent-dev/agent/internal/early.Version=bench"); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return bin, func() { os.RemoveAll(dir) }, nil
 }
 
 // buildAgent builds the agent of the module at root into out, with the

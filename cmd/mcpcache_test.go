@@ -125,14 +125,9 @@ func TestChangedServerAppliesAtNextTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	extra := filepath.Join(t.TempDir(), "extra")
-	cfgMap := map[string]any{"mcpServers": map[string]any{
+	cfg := writeMCPServers(t, map[string]any{
 		"tt": map[string]any{"command": exe, "start": "eager", "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_EXTRA": extra}},
-	}}
-	b, _ := json.Marshal(cfgMap)
-	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	if err := os.WriteFile(cfg, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	})
 	db := filepath.Join(t.TempDir(), "agent.db")
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	fake := anthropictest.NewServer(t)
@@ -228,11 +223,7 @@ func TestPrintStartsOnlyTheCalledServer(t *testing.T) {
 		servers[name] = map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1",
 			"AGENT_TEST_MCP_PIDFILE": filepath.Join(marks, name)}}
 	}
-	b, _ := json.Marshal(map[string]any{"mcpServers": servers})
-	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	if err := os.WriteFile(cfg, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := writeMCPServers(t, servers)
 	db := filepath.Join(t.TempDir(), "agent.db")
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	fake := anthropictest.NewServer(t)
@@ -274,4 +265,18 @@ func TestPrintStartsOnlyTheCalledServer(t *testing.T) {
 	if got := started(); strings.Join(got, ",") != "bb" {
 		t.Fatalf("a turn calling one tool of bb started %v, want bb only", got)
 	}
+}
+
+// writeMCPServers writes servers as an --mcp-config file and returns its path.
+func writeMCPServers(t *testing.T, servers map[string]any) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"mcpServers": servers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
