@@ -85,7 +85,38 @@ func readValues(q string) requestValues {
 	if commandLine(fields, clean) {
 		add("command", "execute", "terminal", "shell")
 	}
+	if moneyNamed(clean) >= 2 {
+		add("currency")
+	}
 	return v
+}
+
+// moneyNamed counts the words of a request that name a currency ("500 US
+// dollars", "euros", "JPY"). Two of them ("Canadian dollars for 500 US
+// dollars", "from Euro to Dollar") ask for a conversion between currencies,
+// a tool whose words are currency and exchange rather than the
+// currencies' names; one ("a fee under 400 dollars") is only a price.
+func moneyNamed(clean []string) int {
+	n := 0
+	for _, w := range clean {
+		if currencies[w] {
+			n++
+		}
+	}
+	return n
+}
+
+// currencies are the names and codes of common currencies, as written.
+// "pound" is left out (a weight as often), and so are "won" and "real".
+var currencies = map[string]bool{
+	"dollar": true, "dollars": true, "euro": true, "euros": true, "yen": true, "yuan": true, "renminbi": true,
+	"rupee": true, "rupees": true, "peso": true, "pesos": true, "franc": true, "francs": true,
+	"ruble": true, "rubles": true, "rouble": true, "roubles": true, "reais": true, "lira": true,
+	"krona": true, "kronor": true, "krone": true, "kroner": true, "zloty": true, "rand": true, "baht": true,
+	"ringgit": true, "dirham": true, "dirhams": true, "shekel": true, "shekels": true, "sterling": true,
+	"usd": true, "eur": true, "gbp": true, "jpy": true, "cny": true, "rmb": true, "inr": true, "cad": true,
+	"aud": true, "chf": true, "mxn": true, "brl": true, "krw": true, "sek": true, "nok": true, "hkd": true,
+	"sgd": true, "btc": true, "bitcoin": true,
 }
 
 // commandLine reports whether a request carries a command line to run

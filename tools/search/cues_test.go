@@ -50,6 +50,11 @@ func TestQueryCues(t *testing.T) {
 		{"find flights leaving after the date I gave using the date picker", ""},
 		{"start a new project and kill the old branch", ""},
 		{"deploy it with docker", ""},
+		// Two currencies named: a conversion; one is a price.
+		{"How many Canadian dollars can I get for 500 US dollars?", "currency"},
+		{"what is 20000 JPY in EUR", "currency"},
+		{"find a lawyer charging less than 400 dollars an hour", ""},
+		{"convert 2 pounds to kilograms", ""},
 	}
 	for _, tt := range tests {
 		got := strings.Join(readValues(tt.q).cues, " ")
