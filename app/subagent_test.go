@@ -21,14 +21,21 @@ import (
 	"github.com/agent-dev/agent/tools/permission"
 )
 
+// withHelper is a fixture whose user profile helper ("You are the
+// helper.") is callable; front is more of its front matter, a field a line.
+func withHelper(t *testing.T, withMCP bool, front string) (*fixture, *App) {
+	t.Helper()
+	f := newFixture(t, withMCP)
+	writeFile(t, filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "agents", "helper.md"),
+		"---\ndescription: Helps\nsubagent: true\n"+front+"---\nYou are the helper.\n")
+	return f, f.open(t, nil)
+}
+
 // Cancelling the turn cancels the subagent it runs: the child's request is
 // given up, the child ends as failed, the turn as cancelled, and the
 // child's session stays stored under its parent.
 func TestSubagentCancelledWithItsTurn(t *testing.T) {
-	f := newFixture(t, false)
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "agents")
-	writeFile(t, filepath.Join(dir, "helper.md"), "---\ndescription: Helps\nsubagent: true\n---\nYou are the helper.\n")
-	a := f.open(t, nil)
+	f, a := withHelper(t, false, "")
 	if _, ok := a.Session().Tools().Lookup(RunAgentTool); !ok {
 		t.Fatal("no run_agent with a callable profile")
 	}
@@ -90,10 +97,7 @@ func TestNoSubagentNoRunAgent(t *testing.T) {
 // Claude Code's model aliases in an agent file are the provider's model
 // ids: the child's request names the id, not the alias.
 func TestSubagentModelAlias(t *testing.T) {
-	f := newFixture(t, false)
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "agents")
-	writeFile(t, filepath.Join(dir, "helper.md"), "---\ndescription: Helps\nsubagent: true\nmodel: haiku\n---\nYou are the helper.\n")
-	a := f.open(t, nil)
+	f, a := withHelper(t, false, "model: haiku\n")
 	fin, childModel := runHelper(t, f, a)
 	if fin == nil || fin.IsError || fin.Model != "claude-haiku-4-5" {
 		t.Fatalf("subagent_finished: %+v", fin)
@@ -140,10 +144,7 @@ func runHelper(t *testing.T, f *fixture, a *App) (*agent.SubagentEvent, string) 
 // subagents' requests, tokens and cost included; agent sessions show
 // counts them too.
 func TestResumedParentCountsItsSubagents(t *testing.T) {
-	f := newFixture(t, false)
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "agents")
-	writeFile(t, filepath.Join(dir, "helper.md"), "---\ndescription: Helps\nsubagent: true\nmodel: claude-haiku-4-5\n---\nYou are the helper.\n")
-	a := f.open(t, nil)
+	f, a := withHelper(t, false, "model: claude-haiku-4-5\n")
 	if fin, _ := runHelper(t, f, a); fin == nil || fin.IsError {
 		t.Fatalf("subagent_finished: %+v", fin)
 	}
@@ -206,10 +207,7 @@ func TestProfileModelAliases(t *testing.T) {
 // model is told so, and its call of a tool that is not read-only is
 // refused as the parent's would be (the server never sees it).
 func TestRunAgentInPlanMode(t *testing.T) {
-	f := newFixture(t, true)
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "agents")
-	writeFile(t, filepath.Join(dir, "helper.md"), "---\ndescription: Helps\nsubagent: true\nmcp: [tt]\ndefer: false\n---\nYou are the helper.\n")
-	a := f.open(t, nil)
+	f, a := withHelper(t, true, "mcp: [tt]\ndefer: false\n")
 	if err := a.SetPermissionMode(permission.ModePlan); err != nil {
 		t.Fatal(err)
 	}
@@ -263,10 +261,7 @@ func TestRunAgentInPlanMode(t *testing.T) {
 // naming its parent when that is not listed; the JSON list carries
 // parent_session_id on the child alone.
 func TestSessionListMarksSubagents(t *testing.T) {
-	f := newFixture(t, false)
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "agents")
-	writeFile(t, filepath.Join(dir, "helper.md"), "---\ndescription: Helps\nsubagent: true\n---\nYou are the helper.\n")
-	a := f.open(t, nil)
+	f, a := withHelper(t, false, "")
 	fin, _ := runHelper(t, f, a)
 	if fin == nil || fin.IsError {
 		t.Fatalf("subagent_finished: %+v", fin)

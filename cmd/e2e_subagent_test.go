@@ -293,9 +293,11 @@ func TestPrintSubagentApproval(t *testing.T) {
 	}
 }
 
-// Under tmux, the real program shows both subagents as cards and their
-// searches in the pane under their names.
-func TestTUISubagentsInTmux(t *testing.T) {
+// twoSubagentsInTmux starts the real program in a width × height terminal
+// (with args) on a parent whose model runs the weather and mail subagents
+// at once, each on a Chat server, and waits for the turn's end.
+func twoSubagentsInTmux(t *testing.T, width, height int, args ...string) *tmuxSession {
+	t.Helper()
 	wd := isolate(t)
 	subagentProfiles(t, wd)
 	chat := chattest.NewServer(t)
@@ -309,11 +311,18 @@ func TestTUISubagentsInTmux(t *testing.T) {
 	anth.Script = anthropictest.NewScript(anthropictest.Turn{Reply: &first}, anthropictest.Turn{Text: "Both done."})
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": chat.BaseURL(),
 		"HOME": os.Getenv("HOME"), "XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}
-	ts := startTmux(t, env, "--provider", "anthropic", "--base-url", anth.URL, "--db", filepath.Join(t.TempDir(), "a.db"),
-		"--mcp-config", testMCPConfig(t), "--theme", "dark")
+	ts := startTmuxSize(t, width, height, env, append([]string{"--provider", "anthropic", "--base-url", anth.URL, "--db", filepath.Join(t.TempDir(), "a.db"),
+		"--mcp-config", testMCPConfig(t), "--theme", "dark"}, args...)...)
 	ts.waitFor("/help")
 	ts.send("Weather in Berlin, and tell Ann.", "Enter")
 	ts.waitFor("Both done.")
+	return ts
+}
+
+// Under tmux, the real program shows both subagents as cards and their
+// searches in the pane under their names.
+func TestTUISubagentsInTmux(t *testing.T) {
+	ts := twoSubagentsInTmux(t, 120, 40)
 	// The pane (ctrl+t in inline mode) keeps each child's search under
 	// its name.
 	ts.send("C-t")
@@ -337,24 +346,8 @@ func TestTUISubagentsInTmux(t *testing.T) {
 // unfold the one before too; alt+↓ twice selects none, and ctrl+o is for
 // every card again (unfold all, then fold all).
 func TestTUISubagentCardFoldsAloneInTmux(t *testing.T) {
-	wd := isolate(t)
-	subagentProfiles(t, wd)
-	chat := chattest.NewServer(t)
-	chat.Reply = childScript
-	anth := anthropictest.NewServer(t)
-	first := anthropictest.Message(
-		anthropictest.ToolUse("toolu_01", "run_agent", map[string]any{"agent": "weather", "prompt": "Weather in Berlin?"}),
-		anthropictest.ToolUse("toolu_02", "run_agent", map[string]any{"agent": "mail", "prompt": "Mail ann@example.com that it is sunny."}),
-	)
-	first.StopReason = "tool_use"
-	anth.Script = anthropictest.NewScript(anthropictest.Turn{Reply: &first}, anthropictest.Turn{Text: "Both done."})
-	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": chat.BaseURL(),
-		"HOME": os.Getenv("HOME"), "XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}
-	ts := startTmuxSize(t, 140, 80, env, "--provider", "anthropic", "--base-url", anth.URL, "--db", filepath.Join(t.TempDir(), "a.db"),
-		"--mcp-config", testMCPConfig(t), "--theme", "dark", "--alt-screen")
-	ts.waitFor("/help")
-	ts.send("Weather in Berlin, and tell Ann.", "Enter")
-	ts.waitFor("Both done.", "⇢ weather · subagent", "⇢ mail · subagent")
+	ts := twoSubagentsInTmux(t, 140, 80, "--alt-screen")
+	ts.waitFor("⇢ weather · subagent", "⇢ mail · subagent")
 	if s := ts.capture(); strings.Contains(s, "task:") || strings.Contains(s, "┏") {
 		t.Fatalf("a card is open or selected at first:\n%s", s)
 	}
