@@ -101,14 +101,24 @@ func MCPLogout(s Settings, name string) (removed bool, err error) {
 	return a.Logout()
 }
 
-// untrustedKeyPaths refuses a private key read from a path that a project's
+// untrustedKeyPaths refuses a private key or ID token read from a path that a project's
 // .mcp.json names: a file that came with a cloned repository must not say
 // where credentials are read from. The user's own files and --mcp-config may.
 func untrustedKeyPaths(servers map[string]config.MCPServer) error {
 	for _, name := range slices.Sorted(maps.Keys(servers)) {
-		srv := servers[name]
-		if srv.OAuth != nil && strings.HasPrefix(srv.OAuth.PrivateKey, "@") {
-			return fmt.Errorf("MCP server %s in %s: oauth.private_key @PATH is read only from your own config (~/.config/agent/mcp.json, the config file or --mcp-config), never from a project's .mcp.json", name, srv.Source)
+		o := servers[name].OAuth
+		if o == nil {
+			continue
+		}
+		key := ""
+		switch {
+		case strings.HasPrefix(o.PrivateKey, "@"):
+			key = "oauth.private_key"
+		case o.IdP != nil && strings.HasPrefix(o.IdP.IDToken, "@"):
+			key = "oauth.idp.id_token"
+		}
+		if key != "" {
+			return fmt.Errorf("MCP server %s in %s: %s @PATH is read only from your own config (~/.config/agent/mcp.json, the config file or --mcp-config), never from a project's .mcp.json", name, servers[name].Source, key)
 		}
 	}
 	return nil

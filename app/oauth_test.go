@@ -14,15 +14,22 @@ func TestProjectMCPConfigNamesNoKeyPath(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
 	wd := t.TempDir()
+	keyEntry := func(v string) string {
+		return `{"grant": "client_credentials", "client_id": "c", "private_key": "` + v + `"}`
+	}
+	idTokenEntry := func(v string) string {
+		return `{"grant": "cross_app", "client_id": "c", "idp": {"issuer": "https://idp.example", "client_id": "i", "id_token": "` + v + `"}}`
+	}
 	for _, tc := range []struct {
-		key     string
+		oauth   string
 		refused bool
 	}{
-		{"@/home/user/.ssh/id_ed25519", true},
-		{"-----BEGIN PRIVATE KEY-----\\n...", false},
+		{keyEntry("@/home/user/.ssh/id_ed25519"), true},
+		{keyEntry("-----BEGIN PRIVATE KEY-----\\n..."), false},
+		{idTokenEntry("@/home/user/.cache/sso/id_token"), true},
+		{idTokenEntry("eyJ.a.b"), false},
 	} {
-		cfg := `{"mcpServers": {"x": {"type": "http", "url": "https://x.example/mcp",
-			"oauth": {"grant": "client_credentials", "client_id": "c", "private_key": "` + tc.key + `"}}}}`
+		cfg := `{"mcpServers": {"x": {"type": "http", "url": "https://x.example/mcp", "oauth": ` + tc.oauth + `}}}`
 		if err := os.WriteFile(filepath.Join(wd, ".mcp.json"), []byte(cfg), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -31,7 +38,7 @@ func TestProjectMCPConfigNamesNoKeyPath(t *testing.T) {
 			_, err = s.MCPServers()
 		}
 		if refused := err != nil && strings.Contains(err.Error(), "never from a project's .mcp.json"); refused != tc.refused {
-			t.Errorf("key %.20q: err = %v, want refused=%v", tc.key, err, tc.refused)
+			t.Errorf("oauth %s: err = %v, want refused=%v", tc.oauth, err, tc.refused)
 		}
 	}
 }

@@ -61,6 +61,10 @@ func TestLoadMCPConfigErrors(t *testing.T) {
 		{"bad defer", `{"mcpServers": {"x": {"command": "a", "defer": "sometimes"}}}`, `defer must be true, false, "auto"`},
 		{"bad timeout", `{"mcpServers": {"x": {"command": "a", "timeout": "soon"}}}`, "timeout must be seconds"},
 		{"negative timeout", `{"mcpServers": {"x": {"command": "a", "timeout": -1}}}`, "timeout must not be negative"},
+		{"cross_app without idp", `{"mcpServers": {"x": {"type": "http", "url": "https://a/mcp", "oauth": {"grant": "cross_app", "client_id": "c"}}}}`, `needs "idp": {"issuer", "client_id"}`},
+		{"cross_app without client", `{"mcpServers": {"x": {"type": "http", "url": "https://a/mcp", "oauth": {"grant": "cross_app", "idp": {"issuer": "https://idp", "client_id": "i"}}}}}`, `needs the "client_id"`},
+		{"idp without cross_app", `{"mcpServers": {"x": {"type": "http", "url": "https://a/mcp", "oauth": {"idp": {"issuer": "https://idp", "client_id": "i"}}}}}`, `oauth.idp is used by "grant": "cross_app" only`},
+		{"unknown grant", `{"mcpServers": {"x": {"type": "http", "url": "https://a/mcp", "oauth": {"grant": "password"}}}}`, `oauth.grant must be "authorization_code", "client_credentials" or "cross_app"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,6 +80,22 @@ func TestLoadMCPConfigErrors(t *testing.T) {
 	}
 	if _, err := ReadMCPConfigFile(filepath.Join(dir, "nope.json")); err == nil || !strings.Contains(err.Error(), "nope.json does not exist: check the path given to --mcp-config") {
 		t.Errorf("missing named file: %v", err)
+	}
+}
+
+// A cross_app entry: the IdP's values take ${VAR} like the rest.
+func TestCrossAppEntry(t *testing.T) {
+	t.Setenv("AGENT_TEST_ID_TOKEN", "eyJ.id.token")
+	p := writeFile(t, t.TempDir(), "mcp.json", `{"mcpServers": {"corp": {"type": "http", "url": "https://mcp.corp.example/mcp",
+		"oauth": {"grant": "cross_app", "client_id": "agent", "client_secret": "s",
+			"idp": {"issuer": "https://idp.corp.example", "client_id": "agent-sso", "id_token": "${AGENT_TEST_ID_TOKEN}"}}}}}`)
+	got, err := LoadMCPConfig(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &MCPOAuthIdP{Issuer: "https://idp.corp.example", ClientID: "agent-sso", IDToken: "eyJ.id.token"}
+	if o := got["corp"].OAuth; o == nil || o.Grant != GrantCrossApp || !reflect.DeepEqual(o.IdP, want) {
+		t.Fatalf("oauth = %+v", got["corp"].OAuth)
 	}
 }
 

@@ -11,6 +11,11 @@ import (
 const (
 	GrantAuthorizationCode = "authorization_code"
 	GrantClientCredentials = "client_credentials"
+	// GrantCrossApp is the MCP Enterprise-Managed Authorization extension
+	// (cross-app access): the user's ID token from the enterprise IdP is
+	// exchanged there for an ID-JAG, which the server's authorization
+	// server takes as a JWT authorization grant.
+	GrantCrossApp = "cross_app"
 )
 
 // MCPOAuth is a server's "oauth" entry: how the agent signs in to a remote
@@ -27,14 +32,31 @@ type MCPOAuth struct {
 	// CallbackPort is the 127.0.0.1 port the browser is sent back to (0:
 	// any free port; set it when the client is registered with one).
 	CallbackPort int `json:"callback_port,omitempty"`
-	// Grant is authorization_code (the default) or client_credentials.
+	// Grant is authorization_code (the default), client_credentials or
+	// cross_app.
 	Grant string `json:"grant,omitempty"`
+	// IdP is the enterprise identity provider of the cross_app grant.
+	IdP *MCPOAuthIdP `json:"idp,omitempty"`
 	// PrivateKey signs client assertions (private_key_jwt, RFC 7523): PEM
 	// text, or @PATH of a PEM file.
 	PrivateKey string `json:"private_key,omitempty"`
 	// SigningAlg is the JWS algorithm of those assertions (default from the
 	// key: ES256 for P-256, RS256 for RSA, ...).
 	SigningAlg string `json:"signing_alg,omitempty"`
+}
+
+// MCPOAuthIdP is the enterprise identity provider the cross_app grant asks
+// for an ID-JAG: its issuer (metadata by OpenID Connect Discovery or RFC
+// 8414), the agent's client there, and the user's ID token.
+type MCPOAuthIdP struct {
+	Issuer       string `json:"issuer"`
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	// IDToken is the user's OpenID Connect ID token at the IdP: text, or
+	// @PATH of a file holding it (read at each use, so a tool may renew
+	// it). Empty: the agent signs the user in at the IdP through the
+	// browser and keeps the ID token with the other sign-ins.
+	IDToken string `json:"id_token,omitempty"`
 }
 
 // UnmarshalJSON accepts false, true (the defaults) or an object; scopes may
@@ -55,7 +77,7 @@ func (o *MCPOAuth) UnmarshalJSON(b []byte) error {
 		Scopes json.RawMessage `json:"scopes"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
-		return fmt.Errorf(`oauth must be false or an object {"client_id", "client_secret", "scopes", "callback_port", "grant", "private_key", "signing_alg"}: %v`, err)
+		return fmt.Errorf(`oauth must be false or an object {"client_id", "client_secret", "scopes", "callback_port", "grant", "private_key", "signing_alg", "idp"}: %v`, err)
 	}
 	*o = MCPOAuth(v.plain)
 	if raw := bytes.TrimSpace(v.Scopes); len(raw) > 0 && string(raw) != "null" {
@@ -88,8 +110,18 @@ func (o MCPOAuth) check() error {
 		if o.ClientSecret == "" && o.PrivateKey == "" {
 			return fmt.Errorf(`oauth.grant %q needs a "client_secret" or a "private_key"`, o.Grant)
 		}
+	case GrantCrossApp:
+		if o.ClientID == "" {
+			return fmt.Errorf(`oauth.grant %q needs the "client_id" the server's authorization server knows the agent by`, o.Grant)
+		}
+		if o.IdP == nil || o.IdP.Issuer == "" || o.IdP.ClientID == "" {
+			return fmt.Errorf(`oauth.grant %q needs "idp": {"issuer", "client_id"} (and "client_secret", "id_token" where they apply)`, o.Grant)
+		}
 	default:
-		return fmt.Errorf(`oauth.grant must be %q or %q, got %q`, GrantAuthorizationCode, GrantClientCredentials, o.Grant)
+		return fmt.Errorf(`oauth.grant must be %q, %q or %q, got %q`, GrantAuthorizationCode, GrantClientCredentials, GrantCrossApp, o.Grant)
+	}
+	if o.IdP != nil && o.Grant != GrantCrossApp {
+		return fmt.Errorf(`oauth.idp is used by "grant": %q only`, GrantCrossApp)
 	}
 	if o.CallbackPort < 0 || o.CallbackPort > 65535 {
 		return fmt.Errorf("oauth.callback_port must be a port (1-65535, or 0 for any), got %d", o.CallbackPort)
@@ -107,6 +139,11 @@ func (o *MCPOAuth) expand(x func(string) string) {
 	}
 	o.ClientID, o.ClientSecret = x(o.ClientID), x(o.ClientSecret)
 	o.PrivateKey, o.SigningAlg, o.Grant = x(o.PrivateKey), x(o.SigningAlg), x(o.Grant)
+	if o.IdP != nil {
+		idp := *o.IdP // the entry may be shared with a merged copy
+		idp.Issuer, idp.ClientID, idp.ClientSecret, idp.IDToken = x(idp.Issuer), x(idp.ClientID), x(idp.ClientSecret), x(idp.IDToken)
+		o.IdP = &idp
+	}
 	if o.Scopes != nil {
 		scopes := make([]string, 0, len(o.Scopes))
 		for _, s := range o.Scopes {

@@ -31,6 +31,11 @@ if (ctx.client_secret) oauth.client_secret = ctx.client_secret;
 if (ctx.private_key_pem) oauth.private_key = ctx.private_key_pem;
 if (ctx.signing_algorithm) oauth.signing_alg = ctx.signing_algorithm;
 if (scenario.startsWith("auth/client-credentials")) oauth.grant = "client_credentials";
+// Cross-app access: the enterprise IdP and the user's ID token from it.
+if (ctx.idp_issuer) {
+  oauth.grant = "cross_app";
+  oauth.idp = { issuer: ctx.idp_issuer, client_id: ctx.idp_client_id, id_token: ctx.idp_id_token };
+}
 
 const server = { type: "http", url };
 if (Object.keys(oauth).length > 0) server.oauth = oauth;

@@ -14,7 +14,8 @@
 // testdata/expected-failures.yml lists the scenarios that do not pass yet,
 // in the suite's own baseline format: an unlisted scenario that fails, or a
 // listed one that passes, fails the test. `go test ./conformance -v` prints
-// the table of scenarios and checks passed.
+// the table of scenarios and checks passed; AGENT_CONFORMANCE_SCENARIOS
+// (comma-separated) runs only those.
 package conformance
 
 import (
@@ -242,6 +243,13 @@ func TestClientScenarios(t *testing.T) {
 	s := findSuite(t)
 	scenarios := s.clientScenarios(t)
 	expected := expectedFailures(t)
+	if only := os.Getenv("AGENT_CONFORMANCE_SCENARIOS"); only != "" {
+		// While working on some scenarios: those alone (comma-separated).
+		scenarios = slices.DeleteFunc(scenarios, func(sc string) bool { return !slices.Contains(strings.Split(only, ","), sc) })
+		if len(scenarios) == 0 {
+			t.Fatalf("AGENT_CONFORMANCE_SCENARIOS=%s names no client scenario of the suite", only)
+		}
+	}
 	for name := range expected {
 		if !slices.Contains(scenarios, name) {
 			t.Errorf("testdata/expected-failures.yml names %q, which the suite does not have", name)

@@ -39,17 +39,7 @@ func (a *Authorizer) identity(ctx context.Context, d discovery, redirectURI stri
 	as := d.as
 	if a.cfg.ClientID != "" {
 		c := &client{Issuer: as.Issuer, ID: a.cfg.ClientID, Secret: a.cfg.ClientSecret, registeredBy: "config"}
-		switch {
-		case a.cfg.PrivateKey != "":
-			c.AuthMethod = authJWT
-		case c.Secret == "":
-			c.AuthMethod = authNone
-		case !slices.Contains(as.TokenEndpointAuthMethodsSupported, authBasic) && slices.Contains(as.TokenEndpointAuthMethodsSupported, authPost):
-			c.AuthMethod = authPost
-		default:
-			// RFC 6749 §2.3.1: every server supports Basic for secrets.
-			c.AuthMethod = authBasic
-		}
+		c.AuthMethod = configuredMethod(as, c.Secret, a.cfg.PrivateKey != "")
 		return c, nil
 	}
 	if as.ClientIDMetadataDocumentSupported && a.opts.ClientMetadataURL != "" {
@@ -110,6 +100,22 @@ func (a *Authorizer) identity(ctx context.Context, d discovery, redirectURI stri
 	return c, nil
 }
 
+// configuredMethod is how a configured client authenticates at a token
+// endpoint: with its key, else its secret (Basic unless the server takes
+// only the body), else as a public client.
+func configuredMethod(as serverMetadata, secret string, key bool) string {
+	switch {
+	case key:
+		return authJWT
+	case secret == "":
+		return authNone
+	case !slices.Contains(as.TokenEndpointAuthMethodsSupported, authBasic) && slices.Contains(as.TokenEndpointAuthMethodsSupported, authPost):
+		return authPost
+	}
+	// RFC 6749 §2.3.1: every server supports Basic for secrets.
+	return authBasic
+}
+
 // TokenError is an error answer of a token or registration endpoint
 // (RFC 6749 §5.2). Its text carries the server's code and description,
 // never a credential.
@@ -148,8 +154,29 @@ func firstLine(s string) string {
 }
 
 // tokenRequest posts form to the token endpoint with the client's
-// authentication and the resource indicator.
+// authentication and the resource indicator, and reads the access token.
 func (a *Authorizer) tokenRequest(ctx context.Context, as serverMetadata, c *client, resource string, form url.Values) (*transport.Token, error) {
+	b, err := a.postToken(ctx, as, c, resource, form)
+	if err != nil {
+		return nil, err
+	}
+	var tok transport.Token
+	if err := json.Unmarshal(b, &tok); err != nil || tok.AccessToken == "" {
+		return nil, fmt.Errorf("token request to %s: the answer has no access_token", as.TokenEndpoint)
+	}
+	if !strings.EqualFold(tok.TokenType, "bearer") {
+		return nil, fmt.Errorf("token request to %s: token_type %q is not Bearer", as.TokenEndpoint, tok.TokenType)
+	}
+	if tok.ExpiresIn > 0 {
+		tok.ExpiresAt = time.Now().Add(time.Duration(tok.ExpiresIn) * time.Second)
+	}
+	return &tok, nil
+}
+
+// postToken posts form to a token endpoint with the client's
+// authentication and the resource indicator; it returns the body of a
+// successful answer, and a TokenError for an error answer.
+func (a *Authorizer) postToken(ctx context.Context, as serverMetadata, c *client, resource string, form url.Values) ([]byte, error) {
 	if resource != "" {
 		form.Set("resource", resource) // RFC 8707 §2.2
 	}
@@ -190,23 +217,13 @@ func (a *Authorizer) tokenRequest(ctx context.Context, as serverMetadata, c *cli
 	if resp.StatusCode/100 != 2 {
 		return nil, fmt.Errorf("token request to %s: %w", as.TokenEndpoint, oauthError(resp.StatusCode, b))
 	}
-	var tok transport.Token
 	var errBody struct {
 		Error string `json:"error"`
 	}
 	if json.Unmarshal(b, &errBody) == nil && errBody.Error != "" {
 		return nil, fmt.Errorf("token request to %s: %w", as.TokenEndpoint, oauthError(resp.StatusCode, b))
 	}
-	if err := json.Unmarshal(b, &tok); err != nil || tok.AccessToken == "" {
-		return nil, fmt.Errorf("token request to %s: the answer has no access_token", as.TokenEndpoint)
-	}
-	if !strings.EqualFold(tok.TokenType, "bearer") {
-		return nil, fmt.Errorf("token request to %s: token_type %q is not Bearer", as.TokenEndpoint, tok.TokenType)
-	}
-	if tok.ExpiresIn > 0 {
-		tok.ExpiresAt = time.Now().Add(time.Duration(tok.ExpiresIn) * time.Second)
-	}
-	return &tok, nil
+	return b, nil
 }
 
 // clientAssertion signs the RFC 7523 §3 client authentication JWT: issuer

@@ -168,21 +168,14 @@ func (a *Authorizer) discover(ctx context.Context, ch challenge) (discovery, err
 		}
 		issuer = u.Scheme + "://" + u.Host
 	}
-	for _, mu := range metadataURLs(issuer) {
-		m, ok, err := a.fetchServerMetadata(ctx, mu)
-		if err != nil {
-			return d, err
-		}
-		if !ok {
-			continue
-		}
-		// An issuer named by resource metadata must be the one the
-		// document declares; a 2025-03-26 server's origin is only where
-		// its metadata is, and the document's issuer may have a path.
-		if found && strings.TrimSuffix(m.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
-			return d, fmt.Errorf("authorization server metadata at %s names issuer %q, not %q (RFC 8414 §3.3): refused", mu, m.Issuer, issuer)
-		}
-		m.discovered = true
+	// An issuer named by resource metadata must be the one the document
+	// declares; a 2025-03-26 server's origin is only where its metadata
+	// is, and the document's issuer may have a path.
+	m, ok, err := a.issuerMetadata(ctx, issuer, found)
+	if err != nil {
+		return d, err
+	}
+	if ok {
 		d.as = m
 		return d, nil
 	}
@@ -229,6 +222,26 @@ func (a *Authorizer) resourceMetadata(ctx context.Context, ch challenge) (resour
 		return m, true, nil
 	}
 	return resourceMetadata{}, false, nil
+}
+
+// issuerMetadata fetches the RFC 8414 or OpenID metadata of issuer; ok is
+// false when none is published. strict: the document must name issuer.
+func (a *Authorizer) issuerMetadata(ctx context.Context, issuer string, strict bool) (serverMetadata, bool, error) {
+	for _, mu := range metadataURLs(issuer) {
+		m, ok, err := a.fetchServerMetadata(ctx, mu)
+		if err != nil {
+			return m, false, err
+		}
+		if !ok {
+			continue
+		}
+		if strict && strings.TrimSuffix(m.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
+			return m, false, fmt.Errorf("authorization server metadata at %s names issuer %q, not %q (RFC 8414 §3.3): refused", mu, m.Issuer, issuer)
+		}
+		m.discovered = true
+		return m, true, nil
+	}
+	return serverMetadata{}, false, nil
 }
 
 // metadataURLs lists where an issuer's metadata may be (RFC 8414 §3.1 path

@@ -33,6 +33,9 @@ func (a *Authorizer) authorize(ctx context.Context, ch challenge, extra []string
 		return err
 	}
 	scopes := a.scopes(d, ch, extra)
+	if a.cfg.Grant == config.GrantCrossApp {
+		return a.crossApp(ctx, d, scopes)
+	}
 	if a.cfg.Grant == config.GrantClientCredentials {
 		c, err := a.identity(ctx, d, "", &a.rec)
 		if err != nil {
@@ -145,7 +148,7 @@ func (a *Authorizer) scopes(d discovery, ch challenge, extra []string) []string 
 			s = append(s, x)
 		}
 	}
-	if a.cfg.Grant != config.GrantClientCredentials && slices.Contains(d.as.ScopesSupported, offlineAccess) && !slices.Contains(s, offlineAccess) {
+	if !a.machineGrant() && slices.Contains(d.as.ScopesSupported, offlineAccess) && !slices.Contains(s, offlineAccess) {
 		s = append(s, offlineAccess)
 	}
 	return s

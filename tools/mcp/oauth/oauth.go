@@ -4,7 +4,9 @@
 // OpenID), a configured client, a Client ID Metadata Document or dynamic
 // registration (RFC 7591), the authorization code grant with PKCE S256 and
 // the resource indicator (RFC 8707) through the user's browser and a
-// 127.0.0.1 listener, or the client credentials grant; client_secret_basic,
+// 127.0.0.1 listener, the client credentials grant, or cross-app access
+// (an enterprise IdP's ID-JAG by RFC 8693 token exchange, presented as an
+// RFC 7523 JWT bearer grant; crossapp.go); client_secret_basic,
 // client_secret_post, none and private_key_jwt (RFC 7523); refresh before
 // expiry and on a 401; step-up on 403 insufficient_scope, at most twice a
 // request.
@@ -230,8 +232,8 @@ func (a *Authorizer) Login(ctx context.Context) error {
 }
 
 // token returns the stored access token, refreshing it when it expires
-// within a minute, or getting one by the client credentials grant; "" when
-// there is none. mu is held.
+// within a minute, or getting one by the client credentials or cross-app
+// grant; "" when there is none. mu is held.
 func (a *Authorizer) token(ctx context.Context) string {
 	if err := a.load(); err != nil {
 		return ""
@@ -242,7 +244,7 @@ func (a *Authorizer) token(ctx context.Context) string {
 			t = a.rec.Token
 		}
 	}
-	if t == nil && a.cfg.Grant == config.GrantClientCredentials {
+	if (t == nil || (t.IsExpired() && t.RefreshToken == "")) && a.machineGrant() {
 		if err := a.authorize(ctx, a.last, nil); err == nil {
 			t = a.rec.Token
 		}

@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-
-	"github.com/agent-dev/agent/config"
 )
 
 // maxStepUps bounds the re-authorizations one request may cause with 403
@@ -98,7 +96,7 @@ func discard(resp *http.Response) {
 
 // recover answers a 401 to a request sent with token used: another
 // request's sign-in or refresh may already have replaced it; else refresh,
-// else the client credentials grant, else the browser flow when the
+// else the client credentials or cross-app grant, else the browser flow when the
 // connection is up and a browser can be used; else a SignInError.
 func (a *Authorizer) recover(ctx context.Context, used string, ch challenge) error {
 	a.mu.Lock()
@@ -112,7 +110,7 @@ func (a *Authorizer) recover(ctx context.Context, used string, ch challenge) err
 			return nil
 		}
 	}
-	if a.cfg.Grant == config.GrantClientCredentials {
+	if a.machineGrant() {
 		return a.authorize(ctx, ch, nil)
 	}
 	if a.live.Load() && a.opts.Prompt != nil {
@@ -137,7 +135,7 @@ func (a *Authorizer) stepUp(ctx context.Context, ch challenge) error {
 	if a.rec.Token != nil {
 		granted = strings.Fields(a.rec.Token.Scope)
 	}
-	if a.cfg.Grant != config.GrantClientCredentials && a.opts.Prompt == nil {
+	if !a.machineGrant() && a.opts.Prompt == nil {
 		return &SignInError{Server: a.name, Reason: "the server asks for more scope: " + ch.Scope}
 	}
 	sctx, done := signInContext(ctx)

@@ -59,6 +59,9 @@ type Server struct {
 	PRMResource string
 	// MCP answers the requests that pass the token check.
 	MCP http.Handler
+	// IdP, when set, is the enterprise IdP whose ID-JAGs the server takes
+	// by the JWT bearer grant (cross-app access).
+	IdP *IdP
 
 	srv      *httptest.Server
 	mu       sync.Mutex
@@ -185,6 +188,9 @@ func (s *Server) serverMetadata(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(s.Scopes) > 0 {
 		m["scopes_supported"] = s.Scopes
+	}
+	if s.IdP != nil {
+		m["grant_types_supported"] = append(m["grant_types_supported"].([]string), GrantJWTBearer)
 	}
 	if !s.NoRegistration {
 		m["registration_endpoint"] = s.URL + "/register"
@@ -378,6 +384,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			delete(s.refresh, f.Get("refresh_token")) // rotated (OAuth 2.1 §4.3.1)
 			s.issue(w, r, c, g.scopes, g.resource, g.fromCode)
 		}
+	case GrantJWTBearer:
+		s.jwtBearer(w, r, c)
 	case "client_credentials":
 		if c.AuthMethod == "none" {
 			s.fail(w, r, 400, "unauthorized_client", "a public client cannot use client_credentials")
