@@ -334,10 +334,21 @@ func (s *Set) All() []Tool {
 func (s *Set) list(deferred bool) []Tool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []Tool
-	for _, n := range s.order {
-		if s.deferred[n] == deferred {
-			out = append(out, *s.tools[n])
+	// Counted first: a Tool is large, and growing the slice by doubling
+	// allocated twice the list at thousands of tools.
+	n := 0
+	for _, name := range s.order {
+		if s.deferred[name] == deferred {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]Tool, 0, n)
+	for _, name := range s.order {
+		if s.deferred[name] == deferred {
+			out = append(out, *s.tools[name])
 		}
 	}
 	return out

@@ -112,12 +112,14 @@ const maxPatternLen = 1000
 func FromTools(ts []tools.Tool) []Doc {
 	out := make([]Doc, 0, len(ts))
 	for _, t := range ts {
-		out = append(out, Doc{
-			Name: t.Name, Description: t.Description, Schema: t.Schema,
-			Server: t.Server, ServerDescription: t.ServerDescription,
-		})
+		out = append(out, docOf(t))
 	}
 	return out
+}
+
+// docOf is what search sees of a tool.
+func docOf(t tools.Tool) Doc {
+	return Doc{Name: t.Name, Description: t.Description, Schema: t.Schema, Server: t.Server, ServerDescription: t.ServerDescription}
 }
 
 // FirstLine is the first non-empty line of s, for one-line displays.

@@ -136,23 +136,33 @@ func (s *Searcher) index() *Index {
 	}
 	// Read the version before the tools: a change in between makes the next
 	// search look again rather than miss it.
-	byServer := map[string][]Doc{}
+	// Each server's docs are a window of one slice, the servers in the
+	// order they first appear (a counting sort): no slice per server grows
+	// by doubling, and the first index takes the slice as it is.
+	ts := s.set.Deferred()
+	count := map[string]int{}
 	var order []string
-	for _, d := range FromTools(s.set.Deferred()) {
-		if _, ok := byServer[d.Server]; !ok {
-			order = append(order, d.Server)
+	for _, t := range ts {
+		if _, ok := count[t.Server]; !ok {
+			order = append(order, t.Server)
 		}
-		byServer[d.Server] = append(byServer[d.Server], d)
+		count[t.Server]++
+	}
+	all := make([]Doc, len(ts))
+	byServer := make(map[string][]Doc, len(order))
+	at := 0
+	for _, srv := range order {
+		byServer[srv] = all[at : at : at+count[srv]]
+		at += count[srv]
+	}
+	for _, t := range ts {
+		byServer[t.Server] = append(byServer[t.Server], docOf(t))
 	}
 	sums := make(map[string][32]byte, len(byServer))
 	for srv, docs := range byServer {
 		sums[srv] = digest(docs)
 	}
 	if !s.built {
-		var all []Doc
-		for _, srv := range order {
-			all = append(all, byServer[srv]...)
-		}
 		s.ix = NewLearned(all, DefaultConfig(), s.uses)
 		s.uses = nil
 	} else {
