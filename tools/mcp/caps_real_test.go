@@ -98,16 +98,38 @@ func TestRealEverythingCapabilities(t *testing.T) {
 	for _, s := range servers {
 		t.Run(s.Type, func(t *testing.T) {
 			st := waitTools(t, m, set, s.Name, 17)
-			if st.Tools != 16 || len(st.Hidden) != 1 || st.Hidden[0].Name != "simulate-research-query" || !strings.Contains(st.Hidden[0].Reason, "taskSupport") {
-				t.Fatalf("want 16 tools offered and simulate-research-query hidden; got %d and %+v", st.Tools, st.Hidden)
+			if st.Tools != 17 || len(st.Hidden) != 0 {
+				t.Fatalf("want 17 tools offered (simulate-research-query as a task), none hidden; got %d and %+v", st.Tools, st.Hidden)
 			}
 			if st.Prompts == 0 || st.Resources == 0 {
 				t.Errorf("prompts %d, resources %d: want both listed", st.Prompts, st.Resources)
 			}
 			name := func(tool string) string { return ToolName(s.Name, tool) }
-			if _, ok := set.Lookup(name("simulate-research-query")); ok {
-				t.Error("a taskSupport:required tool is offered")
+			// A taskSupport:"required" tool runs as a task: created,
+			// polled, its result read; progress shows its status messages.
+			var stages []string
+			var smu sync.Mutex
+			research, _ := set.Lookup(name("simulate-research-query"))
+			rctx := tools.WithProgress(t.Context(), func(p tools.Progress) { smu.Lock(); stages = append(stages, p.Message); smu.Unlock() })
+			if r, err := research.Exec(rctx, json.RawMessage(`{"topic":"tides"}`)); err != nil || r.IsError || !strings.Contains(r.Text, "Research Report: tides") {
+				t.Errorf("task tool: %v %+v", err, r)
 			}
+			smu.Lock()
+			if len(stages) == 0 || !strings.HasPrefix(stages[0], "working: ") {
+				t.Errorf("task status as progress: %q", stages)
+			}
+			smu.Unlock()
+			// Needing input, the task's elicitation comes through tasks/result.
+			if r, err := research.Exec(t.Context(), json.RawMessage(`{"topic":"python","ambiguous":true}`)); err != nil || r.IsError || !strings.Contains(r.Text, "Research Report: python") {
+				t.Errorf("task tool with input_required: %v %+v", err, r)
+			}
+			h.mu.Lock()
+			if !slices.ContainsFunc(h.elicits, func(e Elicitation) bool {
+				return e.Server == s.Name && strings.Contains(e.Message, `"python" could have multiple interpretations`)
+			}) {
+				t.Errorf("the task's clarification was not asked: %+v", h.elicits)
+			}
+			h.mu.Unlock()
 
 			r := call(t, set, name("get-roots-list"), `{}`)
 			if !strings.Contains(r.Text, "file://"+workdir) {

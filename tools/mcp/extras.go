@@ -56,6 +56,8 @@ type extras struct {
 	templates   []Resource
 	prompts     []Prompt
 	completions bool
+	// taskTools: the server declares tasks.requests.tools.call (tasks.go).
+	taskTools bool
 }
 
 // watch installs the handlers of the notifications this file follows.
@@ -84,6 +86,7 @@ func (c *conn) listExtras(ctx context.Context, cl *client.Client) {
 	c.ex.mu.Lock()
 	c.ex.caps = caps
 	c.ex.completions = caps.Completions != nil
+	c.ex.taskTools = caps.Tasks != nil && caps.Tasks.Requests != nil && caps.Tasks.Requests.Tools != nil && caps.Tasks.Requests.Tools.Call != nil
 	// What the cache said the server offered, and it no longer does, goes.
 	if caps.Resources == nil {
 		c.ex.resources, c.ex.templates = nil, nil
@@ -186,15 +189,16 @@ type cachedExtras struct {
 	Templates   []Resource `json:"templates,omitempty"`
 	Prompts     []Prompt   `json:"prompts,omitempty"`
 	Completions bool       `json:"completions,omitempty"`
+	TaskTools   bool       `json:"task_tools,omitempty"`
 }
 
 // extrasJSON is the connection's resources and prompts as the cache keeps
 // them (nil: none).
 func (c *conn) extrasJSON() []byte {
 	c.ex.mu.Lock()
-	x := cachedExtras{Resources: c.ex.resources, Templates: c.ex.templates, Prompts: c.ex.prompts, Completions: c.ex.completions}
+	x := cachedExtras{Resources: c.ex.resources, Templates: c.ex.templates, Prompts: c.ex.prompts, Completions: c.ex.completions, TaskTools: c.ex.taskTools}
 	c.ex.mu.Unlock()
-	if len(x.Resources)+len(x.Templates)+len(x.Prompts) == 0 && !x.Completions {
+	if len(x.Resources)+len(x.Templates)+len(x.Prompts) == 0 && !x.Completions && !x.TaskTools {
 		return nil
 	}
 	b, _ := json.Marshal(x)
@@ -211,7 +215,7 @@ func (c *conn) loadExtras(b []byte) error {
 		return err
 	}
 	c.ex.mu.Lock()
-	c.ex.resources, c.ex.templates, c.ex.prompts, c.ex.completions = x.Resources, x.Templates, x.Prompts, x.Completions
+	c.ex.resources, c.ex.templates, c.ex.prompts, c.ex.completions, c.ex.taskTools = x.Resources, x.Templates, x.Prompts, x.Completions, x.TaskTools
 	c.ex.mu.Unlock()
 	return nil
 }

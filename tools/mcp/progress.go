@@ -38,6 +38,12 @@ func (c *conn) send(ctx, tctx context.Context, cl *client.Client, tool string, a
 	if len(args) > 0 {
 		params["arguments"] = args
 	}
+	asTask := c.taskRequired(tool)
+	if asTask {
+		// Kept a while past the call's own timeout: a task that expired
+		// at the timeout could no longer be cancelled (tasks/cancel).
+		params["task"] = map[string]any{"ttl": (c.toolTimeout() + time.Minute).Milliseconds()}
+	}
 	if tools.HasProgress(ctx) {
 		progressFns.Store(id, func(p tools.Progress) { tools.ReportProgress(ctx, p) })
 		defer progressFns.Delete(id)
@@ -65,6 +71,9 @@ func (c *conn) send(ctx, tctx context.Context, cl *client.Client, tool string, a
 	}
 	if resp.Error != nil {
 		return nil, resp.Error.AsError()
+	}
+	if task, ok := taskCreated(resp.Result); asTask && ok {
+		return c.awaitTask(ctx, tctx, cl, tool, task)
 	}
 	res, err := mcpgo.ParseCallToolResult(&resp.Result)
 	if err != nil {

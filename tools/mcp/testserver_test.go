@@ -29,7 +29,11 @@ func TestMain(m *testing.M) {
 		runTestServer(mode)
 		os.Exit(0)
 	}
-	goleak.VerifyTestMain(m) // fails when a goroutine outlives the tests
+	// Fails when a goroutine outlives the tests. mcp-go's in-process task
+	// server (TestTaskTools) removes each task after its TTL with a
+	// goroutine that sleeps that long and cannot be stopped: the fake
+	// server's, not the client's.
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/mark3labs/mcp-go/server.(*MCPServer).scheduleTaskCleanup"))
 }
 
 // rawSchema has the keys mcp-go's typed schema drops; it must reach the

@@ -292,7 +292,7 @@ func (c *conn) agentTools(deferAll bool) []tools.Tool {
 	c.mu.Unlock()
 	out := make([]tools.Tool, 0, len(list))
 	for _, t := range list {
-		if t.Meta.hidden() != "" {
+		if c.hiddenReason(t.Meta) != "" {
 			continue // listed with its reason in Status, never offered
 		}
 		out = append(out, tools.Tool{

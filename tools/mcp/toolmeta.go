@@ -18,8 +18,8 @@ import (
 // The parts of a tool's definition that are for the agent, not the model:
 // annotations (shown in agent tools, used by approvals), outputSchema
 // (structuredContent is checked against it) and execution.taskSupport (a
-// tool that can only run as a task is hidden: the agent does not run
-// tasks).
+// tool that can only run as a task is called as one, tasks.go, or hidden
+// on a server that declares no tasks).
 
 // toolMeta is what a listed tool says besides name, description and input
 // schema. It is kept in the catalog cache as its JSON.
@@ -53,14 +53,6 @@ func (w toolMetaWire) meta() *toolMeta {
 		return nil
 	}
 	return m
-}
-
-// hidden is why the tool is not offered ("" when it is).
-func (m *toolMeta) hidden() string {
-	if m != nil && m.TaskSupport == "required" {
-		return `execution.taskSupport is "required": it runs only as an MCP task, which this agent does not run`
-	}
-	return ""
 }
 
 func (m *toolMeta) annotations() *tools.Annotations {

@@ -1,0 +1,84 @@
+package mcp
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/tools"
+)
+
+// TestTaskTools: a taskSupport "required" tool runs as an MCP task on a
+// server that declares tasks (created, polled, its result read; a call
+// that times out cancels the task with tasks/cancel), and stays hidden,
+// with the reason, on a server that does not.
+func TestTaskTools(t *testing.T) {
+	t.Parallel()
+	cancelled := make(chan struct{}, 1)
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	hooks := &server.TaskHooks{}
+	hooks.AddOnTaskCancelled(func(context.Context, server.TaskMetrics) { cancelled <- struct{}{} })
+	tasks := server.NewMCPServer("tasks", "1.0.0", server.WithToolCapabilities(true), server.WithTaskCapabilities(true, true, true),
+		server.WithTaskHooks(hooks))
+	// mcp-go's server (v1.2.1) runs a task with its tools/call request's
+	// context, which it cancels once the task is created: the handler
+	// waits on its own, and tasks/cancel is seen through the hook.
+	tasks.AddTaskTool(mcpgo.NewTool("crunch", mcpgo.WithTaskSupport(mcpgo.TaskSupportRequired), mcpgo.WithNumber("ms")),
+		func(_ context.Context, r mcpgo.CallToolRequest) (*mcpgo.CreateTaskResult, error) {
+			select {
+			case <-time.After(time.Duration(r.GetFloat("ms", 0)) * time.Millisecond):
+			case <-stop:
+			}
+			return &mcpgo.CreateTaskResult{Content: []mcpgo.Content{mcpgo.NewTextContent("crunched")}}, nil
+		})
+	plain := server.NewMCPServer("plain", "1.0.0", server.WithToolCapabilities(true))
+	plain.AddTool(mcpgo.NewTool("crunch", mcpgo.WithTaskSupport(mcpgo.TaskSupportRequired)),
+		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("never as a plain call"), nil
+		})
+	tsTasks := httptest.NewServer(server.NewStreamableHTTPServer(tasks))
+	t.Cleanup(tsTasks.Close)
+	tsPlain := httptest.NewServer(server.NewStreamableHTTPServer(plain))
+	t.Cleanup(tsPlain.Close)
+
+	m, _, errs := startManager(t, Options{},
+		config.MCPServer{Name: "tasks", Type: config.MCPHTTP, URL: tsTasks.URL + "/mcp", ToolTimeout: 2 * time.Second},
+		config.MCPServer{Name: "plain", Type: config.MCPHTTP, URL: tsPlain.URL + "/mcp"})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	set := tools.NewSet()
+	if err := m.Register(set, false); err != nil {
+		t.Fatal(err)
+	}
+	if r := call(t, set, "tasks__crunch", `{"ms":50}`); r.IsError || r.Text != "crunched" {
+		t.Errorf("task call: %+v", r)
+	}
+	if r := call(t, set, "tasks__crunch", `{"ms":60000}`); !r.IsError || !strings.Contains(r.Text, "did not answer within 2s") {
+		t.Errorf("task past the timeout: %+v", r)
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Error("the timed-out task was not cancelled at the server (tasks/cancel)")
+	}
+
+	if _, ok := set.Lookup("plain__crunch"); ok {
+		t.Error("a task-only tool of a server without tasks is offered")
+	}
+	for _, st := range m.Status() {
+		if st.Name != "plain" {
+			continue
+		}
+		if len(st.Hidden) != 1 || !strings.Contains(st.Hidden[0].Reason, "tasks.requests.tools.call") {
+			t.Errorf("plain's hidden tools %+v", st.Hidden)
+		}
+	}
+}
