@@ -46,16 +46,22 @@ func (a *Authorizer) crossApp(ctx context.Context, d discovery, scopes []string)
 	if resource == "" {
 		resource = canonicalResource(a.url) // a 2025-03-26 server publishes none
 	}
-	idToken, err := a.idToken()
-	if err != nil {
-		return err
-	}
 	im, ok, err := a.issuerMetadata(ctx, idp.Issuer, true)
 	if err != nil {
 		return fmt.Errorf("the IdP %s: %w", idp.Issuer, err)
 	}
 	if !ok {
 		return fmt.Errorf("the IdP %s publishes no OpenID or OAuth metadata (tried %s): check oauth.idp.issuer", idp.Issuer, strings.Join(metadataURLs(idp.Issuer), ", "))
+	}
+	idpClient := &client{Issuer: im.Issuer, ID: idp.ClientID, Secret: idp.ClientSecret, AuthMethod: configuredMethod(im, idp.ClientSecret, false)}
+	var idToken string
+	if strings.TrimSpace(idp.IDToken) == "" {
+		idToken, err = a.ssoIDToken(ctx, im, idpClient)
+	} else {
+		idToken, err = a.idToken()
+	}
+	if err != nil {
+		return err
 	}
 	// RFC 8693 §2.1, and the extension's §4: the IdP decides, by its
 	// policy, whether this client may act for the user at this server.
@@ -69,7 +75,6 @@ func (a *Authorizer) crossApp(ctx context.Context, d discovery, scopes []string)
 	if len(scopes) > 0 {
 		form.Set("scope", strings.Join(scopes, " "))
 	}
-	idpClient := &client{Issuer: im.Issuer, ID: idp.ClientID, Secret: idp.ClientSecret, AuthMethod: configuredMethod(im, idp.ClientSecret, false)}
 	b, err := a.postToken(ctx, im, idpClient, resource, form)
 	if err != nil {
 		return fmt.Errorf("exchange the ID token at the IdP: %w", err)
@@ -111,16 +116,30 @@ func (a *Authorizer) idToken() (string, error) {
 		v = strings.TrimSpace(string(b))
 	}
 	if v == "" {
-		return "", &SignInError{Server: a.name, Reason: "no ID token from the IdP: set oauth.idp.id_token"}
+		return "", &SignInError{Server: a.name, Reason: "the file of oauth.idp.id_token is empty"}
 	}
-	var claims jwt.RegisteredClaims
-	// Not verified here: the IdP that issued it checks it; this only reads
-	// its expiry to say what to do.
-	if _, _, err := jwt.NewParser().ParseUnverified(v, &claims); err != nil {
+	claims, err := idClaims(v)
+	if err != nil {
 		return "", fmt.Errorf("oauth.idp.id_token of %s is not a JWT (an OpenID Connect ID token)", a.name)
 	}
 	if claims.ExpiresAt != nil && time.Now().After(claims.ExpiresAt.Time) {
 		return "", &SignInError{Server: a.name, Reason: fmt.Sprintf("the ID token in oauth.idp.id_token expired at %s: get a new one from the IdP", claims.ExpiresAt.UTC().Format(time.RFC3339))}
 	}
 	return v, nil
+}
+
+// idTokenClaims are the claims of an ID token the agent reads.
+type idTokenClaims struct {
+	jwt.RegisteredClaims
+	Nonce string `json:"nonce"`
+}
+
+// idClaims reads an ID token's claims without verifying its signature: the
+// IdP that checks it at the exchange is the one that signed it, and one the
+// agent got itself came straight from the IdP's token endpoint (OpenID
+// Connect Core §3.1.3.7: TLS stands for the signature there).
+func idClaims(v string) (idTokenClaims, error) {
+	var c idTokenClaims
+	_, _, err := jwt.NewParser().ParseUnverified(v, &c)
+	return c, err
 }

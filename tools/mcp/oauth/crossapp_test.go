@@ -2,6 +2,7 @@ package oauth_test
 
 import (
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ import (
 // "agent-idp" (known at the authorization server as "agent-as"), and an
 // authorization server that trusts the IdP. change alters the setting
 // before the first request.
-func crossApp(t *testing.T, change func(idp *oauthtest.IdP, cfg *config.MCPOAuth)) (*fixture, *oauthtest.IdP) {
+func crossApp(t *testing.T, interactive bool, change func(idp *oauthtest.IdP, cfg *config.MCPOAuth)) (*fixture, *oauthtest.IdP) {
 	t.Helper()
 	idp := oauthtest.NewIdP(t)
 	idp.Clients["agent-idp"] = ""
@@ -27,7 +28,7 @@ func crossApp(t *testing.T, change func(idp *oauthtest.IdP, cfg *config.MCPOAuth
 	if change != nil {
 		change(idp, cfg)
 	}
-	f := setup(t, cfg, false, func(s *oauthtest.Server) {
+	f := setup(t, cfg, interactive, func(s *oauthtest.Server) {
 		s.IdP = idp
 		s.NoRegistration = true
 		s.AddClient(oauthtest.Client{ID: "agent-as", Secret: "as-secret", AuthMethod: "client_secret_basic"})
@@ -41,7 +42,7 @@ func crossApp(t *testing.T, change func(idp *oauthtest.IdP, cfg *config.MCPOAuth
 // token nor the ID-JAG is kept.
 func TestCrossAppAccess(t *testing.T) {
 	var idToken string
-	f, idp := crossApp(t, func(_ *oauthtest.IdP, cfg *config.MCPOAuth) { idToken = cfg.IdP.IDToken })
+	f, idp := crossApp(t, false, func(_ *oauthtest.IdP, cfg *config.MCPOAuth) { idToken = cfg.IdP.IDToken })
 	for range 2 {
 		if status, err := f.call(t, "tools/list"); err != nil || status != 200 {
 			t.Fatalf("call: %v %v\nAS: %q\nIdP: %q", status, err, f.as.Log(), idp.Log())
@@ -85,7 +86,7 @@ func TestCrossAppRefusals(t *testing.T) {
 		{name: "expired ID token", want: "expired at", signIn: true, change: func(idp *oauthtest.IdP, cfg *config.MCPOAuth) {
 			cfg.IdP.IDToken = idp.IDToken(t, "alice", "agent-idp", -time.Minute)
 		}},
-		{name: "no ID token", want: "set oauth.idp.id_token", signIn: true, change: func(_ *oauthtest.IdP, cfg *config.MCPOAuth) {
+		{name: "no ID token and no browser", want: "sign in at the IdP", signIn: true, change: func(_ *oauthtest.IdP, cfg *config.MCPOAuth) {
 			cfg.IdP.IDToken = ""
 		}},
 		{name: "ID token of another client", want: "invalid_grant: subject_token was issued to another client", askedIdP: true,
@@ -108,7 +109,7 @@ func TestCrossAppRefusals(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, idp := crossApp(t, tc.change)
+			f, idp := crossApp(t, false, tc.change)
 			status, err := f.call(t, "tools/list")
 			if tc.want == "" {
 				if err != nil || status != 200 {
@@ -129,5 +130,32 @@ func TestCrossAppRefusals(t *testing.T) {
 				t.Errorf("a JWT in the error text: %v", err)
 			}
 		})
+	}
+}
+
+// Without an idp.id_token the agent signs in at the IdP itself, once
+// (OpenID Connect through the browser); a later run uses the kept ID
+// token, and one that runs out is renewed with the kept refresh token.
+func TestCrossAppSingleSignOn(t *testing.T) {
+	var cfg *config.MCPOAuth
+	f, idp := crossApp(t, true, func(idp *oauthtest.IdP, c *config.MCPOAuth) {
+		c.IdP.IDToken = ""
+		idp.IDTokenTTL = 30 * time.Second // under a minute: not used again without a refresh
+		cfg = c
+	})
+	if status, err := f.call(t, "tools/list"); err != nil || status != 200 {
+		t.Fatalf("call: %v %v\nIdP: %q\nAS: %q", status, err, idp.Log(), f.as.Log())
+	}
+	if f.br.visits.Load() != 1 || idp.SignIns() != 1 || len(idp.Exchanged()) != 1 {
+		t.Fatalf("visits %d, IdP sign-ins %d, exchanges %d", f.br.visits.Load(), idp.SignIns(), len(idp.Exchanged()))
+	}
+	// A later run, with no browser: the kept sign-in at the IdP, renewed.
+	later := oauth.New(config.MCPServer{Name: "remote", Type: config.MCPHTTP, URL: f.as.ResourceURL, OAuth: cfg}, oauth.Options{Dir: f.dir})
+	f.as.ExpireAccessTokens()
+	if status, err := post(t.Context(), &http.Client{Transport: later.Wrap(nil)}, f.as.ResourceURL, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); err != nil || status != 200 {
+		t.Fatalf("later run: %v %v\nIdP: %q", status, err, idp.Log())
+	}
+	if idp.SignIns() != 1 || count(idp.Log(), "200 refresh_token") != 1 || len(idp.Exchanged()) != 2 {
+		t.Fatalf("IdP sign-ins %d, log %q, exchanges %d", idp.SignIns(), idp.Log(), len(idp.Exchanged()))
 	}
 }

@@ -25,6 +25,9 @@ type record struct {
 	// Client is the registered client (dynamic registration), kept for the
 	// issuer it was registered with.
 	Client *client `json:"client,omitempty"`
+	// IDToken is the user's OpenID Connect ID token, in the record of an
+	// IdP the agent signed in to for cross-app access (sso.go).
+	IDToken string `json:"id_token,omitempty"`
 }
 
 // client is the client identity used with one authorization server.

@@ -47,6 +47,12 @@ type IdP struct {
 	// Allowed are the resources the IdP's policy grants (nil: any).
 	Allowed []string
 
+	// IDTokenTTL is the life of the ID tokens it signs in with (default 1 h).
+	IDTokenTTL time.Duration
+	signIns    int
+
+	codes     map[string]idpCode
+	refresh   map[string]string // refresh token → client
 	key       *ecdsa.PrivateKey
 	srv       *httptest.Server
 	mu        sync.Mutex
@@ -60,10 +66,11 @@ func NewIdP(t testing.TB) *IdP {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &IdP{key: key, Clients: map[string]string{}, ClientAtAS: map[string]string{}}
+	p := &IdP{key: key, Clients: map[string]string{}, ClientAtAS: map[string]string{}, codes: map[string]idpCode{}, refresh: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", p.metadata)
 	mux.HandleFunc("POST /token", p.token)
+	mux.HandleFunc("GET /authorize", p.authorize)
 	p.srv = httptest.NewServer(mux)
 	p.URL = p.srv.URL
 	t.Cleanup(p.srv.Close)
@@ -92,6 +99,13 @@ func (p *IdP) Log() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.log)
+}
+
+// SignIns counts the sign-ins through /authorize.
+func (p *IdP) SignIns() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.signIns
 }
 
 // Exchanged lists the ID-JAGs issued.
@@ -136,7 +150,12 @@ func (p *IdP) token(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, 401, "invalid_client", "unknown client or wrong secret")
 		return
 	}
-	if f.Get("grant_type") != GrantTokenExchange {
+	switch f.Get("grant_type") {
+	case GrantTokenExchange:
+	case "authorization_code", "refresh_token":
+		p.signIn(w, id, f)
+		return
+	default:
 		p.fail(w, 400, "unsupported_grant_type", f.Get("grant_type"))
 		return
 	}
@@ -239,4 +258,82 @@ func (s *Server) jwtBearer(w http.ResponseWriter, r *http.Request, c *Client) {
 		}
 		s.issueAccess(w, r, c, scopes, s.ResourceURL, "", false)
 	}
+}
+
+// idpCode is what an authorization code of the IdP stands for.
+type idpCode struct{ client, redirect, challenge, nonce string }
+
+// authorize signs "alice" in at once (OpenID Connect, code flow with PKCE
+// S256 and a loopback redirect), as a user who is already signed in.
+func (p *IdP) authorize(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	q := r.URL.Query()
+	redirect, err := url.Parse(q.Get("redirect_uri"))
+	_, known := p.Clients[q.Get("client_id")]
+	switch {
+	case !known:
+		p.fail(w, 400, "invalid_client", "unknown client")
+	case err != nil || redirect.Hostname() != "127.0.0.1":
+		p.fail(w, 400, "invalid_request", "redirect_uri must be a loopback URL")
+	case q.Get("response_type") != "code" || !slices.Contains(strings.Fields(q.Get("scope")), "openid"):
+		p.fail(w, 400, "invalid_request", "an OpenID Connect code request needs response_type=code and scope openid")
+	case q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "":
+		p.fail(w, 400, "invalid_request", "PKCE S256 is required")
+	default:
+		p.signIns++
+		code := random()
+		p.codes[code] = idpCode{client: q.Get("client_id"), redirect: q.Get("redirect_uri"), challenge: q.Get("code_challenge"), nonce: q.Get("nonce")}
+		v := redirect.Query()
+		v.Set("code", code)
+		v.Set("state", q.Get("state"))
+		redirect.RawQuery = v.Encode()
+		http.Redirect(w, r, redirect.String(), http.StatusFound)
+	}
+}
+
+// signIn answers the code and refresh grants with an ID token (and a
+// rotated refresh token). mu is held.
+func (p *IdP) signIn(w http.ResponseWriter, client string, f url.Values) {
+	nonce := ""
+	if f.Get("grant_type") == "authorization_code" {
+		c, ok := p.codes[f.Get("code")]
+		delete(p.codes, f.Get("code")) // used once
+		switch {
+		case !ok || c.client != client:
+			p.fail(w, 400, "invalid_grant", "unknown or used code")
+			return
+		case c.redirect != f.Get("redirect_uri"):
+			p.fail(w, 400, "invalid_grant", "redirect_uri differs from the authorization request's")
+			return
+		case s256(f.Get("code_verifier")) != c.challenge:
+			p.fail(w, 400, "invalid_grant", "code_verifier does not match the code_challenge")
+			return
+		}
+		nonce = c.nonce
+	} else {
+		if p.refresh[f.Get("refresh_token")] != client {
+			p.fail(w, 400, "invalid_grant", "unknown refresh token")
+			return
+		}
+		delete(p.refresh, f.Get("refresh_token"))
+	}
+	ttl := p.IDTokenTTL
+	if ttl == 0 {
+		ttl = time.Hour
+	}
+	claims := jwt.MapClaims{"iss": p.URL, "sub": "alice", "aud": client, "iat": time.Now().Unix(), "exp": time.Now().Add(ttl).Unix()}
+	if nonce != "" {
+		claims["nonce"] = nonce
+	}
+	id, err := jwt.NewWithClaims(jwt.SigningMethodES256, claims).SignedString(p.key)
+	if err != nil {
+		p.fail(w, 500, "server_error", err.Error())
+		return
+	}
+	rt := "idp-rt-" + random()
+	p.refresh[rt] = client
+	p.log = append(p.log, "200 "+f.Get("grant_type"))
+	writeJSON(w, 200, map[string]any{"access_token": "idp-at-" + random(), "token_type": "Bearer", "expires_in": 3600,
+		"id_token": id, "refresh_token": rt, "scope": "openid"})
 }
