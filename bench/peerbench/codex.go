@@ -187,7 +187,7 @@ func agentResponses(bin string) side {
 		}
 		args := []string{"-p", prompt, "--provider", "openai", "--base-url", fake.url, "--model", gptModel,
 			"--config", conf, "--mcp-config", cfg, "--db", filepath.Join(dir, "agent.db"), "--defer", "--output-format", "json"}
-		r, err := startbench.RunProgram(ctx, bin, args, startbench.IsolatedEnv(dir, "OPENAI_API_KEY="+responsestest.DefaultKey), false)
+		r, err := startbench.RunProgram(ctx, bin, args, startbench.IsolatedEnv(dir, "OPENAI_API_KEY="+responsestest.DefaultKey), true)
 		bodies, ferr := fake.taken()
 		return r, bodies, first(err, ferr, calledEcho(bodies))
 	}}
@@ -214,7 +214,7 @@ func codexSide(bin string) side {
 		}
 		args := []string{"exec", "--skip-git-repo-check", "--json", prompt}
 		env := startbench.IsolatedEnv(dir, "CODEX_HOME="+home, "PEERBENCH_KEY="+responsestest.DefaultKey)
-		r, err := startbench.RunProgram(ctx, bin, args, env, false)
+		r, err := startbench.RunProgram(ctx, bin, args, env, true)
 		bodies, ferr := fake.taken()
 		return r, bodies, first(err, ferr, calledEcho(bodies))
 	}}

@@ -56,6 +56,13 @@ type Row struct {
 	PeerWallMS  float64 `json:"peer_wall_ms"`
 	AgentRSSMB  float64 `json:"agent_peak_rss_mb"`
 	PeerRSSMB   float64 `json:"peer_peak_rss_mb"`
+	// Medians of the whole process tree's sampled peak (the client and
+	// every process it started), the ratio of the pairs' trees, and the
+	// most processes a peer's tree held at once.
+	AgentTreeMB float64 `json:"agent_tree_mb"`
+	PeerTreeMB  float64 `json:"peer_tree_mb"`
+	TreeRatio   float64 `json:"tree_ratio"`
+	PeerProcs   float64 `json:"peer_processes"`
 	// Requests of the turn's last pair and their mean body size.
 	AgentRequests int     `json:"agent_requests"`
 	PeerRequests  int     `json:"peer_requests"`
@@ -122,7 +129,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 // pairs runs one unmeasured pair, then o.Runs pairs.
 func pairs(ctx context.Context, o Options, n int, urls map[string]string, a, p side) (Row, error) {
 	row := Row{Peer: p.name, Tools: n}
-	var wr, mr, aw, pw, am, pm []float64
+	var wr, mr, aw, pw, am, pm, tr, at, pt, pp []float64
 	for i := 0; i <= o.Runs; i++ {
 		ra, ba, err := cold(ctx, o, fmt.Sprintf("%s-%d-%s-%d", p.name, n, a.name, i), a, urls)
 		if err != nil {
@@ -132,8 +139,9 @@ func pairs(ctx context.Context, o Options, n int, urls map[string]string, a, p s
 		if err != nil {
 			return row, err
 		}
-		fmt.Fprintf(o.Progress, "%s %d pair %d: agent %s %d MB (%d requests), %s %s %d MB (%d requests)\n", p.name, n, i,
-			ra.Wall.Round(time.Millisecond), ra.RSSKB/1024, len(ba), p.name, rp.Wall.Round(time.Millisecond), rp.RSSKB/1024, len(bp))
+		fmt.Fprintf(o.Progress, "%s %d pair %d: agent %s %d MB (tree %d MB, %d processes; %d requests), %s %s %d MB (tree %d MB, %d processes; %d requests)\n",
+			p.name, n, i, ra.Wall.Round(time.Millisecond), ra.RSSKB/1024, ra.TreeKB/1024, ra.TreeProcs, len(ba),
+			p.name, rp.Wall.Round(time.Millisecond), rp.RSSKB/1024, rp.TreeKB/1024, rp.TreeProcs, len(bp))
 		row.AgentRequests, row.AgentKB = len(ba), meanKB(ba)
 		row.PeerRequests, row.PeerKB = len(bp), meanKB(bp)
 		if i == 0 {
@@ -143,7 +151,11 @@ func pairs(ctx context.Context, o Options, n int, urls map[string]string, a, p s
 		mr = append(mr, float64(ra.RSSKB)/float64(rp.RSSKB))
 		aw, pw = append(aw, ms(ra.Wall)), append(pw, ms(rp.Wall))
 		am, pm = append(am, float64(ra.RSSKB)/1024), append(pm, float64(rp.RSSKB)/1024)
+		tr = append(tr, float64(ra.TreeKB)/float64(max(rp.TreeKB, 1)))
+		at, pt = append(at, float64(ra.TreeKB)/1024), append(pt, float64(rp.TreeKB)/1024)
+		pp = append(pp, float64(rp.TreeProcs))
 	}
+	row.TreeRatio, row.AgentTreeMB, row.PeerTreeMB, row.PeerProcs = median(tr), median(at), median(pt), median(pp)
 	row.Pairs = len(wr)
 	row.WallRatio, row.RSSRatio = median(wr), median(mr)
 	row.AgentWallMS, row.PeerWallMS = median(aw), median(pw)
@@ -220,12 +232,14 @@ func versionOf(ctx context.Context, bin string) string {
 func Markdown(w io.Writer, rep *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "`%s` (cold: a new home, config and store each run; agent and the peer in turn; load average %s)\n\n", rep.Command, rep.Load)
-	b.WriteString("| peer | tools | pairs | wall ratio (median) | peak RSS ratio (median) | agent wall ms | peer wall ms | agent peak RSS MB | peer peak RSS MB | agent requests, KB each | peer requests, KB each |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| peer | tools | pairs | wall ratio (median) | peak RSS ratio (median) | tree ratio (median) | agent wall ms | peer wall ms | agent peak RSS MB | peer peak RSS MB | agent tree MB | peer tree MB (processes) | agent requests, KB each | peer requests, KB each |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rep.Rows {
-		fmt.Fprintf(&b, "| %s | %d | %d | %.2f | %.2f | %.0f | %.0f | %.1f | %.1f | %d, %.1f | %d, %.1f |\n", r.Version, r.Tools, r.Pairs,
-			r.WallRatio, r.RSSRatio, r.AgentWallMS, r.PeerWallMS, r.AgentRSSMB, r.PeerRSSMB, r.AgentRequests, r.AgentKB, r.PeerRequests, r.PeerKB)
+		fmt.Fprintf(&b, "| %s | %d | %d | %.2f | %.2f | %.2f | %.0f | %.0f | %.1f | %.1f | %.1f | %.1f (%.0f) | %d, %.1f | %d, %.1f |\n", r.Version, r.Tools, r.Pairs,
+			r.WallRatio, r.RSSRatio, r.TreeRatio, r.AgentWallMS, r.PeerWallMS, r.AgentRSSMB, r.PeerRSSMB, r.AgentTreeMB, r.PeerTreeMB, r.PeerProcs,
+			r.AgentRequests, r.AgentKB, r.PeerRequests, r.PeerKB)
 	}
+	fmt.Fprintf(&b, "\nPeak RSS is each client process's own (rusage); the tree is the client and every process it started, sampled every %s.\n", startbench.TreeInterval)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -107,7 +107,7 @@ func agentAnthropic(bin string) side {
 		}
 		args := []string{"-p", prompt, "--provider", "anthropic", "--base-url", fake.f.URL, "--model", model,
 			"--config", conf, "--mcp-config", cfg, "--db", filepath.Join(dir, "agent.db"), "--defer", "--output-format", "json"}
-		r, err := startbench.RunProgram(ctx, bin, args, startbench.IsolatedEnv(dir, "ANTHROPIC_API_KEY="+anthropictest.DefaultAPIKey), false)
+		r, err := startbench.RunProgram(ctx, bin, args, startbench.IsolatedEnv(dir, "ANTHROPIC_API_KEY="+anthropictest.DefaultAPIKey), true)
 		bodies, ferr := fake.taken()
 		return r, bodies, first(err, ferr, calledEcho(bodies))
 	}}
@@ -130,7 +130,7 @@ func claudeSide(bin string) side {
 		env := startbench.IsolatedEnv(dir, "ANTHROPIC_BASE_URL="+fake.f.URL, "ANTHROPIC_API_KEY="+anthropictest.DefaultAPIKey,
 			"ENABLE_TOOL_SEARCH=true", "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "claude"),
 			"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
-		r, err := startbench.RunProgram(ctx, bin, args, env, false)
+		r, err := startbench.RunProgram(ctx, bin, args, env, true)
 		bodies, ferr := fake.taken()
 		if err == nil && !strings.Contains(r.Stdout, `"is_error":false`) {
 			err = fmt.Errorf("claude: %s", r.Stdout)

@@ -47,3 +47,6 @@ func ServeCatalog(catalog string, n int) (map[string]string, func(), error) {
 
 // IsolatedEnv is a clean HOME and XDG directories under dir, PATH, and extra.
 func IsolatedEnv(dir string, extra ...string) []string { return isolatedEnv(dir, extra...) }
+
+// TreeInterval is how often a tree run samples the process tree.
+const TreeInterval = treeInterval
