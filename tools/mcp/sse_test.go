@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/agent-dev/agent/config"
-	"github.com/agent-dev/agent/tools"
 )
 
 // TestSSETimeoutFollowsToolTimeout: mcp-go's SSE transport gives up on an
@@ -32,10 +30,7 @@ func TestSSETimeoutFollowsToolTimeout(t *testing.T) {
 			return nil, ctx.Err()
 		}
 	})
-	ts := httptest.NewUnstartedServer(nil)
-	ts.Config.Handler = server.NewSSEServer(s, server.WithBaseURL("http://"+ts.Listener.Addr().String()))
-	ts.Start()
-	t.Cleanup(ts.Close)
+	url := serveSSE(t, s)
 
 	for _, tt := range []struct {
 		name        string
@@ -51,7 +46,7 @@ func TestSSETimeoutFollowsToolTimeout(t *testing.T) {
 		if m.opts.ToolTimeout == 0 {
 			m.opts.ToolTimeout = DefaultToolTimeout
 		}
-		c := &conn{m: m, cfg: config.MCPServer{Name: "s", Type: config.MCPSSE, URL: ts.URL + "/sse", ToolTimeout: tt.toolTimeout}}
+		c := &conn{m: m, cfg: config.MCPServer{Name: "s", Type: config.MCPSSE, URL: url, ToolTimeout: tt.toolTimeout}}
 		cl, _, err := c.newClient(newTail(10))
 		if err != nil {
 			t.Fatal(err)
@@ -68,14 +63,7 @@ func TestSSETimeoutFollowsToolTimeout(t *testing.T) {
 
 	// A short setting, end to end: a call within it answers, one past it
 	// ends at its own deadline with the agent's message.
-	m, _, errs := startManager(t, Options{}, config.MCPServer{Name: "slow", Type: config.MCPSSE, URL: ts.URL + "/sse", ToolTimeout: 1500 * time.Millisecond})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	set := tools.NewSet()
-	if err := m.Register(set, false); err != nil {
-		t.Fatal(err)
-	}
+	_, set := startRegistered(t, Options{}, config.MCPServer{Name: "slow", Type: config.MCPSSE, URL: url, ToolTimeout: 1500 * time.Millisecond})
 	if r := call(t, set, "slow__wait", `{"ms":300}`); r.IsError || r.Text != "waited" {
 		t.Errorf("a call within the timeout: %+v", r)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/agent-dev/agent/config"
-	"github.com/agent-dev/agent/tools"
 )
 
 // TestTaskTools: a taskSupport "required" tool runs as an MCP task on a
@@ -48,16 +47,9 @@ func TestTaskTools(t *testing.T) {
 	tsPlain := httptest.NewServer(server.NewStreamableHTTPServer(plain))
 	t.Cleanup(tsPlain.Close)
 
-	m, _, errs := startManager(t, Options{},
+	m, set := startRegistered(t, Options{},
 		config.MCPServer{Name: "tasks", Type: config.MCPHTTP, URL: tsTasks.URL + "/mcp", ToolTimeout: 2 * time.Second},
 		config.MCPServer{Name: "plain", Type: config.MCPHTTP, URL: tsPlain.URL + "/mcp"})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	set := tools.NewSet()
-	if err := m.Register(set, false); err != nil {
-		t.Fatal(err)
-	}
 	if r := call(t, set, "tasks__crunch", `{"ms":50}`); r.IsError || r.Text != "crunched" {
 		t.Errorf("task call: %+v", r)
 	}

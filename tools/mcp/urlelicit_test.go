@@ -115,25 +115,14 @@ func TestURLElicitationRequiredRetries(t *testing.T) {
 					t.Cleanup(ts.Close)
 					url = ts.URL + "/mcp"
 				} else {
-					ts := httptest.NewUnstartedServer(nil)
-					ts.Config.Handler = server.NewSSEServer(g.MCPServer, server.WithBaseURL("http://"+ts.Listener.Addr().String()))
-					ts.Start()
-					t.Cleanup(ts.Close)
-					url = ts.URL + "/sse"
+					url = serveSSE(t, g.MCPServer)
 				}
 				var seen []Elicitation
 				h := &ctxHost{elicit: func(ctx context.Context, e Elicitation) ElicitAnswer {
 					seen = append(seen, e)
 					return tt.host(ctx, g)
 				}}
-				m, _, errs := startManager(t, Options{Host: h}, config.MCPServer{Name: "bank", Type: transportType, URL: url})
-				if len(errs) > 0 {
-					t.Fatal(errs)
-				}
-				set := tools.NewSet()
-				if err := m.Register(set, false); err != nil {
-					t.Fatal(err)
-				}
+				_, set := startRegistered(t, Options{Host: h}, config.MCPServer{Name: "bank", Type: transportType, URL: url})
 				r := call(t, set, "bank__pay", `{}`)
 				if r.IsError != tt.wantError || !strings.Contains(r.Text, tt.wantText) {
 					t.Errorf("result %+v, want error=%v with %q", r, tt.wantError, tt.wantText)
@@ -163,14 +152,7 @@ func TestURLElicitationRequiredCancelledWithTurn(t *testing.T) {
 		<-ectx.Done()
 		return ElicitAnswer{Action: ActionCancel}
 	}}
-	m, _, errs := startManager(t, Options{Host: h}, config.MCPServer{Name: "bank", Type: config.MCPHTTP, URL: ts.URL + "/mcp"})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	set := tools.NewSet()
-	if err := m.Register(set, false); err != nil {
-		t.Fatal(err)
-	}
+	_, set := startRegistered(t, Options{Host: h}, config.MCPServer{Name: "bank", Type: config.MCPHTTP, URL: ts.URL + "/mcp"})
 	tl, _ := set.Lookup("bank__pay")
 	if _, err := tl.Exec(ctx, nil); err == nil {
 		t.Fatal("a cancelled turn's call returned no error")
@@ -178,6 +160,31 @@ func TestURLElicitationRequiredCancelledWithTurn(t *testing.T) {
 	if n := g.count(); n != 1 {
 		t.Errorf("the server got %d calls, want 1 (no retry after cancel)", n)
 	}
+}
+
+// serveSSE serves s over mcp-go's SSE transport; its URL is returned.
+func serveSSE(t *testing.T, s *server.MCPServer) string {
+	t.Helper()
+	ts := httptest.NewUnstartedServer(nil)
+	ts.Config.Handler = server.NewSSEServer(s, server.WithBaseURL("http://"+ts.Listener.Addr().String()))
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return ts.URL + "/sse"
+}
+
+// startRegistered starts a manager on servers, which must all start, and
+// registers their tools in a new set.
+func startRegistered(t *testing.T, opts Options, servers ...config.MCPServer) (*Manager, *tools.Set) {
+	t.Helper()
+	m, _, errs := startManager(t, opts, servers...)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	set := tools.NewSet()
+	if err := m.Register(set, false); err != nil {
+		t.Fatal(err)
+	}
+	return m, set
 }
 
 // ctxHost is a Host whose elicitation answer sees the context.
