@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -60,6 +61,16 @@ func addInteractive(s *server.MCPServer) {
 			return mcpgo.NewGetPromptResult("review", []mcpgo.PromptMessage{
 				mcpgo.NewPromptMessage(mcpgo.RoleUser, mcpgo.NewTextContent("Review "+r.Params.Arguments["file"]+" carefully.")),
 			}), nil
+		})
+	// link_account needs the user at a URL first (-32042), once.
+	var linked atomic.Bool
+	s.AddTool(mcpgo.NewTool("link_account", mcpgo.WithDescription("Link the user's bank account")),
+		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			if linked.Swap(true) {
+				return mcpgo.NewToolResultText("account linked"), nil
+			}
+			return nil, mcpgo.URLElicitationRequiredError{Elicitations: []mcpgo.ElicitationParams{{Mode: mcpgo.ElicitationModeURL,
+				ElicitationID: "link-1", URL: "https://bank.example/connect?elicitation=link-1", Message: "Sign in to your bank to link it."}}}
 		})
 	s.AddTool(mcpgo.NewTool("book_table", mcpgo.WithDescription("Book a table at the restaurant")),
 		func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {

@@ -52,12 +52,12 @@ func TestMCPCommandsAndFormInTmux(t *testing.T) {
 	))
 	ts := startTmux(t, tmuxEnv(), "--provider", "anthropic", "--base-url", fake.URL,
 		"--db", filepath.Join(t.TempDir(), "a.db"), "--mcp-config", interactiveMCPConfig(t), "--mcp", "tt")
-	ts.waitFor("/help", "MCP server tt is up (5 tools)")
+	ts.waitFor("/help", "MCP server tt is up (6 tools)")
 
 	ts.send("/mcp", "Enter")
-	ts.waitFor("MCP servers (/mcp", "tt  running · 5 tools · 1 prompts · 0 resources")
+	ts.waitFor("MCP servers (/mcp", "tt  running · 6 tools · 1 prompts · 0 resources")
 	ts.send("/mcp reconnect tt", "Enter")
-	ts.waitFor("MCP server tt: running, 5 tools")
+	ts.waitFor("MCP server tt: running, 6 tools")
 
 	ts.send("/tt:review notes.md", "Enter")
 	ts.waitFor("Reviewed it.")
@@ -78,6 +78,34 @@ func TestMCPCommandsAndFormInTmux(t *testing.T) {
 	reqs := waitRequests(t, fake, 3)
 	if !bytes.Contains(reqs[2].Body, []byte("booked for Ada, 2 guests")) {
 		t.Errorf("the form's answer did not reach the server: %s", reqs[2].Body)
+	}
+	ts.quit()
+}
+
+// #32 under tmux: a tool the server answers with URLElicitationRequiredError
+// (-32042) shows the whole URL and its host; enter ("done, retry now")
+// retries the call once, and the retried call's answer reaches the model.
+func TestURLElicitationRequiredInTmux(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	fake.SetScript(anthropictest.NewScript(
+		anthropictest.Turn{Call: "tt__link_account", Input: map[string]any{}},
+		anthropictest.Turn{Text: "Your account is linked."},
+	))
+	ts := startTmux(t, tmuxEnv(), "--provider", "anthropic", "--base-url", fake.URL,
+		"--db", filepath.Join(t.TempDir(), "a.db"), "--mcp-config", interactiveMCPConfig(t), "--mcp", "tt")
+	ts.waitFor("/help", "MCP server tt is up")
+	ts.send("Link my bank", "Enter")
+	ts.waitFor("MCP server tt asks you to open a link: Sign in to your bank to link it.", "site: bank.example",
+		"https://bank.example/connect?elicitation=link-1", "enter done, retry now")
+	if n := len(fake.Requests()); n != 1 {
+		t.Fatalf("%d requests while the URL is shown, want 1", n)
+	}
+	ts.send("Enter")
+	ts.waitFor("Your account is linked.")
+	reqs := waitRequests(t, fake, 2)
+	if !bytes.Contains(reqs[1].Body, []byte("account linked")) {
+		t.Errorf("the retried call's answer did not reach the model: %s", reqs[1].Body)
 	}
 	ts.quit()
 }
