@@ -158,4 +158,15 @@ func TestCrossAppSingleSignOn(t *testing.T) {
 	if idp.SignIns() != 1 || count(idp.Log(), "200 refresh_token") != 1 || len(idp.Exchanged()) != 2 {
 		t.Fatalf("IdP sign-ins %d, log %q, exchanges %d", idp.SignIns(), idp.Log(), len(idp.Exchanged()))
 	}
+	// Signing out forgets the IdP sign-in too: the next run needs one.
+	if removed, err := later.Logout(); err != nil || !removed {
+		t.Fatalf("logout: %v %v", removed, err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(f.dir, "*.json")); len(files) != 0 {
+		t.Fatalf("sign-ins left after logout: %v", files)
+	}
+	again := oauth.New(config.MCPServer{Name: "remote", Type: config.MCPHTTP, URL: f.as.ResourceURL, OAuth: cfg}, oauth.Options{Dir: f.dir})
+	if _, err := post(t.Context(), &http.Client{Transport: again.Wrap(nil)}, f.as.ResourceURL, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); !errors.Is(err, oauth.ErrSignInRequired) {
+		t.Fatalf("after logout: %v, want a SignInError", err)
+	}
 }

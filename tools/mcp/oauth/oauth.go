@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -205,11 +206,22 @@ func (a *Authorizer) State() State {
 
 // Logout forgets the server's token and registered client; removed is false
 // when there was nothing to forget.
+// A cross_app server the agent signed in to at the IdP itself also forgets
+// that sign-in, which signs out of the IdP's other servers too: signing out
+// is not meant to leave the enterprise identity behind.
 func (a *Authorizer) Logout() (removed bool, err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.rec, a.loaded = record{ServerURL: a.url}, true
-	return a.store.remove(a.name, a.url)
+	if idp := a.cfg.IdP; a.cfg.Grant == config.GrantCrossApp && idp != nil && strings.TrimSpace(idp.IDToken) == "" {
+		sso, err := a.store.remove(ssoServer, idp.Issuer)
+		if err != nil {
+			return false, err
+		}
+		removed = sso
+	}
+	own, err := a.store.remove(a.name, a.url)
+	return removed || own, err
 }
 
 // Login signs in now, through the browser (or the client credentials

@@ -13,7 +13,8 @@ import (
 )
 
 // ssoServer is the name the records of IdP sign-ins are kept under, with
-// the IdP's issuer for URL: one sign-in serves every server of that IdP.
+// the configured issuer for URL: one sign-in serves every server of that
+// IdP.
 const ssoServer = "idp"
 
 // ssoIDToken is the user's ID token from the agent's own single sign-on at
@@ -22,7 +23,7 @@ const ssoServer = "idp"
 // oauth.idp.id_token: the kept one while it is valid, else one got with
 // the kept refresh token, else a new sign-in. mu is held.
 func (a *Authorizer) ssoIDToken(ctx context.Context, im serverMetadata, c *client) (string, error) {
-	rec, err := a.store.load(ssoServer, im.Issuer)
+	rec, err := a.store.load(ssoServer, a.cfg.IdP.Issuer)
 	if err != nil {
 		return "", err
 	}
@@ -115,7 +116,7 @@ func (a *Authorizer) ssoToken(ctx context.Context, im serverMetadata, c *client,
 	if resp.RefreshToken != "" {
 		rec.Token = &transport.Token{TokenType: "N_A", RefreshToken: resp.RefreshToken}
 	}
-	if err := a.store.save(ssoServer, im.Issuer, *rec); err != nil {
+	if err := a.store.save(ssoServer, a.cfg.IdP.Issuer, *rec); err != nil {
 		return "", err
 	}
 	return resp.IDToken, nil
