@@ -366,3 +366,29 @@ func TestSignalsShareOneConnection(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCollectorDown is telemetry's own wall time in a -p run whose
+// collector is down: Start, one turn's spans and metrics, and the Shutdown
+// whose last export meets a refused connection, over each protocol. The
+// whole-process figure is go run ./bench telemetry.
+func BenchmarkCollectorDown(b *testing.B) {
+	for _, protocol := range []string{"http/protobuf", "grpc"} {
+		b.Run(protocol, func(b *testing.B) {
+			env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": otlptest.Down(b), "OTEL_EXPORTER_OTLP_PROTOCOL": protocol}
+			getenv := func(k string) string { return env[k] }
+			ctx := context.Background()
+			for b.Loop() {
+				tel, err := telemetry.Start(ctx, telemetry.Options{Getenv: getenv})
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, turn := tel.StartTurn(ctx, telemetry.TurnInfo{Provider: "anthropic"})
+				for _, ev := range turnEvents() {
+					turn.Observe(ev)
+				}
+				turn.End()
+				_ = tel.Shutdown(ctx)
+			}
+		})
+	}
+}

@@ -39,6 +39,9 @@ type Row struct {
 	Runs   int     `json:"runs"`
 	WallMS float64 `json:"wall_ms"`
 	CPUMS  float64 `json:"cpu_ms"`
+	// PeakMB is the median of the runs' peak RSS (MiB; 0 where the system
+	// does not report it).
+	PeakMB float64 `json:"peak_rss_mib"`
 	// Ratio is the median of the runs' wall time over the paired "off"
 	// run's.
 	Ratio float64 `json:"ratio_to_off"`
@@ -98,19 +101,21 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		"--mcp-config", cfg, "--mcp", "bench", "--defer", "--db", filepath.Join(dir, "agent.db")}
 	walls := make([][]time.Duration, len(cells))
 	cpus := make([][]time.Duration, len(cells))
+	peaks := make([][]float64, len(cells))
 	for run := -1; run < o.Runs; run++ {
 		for i, c := range cells {
 			fake.SetScript(anthropictest.NewScript(
 				anthropictest.Turn{Search: "echo", Call: "$found", Input: map[string]any{"message": "hello"}},
 				anthropictest.Turn{Text: "hello"},
 			))
-			wall, cpu, err := runOnce(ctx, o.Agent, args, append(slices.Clone(base), c.env...))
+			wall, cpu, peak, err := runOnce(ctx, o.Agent, args, append(slices.Clone(base), c.env...))
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", c.name, err)
 			}
 			if run >= 0 { // the first round warms the caches
 				walls[i] = append(walls[i], wall)
 				cpus[i] = append(cpus[i], cpu)
+				peaks[i] = append(peaks[i], peak)
 			}
 		}
 		fmt.Fprintf(o.Progress, "telemetry bench: round %d of %d\n", run+1, o.Runs)
@@ -121,7 +126,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		for r := range walls[i] {
 			ratios = append(ratios, float64(walls[i][r])/float64(walls[0][r]))
 		}
-		row := Row{Cell: c.name, Runs: len(walls[i]), WallMS: ms(median(walls[i])), CPUMS: ms(median(cpus[i])), Ratio: medianF(ratios)}
+		row := Row{Cell: c.name, Runs: len(walls[i]), WallMS: ms(median(walls[i])), CPUMS: ms(median(cpus[i])), PeakMB: medianF(peaks[i]), Ratio: medianF(ratios)}
 		if c.rcv != nil {
 			row.Spans = len(c.rcv.Spans())
 		}
@@ -130,17 +135,18 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// runOnce runs the agent once and returns its wall and CPU time.
-func runOnce(ctx context.Context, bin string, args, env []string) (time.Duration, time.Duration, error) {
+// runOnce runs the agent once and returns its wall and CPU time and its
+// peak RSS in MiB.
+func runOnce(ctx context.Context, bin string, args, env []string) (time.Duration, time.Duration, float64, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	wall := time.Since(start)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%v: %s", err, out)
+		return 0, 0, 0, fmt.Errorf("%v: %s", err, out)
 	}
-	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), peakMiB(cmd.ProcessState), nil
 }
 
 // echoServer serves one MCP tool, echo, over streamable HTTP.
@@ -184,14 +190,14 @@ func Markdown(w io.Writer, rep *Report) error {
 	if _, err := fmt.Fprintf(w, "`%s` — a -p turn: native tool search, one MCP tool call, two requests to the Anthropic fake; median of paired runs\n\n", rep.Command); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "| telemetry | runs | wall ms | cpu ms | wall / off | spans received |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| telemetry | runs | wall ms | cpu ms | peak RSS MiB | wall / off | spans received |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, r := range rep.Rows {
 		spans := "-"
 		if r.Spans > 0 {
 			spans = fmt.Sprint(r.Spans)
 		}
-		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %.3f× | %s |\n", r.Cell, r.Runs, r.WallMS, r.CPUMS, r.Ratio, spans)
+		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %.1f | %.3f× | %s |\n", r.Cell, r.Runs, r.WallMS, r.CPUMS, r.PeakMB, r.Ratio, spans)
 	}
 	return nil
 }
