@@ -2,7 +2,7 @@
 //
 //	go run ./bench tokens [--json] [--quick] [--catalog FILE] [--out FILE] [--catalogs DIR]
 //	go run ./bench compact [--json] [--turns N] [--out FILE]
-//	go run ./bench start [--json] [--sizes 282,1000,5000,10000] [--adapters a,b] [--runs 3] [--npm DIR] [--out FILE]
+//	go run ./bench start [--json] [--sizes 282,1000,5000,10000] [--adapters a,b] [--modes deferred,no-budget,client,eager,tools] [--runs 3] [--npm DIR] [--out FILE]
 //	go run ./bench telemetry [--json] [--runs 15] [--out FILE]
 //	go run ./bench peers [--json] [--sizes 282] [--runs 5] [--claude BIN] [--codex BIN] [--dump DIR] [--out FILE]
 //

@@ -25,6 +25,7 @@ func runStart(args []string, stdout io.Writer) error {
 	catalog := fs.String("catalog", "", "ALL.json (default ../shared/catalogs/ALL.json)")
 	out := fs.String("out", "", "also write the report to this file")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	modes := fs.String("modes", "", "only these rows of each size: deferred, no-budget, client, eager, tools (default all)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -51,6 +52,15 @@ func runStart(args []string, stdout io.Writer) error {
 		o.Sizes = append(o.Sizes, n)
 	}
 	o.Adapters = strings.Split(*adapters, ",")
+	if *modes != "" {
+		for _, m := range strings.Split(*modes, ",") {
+			m = strings.TrimSpace(m)
+			if _, ok := startbench.ModeKeys[m]; !ok {
+				return fmt.Errorf("--modes: unknown mode %q (use deferred, no-budget, client, eager or tools)", m)
+			}
+			o.Modes = append(o.Modes, m)
+		}
+	}
 	switch *npm {
 	case "none":
 	case "":

@@ -77,6 +77,26 @@ type Options struct {
 	NodeBin string
 	// Progress receives a line per run.
 	Progress io.Writer
+	// Modes, when set, keeps only these rows of each size, by the keys of
+	// ModeKeys (deferred, no-budget, client, eager, tools).
+	Modes []string
+}
+
+// ModeKeys name the catalog rows' modes for Options.Modes (a mode's own
+// name has commas in it).
+var ModeKeys = map[string]string{"deferred": "deferred", "no-budget": modeNoBudget, "client": modeCodex, "eager": "eager", "tools": "agent tools"}
+
+// wants tells whether o keeps rows of mode.
+func (o Options) wants(mode string) bool {
+	if len(o.Modes) == 0 {
+		return true
+	}
+	for _, k := range o.Modes {
+		if ModeKeys[k] == mode {
+			return true
+		}
+	}
+	return false
 }
 
 // Row is one measured cell.
@@ -153,6 +173,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 				modes = append(modes, modeNoBudget, modeCodex)
 			}
 			for _, mode := range modes {
+				if !o.wants(mode) {
+					continue
+				}
 				row, err := measure(ctx, o, a, n, mode, srv)
 				if err != nil {
 					srv.close()
@@ -163,6 +186,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		if n == o.Sizes[0] {
 			for _, mode := range []string{"eager", "agent tools"} {
+				if !o.wants(mode) {
+					continue
+				}
 				row, err := measure(ctx, o, tokenbench.Anthropic, n, mode, srv)
 				if err != nil {
 					srv.close()
