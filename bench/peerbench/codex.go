@@ -64,7 +64,7 @@ func newResponsesFake() (*responsesFake, error) {
 		rp.ServeHTTP(w, r)
 	})}
 	go func() { _ = hs.Serve(l) }()
-	return &responsesFake{ft: ft, f: f, url: "http://" + l.Addr().String() + "/v1", stop: func() { _ = hs.Close() }}, nil
+	return &responsesFake{ft: ft, f: f, url: "http://" + l.Addr().String() + "/v1", stop: func() { _ = hs.Close(); ft.Close() }}, nil
 }
 
 // taken is the bodies of the Responses requests since the last call, and
@@ -169,15 +169,8 @@ func loadedEcho(tools []json.RawMessage) string {
 
 // agentResponses is agent's turn on the Responses route (--provider
 // openai), every catalog tool deferred.
-func agentResponses(bin string) side {
-	var fake *responsesFake
+func agentResponses(bin string, fake *responsesFake) side {
 	return side{name: "agent", run: func(ctx context.Context, dir string, urls map[string]string) (startbench.RunResult, [][]byte, error) {
-		if fake == nil {
-			var err error
-			if fake, err = newResponsesFake(); err != nil {
-				return startbench.RunResult{}, nil, err
-			}
-		}
 		cfg, conf := filepath.Join(dir, "mcp.json"), filepath.Join(dir, "config.json")
 		if err := writeJSON(cfg, map[string]any{"mcpServers": mcpServers(urls)}); err != nil {
 			return startbench.RunResult{}, nil, err
@@ -196,15 +189,8 @@ func agentResponses(bin string) side {
 // codexSide is Codex CLI's turn: `codex exec` with a model provider whose
 // base_url is the fake (wire_api "responses") and the catalog as
 // mcp_servers, in a new CODEX_HOME.
-func codexSide(bin string) side {
-	var fake *responsesFake
+func codexSide(bin string, fake *responsesFake) side {
 	return side{name: "codex", run: func(ctx context.Context, dir string, urls map[string]string) (startbench.RunResult, [][]byte, error) {
-		if fake == nil {
-			var err error
-			if fake, err = newResponsesFake(); err != nil {
-				return startbench.RunResult{}, nil, err
-			}
-		}
 		home := filepath.Join(dir, "codex")
 		if err := os.MkdirAll(home, 0o700); err != nil {
 			return startbench.RunResult{}, nil, err

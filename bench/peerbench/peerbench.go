@@ -100,19 +100,30 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 		for _, peer := range []string{"claude", "codex"} {
+			// One fake serves both sides of a cell: its scripted model
+			// answers each request from the request, and the runs take
+			// turns.
 			var a, p side
 			var version string
+			var closeFake func()
 			switch {
 			case peer == "claude" && o.Claude != "":
-				a, p = agentAnthropic(o.Agent), claudeSide(o.Claude)
+				fake := newAnthropicFake()
+				a, p, closeFake = agentAnthropic(o.Agent, fake), claudeSide(o.Claude, fake), fake.ft.Close
 				version = versionOf(ctx, o.Claude)
 			case peer == "codex" && o.Codex != "":
-				a, p = agentResponses(o.Agent), codexSide(o.Codex)
+				fake, err := newResponsesFake()
+				if err != nil {
+					stop()
+					return nil, err
+				}
+				a, p, closeFake = agentResponses(o.Agent, fake), codexSide(o.Codex, fake), fake.stop
 				version = versionOf(ctx, o.Codex)
 			default:
 				continue
 			}
 			row, err := pairs(ctx, o, n, urls, a, p)
+			closeFake()
 			if err != nil {
 				stop()
 				return nil, fmt.Errorf("%s at %d tools: %w", peer, n, err)

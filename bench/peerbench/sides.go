@@ -93,8 +93,7 @@ func calledEcho(bodies [][]byte) error {
 
 // agentAnthropic is agent's turn on the Anthropic route, every catalog
 // tool deferred.
-func agentAnthropic(bin string) side {
-	fake := newAnthropicFake()
+func agentAnthropic(bin string, fake *anthropicFake) side {
 	return side{name: "agent", run: func(ctx context.Context, dir string, urls map[string]string) (startbench.RunResult, [][]byte, error) {
 		cfg, conf := filepath.Join(dir, "mcp.json"), filepath.Join(dir, "config.json")
 		if err := writeJSON(cfg, map[string]any{"mcpServers": mcpServers(urls)}); err != nil {
@@ -118,8 +117,7 @@ func agentAnthropic(bin string) side {
 // Tool search is on by default only against Anthropic's own host;
 // ENABLE_TOOL_SEARCH=true is Claude Code's documented switch for a proxy
 // that forwards tool_reference blocks, which the fake does.
-func claudeSide(bin string) side {
-	fake := newAnthropicFake()
+func claudeSide(bin string, fake *anthropicFake) side {
 	return side{name: "claude", run: func(ctx context.Context, dir string, urls map[string]string) (startbench.RunResult, [][]byte, error) {
 		cfg := filepath.Join(dir, "mcp.json")
 		if err := writeJSON(cfg, map[string]any{"mcpServers": mcpServers(urls)}); err != nil {
