@@ -209,31 +209,19 @@ func TestLargeListReadOnce(t *testing.T) {
 	}
 	page.WriteString(`]}}`)
 	list := page.Bytes()
+	// hugeHTTPServer's streamable HTTP, with this list as tools/list's answer.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
+		body, _ := io.ReadAll(r.Body)
 		var req struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		if r.Method != http.MethodPost || json.Unmarshal(body, &req) != nil || req.Method != "tools/list" {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			hugeHTTPServer(w, r)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		switch {
-		case req.ID == nil:
-			w.WriteHeader(http.StatusAccepted)
-			return
-		case req.Method == "initialize":
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-03-26","capabilities":{"tools":{}},"serverInfo":{"name":"big","version":"1"}}}`, req.ID)
-			return
-		case req.Method != "tools/list":
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, req.ID)
-			return
-		}
 		i := bytes.Index(list, []byte("ID"))
 		_, _ = w.Write(list[:i])
 		_, _ = w.Write(req.ID)
