@@ -66,8 +66,8 @@ var learnedFloors = map[string]float64{
 	"metatool/even after /odd":           74.5,
 	"metatool-multi/odd after /even":     90.5,
 	"metatool-multi/even after /odd":     91.0,
-	"requests/odd after /even":           72.5,
-	"requests/even after /odd":           82.0,
+	"requests/odd after /even":           79.0,
+	"requests/even after /odd":           87.0,
 	"bfcl/odd after /even":               86.0,
 	"bfcl/even after /odd":               86.0,
 }
