@@ -13,6 +13,48 @@ import (
 	"github.com/agent-dev/agent/config"
 )
 
+// taskServer is an mcp-go server with one task tool, crunch, which answers
+// after ms milliseconds (or when stop closes); cancelled hears tasks/cancel
+// (nil: no one listens).
+func taskServer(stop <-chan struct{}, cancelled chan<- struct{}) *server.MCPServer {
+	hooks := &server.TaskHooks{}
+	hooks.AddOnTaskCancelled(func(context.Context, server.TaskMetrics) {
+		if cancelled != nil {
+			cancelled <- struct{}{}
+		}
+	})
+	s := server.NewMCPServer("tasks", "1.0.0", server.WithToolCapabilities(true), server.WithTaskCapabilities(true, true, true),
+		server.WithTaskHooks(hooks))
+	// mcp-go's server (v1.2.1) runs a task with its tools/call request's
+	// context, which it cancels once the task is created: the handler
+	// waits on its own, and tasks/cancel is seen through the hook.
+	s.AddTaskTool(mcpgo.NewTool("crunch", mcpgo.WithTaskSupport(mcpgo.TaskSupportRequired), mcpgo.WithNumber("ms")),
+		func(_ context.Context, r mcpgo.CallToolRequest) (*mcpgo.CreateTaskResult, error) {
+			select {
+			case <-time.After(time.Duration(r.GetFloat("ms", 0)) * time.Millisecond):
+			case <-stop:
+			}
+			return &mcpgo.CreateTaskResult{Content: []mcpgo.Content{mcpgo.NewTextContent("crunched")}}, nil
+		})
+	return s
+}
+
+// TestTaskTimeoutKeepsStdioServer: a task that times out is cancelled
+// with tasks/cancel; the stdio server, which is not hung, is not killed
+// (a hung plain call kills it), and its next call answers at once.
+func TestTaskTimeoutKeepsStdioServer(t *testing.T) {
+	t.Parallel()
+	cfg := testServerConfig(t, "tasks", "tasks")
+	cfg.ToolTimeout = time.Second
+	_, set := startRegistered(t, Options{}, cfg)
+	if r := call(t, set, "tasks__crunch", `{"ms":60000}`); !r.IsError || !strings.Contains(r.Text, "did not answer within 1s") || strings.Contains(r.Text, "stopped") {
+		t.Errorf("task past the timeout: %+v", r)
+	}
+	if r := call(t, set, "tasks__crunch", `{"ms":10}`); r.IsError || r.Text != "crunched" {
+		t.Errorf("the server after a task's timeout: %+v", r)
+	}
+}
+
 // TestTaskTools: a taskSupport "required" tool runs as an MCP task on a
 // server that declares tasks (created, polled, its result read; a call
 // that times out cancels the task with tasks/cancel), and stays hidden,
@@ -22,21 +64,7 @@ func TestTaskTools(t *testing.T) {
 	cancelled := make(chan struct{}, 1)
 	stop := make(chan struct{})
 	t.Cleanup(func() { close(stop) })
-	hooks := &server.TaskHooks{}
-	hooks.AddOnTaskCancelled(func(context.Context, server.TaskMetrics) { cancelled <- struct{}{} })
-	tasks := server.NewMCPServer("tasks", "1.0.0", server.WithToolCapabilities(true), server.WithTaskCapabilities(true, true, true),
-		server.WithTaskHooks(hooks))
-	// mcp-go's server (v1.2.1) runs a task with its tools/call request's
-	// context, which it cancels once the task is created: the handler
-	// waits on its own, and tasks/cancel is seen through the hook.
-	tasks.AddTaskTool(mcpgo.NewTool("crunch", mcpgo.WithTaskSupport(mcpgo.TaskSupportRequired), mcpgo.WithNumber("ms")),
-		func(_ context.Context, r mcpgo.CallToolRequest) (*mcpgo.CreateTaskResult, error) {
-			select {
-			case <-time.After(time.Duration(r.GetFloat("ms", 0)) * time.Millisecond):
-			case <-stop:
-			}
-			return &mcpgo.CreateTaskResult{Content: []mcpgo.Content{mcpgo.NewTextContent("crunched")}}, nil
-		})
+	tasks := taskServer(stop, cancelled)
 	plain := server.NewMCPServer("plain", "1.0.0", server.WithToolCapabilities(true))
 	plain.AddTool(mcpgo.NewTool("crunch", mcpgo.WithTaskSupport(mcpgo.TaskSupportRequired)),
 		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {

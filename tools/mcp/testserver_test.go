@@ -84,6 +84,9 @@ func runTestServer(mode string) {
 		})
 		_ = server.ServeStdio(s)
 		return
+	case "tasks":
+		_ = server.ServeStdio(taskServer(nil, nil))
+		return
 	case "freezer", "garbage-call":
 		runHardeningServer(mode)
 		return
