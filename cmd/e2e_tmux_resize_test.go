@@ -51,19 +51,24 @@ func TestNoBlankRowsUnderInputInTmux(t *testing.T) {
 }
 
 // #27: closing a tall picker on a full screen leaves no blank rows under
-// the input.
+// the input, also where the picker is taller than a streaming frame (the
+// live area is at most half the screen; the inline picker up to 16 rows).
 func TestPickerCloseLeavesNoBlankRowsInTmux(t *testing.T) {
 	isolate(t)
-	fake := anthropictest.NewServer(t)
-	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: words(600) + "\n\nAll done."}))
-	ts := startTmuxSize(t, 100, 30, tmuxEnv(), "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"))
-	ts.waitFor("/help")
-	ts.send("Go", "Enter")
-	ts.waitFor("All done.")
-	ts.send("/model", "Enter")
-	ts.waitFor("Switch model")
-	ts.send("Escape")
-	ts.waitFilled(30, "/help for commands")
+	for _, height := range []int{30, 24, 20} {
+		t.Run(fmt.Sprint(height), func(t *testing.T) {
+			fake := anthropictest.NewServer(t)
+			fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: words(600) + "\n\nAll done."}))
+			ts := startTmuxSize(t, 100, height, tmuxEnv(), "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"))
+			ts.waitFor("/help")
+			ts.send("Go", "Enter")
+			ts.waitFor("All done.")
+			ts.send("/model", "Enter")
+			ts.waitFor("Switch model")
+			ts.send("Escape")
+			ts.waitFilled(height, "/help for commands")
+		})
+	}
 }
 
 // waitFilled waits until a screen of height rows, showing want and the

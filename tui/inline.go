@@ -117,10 +117,10 @@ func printNow(msg printNowMsg) tea.Cmd {
 }
 
 // printBatch is how many lines may be printed at once: the screen's rows
-// the redrawn area can never take.
+// the redrawn area can never take, nor the taller frame it keeps.
 func (m *Model) printBatch() int {
 	l := m.layout()
-	viewMax := m.liveRows() + l.pane + l.box + 3
+	viewMax := max(m.liveRows()+l.pane+l.box+3, m.floor)
 	return max(m.height-viewMax-1, 1)
 }
 
@@ -177,9 +177,11 @@ func (m *Model) renderInline() string {
 	// menu closed, a card folded) would stay blank under the input. They
 	// are kept as blank rows above the live area instead, and printed
 	// lines take them up.
-	// At most as tall as a streaming frame: taller frames are not kept.
-	l = m.layout()
-	m.floor = min(max(m.floor, len(rows)), m.liveRows()+l.pane+l.box+3)
+	// A frame taller than a streaming one (a picker up to 16 rows on a
+	// screen whose live area is half of it) is kept too: cut to the
+	// streaming frame's height, it would leave the difference blank under
+	// the input. printBatch leaves it room.
+	m.floor = min(max(m.floor, len(rows)), m.height)
 	if pad := m.floor - len(rows); pad > 0 {
 		rows = append(make([]string, pad), rows...)
 	}

@@ -127,3 +127,32 @@ func TestInlineHeightChangeKeepsScrollback(t *testing.T) {
 		t.Errorf("a height change cleared the terminal (%d) or waits to", rec.clears)
 	}
 }
+
+// #27: in inline mode a frame taller than a streaming one (the model
+// picker, up to 16 rows, on a screen whose live area is half of it) does
+// not shrink when it closes: the rows it gave up would stay blank under
+// the input. They stay above it, until printed lines take them.
+func TestInlineTallPickerCloseKeepsFrameHeight(t *testing.T) {
+	t.Parallel()
+	for _, h := range []int{30, 24, 20} {
+		b := newFakeBackend()
+		m, _, _ := newInlineModel(t, b, 100, h, Options{})
+		typeText(m, "go")
+		run(m, press(m, "enter"))
+		feed(m, b, answer(strings.Join(paragraphs(1, 8, 50), "\n\n")))
+		typeText(m, "/model")
+		run(m, press(m, "enter"))
+		open := frame(m)
+		if !strings.Contains(open, "Switch model") {
+			t.Fatalf("%d rows: no picker:\n%s", h, open)
+		}
+		run(m, press(m, "esc"))
+		closed := frame(m)
+		if strings.Contains(closed, "Switch model") {
+			t.Fatalf("%d rows: the picker did not close:\n%s", h, closed)
+		}
+		if a, b := strings.Count(open, "\n"), strings.Count(closed, "\n"); b < a {
+			t.Errorf("%d rows: the frame shrank from %d to %d rows when the picker closed:\n%s", h, a, b, closed)
+		}
+	}
+}
