@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -73,7 +74,12 @@ func (ts *tmuxSession) quitAndWait() {
 		<-time.After(50 * time.Millisecond)
 	}
 	if ts.running() {
-		ts.t.Fatalf("the program (pid %d) did not end within a minute of quitting", ts.pid)
+		// Its goroutines say what it waits for.
+		_ = syscall.Kill(ts.pid, syscall.SIGQUIT)
+		for end := time.Now().Add(5 * time.Second); ts.running() && time.Now().Before(end); {
+			<-time.After(50 * time.Millisecond)
+		}
+		ts.t.Fatalf("the program (pid %d) did not end within a minute of quitting; its goroutines:\n%s", ts.pid, ts.history())
 	}
 }
 
