@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,21 +64,27 @@ func (ts *tmuxSession) waitHistory(want ...string) string {
 	return ""
 }
 
-// quitAndWait quits and waits until the program's process is gone: it
-// holds its session until it ends, which under load can be well after it
-// let go of the terminal (quit waits 5 s for that), and a resume meanwhile
-// finds the session open in another process.
+// quitAndWait quits and waits until the program's process has ended: it
+// holds its session until then, which under load can be well after it let
+// go of the terminal (quit waits 5 s for that), and a resume meanwhile
+// finds the session open in another process. Ended includes a zombie:
+// tmux may reap a dead pane's process late, and a zombie holds no lock.
 func (ts *tmuxSession) quitAndWait() {
 	ts.t.Helper()
 	ts.quit()
+	ended := func() bool {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", ts.pid))
+		i := bytes.LastIndexByte(b, ')')
+		return !ts.running() || err == nil && i >= 0 && len(b) > i+2 && b[i+2] == 'Z'
+	}
 	deadline := time.Now().Add(60 * time.Second)
-	for ts.running() && time.Now().Before(deadline) {
+	for !ended() && time.Now().Before(deadline) {
 		<-time.After(50 * time.Millisecond)
 	}
-	if ts.running() {
+	if !ended() {
 		// Its goroutines say what it waits for.
 		_ = syscall.Kill(ts.pid, syscall.SIGQUIT)
-		for end := time.Now().Add(5 * time.Second); ts.running() && time.Now().Before(end); {
+		for end := time.Now().Add(5 * time.Second); !ended() && time.Now().Before(end); {
 			<-time.After(50 * time.Millisecond)
 		}
 		ts.t.Fatalf("the program (pid %d) did not end within a minute of quitting; its goroutines:\n%s", ts.pid, ts.history())
