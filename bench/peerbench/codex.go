@@ -170,20 +170,8 @@ func loadedEcho(tools []json.RawMessage) string {
 // agentResponses is agent's turn on the Responses route (--provider
 // openai), every catalog tool deferred.
 func agentResponses(bin string, fake *responsesFake) side {
-	return side{name: "agent", run: func(ctx context.Context, dir string, urls map[string]string) (startbench.RunResult, [][]byte, error) {
-		cfg, conf := filepath.Join(dir, "mcp.json"), filepath.Join(dir, "config.json")
-		if err := writeJSON(cfg, map[string]any{"mcpServers": mcpServers(urls)}); err != nil {
-			return startbench.RunResult{}, nil, err
-		}
-		if err := writeJSON(conf, map[string]any{"auto_compact": false}); err != nil {
-			return startbench.RunResult{}, nil, err
-		}
-		args := []string{"-p", prompt, "--provider", "openai", "--base-url", fake.url, "--model", gptModel,
-			"--config", conf, "--mcp-config", cfg, "--db", filepath.Join(dir, "agent.db"), "--defer", "--output-format", "json"}
-		r, err := startbench.RunProgram(ctx, bin, args, startbench.IsolatedEnv(dir, "OPENAI_API_KEY="+responsestest.DefaultKey), true)
-		bodies, ferr := fake.taken()
-		return r, bodies, first(err, ferr, calledEcho(bodies))
-	}}
+	return agentSide(bin, fake.taken, "OPENAI_API_KEY="+responsestest.DefaultKey,
+		"--provider", "openai", "--base-url", fake.url, "--model", gptModel)
 }
 
 // codexSide is Codex CLI's turn: `codex exec` with a model provider whose

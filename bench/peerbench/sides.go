@@ -94,20 +94,27 @@ func calledEcho(bodies [][]byte) error {
 // agentAnthropic is agent's turn on the Anthropic route, every catalog
 // tool deferred.
 func agentAnthropic(bin string, fake *anthropicFake) side {
+	return agentSide(bin, fake.taken, "ANTHROPIC_API_KEY="+anthropictest.DefaultAPIKey,
+		"--provider", "anthropic", "--base-url", fake.f.URL, "--model", model)
+}
+
+// agentSide is agent's cold -p turn with the catalog, every tool deferred,
+// on the route the flags name; taken gives the bodies its fake accepted.
+func agentSide(bin string, taken func() ([][]byte, error), key string, route ...string) side {
 	return side{name: "agent", run: func(ctx context.Context, dir string, urls map[string]string) (startbench.RunResult, [][]byte, error) {
 		cfg, conf := filepath.Join(dir, "mcp.json"), filepath.Join(dir, "config.json")
 		if err := writeJSON(cfg, map[string]any{"mcpServers": mcpServers(urls)}); err != nil {
 			return startbench.RunResult{}, nil, err
 		}
 		// The fakes count deferred definitions as input tokens, which the
-		// API does not: compaction would react to the inflated usage.
+		// APIs do not: compaction would react to the inflated usage.
 		if err := writeJSON(conf, map[string]any{"auto_compact": false}); err != nil {
 			return startbench.RunResult{}, nil, err
 		}
-		args := []string{"-p", prompt, "--provider", "anthropic", "--base-url", fake.f.URL, "--model", model,
-			"--config", conf, "--mcp-config", cfg, "--db", filepath.Join(dir, "agent.db"), "--defer", "--output-format", "json"}
-		r, err := startbench.RunProgram(ctx, bin, args, startbench.IsolatedEnv(dir, "ANTHROPIC_API_KEY="+anthropictest.DefaultAPIKey), true)
-		bodies, ferr := fake.taken()
+		args := append([]string{"-p", prompt, "--config", conf, "--mcp-config", cfg, "--db", filepath.Join(dir, "agent.db"),
+			"--defer", "--output-format", "json"}, route...)
+		r, err := startbench.RunProgram(ctx, bin, args, startbench.IsolatedEnv(dir, key), true)
+		bodies, ferr := taken()
 		return r, bodies, first(err, ferr, calledEcho(bodies))
 	}}
 }
