@@ -21,12 +21,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agent-dev/agent/bench/startbench"
 	"github.com/agent-dev/agent/bench/tokenbench"
 )
 
 func main() {
-	startbench.Wrap()
 	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)

@@ -26,6 +26,7 @@ func runStart(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "also write the report to this file")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	modes := fs.String("modes", "", "only these rows of each size: deferred, no-budget, client, eager, tools (default all)")
+	smaps := fs.String("smaps", "", "write each catalog run's /proc/PID/smaps at its peak into this directory")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -33,7 +34,7 @@ func runStart(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o := startbench.Options{Catalog: *catalog, Runs: *runs, Progress: os.Stderr}
+	o := startbench.Options{Catalog: *catalog, Runs: *runs, Progress: os.Stderr, Smaps: *smaps}
 	if *quiet {
 		o.Progress = io.Discard
 	}
@@ -84,15 +85,21 @@ func runStart(args []string, stdout io.Writer) error {
 }
 
 // buildRelease builds the agent of the module at root into a temporary
-// directory as a release is (a version through ldflags: --version of a
-// release answers before the heavy packages initialise); done removes it.
+// directory as .goreleaser.yaml builds a release (what users download: cgo
+// off, -trimpath, symbols stripped, a version through ldflags, so that
+// --version answers before the heavy packages initialise), and the
+// wrapper the bench runs it under; done removes them.
 func buildRelease(root string) (bin string, done func(), err error) {
 	dir, err := os.MkdirTemp("", "bench-bin-")
 	if err != nil {
 		return "", nil, err
 	}
 	bin = filepath.Join(dir, "agent")
-	if err := buildAgent(root, bin, "-ldflags", "-X github.com/agent-dev/agent/internal/early.Version=bench"); err != nil {
+	err = buildAgent(root, bin, "-trimpath", "-ldflags", "-s -w -X github.com/agent-dev/agent/internal/early.Version=bench")
+	if err == nil {
+		err = startbench.BuildWrapper(context.Background(), dir)
+	}
+	if err != nil {
 		os.RemoveAll(dir)
 		return "", nil, err
 	}
@@ -100,11 +107,12 @@ func buildRelease(root string) (bin string, done func(), err error) {
 }
 
 // buildAgent builds the agent of the module at root into out, with the
-// extra go build flags given.
+// extra go build flags given, cgo off as in a release.
 func buildAgent(root, out string, flags ...string) error {
 	args := append(append([]string{"build"}, flags...), "-o", out, ".")
 	build := exec.CommandContext(context.Background(), "go", args...)
 	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("build the agent: %w", err)
 	}

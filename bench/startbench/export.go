@@ -3,6 +3,8 @@ package startbench
 import (
 	"context"
 	"time"
+
+	"github.com/agent-dev/agent/bench/internal/proc"
 )
 
 // RunResult is one wrapped run of a program (RunProgram): its wall time, CPU and
@@ -17,12 +19,12 @@ type RunResult struct {
 }
 
 // RunProgram runs bin with args and env (nothing of the bench's own
-// environment) through the bench's wrapper (Wrap), so the rusage is the
+// environment) through the bench's wrapper (BuildWrapper), so the rusage is the
 // program's own; tree samples the memory of the program and everything
 // it starts. It fails when the program exits non-zero.
 func RunProgram(ctx context.Context, bin string, args, env []string, tree bool) (RunResult, error) {
 	if tree {
-		env = append(env[:len(env):len(env)], treeEnv+"=1")
+		env = append(env[:len(env):len(env)], proc.TreeEnv+"=1")
 	}
 	s, err := runAgent(ctx, bin, args, env, nil)
 	return RunResult{Wall: s.wall, CPU: s.cpu, RSSKB: s.rssKB, TreeKB: s.treeKB, TreeProcs: s.treeProcs,
@@ -49,4 +51,4 @@ func ServeCatalog(catalog string, n int) (map[string]string, func(), error) {
 func IsolatedEnv(dir string, extra ...string) []string { return isolatedEnv(dir, extra...) }
 
 // TreeInterval is how often a tree run samples the process tree.
-const TreeInterval = treeInterval
+const TreeInterval = proc.TreeInterval

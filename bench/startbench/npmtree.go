@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agent-dev/agent/bench/internal/faket"
+	"github.com/agent-dev/agent/bench/internal/proc"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 	"github.com/agent-dev/agent/tools/mcp"
 )
@@ -56,7 +57,7 @@ func measureNPMTree(ctx context.Context, o Options) ([]TreeRow, error) {
 			"--defer", "--output-format", "json"}
 		e := env
 		if tree {
-			e = append(env[:len(env):len(env)], treeEnv+"=1")
+			e = append(env[:len(env):len(env)], proc.TreeEnv+"=1")
 		}
 		return runAgent(ctx, o.Agent, args, e, nil)
 	}
@@ -117,7 +118,7 @@ func treeMarkdown(b *strings.Builder, rows []TreeRow) {
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nOne -p turn calling %s, the npm servers' catalogs cached; the whole process tree sampled every %s (medians):\n\n", npmTreeTarget, treeInterval)
+	fmt.Fprintf(b, "\nOne -p turn calling %s, the npm servers' catalogs cached; the whole process tree sampled every %s (medians):\n\n", npmTreeTarget, proc.TreeInterval)
 	b.WriteString("| servers | start | processes (agent included) | tree peak RSS MB | agent peak RSS MB | wall ms | runs |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		fmt.Fprintf(b, "| %d | %s | %.0f | %.1f | %.1f | %.0f | %d |\n", r.Servers, r.Start, r.Processes, r.TreeMB, r.AgentMB, r.WallMS, r.Runs)

@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/agent-dev/agent/bench/internal/faket"
 	"io"
@@ -29,12 +30,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/agent-dev/agent/bench/internal/proc"
 	"github.com/agent-dev/agent/bench/tokenbench"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 	"github.com/agent-dev/agent/providers/openaichat/chattest"
@@ -80,6 +81,9 @@ type Options struct {
 	// Modes, when set, keeps only these rows of each size, by the keys of
 	// ModeKeys (deferred, no-budget, client, eager, tools).
 	Modes []string
+	// Smaps, when set, is a directory that gets each catalog run's
+	// /proc/PID/smaps at its sampled peak (ADAPTER-TOOLS-MODE-cold|warm-N.smaps).
+	Smaps string
 }
 
 // ModeKeys name the catalog rows' modes for Options.Modes (a mode's own
@@ -121,9 +125,16 @@ type Row struct {
 	ColdWallMS     float64 `json:"cold_wall_ms"`
 	ColdRSSMB      float64 `json:"cold_peak_rss_mb"`
 	ColdFirstReqMS float64 `json:"cold_first_request_ms"`
-	Requests       int     `json:"requests"`
-	Runs           int     `json:"runs"`
-	Note           string  `json:"note,omitempty"`
+	// How the peaks split (medians of the sampled peaks, proc.SamplePeak):
+	// file-backed pages (the binary's own) and anonymous ones (heap,
+	// stacks, written data), warm and cold.
+	FileMB     float64 `json:"peak_file_mb"`
+	AnonMB     float64 `json:"peak_anon_mb"`
+	ColdFileMB float64 `json:"cold_peak_file_mb"`
+	ColdAnonMB float64 `json:"cold_peak_anon_mb"`
+	Requests   int     `json:"requests"`
+	Runs       int     `json:"runs"`
+	Note       string  `json:"note,omitempty"`
 }
 
 // Report is the whole table.
@@ -211,6 +222,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		WallMS: median(version, func(s sample) float64 { return ms(s.wall) }),
 		CPUMS:  median(version, func(s sample) float64 { return ms(s.cpu) }),
 		RSSMB:  median(version, func(s sample) float64 { return float64(s.rssKB) / 1024 })})
+	v := &rep.Rows[len(rep.Rows)-1]
+	v.FileMB, v.AnonMB = peakSplit(version)
 	if o.NodeBin != "" {
 		rows, missing, err := measureNPM(ctx, o)
 		if err != nil {
@@ -496,81 +509,23 @@ type sample struct {
 	wall, cpu, firstReq time.Duration
 	rssKB               int64
 	stdout, stderr      string
-	treeKB              int64 // with treeEnv (sampleTree)
+	peak                proc.Memory // the sampled peak's file and anonymous parts
+	treeKB              int64       // with proc.TreeEnv (proc.SampleTree)
 	treeProcs           int
-}
-
-// wrapEnv makes the bench binary a wrapper that runs the agent and reports
-// its rusage (see Wrap).
-const wrapEnv = "STARTBENCH_WRAP"
-
-// report is what the wrapper writes on fd 3.
-type report struct {
-	StartNS int64 `json:"start_ns"`
-	WallNS  int64 `json:"wall_ns"`
-	CPUNS   int64 `json:"cpu_ns"`
-	RSSKB   int64 `json:"rss_kb"`
-	Code    int   `json:"code"`
-	// With treeEnv: the largest sampled sum of RSS over the process and
-	// its descendants, and the most processes seen at once.
-	TreeKB    int64 `json:"tree_kb,omitempty"`
-	TreeProcs int   `json:"tree_procs,omitempty"`
-}
-
-// Wrap runs the agent when the bench binary was started as its wrapper,
-// and exits; otherwise it returns. The agent's peak RSS must be read from
-// a small parent: Linux carries the memory of the process that execs into
-// the child's ru_maxrss, and the bench itself holds tens of MB.
-func Wrap() {
-	if os.Getenv(wrapEnv) != "1" {
-		return
-	}
-	os.Unsetenv(wrapEnv)
-	cmd := exec.CommandContext(context.Background(), os.Args[1], os.Args[2:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	tree := os.Getenv(treeEnv) == "1"
-	os.Unsetenv(treeEnv)
-	start := time.Now()
-	err := cmd.Start()
-	var stop func() treePeak
-	if err == nil {
-		if tree {
-			stop = sampleTree(cmd.Process.Pid)
-		}
-		err = cmd.Wait()
-	}
-	r := report{StartNS: start.UnixNano(), WallNS: int64(time.Since(start))}
-	if stop != nil {
-		p := stop()
-		r.TreeKB, r.TreeProcs = p.kb, p.procs
-	}
-	if cmd.ProcessState == nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(111)
-	}
-	r.CPUNS = int64(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime())
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.RSSKB = ru.Maxrss
-	}
-	r.Code = cmd.ProcessState.ExitCode()
-	f := os.NewFile(3, "report")
-	_ = json.NewEncoder(f).Encode(r)
-	os.Exit(0)
 }
 
 // runAgent runs the binary through the wrapper and reads its rusage.
 func runAgent(ctx context.Context, bin string, args, env []string, px *proxy) (sample, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return sample{}, err
+	if wrapper == "" {
+		return sample{}, errors.New("startbench: no wrapper (BuildWrapper was not called)")
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return sample{}, err
 	}
 	defer pr.Close()
-	cmd := exec.CommandContext(ctx, self, append([]string{bin}, args...)...)
-	cmd.Env = append(env, wrapEnv+"=1")
+	cmd := exec.CommandContext(ctx, wrapper, append([]string{bin}, args...)...)
+	cmd.Env = append(env, proc.WrapEnv+"=1")
 	cmd.ExtraFiles = []*os.File{pw}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -580,12 +535,12 @@ func runAgent(ctx context.Context, bin string, args, env []string, px *proxy) (s
 	err = cmd.Run()
 	pw.Close()
 	s := sample{stdout: out.String(), stderr: errb.String()}
-	var r report
+	var r proc.Report
 	if derr := json.NewDecoder(pr).Decode(&r); derr != nil {
 		return s, fmt.Errorf("run %s: %v %v\nstderr: %s", bin, err, derr, cut(s.stderr))
 	}
 	s.wall, s.cpu, s.rssKB = time.Duration(r.WallNS), time.Duration(r.CPUNS), r.RSSKB
-	s.treeKB, s.treeProcs = r.TreeKB, r.TreeProcs
+	s.peak, s.treeKB, s.treeProcs = r.Peak, r.TreeKB, r.TreeProcs
 	if px != nil {
 		if f := px.firstAt(); !f.IsZero() {
 			s.firstReq = f.Sub(time.Unix(0, r.StartNS))
@@ -678,24 +633,32 @@ func measure(ctx context.Context, o Options, adapter string, n int, mode string,
 	// Cold runs first, each on a database of its own (the first run of a
 	// project: every server is waited for and listed); the first one's
 	// database then holds the catalog for the warm runs.
+	smaps := func(kind string, i int) []string {
+		if o.Smaps == "" {
+			return env
+		}
+		name := strings.NewReplacer(" ", "", ",", "-", "(", "", ")", "").Replace(fmt.Sprintf("%s-%d-%s-%s-%d.smaps", adapter, n, mode, kind, i))
+		return append(env[:len(env):len(env)], proc.SmapsEnv+"="+filepath.Join(o.Smaps, name))
+	}
 	var cold []sample
 	for i := 0; i < o.Runs; i++ {
-		s, err := runOnce(ctx, o, p, mode, argsFor(filepath.Join(dir, fmt.Sprintf("cold-%d.db", i))), env, px, ft, nil)
+		s, err := runOnce(ctx, o, p, mode, argsFor(filepath.Join(dir, fmt.Sprintf("cold-%d.db", i))), smaps("cold", i), px, ft, nil)
 		if err != nil {
 			return row, err
 		}
-		fmt.Fprintf(o.Progress, "%s %d %s cold run %d: wall %s cpu %s rss %d MB first request %s\n", adapter, n, mode, i,
-			s.wall.Round(time.Millisecond), s.cpu.Round(time.Millisecond), s.rssKB/1024, s.firstReq.Round(time.Millisecond))
+		fmt.Fprintf(o.Progress, "%s %d %s cold run %d: wall %s cpu %s rss %d MB (file %d, anon %d) first request %s\n", adapter, n, mode, i,
+			s.wall.Round(time.Millisecond), s.cpu.Round(time.Millisecond), s.rssKB/1024, s.peak.File/1024, s.peak.Anon/1024, s.firstReq.Round(time.Millisecond))
 		cold = append(cold, s)
 	}
 	row.ColdWallMS = median(cold, func(s sample) float64 { return ms(s.wall) })
 	row.ColdRSSMB = median(cold, func(s sample) float64 { return float64(s.rssKB) / 1024 })
 	row.ColdFirstReqMS = median(cold, func(s sample) float64 { return ms(s.firstReq) })
+	row.ColdFileMB, row.ColdAnonMB = peakSplit(cold)
 	args := argsFor(filepath.Join(dir, "cold-0.db"))
 	var samples []sample
 	for i := 1; i <= o.Runs; i++ {
 		last := i == o.Runs
-		s, err := runOnce(ctx, o, p, mode, args, env, px, ft, func(bodies [][]byte) error {
+		s, err := runOnce(ctx, o, p, mode, args, smaps("warm", i), px, ft, func(bodies [][]byte) error {
 			row.Requests = len(bodies)
 			if !last || len(bodies) == 0 {
 				return nil
@@ -714,8 +677,8 @@ func measure(ctx context.Context, o Options, adapter string, n int, mode string,
 		if err != nil {
 			return row, err
 		}
-		fmt.Fprintf(o.Progress, "%s %d %s run %d: wall %s cpu %s rss %d MB first request %s\n", adapter, n, mode, i,
-			s.wall.Round(time.Millisecond), s.cpu.Round(time.Millisecond), s.rssKB/1024, s.firstReq.Round(time.Millisecond))
+		fmt.Fprintf(o.Progress, "%s %d %s run %d: wall %s cpu %s rss %d MB (file %d, anon %d) first request %s\n", adapter, n, mode, i,
+			s.wall.Round(time.Millisecond), s.cpu.Round(time.Millisecond), s.rssKB/1024, s.peak.File/1024, s.peak.Anon/1024, s.firstReq.Round(time.Millisecond))
 		samples = append(samples, s)
 	}
 	row.Runs = len(samples)
@@ -723,7 +686,15 @@ func measure(ctx context.Context, o Options, adapter string, n int, mode string,
 	row.CPUMS = median(samples, func(s sample) float64 { return ms(s.cpu) })
 	row.RSSMB = median(samples, func(s sample) float64 { return float64(s.rssKB) / 1024 })
 	row.FirstReqMS = median(samples, func(s sample) float64 { return ms(s.firstReq) })
+	row.FileMB, row.AnonMB = peakSplit(samples)
 	return row, nil
+}
+
+// peakSplit is the medians of the samples' peaks' file-backed and
+// anonymous parts, in MB.
+func peakSplit(ss []sample) (file, anon float64) {
+	return median(ss, func(s sample) float64 { return float64(s.peak.File) / 1024 }),
+		median(ss, func(s sample) float64 { return float64(s.peak.Anon) / 1024 })
 }
 
 // runOnce runs the agent once and checks the turn found and called the
@@ -874,9 +845,9 @@ func measureNPM(ctx context.Context, o Options) ([]Row, []string, error) {
 // Markdown writes the report as tables.
 func Markdown(w io.Writer, rep *Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "`%s` (medians; the agent binary as a subprocess, CPU and peak RSS from its rusage)\n\n", rep.Command)
-	fmt.Fprintf(&b, "| adapter | tools | mode | wall ms | cold wall ms | CPU ms | peak RSS MB | cold RSS MB | first request ms | cold first request ms | first-request context tokens | KB per request | upload ms per turn at %d Mbit/s | requests |\n", UplinkMbps)
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "`%s` (medians; the agent binary, built as a release is, as a subprocess of a small wrapper; CPU and peak RSS from its rusage; how the peak splits into file-backed pages, the binary's own, and anonymous ones from /proc/PID/status sampled every %s)\n\n", rep.Command, proc.MemoryInterval)
+	fmt.Fprintf(&b, "| adapter | tools | mode | wall ms | cold wall ms | CPU ms | peak RSS MB | cold RSS MB | peak file / anon MB | cold file / anon MB | first request ms | cold first request ms | first-request context tokens | KB per request | upload ms per turn at %d Mbit/s | requests |\n", UplinkMbps)
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	dash := func(v float64, f string) string {
 		if v <= 0 {
 			return "-"
@@ -892,8 +863,15 @@ func Markdown(w io.Writer, rep *Report) error {
 		if r.ContextToks > 0 {
 			ctx, reqs = fmt.Sprint(r.ContextToks), fmt.Sprint(r.Requests)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %.0f | %s | %.0f | %.1f | %s | %s | %s | %s | %s | %s | %s |\n", r.Adapter, tools, r.Mode,
-			r.WallMS, dash(r.ColdWallMS, "%.0f"), r.CPUMS, r.RSSMB, dash(r.ColdRSSMB, "%.1f"), dash(r.FirstReqMS, "%.0f"), dash(r.ColdFirstReqMS, "%.0f"),
+		split := func(file, anon float64) string {
+			if file <= 0 && anon <= 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f / %.1f", file, anon)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %.0f | %s | %.0f | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Adapter, tools, r.Mode,
+			r.WallMS, dash(r.ColdWallMS, "%.0f"), r.CPUMS, r.RSSMB, dash(r.ColdRSSMB, "%.1f"), split(r.FileMB, r.AnonMB), split(r.ColdFileMB, r.ColdAnonMB),
+			dash(r.FirstReqMS, "%.0f"), dash(r.ColdFirstReqMS, "%.0f"),
 			ctx, dash(r.BytesPerReq/1024, "%.1f"), dash(r.UploadMS, "%.0f"), reqs)
 	}
 	if len(rep.Missing) > 0 {

@@ -1,4 +1,4 @@
-package startbench
+package proc
 
 import (
 	"bytes"
@@ -9,39 +9,33 @@ import (
 	"time"
 )
 
-// treeEnv, set in a wrapped run's environment, makes the wrapper sample
-// the memory of the whole process tree (the agent and every server it
-// started), which no rusage gives: ru_maxrss of children is the largest
-// single process, not their sum.
-const treeEnv = "STARTBENCH_TREE"
-
-// treePeak is the largest sampled sum of RSS over a process tree.
-type treePeak struct {
-	kb    int64
-	procs int
+// TreePeak is the largest sampled sum of RSS over a process tree.
+type TreePeak struct {
+	KB    int64
+	Procs int
 }
 
-// treeInterval is how often the tree is sampled; a peak shorter than it
+// TreeInterval is how often the tree is sampled; a peak shorter than it
 // can be missed, so the figure is a lower bound of the true peak.
-const treeInterval = 10 * time.Millisecond
+const TreeInterval = 10 * time.Millisecond
 
-// sampleTree samples the RSS of pid and its descendants until the returned
+// SampleTree samples the RSS of pid and its descendants until the returned
 // stop is called, which gives the peak.
-func sampleTree(pid int) (stop func() treePeak) {
+func SampleTree(pid int) (stop func() TreePeak) {
 	var (
 		mu   sync.Mutex
-		peak treePeak
+		peak TreePeak
 	)
 	done := make(chan struct{})
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)
-		t := time.NewTicker(treeInterval)
+		t := time.NewTicker(TreeInterval)
 		defer t.Stop()
 		for {
-			kb, n := treeRSS(pid)
+			kb, n := TreeRSS(pid)
 			mu.Lock()
-			peak.kb, peak.procs = max(peak.kb, kb), max(peak.procs, n)
+			peak.KB, peak.Procs = max(peak.KB, kb), max(peak.Procs, n)
 			mu.Unlock()
 			select {
 			case <-done:
@@ -50,7 +44,7 @@ func sampleTree(pid int) (stop func() treePeak) {
 			}
 		}
 	}()
-	return func() treePeak {
+	return func() TreePeak {
 		close(done)
 		<-ended
 		mu.Lock()
@@ -59,9 +53,9 @@ func sampleTree(pid int) (stop func() treePeak) {
 	}
 }
 
-// treeRSS is the summed resident set (KB) of pid and its descendants, and
+// TreeRSS is the summed resident set (KB) of pid and its descendants, and
 // their number, read from /proc.
-func treeRSS(pid int) (int64, int) {
+func TreeRSS(pid int) (int64, int) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0, 0

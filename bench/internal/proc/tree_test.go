@@ -1,4 +1,4 @@
-package startbench
+package proc
 
 import (
 	"io"
@@ -24,7 +24,7 @@ func TestTreeRSSCountsDescendants(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}
-	self, n := treeRSS(os.Getpid())
+	self, n := TreeRSS(os.Getpid())
 	if self <= 0 || n != 1 {
 		t.Fatalf("own tree: %d KB, %d processes, want 1", self, n)
 	}
@@ -37,11 +37,11 @@ func TestTreeRSSCountsDescendants(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	stop := sampleTree(os.Getpid())
+	stop := SampleTree(os.Getpid())
 	p := stop() // samples once at least, while the child holds
 	_ = stdin.Close()
 	_ = cmd.Wait()
-	if p.procs != 2 || p.kb <= self {
+	if p.Procs != 2 || p.KB <= self {
 		t.Fatalf("tree with a child: %+v, own %d KB", p, self)
 	}
 }
