@@ -16,6 +16,7 @@ import (
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/config/agents"
+	"github.com/agent-dev/agent/providers/registry"
 	"github.com/agent-dev/agent/store"
 )
 
@@ -115,6 +116,9 @@ func Load(f Flags, getenv func(string) string) (Settings, error) {
 	}
 	s.applyLocal()
 	if err := s.Config.FromEnv(getenv); err != nil {
+		return s, usage(err)
+	}
+	if err := config.CheckEnv("provider", getenv, registry.Names()); err != nil {
 		return s, usage(err)
 	}
 	s.MCPConfig, s.DBPath = f.MCPConfig, f.DBPath

@@ -209,8 +209,17 @@ func TestResumeAndLimitMistakes(t *testing.T) {
 		{"unknown theme flag", []string{"-p", "x", "--theme", "neon", "--db", db}, `unknown theme "neon"`},
 		{"unknown theme in config", []string{"-p", "x", "--config", writeJSON(t, "t.json", map[string]any{"theme": "neon"}), "--db", db}, `unknown theme "neon"`},
 		{"missing mcp config", []string{"-p", "x", "--mcp-config", "/nonexistent.json", "--db", db}, "/nonexistent.json does not exist"},
+		// #32: a bad value in an environment variable names the variable.
+		{"AGENT_THEME", []string{"-p", "x", "--db", db}, `AGENT_THEME="neon": unknown theme: use auto, catppuccin, dark, dracula or light`},
+		{"AGENT_PROVIDER", []string{"-p", "x", "--db", db}, `AGENT_PROVIDER="bogus": unknown provider: use anthropic, azure,`},
+		{"AGENT_TOKEN_STORE", []string{"mcp", "list"}, `AGENT_TOKEN_STORE="bogus": unknown token store: use auto, keychain or file`},
+		{"AGENT_SEARCH", []string{"-p", "x", "--db", db}, `AGENT_SEARCH="bogus": unknown search mode: use native, client or off`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			env := env
+			if strings.HasPrefix(tc.name, "AGENT_") {
+				env = map[string]string{tc.name: map[bool]string{true: "neon", false: "bogus"}[tc.name == "AGENT_THEME"]}
+			}
 			res := runAgent(t, env, append(tc.args, "--provider", "ollama", "--model", "qwen3", "--base-url", "http://127.0.0.1:1/v1")...)
 			if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
 				t.Fatalf("exit %d, stderr %q; want 2 and %q", res.code, res.stderr, tc.want)

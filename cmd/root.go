@@ -250,6 +250,9 @@ func (g *Globals) settings() (app.Settings, error) {
 	// a theme misspelt in a config file fails every command, as any other
 	// bad setting does, not only the TUI.
 	if _, err := themes.Get(s.Theme); err != nil {
+		if e := config.CheckEnv("theme", g.Getenv, themes.Names()); e != nil && g.Getenv("AGENT_THEME") == s.Theme {
+			err = e // the variable's name is what to fix
+		}
 		return s, &UsageError{Err: err}
 	}
 	g.Settings, g.loaded = s, true

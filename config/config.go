@@ -280,7 +280,9 @@ func (c *Config) merge(f Config) {
 }
 
 // FromEnv applies the keys' AGENT_* variables. A switch (a *bool key)
-// reads 1, true, 0 or false.
+// reads 1, true, 0 or false; a key with a closed set refuses any other
+// value naming the variable, which Validate's error after the merge could
+// not (it knows the key, not where its value came from).
 func (c *Config) FromEnv(getenv func(string) string) error {
 	for _, k := range Keys() {
 		if k.Env == "" {
@@ -292,6 +294,9 @@ func (c *Config) FromEnv(getenv func(string) string) error {
 		}
 		f := k.field(c)
 		if f.Kind() != reflect.Pointer {
+			if k.check(v) != nil {
+				return &EnvValueError{Var: k.Env, Value: v, What: k.What, Allowed: k.Enum}
+			}
 			f.SetString(v)
 			continue
 		}

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -173,6 +174,32 @@ func CheckValue(name, v string) error {
 		return nil
 	}
 	return k.check(v)
+}
+
+// EnvValueError is an environment variable whose value is not one of its
+// key's closed set.
+type EnvValueError struct {
+	Var, Value, What string
+	Allowed          []string
+}
+
+func (e *EnvValueError) Error() string {
+	return fmt.Sprintf("%s=%q: unknown %s: use %s", e.Var, e.Value, e.What, orList(e.Allowed))
+}
+
+// CheckEnv checks the environment variable of the key named name against
+// a closed set config does not know (the providers, the themes): nil when
+// the variable is unset or holds one of allowed.
+func CheckEnv(name string, getenv func(string) string, allowed []string) error {
+	k, ok := Lookup(name)
+	if !ok || k.Env == "" {
+		return nil
+	}
+	v := getenv(k.Env)
+	if v == "" || slices.Contains(allowed, v) {
+		return nil
+	}
+	return &EnvValueError{Var: k.Env, Value: v, What: k.What, Allowed: allowed}
 }
 
 // orList writes a, b or c.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -99,13 +100,14 @@ func ptr[T any](v T) *T { return &v }
 
 func TestEnvAndEnums(t *testing.T) {
 	c := Defaults()
-	env := map[string]string{"AGENT_MODEL": "m", "AGENT_SEARCH": "sometimes"}
+	env := map[string]string{"AGENT_MODEL": "m"}
 	if err := c.FromEnv(func(k string) string { return env[k] }); err != nil {
 		t.Fatal(err)
 	}
 	if c.Model != "m" {
 		t.Errorf("AGENT_MODEL not applied: %q", c.Model)
 	}
+	c.Search = "sometimes" // from a file, say: Validate names the key
 	tests := []struct {
 		set  func(*Config)
 		want string
@@ -133,5 +135,49 @@ func TestEveryKeyDocumented(t *testing.T) {
 		if strings.TrimSpace(k.Doc) == "" {
 			t.Errorf("key %s has no doc tag", k.Name)
 		}
+	}
+}
+
+// Every key with a closed set that an environment variable sets refuses a
+// value outside it in one line naming the variable and the values.
+func TestEnvEnumNamesTheVariable(t *testing.T) {
+	n := 0
+	for _, k := range Keys() {
+		if k.Env == "" || len(k.Enum) == 0 {
+			continue
+		}
+		n++
+		c := Defaults()
+		err := c.FromEnv(func(v string) string {
+			if v == k.Env {
+				return "bogus"
+			}
+			return ""
+		})
+		var ev *EnvValueError
+		want := fmt.Sprintf("%s=\"bogus\": unknown %s: use %s", k.Env, k.What, orList(k.Enum))
+		if !errors.As(err, &ev) || ev.Var != k.Env || err.Error() != want || strings.Contains(want, "\n") {
+			t.Errorf("%s=bogus: %v, want %q", k.Env, err, want)
+		}
+		c = Defaults()
+		if err := c.FromEnv(func(v string) string {
+			if v == k.Env {
+				return k.Enum[len(k.Enum)-1]
+			}
+			return ""
+		}); err != nil {
+			t.Errorf("%s=%s: %v", k.Env, k.Enum[len(k.Enum)-1], err)
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d keys with an env variable and a closed set, want AGENT_SEARCH and AGENT_TOKEN_STORE at least", n)
+	}
+	env := func(v string) string { return map[string]string{"AGENT_PROVIDER": "antropic"}[v] }
+	if err := CheckEnv("provider", env, []string{"anthropic", "openai"}); err == nil ||
+		err.Error() != `AGENT_PROVIDER="antropic": unknown provider: use anthropic or openai` {
+		t.Errorf("CheckEnv: %v", err)
+	}
+	if err := CheckEnv("provider", env, []string{"antropic"}); err != nil {
+		t.Errorf("CheckEnv of an allowed value: %v", err)
 	}
 }

@@ -65,8 +65,12 @@ func readSignalConfig(getenv func(string) string, sig signal) (signalConfig, err
 	if v, name := lookup("HEADERS"); name != "" {
 		c.headers = parseHeaders(v, name)
 	}
-	if v, _ := lookup("COMPRESSION"); v == "gzip" {
+	switch v, name := lookup("COMPRESSION"); v {
+	case "", "none":
+	case "gzip":
 		c.gzip = true
+	default:
+		return c, fmt.Errorf("%w: %s=%q: use gzip or none", ErrConfig, name, v)
 	}
 	if v, name := lookup("TIMEOUT"); name != "" {
 		ms, err := strconv.Atoi(v)

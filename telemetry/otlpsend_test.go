@@ -162,6 +162,8 @@ func TestReadSignalConfig(t *testing.T) {
 			err: `telemetry setting: OTEL_EXPORTER_OTLP_TIMEOUT="5s": a whole number of milliseconds`},
 		{name: "http endpoint without a scheme", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"}, sig: traceSignal,
 			err: `telemetry setting: OTEL_EXPORTER_OTLP_ENDPOINT="collector:4318": give a URL such as http://localhost:4318`},
+		{name: "unknown compression", env: map[string]string{"OTEL_EXPORTER_OTLP_TRACES_COMPRESSION": "zstd"}, sig: traceSignal,
+			err: `telemetry setting: OTEL_EXPORTER_OTLP_TRACES_COMPRESSION="zstd": use gzip or none`},
 		{name: "missing certificate", env: map[string]string{"OTEL_EXPORTER_OTLP_CERTIFICATE": "/nonexistent/ca.pem"}, sig: traceSignal,
 			err: `telemetry setting: OTEL_EXPORTER_OTLP_CERTIFICATE: open /nonexistent/ca.pem: no such file or directory`},
 	}
