@@ -5,6 +5,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Inline mode (the default) draws only what still changes, at the bottom
@@ -207,8 +208,12 @@ func (m *Model) quit() tea.Cmd {
 		m.remember(it)
 	}
 	if m.reflowWait || m.reflowDue {
-		// The width changed and nothing was printed again yet.
+		// The width changed and nothing was printed again yet. No frame
+		// follows this print: it ends the display's hold itself.
 		m.queue = []string{clearAll + strings.Join(m.printedLines(), "\n")}
+		if m.syncOutput {
+			m.queue = []string{ansi.SetModeSynchronizedOutput + m.queue[0] + ansi.ResetModeSynchronizedOutput}
+		}
 	}
 	if len(m.queue) == 0 {
 		return tea.Quit

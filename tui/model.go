@@ -78,6 +78,9 @@ type Model struct {
 	// reprint is then due once no print is in flight.
 	reflowGen             int
 	reflowWait, reflowDue bool
+	// syncOutput: the terminal answered that it has synchronized output
+	// (DEC mode 2026), which the renderer then wraps its frames in.
+	syncOutput bool
 	// print replaces the terminal print (tests record what is printed).
 	print func(text string) tea.Cmd
 }

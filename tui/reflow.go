@@ -91,6 +91,14 @@ func (m *Model) reflow() tea.Cmd {
 	m.queue = nil
 	m.floor = 0
 	text := clearAll + strings.Join(m.printedLines(), "\n")
+	if m.syncOutput {
+		// On a terminal with synchronized output the display is held
+		// from the clear until the redrawn area is back: the renderer
+		// wraps that frame in the same mode, and its end ends the hold.
+		// Without it the terminal shows the screen empty, then up to
+		// maxReplay items scrolling past, then the input coming back.
+		text = ansi.SetModeSynchronizedOutput + text
+	}
 	if m.print != nil {
 		return m.print(text)
 	}
@@ -98,5 +106,13 @@ func (m *Model) reflow() tea.Cmd {
 	// Printed above the redrawn area, the renderer knows where its cursor
 	// is afterwards; the clear took its frame too, so it is then redrawn
 	// whole.
-	return tea.Sequence(tea.Println(text), tea.ClearScreen, func() tea.Msg { return printedMsg{} })
+	cmd := tea.Sequence(tea.Println(text), tea.ClearScreen, func() tea.Msg { return printedMsg{} })
+	if m.syncOutput {
+		// Should no frame follow, the hold still ends (a terminal times
+		// it out only after up to a second).
+		cmd = tea.Sequence(cmd, tea.Tick(2*printDelay, func(time.Time) tea.Msg {
+			return tea.RawMsg{Msg: ansi.ResetModeSynchronizedOutput}
+		}))
+	}
+	return cmd
 }

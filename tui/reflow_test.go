@@ -113,6 +113,43 @@ func TestInlineQuitBeforeReflowPrintsAll(t *testing.T) {
 	}
 }
 
+// On a terminal that answered that it has synchronized output (DEC mode
+// 2026), the reprint after a width change starts the mode: the display is
+// held from the clear until the renderer's next frame, which it wraps in
+// the same mode, so the transcript does not scroll past an empty input
+// area; a reprint on the way out, with no frame after it, ends it itself.
+// A terminal that did not answer gets neither sequence.
+func TestInlineReflowHeldWithSynchronizedOutput(t *testing.T) {
+	t.Parallel()
+	for _, answered := range []bool{true, false} {
+		b := newFakeBackend()
+		m, _, rec := newInlineModel(t, b, 100, 30, Options{})
+		if answered {
+			m.Update(tea.ModeReportMsg{Mode: ansi.ModeSynchronizedOutput, Value: ansi.ModeReset})
+		}
+		typeText(m, "question")
+		run(m, press(m, "enter"))
+		feed(m, b, answer(strings.Join(paragraphs(1, 3, 50), "\n\n")))
+		m.Update(tea.WindowSizeMsg{Width: 60, Height: 30})
+		m.Update(reflowMsg{m.reflowGen})
+		want := 0
+		if answered {
+			want = 1
+		}
+		if rec.clears != 1 || rec.held != want || rec.released != 0 {
+			t.Errorf("answered %v, width change: cleared %d, held %d, released %d; want 1, %d, 0", answered, rec.clears, rec.held, rec.released, want)
+		}
+		m.Update(tea.WindowSizeMsg{Width: 50, Height: 30})
+		run(m, m.quit())
+		if rec.clears != 2 || rec.held != 2*want || rec.released != want {
+			t.Errorf("answered %v, quit before the reprint: cleared %d, held %d, released %d; want 2, %d, %d", answered, rec.clears, rec.held, rec.released, 2*want, want)
+		}
+		if out := rec.String(); strings.Count(out, "question") != 1 || strings.Count(out, "p3w50") != 1 {
+			t.Errorf("answered %v: transcript:\n%s", answered, out)
+		}
+	}
+}
+
 // A height change alone rewraps nothing: no reprint.
 func TestInlineHeightChangeKeepsScrollback(t *testing.T) {
 	t.Parallel()

@@ -36,6 +36,9 @@ func newTestModel(t testing.TB, b *fakeBackend, w, h int, opts Options) (*Model,
 type scrollbackRecorder struct {
 	lines  []string
 	clears int // how many times the terminal was cleared
+	// held and released count prints that start and end synchronized
+	// output (DEC mode 2026).
+	held, released int
 }
 
 func (r *scrollbackRecorder) String() string {
@@ -53,6 +56,12 @@ func newInlineModel(t testing.TB, b *fakeBackend, w, h int, opts Options) (*Mode
 	rec := &scrollbackRecorder{}
 	m.ready = true
 	m.print = func(text string) tea.Cmd {
+		if t, ok := strings.CutPrefix(text, ansi.SetModeSynchronizedOutput); ok {
+			rec.held, text = rec.held+1, t
+		}
+		if t, ok := strings.CutSuffix(text, ansi.ResetModeSynchronizedOutput); ok {
+			rec.released, text = rec.released+1, t
+		}
 		// Like the terminal, a clear wipes the scrollback.
 		if t, ok := strings.CutPrefix(text, clearAll); ok {
 			rec.lines, text = nil, t

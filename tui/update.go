@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/sanitize"
@@ -29,6 +30,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case reflowMsg:
 		if msg.gen == m.reflowGen && m.reflowWait {
 			m.reflowWait, m.reflowDue = false, true
+		}
+	case tea.ModeReportMsg:
+		// The same answer turns on the renderer's own use of the mode.
+		if msg.Mode == ansi.ModeSynchronizedOutput && msg.Value == ansi.ModeReset {
+			m.syncOutput = true
 		}
 	}
 	_, cmd := m.update(msg)
