@@ -1,0 +1,94 @@
+package cmd
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+)
+
+// #32: no token is found in the database, the logs or any output. After
+// `agent mcp login` in a real terminal, a TUI session calls the server's
+// tool twice, the second time after the access token expired (refreshed
+// on the 401), with the servers' log level at debug. Then every file
+// under HOME but the sign-in store itself (the session database with its
+// WAL and shared memory, the log file) and both panes' scrollback are
+// searched for every access and refresh token issued.
+func TestNoTokenAfterLoginAndCallsInTmux(t *testing.T) {
+	isolate(t)
+	as, cfg := protectedMCP(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := os.Getenv("HOME")
+	env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME"),
+		"XDG_STATE_HOME": os.Getenv("XDG_STATE_HOME"), "BROWSER": exe, "AGENT_TEST_BROWSER": "1", "AGENT_TOKEN_STORE": "file",
+		"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	login := startTmux(t, env, "mcp", "login", "remote", "--mcp-config", cfg)
+	login.waitFor("Signed in to remote.")
+
+	fake := anthropictest.NewServer(t)
+	fake.Script = anthropictest.NewScript(
+		anthropictest.Turn{Call: "remote__whoami", Input: map[string]any{}},
+		anthropictest.Turn{Text: "First answer."},
+		anthropictest.Turn{Call: "remote__whoami", Input: map[string]any{}},
+		anthropictest.Turn{Text: "Second answer."})
+	conf := writeJSON(t, "config.json", map[string]any{"mcp_log_level": "debug"})
+	env["BROWSER"] = "false" // the kept sign-in is enough now
+	ts := startTmux(t, env, "--config", conf, "--mcp-config", cfg, "--mcp", "remote", "--provider", "anthropic", "--base-url", fake.URL)
+	ts.waitFor("/help")
+	ts.send("who am I?", "Enter")
+	ts.waitFor("First answer.")
+	signedIn := len(as.Issued())
+	as.ExpireAccessTokens()
+	ts.send("and now?", "Enter")
+	ts.waitFor("Second answer.")
+	ts.quit()
+	if len(as.Issued()) <= signedIn {
+		t.Fatalf("no token was refreshed after the access token expired: %q", as.Log())
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 4 || !bytes.Contains(reqs[3].Body, []byte("signed in")) {
+		t.Fatalf("the call after the refresh did not reach the server (%d requests)", len(reqs))
+	}
+
+	store := filepath.Join(os.Getenv("XDG_DATA_HOME"), "agent", "oauth")
+	searched := map[string]string{"the login pane": login.history(), "the TUI pane": ts.history()}
+	err = filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case path == store:
+			return filepath.SkipDir
+		case d.Type().IsRegular():
+			b, err := os.ReadFile(path)
+			searched[path] = string(b)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for name := range searched {
+		names = append(names, filepath.Base(name))
+	}
+	for _, want := range []string{"agent.db", "agent.log"} {
+		if !strings.Contains(strings.Join(names, " "), want) {
+			t.Fatalf("%s is not among the files searched: %q", want, names)
+		}
+	}
+	for _, tok := range as.Issued() {
+		for name, text := range searched {
+			if strings.Contains(text, tok) {
+				t.Errorf("token %s… in %s", tok[:5], name)
+			}
+		}
+	}
+}
