@@ -48,6 +48,10 @@ func TestDisableEnableReconnect(t *testing.T) {
 	if r := call(t, set, "edge__echo", `{"message":"hi"}`); r.IsError {
 		t.Fatalf("echo after reconnect: %+v", r)
 	}
+	// Reconnected with the same tools: no change to report.
+	if changed, err := m.Sync(); err != nil || len(changed) != 0 {
+		t.Errorf("Sync after a reconnect with the same tools: %q, %v; want nothing", changed, err)
+	}
 	ev.wait(t, "tools_changed", func(e Event) bool {
 		return e.Kind == EventToolsChanged && e.Server == "edge" && e.Text != ""
 	})

@@ -5,7 +5,9 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -415,19 +417,56 @@ func (m *Manager) Sync() ([]string, error) {
 	}
 	slices.Sort(names)
 	var errs []error
+	var changed []string
 	for _, n := range names {
 		c := m.conn(n)
 		if c == nil {
 			continue
 		}
+		// A server queued by a restart or a reconnect often lists what it
+		// listed before: then there is no change to report.
+		before := registered(set, n)
 		if err := set.ReplaceServer(n, nil, c.agentTools(deferAll)...); err != nil {
 			errs = append(errs, fmt.Errorf("update tools of MCP server %s: %w", n, err))
 		}
+		if registered(set, n) == before {
+			continue
+		}
+		changed = append(changed, n)
 	}
 	if len(names) > 0 {
+		_, had := set.Lookup(ReadResourceTool)
 		errs = append(errs, m.syncReadResource(set))
+		if _, has := set.Lookup(ReadResourceTool); has != had && len(changed) == 0 {
+			changed = names // read_resource came or went with these servers' resources
+		}
 	}
-	return names, errors.Join(errs...)
+	return changed, errors.Join(errs...)
+}
+
+// registered is what the set holds of server, as one comparable string:
+// each tool's names, descriptions, schema and annotations, its set (active
+// or deferred), and the tools quarantined with their problem.
+func registered(set *tools.Set, server string) string {
+	var b bytes.Buffer
+	_, active, deferred := set.Snapshot()
+	write := func(mark string, t tools.Tool) {
+		if t.Server != server {
+			return
+		}
+		ann, _ := json.Marshal(t.Annotations)
+		fmt.Fprintf(&b, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00", mark, t.Name, t.Orig, t.Description, t.ServerDescription, t.Schema, ann)
+	}
+	for _, t := range active {
+		write("a", t)
+	}
+	for _, t := range deferred {
+		write("d", t)
+	}
+	for _, q := range set.Quarantined() {
+		write("q"+q.Problem, q.Tool)
+	}
+	return b.String()
 }
 
 // Lookup maps an agent tool name back to its server and the server's own

@@ -272,6 +272,11 @@ func TestCrashedServerRestartsOnNextCall(t *testing.T) {
 	if st := m.Status()[0]; st.State != StateRunning {
 		t.Errorf("status after restart: %+v", st)
 	}
+	// The restarted server lists the same tools: nothing changed, so
+	// nothing is said ("tools of edge changed" was, at the next turn).
+	if changed, err := m.Sync(); err != nil || len(changed) != 0 {
+		t.Errorf("Sync after a restart with the same tools: %q, %v; want nothing", changed, err)
+	}
 }
 
 func TestStartFailuresAreWarnings(t *testing.T) {
@@ -470,8 +475,8 @@ func TestHTTPListChangedAndRestart(t *testing.T) {
 	if !slices.Equal(got.Added, []string{"web__late"}) {
 		t.Errorf("event %+v", got)
 	}
-	if _, err := m.Sync(); err != nil {
-		t.Fatal(err)
+	if changed, err := m.Sync(); err != nil || !slices.Equal(changed, []string{"web"}) {
+		t.Fatalf("Sync after a tool was added: %q, %v; want [web]", changed, err)
 	}
 	if r := call(t, set, "web__late", `{}`); r.Text != "late ok" {
 		t.Errorf("%+v", r)
