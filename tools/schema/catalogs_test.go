@@ -35,3 +35,26 @@ func TestSharedCatalogsPass(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCheckCatalogs checks the 282 real catalog schemas, as a cold
+// start does (check, not Check: Check remembers its answers).
+func BenchmarkCheckCatalogs(b *testing.B) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "catalogs", "ALL.json"))
+	if err != nil {
+		b.Skipf("needs ../shared/catalogs/ALL.json next to the repository (the shared test data): %v", err)
+	}
+	var tools []struct {
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	if err := json.Unmarshal(raw, &tools); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, t := range tools {
+			if err := check(t.InputSchema); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -62,8 +63,8 @@ var (
 type checkResult struct{ err error }
 
 func check(s []byte) error {
-	var top map[string]any
-	if err := json.Unmarshal(s, &top); err != nil {
+	top, ok := decodeObject(s)
+	if !ok {
 		return fmt.Errorf("the schema is not a JSON object")
 	}
 	if t, ok := top["type"]; ok && t != "object" {
@@ -72,38 +73,84 @@ func check(s []byte) error {
 	if err := checkTypes(top, ""); err != nil {
 		return err
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(s))
-	if err != nil {
-		return fmt.Errorf("the schema is not valid JSON: %v", err)
-	}
-	// The schema is checked against its draft's meta-schema, compiled once
-	// for the process (compiling each tool's schema costs ~130 µs, too
-	// much for 5,000 tools at start), and its local $refs resolved.
-	meta, err := metaFor(top["$schema"])
-	if err != nil {
-		return err
-	}
-	if err := meta.Validate(doc); err != nil {
-		return fmt.Errorf("invalid schema: %s", validationMessage(err))
+	url := metaURL(top["$schema"])
+	if !fastDialects[url] || !metaValidTop(top) {
+		// The schema is checked against its draft's meta-schema,
+		// compiled once for the process (compiling each tool's schema
+		// costs ~130 µs, too much for 5,000 tools at start).
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(s))
+		if err != nil {
+			return fmt.Errorf("the schema is not valid JSON: %v", err)
+		}
+		meta, err := metaFor(url)
+		if err != nil {
+			return err
+		}
+		if err := meta.Validate(doc); err != nil {
+			return fmt.Errorf("invalid schema: %s", validationMessage(err))
+		}
 	}
 	return checkRefs(top, top, "")
 }
 
+// decodeObject decodes a JSON object whole (nothing after it), its numbers
+// kept as written (json.Number), as the JSON Schema library reads them.
+func decodeObject(s []byte) (map[string]any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(s))
+	dec.UseNumber()
+	var top map[string]any
+	if err := dec.Decode(&top); err != nil || top == nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
+	}
+	return top, true
+}
+
+// metaValidTop is metaValid2020 for a top level, whose $schema (when
+// present) already named draft 2020-12.
+func metaValidTop(top map[string]any) bool {
+	for k, x := range top {
+		if k == "$schema" {
+			if _, ok := x.(string); !ok {
+				return false
+			}
+		} else if !keywordValid(k, x) {
+			return false
+		}
+	}
+	return true
+}
+
 var metas sync.Map // meta-schema URL -> *jsonschema.Schema
 
-const draft2020 = "https://json-schema.org/draft/2020-12/schema"
+const (
+	draft2020 = "https://json-schema.org/draft/2020-12/schema"
+	draft07   = "https://json-schema.org/draft-07/schema"
+)
 
-// metaFor compiles (once) the meta-schema a schema declares; an unknown
-// or missing $schema is read as draft 2020-12, as the providers do.
-func metaFor(declared any) (*jsonschema.Schema, error) {
+// fastDialects are the meta-schemas metaValid2020 stands in for: draft
+// 2020-12's keyword rules are, keyword by keyword, the same as draft-07's
+// or stricter (draft-07 has no prefixItems, $defs, dependentRequired...:
+// any value of those is valid there), so what it calls valid both accept.
+var fastDialects = map[string]bool{draft2020: true, draft07: true}
+
+// metaURL is the meta-schema a schema declares; an unknown or missing
+// $schema is read as draft 2020-12, as the providers do.
+func metaURL(declared any) string {
 	url, _ := declared.(string)
 	url = strings.TrimSuffix(strings.Replace(url, "http://", "https://", 1), "#")
 	switch url {
-	case "https://json-schema.org/draft-07/schema", "https://json-schema.org/draft-06/schema",
+	case draft07, "https://json-schema.org/draft-06/schema",
 		"https://json-schema.org/draft-04/schema", "https://json-schema.org/draft/2019-09/schema", draft2020:
-	default:
-		url = draft2020
+		return url
 	}
+	return draft2020
+}
+
+// metaFor compiles (once) the meta-schema of url (metaURL).
+func metaFor(url string) (*jsonschema.Schema, error) {
 	if m, ok := metas.Load(url); ok {
 		return m.(*jsonschema.Schema), nil
 	}
