@@ -223,13 +223,20 @@ func createFile(ctx context.Context, path string) error {
 	// it in WAL already: switching the journal mode needs an exclusive lock,
 	// which SQLite may refuse at once (SQLITE_BUSY, no busy handler) while
 	// another first start holds the file open.
-	db, err := sql.Open("sqlite", tmp+"?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)")
+	// synchronous(OFF): no file under the temporary name is ever opened
+	// as the database, so the migrations' commits need not reach the disk
+	// one by one (about fifteen fsyncs, 40 ms of a first run); the file is
+	// synced once, whole, before it is linked into place.
+	db, err := sql.Open("sqlite", tmp+"?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)")
 	if err != nil {
 		return fmt.Errorf("create database %s: %w", path, mapErr(err))
 	}
 	err = migrate(ctx, db)
 	if cerr := db.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = syncFile(tmp)
 	}
 	if err != nil {
 		return fmt.Errorf("create database %s: %w", path, mapErr(err))
@@ -245,6 +252,19 @@ func createFile(ctx context.Context, path string) error {
 		}
 	}
 	return nil
+}
+
+// syncFile flushes a file's data to the disk.
+func syncFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func dirWritable(dir string) error {
