@@ -15,6 +15,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-dev/agent/tools"
+	"github.com/agent-dev/agent/tools/schema"
 )
 
 // A server's tool list: listing it page by page, parsing each tool,
@@ -143,6 +144,13 @@ func (c *conn) listTools(ctx context.Context, cl *client.Client) ([]rawTool, uin
 		for _, raw := range res.Tools {
 			add(parseTool(raw))
 		}
+	}
+	// Checked here, as each server's list arrives, while the others are
+	// still listing: registration (tools.Set) and the cache's save then
+	// find the answer (schema.Check remembers it) instead of checking
+	// every server's tools one after the other before the first request.
+	for i := range out {
+		out[i].Checked = schema.Check(out[i].Schema) == nil
 	}
 	return out, seq, listHash, nil
 }
