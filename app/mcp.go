@@ -108,8 +108,12 @@ type MCPEntry struct {
 	Preset    bool      `json:"preset,omitempty"`
 	ToolNames []MCPTool `json:"tool_list,omitempty"`
 	// SignIn is a remote server's OAuth sign-in state ("signed in",
-	// "expired", "not signed in"; "-" for a server without OAuth).
+	// "expired", "not signed in", "signs in on use" for a grant that needs
+	// no browser; "-" for a server without OAuth).
 	SignIn string `json:"sign_in"`
+	// Grant is a remote server's OAuth grant: authorization_code,
+	// client_credentials or cross_app.
+	Grant string `json:"grant,omitempty"`
 	// TokenStore is where a remote server's sign-in is kept: "keychain"
 	// or "file" (token_store); keptIn says it for people.
 	TokenStore string `json:"token_store,omitempty"`
@@ -180,7 +184,7 @@ func MCPList(ctx context.Context, s Settings, all bool, timeout time.Duration, v
 			auth = oauth.New(srv, oauthOptions(s, nil)) // a preset not started
 		}
 		if auth != nil {
-			e.SignIn, e.TokenStore, e.keptIn = string(auth.State()), auth.Store().Kind(), auth.Store().Where()
+			e.SignIn, e.Grant, e.TokenStore, e.keptIn = string(auth.State()), auth.Grant(), auth.Store().Kind(), auth.Store().Where()
 		}
 		e.Deferred = 0
 		for _, t := range byServer[n] {
@@ -193,6 +197,21 @@ func MCPList(ctx context.Context, s Settings, all bool, timeout time.Duration, v
 		entries = append(entries, e)
 	}
 	return entries, nil
+}
+
+// signInText is a sign-in state for people: one that needs no browser
+// says which grant gets the token ("signs in on use (client credentials)").
+func signInText(state, grant string) string {
+	if state != string(oauth.StateOnUse) {
+		return state
+	}
+	switch grant {
+	case config.GrantClientCredentials:
+		return state + " (client credentials)"
+	case config.GrantCrossApp:
+		return state + " (cross-app access)"
+	}
+	return state
 }
 
 func mcpTarget(s config.MCPServer) string {

@@ -68,7 +68,7 @@ func (a *App) SignInState(name string) string {
 		return ""
 	}
 	if auth := a.mcp.Authorizer(name); auth != nil {
-		return string(auth.State())
+		return signInText(string(auth.State()), auth.Grant())
 	}
 	return ""
 }

@@ -110,7 +110,7 @@ func WriteMCPList(w io.Writer, entries []MCPEntry, showTools bool) error {
 			count, deferred = strconv.Itoa(e.Tools), strconv.Itoa(e.Deferred)
 		}
 		detail := cmp.Or(e.Error, e.Target)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Transport, e.State, dash(e.SignIn), count, deferred, e.Source, firstLine(detail))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Transport, e.State, dash(signInText(e.SignIn, e.Grant)), count, deferred, e.Source, firstLine(detail))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

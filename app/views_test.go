@@ -12,9 +12,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 	"github.com/agent-dev/agent/store"
 	mcptools "github.com/agent-dev/agent/tools/mcp"
+	"github.com/agent-dev/agent/tools/mcp/oauth"
 	"github.com/agent-dev/agent/tools/search"
 )
 
@@ -115,6 +117,8 @@ func TestWriteMCPListAndHits(t *testing.T) {
 		{Status: mcptools.Status{Name: "gh", Transport: "stdio", State: mcptools.StateRunning, Tools: 2, Deferred: 1, Source: "user", Target: "gh-mcp"},
 			ToolNames: []MCPTool{{Name: "gh__pr", ServerTool: "pr", Deferred: true}, {Name: "gh__issue", ServerTool: "issue"}}, SignIn: "off"},
 		{Status: mcptools.Status{Name: "bad", Transport: "http", State: mcptools.StateFailed, Tools: 9, Error: "exit 1: " + evil + "\nsecond line"}},
+		{Status: mcptools.Status{Name: "cc", Transport: "http", State: "idle"}, SignIn: string(oauth.StateOnUse), Grant: config.GrantClientCredentials},
+		{Status: mcptools.Status{Name: "xa", Transport: "http", State: "idle"}, SignIn: string(oauth.StateOnUse), Grant: config.GrantCrossApp},
 	}
 	var b bytes.Buffer
 	if err := WriteMCPList(&b, entries, true); err != nil {
@@ -122,7 +126,8 @@ func TestWriteMCPListAndHits(t *testing.T) {
 	}
 	out := b.String()
 	noEscapes(t, "mcp list", out)
-	for _, want := range []string{"gh    stdio", "running", "gh-mcp", "exit 1: ok", "gh: 2 tools, 1 deferred", "gh__pr     deferred  pr", "gh__issue  active"} {
+	for _, want := range []string{"gh    stdio", "running", "gh-mcp", "exit 1: ok", "gh: 2 tools, 1 deferred", "gh__pr     deferred  pr", "gh__issue  active",
+		"signs in on use (client credentials)", "signs in on use (cross-app access)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("mcp list lacks %q:\n%s", want, out)
 		}

@@ -43,6 +43,9 @@ func crossApp(t *testing.T, interactive bool, change func(idp *oauthtest.IdP, cf
 func TestCrossAppAccess(t *testing.T) {
 	var idToken string
 	f, idp := crossApp(t, false, func(_ *oauthtest.IdP, cfg *config.MCPOAuth) { idToken = cfg.IdP.IDToken })
+	if st := f.auth.State(); st != oauth.StateOnUse || f.auth.Grant() != config.GrantCrossApp {
+		t.Fatalf("state with an ID token and no sign-in yet %q (grant %s), want %q", st, f.auth.Grant(), oauth.StateOnUse)
+	}
 	for range 2 {
 		if status, err := f.call(t, "tools/list"); err != nil || status != 200 {
 			t.Fatalf("call: %v %v\nAS: %q\nIdP: %q", status, err, f.as.Log(), idp.Log())
@@ -143,6 +146,10 @@ func TestCrossAppSingleSignOn(t *testing.T) {
 		idp.IDTokenTTL = 30 * time.Second // under a minute: not used again without a refresh
 		cfg = c
 	})
+	// No ID token and no IdP sign-in kept: it takes a browser.
+	if st := f.auth.State(); st != oauth.StateNotSignedIn {
+		t.Fatalf("state before the IdP sign-in %q, want %q", st, oauth.StateNotSignedIn)
+	}
 	if status, err := f.call(t, "tools/list"); err != nil || status != 200 {
 		t.Fatalf("call: %v %v\nIdP: %q\nAS: %q", status, err, idp.Log(), f.as.Log())
 	}
@@ -152,6 +159,12 @@ func TestCrossAppSingleSignOn(t *testing.T) {
 	// A later run, with no browser: the kept sign-in at the IdP, renewed.
 	later := oauth.New(config.MCPServer{Name: "remote", Type: config.MCPHTTP, URL: f.as.ResourceURL, OAuth: cfg}, oauth.Options{Dir: f.dir})
 	f.as.ExpireAccessTokens()
+	// Another server of the same IdP, never used: the kept IdP sign-in
+	// gets its token with no browser.
+	other := oauth.New(config.MCPServer{Name: "other", Type: config.MCPHTTP, URL: f.as.ResourceURL + "/other", OAuth: cfg}, oauth.Options{Dir: f.dir})
+	if st := other.State(); st != oauth.StateOnUse {
+		t.Errorf("state of another server of a signed-in IdP %q, want %q", st, oauth.StateOnUse)
+	}
 	if status, err := post(t.Context(), &http.Client{Transport: later.Wrap(nil)}, f.as.ResourceURL, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); err != nil || status != 200 {
 		t.Fatalf("later run: %v %v\nIdP: %q", status, err, idp.Log())
 	}

@@ -186,6 +186,10 @@ const (
 	StateSignedIn    State = "signed in"
 	StateExpired     State = "expired"
 	StateNotSignedIn State = "not signed in"
+	// StateOnUse: no token kept (or an expired one), but the grant gets
+	// one by itself when the server is used, with no one at a browser:
+	// client credentials, or cross-app access with an ID token at hand.
+	StateOnUse State = "signs in on use"
 )
 
 // State reads the stored sign-in.
@@ -195,13 +199,51 @@ func (a *Authorizer) State() State {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := a.load(); err != nil || a.rec.Token == nil {
+	if err := a.load(); err != nil {
 		return StateNotSignedIn
 	}
-	if a.rec.Token.IsExpired() && a.rec.Token.RefreshToken == "" {
-		return StateExpired
+	t := a.rec.Token
+	if t != nil && (!t.IsExpired() || t.RefreshToken != "") {
+		return StateSignedIn
 	}
-	return StateSignedIn
+	switch {
+	case a.signsInAlone():
+		return StateOnUse
+	case t == nil:
+		return StateNotSignedIn
+	}
+	return StateExpired
+}
+
+// Grant is the server's configured grant: authorization_code (the
+// default), client_credentials or cross_app.
+func (a *Authorizer) Grant() string {
+	if a == nil || a.cfg.Grant == "" {
+		return config.GrantAuthorizationCode
+	}
+	return a.cfg.Grant
+}
+
+// signsInAlone tells whether the grant gets a token with no one at a
+// browser: client credentials always; cross-app access when an ID token is
+// configured or the agent's own IdP sign-in is kept (a fresh ID token, or
+// a refresh token for one). mu is held.
+func (a *Authorizer) signsInAlone() bool {
+	switch a.cfg.Grant {
+	case config.GrantClientCredentials:
+		return true
+	case config.GrantCrossApp:
+		idp := a.cfg.IdP
+		if idp == nil {
+			return false
+		}
+		if strings.TrimSpace(idp.IDToken) != "" {
+			return true
+		}
+		rec, err := a.store.load(ssoServer, idp.Issuer)
+		return err == nil && (fresh(rec.IDToken) || rec.Token != nil && rec.Token.RefreshToken != "")
+	}
+	return false
 }
 
 // Logout forgets the server's token and registered client; removed is false

@@ -219,6 +219,11 @@ func TestClientCredentials(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg
 			f := setup(t, &cfg, false, func(s *oauthtest.Server) { s.AddClient(tc.client) })
+			// No token yet, but none needs a browser (#32: it read "not
+			// signed in").
+			if st := f.auth.State(); st != oauth.StateOnUse || f.auth.Grant() != config.GrantClientCredentials {
+				t.Fatalf("state before the first call %q (grant %s), want %q", st, f.auth.Grant(), oauth.StateOnUse)
+			}
 			for range 2 { // the second call reuses the token
 				if status, err := f.call(t, "tools/list"); err != nil || status != 200 {
 					t.Fatalf("call: %v %v\n%q", status, err, f.as.Log())
@@ -226,6 +231,9 @@ func TestClientCredentials(t *testing.T) {
 			}
 			if n := count(f.as.Log(), "POST /token -> 200"); n != 1 {
 				t.Fatalf("token grants %d, want 1\n%q", n, f.as.Log())
+			}
+			if st := f.auth.State(); st != oauth.StateSignedIn {
+				t.Errorf("state after the first call %q, want %q", st, oauth.StateSignedIn)
 			}
 		})
 	}
