@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agent-dev/agent/internal/suggest"
 	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/pricing"
 	"github.com/agent-dev/agent/providers/registry"
@@ -59,7 +60,7 @@ func typoOf(s string, ids []string) []string {
 		mi := mask(id)
 		best := len(mi)
 		for l := max(1, len(mi)-1); l <= min(len(ms), len(mi)+1); l++ {
-			best = min(best, editDistance(ms[:l], mi))
+			best = min(best, suggest.Distance(ms[:l], mi))
 		}
 		if best == 1 {
 			out = append(out, id)
@@ -67,31 +68,4 @@ func typoOf(s string, ids []string) []string {
 	}
 	slices.Sort(out)
 	return out[:min(3, len(out))]
-}
-
-// editDistance is the optimal-string-alignment distance over bytes (ids
-// are ASCII): insertions, deletions, substitutions and swaps of two
-// neighbours (gtp for gpt) each count one.
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }

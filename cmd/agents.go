@@ -11,7 +11,7 @@ func newAgentsCmd(g *Globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "agents",
 		Short: "List agent profiles (.agent/agents/NAME.md, ~/.config/agent/agents/NAME.md, the config's agents) and where each comes from",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			settings, err := g.settings()
 			if err != nil {

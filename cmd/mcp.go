@@ -14,7 +14,10 @@ func newMCPCmd(g *Globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "mcp",
 		Short: "MCP servers: list them, sign in to remote ones and out",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
+		// Runnable, so that a mistyped subcommand is an error rather
+		// than the help and exit 0.
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	c.AddCommand(newMCPListCmd(g), &cobra.Command{
 		Use:   "login NAME",
@@ -65,7 +68,7 @@ func newMCPListCmd(g *Globals) *cobra.Command {
 		Long: `Connects the configured servers (and the presets named with --mcp, or every preset
 with --all) to count their tools, each within --timeout. Other presets are listed as
 "available" without being started.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := g.settings()
 			if err != nil {

@@ -4,6 +4,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/agent-dev/agent/internal/early"
 	"io"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/internal/suggest"
 	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/themes"
 )
@@ -105,6 +107,9 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 		SilenceErrors: true,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 && !g.PromptSet {
+				if near := nearCommand(cmd, args[0]); near != "" {
+					return usagef("unknown command %q: did you mean agent %s? (to run a prompt use agent -p %q)", args[0], near, args[0])
+				}
 				return usagef("unexpected argument %q: to run a prompt use agent -p %q", args[0], args[0])
 			}
 			g.Prompt = strings.Join(args, " ")
@@ -127,6 +132,14 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 		},
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		var ne *pflag.NotExistError
+		if errors.As(err, &ne) {
+			var names []string
+			c.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+			if near := suggest.Nearest(ne.GetSpecifiedName(), names); near != "" {
+				return usagef("%v: did you mean --%s? (see %s --help)", err, near, c.CommandPath())
+			}
+		}
 		return usagef("%v (see %s --help)", err, c.CommandPath())
 	})
 	root.SetVersionTemplate("agent {{.Version}}\n")
@@ -205,7 +218,7 @@ func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		Run: func(cmd *cobra.Command, args []string) {
 			fmt.Fprintln(cmd.OutOrStdout(), "agent "+versionString())
 		},
@@ -257,6 +270,33 @@ func (g *Globals) settings() (app.Settings, error) {
 	}
 	g.Settings, g.loaded = s, true
 	return s, nil
+}
+
+// noArgs refuses arguments to a command that takes none as a usage error
+// (exit 2), naming the subcommand a typo was meant to be: noArgs
+// exits 1, and its own suggestion went on a second line, which the
+// one-line error drops.
+func noArgs(cmd *cobra.Command, args []string) error {
+	switch {
+	case len(args) == 0:
+		return nil
+	case nearCommand(cmd, args[0]) != "":
+		return usagef("unknown command %q for %q: did you mean %s %s?", args[0], cmd.CommandPath(), cmd.CommandPath(), nearCommand(cmd, args[0]))
+	case cmd.HasAvailableSubCommands():
+		return usagef("unknown command %q for %q (see %s --help)", args[0], cmd.CommandPath(), cmd.CommandPath())
+	}
+	return usagef("%s takes no arguments (got %q)", cmd.CommandPath(), args[0])
+}
+
+// nearCommand is the subcommand of cmd that name looks like a typo of.
+func nearCommand(cmd *cobra.Command, name string) string {
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	return suggest.Nearest(name, names)
 }
 
 func oneLine(s string) string {

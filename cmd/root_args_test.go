@@ -112,3 +112,31 @@ func TestPrintResumeWithoutID(t *testing.T) {
 		t.Errorf("exit %d: %s", res.code, res.stderr)
 	}
 }
+
+// #27 (first hour): a mistyped flag or subcommand is a usage error (exit
+// 2) on one line naming what was meant; a command that takes no
+// arguments says so; `agent mcp` alone still shows its help.
+func TestTyposSayWhatWasMeant(t *testing.T) {
+	isolate(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--modle", "x"}, "unknown flag: --modle: did you mean --model?"},
+		{[]string{"-p", "hi", "--outptu-format", "json"}, "did you mean --output-format?"},
+		{[]string{"sesions"}, `unknown command "sesions": did you mean agent sessions? (to run a prompt use agent -p "sesions")`},
+		{[]string{"mcp", "lgin", "remote"}, `unknown command "lgin" for "agent mcp": did you mean agent mcp login?`},
+		{[]string{"tools", "serch", "weather"}, "did you mean agent tools search?"},
+		{[]string{"sessions", "lst"}, `unknown command "lst" for "agent sessions" (see agent sessions --help)`},
+		{[]string{"agents", "x"}, `agent agents takes no arguments (got "x")`},
+		{[]string{"--frobnicate"}, "unknown flag: --frobnicate (see agent --help)"},
+	} {
+		res := runAgent(t, map[string]string{}, tc.args...)
+		if res.code != 2 || !strings.Contains(res.stderr, tc.want) || strings.Count(strings.TrimSpace(res.stderr), "\n") != 0 {
+			t.Errorf("agent %s: exit %d, stderr %q; want exit 2 and one line with %q", strings.Join(tc.args, " "), res.code, res.stderr, tc.want)
+		}
+	}
+	if res := runAgent(t, map[string]string{}, "mcp"); res.code != 0 || !strings.Contains(res.stdout, "agent mcp [command]") {
+		t.Errorf("agent mcp: exit %d, stdout %q", res.code, res.stdout)
+	}
+}

@@ -20,7 +20,7 @@ func newSessionsCmd(g *Globals) *cobra.Command {
 		Short: "List stored sessions, newest first",
 		Long: `List stored sessions, newest first: ID, last update, title, provider/model, messages and
 tool searches. Resume one with agent --resume ID (a unique ID prefix is enough).`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit <= 0 {
 				return usagef("--limit must be positive (use --all for every session)")

@@ -14,7 +14,7 @@ func newToolsCmd(g *Globals) *cobra.Command {
 		Long: `List every tool of the MCP servers this run would connect (--mcp NAME, or every configured
 server), whether it is active or deferred, its estimated token cost (o200k), each server's total, and
 what the current provider, model and search mode would send.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			settings, err := g.settings()
 			if err != nil {

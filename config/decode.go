@@ -8,6 +8,8 @@ import (
 	"io"
 	"reflect"
 	"strings"
+
+	"github.com/agent-dev/agent/internal/suggest"
 )
 
 // A config file is read key by key so that an error names the file, the
@@ -46,6 +48,9 @@ func decode(path string, b []byte) (Config, error) {
 		valueAt := dec.InputOffset() - int64(len(raw))
 		k, ok := Lookup(key)
 		if !ok {
+			if near := suggest.Nearest(key, keyNames()); near != "" {
+				return f, at(keyAt, "unknown key %q: did you mean %q?", key, near)
+			}
 			return f, at(keyAt, "unknown key %q", key)
 		}
 		name, _ := json.Marshal(key)
@@ -176,4 +181,13 @@ func jsonKind(tok json.Token) string {
 		return "true or false"
 	}
 	return "null"
+}
+
+// keyNames is every config key, for "did you mean".
+func keyNames() []string {
+	var names []string
+	for _, k := range Keys() {
+		names = append(names, k.Name)
+	}
+	return names
 }

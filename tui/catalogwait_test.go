@@ -82,3 +82,22 @@ func TestPickSessionOnStart(t *testing.T) {
 		t.Fatal("no session picker on start")
 	}
 }
+
+// #27: /resume opens the session picker, as /sessions does; enter on a
+// row resumes that session.
+func TestResumeCommandOpensPicker(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	b.history = history()
+	m, _, _ := newTestModel(t, b, 120, 40, Options{})
+	typeText(m, "/resume")
+	run(m, press(m, "enter"))
+	if m.picker == nil || len(m.picker.all) != len(b.sessions) || len(b.sessions) == 0 {
+		t.Fatalf("/resume opened no session picker:\n%s", frame(m))
+	}
+	press(m, "down")
+	run(m, press(m, "enter"))
+	if m.picker != nil || !strings.Contains(frame(m), "resumed · replaying 6 messages") {
+		t.Fatalf("resume from the /resume picker failed:\n%s", frame(m))
+	}
+}

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/internal/suggest"
 )
 
 // Results of the backend calls commands make. Each is produced by a
@@ -132,6 +133,10 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 			}
 			// The backend expands it (Send), as -p does.
 			return m.submit(strings.TrimSpace(text)), true
+		}
+		if near := suggest.Nearest(name, append(commandNames(), m.customNames()...)); near != "" {
+			m.chat.notice(itemWarning, "unknown command "+name+": did you mean "+near+"? (/help lists them)")
+			return nil, true
 		}
 		m.chat.notice(itemWarning, "unknown command "+name+"; /help lists them")
 	}

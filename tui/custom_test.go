@@ -46,7 +46,19 @@ func TestCustomCommands(t *testing.T) {
 	}
 	typeText(m, "/nosuch")
 	press(m, "enter")
-	if !strings.Contains(frame(m), "unknown command /nosuch") {
+	if !strings.Contains(frame(m), "unknown command /nosuch; /help lists them") {
 		t.Error("an unknown command is not refused")
+	}
+	// A typo names what was meant, a custom command as well as a
+	// built-in one, and reaches neither the model nor the backend.
+	for typo, meant := range map[string]string{"/modle": "/model", "/reviw": "/review", "/exprot": "/export"} {
+		typeText(m, typo)
+		press(m, "enter")
+		if want := "unknown command " + typo + ": did you mean " + meant + "?"; !strings.Contains(frame(m), want) {
+			t.Errorf("%s: %q is not in the frame:\n%s", typo, want, frame(m))
+		}
+	}
+	if len(turns.started) != 1 {
+		t.Errorf("a mistyped command was sent: %q", turns.started)
 	}
 }
