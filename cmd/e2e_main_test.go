@@ -42,8 +42,8 @@ func TestMain(m *testing.M) {
 		os.Exit(code)
 	}
 	// Fails when a goroutine outlives the tests; regexp2's match-timeout
-	// clock (glamour's highlighting in the in-process TUI tests) is the
-	// library's and ends on its own.
+	// clock (under the tokenizer, tools/tokens) is the library's and ends
+	// on its own.
 	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"),
 		// bubbletea's Tick has no cancel: a tick the program scheduled
 		// before it quit (cursor blink, refresh) waits out its timer, with

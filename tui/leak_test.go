@@ -7,7 +7,7 @@ import (
 )
 
 // TestMain fails the package's tests when a goroutine outlives them.
-// regexp2 (under glamour's syntax highlighting) keeps a coarse clock
+// regexp2 (under the tokenizer, tools/tokens) keeps a coarse clock
 // goroutine for its match timeouts, which ends on its own a while after
 // the last match: it is the library's, not a leak of ours.
 func TestMain(m *testing.M) {

@@ -1,19 +1,19 @@
 package tui
 
 import (
-	"reflect"
 	"regexp"
 	"strings"
 
-	"charm.land/glamour/v2"
-	gstyles "charm.land/glamour/v2/styles"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/agent-dev/agent/internal/mdterm"
 	"github.com/agent-dev/agent/themes"
 )
 
-// markdown renders an answer's Markdown. Glamour styles the blocks; this
-// file lays them out the way a terminal reader wants:
+// markdown renders an answer's Markdown. internal/mdterm styles the
+// blocks (glamour did, and linked chroma's lexer registry, bluemonday and
+// more, whose init every command paid for); this file lays them out the
+// way a terminal reader wants:
 //   - code blocks are framed, labelled with their language and never
 //     wrapped back to the left margin (a long line continues inside the
 //     frame, marked ↪), so what is copied stays code;
@@ -24,13 +24,9 @@ import (
 //     it is drawn once instead of as raw | rows that then jump.
 type markdown struct {
 	st *themes.Styles
-	// wide renders without wrapping (the wrapping is done here); table
-	// renderers are kept per width: building one costs far more than
-	// rendering a short message.
-	wide   *glamour.TermRenderer
-	tables map[int]*glamour.TermRenderer
+	r  *mdterm.Renderer
 	// blocks caches rendered blocks by kind, width and text: while an
-	// answer streams only its last block changes, and glamour is slow.
+	// answer streams only its last block changes.
 	blocks map[blockKey][]string
 }
 
@@ -57,119 +53,13 @@ func (m *markdown) cached(b mdBlock, width int, render func() []string) []string
 	return ls
 }
 
-// noWrap is the word-wrap glamour gets for blocks wrapped here.
-const noWrap = 4000
-
 func newMarkdown(st *themes.Styles) *markdown {
-	return &markdown{st: st, tables: map[int]*glamour.TermRenderer{}}
-}
-
-// styleConfig is the theme's glamour style without heading markers.
-func (m *markdown) styleConfig() glamour.TermRendererOption {
-	base, ok := gstyles.DefaultStyles[m.st.Palette.Glamour]
-	if !ok {
-		base = &gstyles.DarkStyleConfig
-	}
-	cfg := *base
-	for _, h := range []*string{&cfg.H2.Prefix, &cfg.H3.Prefix, &cfg.H4.Prefix, &cfg.H5.Prefix, &cfg.H6.Prefix} {
-		*h = ""
-	}
-	if m.st.Palette.Name == "plain" {
-		// NO_COLOR: glamour v2 always writes its palette (grey 252 for the
-		// body, invisible on a light terminal) and not every path to the
-		// terminal downsamples it, so the colours go here, at the source.
-		// Bold, italic and underline stay.
-		withoutColour(reflect.ValueOf(&cfg).Elem())
-	}
-	return glamour.WithStyles(cfg)
-}
-
-// withoutColour clears every Color and BackgroundColor of a glamour style
-// config, and its code blocks' Chroma theme, in place.
-func withoutColour(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if !v.IsNil() {
-			withoutColour(v.Elem())
-		}
-	case reflect.Struct:
-		t := v.Type()
-		for i := range v.NumField() {
-			f := v.Field(i)
-			if !f.CanSet() {
-				continue
-			}
-			switch t.Field(i).Name {
-			case "Color", "BackgroundColor", "Chroma":
-				if f.Kind() == reflect.Pointer {
-					f.SetZero()
-					continue
-				}
-			}
-			if f.Kind() == reflect.Pointer && !f.IsNil() {
-				// The standard configs share pointers between elements;
-				// copy before clearing so the package's own config stays.
-				c := reflect.New(f.Elem().Type())
-				c.Elem().Set(f.Elem())
-				f.Set(c)
-			}
-			withoutColour(f)
-		}
-	}
-}
-
-func (m *markdown) renderer(width int) *glamour.TermRenderer {
-	if width == noWrap && m.wide != nil {
-		return m.wide
-	}
-	if r := m.tables[width]; r != nil {
-		return r
-	}
-	r, err := glamour.NewTermRenderer(m.styleConfig(), glamour.WithWordWrap(width))
-	if err != nil {
-		return nil
-	}
-	if width == noWrap {
-		m.wide = r
-	} else {
-		m.tables[width] = r
-	}
-	return r
-}
-
-// glamourLines renders one block and trims the blank lines and padding
-// glamour adds around it.
-func (m *markdown) glamourLines(text string, width int) []string {
-	r := m.renderer(width)
-	if r == nil {
-		return wrapLines(text, width)
-	}
-	out, err := r.Render(text)
-	if err != nil {
-		return wrapLines(text, width)
-	}
-	lines := strings.Split(out, "\n")
-	for i, l := range lines {
-		lines[i] = trimRightCells(l)
-	}
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
-}
-
-// trimRightCells drops trailing blank cells of a styled line (glamour pads
-// every line to its wrap width).
-func trimRightCells(l string) string {
-	plain := ansi.Strip(l)
-	keep := ansi.StringWidth(strings.TrimRight(plain, " \u00a0"))
-	if keep == ansi.StringWidth(plain) {
-		return l
-	}
-	return ansi.Truncate(l, keep, "") + ansi.ResetStyle
+	p := st.Palette
+	return &markdown{st: st, r: mdterm.New(mdterm.Palette{
+		Text: p.Text, Muted: p.Muted, Subtle: p.Subtle, Accent: p.Accent, Secondary: p.Secondary, Code: p.Warning,
+		Keyword: p.Secondary, String: p.Success, Comment: p.Muted, Number: p.Warning, Type: p.Accent, Func: p.User,
+		Added: p.Success, Removed: p.Error,
+	})}
 }
 
 type blockKind int
@@ -278,12 +168,12 @@ func (m *markdown) renderStream(text string, width int, streaming bool) []string
 				add([]string{m.st.Muted.Render("  ⋯ table, " + plural(rows, "row") + " so far")})
 				continue
 			}
-			add(m.cached(b, width, func() []string { return m.glamourLines(b.text, width-2) }))
+			add(m.cached(b, width, func() []string { return m.r.Table(b.text, width) }))
 		default:
 			if strings.TrimSpace(b.text) == "" {
 				continue
 			}
-			add(m.cached(b, width, func() []string { return hangIndent(m.glamourLines(b.text, width), width) }))
+			add(m.cached(b, width, func() []string { return m.r.Render(b.text, width) }))
 		}
 	}
 	return out
@@ -307,104 +197,15 @@ func itoa(n int) string {
 	return string(b)
 }
 
-// listMarkerRE finds where a line's text starts: after its indentation and
-// a list marker, if any.
-var listMarkerRE = regexp.MustCompile(`^(\s*)((\d+[.)]|[•*+-]|\[[ ✓x]\])\s+)?`)
-
-// hangIndent moves the lines glamour wrapped under a list item's marker
-// to under its text: an item's lines are joined again and wrapped with a
-// hanging indent.
-func hangIndent(lines []string, width int) []string {
-	var out []string
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		plain := ansi.Strip(l)
-		m := listMarkerRE.FindStringSubmatch(plain)
-		if m == nil || m[2] == "" {
-			out = append(out, l)
-			continue
-		}
-		indent := len(m[1])
-		item := l
-		for i+1 < len(lines) {
-			next := ansi.Strip(lines[i+1])
-			lead := len(next) - len(strings.TrimLeft(next, " "))
-			if strings.TrimSpace(next) == "" || lead != indent {
-				break
-			}
-			if nm := listMarkerRE.FindStringSubmatch(next); nm != nil && nm[2] != "" {
-				break
-			}
-			item += " " + ansi.Cut(lines[i+1], lead, ansi.StringWidth(lines[i+1]))
-			i++
-		}
-		out = append(out, hangWrap(item, width)...)
-	}
-	return out
-}
-
-// hangWrap wraps a styled line to width; continuation lines start under
-// the text, after the indentation and the list marker.
-func hangWrap(l string, width int) []string {
-	if ansi.StringWidth(l) <= width {
-		return []string{l}
-	}
-	plain := ansi.Strip(l)
-	hang := ansi.StringWidth(listMarkerRE.FindString(plain))
-	if hang > width/2 {
-		hang = 0
-	}
-	head := ansi.Cut(l, 0, hang)
-	rest := ansi.Cut(l, hang, ansi.StringWidth(l))
-	wrapped := strings.Split(ansi.Wrap(rest, width-hang, ""), "\n")
-	out := make([]string, len(wrapped))
-	pad := strings.Repeat(" ", hang)
-	for i, w := range wrapped {
-		if i == 0 {
-			out[i] = head + w
-		} else {
-			out[i] = pad + strings.TrimLeft(w, " ")
-		}
-	}
-	return out
-}
-
 // codeBlock frames code with its language in the top border. Lines too
 // long for the frame continue on the next row, inside it, after ↪.
 func (m *markdown) codeBlock(b mdBlock, width int) []string {
 	st := m.st
-	code := strings.TrimRight(b.text, "\n")
+	// A tab has no width a frame can count on.
+	code := strings.ReplaceAll(strings.TrimRight(b.text, "\n"), "\t", "    ")
 	var lines []string
 	if strings.TrimSpace(code) != "" {
-		// Glamour highlights; its indentation (margin plus block indent)
-		// is taken off again.
-		fence := "```" + b.lang + "\n" + code + "\n```"
-		widest := 0
-		for _, l := range strings.Split(code, "\n") {
-			widest = max(widest, ansi.StringWidth(l))
-		}
-		// Wide enough that glamour wraps nothing; no wider (it pads
-		// every line to this width).
-		lines = m.glamourLines(fence, min(widest+16, noWrap))
-		if len(lines) != strings.Count(code, "\n")+1 {
-			lines = strings.Split(code, "\n")
-		} else {
-			indent := 0
-			for i, l := range lines {
-				p := ansi.Strip(l)
-				n := len(p) - len(strings.TrimLeft(p, " "))
-				if i == 0 || n < indent {
-					indent = n
-				}
-			}
-			if strings.TrimSpace(ansi.Strip(lines[0])) != "" {
-				orig := strings.Split(code, "\n")[0]
-				indent = min(indent, ansi.StringWidth(ansi.Strip(lines[0]))-ansi.StringWidth(strings.TrimLeft(orig, " \t"))-(len(orig)-len(strings.TrimLeft(orig, " \t"))))
-			}
-			for i, l := range lines {
-				lines[i] = ansi.Cut(l, max(indent, 0), ansi.StringWidth(l))
-			}
-		}
+		lines = m.r.Highlight(code, b.lang)
 	}
 	inner := max(width-6, 4) // margin, borders, padding
 	widest := 0

@@ -2,9 +2,8 @@
 // root help (`agent --help`, `-h`, `help`) of a release build before the
 // rest of the program is initialised. Go runs the init of every package the
 // binary links before main, and several are heavy for a command that
-// prints a fixed text: chroma's lexer registry and styles and bluemonday
-// (through glamour), the JSON Schema compiler's meta-schemas, the AWS SDK's
-// tables — about 70 ms and 20 MB together. The linker schedules package
+// prints a fixed text: the JSON Schema compiler's meta-schemas, SQLite,
+// most of the AWS SDK's tables, the OpenTelemetry types. The linker schedules package
 // inits in the lexical order of their import paths among those whose
 // imports are initialised (cmd/link's inittask.go); this package imports
 // only os, which is initialised early, and sorts before those packages, so
