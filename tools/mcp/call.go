@@ -98,7 +98,7 @@ func (c *conn) callTimed(ctx context.Context, tool string, args json.RawMessage)
 		return tools.Result{}, ctx.Err()
 	case errors.Is(tctx.Err(), context.DeadlineExceeded):
 		msg := fmt.Sprintf("MCP tool %s on server %s did not answer within %s and was cancelled", tool, c.cfg.Name, timeout)
-		if p != nil && !c.taskRequired(tool) { // a task is slow, not hung: tasks/cancel ended it
+		if p != nil && !c.asTask(tool) { // a task is slow, not hung: tasks/cancel ended it
 			// A stdio server that hangs on one call usually hangs on all:
 			// it is killed with its process group and started again, so
 			// its other tools answer at once instead of each timing out.

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/tools"
 )
@@ -67,9 +69,10 @@ func waitTools(t *testing.T, m *Manager, set *tools.Set, server string, n int) S
 }
 
 // TestRealEverythingCapabilities runs server-everything over stdio and
-// streamable HTTP with the client's roots, sampling and elicitation: it
-// offers 17 of its 19 tools (the two -async ones need client tasks), one of
-// which runs only as a task and is hidden with its reason.
+// streamable HTTP with the client's roots, sampling, elicitation and tasks:
+// it offers all of its 19 tools; one runs only as a task (the client is the
+// requestor), and the two -async ones send their sampling and elicitation
+// requests as tasks (the client is the receiver).
 func TestRealEverythingCapabilities(t *testing.T) {
 	t.Parallel()
 	bin := nodeBin(t, "mcp-server-everything")
@@ -84,6 +87,9 @@ func TestRealEverythingCapabilities(t *testing.T) {
 		if e.Mode == "url" {
 			return ElicitAnswer{Action: ActionAccept}
 		}
+		if strings.Contains(e.Message, "async task demo") {
+			return ElicitAnswer{Action: ActionAccept, Content: map[string]any{"name": "Ada", "favoriteColor": "Blue", "agreeToTerms": true}}
+		}
 		// name and check given; the rest left to defaults (SEP-1034).
 		return ElicitAnswer{Action: ActionAccept, Content: map[string]any{"name": "Ada", "check": true}}
 	}
@@ -97,9 +103,9 @@ func TestRealEverythingCapabilities(t *testing.T) {
 	}
 	for _, s := range servers {
 		t.Run(s.Type, func(t *testing.T) {
-			st := waitTools(t, m, set, s.Name, 17)
-			if st.Tools != 17 || len(st.Hidden) != 0 {
-				t.Fatalf("want 17 tools offered (simulate-research-query as a task), none hidden; got %d and %+v", st.Tools, st.Hidden)
+			st := waitTools(t, m, set, s.Name, 19)
+			if st.Tools != 19 || len(st.Hidden) != 0 {
+				t.Fatalf("want 19 tools offered (simulate-research-query as a task, the -async ones with client tasks), none hidden; got %d and %+v", st.Tools, st.Hidden)
 			}
 			if st.Prompts == 0 || st.Resources == 0 {
 				t.Errorf("prompts %d, resources %d: want both listed", st.Prompts, st.Resources)
@@ -162,6 +168,22 @@ func TestRealEverythingCapabilities(t *testing.T) {
 			r = call(t, set, name("trigger-sampling-request"), `{"prompt":"ping","maxTokens":20}`)
 			if r.IsError || !strings.Contains(r.Text, "sampled: ") || !strings.Contains(r.Text, "ping") || !strings.Contains(r.Text, "fake-model") {
 				t.Errorf("sampling: %s", r.Text)
+			}
+
+			// Client-side tasks: the server sends the request with
+			// params.task, polls the client's tasks/get and reads
+			// tasks/result, whose answer carries the related-task _meta.
+			r = call(t, set, name("trigger-sampling-request-async"), `{"prompt":"pong","maxTokens":20}`)
+			for _, want := range []string{"[COMPLETED] Async sampling completed!", "sampled: ", "pong", "fake-model", mcpgo.RelatedTaskMetaKey} {
+				if r.IsError || !strings.Contains(r.Text, want) {
+					t.Errorf("async sampling: no %q in %s", want, r.Text)
+				}
+			}
+			r = call(t, set, name("trigger-elicitation-request-async"), `{}`)
+			for _, want := range []string{"[COMPLETED] User provided the requested information!", "- Name: Ada", "- Favorite Color: Blue", "- Agreed to terms: true", mcpgo.RelatedTaskMetaKey} {
+				if r.IsError || !strings.Contains(r.Text, want) {
+					t.Errorf("async elicitation: no %q in %s", want, r.Text)
+				}
 			}
 
 			var got []tools.Progress

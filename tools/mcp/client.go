@@ -64,27 +64,29 @@ type SamplingAnswer struct {
 	StopReason string // endTurn, maxTokens, stopSequence
 }
 
-// host is the client-side half of one connection: it implements mcp-go's
-// handler interfaces for the server it belongs to.
+// host is the client-side half of one connection: it answers the server's
+// requests (requests.go dispatches them).
 type host struct{ c *conn }
 
-// clientOptions declares the client's capabilities and installs their
-// handlers on a new client.
+// clientOptions declares the client's capabilities: roots, sampling,
+// elicitation in both modes, and tasks for the last two (taskrecv.go).
 func (c *conn) clientOptions() []client.ClientOption {
-	h := host{c}
+	tasks := &mcpgo.TasksCapability{List: &struct{}{}, Cancel: &struct{}{}, Requests: &mcpgo.TaskRequestsCapability{}}
+	tasks.Requests.Sampling = &struct {
+		CreateMessage *struct{} `json:"createMessage,omitempty"`
+	}{CreateMessage: &struct{}{}}
+	tasks.Requests.Elicitation = &struct {
+		Create *struct{} `json:"create,omitempty"`
+	}{Create: &struct{}{}}
 	caps := mcpgo.ClientCapabilities{
 		Roots: &struct {
 			ListChanged bool `json:"listChanged,omitempty"`
 		}{},
 		Sampling:    &mcpgo.SamplingCapability{},
 		Elicitation: &mcpgo.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
+		Tasks:       tasks,
 	}
-	return []client.ClientOption{
-		client.WithClientCapabilities(caps),
-		client.WithRootsHandler(h),
-		client.WithSamplingHandler(h),
-		client.WithElicitationHandler(h),
-	}
+	return []client.ClientOption{client.WithClientCapabilities(caps)}
 }
 
 // ListRoots answers roots/list: the working directory, the one place the
@@ -108,10 +110,10 @@ func (h host) CreateMessage(ctx context.Context, req mcpgo.CreateMessageRequest)
 	if len(p.Tools) > 0 || p.ToolChoice != nil {
 		// The specification: a client that did not declare sampling.tools
 		// must reject a request that carries tools.
-		return nil, errors.New("sampling with tools is not supported by this client (it does not declare sampling.tools)")
+		return nil, invalidParams("sampling with tools is not supported by this client (it does not declare sampling.tools)")
 	}
 	if p.MaxTokens <= 0 {
-		return nil, errors.New("sampling/createMessage needs maxTokens above 0")
+		return nil, invalidParams("sampling/createMessage needs maxTokens above 0")
 	}
 	r := SamplingRequest{Server: h.c.cfg.Name, System: p.SystemPrompt, MaxTokens: p.MaxTokens,
 		Temperature: p.Temperature, StopSequences: p.StopSequences}
@@ -126,7 +128,7 @@ func (h host) CreateMessage(ctx context.Context, req mcpgo.CreateMessageRequest)
 	for i, m := range p.Messages {
 		sm := SamplingMessage{Role: string(m.Role)}
 		if sm.Role != "user" && sm.Role != "assistant" {
-			return nil, fmt.Errorf("sampling message %d has role %q: use user or assistant", i, m.Role)
+			return nil, invalidParams("sampling message %d has role %q: use user or assistant", i, m.Role)
 		}
 		for _, part := range samplingParts(m.Content) {
 			switch part := part.(type) {
@@ -139,13 +141,13 @@ func (h host) CreateMessage(ctx context.Context, req mcpgo.CreateMessageRequest)
 			case *mcpgo.ImageContent:
 				sm.Images = append(sm.Images, tools.Image{MediaType: part.MIMEType, Data: part.Data})
 			default:
-				return nil, fmt.Errorf("sampling message %d: content of type %T is not supported (text and images are)", i, part)
+				return nil, invalidParams("sampling message %d: content of type %T is not supported (text and images are)", i, part)
 			}
 		}
 		r.Messages = append(r.Messages, sm)
 	}
 	if len(r.Messages) == 0 {
-		return nil, errors.New("sampling/createMessage has no messages")
+		return nil, invalidParams("sampling/createMessage has no messages")
 	}
 	hst := h.c.m.opts.Host
 	if hst == nil {
@@ -153,7 +155,7 @@ func (h host) CreateMessage(ctx context.Context, req mcpgo.CreateMessageRequest)
 	}
 	ans, err := hst.Sample(ctx, r)
 	if errors.Is(err, ErrDeclined) {
-		return nil, errors.New("the user declined the sampling request")
+		return nil, &rpcError{code: codeUserRejected, msg: "User rejected sampling request"}
 	} else if err != nil {
 		return nil, err
 	}
@@ -201,7 +203,7 @@ func (h host) Elicit(ctx context.Context, req mcpgo.ElicitationRequest) (*mcpgo.
 	if e.Mode == mcpgo.ElicitationModeForm {
 		fields, err := ParseForm(p.RequestedSchema)
 		if err != nil {
-			return nil, fmt.Errorf("requestedSchema: %w", err)
+			return nil, invalidParams("requestedSchema: %v", err)
 		}
 		e.Fields = fields
 	} else if err := checkElicitURL(e.URL); err != nil {

@@ -94,6 +94,8 @@ type conn struct {
 	ex extras
 	// waits are the URL elicitations a call waits on (urlelicit.go).
 	waits elicitWaits
+	// tasks routes task status notifications to the calls on them (tasks.go).
+	tasks taskWatch
 }
 
 // gateOpen reports whether startNow let c's start go ahead.
@@ -257,6 +259,7 @@ func (c *conn) handshake(ctx context.Context, cl *client.Client, p *proc, stderr
 		}
 		return "", serverInfo{}, fmt.Errorf("connect to %s: %w", c.cfg.URL, err)
 	}
+	c.serveRequests(cl) // after Start, which installs mcp-go's handler (requests.go)
 	var req mcpgo.InitializeRequest
 	req.Params.ProtocolVersion = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
 	req.Params.ClientInfo = mcpgo.Implementation{Name: c.m.opts.ClientName, Version: c.m.opts.ClientVersion}

@@ -38,8 +38,8 @@ func (c *conn) send(ctx, tctx context.Context, cl *client.Client, tool string, a
 	if len(args) > 0 {
 		params["arguments"] = args
 	}
-	asTask := c.taskRequired(tool)
-	if asTask {
+	task := c.asTask(tool)
+	if task {
 		// Kept a while past the call's own timeout: a task that expired
 		// at the timeout could no longer be cancelled (tasks/cancel).
 		params["task"] = map[string]any{"ttl": (c.toolTimeout() + time.Minute).Milliseconds()}
@@ -72,8 +72,8 @@ func (c *conn) send(ctx, tctx context.Context, cl *client.Client, tool string, a
 	if resp.Error != nil {
 		return nil, resp.Error.AsError()
 	}
-	if task, ok := taskCreated(resp.Result); asTask && ok {
-		return c.awaitTask(ctx, tctx, cl, tool, task)
+	if t, ok := taskCreated(resp.Result); task && ok {
+		return c.awaitTask(ctx, tctx, cl, tool, t)
 	}
 	res, err := mcpgo.ParseCallToolResult(&resp.Result)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -13,16 +14,23 @@ import (
 	"github.com/agent-dev/agent/tools"
 )
 
-// MCP tasks (protocol 2025-11-25), the requestor's side: a tool whose
-// execution.taskSupport is "required" is called with params.task on a
-// server that declares tasks.requests.tools.call. The server answers with
-// a task (CreateTaskResult); the call polls tasks/get at the server's
-// pollInterval (its status message shown as progress) until the task is
-// terminal (or needs input), then reads tasks/result, the tool's
-// CallToolResult. A call that
-// ends first (timeout, esc) sends tasks/cancel. A server without the
-// capability never gets a task: its required tools stay hidden, with the
-// reason, as the specification says.
+// MCP tasks (protocol 2025-11-25), the requestor's side: on a server that
+// declares tasks.requests.tools.call, a tool whose execution.taskSupport is
+// "required" or "optional" is called with params.task. The server answers
+// with a task (CreateTaskResult). tasks/result, which the specification
+// makes wait for the task's end, is asked at once, so a task costs no poll
+// interval; meanwhile tasks/get is polled at the server's pollInterval and
+// notifications/tasks/status are heard, the status message shown as
+// progress. A call that ends first (timeout, esc) sends tasks/cancel.
+//
+// An "optional" tool runs as a task too: tasks/cancel is a request the
+// server confirms (notifications/cancelled is advisory), its status
+// messages reach the user as progress, and a tasks/result that fails (a
+// dropped HTTP stream) is asked again while the task lives, where a plain
+// call would be lost. Its cost is one request more.
+//
+// A server without the capability never gets a task: its required tools
+// stay hidden, with the reason, as the specification says.
 
 // Task polling bounds: the server's pollInterval within them, the lower
 // one when it gives none.
@@ -46,10 +54,10 @@ func (c *conn) hiddenReason(m *toolMeta) string {
 	return ""
 }
 
-// taskRequired reports whether tool is called as a task.
-func (c *conn) taskRequired(tool string) bool {
+// asTask reports whether tool is called as a task.
+func (c *conn) asTask(tool string) bool {
 	t, ok := c.rawTool(tool)
-	return ok && t.Meta != nil && t.Meta.TaskSupport == "required" && c.runsTasks()
+	return ok && t.Meta != nil && (t.Meta.TaskSupport == "required" || t.Meta.TaskSupport == "optional") && c.runsTasks()
 }
 
 // taskCreated reads a task-augmented tools/call's answer: the task, or
@@ -64,58 +72,162 @@ func taskCreated(raw json.RawMessage) (mcpgo.Task, bool) {
 	return *r.Task, true
 }
 
-// awaitTask polls the task to its end within tctx and returns its result.
+// taskAnswer is a tasks/result's answer.
+type taskAnswer struct {
+	res *mcpgo.CallToolResult
+	err error
+	// lost: the request itself failed (transport), not the task.
+	lost bool
+}
+
+// maxResultTries bounds how often a lost tasks/result is asked again.
+const maxResultTries = 3
+
+// awaitTask follows the task to its end within tctx and returns its result.
 func (c *conn) awaitTask(ctx, tctx context.Context, cl *client.Client, tool string, task mcpgo.Task) (*mcpgo.CallToolResult, error) {
 	c.m.log.Info("mcp task created", "server", c.cfg.Name, "tool", tool, "task", task.TaskId, "status", task.Status)
+	notes, unwatch := c.tasks.watch(task.TaskId)
+	defer unwatch()
+	rctx, stop := context.WithCancel(tctx)
+	defer stop()
+	answers := make(chan taskAnswer, 1)
+	pending, tries := false, 0
+	ask := func() {
+		pending = true
+		tries++
+		go func() { answers <- c.taskResult(rctx, cl, task.TaskId) }()
+	}
 	// input_required: the server's request (an elicitation) comes through
-	// tasks/result's answer, so it is called at once (the specification's
-	// input_required flow), as for a terminal task.
-	for !task.Status.IsTerminal() && task.Status != mcpgo.TaskStatusInputRequired {
-		if task.StatusMessage != "" {
-			tools.ReportProgress(ctx, tools.Progress{Message: string(task.Status) + ": " + task.StatusMessage})
+	// tasks/result's answer, as the specification's flow has it.
+	ask()
+	shown := ""
+	show := func(t mcpgo.Task) {
+		if t.StatusMessage != "" && string(t.Status)+t.StatusMessage != shown {
+			shown = string(t.Status) + t.StatusMessage
+			tools.ReportProgress(ctx, tools.Progress{Message: string(t.Status) + ": " + t.StatusMessage})
 		}
-		wait := minTaskPoll
-		if task.PollInterval != nil {
-			wait = min(max(time.Duration(*task.PollInterval)*time.Millisecond, minTaskPoll), maxTaskPoll)
-		}
-		t := time.NewTimer(wait)
+	}
+	show(task)
+	poll := time.NewTimer(pollWait(task))
+	defer poll.Stop()
+	for {
 		select {
 		case <-tctx.Done():
-			t.Stop()
 			return nil, c.taskEnded(ctx, tctx, cl, task)
-		case <-t.C:
-		}
-		got, err := cl.GetTask(tctx, mcpgo.GetTaskRequest{Params: mcpgo.GetTaskParams{TaskId: task.TaskId}})
-		if err != nil {
+		case a := <-answers:
+			pending = false
+			if !a.lost {
+				return a.res, a.err
+			}
 			if tctx.Err() != nil {
 				return nil, c.taskEnded(ctx, tctx, cl, task)
 			}
-			return nil, fmt.Errorf("tasks/get %s: %w", task.TaskId, err)
+			if tries >= maxResultTries {
+				return nil, a.err
+			}
+			c.m.log.Warn("mcp: tasks/result failed; polling the task", "server", c.cfg.Name, "task", task.TaskId, "err", a.err)
+		case t := <-notes:
+			task = t
+		case <-poll.C:
+			got, err := cl.GetTask(rctx, mcpgo.GetTaskRequest{Params: mcpgo.GetTaskParams{TaskId: task.TaskId}})
+			switch {
+			case tctx.Err() != nil:
+				return nil, c.taskEnded(ctx, tctx, cl, task)
+			case err == nil:
+				task = got.Task
+			case !pending:
+				return nil, fmt.Errorf("tasks/get %s: %w", task.TaskId, err)
+			default:
+				// tasks/result is still the authority.
+				c.m.log.Warn("mcp: tasks/get failed", "server", c.cfg.Name, "task", task.TaskId, "err", err)
+			}
+			poll.Reset(pollWait(task))
 		}
-		task = got.Task
+		show(task)
+		if task.Status == mcpgo.TaskStatusCancelled {
+			return nil, fmt.Errorf("the server cancelled the task (%s)", task.StatusMessage)
+		}
+		if !pending && (task.Status.IsTerminal() || task.Status == mcpgo.TaskStatusInputRequired) {
+			ask()
+		}
 	}
-	if task.Status == mcpgo.TaskStatusCancelled {
-		return nil, fmt.Errorf("the server cancelled the task (%s)", task.StatusMessage)
+}
+
+// pollWait is the wait before the next tasks/get: the server's
+// pollInterval within bounds.
+func pollWait(t mcpgo.Task) time.Duration {
+	if t.PollInterval == nil {
+		return minTaskPoll
 	}
-	// tasks/result of a failed task carries the tool's error result, or a
-	// JSON-RPC error: both are the call's answer.
+	return min(max(time.Duration(*t.PollInterval)*time.Millisecond, minTaskPoll), maxTaskPoll)
+}
+
+// taskResult asks tasks/result, which waits for the task's end. A failed
+// task's answer is the tool's error result, or a JSON-RPC error: both are
+// the call's answer.
+func (c *conn) taskResult(ctx context.Context, cl *client.Client, id string) taskAnswer {
 	req := transport.JSONRPCRequest{JSONRPC: mcpgo.JSONRPC_VERSION, ID: mcpgo.NewRequestId(fmt.Sprintf("agent-task-%d", rpcSeq.Add(1))),
-		Method: string(mcpgo.MethodTasksResult), Params: mcpgo.TaskResultParams{TaskId: task.TaskId}}
-	resp, err := cl.GetTransport().SendRequest(tctx, req)
+		Method: string(mcpgo.MethodTasksResult), Params: mcpgo.TaskResultParams{TaskId: id}}
+	resp, err := cl.GetTransport().SendRequest(ctx, req)
 	if err != nil {
-		if tctx.Err() != nil {
-			return nil, transport.NewError(tctx.Err())
-		}
-		return nil, transport.NewError(err)
+		return taskAnswer{err: transport.NewError(err), lost: true}
 	}
 	if resp.Error != nil {
-		return nil, resp.Error.AsError()
+		return taskAnswer{err: resp.Error.AsError()}
 	}
 	res, err := mcpgo.ParseCallToolResult(&resp.Result)
 	if err != nil {
-		return nil, fmt.Errorf("tasks/result %s: unreadable result: %w", task.TaskId, err)
+		return taskAnswer{err: fmt.Errorf("tasks/result %s: unreadable result: %w", id, err)}
 	}
-	return res, nil
+	return taskAnswer{res: res}
+}
+
+// taskWatch routes notifications/tasks/status to the calls waiting on
+// their tasks.
+type taskWatch struct {
+	mu sync.Mutex
+	m  map[string]chan mcpgo.Task
+}
+
+// watch subscribes to the task's status notifications; only the latest
+// is kept for a reader that lags.
+func (w *taskWatch) watch(id string) (<-chan mcpgo.Task, func()) {
+	ch := make(chan mcpgo.Task, 1)
+	w.mu.Lock()
+	if w.m == nil {
+		w.m = map[string]chan mcpgo.Task{}
+	}
+	w.m[id] = ch
+	w.mu.Unlock()
+	return ch, func() {
+		w.mu.Lock()
+		delete(w.m, id)
+		w.mu.Unlock()
+	}
+}
+
+// onStatus delivers a notifications/tasks/status (the full task) to its
+// call; one for a task nobody waits on is ignored.
+func (w *taskWatch) onStatus(n mcpgo.JSONRPCNotification) {
+	b, err := json.Marshal(n.Params.AdditionalFields)
+	if err != nil {
+		return
+	}
+	var t mcpgo.Task
+	if json.Unmarshal(b, &t) != nil || t.TaskId == "" || t.Status == "" {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ch, ok := w.m[t.TaskId]
+	if !ok {
+		return
+	}
+	select {
+	case <-ch: // replaced by the newer state
+	default:
+	}
+	ch <- t
 }
 
 // taskEnded cancels a task whose call ended (timeout or the user) and

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -101,4 +102,80 @@ func TestTaskTools(t *testing.T) {
 			t.Errorf("plain's hidden tools %+v", st.Hidden)
 		}
 	}
+}
+
+// TestOptionalTaskTool: a taskSupport "optional" tool runs as a task on a
+// server that declares tasks, and as a plain call on one that does not.
+func TestOptionalTaskTool(t *testing.T) {
+	t.Parallel()
+	created := make(chan string, 4)
+	hooks := &server.TaskHooks{}
+	hooks.AddOnTaskCreated(func(_ context.Context, m server.TaskMetrics) { created <- m.TaskID })
+	tasks := server.NewMCPServer("tasks", "1.0.0", server.WithToolCapabilities(true), server.WithTaskCapabilities(true, true, true),
+		server.WithTaskHooks(hooks))
+	tasks.AddTaskTool(mcpgo.NewTool("opt", mcpgo.WithTaskSupport(mcpgo.TaskSupportOptional)),
+		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CreateTaskResult, error) {
+			return &mcpgo.CreateTaskResult{Content: []mcpgo.Content{mcpgo.NewTextContent("as a task")}}, nil
+		})
+	plain := server.NewMCPServer("plain", "1.0.0", server.WithToolCapabilities(true))
+	plain.AddTool(mcpgo.NewTool("opt", mcpgo.WithTaskSupport(mcpgo.TaskSupportOptional)),
+		func(_ context.Context, r mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			if r.Params.Task != nil {
+				return nil, errors.New("a task sent to a server without tasks")
+			}
+			return mcpgo.NewToolResultText("plain"), nil
+		})
+	tsTasks := httptest.NewServer(server.NewStreamableHTTPServer(tasks))
+	t.Cleanup(tsTasks.Close)
+	tsPlain := httptest.NewServer(server.NewStreamableHTTPServer(plain))
+	t.Cleanup(tsPlain.Close)
+	_, set := startRegistered(t, Options{},
+		config.MCPServer{Name: "tasks", Type: config.MCPHTTP, URL: tsTasks.URL + "/mcp"},
+		config.MCPServer{Name: "plain", Type: config.MCPHTTP, URL: tsPlain.URL + "/mcp"})
+	if r := call(t, set, "tasks__opt", `{}`); r.IsError || r.Text != "as a task" {
+		t.Errorf("optional tool on a server with tasks: %+v", r)
+	}
+	select {
+	case id := <-created:
+		if id == "" {
+			t.Error("task without an id")
+		}
+	default:
+		t.Error("the optional tool was not called as a task")
+	}
+	if r := call(t, set, "plain__opt", `{}`); r.IsError || r.Text != "plain" {
+		t.Errorf("optional tool on a server without tasks: %+v", r)
+	}
+}
+
+// TestTaskStatusNotifications: notifications/tasks/status reach the call
+// waiting on that task, the latest state only; others are ignored.
+func TestTaskStatusNotifications(t *testing.T) {
+	t.Parallel()
+	var w taskWatch
+	note := func(id string, st mcpgo.TaskStatus, msg string) mcpgo.JSONRPCNotification {
+		return mcpgo.JSONRPCNotification{JSONRPC: "2.0", Notification: mcpgo.Notification{Method: mcpgo.MethodNotificationTasksStatus,
+			Params: mcpgo.NotificationParams{AdditionalFields: map[string]any{"taskId": id, "status": string(st), "statusMessage": msg,
+				"createdAt": "2025-11-25T10:30:00Z", "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": nil}}}}
+	}
+	ch, stop := w.watch("a")
+	w.onStatus(note("b", mcpgo.TaskStatusCompleted, "not ours"))
+	w.onStatus(note("a", mcpgo.TaskStatusWorking, "step 1"))
+	w.onStatus(note("a", mcpgo.TaskStatusCompleted, "done"))
+	w.onStatus(mcpgo.JSONRPCNotification{Notification: mcpgo.Notification{Method: mcpgo.MethodNotificationTasksStatus}})
+	select {
+	case got := <-ch:
+		if got.TaskId != "a" || got.Status != mcpgo.TaskStatusCompleted || got.StatusMessage != "done" {
+			t.Errorf("got %+v, want a's latest state", got)
+		}
+	default:
+		t.Fatal("no status delivered")
+	}
+	select {
+	case got := <-ch:
+		t.Errorf("a stale or foreign state delivered: %+v", got)
+	default:
+	}
+	stop()
+	w.onStatus(note("a", mcpgo.TaskStatusFailed, "after the call")) // nobody waits: no block, no panic
 }
