@@ -75,19 +75,36 @@ func (s *Settings) resolveAliases(p agents.Profile, changed map[string]bool) err
 		if !isModelAlias(alias) || changed[f.key] || changed[strings.ReplaceAll(f.key, "_", "-")] {
 			continue
 		}
-		d, _ := registry.Lookup(s.Provider)
-		if id := d.Aliases[alias]; id != "" {
+		if id := s.aliasModel(alias); id != "" {
 			*f.dst = id
 			continue
 		}
 		what := "a model id it serves"
-		if d.DefaultModel != "" {
+		if d, _ := registry.Lookup(s.Provider); d.DefaultModel != "" {
 			what += fmt.Sprintf(" (%s: %s)", f.key, d.DefaultModel)
 		}
-		return fmt.Errorf("%s: agent profile %s: %s %q is a Claude alias and provider %s serves no Claude model by that name: write %s, or set provider: anthropic",
-			p.Path, p.Name, f.key, *f.set, s.Provider, what)
+		return fmt.Errorf("%s: agent profile %s: %s %q is a Claude alias and provider %s serves no Claude model by that name: write %s, set %s, or set provider: anthropic",
+			p.Path, p.Name, f.key, *f.set, s.Provider, what, aliasEnv(alias))
 	}
 	return nil
+}
+
+// aliasModel is the model id a Claude alias stands for on the run's
+// provider: the user's pin (ANTHROPIC_DEFAULT_SONNET_MODEL, its config
+// key), else the provider's descriptor; "" when the provider serves no
+// Claude and nothing is pinned.
+func (s *Settings) aliasModel(alias string) string {
+	pinned := map[string]string{"sonnet": s.DefaultSonnetModel, "opus": s.DefaultOpusModel, "haiku": s.DefaultHaikuModel}[alias]
+	if pinned = strings.TrimSpace(pinned); pinned != "" {
+		return pinned
+	}
+	d, _ := registry.Lookup(s.Provider)
+	return d.Aliases[alias]
+}
+
+// aliasEnv names the variable that pins an alias.
+func aliasEnv(alias string) string {
+	return "ANTHROPIC_DEFAULT_" + strings.ToUpper(alias) + "_MODEL"
 }
 
 // isModelAlias tells whether m is one of Claude Code's model aliases an
@@ -275,18 +292,24 @@ func CompactionLine(c agent.Compaction) string {
 
 // AgentRow is one profile of `agent agents --json`.
 type AgentRow struct {
-	Name        string   `json:"name"`
-	Description string   `json:"description,omitempty"`
-	Source      string   `json:"source"`
-	Path        string   `json:"path"`
-	Provider    string   `json:"provider,omitempty"`
-	Model       string   `json:"model,omitempty"`
-	MCP         []string `json:"mcp,omitempty"`
-	Defer       string   `json:"defer,omitempty"`
-	DeferTools  []string `json:"defer_tools,omitempty"`
-	Tools       []string `json:"tools,omitempty"`
-	Search      string   `json:"search,omitempty"`
-	PromptChars int      `json:"prompt_chars"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Source      string `json:"source"`
+	Path        string `json:"path"`
+	Provider    string `json:"provider,omitempty"`
+	Model       string `json:"model,omitempty"`
+	// ModelID is the id an alias model (sonnet) stands for on the
+	// profile's provider; "" when model is an id already. FallbackModelID
+	// likewise.
+	ModelID         string   `json:"model_id,omitempty"`
+	FallbackModel   string   `json:"fallback_model,omitempty"`
+	FallbackModelID string   `json:"fallback_model_id,omitempty"`
+	MCP             []string `json:"mcp,omitempty"`
+	Defer           string   `json:"defer,omitempty"`
+	DeferTools      []string `json:"defer_tools,omitempty"`
+	Tools           []string `json:"tools,omitempty"`
+	Search          string   `json:"search,omitempty"`
+	PromptChars     int      `json:"prompt_chars"`
 	// Subagent: the model may run it with run_agent.
 	Subagent bool `json:"subagent,omitempty"`
 }
@@ -302,8 +325,21 @@ func AgentsReport(settings Settings) AgentsList {
 	set := settings.Profiles()
 	rep := AgentsList{Agents: []AgentRow{}, Errors: []string{}}
 	for _, p := range set.List() {
+		// An alias is shown with the id it stands for on the provider the
+		// profile runs on (its own, else the run's).
+		on := settings
+		if p.Provider != "" {
+			on.Provider = p.Provider
+		}
+		resolve := func(m string) string {
+			if !isModelAlias(strings.ToLower(m)) {
+				return ""
+			}
+			return on.aliasModel(strings.ToLower(m))
+		}
 		rep.Agents = append(rep.Agents, AgentRow{Name: p.Name, Description: p.Description, Source: p.Source, Path: p.Path,
-			Provider: p.Provider, Model: p.Model, MCP: p.MCP, Defer: p.Defer, DeferTools: p.DeferTools, Tools: p.Tools,
+			Provider: p.Provider, Model: p.Model, ModelID: resolve(p.Model), FallbackModel: p.FallbackModel,
+			FallbackModelID: resolve(p.FallbackModel), MCP: p.MCP, Defer: p.Defer, DeferTools: p.DeferTools, Tools: p.Tools,
 			Search: p.Search, PromptChars: len(p.System), Subagent: p.Subagent})
 	}
 	for _, err := range set.Errors {

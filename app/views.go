@@ -175,6 +175,9 @@ func WriteAgents(w, errw io.Writer, rep AgentsList, workdir string) error {
 			path = rel
 		}
 		model := strings.TrimPrefix(a.Provider+":"+a.Model, ":")
+		if a.ModelID != "" {
+			model += " (" + a.ModelID + ")" // sonnet (claude-sonnet-4-5)
+		}
 		name := sanitize.Line(a.Name)
 		if a.Subagent {
 			name += " (subagent)"

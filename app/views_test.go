@@ -353,6 +353,64 @@ func TestAgentsReportAndSetAgent(t *testing.T) {
 		t.Errorf("none: %q %v", out.String(), err)
 	}
 
+	// A Claude Code alias is shown with the id it stands for (#31), on the
+	// profile's provider, or what the user pinned it to.
+	writeFile(t, filepath.Join(f.flags.Workdir, ".agent", "agents", "helper.md"), "---\nsubagent: true\nmodel: sonnet\nfallback_model: haiku\n---\nHelp.\n")
+	writeFile(t, filepath.Join(f.flags.Workdir, ".agent", "agents", "cloud.md"), "---\nprovider: vertex\nmodel: opus\n---\nHelp.\n")
+	for _, tc := range []struct {
+		env                        map[string]string
+		helper, helperFallback     string
+		cloud, helperLine, cloudLn string
+	}{
+		{nil, "claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-5@20251101", "sonnet (claude-sonnet-4-5)", "vertex:opus (claude-opus-4-5@20251101)"},
+		{map[string]string{"ANTHROPIC_DEFAULT_SONNET_MODEL": "claude-sonnet-5-5", "ANTHROPIC_DEFAULT_OPUS_MODEL": "claude-opus-5-5@20261101"},
+			"claude-sonnet-5-5", "claude-haiku-4-5", "claude-opus-5-5@20261101", "sonnet (claude-sonnet-5-5)", "vertex:opus (claude-opus-5-5@20261101)"},
+	} {
+		for k, v := range tc.env {
+			f.env[k] = v
+		}
+		s, err := Load(f.flags, f.getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := map[string]AgentRow{}
+		for _, r := range AgentsReport(s).Agents {
+			rows[r.Name] = r
+		}
+		if h, c := rows["helper"], rows["cloud"]; h.Model != "sonnet" || h.ModelID != tc.helper || h.FallbackModelID != tc.helperFallback ||
+			c.ModelID != tc.cloud || rows["reviewer"].ModelID != "" {
+			t.Errorf("env %v: helper %+v, cloud %+v, reviewer %+v", tc.env, h, c, rows["reviewer"])
+		}
+		out.Reset()
+		if err := WriteAgents(&out, &errb, AgentsReport(s), f.flags.Workdir); err != nil ||
+			!strings.Contains(out.String(), tc.helperLine) || !strings.Contains(out.String(), tc.cloudLn) {
+			t.Errorf("env %v: agents table lacks %q or %q:\n%s", tc.env, tc.helperLine, tc.cloudLn, out.String())
+		}
+		b, _ := json.Marshal(AgentsReport(s))
+		if !strings.Contains(string(b), `"model":"sonnet","model_id":"`+tc.helper+`"`) {
+			t.Errorf("agents --json: %s", b)
+		}
+	}
+	// The pin is what the profile runs on, too.
+	fl := f.flags
+	fl.Agent = "helper"
+	if s, err := Load(fl, f.getenv); err != nil || s.Model != "claude-sonnet-5-5" || s.FallbackModel != "claude-haiku-4-5" {
+		t.Errorf("--agent helper with ANTHROPIC_DEFAULT_SONNET_MODEL: model %q, fallback %q, %v", s.Model, s.FallbackModel, err)
+	}
+	// A provider with no Claude: the error names the variable that pins it.
+	writeFile(t, filepath.Join(f.flags.Workdir, ".agent", "agents", "chat.md"), "---\nprovider: openai-chat\nmodel: haiku\n---\nHelp.\n")
+	fl.Agent = "chat"
+	if _, err := Load(fl, f.getenv); err == nil || !strings.Contains(err.Error(), "set ANTHROPIC_DEFAULT_HAIKU_MODEL") {
+		t.Errorf("haiku on openai-chat: %v", err)
+	}
+	f.env["ANTHROPIC_DEFAULT_HAIKU_MODEL"] = "gpt-4.1-mini"
+	if s, err := Load(fl, f.getenv); err != nil || s.Model != "gpt-4.1-mini" {
+		t.Errorf("haiku pinned on openai-chat: %q %v", s.Model, err)
+	}
+	for _, k := range []string{"ANTHROPIC_DEFAULT_SONNET_MODEL", "ANTHROPIC_DEFAULT_OPUS_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL"} {
+		delete(f.env, k)
+	}
+
 	a := f.open(t, func(fl *Flags) { fl.Trust = true })
 	if _, err := a.SetAgent("reviewer"); err != nil {
 		t.Fatal(err)

@@ -27,14 +27,19 @@ type Config struct {
 	Provider      string `json:"provider,omitempty" default:"anthropic" flag:"provider" env:"AGENT_PROVIDER" profile:"" doc:"provider: anthropic, openai (Responses), openai-chat, ollama, llamacpp, vllm, lmstudio, openrouter, groq, deepseek, mistral, gemini (native), gemini-openai, vertex, vertex-gemini, bedrock, azure"`
 	Model         string `json:"model,omitempty" flag:"model" env:"AGENT_MODEL" profile:"" doc:"model id"`
 	FallbackModel string `json:"fallback_model,omitempty" flag:"fallback-model,root" profile:"" stored:"" doc:"model to switch to when the provider stays overloaded"`
-	BaseURL       string `json:"base_url,omitempty" flag:"base-url" doc:"API base URL (overrides the provider's default and *_BASE_URL)"`
-	Search        string `json:"search,omitempty" default:"native" flag:"search" env:"AGENT_SEARCH" profile:"" stored:"" enum:"native,client,off" what:"search mode" doc:"tool search: native (provider's own where it has one), client (the agent's engine) or off (send every tool)"`
-	SearchAlgo    string `json:"search_algo,omitempty" default:"bm25" flag:"search-algo,root" stored:"" enum:"bm25,regex" what:"search algorithm" doc:"native search variant where there is a choice: bm25 or regex"`
-	Theme         string `json:"theme,omitempty" default:"auto" flag:"theme,root" env:"AGENT_THEME" profile:"" doc:"TUI theme: auto, dark, light, catppuccin, dracula"`
-	MaxSteps      int    `json:"max_steps,omitempty" default:"25" flag:"max-steps,root" profile:"" check:"must be at least 1" doc:"most provider requests in one turn"`
-	MaxTokens     int    `json:"max_tokens,omitempty" flag:"max-tokens" profile:"" stored:"" doc:"output token limit of each request (default: the model's, from the models table)"`
-	Effort        string `json:"effort,omitempty" flag:"effort" profile:"" enum:"none,minimal,low,medium,high,max" doc:"reasoning effort: none, minimal, low, medium, high or max (mapped to what the model accepts)"`
-	System        string `json:"system,omitempty" flag:"system,root" profile:"" stored:"" doc:"system prompt"`
+	// The model ids Claude Code's aliases stand for, pinned by the user
+	// (Claude Code's variables); unset, the provider's descriptor says.
+	DefaultSonnetModel string `json:"default_sonnet_model,omitempty" env:"ANTHROPIC_DEFAULT_SONNET_MODEL" doc:"the model id the alias sonnet (an agent profile's model or fallback_model) stands for, in the provider's own spelling (default: the provider's newest Sonnet the agent knows)"`
+	DefaultOpusModel   string `json:"default_opus_model,omitempty" env:"ANTHROPIC_DEFAULT_OPUS_MODEL" doc:"the model id the alias opus stands for, in the provider's own spelling (default: the provider's newest Opus the agent knows)"`
+	DefaultHaikuModel  string `json:"default_haiku_model,omitempty" env:"ANTHROPIC_DEFAULT_HAIKU_MODEL" doc:"the model id the alias haiku stands for, in the provider's own spelling (default: the provider's newest Haiku the agent knows)"`
+	BaseURL            string `json:"base_url,omitempty" flag:"base-url" doc:"API base URL (overrides the provider's default and *_BASE_URL)"`
+	Search             string `json:"search,omitempty" default:"native" flag:"search" env:"AGENT_SEARCH" profile:"" stored:"" enum:"native,client,off" what:"search mode" doc:"tool search: native (provider's own where it has one), client (the agent's engine) or off (send every tool)"`
+	SearchAlgo         string `json:"search_algo,omitempty" default:"bm25" flag:"search-algo,root" stored:"" enum:"bm25,regex" what:"search algorithm" doc:"native search variant where there is a choice: bm25 or regex"`
+	Theme              string `json:"theme,omitempty" default:"auto" flag:"theme,root" env:"AGENT_THEME" profile:"" doc:"TUI theme: auto, dark, light, catppuccin, dracula"`
+	MaxSteps           int    `json:"max_steps,omitempty" default:"25" flag:"max-steps,root" profile:"" check:"must be at least 1" doc:"most provider requests in one turn"`
+	MaxTokens          int    `json:"max_tokens,omitempty" flag:"max-tokens" profile:"" stored:"" doc:"output token limit of each request (default: the model's, from the models table)"`
+	Effort             string `json:"effort,omitempty" flag:"effort" profile:"" enum:"none,minimal,low,medium,high,max" doc:"reasoning effort: none, minimal, low, medium, high or max (mapped to what the model accepts)"`
+	System             string `json:"system,omitempty" flag:"system,root" profile:"" stored:"" doc:"system prompt"`
 	// ProviderTools adds up: a profile's come before the flags' (app.Load).
 	ProviderTools []string `json:"provider_tools,omitempty" flag:"provider-tool,root" profile:"" stored:"" doc:"enable a provider-hosted tool: NAME[:JSON options] or a raw JSON definition (repeatable)"`
 	// NativeSearchModels overrides the model table: model id → searches natively.
