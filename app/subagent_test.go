@@ -182,7 +182,7 @@ func TestProfileModelAliases(t *testing.T) {
 		{"bedrock", "opus", "", "us.anthropic.claude-opus-4-5-20251101-v1:0", "", ""},
 		{"vertex", "Haiku", "", "claude-haiku-4-5@20251001", "", ""},
 		{"anthropic", "claude-opus-4-1", "", "claude-opus-4-1", "", ""},
-		{"openai", "sonnet", "", "", "", `/x/helper.md: agent profile helper: model "sonnet" is a Claude alias and provider openai serves no Claude model by that name: write a model id it serves (model: gpt-5.4), or set provider: anthropic`},
+		{"openai", "sonnet", "", "", "", `/x/helper.md: agent profile helper: model "sonnet" is a Claude alias and provider openai serves no Claude model by that name: write a model id it serves (model: gpt-5.4), set ANTHROPIC_DEFAULT_SONNET_MODEL, or set provider: anthropic`},
 		{"openai", "gpt-5.4", "opus", "", "", `fallback_model "opus"`},
 	} {
 		t.Run(c.provider+"/"+c.model, func(t *testing.T) {
