@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -38,21 +39,53 @@ func invalidParams(format string, a ...any) error {
 // user refused.
 const codeUserRejected = -1
 
+// errServerCancelled ends a request the server cancelled
+// (notifications/cancelled).
+var errServerCancelled = errors.New("the server cancelled its request")
+
 // serveRequests answers cl's server requests from now on, with a task
 // store of its own (a task belongs to the session that created it), and
 // routes the server's task status notifications to the calls waiting on
-// those tasks (tasks.go).
+// those tasks (tasks.go). A request the server cancels with
+// notifications/cancelled is stopped (its dialog withdrawn) and, as the
+// specification asks, not answered.
 func (c *conn) serveRequests(cl *client.Client) {
 	store := newTaskStore(c, cl)
+	var mu sync.Mutex
+	live := map[string]context.CancelCauseFunc{}
 	if bt, ok := cl.GetTransport().(transport.BidirectionalInterface); ok {
 		bt.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+			ctx, cancel := context.WithCancelCause(ctx)
+			key := req.ID.String()
+			mu.Lock()
+			live[key] = cancel
+			mu.Unlock()
+			defer func() {
+				mu.Lock()
+				delete(live, key)
+				mu.Unlock()
+				cancel(nil)
+			}()
 			res, err := c.answer(ctx, store, req)
+			if errors.Is(context.Cause(ctx), errServerCancelled) {
+				return nil, nil
+			}
 			return reply(req.ID, res, err), nil
 		})
 	}
 	cl.OnNotification(func(n mcpgo.JSONRPCNotification) {
-		if n.Method == mcpgo.MethodNotificationTasksStatus {
+		switch n.Method {
+		case mcpgo.MethodNotificationTasksStatus:
 			c.tasks.onStatus(n)
+		case string(mcpgo.MethodNotificationCancelled):
+			key := mcpgo.NewRequestId(n.Params.AdditionalFields["requestId"]).String()
+			mu.Lock()
+			cancel := live[key]
+			mu.Unlock()
+			if cancel != nil {
+				c.m.log.Info("mcp: the server cancelled its request", "server", c.cfg.Name, "request", key, "reason", n.Params.AdditionalFields["reason"])
+				cancel(errServerCancelled)
+			}
 		}
 	})
 }

@@ -127,6 +127,18 @@ func (s *rawServer) wait(ch <-chan rawMsg) rawMsg {
 	}
 }
 
+// notify writes a notification.
+func (s *rawServer) notify(method string, params any) {
+	s.t.Helper()
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if _, err := s.w.Write(append(b, '\n')); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
 // call sends a request and waits for its answer.
 func (s *rawServer) call(method string, params any) rawMsg {
 	s.t.Helper()
@@ -448,5 +460,34 @@ func TestClientTaskList(t *testing.T) {
 	}
 	if strings.Join(seen, ",") != strings.Join(ids, ",") {
 		t.Errorf("tasks/list gave %d tasks, want the %d created, in order", len(seen), len(ids))
+	}
+}
+
+// TestServerCancelsRequest: notifications/cancelled from the server stops
+// its plain request (the dialog is withdrawn), which is not answered.
+func TestServerCancelsRequest(t *testing.T) {
+	t.Parallel()
+	h := newGateHost()
+	s := newRawServer(t, h)
+	ans := s.send("elicitation/create", elicitParams(nil))
+	s.mu.Lock()
+	id := s.nextID
+	s.mu.Unlock()
+	s.notify("notifications/cancelled", map[string]any{"requestId": id, "reason": "the tool call ended"})
+	select {
+	case err := <-h.ended:
+		if err == nil {
+			t.Error("the dialog ended without its context")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled request's dialog was not withdrawn")
+	}
+	if msg := s.call("ping", nil); msg.Error != nil {
+		t.Fatalf("ping: %+v", msg.Error)
+	}
+	select {
+	case msg := <-ans:
+		t.Errorf("a cancelled request was answered: %+v %s", msg.Error, msg.Result)
+	case <-time.After(50 * time.Millisecond): // a negative check: a wait is its only form
 	}
 }
