@@ -51,6 +51,11 @@ func (a *App) MCPControl(ctx context.Context, action, name string) (string, erro
 		if _, err := MCPLogin(lctx, a.settings, name, noticeWriter{a}); err != nil {
 			return "", err
 		}
+		// The sign-in was kept by an Authorizer of its own; the run's
+		// read the store at start and would still find no token.
+		if auth := a.mcp.Authorizer(name); auth != nil {
+			auth.Reload()
+		}
 		st, err = a.mcp.Reconnect(ctx, name)
 	default:
 		return "", Usagef("unknown /mcp action %q: use reconnect, disable, enable or login", action)

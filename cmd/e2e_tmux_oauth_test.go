@@ -92,3 +92,35 @@ func TestNoTokenAfterLoginAndCallsInTmux(t *testing.T) {
 		}
 	}
 }
+
+// #32: /mcp login in the TUI. A server that needs a sign-in is shown
+// failed with a line naming the command; /mcp login signs in through
+// $BROWSER and reconnects it, and its tool then answers. The run's own
+// sign-in was read at start: the reconnect used to find no token still,
+// and the tool went on failing with "needs a sign-in".
+func TestMCPLoginInTUIInTmux(t *testing.T) {
+	isolate(t)
+	_, cfg := protectedMCP(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": os.Getenv("HOME"), "XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME"),
+		"XDG_STATE_HOME": os.Getenv("XDG_STATE_HOME"), "BROWSER": exe, "AGENT_TEST_BROWSER": "1", "AGENT_TOKEN_STORE": "file",
+		"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	fake := anthropictest.NewServer(t)
+	fake.Script = anthropictest.NewScript(
+		anthropictest.Turn{Call: "remote__whoami", Input: map[string]any{}},
+		anthropictest.Turn{Text: "The server answered."})
+	ts := startTmux(t, env, "--mcp-config", cfg, "--mcp", "remote", "--provider", "anthropic", "--base-url", fake.URL)
+	ts.waitFor("MCP server remote needs a sign-in", "agent mcp login remote")
+	ts.send("/mcp login remote", "Enter")
+	ts.waitFor("MCP server remote: running, 1 tools")
+	ts.send("who am I?", "Enter")
+	ts.waitFor("The server answered.")
+	reqs := fake.Requests()
+	if len(reqs) != 2 || !bytes.Contains(reqs[1].Body, []byte("signed in")) || bytes.Contains(reqs[1].Body, []byte("needs a sign-in")) {
+		t.Fatalf("the tool did not answer after /mcp login:\n%s", ts.history())
+	}
+	ts.quit()
+}

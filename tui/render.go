@@ -41,16 +41,25 @@ func wrapLines(text string, width int) []string {
 			if !first {
 				w, prefix = width-len(indent), indent
 			}
-			wrapped := strings.SplitN(ansi.Wrap(rest, w, ""), "\n", 2)
-			out = append(out, prefix+wrapped[0])
-			rest = ""
-			if len(wrapped) == 2 {
-				rest = strings.TrimLeft(wrapped[1], " ")
-				// Re-join the remainder: it is wrapped again at the
-				// continuation width.
-				rest = strings.ReplaceAll(rest, "\n", " ")
-			}
+			head := strings.SplitN(ansi.Wrap(rest, w, ""), "\n", 2)[0]
+			out = append(out, prefix+head)
 			first = false
+			// The rest is what follows the head in the text itself: a
+			// break at a space drops the space, a break inside a word (a
+			// long URL, at a hyphen) drops nothing. Joining the wrapped
+			// remainder's lines with spaces put a space into such a URL.
+			h := strings.TrimRight(head, " ")
+			next, ok := strings.CutPrefix(rest, h)
+			if !ok || next == rest && strings.TrimLeft(rest, " ") == rest {
+				// Wrap changed more than the breaks (styled text), or took
+				// nothing: what is left goes on as it was wrapped.
+				_, after, _ := strings.Cut(ansi.Wrap(rest, w, ""), "\n")
+				next = strings.ReplaceAll(after, "\n", " ")
+				if next == rest {
+					break
+				}
+			}
+			rest = strings.TrimLeft(next, " ")
 		}
 	}
 	return out

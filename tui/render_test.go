@@ -20,6 +20,11 @@ func TestWrapLines(t *testing.T) {
 		{"one two three four", 9, []string{"one two", "  three", "  four"}},
 		{"  a list item that wraps", 12, []string{"  a list", "    item", "    that", "    wraps"}},
 		{"héllo wörld ünïcode", 11, []string{"héllo wörld", "  ünïcode"}},
+		// A URL longer than the line is broken, never changed: the
+		// continuation used to be joined with spaces, putting a space after
+		// each hyphen a break fell on ("yy- D2").
+		{"open: https://a.example/authorize?client_id=client-927dd65d&state=yy-D2 now", 24,
+			[]string{"open:", "  https://a.example/auth", "  orize?client_id=client", "  -927dd65d&state=yy-D2", "  now"}},
 	}
 	for _, tt := range tests {
 		got := wrapLines(tt.in, tt.width)

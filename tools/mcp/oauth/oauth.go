@@ -178,6 +178,15 @@ func (a *Authorizer) load() error {
 	return nil
 }
 
+// Reload makes the next use read the stored sign-in again: another
+// Authorizer of the same server (the TUI's /mcp login, which has a
+// browser to open where the run's own has none) has just kept a token.
+func (a *Authorizer) Reload() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.loaded = false
+}
+
 // State is a server's sign-in state for `agent mcp list`.
 type State string
 
