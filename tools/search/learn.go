@@ -192,6 +192,33 @@ func toolKey(t string) string {
 // took a fifth of the build at 100,000 uses.
 func (l *learned) addBulk(uses []Use, pre [][]int32) {
 	n := len(uses)
+	// Meanwhile, number the tools the uses name and count their uses: the
+	// uses are filed by tool at the end in one array cut per tool (a map of
+	// growing slices, one per half of the uses, made 100,000 allocations).
+	toolOf := make([]int32, n)
+	var toolNames []string
+	var toolUses []int32
+	filed := make(chan struct{})
+	go func() {
+		defer close(filed)
+		idx := make(map[string]int32, 1024)
+		for i := range uses {
+			tool := toolKey(uses[i].Tool)
+			if tool == "" {
+				toolOf[i] = -1
+				continue
+			}
+			t, ok := idx[tool]
+			if !ok {
+				t = int32(len(toolNames))
+				idx[tool] = t
+				toolNames = append(toolNames, tool)
+				toolUses = append(toolUses, 0)
+			}
+			toolOf[i] = t
+			toolUses[t]++
+		}
+	}()
 	// head[i]: the use whose request use i has. A search that led to
 	// several tools is several uses in a row with one request.
 	head := make([]int32, n)
@@ -257,32 +284,41 @@ func (l *learned) addBulk(uses []Use, pre [][]int32) {
 			idOf[i] = idOf[c]
 		}
 	}
-	// Group by tool, a half of the uses a CPU, and turn the halves of the
-	// hash table from first uses into ids meanwhile.
-	var byTool [2]map[string][]use
-	for p := range 2 {
-		wg.Go(func() {
-			for h, f := range firsts[p] {
-				firsts[p][h] = idOf[f]
-			}
-			m := map[string][]use{}
-			for i := halves[p]; i < halves[p+1]; i++ {
-				tool := toolKey(uses[i].Tool)
-				if tool == "" || idOf[i] < 0 {
-					continue
-				}
-				m[tool] = append(m[tool], use{idOf[i], l.seq + int64(i) + 1, unixOf(uses[i].At)})
-			}
-			byTool[p] = m
-		})
+	// Turn the halves of the hash table from first uses into ids, and
+	// file the uses by tool meanwhile.
+	wg.Go(func() {
+		for h, f := range firsts[1] {
+			firsts[1][h] = idOf[f]
+		}
+	})
+	for h, f := range firsts[0] {
+		firsts[0][h] = idOf[f]
+	}
+	<-filed
+	off := make([]int32, len(toolNames)+1)
+	for t, c := range toolUses {
+		off[t+1] = off[t] + c
+	}
+	next := toolUses[:0] // the counts are done with: each tool's next slot
+	next = append(next, off[:len(toolNames)]...)
+	flat := make([]use, n)
+	for i := range n {
+		if t := toolOf[i]; t >= 0 && idOf[i] >= 0 {
+			flat[next[t]] = use{idOf[i], l.seq + int64(i) + 1, unixOf(uses[i].At)}
+			next[t]++
+		}
+	}
+	l.tools = make(map[string][]use, len(toolNames))
+	for t, name := range toolNames {
+		if next[t] > off[t] {
+			// Capacity cut at the end: a use learned later reallocates
+			// rather than overwrite the next tool's.
+			l.tools[name] = flat[off[t]:next[t]:next[t]]
+		}
 	}
 	wg.Wait()
 	l.ids = firsts
 	l.seq += int64(n)
-	l.tools = byTool[0]
-	for t, us := range byTool[1] {
-		l.tools[t] = append(l.tools[t], us...)
-	}
 }
 
 // parallelUses is how many uses at once are analysed on every CPU.
