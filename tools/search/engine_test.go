@@ -31,6 +31,27 @@ func TestWordTable(t *testing.T) {
 			t.Errorf("get(%q) found a word never put", w)
 		}
 	}
+	// Words up to 8 bytes are compared as numbers: every length around
+	// 8, words that differ only in their last byte, and words in slices
+	// with no room past them (read byte by byte).
+	var short wordTable
+	const letters = "abcdefghijkl"
+	for n := 1; n <= len(letters); n++ {
+		w := []byte(letters[:n])
+		short.put(w, wordHash(w), int32(n))
+	}
+	for n := 1; n <= len(letters); n++ {
+		for _, w := range [][]byte{[]byte(letters[:n]), slices.Clip([]byte(letters[:n])), append([]byte(letters[:n]), "zzzzzzzz"...)[:n]} {
+			if id, ok := short.get(w, wordHash(w)); !ok || id != int32(n) {
+				t.Errorf("get(%q, cap %d) = %d, %v; want %d", w, cap(w), id, ok, n)
+			}
+		}
+		other := []byte(letters[:n])
+		other[n-1] = 'z'
+		if id, ok := short.get(other, wordHash(other)); ok {
+			t.Errorf("get(%q) = %d, a word never put", other, id)
+		}
+	}
 }
 
 // TestPhraseAtQueryTime checks that pairs of adjacent query terms, matched

@@ -22,6 +22,21 @@ type wordSlot struct {
 	id   int32
 }
 
+// short is the bytes of a word of at most 8 bytes as one little-endian
+// number, the bytes past it zero.
+func short(w []byte) uint64 {
+	if cap(w) >= 8 {
+		// One load and a mask instead of a loop: words come from buffers
+		// with room, and the bytes past the word are masked off.
+		return binary.LittleEndian.Uint64(w[:8]) & (1<<(8*len(w)) - 1)
+	}
+	var v uint64
+	for i, c := range w {
+		v |= uint64(c) << (8 * i)
+	}
+	return v
+}
+
 func wordHash(w []byte) uint64 {
 	const m = 0x9E3779B97F4A7C15
 	h := uint64(len(w)) * m
@@ -30,17 +45,7 @@ func wordHash(w []byte) uint64 {
 		h ^= h >> 29
 		w = w[8:]
 	}
-	var tail uint64
-	if cap(w) >= 8 {
-		// One load and a mask instead of a loop: words come from buffers
-		// with room, and the bytes past the word are masked off.
-		tail = binary.LittleEndian.Uint64(w[:8]) & (1<<(8*len(w)) - 1)
-	} else {
-		for i, c := range w {
-			tail |= uint64(c) << (8 * i)
-		}
-	}
-	h = (h ^ tail) * m
+	h = (h ^ short(w)) * m
 	return h ^ h>>32
 }
 
@@ -55,7 +60,18 @@ func (t *wordTable) get(w []byte, h uint64) (int32, bool) {
 		if s.off == 0 {
 			return 0, false
 		}
-		if s.hash == uint32(h) && int(s.len) == len(w) && string(t.arena[s.off:int(s.off)+len(w)]) == string(w) {
+		if s.hash != uint32(h) || int(s.len) != len(w) {
+			continue
+		}
+		// Most words fit in 8 bytes: compared as one number, without a
+		// call (the arena keeps 8 bytes from each word's start).
+		if len(w) <= 8 {
+			if binary.LittleEndian.Uint64(t.arena[s.off:])&(1<<(8*len(w))-1) == short(w) {
+				return s.id, true
+			}
+			continue
+		}
+		if string(t.arena[s.off:int(s.off)+len(w)]) == string(w) {
 			return s.id, true
 		}
 	}
@@ -71,6 +87,9 @@ func (t *wordTable) put(w []byte, h uint64, id int32) {
 	}
 	off := uint32(len(t.arena))
 	t.arena = append(t.arena, w...)
+	if len(w) < 8 {
+		t.arena = append(t.arena, make([]byte, 8-len(w))...) // see get
+	}
 	t.insert(wordSlot{hash: uint32(h), off: off, len: uint32(len(w)), id: id}, h)
 	t.n++
 }
