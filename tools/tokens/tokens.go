@@ -7,19 +7,28 @@ package tokens
 import (
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 
 	tiktoken "github.com/pkoukk/tiktoken-go"
 	loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 var (
-	once sync.Once
-	enc  *tiktoken.Tiktoken
-	err  error
+	once   sync.Once
+	enc    *tiktoken.Tiktoken
+	err    error
+	loaded atomic.Bool
 )
+
+// Loaded reports whether this process has loaded the o200k tables (about
+// 35 MB once decoded). A -p turn never should: counts are made when
+// something asks for them (agent tools, the status bar), and a test holds
+// print mode to that.
+func Loaded() bool { return loaded.Load() }
 
 func encoding() (*tiktoken.Tiktoken, error) {
 	once.Do(func() {
+		loaded.Store(true)
 		tiktoken.SetBpeLoader(loader.NewOfflineLoader())
 		enc, err = tiktoken.GetEncoding("o200k_base")
 	})
