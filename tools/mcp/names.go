@@ -57,6 +57,9 @@ func toolPart(server, tool string) string {
 
 // sanitize replaces every character a provider rejects with "_".
 func sanitize(s string) string {
+	if validChars(s) {
+		return s // most names: no copy (ToolName runs for every tool on every start)
+	}
 	var b strings.Builder
 	for _, r := range s {
 		switch {
@@ -67,6 +70,17 @@ func sanitize(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// validChars reports whether every byte of s is one sanitize keeps.
+func validChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func shortHash(s string, n int) string {
