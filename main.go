@@ -9,12 +9,17 @@ import (
 
 	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/cmd"
+	"github.com/agent-dev/agent/internal/residency"
 	// Imported first for its init: --version answers before the heavy
 	// packages initialise.
 	_ "github.com/agent-dev/agent/internal/early"
 )
 
 func main() {
+	// Every package's init has run: the binary's pages it touched need not
+	// stay resident (internal/residency). A failure leaves them resident,
+	// which costs memory, not correctness.
+	_, _ = residency.Release()
 	ctx, stop := app.SignalContext(context.Background())
 	defer stop()
 	os.Exit(cmd.Execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
