@@ -1,10 +1,14 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -178,4 +182,46 @@ func TestTaskStatusNotifications(t *testing.T) {
 	}
 	stop()
 	w.onStatus(note("a", mcpgo.TaskStatusFailed, "after the call")) // nobody waits: no block, no panic
+}
+
+// TestTaskResultLost: a tasks/result whose HTTP request fails (a proxy's
+// 503 here) is not the task's answer: the task is polled to its end and
+// its result asked again.
+func TestTaskResultLost(t *testing.T) {
+	t.Parallel()
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	h := server.NewStreamableHTTPServer(taskServer(stop, nil))
+	var mu sync.Mutex
+	asked := 0
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				t.Error(err)
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(`"tasks/result"`)) {
+				mu.Lock()
+				asked++
+				first := asked == 1
+				mu.Unlock()
+				if first {
+					http.Error(w, "upstream connection reset", http.StatusServiceUnavailable)
+					return
+				}
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	_, set := startRegistered(t, Options{}, config.MCPServer{Name: "tasks", Type: config.MCPHTTP, URL: ts.URL + "/mcp"})
+	if r := call(t, set, "tasks__crunch", `{"ms":200}`); r.IsError || r.Text != "crunched" {
+		t.Errorf("task whose first tasks/result was lost: %+v", r)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if asked != 2 {
+		t.Errorf("tasks/result asked %d times, want 2", asked)
+	}
 }
