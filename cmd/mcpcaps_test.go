@@ -94,3 +94,64 @@ func TestPrintEverythingProgressAndResourceLink(t *testing.T) {
 		t.Errorf("read_resource not offered: %s", offered[0])
 	}
 }
+
+// TestPrintEverythingAsyncTasks runs -p --yes against server-everything's
+// -async tools, which send their sampling and elicitation requests as
+// tasks the client runs: the sampling is answered by the session's model
+// (the fake), the elicitation by --yes's accept-defaults (a required field
+// without a default: declined), each read back through tasks/result.
+func TestPrintEverythingAsyncTasks(t *testing.T) {
+	bin := everythingBin()
+	if bin == "" {
+		t.Skip("server-everything not installed: run .ci/install-mcp.sh (or set AGENT_MCP_NODE_PREFIX)")
+	}
+	isolate(t)
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	body, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"ev": map[string]any{"command": bin, "args": []string{"stdio"}}}})
+	if err := os.WriteFile(cfg, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fake := anthropictest.NewServer(t)
+	fake.Handler = func(r *anthropictest.Request) anthropictest.Reply {
+		msgs := r.Messages()
+		first := string(msgs[0])
+		switch {
+		case strings.Contains(first, "trigger-sampling-request-async context: tides"):
+			return anthropictest.Message(anthropictest.Text("Tides follow the moon."))
+		case len(msgs) == 1:
+			return anthropictest.Message(
+				anthropictest.ToolUse("toolu_s", "ev__trigger-sampling-request-async", map[string]any{"prompt": "tides", "maxTokens": 20}),
+				anthropictest.ToolUse("toolu_e", "ev__trigger-elicitation-request-async", map[string]any{}))
+		}
+		return anthropictest.Message(anthropictest.Text("Done."))
+	}
+	res := runAgent(t, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey},
+		"-p", "Try the async tools.", "--yes", "--provider", "anthropic", "--base-url", fake.URL,
+		"--mcp-config", cfg, "--mcp", "ev", "--db", filepath.Join(t.TempDir(), "agent.db"), "--output-format", "stream-json")
+	if res.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", res.code, res.stderr, res.stdout)
+	}
+	results := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(res.stdout))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var ev map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("not JSON: %s", sc.Text())
+		}
+		if tl, _ := ev["tool"].(map[string]any); ev["type"] == "tool_call_finished" {
+			id, _ := tl["id"].(string)
+			results[id], _ = tl["result"].(string)
+		}
+	}
+	for id, wants := range map[string][]string{
+		"toolu_s": {"[COMPLETED] Async sampling completed!", "Tides follow the moon.", "io.modelcontextprotocol/related-task"},
+		"toolu_e": {"[DECLINED]", "io.modelcontextprotocol/related-task"},
+	} {
+		for _, want := range wants {
+			if !strings.Contains(results[id], want) {
+				t.Errorf("%s: no %q in %q\n%s", id, want, results[id], res.stdout)
+			}
+		}
+	}
+}

@@ -46,6 +46,9 @@ const (
 	maxKeptTasks = 100
 	// taskNoticeTimeout bounds sending a status notification.
 	taskNoticeTimeout = 2 * time.Second
+	// resultMargin is how long before a transport's deadline a waiting
+	// tasks/result gives up, to have its answer sent.
+	resultMargin = time.Second
 )
 
 // recvTask is one task the client runs for a server.
@@ -242,6 +245,11 @@ func (s *taskStore) get(id string) (*mcpgo.GetTaskResult, error) {
 // result answers tasks/result: it waits for the task to end, then returns
 // what the request itself would have, its result (with the related-task
 // _meta the specification requires) or its error.
+//
+// A transport that bounds how long a request may wait for its answer
+// (mcp-go's streamable HTTP: 30 s, and an answer past it is never sent)
+// gets an error a moment before, so the server is told to ask again
+// rather than left waiting for an answer that cannot come.
 func (s *taskStore) result(ctx context.Context, id string) (json.RawMessage, error) {
 	s.mu.Lock()
 	t, err := s.lookup(id)
@@ -249,10 +257,18 @@ func (s *taskStore) result(ctx context.Context, id string) (json.RawMessage, err
 	if err != nil {
 		return nil, err
 	}
+	var early <-chan time.Time
+	if dl, ok := ctx.Deadline(); ok {
+		tm := time.NewTimer(max(time.Until(dl)-resultMargin, 0))
+		defer tm.Stop()
+		early = tm.C
+	}
 	select {
 	case <-t.done:
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-early:
+		return nil, &rpcError{code: mcpgo.INTERNAL_ERROR, msg: fmt.Sprintf("task %s is still running and this transport cannot hold the answer longer: poll tasks/get, then ask tasks/result again", id)}
 	}
 	s.mu.Lock()
 	st, msg, res, terr := t.task.Status, t.task.StatusMessage, t.result, t.err

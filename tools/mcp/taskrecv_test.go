@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -489,5 +490,26 @@ func TestServerCancelsRequest(t *testing.T) {
 	case msg := <-ans:
 		t.Errorf("a cancelled request was answered: %+v %s", msg.Error, msg.Result)
 	case <-time.After(50 * time.Millisecond): // a negative check: a wait is its only form
+	}
+}
+
+// TestClientTaskResultDeadline: a tasks/result on a transport that bounds
+// a request's wait (streamable HTTP) is answered with an error before the
+// bound while the task still runs, so the answer can still be sent.
+func TestClientTaskResultDeadline(t *testing.T) {
+	t.Parallel()
+	st := &taskStore{now: time.Now, tasks: map[string]*recvTask{
+		"t1": {seq: 1, done: make(chan struct{}), cancel: func() {}, expires: time.Now().Add(time.Hour),
+			task: mcpgo.Task{TaskId: "t1", Status: mcpgo.TaskStatusWorking}},
+	}}
+	ctx, cancel := context.WithTimeout(t.Context(), resultMargin+200*time.Millisecond)
+	defer cancel()
+	_, err := st.result(ctx, "t1")
+	var re *rpcError
+	if !errors.As(err, &re) || !strings.Contains(re.msg, "ask tasks/result again") {
+		t.Fatalf("got %v, want the ask-again error", err)
+	}
+	if ctx.Err() != nil {
+		t.Error("answered only at the transport's deadline, too late to be sent")
 	}
 }
