@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -45,7 +46,21 @@ func (c *conn) send(ctx, tctx context.Context, cl *client.Client, tool string, a
 		params["task"] = map[string]any{"ttl": (c.toolTimeout() + time.Minute).Milliseconds()}
 	}
 	if tools.HasProgress(ctx) {
-		progressFns.Store(id, func(p tools.Progress) { tools.ReportProgress(ctx, p) })
+		var mu sync.Mutex
+		last := math.Inf(-1)
+		progressFns.Store(id, func(p tools.Progress) {
+			// The progress value must increase with each notification
+			// (MCP). One that does not came late by another stream (mcp-go's
+			// HTTP server may send a call's notification on the session's
+			// own stream): shown, it would move the card back.
+			mu.Lock()
+			defer mu.Unlock()
+			if p.Progress <= last {
+				return
+			}
+			last = p.Progress
+			tools.ReportProgress(ctx, p)
+		})
 		defer progressFns.Delete(id)
 	}
 	req := transport.JSONRPCRequest{JSONRPC: mcpgo.JSONRPC_VERSION, ID: mcpgo.NewRequestId(id),
