@@ -140,14 +140,7 @@ func TestPrintSignInTimesOut(t *testing.T) {
 func TestMCPLoginInTmux(t *testing.T) {
 	isolate(t)
 	as, cfg := protectedMCP(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	home := os.Getenv("HOME")
-	ts := startTmux(t, map[string]string{"HOME": home, "XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"),
-		"XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME"), "BROWSER": exe, "AGENT_TEST_BROWSER": "1", "AGENT_TOKEN_STORE": "file"},
-		"mcp", "login", "remote", "--mcp-config", cfg)
+	ts := startTmux(t, signInEnv(t), "mcp", "login", "remote", "--mcp-config", cfg)
 	ts.waitFor("Signed in to remote.")
 	if h := ts.history(); !strings.Contains(h, "MCP server remote needs a sign-in") || !strings.Contains(h, as.URL+"/authorize?") {
 		t.Fatalf("the URL was not printed:\n%s", h)

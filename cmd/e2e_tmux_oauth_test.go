@@ -11,6 +11,22 @@ import (
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 )
 
+// signInEnv is the environment of a tmux run that signs in: the isolated
+// directories, the test binary as $BROWSER (it follows the sign-in URL),
+// sign-ins in files, the fake provider's key.
+func signInEnv(t *testing.T) map[string]string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"BROWSER": exe, "AGENT_TEST_BROWSER": "1", "AGENT_TOKEN_STORE": "file", "ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"} {
+		env[k] = os.Getenv(k)
+	}
+	return env
+}
+
 // #32: no token is found in the database, the logs or any output. After
 // `agent mcp login` in a real terminal, a TUI session calls the server's
 // tool twice, the second time after the access token expired (refreshed
@@ -21,14 +37,8 @@ import (
 func TestNoTokenAfterLoginAndCallsInTmux(t *testing.T) {
 	isolate(t)
 	as, cfg := protectedMCP(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	home := os.Getenv("HOME")
-	env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME"),
-		"XDG_STATE_HOME": os.Getenv("XDG_STATE_HOME"), "BROWSER": exe, "AGENT_TEST_BROWSER": "1", "AGENT_TOKEN_STORE": "file",
-		"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	env := signInEnv(t)
 	login := startTmux(t, env, "mcp", "login", "remote", "--mcp-config", cfg)
 	login.waitFor("Signed in to remote.")
 
@@ -59,7 +69,7 @@ func TestNoTokenAfterLoginAndCallsInTmux(t *testing.T) {
 
 	store := filepath.Join(os.Getenv("XDG_DATA_HOME"), "agent", "oauth")
 	searched := map[string]string{"the login pane": login.history(), "the TUI pane": ts.history()}
-	err = filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return err
@@ -101,13 +111,7 @@ func TestNoTokenAfterLoginAndCallsInTmux(t *testing.T) {
 func TestMCPLoginInTUIInTmux(t *testing.T) {
 	isolate(t)
 	_, cfg := protectedMCP(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := map[string]string{"HOME": os.Getenv("HOME"), "XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME"),
-		"XDG_STATE_HOME": os.Getenv("XDG_STATE_HOME"), "BROWSER": exe, "AGENT_TEST_BROWSER": "1", "AGENT_TOKEN_STORE": "file",
-		"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	env := signInEnv(t)
 	fake := anthropictest.NewServer(t)
 	fake.Script = anthropictest.NewScript(
 		anthropictest.Turn{Call: "remote__whoami", Input: map[string]any{}},

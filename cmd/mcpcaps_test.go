@@ -57,13 +57,7 @@ func TestPrintEverythingProgressAndResourceLink(t *testing.T) {
 	}
 	var progress []map[string]any
 	var readResult string
-	sc := bufio.NewScanner(strings.NewReader(res.stdout))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var ev map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("not JSON: %s", sc.Text())
-		}
+	for _, ev := range streamEvents(t, res.stdout) {
 		switch ev["type"] {
 		case "tool_progress":
 			progress = append(progress, ev)
@@ -154,4 +148,20 @@ func TestPrintEverythingAsyncTasks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// streamEvents reads -p's stream-json output, one event a line.
+func streamEvents(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var evs []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var ev map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("not JSON: %s", sc.Text())
+		}
+		evs = append(evs, ev)
+	}
+	return evs
 }

@@ -1,13 +1,10 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -53,12 +50,7 @@ func TestPrintProgressInStreamJSON(t *testing.T) {
 	}
 	var progress []map[string]any
 	var result string
-	sc := bufio.NewScanner(strings.NewReader(res.stdout))
-	for sc.Scan() {
-		var ev map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("not JSON: %s", sc.Text())
-		}
+	for _, ev := range streamEvents(t, res.stdout) {
 		switch ev["type"] {
 		case "tool_progress":
 			progress = append(progress, ev)
