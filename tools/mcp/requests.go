@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -39,6 +40,10 @@ func invalidParams(format string, a ...any) error {
 // user refused.
 const codeUserRejected = -1
 
+// maxEarlyCancels is how many cancellations of requests not (yet) seen
+// are kept.
+const maxEarlyCancels = 32
+
 // errServerCancelled ends a request the server cancelled
 // (notifications/cancelled).
 var errServerCancelled = errors.New("the server cancelled its request")
@@ -53,12 +58,20 @@ func (c *conn) serveRequests(cl *client.Client) {
 	store := newTaskStore(c, cl)
 	var mu sync.Mutex
 	live := map[string]context.CancelCauseFunc{}
+	// The transports start each request's handler on a goroutine and
+	// deliver notifications in order: a cancellation can come before its
+	// request is registered. Such ids are kept a while (the last few).
+	var early []string
 	if bt, ok := cl.GetTransport().(transport.BidirectionalInterface); ok {
 		bt.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 			ctx, cancel := context.WithCancelCause(ctx)
 			key := req.ID.String()
 			mu.Lock()
 			live[key] = cancel
+			if i := slices.Index(early, key); i >= 0 {
+				early = slices.Delete(early, i, i+1)
+				cancel(errServerCancelled)
+			}
 			mu.Unlock()
 			defer func() {
 				mu.Lock()
@@ -81,6 +94,12 @@ func (c *conn) serveRequests(cl *client.Client) {
 			key := mcpgo.NewRequestId(n.Params.AdditionalFields["requestId"]).String()
 			mu.Lock()
 			cancel := live[key]
+			if cancel == nil {
+				early = append(early, key)
+				if len(early) > maxEarlyCancels {
+					early = early[1:]
+				}
+			}
 			mu.Unlock()
 			if cancel != nil {
 				c.m.log.Info("mcp: the server cancelled its request", "server", c.cfg.Name, "request", key, "reason", n.Params.AdditionalFields["reason"])
