@@ -13,11 +13,11 @@ import (
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 )
 
-// TestPrintEverythingProgressAndResourceLink runs -p against the real
-// server-everything over stdio: the model calls the long-running tool (its
-// progress reaches stream-json as tool_progress events), then a tool that
-// returns a resource link, then reads that link with read_resource.
-func TestPrintEverythingProgressAndResourceLink(t *testing.T) {
+// everythingConfig isolates the test and writes an MCP config with
+// server-everything over stdio as "ev" (the test skips when it is not
+// installed).
+func everythingConfig(t *testing.T) string {
+	t.Helper()
 	bin := everythingBin()
 	if bin == "" {
 		t.Skip("server-everything not installed: run .ci/install-mcp.sh (or set AGENT_MCP_NODE_PREFIX)")
@@ -28,6 +28,15 @@ func TestPrintEverythingProgressAndResourceLink(t *testing.T) {
 	if err := os.WriteFile(cfg, body, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return cfg
+}
+
+// TestPrintEverythingProgressAndResourceLink runs -p against the real
+// server-everything over stdio: the model calls the long-running tool (its
+// progress reaches stream-json as tool_progress events), then a tool that
+// returns a resource link, then reads that link with read_resource.
+func TestPrintEverythingProgressAndResourceLink(t *testing.T) {
+	cfg := everythingConfig(t)
 	link := regexp.MustCompile(`\[resource link (\S+?)[\] ]`)
 	fake := anthropictest.NewServer(t)
 	var offered [][]byte
@@ -95,16 +104,7 @@ func TestPrintEverythingProgressAndResourceLink(t *testing.T) {
 // (the fake), the elicitation by --yes's accept-defaults (a required field
 // without a default: declined), each read back through tasks/result.
 func TestPrintEverythingAsyncTasks(t *testing.T) {
-	bin := everythingBin()
-	if bin == "" {
-		t.Skip("server-everything not installed: run .ci/install-mcp.sh (or set AGENT_MCP_NODE_PREFIX)")
-	}
-	isolate(t)
-	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	body, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"ev": map[string]any{"command": bin, "args": []string{"stdio"}}}})
-	if err := os.WriteFile(cfg, body, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := everythingConfig(t)
 	fake := anthropictest.NewServer(t)
 	fake.Handler = func(r *anthropictest.Request) anthropictest.Reply {
 		msgs := r.Messages()
@@ -126,13 +126,7 @@ func TestPrintEverythingAsyncTasks(t *testing.T) {
 		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", res.code, res.stderr, res.stdout)
 	}
 	results := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(res.stdout))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var ev map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("not JSON: %s", sc.Text())
-		}
+	for _, ev := range streamEvents(t, res.stdout) {
 		if tl, _ := ev["tool"].(map[string]any); ev["type"] == "tool_call_finished" {
 			id, _ := tl["id"].(string)
 			results[id], _ = tl["result"].(string)

@@ -183,6 +183,20 @@ func (s *rawServer) task(msg rawMsg, created bool) mcpgo.Task {
 	return tk
 }
 
+// get reads the task's state with tasks/get.
+func (s *rawServer) get(id string) mcpgo.Task {
+	s.t.Helper()
+	return s.task(s.call("tasks/get", map[string]any{"taskId": id}), false)
+}
+
+// refused checks that the client answers the request with the error code.
+func (s *rawServer) refused(code int, method string, params any) {
+	s.t.Helper()
+	if msg := s.call(method, params); msg.Error == nil || msg.Error.Code != code {
+		s.t.Errorf("%s %v: want error %d, got %+v %s", method, params, code, msg.Error, msg.Result)
+	}
+}
+
 // status waits for the client's notifications/tasks/status for id.
 func (s *rawServer) status(id string) mcpgo.Task {
 	s.t.Helper()
@@ -268,7 +282,7 @@ func TestClientTaskLifecycle(t *testing.T) {
 	if !taskIDPattern.MatchString(created.TaskId) || created.Status != mcpgo.TaskStatusWorking || created.TTL == nil || *created.TTL != 60000 || created.PollInterval == nil {
 		t.Fatalf("created %+v", created)
 	}
-	if got := s.task(s.call("tasks/get", map[string]any{"taskId": created.TaskId}), false); got.Status != mcpgo.TaskStatusWorking {
+	if got := s.get(created.TaskId); got.Status != mcpgo.TaskStatusWorking {
 		t.Errorf("tasks/get while the user has not answered: %+v", got)
 	}
 	var list struct {
@@ -299,13 +313,11 @@ func TestClientTaskLifecycle(t *testing.T) {
 	if msg.Error != nil || json.Unmarshal(msg.Result, &res) != nil || res.Action != "accept" || res.Content["name"] != "Ada" || res.Meta[mcpgo.RelatedTaskMetaKey].TaskID != created.TaskId {
 		t.Errorf("tasks/result: %+v %s", msg.Error, msg.Result)
 	}
-	if got := s.task(s.call("tasks/get", map[string]any{"taskId": created.TaskId}), false); got.Status != mcpgo.TaskStatusCompleted {
+	if got := s.get(created.TaskId); got.Status != mcpgo.TaskStatusCompleted {
 		t.Errorf("tasks/get after the end: %+v", got)
 	}
 	// A terminal task cannot be cancelled.
-	if msg := s.call("tasks/cancel", map[string]any{"taskId": created.TaskId}); msg.Error == nil || msg.Error.Code != mcpgo.INVALID_PARAMS {
-		t.Errorf("tasks/cancel of a completed task: %+v", msg)
-	}
+	s.refused(mcpgo.INVALID_PARAMS, "tasks/cancel", map[string]any{"taskId": created.TaskId})
 }
 
 // TestClientTaskCancel: tasks/cancel closes the user's dialog and the task
@@ -331,12 +343,10 @@ func TestClientTaskCancel(t *testing.T) {
 	if msg := s.wait(result); msg.Error == nil {
 		t.Errorf("tasks/result of a cancelled task: %s", msg.Result)
 	}
-	if got := s.task(s.call("tasks/get", map[string]any{"taskId": created.TaskId}), false); got.Status != mcpgo.TaskStatusCancelled {
+	if got := s.get(created.TaskId); got.Status != mcpgo.TaskStatusCancelled {
 		t.Errorf("after cancel: %+v", got)
 	}
-	if msg := s.call("tasks/cancel", map[string]any{"taskId": created.TaskId}); msg.Error == nil || msg.Error.Code != mcpgo.INVALID_PARAMS {
-		t.Errorf("a second tasks/cancel: %+v", msg)
-	}
+	s.refused(mcpgo.INVALID_PARAMS, "tasks/cancel", map[string]any{"taskId": created.TaskId})
 }
 
 // TestClientTaskErrors: the specification's error codes.
@@ -360,10 +370,7 @@ func TestClientTaskErrors(t *testing.T) {
 		{"sampling/createMessage", map[string]any{"maxTokens": 5, "messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "hi"}}}}, codeUserRejected},
 		{"sampling/createMessage", map[string]any{"maxTokens": 0, "messages": []any{}}, mcpgo.INVALID_PARAMS},
 	} {
-		msg := s.call(tt.method, tt.params)
-		if msg.Error == nil || msg.Error.Code != tt.code {
-			t.Errorf("%s %v: want error %d, got %+v %s", tt.method, tt.params, tt.code, msg.Error, msg.Result)
-		}
+		s.refused(tt.code, tt.method, tt.params)
 	}
 	// The refusal in a task: the task fails, and tasks/result gives the
 	// error the request would have.

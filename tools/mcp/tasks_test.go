@@ -44,6 +44,15 @@ func taskServer(stop <-chan struct{}, cancelled chan<- struct{}) *server.MCPServ
 	return s
 }
 
+// serveStreamable serves s over streamable HTTP until the test ends and
+// returns its endpoint.
+func serveStreamable(t *testing.T, s *server.MCPServer) string {
+	t.Helper()
+	ts := httptest.NewServer(server.NewStreamableHTTPServer(s))
+	t.Cleanup(ts.Close)
+	return ts.URL + "/mcp"
+}
+
 // TestTaskTimeoutKeepsStdioServer: a task that times out is cancelled
 // with tasks/cancel; the stdio server, which is not hung, is not killed
 // (a hung plain call kills it), and its next call answers at once.
@@ -75,14 +84,10 @@ func TestTaskTools(t *testing.T) {
 		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			return mcpgo.NewToolResultText("never as a plain call"), nil
 		})
-	tsTasks := httptest.NewServer(server.NewStreamableHTTPServer(tasks))
-	t.Cleanup(tsTasks.Close)
-	tsPlain := httptest.NewServer(server.NewStreamableHTTPServer(plain))
-	t.Cleanup(tsPlain.Close)
 
 	m, set := startRegistered(t, Options{},
-		config.MCPServer{Name: "tasks", Type: config.MCPHTTP, URL: tsTasks.URL + "/mcp", ToolTimeout: 2 * time.Second},
-		config.MCPServer{Name: "plain", Type: config.MCPHTTP, URL: tsPlain.URL + "/mcp"})
+		config.MCPServer{Name: "tasks", Type: config.MCPHTTP, URL: serveStreamable(t, tasks), ToolTimeout: 2 * time.Second},
+		config.MCPServer{Name: "plain", Type: config.MCPHTTP, URL: serveStreamable(t, plain)})
 	if r := call(t, set, "tasks__crunch", `{"ms":50}`); r.IsError || r.Text != "crunched" {
 		t.Errorf("task call: %+v", r)
 	}
@@ -129,13 +134,9 @@ func TestOptionalTaskTool(t *testing.T) {
 			}
 			return mcpgo.NewToolResultText("plain"), nil
 		})
-	tsTasks := httptest.NewServer(server.NewStreamableHTTPServer(tasks))
-	t.Cleanup(tsTasks.Close)
-	tsPlain := httptest.NewServer(server.NewStreamableHTTPServer(plain))
-	t.Cleanup(tsPlain.Close)
 	_, set := startRegistered(t, Options{},
-		config.MCPServer{Name: "tasks", Type: config.MCPHTTP, URL: tsTasks.URL + "/mcp"},
-		config.MCPServer{Name: "plain", Type: config.MCPHTTP, URL: tsPlain.URL + "/mcp"})
+		config.MCPServer{Name: "tasks", Type: config.MCPHTTP, URL: serveStreamable(t, tasks)},
+		config.MCPServer{Name: "plain", Type: config.MCPHTTP, URL: serveStreamable(t, plain)})
 	if r := call(t, set, "tasks__opt", `{}`); r.IsError || r.Text != "as a task" {
 		t.Errorf("optional tool on a server with tasks: %+v", r)
 	}
