@@ -305,6 +305,11 @@ func (s *Session) compact(ctx context.Context, cut int, focus string, auto bool,
 			}
 		}
 		if err != nil {
+			if resp == nil {
+				// No usage event told what was asked: the error (or the
+				// automatic compaction's warning) does, for telemetry.
+				err = used.failedRequest(err, sent, true)
+			}
 			return nil, fmt.Errorf("compact: the summary request failed: %w", err)
 		}
 		summary = strings.TrimSpace(resp.Message.Text())
@@ -369,7 +374,7 @@ func (s *Session) autoCompact(ctx context.Context, turnStart int, warned *bool, 
 			} else {
 				msg += err.Error()
 			}
-			emit(Event{Type: EventWarning, Text: msg})
+			emit(Event{Type: EventWarning, Text: msg, Served: FailedRequest(err)})
 		}
 	}
 }

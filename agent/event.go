@@ -78,8 +78,9 @@ type Event struct {
 	Elicitation *ElicitationEvent `json:"elicitation,omitempty"`
 	// Served is set on usage events: what answered the request and how
 	// long it took; and on an error event when the turn ended on a
-	// request that got no response, what it asked. Telemetry reads it;
-	// it is not part of the JSON.
+	// request that got no response, or the warning of an automatic
+	// compaction whose summary request got none, what it asked (with
+	// Failed set). Telemetry reads it; it is not part of the JSON.
 	Served *Served `json:"-"`
 }
 
@@ -92,6 +93,18 @@ type Served struct {
 	Search               SearchMode
 	Compaction           bool
 	Elapsed              time.Duration
+	// Failed is why a request that got no response failed; nil for one
+	// answered.
+	Failed error
+}
+
+// FailedRequest is what a request that got no response asked, when err is
+// (or wraps) such a failure: a turn's, or a compaction's summary request.
+func FailedRequest(err error) *Served {
+	if rf := (*requestFailed)(nil); errors.As(err, &rf) {
+		return rf.served
+	}
+	return nil
 }
 
 // ElicitationEvent is a server's URL elicitation and its answer.

@@ -31,6 +31,14 @@ func (t target) served(resp *Response, sent time.Time, compaction bool) *Served 
 	return sv
 }
 
+// failedRequest wraps err, the failure of a request t was sent at sent
+// that got no response, with what it asked.
+func (t target) failedRequest(err error, sent time.Time, compaction bool) error {
+	sv := t.served(nil, sent, compaction)
+	sv.Failed = err
+	return &requestFailed{err: err, served: sv}
+}
+
 // requestFailed is a turn's error from a provider request that got no
 // response: the turn's error event carries what was asked (Served), as a
 // usage event does for a request answered. Its text and kind are err's.

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -219,9 +218,7 @@ func (s *Session) RunInput(ctx context.Context, in Input, emit func(Event)) (err
 	defer func() {
 		if err != nil {
 			ev := Event{Type: EventError, Err: err}
-			if rf := (*requestFailed)(nil); errors.As(err, &rf) {
-				ev.Served = rf.served
-			}
+			ev.Served = FailedRequest(err)
 			emit(ev)
 		}
 		emit(Event{Type: EventDone})
@@ -300,7 +297,7 @@ func (s *Session) RunInput(ctx context.Context, in Input, emit func(Event)) (err
 			if resp == nil {
 				// No usage event told what was asked: the error event
 				// does (telemetry's chat span for the failed request).
-				err = &requestFailed{err: err, served: used.served(nil, sent, false)}
+				err = used.failedRequest(err, sent, false)
 			}
 			return err
 		}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -265,12 +266,20 @@ func (a *App) applyProfileTools(p agents.Profile, pts []agent.ProviderTool) (str
 // compact): later requests send the summary instead; the store keeps
 // every message.
 func (a *App) Compact(ctx context.Context, focus string) (*agent.Compaction, error) {
+	// Its summary request is a chat span under a "compact" span, failed
+	// or not.
+	ctx, span := a.startSpan(ctx, "", true)
+	defer span.End()
 	// A PreCompact hook's notes are the run's notices.
 	c, err := a.session.Compact(ctx, focus, func(ev agent.Event) {
+		span.Observe(ev)
 		if ev.Type == agent.EventWarning {
 			a.Notice(ev.Text)
 		}
 	})
+	if err != nil && !errors.Is(err, agent.ErrNothingToCompact) {
+		span.Observe(agent.Event{Type: agent.EventError, Err: err, Served: agent.FailedRequest(err)})
+	}
 	if c != nil {
 		p, model := a.session.Target()
 		a.spent(p.Name(), model, c.Usage)

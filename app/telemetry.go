@@ -33,12 +33,18 @@ func (a *App) startTelemetry(ctx context.Context) {
 
 // startTurn opens a turn's span (nil Turn when telemetry is off).
 func (a *App) startTurn(ctx context.Context, text string) (context.Context, *telemetry.Turn) {
+	return a.startSpan(ctx, text, false)
+}
+
+// startSpan opens a turn's span, or with compaction the span of a
+// compaction asked for between turns.
+func (a *App) startSpan(ctx context.Context, text string, compaction bool) (context.Context, *telemetry.Turn) {
 	if a.tel == nil {
 		return ctx, nil
 	}
 	provider := a.Provider()
 	return a.tel.StartTurn(ctx, telemetry.TurnInfo{
-		SessionID: a.session.ID(), Provider: provider, Agent: a.settings.Agent, Prompt: text,
+		SessionID: a.session.ID(), Provider: provider, Agent: a.settings.Agent, Prompt: text, Compaction: compaction,
 		Price: func(model string, u agent.Usage) (float64, bool) { return cost(provider, model, u) },
 	})
 }

@@ -212,3 +212,68 @@ func TestPrintTelemetryFailedRequest(t *testing.T) {
 		t.Errorf("chat span %q, request's model %q", chat.GetName(), fake.Requests()[0].Model())
 	}
 }
+
+// A compaction's summary request that the provider refuses is a chat span
+// too, with error status and agent.request.compaction: under a "compact"
+// span for agent sessions compact, under the turn's span for an automatic
+// compaction (the turn then goes on and answers).
+func TestTelemetryFailedCompaction(t *testing.T) {
+	isolate(t)
+	rcv := otlptest.Start(t, "http/protobuf")
+	for k, v := range rcv.Env() {
+		t.Setenv(k, v)
+	}
+	fake := anthropictest.NewServer(t)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "AGENT_ENABLE_TELEMETRY": "1"}
+	db := filepath.Join(t.TempDir(), "agent.db")
+	cfg := writeJSON(t, "config.json", map[string]any{"auto_compact": 0.5,
+		"models": map[string]any{"claude-sonnet-4-5": map[string]any{"like": "claude-sonnet-4-5", "context_window": 6000, "default_max_tokens": 1000}}})
+	common := []string{"--provider", "anthropic", "--base-url", fake.URL, "--db", db, "--config", cfg}
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: strings.Repeat("All work and no play makes a dull model. ", 300)})
+	first := runAgent(t, env, append([]string{"-p", "tell me a story", "--output-format", "json"}, common...)...)
+	if first.code != 0 {
+		t.Fatalf("first turn: exit %d: %s", first.code, first.stderr)
+	}
+	id := decodePrint(t, first.stdout).SessionID
+	refused := anthropictest.Error(400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum")
+
+	// The chat span of a refused compaction, and its parent.
+	failedChat := func(parentPrefix string) (chat, parent *otlptest.Span) {
+		t.Helper()
+		rcv.Wait(t, 10*time.Second, "a failed compaction's chat span under "+parentPrefix, func(r *otlptest.Receiver) bool {
+			for _, s := range r.Spans() {
+				if strings.HasPrefix(s.GetName(), "chat ") && s.Attrs["agent.request.compaction"] == "true" &&
+					s.GetStatus().GetCode() == tracepb.Status_STATUS_CODE_ERROR {
+					for _, p := range r.Spans() {
+						if bytes.Equal(s.GetParentSpanId(), p.GetSpanId()) && strings.HasPrefix(p.GetName(), parentPrefix) {
+							chat, parent = &s, &p
+							return true
+						}
+					}
+				}
+			}
+			return false
+		})
+		return chat, parent
+	}
+
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Reply: &refused})
+	if res := runAgent(t, env, append([]string{"sessions", "compact", id}, common...)...); res.code == 0 {
+		t.Fatalf("a refused compaction exited 0: %s", res.stdout)
+	}
+	chat, parent := failedChat("compact ")
+	if chat.Attrs["error.type"] != "bad request" || chat.Attrs["gen_ai.request.model"] != "claude-sonnet-4-5" ||
+		parent.GetStatus().GetCode() != tracepb.Status_STATUS_CODE_ERROR || parent.Attrs["gen_ai.conversation.id"] != id {
+		t.Errorf("sessions compact: chat %v %v, parent %s %v %v", chat.GetStatus(), chat.Attrs, parent.GetName(), parent.GetStatus(), parent.Attrs)
+	}
+
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Reply: &refused}, anthropictest.Turn{Text: "Still here."})
+	res := runAgent(t, env, append([]string{"-p", "what was it about?", "--resume", id}, common...)...)
+	if res.code != 0 || !strings.Contains(res.stdout, "Still here.") || !strings.Contains(res.stderr, "the summary request failed") {
+		t.Fatalf("turn after a refused automatic compaction: exit %d\nstdout %q\nstderr %q", res.code, res.stdout, res.stderr)
+	}
+	chat, parent = failedChat("invoke_agent ")
+	if chat.Attrs["error.type"] != "bad request" || parent.GetStatus().GetCode() == tracepb.Status_STATUS_CODE_ERROR {
+		t.Errorf("auto compaction: chat %v %v, turn %v", chat.GetStatus(), chat.Attrs, parent.GetStatus())
+	}
+}

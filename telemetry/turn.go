@@ -26,6 +26,9 @@ type TurnInfo struct {
 	Prompt string
 	// Price gives a request's cost in USD, false when the model has no price.
 	Price func(model string, u agent.Usage) (float64, bool)
+	// Compaction: not a turn but a compaction asked for between turns
+	// (/compact, agent sessions compact); its span is "compact NAME".
+	Compaction bool
 }
 
 // Turn follows one turn's events and turns them into spans: the turn's
@@ -60,8 +63,12 @@ func (t *Telemetry) StartTurn(ctx context.Context, info TurnInfo) (context.Conte
 	if info.Agent == "" {
 		info.Agent = "agent"
 	}
+	op := "invoke_agent"
+	if info.Compaction {
+		op = "compact"
+	}
 	attrs := []attribute.KeyValue{
-		attribute.String(attrOperation, "invoke_agent"),
+		attribute.String(attrOperation, op),
 		attribute.String(attrAgentName, info.Agent),
 		attribute.String(attrProvider, info.Provider),
 	}
@@ -71,7 +78,7 @@ func (t *Telemetry) StartTurn(ctx context.Context, info TurnInfo) (context.Conte
 	if t.logContent && info.Prompt != "" {
 		attrs = append(attrs, attribute.String(attrInputMessages, userMessages(info.Prompt)))
 	}
-	ctx, span := t.tracer.Start(ctx, "invoke_agent "+info.Agent, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	ctx, span := t.tracer.Start(ctx, op+" "+info.Agent, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 	return ctx, &Turn{t: t, info: info, ctx: ctx, span: span, tools: map[string]trace.Span{}, searches: map[string]openSearch{}}
 }
 
@@ -126,6 +133,12 @@ func (tr *Turn) Observe(ev agent.Event) {
 		}
 	case agent.EventCompacted:
 		tr.span.AddEvent("compacted", trace.WithTimestamp(now))
+	case agent.EventWarning:
+		// An automatic compaction whose summary request got no response:
+		// the turn goes on, the request is a failed chat span.
+		if sv := ev.Served; sv != nil && sv.Failed != nil {
+			tr.failed(*sv, errorType(sv.Failed), now)
+		}
 	case agent.EventError:
 		kind := errorType(ev.Err)
 		if ev.Served != nil {
@@ -216,6 +229,7 @@ func (tr *Turn) failed(sv agent.Served, kind string, now time.Time) {
 		attribute.String(attrRequestModel, sv.Model),
 		attribute.String(attrAPI, sv.API),
 		attribute.String(attrErrorType, kind),
+		attribute.Bool(attrCompaction, sv.Compaction),
 	}
 	_, span := tr.t.tracer.Start(tr.ctx, "chat "+sv.Model, trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithTimestamp(now.Add(-sv.Elapsed)), trace.WithAttributes(attrs...))
