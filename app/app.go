@@ -290,6 +290,7 @@ func (a *App) build(ctx context.Context) error {
 	}
 	a.instr, a.commands = loadInstructions(*s, project), loadCommands(*s, project)
 	a.warnings = append(append(a.warnings, a.instr.Warnings...), commandWarnings(a.commands)...)
+	a.setHosted(pts)
 	cfg := agent.Config{
 		Provider: p, Model: model, System: a.instr.System(s.System), Tools: set, Search: mode, Searcher: searcher,
 		SearchAlgo: s.SearchAlgo, WireBudget: s.WireBudget, ProviderTools: pts, MaxSteps: s.MaxSteps, MaxTokens: s.MaxTokens,

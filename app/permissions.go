@@ -1,12 +1,15 @@
 package app
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/registry"
 	"github.com/agent-dev/agent/tools"
 	"github.com/agent-dev/agent/tools/permission"
 )
@@ -30,6 +33,9 @@ type perms struct {
 	// parent is the App of a subagent's parent: its mode is the one that
 	// holds (shift+tab during the subagent's run included).
 	parent *App
+	// hosted are the provider tools the settings enable; plan mode sends
+	// only the read-only ones (modeNote).
+	hosted []agent.ProviderTool
 }
 
 // inheritPermissions makes a subagent's App follow its parent's mode and
@@ -161,15 +167,48 @@ func (a *App) CyclePermissionMode() permission.Mode {
 }
 
 // modeNote puts the mode's note in the session's system context at a turn
-// boundary (Send): plan mode tells the model what it may not do.
+// boundary (Send): plan mode tells the model what it may not do, and
+// leaves out the hosted tools that act (code execution, the MCP
+// connector), which the provider would run without asking. Both change
+// only here, so the tools array stays the same bytes within a turn and
+// changes once when the mode does.
 func (a *App) modeNote() {
 	note := ""
+	a.perms.mu.Lock()
+	pts := a.perms.hosted
+	a.perms.mu.Unlock()
 	if a.PermissionMode() == permission.ModePlan {
 		note = permission.PlanNote
+		pts = planHosted(a.Provider(), pts)
 	}
-	if a.session.TurnContext().ModeNote != note {
-		_ = a.session.Override(func(tc *agent.TurnContext) { tc.ModeNote = note })
+	tc := a.session.TurnContext()
+	if tc.ModeNote != note || !slices.EqualFunc(tc.ProviderTools, pts, sameProviderTool) {
+		_ = a.session.Override(func(tc *agent.TurnContext) { tc.ModeNote, tc.ProviderTools = note, pts })
 	}
+}
+
+// setHosted records the provider tools the settings enable.
+func (a *App) setHosted(pts []agent.ProviderTool) {
+	a.perms.mu.Lock()
+	a.perms.hosted = pts
+	a.perms.mu.Unlock()
+}
+
+// planHosted is what plan mode keeps of pts: the tools the provider says
+// only read.
+func planHosted(provider string, pts []agent.ProviderTool) []agent.ProviderTool {
+	d, _ := registry.Lookup(provider)
+	var out []agent.ProviderTool
+	for _, pt := range pts {
+		if d.Hosted != nil && d.Hosted.ReadOnly != nil && d.Hosted.ReadOnly(pt) {
+			out = append(out, pt)
+		}
+	}
+	return out
+}
+
+func sameProviderTool(a, b agent.ProviderTool) bool {
+	return a.Alias == b.Alias && bytes.Equal(a.Options, b.Options) && bytes.Equal(a.Raw, b.Raw)
 }
 
 // AllowAlways saves an "always" answer to the approval request id for the

@@ -191,6 +191,7 @@ func (a *App) SetAgent(name string) (string, error) {
 	}); err != nil {
 		return "", err
 	}
+	a.setHosted(pts)
 	a.mu.Lock()
 	a.label = prov
 	a.mu.Unlock()

@@ -52,12 +52,31 @@ func rawAlias(pt agent.ProviderTool) string {
 	return ""
 }
 
+// readOnlyTool: web search and web fetch read the web, the tool search
+// tools read the request's own tools; code execution runs code and the
+// MCP connector calls a server's tools, which may act.
+func readOnlyTool(pt agent.ProviderTool) bool {
+	if len(pt.Raw) == 0 {
+		return pt.Alias == "web_search" || pt.Alias == "web_fetch"
+	}
+	if a := rawAlias(pt); a == "web_search" || a == "web_fetch" {
+		return true
+	}
+	o, err := parseObject(pt.Raw)
+	if err != nil {
+		return false
+	}
+	var typ string
+	_ = json.Unmarshal(o.get("type"), &typ)
+	return strings.HasPrefix(typ, "tool_search_tool_")
+}
+
 // HostedOn is the Messages API's server tools as a platform serving
 // Claude runs them ("anthropic", "vertex", "bedrock"): the aliases it runs,
 // and a check that refuses the others, naming the platform and the tool.
 func HostedOn(platform string) *provider.Hosted {
 	have, _ := PlatformTools(platform)
-	return &provider.Hosted{Aliases: have, Validate: func(pts []agent.ProviderTool) error {
+	return &provider.Hosted{Aliases: have, ReadOnly: readOnlyTool, Validate: func(pts []agent.ProviderTool) error {
 		if err := ValidateProviderTools(pts); err != nil {
 			return err
 		}

@@ -2,6 +2,8 @@ package openairesponses
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/providers/provider"
@@ -36,5 +38,21 @@ func Descriptor() provider.Descriptor {
 
 // Hosted is the Responses API's hosted tools, on OpenAI and Azure.
 func Hosted() *provider.Hosted {
-	return &provider.Hosted{Aliases: SupportedAliases(), Validate: ValidateProviderTools}
+	return &provider.Hosted{Aliases: SupportedAliases(), Validate: ValidateProviderTools, ReadOnly: readOnlyTool}
+}
+
+// readOnlyTool: web search and file search read, tool search reads the
+// request's own tools; code_interpreter runs code, a remote MCP server's
+// tools may act, and so may a type this adapter does not know.
+func readOnlyTool(pt agent.ProviderTool) bool {
+	if len(pt.Raw) == 0 {
+		return pt.Alias == "web_search"
+	}
+	var d struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(pt.Raw, &d) != nil {
+		return false
+	}
+	return strings.HasPrefix(d.Type, "web_search") || d.Type == "file_search" || d.Type == "tool_search"
 }

@@ -66,6 +66,11 @@ type Hosted struct {
 	Aliases []string
 	// Validate refuses what the provider cannot run, before any request.
 	Validate func([]agent.ProviderTool) error
+	// ReadOnly tells whether a hosted tool only reads (web search, web
+	// fetch, tool search): plan mode keeps it and drops the others (code
+	// execution, the MCP connector, anything it does not know); nil keeps
+	// none.
+	ReadOnly func(agent.ProviderTool) bool
 }
 
 // ImageRules are an API's documented limits on an image sent inline.
