@@ -164,10 +164,16 @@ func (c *conn) connectOnce(parent context.Context) error {
 		var r result
 		r.info, r.si, r.err = c.handshake(ctx, cl, p, stderr)
 		if r.err == nil {
+			// Resources, prompts and the log level are asked for while
+			// the tools are listed, not after: a first run waits for one
+			// round trip to each server, not four.
+			extras := make(chan struct{})
+			go func() {
+				defer close(extras)
+				c.listExtras(ctx, cl)
+			}()
 			r.list, r.seq, r.hash, r.err = c.listTools(ctx, cl)
-		}
-		if r.err == nil {
-			c.listExtras(ctx, cl)
+			<-extras
 		}
 		done <- r
 	}()
