@@ -56,6 +56,8 @@ type chatItem struct {
 	open int8
 	// printed is how many of lines are in the scrollback (inline mode).
 	printed int
+	// reprint: a copy of a card printed again whole (/subagents N).
+	reprint bool
 	// split is how much of text was printed to the scrollback while it
 	// streamed (inline mode): whole Markdown blocks, so the rest renders
 	// on its own as it would have in place.

@@ -92,6 +92,8 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 			return modelsCmd(b), true
 		}
 		return setModelCmd(b, arg), true
+	case "/subagents":
+		m.subagentsCommand(arg)
 	case "/cost":
 		m.chat.notice(itemNotice, m.costText())
 	case "/context":

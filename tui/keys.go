@@ -67,6 +67,7 @@ var commandHelp = [][2]string{
 	{"/model [NAME]", "switch the model: a picker without NAME; PROVIDER:NAME for another provider"},
 	{"/compact [FOCUS]", "summarise the conversation; send the summary instead"},
 	{"/agent [NAME]", "list agent profiles, or switch (keeps the conversation)"},
+	{"/subagents [N]", "list the subagent runs, or print run N's card whole"},
 	{"/tools [FILTER]", "list active and deferred tools, optionally filtered"},
 	{"/search QUERY", "run the client-side tool search without asking the model"},
 	{"/sessions", "pick a stored session and resume it (also /resume)"},

@@ -132,3 +132,56 @@ func TestSubagentCardFoldsAlone(t *testing.T) {
 		open("ctrl+o again with none selected", false, false)
 	}
 }
+
+// Inline, a finished subagent card is printed to the scrollback as it was
+// drawn, folded, and cannot be unfolded there: /subagents lists the runs
+// and /subagents N prints run N's card whole (task, steps, answer,
+// session) below the conversation.
+func TestSubagentsCommandPrintsAFinishedCardWhole(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	m, _, rec := newInlineModel(t, b, 140, 30, Options{})
+	typeText(m, "go")
+	run(m, press(m, "enter"))
+	for _, ev := range subagentEvents() {
+		m.Update(eventMsg{Event: cleanEvent(ev)})
+	}
+	mail := "c2"
+	m.Update(eventMsg{Event: cleanEvent(agent.Event{Type: agent.EventSubagentFinished, Subagent: &agent.SubagentEvent{ID: mail, Agent: "mail", Result: "Sent.", Requests: 2}})})
+	m.Update(eventMsg{Event: cleanEvent(agent.Event{Type: agent.EventToolFinished, Tool: &agent.ToolEvent{ID: mail, Name: "run_agent", Result: "Sent.", Duration: time.Second}})})
+	feed(m, b, []agent.Event{{Type: agent.EventTextDelta, Text: "Both done."}, {Type: agent.EventDone}})
+	out := rec.String()
+	if !strings.Contains(out, "⇢ weather · subagent") || strings.Contains(out, "answer:") {
+		t.Fatalf("the finished cards are not in the scrollback folded:\n%s", out)
+	}
+	typeText(m, "/subagents")
+	run(m, press(m, "enter"))
+	list := rec.String() + frame(m)
+	for _, want := range []string{"1  weather  done, 3 requests  session s-weather", "2  mail  done, 2 requests"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("/subagents lacks %q:\n%s", want, list)
+		}
+	}
+	typeText(m, "/subagents 3")
+	run(m, press(m, "enter"))
+	if f := rec.String() + frame(m); !strings.Contains(f, "usage: /subagents N, N from 1 to 2") {
+		t.Errorf("a wrong N:\n%s", f)
+	}
+	typeText(m, "/subagents 1")
+	run(m, press(m, "enter"))
+	run(m, m.quit())
+	out = rec.String()
+	at := strings.LastIndex(out, "⇢ weather · subagent")
+	if at < 0 {
+		t.Fatalf("no card printed:\n%s", out)
+	}
+	for _, want := range []string{"task:", "Weather in Berlin?", "◇ client search “weather forecast” → tt__get_weather", "⚙ tt__get_weather ✓ 12ms",
+		"answer:", "Sunny in Berlin.", "session s-weather"} {
+		if !strings.Contains(out[at:], want) {
+			t.Errorf("/subagents 1 did not print %q whole:\n%s", want, out[at:])
+		}
+	}
+	if strings.Contains(out[at:], "⇢ mail") {
+		t.Errorf("/subagents 1 printed the other card too:\n%s", out[at:])
+	}
+}
