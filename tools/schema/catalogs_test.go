@@ -1,32 +1,42 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// Every tool of the recorded real catalogs (282 tools of 9 servers) has a
-// valid schema: a check that quarantined one of them would drop a working
-// tool from the user's session.
-func TestSharedCatalogsPass(t *testing.T) {
-	path := filepath.Join("..", "..", "..", "shared", "catalogs", "ALL.json")
-	b, err := os.ReadFile(path)
+// catalogTool is one tool of the recorded real catalogs.
+type catalogTool struct {
+	Name        string          `json:"name"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// sharedCatalog reads the recorded real catalogs (282 tools of 9 servers),
+// skipping when the shared test data is not next to the repository.
+func sharedCatalog(tb testing.TB) []catalogTool {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "catalogs", "ALL.json"))
 	if err != nil {
-		t.Skipf("needs ../shared/catalogs/ALL.json next to the repository (the shared test data): %v", err)
+		tb.Skipf("needs ../shared/catalogs/ALL.json next to the repository (the shared test data): %v", err)
 	}
-	var tools []struct {
-		Name        string          `json:"name"`
-		InputSchema json.RawMessage `json:"inputSchema"`
-	}
+	var tools []catalogTool
 	if err := json.Unmarshal(b, &tools); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if len(tools) == 0 {
-		t.Fatal("no tools read")
+		tb.Fatal("no tools read")
 	}
-	for _, tl := range tools {
+	return tools
+}
+
+// Every tool of the recorded real catalogs has a valid schema: a check
+// that quarantined one of them would drop a working tool from the user's
+// session.
+func TestSharedCatalogsPass(t *testing.T) {
+	for _, tl := range sharedCatalog(t) {
 		if err := Check(tl.InputSchema); err != nil {
 			t.Errorf("%s: %v", tl.Name, err)
 		}
@@ -36,25 +46,31 @@ func TestSharedCatalogsPass(t *testing.T) {
 	}
 }
 
-// BenchmarkCheckCatalogs checks the 282 real catalog schemas, as a cold
-// start does (check, not Check: Check remembers its answers).
+// BenchmarkCheckCatalogs checks the 282 real catalog schemas, compacted
+// as tools/mcp keeps them, as a cold start does (check, not Check: Check
+// remembers its answers).
 func BenchmarkCheckCatalogs(b *testing.B) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "catalogs", "ALL.json"))
-	if err != nil {
-		b.Skipf("needs ../shared/catalogs/ALL.json next to the repository (the shared test data): %v", err)
-	}
-	var tools []struct {
-		InputSchema json.RawMessage `json:"inputSchema"`
-	}
-	if err := json.Unmarshal(raw, &tools); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, t := range tools {
-			if err := check(t.InputSchema); err != nil {
-				b.Fatal(err)
-			}
+	var schemas [][]byte
+	for _, t := range sharedCatalog(b) {
+		var c bytes.Buffer
+		if err := json.Compact(&c, t.InputSchema); err != nil {
+			b.Fatal(err)
 		}
+		schemas = append(schemas, c.Bytes())
+	}
+	for _, walk := range []bool{true, false} {
+		name := map[bool]string{true: "walk", false: "library"}[walk]
+		b.Run(name, func(b *testing.B) {
+			metaWalk = walk
+			defer func() { metaWalk = true }()
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, s := range schemas {
+					if err := check(s); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
 	}
 }

@@ -3,8 +3,6 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -101,17 +99,7 @@ func TestMeta2020AgreesWithLibrary(t *testing.T) {
 // fast path accept what the library rejects.
 func TestMeta2020OnCatalogs(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "catalogs", "ALL.json"))
-	if err != nil {
-		t.Skipf("needs ../shared/catalogs/ALL.json next to the repository (the shared test data): %v", err)
-	}
-	var tools []struct {
-		Name        string          `json:"name"`
-		InputSchema json.RawMessage `json:"inputSchema"`
-	}
-	if err := json.Unmarshal(b, &tools); err != nil {
-		t.Fatal(err)
-	}
+	tools := sharedCatalog(t)
 	replacements := []any{"x", json.Number("1.5"), json.Number("-1"), json.Number("0"), json.Number("2"),
 		[]any{}, []any{"a", "a"}, []any{"string"}, map[string]any{}, map[string]any{"a": json.Number("1")}, true, nil}
 	mutated, accepted := 0, 0
