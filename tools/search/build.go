@@ -77,6 +77,8 @@ type worker struct {
 	termSlab  slab[termCount]
 	seqSlab   slab[int32]
 	paramSlab slab[schemaTerm]
+	lslab     slab[learnedCount]
+	lscratch  []learnedCount
 	ts        []schemaTerm // the schema being analysed
 	fragFn    func([]byte)
 	reqs      reqScratch
@@ -294,7 +296,10 @@ func (w *worker) serverText(d Doc) {
 	}
 }
 
-// addLearned adds the learned field to a tool analysed without it.
+// addLearned adds the learned field to a tool analysed without it: the
+// terms its text has get their learned counts in place, the others go to
+// a.lterms. Copying every term into a merged list cost a tenth of the
+// learned build, most of it writing fresh memory.
 func (w *worker) addLearned(a *analysed) {
 	if w.cfg.Weight[FieldLearned] <= 0 {
 		return
@@ -304,20 +309,49 @@ func (w *worker) addLearned(a *analysed) {
 		return // nothing learned: the tool's terms stay as they are
 	}
 	w.a = a
-	w.scratch = w.scratch[:0]
-	for _, tc := range a.terms {
+	w.noteRequests(rs)
+	// slot[id] < nt: term id is a.terms[slot[id]]; from nt: it is
+	// lscratch[slot[id]-nt].
+	nt := int32(len(a.terms))
+	for i, tc := range a.terms {
 		for int(tc.id) >= len(w.slot) {
 			w.slot = append(w.slot, -1)
 		}
-		w.slot[tc.id] = int32(len(w.scratch))
-		w.scratch = append(w.scratch, tc)
+		w.slot[tc.id] = int32(i)
 	}
-	w.countLearned(rs)
-	a.terms = w.termSlab.take(len(w.scratch))
-	copy(a.terms, w.scratch)
-	for _, tc := range w.scratch {
+	ls := w.lscratch[:0]
+	n := 0
+	for _, r := range rs {
+		for _, id := range w.learned.terms[r] {
+			for int(id) >= len(w.slot) {
+				w.slot = append(w.slot, -1)
+			}
+			n++
+			switch p := w.slot[id]; {
+			case p < 0:
+				w.slot[id] = nt + int32(len(ls))
+				ls = append(ls, learnedCount{id, 1})
+			case p < nt:
+				if tf := &a.terms[p].tf[FieldLearned]; *tf < math.MaxUint16 {
+					*tf++
+				}
+			default:
+				if lc := &ls[p-nt]; lc.n < math.MaxUint16 {
+					lc.n++
+				}
+			}
+		}
+	}
+	a.lens[FieldLearned] += float32(n)
+	a.lterms = w.lslab.take(len(ls))
+	copy(a.lterms, ls)
+	for _, tc := range a.terms {
 		w.slot[tc.id] = -1
 	}
+	for _, lc := range ls {
+		w.slot[lc.id] = -1
+	}
+	w.lscratch = ls
 	w.a = nil
 }
 
@@ -326,15 +360,21 @@ func (w *worker) learnedText(d Doc) {
 	w.countLearned(w.learned.requests(d, w.cfg.LearnCap, &w.reqs, w.cfg, w.now))
 }
 
-// countLearned counts the terms of the learned requests rs in FieldLearned.
-func (w *worker) countLearned(rs []int32) {
-	l := w.learned
+// noteRequests records on the tool being analysed how many learned
+// requests rs it has, the trust they earn, and which they are.
+func (w *worker) noteRequests(rs []int32) {
 	w.a.uses = int32(len(rs))
 	w.a.trust = trust(w.cfg, w.reqs.eff)
 	if w.cfg.Neighbours > 0 && len(rs) > 0 {
 		w.a.reqs = w.seqSlab.take(len(rs))
 		copy(w.a.reqs, rs)
 	}
+}
+
+// countLearned counts the terms of the learned requests rs in FieldLearned.
+func (w *worker) countLearned(rs []int32) {
+	l := w.learned
+	w.noteRequests(rs)
 	for _, r := range rs {
 		for _, id := range l.terms[r] {
 			w.count(FieldLearned, id)

@@ -223,11 +223,29 @@ type analysed struct {
 	trust float32
 	// reqs are those requests (learned ids), for the neighbour vote.
 	reqs []int32
+	// lterms are the terms only the learned field has, when the learned
+	// field was added after the tool's own text (worker.addLearned): the
+	// learned counts of terms the text has are in terms. Kept apart, the
+	// text's terms are not copied again, and each entry is half the size.
+	lterms []learnedCount
 }
 
 type termCount struct {
 	id int32 // the analyzer's term number
 	tf [NumFields]uint16
+}
+
+// learnedCount is a term of the learned field alone and its count.
+type learnedCount struct {
+	id int32
+	n  uint16
+}
+
+// termCount is lc as a termCount.
+func (lc learnedCount) termCount() termCount {
+	tc := termCount{id: lc.id}
+	tc.tf[FieldLearned] = lc.n
+	return tc
 }
 
 // posting is one (document, precomputed score contribution) pair.
@@ -311,7 +329,7 @@ func newIndex(docs []Doc, cfg Config, uses []Use) *Index {
 		// added to the tools after.
 		uses = oldestFirst(uses)
 		done := make(chan *usesAnalysis)
-		go func() { done <- analyseUses(ix.an.stem, uses) }()
+		go func() { done <- analyseUses(uses) }()
 		all = ix.analyseAllWith(docs, false)
 		ix.learned.addBulk(uses, remapUses(<-done, ix.an))
 		ix.addLearned(all)
@@ -407,6 +425,9 @@ func (ix *Index) finalize() *snapshot {
 		}
 		for _, tc := range a.terms {
 			local[tc.id]++
+		}
+		for _, lc := range a.lterms {
+			local[lc.id]++
 		}
 		lname := strings.ToLower(a.doc.Name)
 		s.names[lname] = append(s.names[lname], int32(d))
@@ -556,6 +577,15 @@ func (s *snapshot) fillPostings(df []int32, avg [NumFields]float64) {
 				slab[next[id]] = posting{int32(d), imp}
 				next[id]++
 			}
+			for _, lc := range a.lterms {
+				id := s.local[lc.id]
+				imp := float32(s.impact(lc.termCount(), id, norm))
+				if imp == 0 {
+					continue
+				}
+				slab[next[id]] = posting{int32(d), imp}
+				next[id]++
+			}
 		}
 	}
 	mid := n
@@ -570,6 +600,9 @@ func (s *snapshot) fillPostings(df []int32, avg [NumFields]float64) {
 		for _, a := range s.docs[:mid] {
 			for _, tc := range a.terms {
 				second[s.local[tc.id]]++
+			}
+			for _, lc := range a.lterms {
+				second[s.local[lc.id]]++
 			}
 		}
 		secondStart = slices.Clone(second)
@@ -611,4 +644,20 @@ func (s *snapshot) impact(tc termCount, id int32, norm [NumFields]float64) float
 		v += s.cfg.LearnApart * learned * (k1 + 1) / (k1 + learned)
 	}
 	return s.idf[id] * v
+}
+
+// allTerms yields a's terms, those only its learned field has included.
+func (a *analysed) allTerms() func(yield func(termCount) bool) {
+	return func(yield func(termCount) bool) {
+		for _, tc := range a.terms {
+			if !yield(tc) {
+				return
+			}
+		}
+		for _, lc := range a.lterms {
+			if !yield(lc.termCount()) {
+				return
+			}
+		}
+	}
 }

@@ -92,7 +92,7 @@ func (l *learned) add(an *analyzer, uses []Use, touched map[string]bool) {
 	uses = oldestFirst(uses)
 	var pre [][]int32
 	if len(uses) >= parallelUses {
-		pre = remapUses(analyseUses(an.stem, uses), an)
+		pre = remapUses(analyseUses(uses), an)
 	}
 	l.addAnalysed(an, uses, pre, touched)
 }
@@ -272,6 +272,7 @@ func (l *learned) addBulk(uses []Use, pre [][]int32) {
 	}
 	wg.Wait()
 	// Number the requests in the order they were first learned.
+	l.terms = slices.Grow(l.terms, n) // nearly every request of a long-used store is distinct
 	idOf := canon // each head's canonical use becomes its request's id
 	for i := range n {
 		switch c := canon[i]; {
@@ -333,10 +334,10 @@ type usesAnalysis struct {
 }
 
 // analyseUses analyses the requests of uses on every CPU, each worker with
-// its own analyzer (stemmer stem): a store of 100,000 learned pairs is read
+// its own analyzer: a store of 100,000 learned pairs is read
 // at every start. It touches no shared state, so it runs beside the
 // analysis of the catalog.
-func analyseUses(stem func(string) string, uses []Use) *usesAnalysis {
+func analyseUses(uses []Use) *usesAnalysis {
 	out := make([][]int32, len(uses))
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	chunk := (len(uses) + workers - 1) / workers
@@ -347,7 +348,10 @@ func analyseUses(stem func(string) string, uses []Use) *usesAnalysis {
 		if lo >= hi {
 			break
 		}
-		wa := &analyzer{stem: stem, wordID: &wordTable{}, termID: map[string]int32{}, wbuf: make([]byte, 0, 64)}
+		// No stemmer: the workers number words, and remapUses stems each
+		// distinct word once through an's memo, where the catalog's words
+		// already are (each worker stemmed its whole vocabulary before).
+		wa := &analyzer{wordID: &wordTable{}, termID: map[string]int32{}, wbuf: make([]byte, 0, 64)}
 		ans[w] = wa
 		wg.Add(1)
 		go func() {
@@ -377,8 +381,10 @@ func remapUses(ua *usesAnalysis, an *analyzer) [][]int32 {
 			continue
 		}
 		remap := make([]int32, len(wa.termStr))
+		buf := make([]byte, 0, 64)
 		for id, t := range wa.termStr {
-			remap[id] = an.intern(t)
+			buf = append(buf[:0], t...)
+			remap[id] = an.wordTerm(buf) // never -1: the workers leave stop words out too
 		}
 		for i := w * ua.chunk; i < min((w+1)*ua.chunk, len(ua.out)); i++ {
 			for k, id := range ua.out[i] {

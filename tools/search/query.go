@@ -393,7 +393,7 @@ func (s *snapshot) termImpacts(d int32) func(yield func(int32, float64) bool) {
 		for f, v := range s.norm[d] {
 			norm[f] = float64(v)
 		}
-		for _, tc := range s.docs[d].terms {
+		for tc := range s.docs[d].allTerms() {
 			id := s.local[tc.id]
 			if id < 0 {
 				continue

@@ -74,7 +74,11 @@ func (s *snapshot) rerank(scores []float32, qt map[int32]float64, votes map[int3
 		row := contrib[c*len(terms) : (c+1)*len(terms)]
 		var have, all float64
 		norm := &s.norm[d]
-		for _, tc := range s.docs[d].terms {
+		dterms := s.docs[d].terms // the learned-only terms matter for diversity alone
+		if cfg.Diversity > 0 {
+			dterms = slices.Collect(s.docs[d].allTerms())
+		}
+		for _, tc := range dterms {
 			if cfg.Diversity == 0 && tc.tf[FieldName] == 0 {
 				continue // only name terms matter then
 			}
