@@ -272,7 +272,8 @@ func (l *learned) addBulk(uses []Use, pre [][]int32) {
 	}
 	wg.Wait()
 	// Number the requests in the order they were first learned.
-	l.terms = slices.Grow(l.terms, n) // nearly every request of a long-used store is distinct
+	// Nearly every request of a long-used store is distinct.
+	l.terms = slices.Grow(l.terms, n)
 	idOf := canon // each head's canonical use becomes its request's id
 	for i := range n {
 		switch c := canon[i]; {
