@@ -150,8 +150,8 @@ func pairs(ctx context.Context, o Options, n int, urls map[string]string, a, p s
 		if err != nil {
 			return row, err
 		}
-		fmt.Fprintf(o.Progress, "%s %d pair %d: agent %s %d MB (tree %d MB, %d processes; %d requests), %s %s %d MB (tree %d MB, %d processes; %d requests)\n",
-			p.name, n, i, ra.Wall.Round(time.Millisecond), ra.RSSKB/1024, ra.TreeKB/1024, ra.TreeProcs, len(ba),
+		fmt.Fprintf(o.Progress, "%s %d pair %d: agent %s %d MB (file %d, anon %d; tree %d MB, %d processes; %d requests), %s %s %d MB (tree %d MB, %d processes; %d requests)\n",
+			p.name, n, i, ra.Wall.Round(time.Millisecond), ra.RSSKB/1024, ra.FileKB/1024, ra.AnonKB/1024, ra.TreeKB/1024, ra.TreeProcs, len(ba),
 			p.name, rp.Wall.Round(time.Millisecond), rp.RSSKB/1024, rp.TreeKB/1024, rp.TreeProcs, len(bp))
 		row.AgentRequests, row.AgentKB = len(ba), meanKB(ba)
 		row.PeerRequests, row.PeerKB = len(bp), meanKB(bp)

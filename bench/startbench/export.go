@@ -11,8 +11,10 @@ import (
 // peak RSS from its rusage, and with Tree the sampled peak of its whole
 // process tree.
 type RunResult struct {
-	Wall, CPU      time.Duration
-	RSSKB          int64
+	Wall, CPU time.Duration
+	RSSKB     int64
+	// FileKB and AnonKB split the sampled peak (proc.SamplePeak).
+	FileKB, AnonKB int64
 	TreeKB         int64
 	TreeProcs      int
 	Stdout, Stderr string
@@ -27,7 +29,7 @@ func RunProgram(ctx context.Context, bin string, args, env []string, tree bool) 
 		env = append(env[:len(env):len(env)], proc.TreeEnv+"=1")
 	}
 	s, err := runAgent(ctx, bin, args, env, nil)
-	return RunResult{Wall: s.wall, CPU: s.cpu, RSSKB: s.rssKB, TreeKB: s.treeKB, TreeProcs: s.treeProcs,
+	return RunResult{Wall: s.wall, CPU: s.cpu, RSSKB: s.rssKB, FileKB: s.peak.File, AnonKB: s.peak.Anon, TreeKB: s.treeKB, TreeProcs: s.treeProcs,
 		Stdout: s.stdout, Stderr: s.stderr}, err
 }
 
