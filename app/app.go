@@ -360,7 +360,7 @@ func (a *App) attachMCP(ctx context.Context, model string, onEvent func(mcptools
 		// goes out (the session's BeforeSend), not while the run is set up;
 		// with NoMCP never: the cached catalogs render the tools array.
 		DeferStart: !a.opts.Interactive,
-		OAuth:      oauthOptions(a.settings, a.opts.SignIn)})
+		OAuth:      a.runOAuthOptions()})
 	if err != nil {
 		return err
 	}

@@ -42,6 +42,16 @@ func oauthOptions(s Settings, prompt io.Writer) oauth.Options {
 	return o
 }
 
+// runOAuthOptions are the run's own: in the TUI a server that needs a
+// sign-in names /mcp login, which signs in without leaving it.
+func (a *App) runOAuthOptions() oauth.Options {
+	o := oauthOptions(a.settings, a.opts.SignIn)
+	if a.opts.Interactive {
+		o.Login = "/mcp login"
+	}
+	return o
+}
+
 // signInError is the first start failure of a server that needs a sign-in
 // the run could not get: a -p run ends with it (exit 1).
 func signInError(m *mcptools.Manager) error {

@@ -104,7 +104,8 @@ func TestNoTokenAfterLoginAndCallsInTmux(t *testing.T) {
 }
 
 // #32: /mcp login in the TUI. A server that needs a sign-in is shown
-// failed with a line naming the command; /mcp login signs in through
+// failed with a line naming /mcp login (not the shell's agent mcp login,
+// which meant leaving the TUI); /mcp login signs in through
 // $BROWSER and reconnects it, and its tool then answers. The run's own
 // sign-in was read at start: the reconnect used to find no token still,
 // and the tool went on failing with "needs a sign-in".
@@ -117,7 +118,7 @@ func TestMCPLoginInTUIInTmux(t *testing.T) {
 		anthropictest.Turn{Call: "remote__whoami", Input: map[string]any{}},
 		anthropictest.Turn{Text: "The server answered."})
 	ts := startTmux(t, env, "--mcp-config", cfg, "--mcp", "remote", "--provider", "anthropic", "--base-url", fake.URL)
-	ts.waitFor("MCP server remote needs a sign-in", "agent mcp login remote")
+	ts.waitFor("MCP server remote needs a sign-in", "run `/mcp login remote`")
 	ts.send("/mcp login remote", "Enter")
 	ts.waitFor("MCP server remote: running, 1 tools")
 	ts.send("who am I?", "Enter")

@@ -116,14 +116,14 @@ func (a *Authorizer) idToken() (string, error) {
 		v = strings.TrimSpace(string(b))
 	}
 	if v == "" {
-		return "", &SignInError{Server: a.name, Reason: "the file of oauth.idp.id_token is empty"}
+		return "", a.signInError("the file of oauth.idp.id_token is empty")
 	}
 	claims, err := idClaims(v)
 	if err != nil {
 		return "", fmt.Errorf("oauth.idp.id_token of %s is not a JWT (an OpenID Connect ID token)", a.name)
 	}
 	if claims.ExpiresAt != nil && time.Now().After(claims.ExpiresAt.Time) {
-		return "", &SignInError{Server: a.name, Reason: fmt.Sprintf("the ID token in oauth.idp.id_token expired at %s: get a new one from the IdP", claims.ExpiresAt.UTC().Format(time.RFC3339))}
+		return "", a.signInError(fmt.Sprintf("the ID token in oauth.idp.id_token expired at %s: get a new one from the IdP", claims.ExpiresAt.UTC().Format(time.RFC3339)))
 	}
 	return v, nil
 }

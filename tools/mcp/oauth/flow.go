@@ -52,7 +52,7 @@ func (a *Authorizer) authorize(ctx context.Context, ch challenge, extra []string
 		return a.keep(c, d, tok)
 	}
 	if a.opts.Prompt == nil {
-		return &SignInError{Server: a.name}
+		return a.signInError("")
 	}
 	if d.as.discovered && !slices.Contains(d.as.CodeChallengeMethodsSupported, "S256") {
 		// MCP authorization §PKCE: without S256 advertised the flow MUST NOT go on.
@@ -262,7 +262,7 @@ func (a *Authorizer) await(ctx context.Context, ln net.Listener, state string, o
 		return r.code, r.err
 	case <-ctx.Done():
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return "", &SignInError{Server: a.name, Reason: fmt.Sprintf("no sign-in within %s (oauth_timeout)", a.opts.Timeout)}
+			return "", a.signInError(fmt.Sprintf("no sign-in within %s (oauth_timeout)", a.opts.Timeout))
 		}
 		return "", ctx.Err()
 	}

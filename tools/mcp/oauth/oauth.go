@@ -59,6 +59,10 @@ type Options struct {
 	ClientName string
 	// HTTP makes the metadata, registration and token requests.
 	HTTP *http.Client
+	// Login is the command a SignInError tells the user to run, followed
+	// by the server's name: "/mcp login" in the TUI; "" is the shell's
+	// "agent mcp login".
+	Login string
 }
 
 // ErrSignInRequired is the kind of SignInError.
@@ -69,6 +73,8 @@ type SignInError struct {
 	Server string
 	// Reason says why, in a few words ("no sign-in within 2m0s").
 	Reason string
+	// Login is the command that signs in (Options.Login).
+	Login string
 }
 
 func (e *SignInError) Error() string {
@@ -76,7 +82,16 @@ func (e *SignInError) Error() string {
 	if e.Reason != "" {
 		r = " (" + e.Reason + ")"
 	}
-	return fmt.Sprintf("MCP server %s needs a sign-in%s: run `agent mcp login %s`", e.Server, r, e.Server)
+	login := e.Login
+	if login == "" {
+		login = "agent mcp login"
+	}
+	return fmt.Sprintf("MCP server %s needs a sign-in%s: run `%s %s`", e.Server, r, login, e.Server)
+}
+
+// signInError is the server's SignInError, naming the run's login command.
+func (a *Authorizer) signInError(reason string) *SignInError {
+	return &SignInError{Server: a.name, Reason: reason, Login: a.opts.Login}
 }
 
 func (e *SignInError) Is(target error) bool { return target == ErrSignInRequired }

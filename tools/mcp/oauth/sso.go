@@ -38,7 +38,7 @@ func (a *Authorizer) ssoIDToken(ctx context.Context, im serverMetadata, c *clien
 		// A refused refresh token: sign in again.
 	}
 	if a.opts.Prompt == nil {
-		return "", &SignInError{Server: a.name, Reason: "sign in at the IdP " + im.Issuer + " first"}
+		return "", a.signInError("sign in at the IdP " + im.Issuer + " first")
 	}
 	if im.AuthorizationEndpoint == "" {
 		return "", fmt.Errorf("the IdP %s has no authorization_endpoint: set oauth.idp.id_token", im.Issuer)

@@ -64,7 +64,7 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			ch := parseChallenge(resp.Header)
 			discard(resp)
 			if retried {
-				return nil, &SignInError{Server: t.a.name, Reason: "the server refused the new token"}
+				return nil, t.a.signInError("the server refused the new token")
 			}
 			retried = true
 			if err := t.a.recover(ctx, tok, ch); err != nil {
@@ -122,7 +122,7 @@ func (a *Authorizer) recover(ctx context.Context, used string, ch challenge) err
 	if a.rec.Token != nil {
 		reason = "the server no longer accepts the stored token"
 	}
-	return &SignInError{Server: a.name, Reason: reason}
+	return a.signInError(reason)
 }
 
 // stepUp signs in again asking for the scopes the 403 names on top of those
@@ -136,7 +136,7 @@ func (a *Authorizer) stepUp(ctx context.Context, ch challenge) error {
 		granted = strings.Fields(a.rec.Token.Scope)
 	}
 	if !a.machineGrant() && a.opts.Prompt == nil {
-		return &SignInError{Server: a.name, Reason: "the server asks for more scope: " + ch.Scope}
+		return a.signInError("the server asks for more scope: " + ch.Scope)
 	}
 	sctx, done := signInContext(ctx)
 	defer done()
