@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"strconv"
-	"sync"
 	"time"
 )
 
@@ -62,43 +61,23 @@ const MemoryInterval = 2 * time.Millisecond
 // written there.
 func SamplePeak(pid int, smaps string) (stop func() Memory) {
 	var (
-		mu   sync.Mutex
 		peak Memory
 		maps []byte
 	)
-	done := make(chan struct{})
-	ended := make(chan struct{})
-	go func() {
-		defer close(ended)
-		t := time.NewTicker(MemoryInterval)
-		defer t.Stop()
-		for {
-			if m, ok := ReadMemory(pid); ok {
-				var s []byte
-				if smaps != "" && m.RSS > peak.RSS {
-					s, _ = os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps")
-				}
-				mu.Lock()
-				if m.RSS > peak.RSS {
-					peak = m
-					if s != nil {
-						maps = s
-					}
-				}
-				mu.Unlock()
-			}
-			select {
-			case <-done:
-				return
-			case <-t.C:
+	end := every(MemoryInterval, func() {
+		m, ok := ReadMemory(pid)
+		if !ok || m.RSS <= peak.RSS {
+			return
+		}
+		peak = m
+		if smaps != "" {
+			if s, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps"); err == nil {
+				maps = s
 			}
 		}
-	}()
+	})
 	return func() Memory {
-		close(done)
-		<-ended
-		mu.Lock()
-		defer mu.Unlock()
+		end()
 		if smaps != "" && maps != nil {
 			_ = os.WriteFile(smaps, maps, 0o600)
 		}

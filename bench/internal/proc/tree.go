@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
 )
 
@@ -22,21 +21,28 @@ const TreeInterval = 10 * time.Millisecond
 // SampleTree samples the RSS of pid and its descendants until the returned
 // stop is called, which gives the peak.
 func SampleTree(pid int) (stop func() TreePeak) {
-	var (
-		mu   sync.Mutex
-		peak TreePeak
-	)
-	done := make(chan struct{})
-	ended := make(chan struct{})
+	var peak TreePeak
+	end := every(TreeInterval, func() {
+		kb, n := TreeRSS(pid)
+		peak.KB, peak.Procs = max(peak.KB, kb), max(peak.Procs, n)
+	})
+	return func() TreePeak {
+		end()
+		return peak
+	}
+}
+
+// every calls f now and then every interval, on a goroutine of its own,
+// until the returned stop is called; stop returns once the last call has
+// returned, so what f wrote may then be read without a lock.
+func every(interval time.Duration, f func()) (stop func()) {
+	done, ended := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(ended)
-		t := time.NewTicker(TreeInterval)
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
-			kb, n := TreeRSS(pid)
-			mu.Lock()
-			peak.KB, peak.Procs = max(peak.KB, kb), max(peak.Procs, n)
-			mu.Unlock()
+			f()
 			select {
 			case <-done:
 				return
@@ -44,12 +50,9 @@ func SampleTree(pid int) (stop func() TreePeak) {
 			}
 		}
 	}()
-	return func() TreePeak {
+	return func() {
 		close(done)
 		<-ended
-		mu.Lock()
-		defer mu.Unlock()
-		return peak
 	}
 }
 

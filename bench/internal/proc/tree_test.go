@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -43,5 +44,21 @@ func TestTreeRSSCountsDescendants(t *testing.T) {
 	_ = cmd.Wait()
 	if p.Procs != 2 || p.KB <= self {
 		t.Fatalf("tree with a child: %+v, own %d KB", p, self)
+	}
+}
+
+// The sampled peak splits into file-backed and anonymous pages, and with
+// a path the smaps of that reading is written there.
+func TestSamplePeakSplits(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	path := t.TempDir() + "/peak.smaps"
+	p := SamplePeak(os.Getpid(), path)()
+	if p.RSS <= 0 || p.File <= 0 || p.Anon <= 0 || p.File+p.Anon > p.RSS+1024 {
+		t.Fatalf("peak %+v", p)
+	}
+	if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), "Rss:") {
+		t.Fatalf("smaps at the peak: %v", err)
 	}
 }
