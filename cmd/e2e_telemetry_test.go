@@ -168,12 +168,7 @@ func checkSubagentSpans(t *testing.T, rcv *otlptest.Receiver, children ...string
 // span under the turn's, with error status and the error's kind, as the
 // turn's span is.
 func TestPrintTelemetryFailedRequest(t *testing.T) {
-	isolate(t)
-	rcv := otlptest.Start(t, "http/protobuf")
-	for k, v := range rcv.Env() {
-		t.Setenv(k, v)
-	}
-	fake := anthropictest.NewServer(t)
+	rcv, fake := telemetryRun(t)
 	refused := anthropictest.Error(400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum")
 	fake.Script = anthropictest.NewScript(anthropictest.Turn{Reply: &refused})
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "AGENT_ENABLE_TELEMETRY": "1"}
@@ -218,12 +213,7 @@ func TestPrintTelemetryFailedRequest(t *testing.T) {
 // span for agent sessions compact, under the turn's span for an automatic
 // compaction (the turn then goes on and answers).
 func TestTelemetryFailedCompaction(t *testing.T) {
-	isolate(t)
-	rcv := otlptest.Start(t, "http/protobuf")
-	for k, v := range rcv.Env() {
-		t.Setenv(k, v)
-	}
-	fake := anthropictest.NewServer(t)
+	rcv, fake := telemetryRun(t)
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "AGENT_ENABLE_TELEMETRY": "1"}
 	db := filepath.Join(t.TempDir(), "agent.db")
 	cfg := writeJSON(t, "config.json", map[string]any{"auto_compact": 0.5,
@@ -276,4 +266,16 @@ func TestTelemetryFailedCompaction(t *testing.T) {
 	if chat.Attrs["error.type"] != "bad request" || parent.GetStatus().GetCode() == tracepb.Status_STATUS_CODE_ERROR {
 		t.Errorf("auto compaction: chat %v %v, turn %v", chat.GetStatus(), chat.Attrs, parent.GetStatus())
 	}
+}
+
+// telemetryRun isolates a test run with telemetry going to a local
+// http/protobuf receiver, and an Anthropic fake.
+func telemetryRun(t *testing.T) (*otlptest.Receiver, *anthropictest.Server) {
+	t.Helper()
+	isolate(t)
+	rcv := otlptest.Start(t, "http/protobuf")
+	for k, v := range rcv.Env() {
+		t.Setenv(k, v)
+	}
+	return rcv, anthropictest.NewServer(t)
 }
