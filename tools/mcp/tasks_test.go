@@ -226,3 +226,38 @@ func TestTaskResultLost(t *testing.T) {
 		t.Errorf("tasks/result asked %d times, want 2", asked)
 	}
 }
+
+// TestClientCapabilitiesByTransport: the client declares roots, sampling,
+// elicitation and tasks where it can answer a server's requests, and
+// nothing over SSE, whose mcp-go transport drops them.
+func TestClientCapabilitiesByTransport(t *testing.T) {
+	t.Parallel()
+	for _, typ := range []string{config.MCPHTTP, config.MCPSSE} {
+		t.Run(typ, func(t *testing.T) {
+			t.Parallel()
+			got := make(chan mcpgo.ClientCapabilities, 1)
+			hooks := &server.Hooks{}
+			hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcpgo.InitializeRequest, _ *mcpgo.InitializeResult) {
+				got <- req.Params.Capabilities
+			})
+			s := server.NewMCPServer("caps", "1.0.0", server.WithToolCapabilities(true), server.WithHooks(hooks))
+			s.AddTool(mcpgo.NewTool("noop"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+				return mcpgo.NewToolResultText("ok"), nil
+			})
+			url := serveStreamable(t, s)
+			if typ == config.MCPSSE {
+				url = serveSSE(t, s)
+			}
+			startRegistered(t, Options{}, config.MCPServer{Name: "caps", Type: typ, URL: url})
+			caps := <-got
+			full := caps.Roots != nil && caps.Sampling != nil && caps.Elicitation != nil && caps.Elicitation.URL != nil &&
+				caps.Tasks != nil && caps.Tasks.List != nil && caps.Tasks.Cancel != nil && caps.Tasks.Requests != nil &&
+				caps.Tasks.Requests.Sampling != nil && caps.Tasks.Requests.Sampling.CreateMessage != nil &&
+				caps.Tasks.Requests.Elicitation != nil && caps.Tasks.Requests.Elicitation.Create != nil
+			empty := caps.Roots == nil && caps.Sampling == nil && caps.Elicitation == nil && caps.Tasks == nil
+			if typ == config.MCPHTTP && !full || typ == config.MCPSSE && !empty {
+				t.Errorf("%s: declared %+v", typ, caps)
+			}
+		})
+	}
+}
