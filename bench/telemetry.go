@@ -5,7 +5,6 @@ import (
 	"flag"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/agent-dev/agent/bench/telemetrybench"
@@ -24,15 +23,11 @@ func runTelemetry(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "telemetrybench-bin-")
+	bin, done, err := buildRelease(root)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "agent")
-	if err := buildAgent(root, bin); err != nil {
-		return err
-	}
+	defer done()
 	rep, err := telemetrybench.Run(context.Background(), telemetrybench.Options{Agent: bin, Runs: *runs, Progress: os.Stderr})
 	if err != nil {
 		return err

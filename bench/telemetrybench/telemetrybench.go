@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/agent-dev/agent/bench/internal/faket"
+	"github.com/agent-dev/agent/bench/startbench"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 	"github.com/agent-dev/agent/telemetry/otlptest"
 )
@@ -135,18 +135,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// runOnce runs the agent once and returns its wall and CPU time and its
-// peak RSS in MiB.
+// runOnce runs the agent once under the start bench's wrapper (whose
+// ru_maxrss is the agent's own, not the bench's) and returns its wall and
+// CPU time and its peak RSS in MiB.
 func runOnce(ctx context.Context, bin string, args, env []string) (time.Duration, time.Duration, float64, error) {
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = env
-	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	wall := time.Since(start)
+	r, err := startbench.RunProgram(ctx, bin, args, env, false)
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("%v: %s", err, out)
+		return 0, 0, 0, err
 	}
-	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), peakMiB(cmd.ProcessState), nil
+	return r.Wall, r.CPU, float64(r.RSSKB) / 1024, nil
 }
 
 // echoServer serves one MCP tool, echo, over streamable HTTP.
