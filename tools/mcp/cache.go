@@ -254,7 +254,6 @@ func (c *conn) saveCached(list []rawTool, listHash string, si serverInfo, info s
 	c.m.saves.Add(1)
 	go func() {
 		defer c.m.saves.Done()
-		c.m.holdWrite()
 		c.writeCatalog(list, listHash, si, info, extras)
 	}()
 }

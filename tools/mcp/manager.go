@@ -74,8 +74,7 @@ type Options struct {
 	// with a cached list) start only when StartDeferred is called (the app
 	// does so as its first request goes out) or a tool of theirs is called:
 	// their processes and listings, megabytes at thousands of tools, then
-	// do not compete with the first request for CPU and memory. The
-	// catalog cache's writes of the lists Start waited for wait too.
+	// do not compete with the first request for CPU and memory.
 	DeferStart bool
 	// Host answers servers' elicitation and sampling requests (client.go);
 	// nil declines them.
@@ -186,27 +185,12 @@ type Manager struct {
 	procs procs // stdio servers' running processes
 
 	startGate chan struct{} // closed by StartDeferred (Options.DeferStart)
-	closing   chan struct{} // closed as Close begins
 	startOnce sync.Once
 }
 
 // StartDeferred starts the servers waiting under Options.DeferStart; lazy
 // servers (config "start") keep waiting for a call of one of their tools.
 func (m *Manager) StartDeferred() { m.startOnce.Do(func() { close(m.startGate) }) }
-
-// holdWrite waits, under Options.DeferStart (a run without a UI), until
-// the first request has gone out (StartDeferred) or the manager closes:
-// writing a listed catalog to the cache, megabytes at thousands of tools,
-// then runs while the provider answers instead of before the request.
-func (m *Manager) holdWrite() {
-	if !m.opts.DeferStart {
-		return
-	}
-	select {
-	case <-m.startGate:
-	case <-m.closing:
-	}
-}
 
 // lazy reports whether c, its tool list cached, starts only when one of
 // its tools is called: the default ("start" unset or "lazy"); "eager"
@@ -241,7 +225,7 @@ func NewManager(servers []config.MCPServer, opts Options) *Manager {
 	if opts.ClientVersion == "" {
 		opts.ClientVersion = "dev"
 	}
-	m := &Manager{opts: opts, log: opts.Logger, pending: map[string]bool{}, startGate: make(chan struct{}), closing: make(chan struct{})}
+	m := &Manager{opts: opts, log: opts.Logger, pending: map[string]bool{}, startGate: make(chan struct{})}
 	if m.log == nil {
 		m.log = slog.Default()
 	}
@@ -519,7 +503,6 @@ func (m *Manager) Close() error {
 	}
 	m.closed = true
 	m.mu.Unlock()
-	close(m.closing)
 	// The processes running now have their groups killed after the grace
 	// period even if the leader exits within it: what it started in its
 	// group (a server under npx, a shell's children) would be left behind.
