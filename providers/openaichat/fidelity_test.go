@@ -165,10 +165,22 @@ func TestGeminiSchemaDialect(t *testing.T) {
 		Schema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","additionalProperties":false,"properties":{"mode":{"const":"fast"},"n":{"type":"integer","enum":[1,2]}}}`)}, nil)); err != nil {
 		t.Fatal(err)
 	}
+	// What Gemini answers with "should be non-empty for OBJECT type": a
+	// function without parameters, a free-form object parameter.
+	if err := s.Tools().Add(nil, toolOf(agent.ToolDef{Name: "now", Description: "The time", Schema: json.RawMessage(`{"type":"object","properties":{}}`)}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Tools().Add(nil, toolOf(agent.ToolDef{Name: "launch", Description: "Launch",
+		Schema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"},"launchOptions":{"type":"object","description":"Puppeteer options"}}}`)}, nil)); err != nil {
+		t.Fatal(err)
+	}
 	run(t, s, "hi")
 	r := noRejection(t, fake)[0]
 	if !bytes.Contains(r.Body, []byte(`"mode":{"enum":["fast"],"type":"string"}`)) || bytes.Contains(r.Body, []byte("additionalProperties")) {
 		t.Errorf("schema not in Gemini's subset: %s", r.Body)
+	}
+	if !bytes.Contains(r.Body, []byte(`{"name":"now","description":"The time"}`)) || !bytes.Contains(r.Body, []byte(`"launchOptions":{"description":"Puppeteer options"}`)) {
+		t.Errorf("objects without properties sent: %s", r.Body)
 	}
 	body := []byte(`{"model":"gemini-2.5-flash","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","additionalProperties":false}}}]}`)
 	if err := chattest.Check(body, false); err == nil || !strings.Contains(err.Error(), `Unknown name "additionalProperties"`) {

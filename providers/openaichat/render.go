@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/internal/noimages"
 	"github.com/agent-dev/agent/providers/provider"
 	toolschema "github.com/agent-dev/agent/tools/schema"
@@ -40,6 +41,13 @@ func searchToolFor(req *agent.Request) string {
 const searchToolDef = `{"type":"function","function":{"name":"tool_search","description":"` + searchToolDescription + `","parameters":{"type":"object","properties":{"query":{"type":"string","description":"Keywords, select:NAME,NAME, or /regex/."},"limit":{"type":"integer","minimum":1,"description":"Maximum number of tools to return (default 5)."}},"required":["query"]}}}`
 
 const callToolDef = `{"type":"function","function":{"name":"tool_call","description":"Run a tool found by tool_search. Give the tool's exact name and its arguments as a JSON object matching the input schema tool_search returned.","parameters":{"type":"object","properties":{"name":{"type":"string","description":"Exact tool name, as returned by tool_search."},"arguments":{"type":"object","description":"Arguments for the tool, matching its input schema."}},"required":["name","arguments"]}}}`
+
+// callToolDefText is tool_call for models that read Gemini's schema
+// dialect: Gemini answers a free-form object parameter with a 400
+// ("properties: should be non-empty for OBJECT type"), so the arguments
+// travel as JSON text, as the native Gemini adapter sends them (unwrapCall
+// reads both forms).
+const callToolDefText = `{"type":"function","function":{"name":"tool_call","description":"Run a tool found by tool_search. Give the tool's exact name and its arguments as a JSON object text matching the input schema tool_search returned, e.g. {\"city\": \"Oslo\"}.","parameters":{"type":"object","properties":{"name":{"type":"string","description":"Exact tool name, as returned by tool_search."},"arguments":{"type":"string","description":"The tool's arguments: a JSON object, as text."}},"required":["name","arguments"]}}}`
 
 // wire types of the request and response messages.
 type wireFunc struct {
@@ -183,10 +191,16 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 		// The model's dialect (Gemini's subset); the original stays what
 		// the arguments are checked against.
 		schema = toolschema.For(string(caps.SchemaDialect), schema)
+		if caps.SchemaDialect == models.DialectGemini && !hasProperties(schema) {
+			// Gemini answers an object without properties with a 400
+			// ("should be non-empty for OBJECT type"); a function that
+			// takes nothing is declared without parameters.
+			schema = nil
+		}
 		fn := struct {
 			Name        string          `json:"name"`
 			Description string          `json:"description,omitempty"`
-			Parameters  json.RawMessage `json:"parameters"`
+			Parameters  json.RawMessage `json:"parameters,omitempty"`
 		}{wn, t.Description, schema}
 		b, err := json.Marshal(struct {
 			Type     string `json:"type"`
@@ -212,7 +226,11 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 		defs = append(defs, c.String())
 	}
 	if mode == agent.SearchClient {
-		defs = append(defs, searchToolFor(req), callToolDef)
+		call := callToolDef
+		if caps.SchemaDialect == models.DialectGemini {
+			call = callToolDefText
+		}
+		defs = append(defs, searchToolFor(req), call)
 	}
 	if len(defs) > 0 {
 		r.tools = []byte("[" + strings.Join(defs, ",") + "]")
@@ -264,6 +282,14 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 	}
 	r.body = b.Bytes()
 	return r, nil
+}
+
+// hasProperties reports whether a schema declares at least one property.
+func hasProperties(schema json.RawMessage) bool {
+	var top struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	return json.Unmarshal(schema, &top) == nil && len(top.Properties) > 0
 }
 
 func writeJSON(b *bytes.Buffer, v any) {

@@ -35,10 +35,52 @@ func ToGemini(schema json.RawMessage) json.RawMessage {
 		return schema
 	}
 	out := geminiNode(root, root, 0)
-	if out == nil {
+	if out == nil || out["type"] == nil && out["anyOf"] == nil {
+		// No parameters (or none Gemini can declare): the caller leaves
+		// the declaration's parameters out.
 		out = map[string]any{"type": "object", "properties": map[string]any{}}
 	}
 	return encode(out)
+}
+
+// freeForm turns what Gemini cannot declare into what it takes, for a node
+// below the root. An OBJECT needs properties ("should be non-empty for
+// OBJECT type": a map has no presence in its proto, so {"type":"object"}
+// is the same as empty properties), and properties and required are
+// "only allowed for OBJECT type". A free-form object loses its type, as
+// LiteLLM sends it (BerriAI/litellm#18237), so the model still passes an
+// object. enum is only allowed for STRING, format only for STRING, NUMBER
+// and INTEGER.
+func freeForm(out map[string]any) {
+	props, _ := out["properties"].(map[string]any)
+	if out["type"] != "object" {
+		delete(out, "properties")
+		delete(out, "required")
+	} else if len(props) == 0 {
+		delete(out, "type")
+		delete(out, "properties")
+		delete(out, "required")
+	}
+	if f, ok := out["format"]; ok && f != "enum" {
+		switch out["type"] {
+		case "string", "number", "integer":
+		default:
+			delete(out, "format")
+		}
+	}
+}
+
+// typedItems is what an array's items become: Gemini answers items with no
+// type "items: missing field." (anomalyco/opencode#11952), so an item
+// schema that has none (any value, a free-form object) is read as text.
+func typedItems(it map[string]any) map[string]any {
+	if it == nil {
+		return map[string]any{"type": "string"}
+	}
+	if it["type"] == nil && it["anyOf"] == nil {
+		it["type"] = "string"
+	}
+	return it
 }
 
 func geminiNode(n any, root map[string]any, depth int) map[string]any {
@@ -95,6 +137,21 @@ func geminiNode(n any, root map[string]any, depth int) map[string]any {
 				}
 				if g := geminiNode(alt, root, depth+1); g != nil {
 					alts = append(alts, g)
+				}
+			}
+			if len(alts) > 1 {
+				// An alternative Gemini cannot declare (a free-form
+				// object) is left out while others remain.
+				var typed []any
+				for _, a := range alts {
+					am := a.(map[string]any)
+					freeForm(am)
+					if am["type"] != nil || am["anyOf"] != nil {
+						typed = append(typed, am)
+					}
+				}
+				if len(typed) > 0 {
+					alts = typed
 				}
 			}
 			switch {
@@ -159,6 +216,7 @@ func geminiNode(n any, root map[string]any, depth int) map[string]any {
 			conv := map[string]any{}
 			for name, p := range props {
 				if g := geminiNode(p, root, depth+1); g != nil {
+					freeForm(g)
 					conv[name] = g
 				} else {
 					conv[name] = map[string]any{}
@@ -169,12 +227,14 @@ func geminiNode(n any, root map[string]any, depth int) map[string]any {
 			switch it := v.(type) {
 			case map[string]any:
 				if g := geminiNode(it, root, depth+1); g != nil {
-					out["items"] = g
+					freeForm(g)
+					out["items"] = typedItems(g)
 				}
 			case []any: // tuple form: the first item's schema
 				if len(it) > 0 {
 					if g := geminiNode(it[0], root, depth+1); g != nil {
-						out["items"] = g
+						freeForm(g)
+						out["items"] = typedItems(g)
 					}
 				}
 			}

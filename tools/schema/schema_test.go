@@ -58,6 +58,17 @@ func TestToGemini(t *testing.T) {
 		{`{"type":"object","properties":{"t":{"type":"array"}},"patternProperties":{"^x":{}},"examples":[{}]}`,
 			`{"properties":{"t":{"items":{"type":"string"},"type":"array"}},"type":"object"}`},
 		{`{"type":"object","properties":{"node":{"$ref":"#"}}}`, ""}, // recursive: cut, not looped
+		// What Gemini answers with a 400 (geminitest.SchemaRules): a
+		// free-form object keeps no type, an untyped item becomes text,
+		// properties/required/format only where their type allows.
+		{`{"type":"object","properties":{"opts":{"type":"object","description":"Options","additionalProperties":true}}}`,
+			`{"properties":{"opts":{"description":"Options"}},"type":"object"}`},
+		{`{"type":"object","properties":{"rows":{"type":"array","items":{"type":"object"}},"any":{"type":"array","items":{}}}}`,
+			`{"properties":{"any":{"items":{"type":"string"},"type":"array"},"rows":{"items":{"type":"string"},"type":"array"}},"type":"object"}`},
+		{`{"type":"object","properties":{"data":{"type":"string","properties":{"a":{"type":"string"}},"required":["a"]},"rgb":{"type":"array","format":"date-time","items":{"type":"integer"}}}}`,
+			`{"properties":{"data":{"type":"string"},"rgb":{"items":{"type":"integer"},"type":"array"}},"type":"object"}`},
+		{`{"type":"object","properties":{"f":{"anyOf":[{"type":"object"},{"type":"string"},{"type":"integer"}]}}}`,
+			`{"properties":{"f":{"anyOf":[{"type":"string"},{"type":"integer"}]}},"type":"object"}`},
 	}
 	for _, c := range cases {
 		got := string(ToGemini(json.RawMessage(c.in)))

@@ -295,6 +295,9 @@ func (s *Server) validate(raw []byte, model string, b *body_) string {
 				if msg := checkSchema(d.Parameters, at+".parameters"); msg != "" {
 					return msg
 				}
+				if msg := SchemaRules(d.Parameters, at+".parameters"); msg != "" {
+					return msg
+				}
 			}
 		}
 	}

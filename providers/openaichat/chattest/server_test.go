@@ -54,6 +54,12 @@ func TestRejects(t *testing.T) {
 		{"unknown field", `{"model":"m","messages":[{"role":"user","content":"x"}],"think":true}`, "Unrecognized request argument supplied: think"},
 		{"reasoning_content", `{"model":"m","messages":[{"role":"assistant","content":"a","reasoning_content":"r"}]}`, "('reasoning_content' was unexpected)"},
 		{"no model", `{"messages":[{"role":"user","content":"x"}]}`, "you must provide a model parameter"},
+		// Gemini's OpenAI-compatible endpoint declares the functions to
+		// Gemini, whose schema rules apply (geminitest.SchemaRules).
+		{"gemini empty object", `{"model":"gemini-2.5-flash","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{}}}}]}`,
+			"* GenerateContentRequest.tools[0].function_declarations[0].parameters.properties: should be non-empty for OBJECT type"},
+		{"gemini free-form object", `{"model":"gemini-2.5-flash","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"a":{"type":"string"}}}}},{"type":"function","function":{"name":"g","parameters":{"type":"object","properties":{"arguments":{"type":"object"}}}}}]}`,
+			"function_declarations[1].parameters.properties[arguments].properties: should be non-empty for OBJECT type"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agent-dev/agent/models"
+	"github.com/agent-dev/agent/providers/gemini/geminitest"
 	"github.com/agent-dev/agent/providers/internal/imagecheck"
 )
 
@@ -374,9 +375,20 @@ func (s *Server) validateModel(body []byte, req *ChatRequest, raws []map[string]
 			} `json:"function"`
 		}
 		_ = json.Unmarshal(req.Tools, &defs)
+		var raws []struct {
+			Function struct {
+				Parameters json.RawMessage `json:"parameters"`
+			} `json:"function"`
+		}
+		_ = json.Unmarshal(req.Tools, &raws)
 		for i, d := range defs {
 			if k := geminiUnknown(d.Function.Parameters); k != "" {
 				return bad(fmt.Sprintf("tools[%d]", i), "Invalid JSON payload received. Unknown name \"%s\" at 'tools[%d].function_declarations[0].parameters': Cannot find field.", k, i)
+			}
+			// The endpoint declares the functions to Gemini, whose schema
+			// rules then apply.
+			if msg := geminitest.SchemaRules(raws[i].Function.Parameters, fmt.Sprintf("tools[0].function_declarations[%d].parameters", i)); msg != "" {
+				return bad("", "%s", msg)
 			}
 		}
 	}
