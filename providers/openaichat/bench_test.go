@@ -40,8 +40,9 @@ func catalog(tb testing.TB) []agent.ToolDef {
 }
 
 // The real catalog, sent eagerly (off) and behind tool_search (client):
-// every name is acceptable to the strict fake, and the client-mode tools
-// array is a small fraction of the eager one.
+// every name is acceptable to the strict fake, the whole of it eagerly is
+// over OpenAI's 128 tools, and the client-mode tools array is a small
+// fraction of the eager one.
 func TestCatalogToolsSize(t *testing.T) {
 	cat := catalog(t)
 	p := New(Options{})
@@ -49,8 +50,18 @@ func TestCatalogToolsSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := chattest.Check(off.body, false); err != nil {
-		t.Fatalf("eager catalog rejected: %v", err)
+	if err := chattest.Check(off.body, false); err == nil || !strings.Contains(err.Error(), "array too long") {
+		t.Fatalf("%d tools eagerly: %v, want OpenAI's array_above_max_length", len(cat)+1, err)
+	}
+	for i := 0; i < len(cat); i += chattest.MaxTools {
+		part := cat[i:min(i+chattest.MaxTools, len(cat))]
+		r, err := p.render(&agent.Request{Model: "m", Tools: part, Messages: []agent.Message{user("x")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := chattest.Check(r.body, false); err != nil {
+			t.Fatalf("catalog tools %d-%d rejected: %v", i, i+len(part), err)
+		}
 	}
 	client, err := p.render(&agent.Request{Model: "m", Tools: []agent.ToolDef{readFile}, Deferred: cat, Messages: []agent.Message{user("x")}})
 	if err != nil {

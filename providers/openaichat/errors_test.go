@@ -2,6 +2,7 @@ package openaichat
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -170,5 +171,26 @@ func TestShortCallIDsInRaw(t *testing.T) {
 	}
 	if err := chattest.Check(r.body, false); err != nil {
 		t.Error(err)
+	}
+}
+
+// Over 128 tools the API answers 400 array_above_max_length (the fake's
+// rule); the error says how to stay under it.
+func TestTooManyToolsSaysDefer(t *testing.T) {
+	fake := chattest.NewServer(t)
+	fake.Script(chattest.Text("ok"))
+	p := New(Options{Name: "openai", BaseURL: fake.BaseURL()})
+	req := &agent.Request{Model: "gpt-4.1", Messages: []agent.Message{user("x")}, Search: agent.SearchOff}
+	for i := range chattest.MaxTools + 1 {
+		req.Tools = append(req.Tools, agent.ToolDef{Name: "t" + strconv.Itoa(i), Schema: []byte(`{"type":"object","properties":{"a":{"type":"string"}}}`)})
+	}
+	_, err := p.Send(t.Context(), req, nil)
+	var ae *agent.APIError
+	if !errors.As(err, &ae) || ae.Status != 400 || !strings.Contains(ae.Message, "maximum length 128, but got an array with length 129") || !strings.Contains(ae.Message, "--defer") {
+		t.Fatalf("error %v, want the 400 with the --defer hint", err)
+	}
+	req.Tools = req.Tools[:chattest.MaxTools]
+	if _, err := p.Send(t.Context(), req, nil); err != nil {
+		t.Fatalf("128 tools: %v", err)
 	}
 }

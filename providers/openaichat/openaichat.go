@@ -168,10 +168,26 @@ func (p *Provider) apiError(resp *http.Response) error {
 	if e.Message == "" {
 		e.Message = httpx.Snippet(body)
 	}
+	if tooManyTools(body) {
+		e.Message += " — defer some servers' tools (--defer, or \"defer\": true in the server's config) so search finds them instead"
+	}
 	if e.Message == "" {
 		e.Message = http.StatusText(resp.StatusCode)
 	}
 	return e
+}
+
+// tooManyTools reports OpenAI's answer to a tools array over its limit of
+// 128 (code array_above_max_length on param tools), which every tool a
+// session offers eagerly counts against.
+func tooManyTools(body []byte) bool {
+	var top struct {
+		Error struct {
+			Code  string `json:"code"`
+			Param string `json:"param"`
+		} `json:"error"`
+	}
+	return json.Unmarshal(body, &top) == nil && top.Error.Code == "array_above_max_length" && top.Error.Param == "tools"
 }
 
 // parseErrorBody extracts the type and message from any known error shape.

@@ -34,6 +34,9 @@ var messageFields = map[string]bool{
 
 var fnName = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 
+// MaxTools is the most tools a Chat Completions request may carry.
+const MaxTools = 128
+
 // validate applies the real API's request checks, with its messages.
 func (s *Server) validate(body []byte, req *ChatRequest) *violation {
 	top := raw(body)
@@ -83,6 +86,12 @@ func (s *Server) validateTools(tools json.RawMessage) *violation {
 	}
 	if len(defs) == 0 {
 		return bad("tools", "Invalid 'tools': empty array. Expected an array with minimum length 1, but got an empty array instead.")
+	}
+	// "A max of 128 functions are supported" (the API reference); the
+	// answer is in vishalmysore/Tools4AI#16 and julep-ai/julep#330.
+	if len(defs) > MaxTools {
+		return &violation{code: "array_above_max_length", param: "tools",
+			msg: fmt.Sprintf("Invalid 'tools': array too long. Expected an array with maximum length %d, but got an array with length %d instead.", MaxTools, len(defs))}
 	}
 	for i, d := range defs {
 		p := fmt.Sprintf("tools[%d]", i)
