@@ -19,7 +19,7 @@ const nsTools = `[{"type":"tool_search"},` +
 	`{"type":"function","name":"fs__read","description":"Read a file","parameters":{"type":"object"},"strict":false,"defer_loading":true}]}]`
 
 func TestRejects(t *testing.T) {
-	tools := `[{"type":"tool_search"},{"type":"function","name":"get_weather","parameters":{"type":"object"},"defer_loading":true}]`
+	tools := `[{"type":"tool_search"},{"type":"function","name":"get_weather","parameters":{"type":"object"},"strict":false,"defer_loading":true}]`
 	cases := []struct {
 		name, key, body, want string
 		status                int
@@ -37,7 +37,7 @@ func TestRejects(t *testing.T) {
 		{"namespace accepted", DefaultKey, `{"model":"gpt-5.4","tools":` + nsTools + `,"input":[{"type":"function_call","call_id":"c1","name":"gh__create_issue","namespace":"gh","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"x"}]}`, "", 200},
 		{"namespace loaded by a client search", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search","execution":"client"}],"input":[` +
 			`{"type":"tool_search_call","execution":"client","call_id":"s1","arguments":{"query":"x"}},` +
-			`{"type":"tool_search_output","execution":"client","call_id":"s1","tools":[{"type":"namespace","name":"crm","description":"CRM","tools":[{"type":"function","name":"crm__find","parameters":{"type":"object"}}]}]},` +
+			`{"type":"tool_search_output","execution":"client","call_id":"s1","tools":[{"type":"namespace","name":"crm","description":"CRM","tools":[{"type":"function","name":"crm__find","parameters":{"type":"object"},"strict":false}]}]},` +
 			`{"type":"function_call","call_id":"c1","name":"crm__find","namespace":"crm","arguments":"{}"}]}`, "", 200},
 		{"call of a namespace no search loaded", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search","execution":"client"}],"input":[` +
 			`{"type":"function_call","call_id":"c1","name":"crm__find","namespace":"crm","arguments":"{}"}]}`, "Function 'crm__find' not found in namespace 'crm'", 400},
@@ -52,6 +52,25 @@ func TestRejects(t *testing.T) {
 		{"namespace without description", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search"},{"type":"namespace","name":"gh","tools":[{"type":"function","name":"a","defer_loading":true}]}],"input":"hi"}`, "'tools[1].description'", 400},
 		{"deferred namespace member without tool_search", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"namespace","name":"gh","description":"d","tools":[{"type":"function","name":"a","defer_loading":true}]}],"input":"hi"}`, "require a tool_search tool", 400},
 		{"accepted", DefaultKey, `{"model":"gpt-5.4","tools":` + tools + `,"input":[{"type":"function_call","call_id":"c1","name":"get_weather","namespace":"get_weather","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"x"}]}`, "", 200},
+		// Function definitions, wherever they are: the name pattern, an
+		// object schema, strict mode unless "strict": false.
+		{"function with a bad name", DefaultKey, `{"model":"gpt-4.1","tools":[{"type":"function","name":"fs.read","parameters":{"type":"object"},"strict":false}],"input":"hi"}`,
+			"Invalid 'tools[0].name': string does not match pattern", 400},
+		{"function schema not an object", DefaultKey, `{"model":"gpt-4.1","tools":[{"type":"function","name":"f","parameters":{"type":"string"},"strict":false}],"input":"hi"}`,
+			`Invalid schema for function 'f': schema must be a JSON Schema of 'type: "object"', got 'type: "string"'.`, 400},
+		{"strict by default", DefaultKey, `{"model":"gpt-4.1","tools":[{"type":"function","name":"f","parameters":{"type":"object","properties":{"a":{"type":"string"}}}}],"input":"hi"}`,
+			"Invalid schema for function 'f': In context=(), 'additionalProperties' is required to be supplied and to be false.", 400},
+		{"strict optional property", DefaultKey, `{"model":"gpt-4.1","tools":[{"type":"function","name":"f","strict":true,"parameters":{"type":"object","additionalProperties":false,"properties":{"a":{"type":"string"},"b":{"type":"integer"}},"required":["a"]}}],"input":"hi"}`,
+			"In context=(), 'required' is required to be supplied and to be an array including every key in properties. Missing 'b'.", 400},
+		{"strict nested object", DefaultKey, `{"model":"gpt-4.1","tools":[{"type":"function","name":"f","strict":true,"parameters":{"type":"object","additionalProperties":false,"properties":{"o":{"type":"object","properties":{}}},"required":["o"]}}],"input":"hi"}`,
+			"In context=('properties', 'o'), 'additionalProperties' is required to be supplied and to be false.", 400},
+		{"strict namespace member", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search"},{"type":"namespace","name":"gh","description":"d","tools":[{"type":"function","name":"a","parameters":{"type":"object"},"defer_loading":true}]}],"input":"hi"}`,
+			"Invalid schema for function 'a': In context=(), 'additionalProperties'", 400},
+		{"strict loaded function", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search","execution":"client"}],"input":[` +
+			`{"type":"tool_search_call","execution":"client","call_id":"s1","arguments":{"query":"x"}},` +
+			`{"type":"tool_search_output","execution":"client","call_id":"s1","tools":[{"type":"function","name":"f","parameters":{"type":"object","properties":{"a":{"type":"string"}}},"defer_loading":true}]}]}`,
+			"Invalid schema for function 'f': In context=(), 'additionalProperties'", 400},
+		{"strict schema accepted", DefaultKey, `{"model":"gpt-4.1","tools":[{"type":"function","name":"f","parameters":{"type":"object","additionalProperties":false,"properties":{"a":{"type":["string","null"]},"l":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"k":{"type":"string"}},"required":["k"]}}},"required":["a","l"]}}],"input":"hi"}`, "", 200},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -140,7 +159,7 @@ func TestClientSearchCallsOnlyLoadedTools(t *testing.T) {
 	}
 	code, b := post(`[{"role":"user","content":"find a customer"},` +
 		`{"type":"tool_search_call","execution":"client","call_id":"s1","arguments":{"query":"crm"}},` +
-		`{"type":"tool_search_output","execution":"client","call_id":"s1","tools":[{"type":"namespace","name":"crm","description":"CRM","tools":[{"type":"function","name":"crm__find","parameters":{"type":"object"},"defer_loading":true}]}]}]`)
+		`{"type":"tool_search_output","execution":"client","call_id":"s1","tools":[{"type":"namespace","name":"crm","description":"CRM","tools":[{"type":"function","name":"crm__find","parameters":{"type":"object"},"strict":false,"defer_loading":true}]}]}]`)
 	if code != 200 || !strings.Contains(string(b), `"namespace":"crm"`) {
 		t.Fatalf("status %d: %s", code, b)
 	}

@@ -125,8 +125,8 @@ func (s *Server) validate(body []byte) (*parsed, *apiErr) {
 				p.Hosted = true
 			}
 		case "function":
-			if d.Name == "" {
-				return nil, bad(fmt.Sprintf("tools[%d].name", i), "Missing required parameter: 'tools[%d].name'.", i)
+			if e := checkFunction(fmt.Sprintf("tools[%d]", i), t); e != nil {
+				return nil, e
 			}
 			if d.DeferLoading {
 				if !supports {
@@ -189,7 +189,11 @@ func (p *parsed) addNamespace(i int, name, desc string, tools []json.RawMessage,
 		if md.Type != "function" && md.Type != "custom" {
 			return bad(param+".type", "Invalid value: '%s'. Supported values are: 'function' and 'custom'.", md.Type)
 		}
-		if !nameRE.MatchString(md.Name) {
+		if md.Type == "function" {
+			if e := checkFunction(param, m); e != nil {
+				return e
+			}
+		} else if !nameRE.MatchString(md.Name) {
 			return bad(param+".name", "Invalid '%s.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.", param)
 		}
 		if _, dup := members[md.Name]; dup {
@@ -239,7 +243,11 @@ func checkLoaded(i int, tools json.RawMessage) *apiErr {
 			Name string `json:"name"`
 		} `json:"tools"`
 	}
-	if json.Unmarshal(tools, &ts) != nil {
+	var raws []struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	var self []json.RawMessage
+	if json.Unmarshal(tools, &ts) != nil || json.Unmarshal(tools, &raws) != nil || json.Unmarshal(tools, &self) != nil {
 		return bad(fmt.Sprintf("input[%d].tools", i), "Invalid type for 'input[%d].tools': expected an array of tools.", i)
 	}
 	name := func(param, n string) *apiErr {
@@ -252,7 +260,7 @@ func checkLoaded(i int, tools json.RawMessage) *apiErr {
 		param := fmt.Sprintf("input[%d].tools[%d]", i, k)
 		switch t.Type {
 		case "function":
-			if e := name(param, t.Name); e != nil {
+			if e := checkFunction(param, self[k]); e != nil {
 				return e
 			}
 		case "namespace":
@@ -272,6 +280,11 @@ func checkLoaded(i int, tools json.RawMessage) *apiErr {
 				}
 				if e := name(mp, m.Name); e != nil {
 					return e
+				}
+				if m.Type == "function" {
+					if e := checkFunction(mp, raws[k].Tools[j]); e != nil {
+						return e
+					}
 				}
 			}
 		case "mcp", "custom":
