@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/agent-dev/agent/models"
 	"github.com/agent-dev/agent/providers/anthropic"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+	"github.com/agent-dev/agent/tools"
 )
 
 func sessionFor(t *testing.T, srv *anthropictest.Server, model string, o anthropic.Options) *agent.Session {
@@ -100,6 +102,36 @@ func TestWireBudgetSearchesThroughFunctions(t *testing.T) {
 	}
 	if !toolRan(evs, "weather_lookup") {
 		t.Errorf("weather_lookup did not run through tool_call: %+v", evs)
+	}
+}
+
+// Past the API's 10,000 deferred tools (the fake's rule) a native-search
+// model searches through the two functions, whatever the wire budget.
+func TestDeferredCountLimitSearchesThroughFunctions(t *testing.T) {
+	srv := anthropictest.NewServer(t)
+	srv.Script = anthropictest.NewScript(
+		anthropictest.Turn{Text: "Searching.", Search: "weather", Call: "$found", Input: `{"city":"Berlin"}`},
+		anthropictest.Turn{Text: "Sunny."},
+	)
+	s := sessionFor(t, srv, "claude-sonnet-4-5", anthropic.Options{})
+	var many []tools.Tool
+	for i := range anthropictest.MaxDeferred {
+		many = append(many, tools.Tool{Name: "t" + strconv.Itoa(i), Schema: json.RawMessage(`{"type":"object"}`)})
+	}
+	if err := s.Tools().Add([]tools.Option{tools.Defer(true)}, many...); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := run(t, s, "Weather in Berlin?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range allAccepted(t, srv) {
+		if bytes.Contains(r.Body, []byte("defer_loading")) || bytes.Contains(r.Body, []byte("tool_search_tool_")) {
+			t.Fatalf("a request with %d deferred tools carries deferral", anthropictest.MaxDeferred+2)
+		}
+	}
+	if !toolRan(evs, "weather_lookup") {
+		t.Errorf("weather_lookup did not run through tool_call")
 	}
 }
 

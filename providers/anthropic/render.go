@@ -24,6 +24,10 @@ const (
 
 var ephemeral = json.RawMessage(`{"type":"ephemeral"}`)
 
+// maxDeferred is the most tools a request may defer: "Maximum tools:
+// 10,000 tools in your catalog" (the tool search tool's Limits).
+const maxDeferred = 10000
+
 const clientSearchDescription = "Search the catalog of additional tools that are available but not loaded yet. " +
 	"Describe the capability you need in `query` (keywords work best); the matching tools are loaded and become callable right away. " +
 	"To load tools whose exact names you know, use `select:NAME,NAME` as the query. Search before saying a capability is unavailable."
@@ -90,10 +94,17 @@ func buildWith(req *agent.Request, mode agent.SearchMode, c models.Capabilities,
 	if err != nil {
 		return nil, err
 	}
+	// The API takes at most maxDeferred deferred tools in a request; past
+	// that, whatever the wire budget says, the catalog cannot go out
+	// deferred, so search runs through the two functions.
+	overCount := len(req.Deferred) > maxDeferred
+	if overCount && mode == agent.SearchNative {
+		mode = agent.SearchClient
+	}
 	// The two functions where the model cannot take defer_loading, and past
 	// the wire budget, where the deferred definitions would cost more
 	// upload than the extra round trip of a client search.
-	fnSearch := mode == agent.SearchClient && (!c.DeferLoading || req.OverWireBudget())
+	fnSearch := mode == agent.SearchClient && (!c.DeferLoading || req.OverWireBudget() || overCount)
 	tt, err := tc.get(req, mode, fnSearch, func() (json.RawMessage, error) { return renderTools(req, mode, pt, fnSearch) })
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -219,6 +220,7 @@ func TestSearchBlocksReplayedOnlyWhenNative(t *testing.T) {
 		{"old model", agent.Request{Model: "claude-opus-4-1-20250805", Deferred: []agent.ToolDef{weather, stock}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchNative}, false, false, true},
 		{"past the wire budget", agent.Request{Model: nativeModel, Deferred: []agent.ToolDef{weather, stock}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchNative, WireBudget: 10}, false, false, true},
 		{"client mode past the wire budget", agent.Request{Model: nativeModel, Deferred: []agent.ToolDef{weather, stock}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchClient, WireBudget: 10}, false, false, true},
+		{"past the API's deferred tool limit", agent.Request{Model: nativeModel, Deferred: append([]agent.ToolDef{weather, stock}, manyTools(maxDeferred)...), Tools: []agent.ToolDef{readFile}, Search: agent.SearchNative}, false, false, true},
 		{"nothing deferred any more", agent.Request{Model: nativeModel, Tools: []agent.ToolDef{readFile, weather, stock}, Search: agent.SearchNative}, false, false, false},
 		{"off", agent.Request{Model: nativeModel, Tools: []agent.ToolDef{readFile, weather, stock}, Search: agent.SearchOff}, false, false, false},
 	}
@@ -259,6 +261,15 @@ func TestSearchBlocksReplayedOnlyWhenNative(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyTools is n small tools, t0 to tN-1.
+func manyTools(n int) []agent.ToolDef {
+	out := make([]agent.ToolDef, n)
+	for i := range out {
+		out[i] = agent.ToolDef{Name: "t" + strconv.Itoa(i), Schema: json.RawMessage(`{"type":"object"}`)}
+	}
+	return out
 }
 
 // An answer cut off right after a search call has no result coming: the

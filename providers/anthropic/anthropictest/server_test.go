@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,6 +36,15 @@ const (
 	useW      = `{"type":"tool_use","id":"toolu_1","name":"weather","input":{}}`
 	resultW   = `{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}`
 )
+
+// manyDeferred is n deferred tools.
+func manyDeferred(n int) string {
+	ts := make([]string, n)
+	for i := range ts {
+		ts[i] = `{"name":"t` + strconv.Itoa(i) + `","input_schema":{"type":"object"},"defer_loading":true}`
+	}
+	return strings.Join(ts, ",")
+}
 
 func body(tools string, msgs ...string) string {
 	return `{"model":"claude-sonnet-4-5","max_tokens":100,"tools":[` + tools + `],"messages":[` + strings.Join(msgs, ",") + `]}`
@@ -72,6 +82,13 @@ func TestValidation(t *testing.T) {
 		{"tool_result without call", DefaultAPIKey, body(all, userHi, asst(`{"type":"text","text":"x"}`), usr(resultW)), 400, "unexpected `tool_use_id`"},
 		{"empty text", DefaultAPIKey, body(all, usr(`{"type":"text","text":""}`)), 400, "text content blocks must be non-empty"},
 		{"duplicate tool", DefaultAPIKey, body(tRead+","+tRead, userHi), 400, "Tool names must be unique"},
+		{"bad tool name", DefaultAPIKey, body(`{"name":"fs.read","input_schema":{"type":"object"}}`, userHi), 400, "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"},
+		{"schema not an object", DefaultAPIKey, body(tRead+`,{"name":"s","input_schema":{"type":"string"}}`, userHi), 400, "tools.1.custom.input_schema.type: Input should be 'object'"},
+		{"too many deferred", DefaultAPIKey, body(tRead+","+manyDeferred(MaxDeferred+1)+","+tBM25, userHi), 400, "a maximum of 10000 tools may have defer_loading=true. Found 10001."},
+		{"as many deferred as allowed", DefaultAPIKey, body(tRead+","+manyDeferred(MaxDeferred)+","+tBM25, userHi), 200, ""},
+		{"five breakpoints with the system's", DefaultAPIKey, `{"model":"claude-sonnet-4-5","max_tokens":100,"system":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":"b","cache_control":{"type":"ephemeral"}}],` +
+			`"tools":[{"name":"read","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}}],"messages":[` + usr(`{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}`, `{"type":"text","text":"y","cache_control":{"type":"ephemeral"}}`) + `]}`,
+			400, "A maximum of 4 blocks with cache_control may be provided. Found 5."},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package anthropictest
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -73,6 +74,47 @@ type wireBlock struct {
 	Source       json.RawMessage `json:"source"`
 }
 
+// MaxDeferred is the most deferred tools a request may carry ("Maximum
+// tools: 10,000 tools in your catalog", the tool search tool's Limits).
+const MaxDeferred = 10000
+
+// customName is the pattern of a custom tool's name (the define-tools
+// page: ^[a-zA-Z0-9_-]{1,128}$; the API's answer to a name outside it is in
+// modelcontextprotocol/typescript-sdk#413, with the older limit of 64).
+var customName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
+
+// checkCustomTool: a custom tool's name matches the pattern and its
+// input_schema is an object schema.
+func checkCustomTool(i int, t wireTool) string {
+	if !customName.MatchString(t.Name) {
+		return fmt.Sprintf("tools.%d.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'", i)
+	}
+	var sch struct {
+		Type any `json:"type"`
+	}
+	if json.Unmarshal(t.InputSchema, &sch) != nil || sch.Type != "object" {
+		return fmt.Sprintf("tools.%d.custom.input_schema.type: Input should be 'object'", i)
+	}
+	return ""
+}
+
+// systemBreakpoints counts the cache_control marks of the system blocks,
+// which count against the request's four breakpoints.
+func systemBreakpoints(system json.RawMessage) int {
+	var blocks []struct {
+		CacheControl json.RawMessage `json:"cache_control"`
+	}
+	n := 0
+	if json.Unmarshal(system, &blocks) == nil {
+		for _, b := range blocks {
+			if len(b.CacheControl) > 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 func (b wireBlock) isServerUse() bool { return b.Type == "server_tool_use" || b.Type == "mcp_tool_use" }
 func (b wireBlock) isServerResult() bool {
 	return b.ToolUseID != "" && b.Type != "tool_result"
@@ -98,7 +140,7 @@ func (s *Server) validate(r *wireRequest) string {
 	names := map[string]bool{}
 	deferred, eager, breakpoints := 0, 0, 0
 	hasSearch := false
-	for _, t := range r.tools {
+	for i, t := range r.tools {
 		if t.Name != "" {
 			if names[t.Name] {
 				return "tools: Tool names must be unique."
@@ -113,6 +155,11 @@ func (s *Server) validate(r *wireRequest) string {
 		}
 		if t.Type == "" && len(t.InputSchema) == 0 {
 			return fmt.Sprintf("tools: tool '%s': input_schema: Field required", t.Name)
+		}
+		if t.Type == "" || t.Type == "custom" {
+			if msg := checkCustomTool(i, t); msg != "" {
+				return msg
+			}
 		}
 		if len(t.CacheControl) > 0 {
 			breakpoints++
@@ -129,6 +176,10 @@ func (s *Server) validate(r *wireRequest) string {
 	if deferred > 0 && eager == 0 {
 		return "At least one tool must have defer_loading=false. All tools cannot be deferred."
 	}
+	if deferred > MaxDeferred {
+		return fmt.Sprintf("tools: a maximum of %d tools may have defer_loading=true. Found %d.", MaxDeferred, deferred)
+	}
+	breakpoints += systemBreakpoints(r.System)
 	if hasSearch && (s.NoNativeSearch[r.Model] || !s.caps(r.Model).NativeSearch && !s.Deferral[r.Model]) {
 		return fmt.Sprintf("'%s' does not support tool search. Use a model that supports the tool search tool.", r.Model)
 	}
