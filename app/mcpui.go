@@ -48,7 +48,7 @@ func (a *App) MCPControl(ctx context.Context, action, name string) (string, erro
 		// not the caller's short deadline. The URL is said as a notice.
 		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loginTimeout(a.settings))
 		defer cancel()
-		if _, err := MCPLogin(lctx, a.settings, name, noticeWriter{a}); err != nil {
+		if _, err := mcpLogin(lctx, a.settings, name, noticeWriter{a}, "/mcp login"); err != nil {
 			return "", err
 		}
 		// The sign-in was kept by an Authorizer of its own; the run's
@@ -82,7 +82,9 @@ func (a *App) SignInState(name string) string {
 type noticeWriter struct{ a *App }
 
 func (w noticeWriter) Write(b []byte) (int, error) {
-	if s := strings.TrimSpace(string(b)); s != "" {
+	// The "agent: " that starts a line on the shell's stderr says nothing
+	// in the agent's own chat.
+	if s := strings.TrimSpace(strings.ReplaceAll(string(b), "agent: ", "")); s != "" {
 		w.a.Notice(s)
 	}
 	return len(b), nil

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -91,15 +92,41 @@ func authorizer(s Settings, name string, prompt io.Writer) (*oauth.Authorizer, e
 // client credentials), printing the URL to w; kept says where the token is
 // kept (token_store).
 func MCPLogin(ctx context.Context, s Settings, name string, w io.Writer) (kept string, err error) {
+	return mcpLogin(ctx, s, name, w, "agent mcp login")
+}
+
+// mcpLogin is MCPLogin; a failure tells to try again with login (the
+// shell's command, or the TUI's /mcp login).
+func mcpLogin(ctx context.Context, s Settings, name string, w io.Writer, login string) (kept string, err error) {
 	a, err := authorizer(s, name, w)
 	if err != nil {
 		return "", err
 	}
 	if err := a.Login(ctx); err != nil {
-		return "", fmt.Errorf("sign in to MCP server %s: %w", name, err)
+		return "", &LoginError{Server: name, Login: login, Err: err}
 	}
 	return a.Store().Where(), nil
 }
+
+// LoginError is a sign-in that did not finish. It names the server once,
+// says what failed and how to try again; a SignInError inside (no sign-in
+// within oauth_timeout) is said by its reason alone, since its own text
+// names the server again and a login command that may not be this one.
+type LoginError struct {
+	Server string
+	Login  string // "agent mcp login" or "/mcp login"
+	Err    error
+}
+
+func (e *LoginError) Error() string {
+	why := e.Err.Error()
+	if se := (*oauth.SignInError)(nil); errors.As(e.Err, &se) {
+		why = cmp.Or(se.Reason, "no sign-in")
+	}
+	return fmt.Sprintf("sign-in to MCP server %s failed: %s; run `%s %s` to try again", e.Server, why, e.Login, e.Server)
+}
+
+func (e *LoginError) Unwrap() error { return e.Err }
 
 // MCPLogout forgets the named server's token and registered client;
 // removed is false when there was none.

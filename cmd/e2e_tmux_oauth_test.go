@@ -118,7 +118,7 @@ func TestMCPLoginInTUIInTmux(t *testing.T) {
 		anthropictest.Turn{Call: "remote__whoami", Input: map[string]any{}},
 		anthropictest.Turn{Text: "The server answered."})
 	ts := startTmux(t, env, "--mcp-config", cfg, "--mcp", "remote", "--provider", "anthropic", "--base-url", fake.URL)
-	ts.waitFor("MCP server remote needs a sign-in", "run `/mcp login remote`")
+	ts.waitFor("MCP server remote did not start: it needs a sign-in", "run `/mcp login remote`")
 	ts.send("/mcp login remote", "Enter")
 	ts.waitFor("MCP server remote: running, 1 tools")
 	ts.send("who am I?", "Enter")

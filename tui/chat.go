@@ -120,6 +120,9 @@ type chat struct {
 	anchor     *chatItem
 	anchorLine int
 	keys       ChatKeyMap
+	// fullScreen: the program owns every cell (alt screen); inline, lines
+	// go to the terminal's scrollback, which wraps them itself.
+	fullScreen bool
 }
 
 func newChat(st *themes.Styles, keys ChatKeyMap) *chat {
@@ -476,17 +479,11 @@ func (c *chat) render(it *chatItem) []string {
 	case itemImage:
 		ls = append(ls, "  "+st.Muted.Render(ansi.Truncate("▣ "+it.text, max(w-2, 8), "…")))
 	case itemNotice:
-		for _, l := range wrapLines(it.text, w-2) {
-			ls = append(ls, "  "+st.Notice.Render(l))
-		}
+		ls = append(ls, c.textLines(it.text, "  ", st.Notice.Render)...)
 	case itemWarning:
-		for _, l := range wrapLines("! "+it.text, w) {
-			ls = append(ls, st.WarningText.Render(l))
-		}
+		ls = append(ls, c.textLines("! "+it.text, "", st.WarningText.Render)...)
 	case itemError:
-		for _, l := range wrapLines("✗ "+it.text, w) {
-			ls = append(ls, st.ErrorText.Render(l))
-		}
+		ls = append(ls, c.textLines("✗ "+it.text, "", st.ErrorText.Render)...)
 	}
 	ls = append(ls, "")
 	it.lines, it.cacheW, it.cacheV, it.cacheExp, it.cacheSel = ls, c.width, it.version, exp, sel

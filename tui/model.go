@@ -99,6 +99,7 @@ func New(b Backend, opts Options) (*Model, error) {
 		help: help.New(), showPane: opts.AltScreen,
 		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 	}
+	m.chat.fullScreen = opts.AltScreen
 	m.applyStyles(st)
 	if len(opts.History) > 0 {
 		m.loadHistory(cleanMessages(opts.History), b.Tools())

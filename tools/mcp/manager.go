@@ -310,7 +310,7 @@ func (m *Manager) Start(ctx context.Context) []error {
 			}
 			err := c.connect(cctx)
 			if err != nil {
-				err = fmt.Errorf("MCP server %s did not start: %w", c.cfg.Name, err)
+				err = &startError{server: c.cfg.Name, err: err}
 				c.startFailed(err)
 				if wait {
 					errs[i] = err

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/agent-dev/agent/config"
@@ -77,3 +78,20 @@ func (m *Manager) Authorizer(name string) *oauth.Authorizer {
 	}
 	return nil
 }
+
+// startError is a server's start failure. One that needs a sign-in names
+// the server once ("MCP server X did not start: it needs a sign-in: run
+// …"), where wrapping the SignInError said "MCP server X" twice.
+type startError struct {
+	server string
+	err    error
+}
+
+func (e *startError) Error() string {
+	if se := (*oauth.SignInError)(nil); errors.As(e.err, &se) && se.Server == e.server {
+		return fmt.Sprintf("MCP server %s did not start: it %s", e.server, se.Need())
+	}
+	return fmt.Sprintf("MCP server %s did not start: %v", e.server, e.err)
+}
+
+func (e *startError) Unwrap() error { return e.err }

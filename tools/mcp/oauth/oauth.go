@@ -77,16 +77,24 @@ type SignInError struct {
 	Login string
 }
 
-func (e *SignInError) Error() string {
+func (e *SignInError) Error() string { return "MCP server " + e.Server + " " + e.Need() }
+
+// Need is the error without the server's name, for a line that names it
+// already: "needs a sign-in (why): run `agent mcp login NAME`".
+func (e *SignInError) Need() string {
 	r := ""
 	if e.Reason != "" {
 		r = " (" + e.Reason + ")"
 	}
-	login := e.Login
-	if login == "" {
-		login = "agent mcp login"
+	return fmt.Sprintf("needs a sign-in%s: run `%s %s`", r, e.LoginCommand(), e.Server)
+}
+
+// LoginCommand is the command that signs in, without the server's name.
+func (e *SignInError) LoginCommand() string {
+	if e.Login == "" {
+		return "agent mcp login"
 	}
-	return fmt.Sprintf("MCP server %s needs a sign-in%s: run `%s %s`", e.Server, r, login, e.Server)
+	return e.Login
 }
 
 // signInError is the server's SignInError, naming the run's login command.

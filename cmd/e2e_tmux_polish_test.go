@@ -1,0 +1,84 @@
+package cmd
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+)
+
+// historyJoined is the pane's scrollback with the rows the terminal wrapped
+// by itself joined again, as a selection copies them.
+func (ts *tmuxSession) historyJoined() string {
+	out, _ := exec.Command("tmux", "-L", ts.socket, "capture-pane", "-p", "-J", "-S", "-", "-E", "-").Output()
+	return string(out)
+}
+
+// waitFile waits for a file a helper program writes.
+func waitFile(t *testing.T, path string) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+			return string(b)
+		}
+		<-time.After(50 * time.Millisecond)
+	}
+	t.Fatalf("%s was never written", path)
+	return ""
+}
+
+// A sign-in from the TUI that the user does not finish, in a real
+// terminal: the sign-in URL (longer than the row) copies out of the
+// terminal exactly (it was wrapped by the chat with an indent on each row,
+// so a copy had spaces and breaks inside it), and the lines that say the
+// server needs a sign-in and that the sign-in failed each name the server
+// once ("MCP server remote did not start: MCP server remote needs …") and
+// the TUI's command to try again (the failure named the shell's).
+func TestSignInLinesInTmux(t *testing.T) {
+	isolate(t)
+	_, cfg := protectedMCP(t)
+	env := signInEnv(t)
+	dir := t.TempDir()
+	urlFile := filepath.Join(dir, "url")
+	// A browser that only notes the URL: the sign-in is never finished.
+	browser := filepath.Join(dir, "browser")
+	if err := os.WriteFile(browser, []byte("#!/bin/sh\nprintf '%s' \"$1\" > '"+urlFile+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env["BROWSER"] = browser
+	conf := writeJSON(t, "config.json", map[string]any{"oauth_timeout": "2s"})
+	fake := anthropictest.NewServer(t)
+	ts := startTmuxSize(t, 200, 40, env, "--config", conf, "--mcp-config", cfg, "--mcp", "remote", "--provider", "anthropic", "--base-url", fake.URL)
+	ts.waitFor("MCP server remote did not start")
+	ts.send("/mcp login remote", "Enter")
+	u := waitFile(t, urlFile)
+	ts.waitFor("sign-in to MCP server remote failed")
+	h := ts.historyJoined()
+	if !strings.Contains(h, u) {
+		t.Errorf("the sign-in URL does not copy out of the terminal whole:\n%s\nwant %s", h, u)
+	}
+	want := map[string]string{
+		"did not start": "MCP server remote did not start: it needs a sign-in: run `/mcp login remote`",
+		"failed":        "sign-in to MCP server remote failed: no sign-in within 2s (oauth_timeout); run `/mcp login remote` to try again",
+	}
+	for key, line := range want {
+		found := false
+		for l := range strings.SplitSeq(h, "\n") {
+			if strings.Contains(l, key) {
+				found = true
+				if !strings.Contains(l, line) || strings.Count(l, "remote") != 2 {
+					t.Errorf("line %q, want one naming the server once: %q", l, line)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no line says %q:\n%s", key, h)
+		}
+	}
+	ts.quit()
+}
