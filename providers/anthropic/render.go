@@ -28,6 +28,10 @@ var ephemeral = json.RawMessage(`{"type":"ephemeral"}`)
 // 10,000 tools in your catalog" (the tool search tool's Limits).
 const maxDeferred = 10000
 
+// maxDeferredBytes keeps a request with every deferred definition under the
+// API's 32 MB (a 413 request_too_large past it), with room for the history.
+const maxDeferredBytes = 24 << 20
+
 const clientSearchDescription = "Search the catalog of additional tools that are available but not loaded yet. " +
 	"Describe the capability you need in `query` (keywords work best); the matching tools are loaded and become callable right away. " +
 	"To load tools whose exact names you know, use `select:NAME,NAME` as the query. Search before saying a capability is unavailable."
@@ -94,10 +98,10 @@ func buildWith(req *agent.Request, mode agent.SearchMode, c models.Capabilities,
 	if err != nil {
 		return nil, err
 	}
-	// The API takes at most maxDeferred deferred tools in a request; past
-	// that, whatever the wire budget says, the catalog cannot go out
-	// deferred, so search runs through the two functions.
-	overCount := len(req.Deferred) > maxDeferred
+	// The API takes at most maxDeferred deferred tools, and 32 MB, in a
+	// request; past either, whatever the wire budget says, the catalog
+	// cannot go out deferred, so search runs through the two functions.
+	overCount := len(req.Deferred) > maxDeferred || req.DeferredBytes() > maxDeferredBytes
 	if overCount && mode == agent.SearchNative {
 		mode = agent.SearchClient
 	}

@@ -220,6 +220,7 @@ func TestSearchBlocksReplayedOnlyWhenNative(t *testing.T) {
 		{"old model", agent.Request{Model: "claude-opus-4-1-20250805", Deferred: []agent.ToolDef{weather, stock}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchNative}, false, false, true},
 		{"past the wire budget", agent.Request{Model: nativeModel, Deferred: []agent.ToolDef{weather, stock}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchNative, WireBudget: 10}, false, false, true},
 		{"client mode past the wire budget", agent.Request{Model: nativeModel, Deferred: []agent.ToolDef{weather, stock}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchClient, WireBudget: 10}, false, false, true},
+		{"past the API's request size", agent.Request{Model: nativeModel, Deferred: []agent.ToolDef{weather, stock, {Name: "huge", Description: strings.Repeat("x", maxDeferredBytes), Schema: json.RawMessage(`{"type":"object"}`)}}, Tools: []agent.ToolDef{readFile}, Search: agent.SearchNative}, false, false, true},
 		{"past the API's deferred tool limit", agent.Request{Model: nativeModel, Deferred: append([]agent.ToolDef{weather, stock}, manyTools(maxDeferred)...), Tools: []agent.ToolDef{readFile}, Search: agent.SearchNative}, false, false, true},
 		{"nothing deferred any more", agent.Request{Model: nativeModel, Tools: []agent.ToolDef{readFile, weather, stock}, Search: agent.SearchNative}, false, false, false},
 		{"off", agent.Request{Model: nativeModel, Tools: []agent.ToolDef{readFile, weather, stock}, Search: agent.SearchOff}, false, false, false},

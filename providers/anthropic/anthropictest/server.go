@@ -289,6 +289,10 @@ func CitedText(text, url, title string) json.RawMessage {
 	return mustJSON(textBlock{Type: "text", Text: text, Citations: []json.RawMessage{c}})
 }
 
+// MaxRequest is the largest Messages request the API takes: 32 MB, over
+// which it answers 413 request_too_large (the API's errors page).
+const MaxRequest = 32 << 20
+
 func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	body, _ := readAll(hr)
 	req := &Request{Header: hr.Header.Clone(), Path: hr.URL.Path, Body: body}
@@ -301,6 +305,11 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	reject := func(status int, typ, msg string) {
 		req.Status, req.Rejection = status, msg
 		writeError(w, status, typ, msg, nil)
+	}
+	if len(body) > MaxRequest {
+		// Cloudflare's answer, before the API reads the request.
+		reject(413, "request_too_large", "Request exceeds the maximum allowed number of bytes.")
+		return
 	}
 	listing := hr.Method == http.MethodGet && hr.URL.Path == "/v1/models"
 	if !listing && (hr.Method != http.MethodPost || hr.URL.Path != "/v1/messages") {

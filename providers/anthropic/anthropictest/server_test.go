@@ -85,6 +85,7 @@ func TestValidation(t *testing.T) {
 		{"bad tool name", DefaultAPIKey, body(`{"name":"fs.read","input_schema":{"type":"object"}}`, userHi), 400, "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"},
 		{"schema not an object", DefaultAPIKey, body(tRead+`,{"name":"s","input_schema":{"type":"string"}}`, userHi), 400, "tools.1.custom.input_schema.type: Input should be 'object'"},
 		{"too many deferred", DefaultAPIKey, body(tRead+","+manyDeferred(MaxDeferred+1)+","+tBM25, userHi), 400, "a maximum of 10000 tools may have defer_loading=true. Found 10001."},
+		{"over 32 MB", DefaultAPIKey, body(tRead, `{"role":"user","content":"`+strings.Repeat("x", MaxRequest)+`"}`), 413, "Request exceeds the maximum allowed number of bytes."},
 		{"as many deferred as allowed", DefaultAPIKey, body(tRead+","+manyDeferred(MaxDeferred)+","+tBM25, userHi), 200, ""},
 		{"five breakpoints with the system's", DefaultAPIKey, `{"model":"claude-sonnet-4-5","max_tokens":100,"system":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":"b","cache_control":{"type":"ephemeral"}}],` +
 			`"tools":[{"name":"read","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}}],"messages":[` + usr(`{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}`, `{"type":"text","text":"y","cache_control":{"type":"ephemeral"}}`) + `]}`,
