@@ -387,3 +387,36 @@ func TestToolResultImages(t *testing.T) {
 		t.Errorf("the fake took media in a 2.5 function response: %d %s", resp.StatusCode, msg)
 	}
 }
+
+// A free-form object parameter goes to Gemini as JSON text (an object
+// without properties is a 400 there); the tool still receives the object.
+func TestFreeFormObjectAsText(t *testing.T) {
+	f := geminitest.NewServer(t)
+	f.Script = geminitest.NewScript(
+		geminitest.Turn{Call: "launch", Input: map[string]any{"url": "https://x", "launchOptions": `{"headless":true}`}},
+		geminitest.Turn{Text: "Launched."})
+	var got json.RawMessage
+	set := tools.NewSet()
+	if err := set.Add(nil, tools.Tool{Name: "launch", Description: "Launch a browser",
+		Schema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"},"launchOptions":{"type":"object","description":"Puppeteer options"}},"required":["url"]}`),
+		Exec: func(_ context.Context, args json.RawMessage) (tools.Result, error) {
+			got = args
+			return tools.Result{Text: "ok"}, nil
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	p := gemini.New(gemini.Options{APIKey: geminitest.DefaultKey, BaseURL: f.URL})
+	s := agent.New(agent.Config{Provider: p, Model: "gemini-2.5-flash", Tools: set, Backoff: time.Millisecond})
+	if err := s.Run(t.Context(), "Launch it.", func(agent.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	if rej := f.Rejected(); len(rej) != 0 {
+		t.Fatalf("rejected: %s", rej[0].Rejection)
+	}
+	if !strings.Contains(tools_(t, f.Requests()[0].Body), `"launchOptions":{"description":"Puppeteer options (a JSON object, as text)","type":"string"}`) {
+		t.Errorf("tools %s", tools_(t, f.Requests()[0].Body))
+	}
+	if string(got) != `{"launchOptions":{"headless":true},"url":"https://x"}` {
+		t.Errorf("the tool got %s", got)
+	}
+}

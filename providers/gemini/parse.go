@@ -13,6 +13,7 @@ import (
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/providers/internal/searchargs"
 	"github.com/agent-dev/agent/providers/sse"
+	toolschema "github.com/agent-dev/agent/tools/schema"
 )
 
 // wireResponse is one GenerateContentResponse (a whole answer, or one
@@ -173,7 +174,12 @@ func (a *accumulator) neutralCall(id, name string, args json.RawMessage) agent.P
 	if orig, ok := a.r.fromWire[name]; ok {
 		name = orig
 	}
-	return agent.ToolCallPart(agent.ToolCall{ID: id, Name: name, Input: compact(args)})
+	input := compact(args)
+	if sch, ok := a.r.schemas[name]; ok {
+		// Free-form objects were declared as JSON text.
+		input = toolschema.ArgsFromGemini(sch, input)
+	}
+	return agent.ToolCallPart(agent.ToolCall{ID: id, Name: name, Input: input})
 }
 
 func (a *accumulator) chunk(data []byte) error {

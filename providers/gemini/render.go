@@ -39,6 +39,9 @@ type rendered struct {
 	toolsHash            string
 	mode                 agent.SearchMode
 	fromWire             map[string]string
+	// schemas holds each declared tool's original schema, by name: what
+	// its arguments are read back against (toolschema.ArgsFromGemini).
+	schemas map[string]json.RawMessage
 }
 
 type callRef struct {
@@ -98,13 +101,14 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 	mode := agent.ResolveSearch(p, req)
 	caps := p.opts.Models.Lookup(p.opts.Tag, req.Model)
 	req = noimages.Strip(req, caps, Images)
-	r := &rendered{tag: p.opts.Tag, mode: mode, fromWire: map[string]string{}}
+	r := &rendered{tag: p.opts.Tag, mode: mode, fromWire: map[string]string{}, schemas: map[string]json.RawMessage{}}
 	active := map[string]bool{}
 	var decls []string
 	declare := func(d agent.ToolDef) error {
 		active[d.Name] = true
 		wn := wireName(d.Name)
 		r.fromWire[wn] = d.Name
+		r.schemas[d.Name] = d.Schema
 		fd := struct {
 			Name        string          `json:"name"`
 			Description string          `json:"description,omitempty"`

@@ -2,12 +2,14 @@ package openaichat
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/providers/openaichat/chattest"
+	"github.com/agent-dev/agent/tools"
 )
 
 func noRejection(t *testing.T, fake *chattest.Server) []chattest.Request {
@@ -156,7 +158,8 @@ func TestEffortAndMaxTokensOnTheWire(t *testing.T) {
 // Gemini does, with its message.
 func TestGeminiSchemaDialect(t *testing.T) {
 	fake := chattest.NewServer(t)
-	fake.Script(chattest.Text("ok"))
+	// launchOptions is declared as JSON text; the tool gets the object.
+	fake.Script(chattest.Calls(chattest.DirectCall("call_l1", "launch", map[string]any{"url": "https://x", "launchOptions": `{"headless":true}`})), chattest.Text("ok"))
 	s := testSession(t, fake)
 	_ = s.Override(func(turn *agent.TurnContext) {
 		turn.Provider, turn.Model, turn.Search = New(Options{Name: "gemini", BaseURL: fake.BaseURL()}), "gemini-2.5-flash", agent.SearchOff
@@ -170,8 +173,13 @@ func TestGeminiSchemaDialect(t *testing.T) {
 	if err := s.Tools().Add(nil, toolOf(agent.ToolDef{Name: "now", Description: "The time", Schema: json.RawMessage(`{"type":"object","properties":{}}`)}, nil)); err != nil {
 		t.Fatal(err)
 	}
+	var launched json.RawMessage
 	if err := s.Tools().Add(nil, toolOf(agent.ToolDef{Name: "launch", Description: "Launch",
-		Schema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"},"launchOptions":{"type":"object","description":"Puppeteer options"}}}`)}, nil)); err != nil {
+		Schema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"},"launchOptions":{"type":"object","description":"Puppeteer options"}}}`)},
+		func(_ context.Context, args json.RawMessage) (tools.Result, error) {
+			launched = args
+			return tools.Result{Text: "launched"}, nil
+		})); err != nil {
 		t.Fatal(err)
 	}
 	run(t, s, "hi")
@@ -179,8 +187,11 @@ func TestGeminiSchemaDialect(t *testing.T) {
 	if !bytes.Contains(r.Body, []byte(`"mode":{"enum":["fast"],"type":"string"}`)) || bytes.Contains(r.Body, []byte("additionalProperties")) {
 		t.Errorf("schema not in Gemini's subset: %s", r.Body)
 	}
-	if !bytes.Contains(r.Body, []byte(`{"name":"now","description":"The time"}`)) || !bytes.Contains(r.Body, []byte(`"launchOptions":{"description":"Puppeteer options"}`)) {
+	if !bytes.Contains(r.Body, []byte(`{"name":"now","description":"The time"}`)) || !bytes.Contains(r.Body, []byte(`"launchOptions":{"description":"Puppeteer options (a JSON object, as text)","type":"string"}`)) {
 		t.Errorf("objects without properties sent: %s", r.Body)
+	}
+	if string(launched) != `{"launchOptions":{"headless":true},"url":"https://x"}` {
+		t.Errorf("the tool got %s, want launchOptions as an object", launched)
 	}
 	body := []byte(`{"model":"gemini-2.5-flash","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","additionalProperties":false}}}]}`)
 	if err := chattest.Check(body, false); err == nil || !strings.Contains(err.Error(), `Unknown name "additionalProperties"`) {

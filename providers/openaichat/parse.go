@@ -14,6 +14,7 @@ import (
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/providers/internal/searchargs"
 	"github.com/agent-dev/agent/providers/sse"
+	toolschema "github.com/agent-dev/agent/tools/schema"
 )
 
 type wireUsage struct {
@@ -279,7 +280,12 @@ func neutralCall(id, name, args string, r *rendered) agent.Part {
 	if orig, ok := r.fromWire[name]; ok {
 		name = orig
 	}
-	return agent.ToolCallPart(agent.ToolCall{ID: id, Name: name, Input: jsonInput(args)})
+	input := jsonInput(args)
+	if sch, ok := r.geminiSchemas[name]; ok {
+		// Free-form objects were declared as JSON text.
+		input = toolschema.ArgsFromGemini(sch, input)
+	}
+	return agent.ToolCallPart(agent.ToolCall{ID: id, Name: name, Input: input})
 }
 
 // jsonInput keeps valid JSON as is; anything else becomes a JSON string so

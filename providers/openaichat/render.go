@@ -164,6 +164,10 @@ type rendered struct {
 	mode      agent.SearchMode
 	// fromWire maps a sanitized function name back to the tool's name.
 	fromWire map[string]string
+	// geminiSchemas holds, on the Gemini dialect, each tool's original
+	// schema: what its arguments are read back against
+	// (toolschema.ArgsFromGemini).
+	geminiSchemas map[string]json.RawMessage
 	// server names the server (Options.Name); maxTokens is the output
 	// limit sent, maxOutput the model's largest; notice a one-time notice.
 	server               string
@@ -190,6 +194,12 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 		}
 		// The model's dialect (Gemini's subset); the original stays what
 		// the arguments are checked against.
+		if caps.SchemaDialect == models.DialectGemini {
+			if r.geminiSchemas == nil {
+				r.geminiSchemas = map[string]json.RawMessage{}
+			}
+			r.geminiSchemas[t.Name] = schema
+		}
 		schema = toolschema.For(string(caps.SchemaDialect), schema)
 		if caps.SchemaDialect == models.DialectGemini && !hasProperties(schema) {
 			// Gemini answers an object without properties with a 400

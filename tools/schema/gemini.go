@@ -44,22 +44,41 @@ func ToGemini(schema json.RawMessage) json.RawMessage {
 }
 
 // freeForm turns what Gemini cannot declare into what it takes, for a node
-// below the root. An OBJECT needs properties ("should be non-empty for
-// OBJECT type": a map has no presence in its proto, so {"type":"object"}
-// is the same as empty properties), and properties and required are
-// "only allowed for OBJECT type". A free-form object loses its type, as
-// LiteLLM sends it (BerriAI/litellm#18237), so the model still passes an
-// object. enum is only allowed for STRING, format only for STRING, NUMBER
-// and INTEGER.
-func freeForm(out map[string]any) {
+// below the root, and reports whether the node became JSON text. Gemini
+// answers with a 400:
+//   - an OBJECT without properties ("should be non-empty for OBJECT type";
+//     a map has no presence in its proto, so {"type":"object"} is the same
+//     as empty properties);
+//   - a schema without a type ("type: must be specified",
+//     home-assistant/core#122403; "items: missing field.",
+//     anomalyco/opencode#11952);
+//   - properties or required on another type ("only allowed for OBJECT
+//     type"), format outside STRING, NUMBER, INTEGER.
+//
+// A free-form object and an untyped value (any JSON) become a string that
+// holds the value as JSON text, which ArgsFromGemini decodes again, so the
+// tool still receives what its schema says.
+func freeForm(out map[string]any) bool {
 	props, _ := out["properties"].(map[string]any)
 	if out["type"] != "object" {
 		delete(out, "properties")
 		delete(out, "required")
-	} else if len(props) == 0 {
-		delete(out, "type")
-		delete(out, "properties")
-		delete(out, "required")
+	}
+	text := out["type"] == "object" && len(props) == 0 || out["type"] == nil && out["anyOf"] == nil
+	if text {
+		what := "a JSON value"
+		if out["type"] == "object" {
+			what = "a JSON object"
+		}
+		for _, k := range []string{"properties", "required", "enum", "format", "minProperties", "maxProperties"} {
+			delete(out, k)
+		}
+		out["type"] = "string"
+		if d, _ := out["description"].(string); d != "" {
+			out["description"] = d + " (" + what + ", as text)"
+		} else {
+			out["description"] = strings.ToUpper(what[:1]) + what[1:] + ", as text."
+		}
 	}
 	if f, ok := out["format"]; ok && f != "enum" {
 		switch out["type"] {
@@ -68,19 +87,7 @@ func freeForm(out map[string]any) {
 			delete(out, "format")
 		}
 	}
-}
-
-// typedItems is what an array's items become: Gemini answers items with no
-// type "items: missing field." (anomalyco/opencode#11952), so an item
-// schema that has none (any value, a free-form object) is read as text.
-func typedItems(it map[string]any) map[string]any {
-	if it == nil {
-		return map[string]any{"type": "string"}
-	}
-	if it["type"] == nil && it["anyOf"] == nil {
-		it["type"] = "string"
-	}
-	return it
+	return text
 }
 
 func geminiNode(n any, root map[string]any, depth int) map[string]any {
@@ -144,10 +151,8 @@ func geminiNode(n any, root map[string]any, depth int) map[string]any {
 				// object) is left out while others remain.
 				var typed []any
 				for _, a := range alts {
-					am := a.(map[string]any)
-					freeForm(am)
-					if am["type"] != nil || am["anyOf"] != nil {
-						typed = append(typed, am)
+					if !freeForm(a.(map[string]any)) {
+						typed = append(typed, a)
 					}
 				}
 				if len(typed) > 0 {
@@ -215,12 +220,12 @@ func geminiNode(n any, root map[string]any, depth int) map[string]any {
 			props, _ := v.(map[string]any)
 			conv := map[string]any{}
 			for name, p := range props {
-				if g := geminiNode(p, root, depth+1); g != nil {
-					freeForm(g)
-					conv[name] = g
-				} else {
-					conv[name] = map[string]any{}
+				g := geminiNode(p, root, depth+1)
+				if g == nil {
+					g = map[string]any{}
 				}
+				freeForm(g)
+				conv[name] = g
 			}
 			out["properties"] = conv
 		case "items":
@@ -228,13 +233,13 @@ func geminiNode(n any, root map[string]any, depth int) map[string]any {
 			case map[string]any:
 				if g := geminiNode(it, root, depth+1); g != nil {
 					freeForm(g)
-					out["items"] = typedItems(g)
+					out["items"] = g
 				}
 			case []any: // tuple form: the first item's schema
 				if len(it) > 0 {
 					if g := geminiNode(it[0], root, depth+1); g != nil {
 						freeForm(g)
-						out["items"] = typedItems(g)
+						out["items"] = g
 					}
 				}
 			}
@@ -356,4 +361,133 @@ func mergeInto(dst, src map[string]any) {
 			}
 		}
 	}
+}
+
+// ArgsFromGemini undoes ToGemini's JSON-text stand-ins in a call's
+// arguments: where the original schema takes something other than a
+// string (a free-form object, any value) and the model sent a string that
+// holds a JSON object or array, the decoded value takes its place. args
+// come back unchanged (the same bytes) when nothing was decoded.
+func ArgsFromGemini(schema, args json.RawMessage) json.RawMessage {
+	root, ok := decode(schema)
+	if !ok {
+		return args
+	}
+	var v any
+	if json.Unmarshal(args, &v) != nil {
+		return args
+	}
+	out, changed := fromText(root, root, v, 0)
+	if !changed {
+		return args
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return args
+	}
+	return b
+}
+
+func fromText(s, root map[string]any, v any, depth int) (any, bool) {
+	if s == nil || depth > maxRefDepth*4 {
+		return v, false
+	}
+	if ref, ok := s["$ref"].(string); ok {
+		return fromText(resolve(root, ref), root, v, depth+1)
+	}
+	switch x := v.(type) {
+	case string:
+		if takesString(s, root, depth) {
+			return v, false
+		}
+		var dec any
+		if json.Unmarshal([]byte(x), &dec) != nil {
+			return v, false
+		}
+		switch dec.(type) {
+		case map[string]any, []any:
+			out, _ := fromText(s, root, dec, depth+1)
+			return out, true
+		}
+	case map[string]any:
+		changed := false
+		for _, props := range propertySets(s, root) {
+			for k, ps := range props {
+				pm, _ := ps.(map[string]any)
+				if val, ok := x[k]; ok && pm != nil {
+					if nv, c := fromText(pm, root, val, depth+1); c {
+						x[k], changed = nv, true
+					}
+				}
+			}
+		}
+		return x, changed
+	case []any:
+		items, _ := s["items"].(map[string]any)
+		changed := false
+		for i, el := range x {
+			if nv, c := fromText(items, root, el, depth+1); c {
+				x[i], changed = nv, true
+			}
+		}
+		return x, changed
+	}
+	return v, false
+}
+
+// takesString reports whether a schema accepts a string as it stands: its
+// type is or includes string, or one of its alternatives takes one.
+func takesString(s, root map[string]any, depth int) bool {
+	if ref, ok := s["$ref"].(string); ok && depth < maxRefDepth*4 {
+		if t := resolve(root, ref); t != nil {
+			return takesString(t, root, depth+1)
+		}
+	}
+	switch t := s["type"].(type) {
+	case string:
+		return t == "string"
+	case []any:
+		for _, x := range t {
+			if x == "string" {
+				return true
+			}
+		}
+		return false
+	}
+	if _, ok := s["const"].(string); ok {
+		return true
+	}
+	if e, ok := s["enum"].([]any); ok && len(e) > 0 {
+		_, str := e[0].(string)
+		return str
+	}
+	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+		alts, _ := s[k].([]any)
+		for _, a := range alts {
+			if am, ok := a.(map[string]any); ok && takesString(am, root, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// propertySets lists the properties a schema declares, its own and its
+// allOf members'.
+func propertySets(s, root map[string]any) []map[string]any {
+	var out []map[string]any
+	if p, ok := s["properties"].(map[string]any); ok {
+		out = append(out, p)
+	}
+	all, _ := s["allOf"].([]any)
+	for _, a := range all {
+		am, _ := a.(map[string]any)
+		if r, ok := am["$ref"].(string); ok {
+			am = resolve(root, r)
+		}
+		if p, ok := am["properties"].(map[string]any); ok {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -36,6 +36,26 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// What ToGemini sends as JSON text comes back decoded; everything else
+// stays as the model sent it, byte for byte.
+func TestArgsFromGemini(t *testing.T) {
+	t.Parallel()
+	schema := json.RawMessage(`{"type":"object","properties":{"opts":{"type":"object"},"name":{"type":"string"},"any":{},` +
+		`"rows":{"type":"array","items":{"type":"object"}},"ref":{"$ref":"#/$defs/O"},"n":{"anyOf":[{"type":"string"},{"type":"object"}]}},"$defs":{"O":{"type":"object"}}}`)
+	cases := []struct{ in, want string }{
+		{`{"opts":"{\"a\":1}","name":"{\"b\":2}"}`, `{"name":"{\"b\":2}","opts":{"a":1}}`},
+		{`{"any":"[1,2]","rows":["{\"k\":\"v\"}"],"ref":"{}"}`, `{"any":[1,2],"ref":{},"rows":[{"k":"v"}]}`},
+		{`{"any":"plain text","n":"{\"x\":1}"}`, `{"any":"plain text","n":"{\"x\":1}"}`},
+		{`{"opts":{"a":1},"name":"x"}`, `{"opts":{"a":1},"name":"x"}`},
+		{`{"opts":"not json"}`, `{"opts":"not json"}`},
+	}
+	for _, c := range cases {
+		if got := string(ArgsFromGemini(schema, json.RawMessage(c.in))); got != c.want {
+			t.Errorf("%s\n got %s\nwant %s", c.in, got, c.want)
+		}
+	}
+}
+
 func TestToGemini(t *testing.T) {
 	t.Parallel()
 	cases := []struct{ in, want string }{
@@ -59,12 +79,12 @@ func TestToGemini(t *testing.T) {
 			`{"properties":{"t":{"items":{"type":"string"},"type":"array"}},"type":"object"}`},
 		{`{"type":"object","properties":{"node":{"$ref":"#"}}}`, ""}, // recursive: cut, not looped
 		// What Gemini answers with a 400 (geminitest.SchemaRules): a
-		// free-form object keeps no type, an untyped item becomes text,
+		// free-form object or an untyped value travels as JSON text,
 		// properties/required/format only where their type allows.
-		{`{"type":"object","properties":{"opts":{"type":"object","description":"Options","additionalProperties":true}}}`,
-			`{"properties":{"opts":{"description":"Options"}},"type":"object"}`},
+		{`{"type":"object","properties":{"opts":{"type":"object","description":"Options","additionalProperties":true},"v":{}}}`,
+			`{"properties":{"opts":{"description":"Options (a JSON object, as text)","type":"string"},"v":{"description":"A JSON value, as text.","type":"string"}},"type":"object"}`},
 		{`{"type":"object","properties":{"rows":{"type":"array","items":{"type":"object"}},"any":{"type":"array","items":{}}}}`,
-			`{"properties":{"any":{"items":{"type":"string"},"type":"array"},"rows":{"items":{"type":"string"},"type":"array"}},"type":"object"}`},
+			`{"properties":{"any":{"items":{"description":"A JSON value, as text.","type":"string"},"type":"array"},"rows":{"items":{"description":"A JSON object, as text.","type":"string"},"type":"array"}},"type":"object"}`},
 		{`{"type":"object","properties":{"data":{"type":"string","properties":{"a":{"type":"string"}},"required":["a"]},"rgb":{"type":"array","format":"date-time","items":{"type":"integer"}}}}`,
 			`{"properties":{"data":{"type":"string"},"rgb":{"items":{"type":"integer"},"type":"array"}},"type":"object"}`},
 		{`{"type":"object","properties":{"f":{"anyOf":[{"type":"object"},{"type":"string"},{"type":"integer"}]}}}`,

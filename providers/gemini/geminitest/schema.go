@@ -27,7 +27,10 @@ import (
 //     (home-assistant/core#122403);
 //   - an ARRAY whose items are missing or have no type: "items: missing
 //     field." (cline/cline#7339, anomalyco/opencode#11952);
-//   - a required name that is not a property: "property is not defined".
+//   - a required name that is not a property: "property is not defined";
+//   - a schema with neither a type nor anyOf: "type: must be specified"
+//     (home-assistant/core#122403; the Schema reference marks type
+//     required).
 //
 // The chat fake applies them too on Gemini's OpenAI-compatible endpoint,
 // which converts to the same declarations.
@@ -52,6 +55,8 @@ func schemaNode(n map[string]json.RawMessage, at string) string {
 	_, hasRequired := n["required"]
 	_, hasAnyOf := n["anyOf"]
 	switch {
+	case typ == "" && !hasAnyOf:
+		return bad("type", "must be specified")
 	case hasProps && typ != "OBJECT":
 		return bad("properties", "only allowed for OBJECT type")
 	case hasRequired && typ != "OBJECT":

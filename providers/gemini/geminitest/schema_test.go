@@ -22,6 +22,7 @@ func TestSchemaRules(t *testing.T) {
 		{"format on an object", `{"type":"object","properties":{"rgb":{"type":"array","format":"rgb","items":{"type":"integer"}}}}`, at + ".properties[rgb].format: format is only supported for NUMBER, INTEGER and STRING type"},
 		{"array without items", `{"type":"object","properties":{"tags":{"type":"array"}}}`, at + ".properties[tags].items: missing field."},
 		{"array of untyped items", `{"type":"object","properties":{"values":{"type":"array","items":{"type":"array","items":{}}}}}`, at + ".properties[values].items.items: missing field."},
+		{"untyped property", `{"type":"object","properties":{"entity_id":{"description":"x"}}}`, at + ".properties[entity_id].type: must be specified"},
 		{"required name not a property", `{"type":"object","properties":{"a":{"type":"string"}},"required":["a","b"]}`, at + ".required[1]: property is not defined"},
 		{"accepted", `{"type":"object","properties":{"a":{"type":"string","enum":["x"]},"tags":{"type":"array","items":{"type":"string"}},"o":{"type":"object","properties":{"k":{"type":"integer","format":"int32"}},"required":["k"]},"u":{"anyOf":[{"type":"string"},{"type":"integer"}]}},"required":["a"]}`, ""},
 	}
