@@ -156,7 +156,12 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return nil, apiError(resp, p.opts.Tag)
+		err := apiError(resp, p.opts.Tag)
+		if e, ok := err.(*agent.APIError); ok && resp.StatusCode == 400 && r.declared > maxDeclarations {
+			// Gemini takes at most 512 function declarations.
+			e.Message += fmt.Sprintf(" — %d functions were declared: defer some servers' tools (--defer, or \"defer\": true in the server's config) so search finds them instead", r.declared)
+		}
+		return nil, err
 	}
 	acc := &accumulator{r: r, emit: emit}
 	out := &agent.Response{ToolsHash: r.toolsHash, Resolved: r.mode}
@@ -174,6 +179,10 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	out.OutputLimit, out.OutputMax = r.maxTokens, r.maxOutput
 	return out, err
 }
+
+// maxDeclarations is the most function declarations Gemini takes in a
+// request (the 400 in gemini-cli#19083).
+const maxDeclarations = 512
 
 // apiError reads Google's error body: {"error": {code, message, status}}.
 func apiError(resp *http.Response, tag string) error {

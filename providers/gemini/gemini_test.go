@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -418,5 +419,27 @@ func TestFreeFormObjectAsText(t *testing.T) {
 	}
 	if string(got) != `{"launchOptions":{"headless":true},"url":"https://x"}` {
 		t.Errorf("the tool got %s", got)
+	}
+}
+
+// Over 512 function declarations Gemini answers 400 (the fake's rule); the
+// error says how to stay under it.
+func TestTooManyDeclarationsSaysDefer(t *testing.T) {
+	f := geminitest.NewServer(t)
+	set := tools.NewSet()
+	var many []tools.Tool
+	for i := range geminitest.MaxDeclarations + 1 {
+		many = append(many, tools.Tool{Name: fmt.Sprintf("t%d", i), Schema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`),
+			Exec: func(context.Context, json.RawMessage) (tools.Result, error) { return tools.Result{}, nil }})
+	}
+	if err := set.Add(nil, many...); err != nil {
+		t.Fatal(err)
+	}
+	p := gemini.New(gemini.Options{APIKey: geminitest.DefaultKey, BaseURL: f.URL})
+	s := agent.New(agent.Config{Provider: p, Model: "gemini-2.5-flash", Tools: set, Backoff: time.Millisecond})
+	err := s.Run(t.Context(), "hi", func(agent.Event) {})
+	var ae *agent.APIError
+	if !errors.As(err, &ae) || ae.Status != 400 || !strings.Contains(ae.Message, "At most 512 function declarations") || !strings.Contains(ae.Message, "513 functions were declared") || !strings.Contains(ae.Message, "--defer") {
+		t.Fatalf("error %v, want the 400 with the --defer hint", err)
 	}
 }

@@ -39,6 +39,8 @@ type rendered struct {
 	toolsHash            string
 	mode                 agent.SearchMode
 	fromWire             map[string]string
+	// declared counts the function declarations sent.
+	declared int
 	// schemas holds each declared tool's original schema, by name: what
 	// its arguments are read back against (toolschema.ArgsFromGemini).
 	schemas map[string]json.RawMessage
@@ -141,6 +143,7 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 	if len(decls) > 0 {
 		tools = append(tools, `{"functionDeclarations":[`+strings.Join(decls, ",")+`]}`)
 	}
+	r.declared = len(decls)
 	for _, pt := range req.ProviderTools {
 		if len(pt.Raw) == 0 {
 			continue

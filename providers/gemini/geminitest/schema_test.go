@@ -2,6 +2,7 @@ package geminitest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -58,5 +59,34 @@ func TestSchemaRules(t *testing.T) {
 				t.Errorf("message\n got %s\nwant %s", e.Error.Message, c.want)
 			}
 		})
+	}
+}
+
+// More than 512 function declarations are the API's 400 (gemini-cli#19083).
+func TestDeclarationLimit(t *testing.T) {
+	s := NewServer(t)
+	for _, n := range []int{MaxDeclarations, MaxDeclarations + 1} {
+		decls := make([]string, n)
+		for i := range decls {
+			decls[i] = fmt.Sprintf(`{"name":"f%d"}`, i)
+		}
+		body := `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[` + strings.Join(decls, ",") + `]}]}`
+		req, _ := http.NewRequest(http.MethodPost, s.URL+"/v1beta/models/gemini-2.5-flash:generateContent", strings.NewReader(body))
+		req.Header.Set("x-goog-api-key", DefaultKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		want := 200
+		if n > MaxDeclarations {
+			want = 400
+		}
+		if resp.StatusCode != want {
+			t.Errorf("%d declarations: status %d, want %d", n, resp.StatusCode, want)
+		}
+	}
+	if r := s.Rejected(); len(r) != 1 || !strings.Contains(r[0].Rejection, "At most 512 function declarations can be specified.") {
+		t.Errorf("rejections %+v", r)
 	}
 }

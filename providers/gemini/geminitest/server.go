@@ -282,6 +282,10 @@ func (s *Server) validate(raw []byte, model string, b *body_) string {
 	}
 	declared := map[string]bool{}
 	for i, t := range b.Tools {
+		if len(t.FunctionDeclarations) > MaxDeclarations {
+			// gemini-cli#19083 and #25440.
+			return fmt.Sprintf("The GenerateContentRequest proto is invalid:\n  * tools[%d].function_declarations: [FIELD_INVALID] At most %d function declarations can be specified.", i, MaxDeclarations)
+		}
 		for j, d := range t.FunctionDeclarations {
 			at := fmt.Sprintf("tools[%d].function_declarations[%d]", i, j)
 			if !nameRule.MatchString(d.Name) {
@@ -393,6 +397,9 @@ func (s *Server) validate(raw []byte, model string, b *body_) string {
 	}
 	return ""
 }
+
+// MaxDeclarations is the most function declarations a tool may carry.
+const MaxDeclarations = 512
 
 // MaxRequest is the largest request the API takes with its media inline
 // (the image understanding docs: larger files go through the File API).
