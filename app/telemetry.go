@@ -25,9 +25,13 @@ func (a *App) startTelemetry(ctx context.Context) {
 		return
 	}
 	a.tel = t
-	// Closers run last to first: this one runs after the store closed,
-	// once nothing more is recorded.
+	// Closers run last to first. Finish, after the session's own closers
+	// (added later) and before the store's and the MCP servers', starts
+	// the last export once nothing more is recorded: it runs beside those
+	// closers (the store's close checkpoints the database), and Shutdown,
+	// which runs last, waits for it.
 	a.closers = append([]func(){func() { _ = t.Shutdown(context.Background()) }}, a.closers...)
+	a.closers = append(a.closers, t.Finish)
 	t.SessionStarted(ctx, a.label, a.isResume)
 }
 

@@ -57,6 +57,11 @@ type conn struct {
 	h2    bool
 	first chan struct{} // held by the call that opens the connection
 	up    atomic.Bool   // a call went through: the pool has the connection
+	// refused is the address of the last dial, when it was refused; down
+	// is set when it was refused again just before the last export
+	// (refused.go).
+	refused atomic.Pointer[dialAddr]
+	down    atomic.Pointer[dialAddr]
 }
 
 func (c *conn) do(req *http.Request) (*http.Response, error) {
@@ -83,9 +88,10 @@ func (cs *clients) get(c signalConfig) *conn {
 	if cn := cs.m[key]; cn != nil {
 		return cn
 	}
+	cn := &conn{h2: c.protocol == "grpc", first: make(chan struct{}, 1)}
 	t := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:         cn.dialer(&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}),
 		TLSClientConfig:     c.tls,
 		TLSHandshakeTimeout: 10 * time.Second,
 		IdleConnTimeout:     90 * time.Second,
@@ -103,7 +109,7 @@ func (cs *clients) get(c signalConfig) *conn {
 		}
 		t.Protocols = &p
 	}
-	cn := &conn{hc: &http.Client{Transport: t}, h2: c.protocol == "grpc", first: make(chan struct{}, 1)}
+	cn.hc = &http.Client{Transport: t}
 	if cs.m == nil {
 		cs.m = map[string]*conn{}
 	}

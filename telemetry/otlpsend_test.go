@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
@@ -241,5 +242,15 @@ func TestTLSWithCertificateFile(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// The instruments' names and options are constants: build only logs an
+// error from them, so this is where one would show.
+func TestInstrumentsValid(t *testing.T) {
+	mp := sdkmetric.NewMeterProvider()
+	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
+	if _, err := newInstruments(mp.Meter("test")); err != nil {
+		t.Fatal(err)
 	}
 }

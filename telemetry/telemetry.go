@@ -19,6 +19,11 @@
 // An unreachable collector never holds a turn: spans go through the batch
 // processor (ending a span only queues it), exports have a short timeout and
 // are not retried, and Shutdown gives the last export a bounded wait.
+// Telemetry stays off the turn's path: the SDK is built in the background
+// (Start only reads the settings), a first metrics export at start warms the
+// encoder and the connection, the last export starts as the app begins to
+// close (Finish) and runs beside the store's close, and a collector that
+// refused twice is not sent the last export at all (refused.go).
 package telemetry
 
 import (
@@ -27,6 +32,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -64,24 +70,46 @@ type Options struct {
 
 // Telemetry is the running export. A nil *Telemetry is off: every method
 // does nothing.
+//
+// Start builds the SDK in the background: its set-up (providers,
+// instruments, the global handlers; 1–2 ms of cold code after
+// internal/residency released the binary's pages) runs beside the rest of
+// the start, and what needs it waits for ready.
 type Telemetry struct {
-	tp         *sdktrace.TracerProvider
-	mp         *sdkmetric.MeterProvider
-	tracer     trace.Tracer
-	m          instruments
 	logContent bool
 	// conns are the exporters' HTTP clients, shared by the two signals.
 	conns *clients
+
+	// ready is closed once build has set the fields below.
+	ready  chan struct{}
+	tp     *sdktrace.TracerProvider
+	mp     *sdkmetric.MeterProvider
+	reader *sdkmetric.PeriodicReader // nil when metrics are off
+	tracer trace.Tracer
+	m      instruments
+
+	// pending are the calls made before ready, run by build.
+	mu      sync.Mutex
+	built   bool
+	pending []func()
+
+	// early is closed when build's first metrics export is done.
+	early chan struct{}
+
+	// finished is closed when the last export, started by Finish, is done.
+	finishOnce sync.Once
+	finished   chan struct{}
+	finishErr  error
 }
 
 // ErrConfig marks a telemetry setting that cannot be used (an unknown
 // protocol): the run goes on without telemetry and says why.
 var ErrConfig = errors.New("telemetry setting")
 
-// Start builds the exporters the environment describes. Nothing is
-// connected yet: the first export dials. A nil result with a nil error
-// means the environment turned the SDK off (OTEL_SDK_DISABLED=true, or
-// both OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER are none).
+// Start reads the exporters' settings from the environment and builds the
+// SDK in the background. Nothing is connected yet. A nil result with a nil
+// error means the environment turned the SDK off (OTEL_SDK_DISABLED=true,
+// or both OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER are none).
 func Start(ctx context.Context, o Options) (*Telemetry, error) {
 	getenv := o.Getenv
 	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
@@ -98,49 +126,111 @@ func Start(ctx context.Context, o Options) (*Telemetry, error) {
 	if !traces && !metrics {
 		return nil, nil
 	}
+	// Every setting is read here, so that one the run cannot use is said
+	// at once; only the SDK's objects are built in the background.
+	t := &Telemetry{logContent: o.LogContent, conns: &clients{}, ready: make(chan struct{}), early: make(chan struct{}),
+		finished: make(chan struct{})}
+	var spans *sender
+	var points *metricExporter
+	if traces {
+		cfg, err := readSignalConfig(getenv, traceSignal)
+		if err != nil {
+			return nil, err
+		}
+		spans = &sender{cfg: cfg, http: t.conns.get(cfg), what: "spans"}
+	}
+	if metrics {
+		cfg, err := readSignalConfig(getenv, metricSignal)
+		if err != nil {
+			return nil, err
+		}
+		if points, err = newMetricExporter(&sender{cfg: cfg, http: t.conns.get(cfg), what: "data points"}, getenv); err != nil {
+			return nil, err
+		}
+	}
 	res, rerr := resource.New(ctx,
 		resource.WithAttributes(attribute.String("service.name", "agent"), attribute.String("service.version", o.Version)),
 		resource.WithFromEnv(), resource.WithTelemetrySDK())
 	if res == nil {
 		return nil, fmt.Errorf("%w: OTEL_RESOURCE_ATTRIBUTES: %v", ErrConfig, rerr)
 	}
+	go t.build(res, spans, points, o.Version)
+	if rerr != nil {
+		// A malformed OTEL_RESOURCE_ATTRIBUTES entry: the rest is used.
+		return t, fmt.Errorf("%w: OTEL_RESOURCE_ATTRIBUTES: %v", ErrConfig, rerr)
+	}
+	return t, nil
+}
+
+// build makes the SDK's providers and instruments, runs the calls made
+// before, and then, beside the turn, makes the first export cheap: the
+// protobuf types' lazy set-up (most of telemetry's own CPU) and a first
+// metrics export, which sends the session's start at once and opens the
+// connection the last export reuses.
+func (t *Telemetry) build(res *resource.Resource, spans *sender, points *metricExporter, version string) {
 	// The SDK reports failed exports through the global handler, which
 	// writes to stderr by default: print mode's stderr is the user's, so
 	// they go to the agent's log file. Their text names the endpoint at
 	// most, never a header's value.
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { slog.Warn("telemetry", "err", err) }))
 	otel.SetLogger(logr.FromSlogHandler(slog.Default().Handler()))
-
-	t := &Telemetry{logContent: o.LogContent, conns: &clients{}}
 	tracerOpts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
-	if traces {
-		exp, err := newTraceExporter(ctx, getenv, t.conns)
+	if spans != nil {
+		// otlptrace.New starts the client, which does nothing: it cannot fail.
+		exp, err := otlptrace.New(context.Background(), traceClient{s: spans})
 		if err != nil {
-			return nil, err
+			otel.Handle(err)
+		} else {
+			tracerOpts = append(tracerOpts, sdktrace.WithBatcher(exp))
 		}
-		tracerOpts = append(tracerOpts, sdktrace.WithBatcher(exp))
 	}
 	t.tp = sdktrace.NewTracerProvider(tracerOpts...)
-	t.tracer = t.tp.Tracer("github.com/agent-dev/agent", trace.WithInstrumentationVersion(o.Version))
+	t.tracer = t.tp.Tracer("github.com/agent-dev/agent", trace.WithInstrumentationVersion(version))
 	meterOpts := []sdkmetric.Option{sdkmetric.WithResource(res)}
-	if metrics {
-		exp, err := newMetricsExporter(getenv, t.conns)
-		if err != nil {
-			_ = t.tp.Shutdown(ctx)
-			return nil, err
-		}
-		meterOpts = append(meterOpts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
+	if points != nil {
+		t.reader = sdkmetric.NewPeriodicReader(points)
+		meterOpts = append(meterOpts, sdkmetric.WithReader(t.reader))
 	}
 	t.mp = sdkmetric.NewMeterProvider(meterOpts...)
-	if t.m, err = newInstruments(t.mp.Meter("github.com/agent-dev/agent", metric.WithInstrumentationVersion(o.Version))); err != nil {
-		_ = t.Shutdown(ctx)
-		return nil, err
+	var err error
+	if t.m, err = newInstruments(t.mp.Meter("github.com/agent-dev/agent", metric.WithInstrumentationVersion(version))); err != nil {
+		// The instruments' names and options are constants: an error is
+		// this package's bug, which the tests catch; the SDK's instruments
+		// work all the same.
+		otel.Handle(err)
 	}
-	if rerr != nil {
-		// A malformed OTEL_RESOURCE_ATTRIBUTES entry: the rest is used.
-		return t, fmt.Errorf("%w: OTEL_RESOURCE_ATTRIBUTES: %v", ErrConfig, rerr)
+	t.mu.Lock()
+	pending := t.pending
+	t.pending, t.built = nil, true
+	t.mu.Unlock()
+	close(t.ready)
+	for _, f := range pending {
+		f()
 	}
-	return t, nil
+	if spans != nil {
+		warmTraceTypes()
+	}
+	if t.reader != nil {
+		// Bounded by the export timeout; the last export waits for it
+		// (the connection it opens is the one the last export reuses) at
+		// most until ShutdownWait, then cancels it.
+		if err := t.reader.ForceFlush(context.Background()); err != nil && !errors.Is(err, sdkmetric.ErrReaderShutdown) {
+			otel.Handle(err)
+		}
+	}
+	close(t.early)
+}
+
+// whenBuilt runs f now if the SDK is built, else right after build.
+func (t *Telemetry) whenBuilt(f func()) {
+	t.mu.Lock()
+	if !t.built {
+		t.pending = append(t.pending, f)
+		t.mu.Unlock()
+		return
+	}
+	t.mu.Unlock()
+	f()
 }
 
 // signalOn reads OTEL_TRACES_EXPORTER or OTEL_METRICS_EXPORTER: otlp (the
@@ -176,36 +266,52 @@ func protocol(getenv func(string) string, signal string) (string, error) {
 	}
 }
 
-func newTraceExporter(ctx context.Context, getenv func(string) string, cs *clients) (sdktrace.SpanExporter, error) {
-	cfg, err := readSignalConfig(getenv, traceSignal)
-	if err != nil {
-		return nil, err
+// Finish starts the last export (what is queued and the metrics) and
+// returns: the closers that follow (the store's) run beside it, and
+// Shutdown waits for it. Nothing recorded after Finish is exported.
+func (t *Telemetry) Finish() {
+	if t == nil {
+		return
 	}
-	return otlptrace.New(ctx, traceClient{s: &sender{cfg: cfg, http: cs.get(cfg), what: "spans"}})
+	t.finishOnce.Do(func() {
+		go func() {
+			<-t.ready // build does not wait on the network
+			ctx, cancel := context.WithTimeout(context.Background(), ShutdownWait)
+			defer cancel()
+			t.conns.confirmDown(ctx)
+			done := make(chan error, 1)
+			go func() {
+				select {
+				case <-t.early:
+				case <-ctx.Done():
+				}
+				done <- t.mp.Shutdown(ctx)
+			}()
+			err := t.tp.Shutdown(ctx)
+			t.finishErr = errors.Join(err, <-done)
+			t.conns.close()
+			close(t.finished)
+		}()
+	})
 }
 
-func newMetricsExporter(getenv func(string) string, cs *clients) (sdkmetric.Exporter, error) {
-	cfg, err := readSignalConfig(getenv, metricSignal)
-	if err != nil {
-		return nil, err
-	}
-	return newMetricExporter(&sender{cfg: cfg, http: cs.get(cfg), what: "data points"}, getenv)
-}
-
-// Shutdown flushes what is queued and stops the exporters, waiting at most
-// ShutdownWait (or ctx's deadline, if sooner).
+// Shutdown makes the last export (Finish) and waits for it, at most
+// ShutdownWait from Finish's start (or until ctx is done).
 func (t *Telemetry) Shutdown(ctx context.Context) error {
 	if t == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownWait)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- t.mp.Shutdown(ctx) }()
-	err := t.tp.Shutdown(ctx)
-	err = errors.Join(err, <-done)
-	t.conns.close()
-	return err
+	t.Finish()
+	bound := time.NewTimer(ShutdownWait + 100*time.Millisecond)
+	defer bound.Stop()
+	select {
+	case <-t.finished:
+		return t.finishErr
+	case <-bound.C:
+		return fmt.Errorf("telemetry: the last export took over %s: %w", ShutdownWait, context.DeadlineExceeded)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // SessionStarted counts a session (agent.session.count): a new one, or a
@@ -214,5 +320,7 @@ func (t *Telemetry) SessionStarted(ctx context.Context, provider string, resumed
 	if t == nil {
 		return
 	}
-	t.m.sessions.Add(ctx, 1, metric.WithAttributes(attribute.String(attrProvider, provider), attribute.Bool("agent.session.resumed", resumed)))
+	t.whenBuilt(func() {
+		t.m.sessions.Add(ctx, 1, metric.WithAttributes(attribute.String(attrProvider, provider), attribute.Bool("agent.session.resumed", resumed)))
+	})
 }

@@ -75,6 +75,9 @@ func TestExportReachesReceiver(t *testing.T) {
 					turn.Observe(ev)
 				}
 				turn.End()
+				// As the app closes: Finish starts the last export, the
+				// other closers run, Shutdown waits for it.
+				tel.Finish()
 				if err := tel.Shutdown(ctx); err != nil {
 					t.Fatalf("Shutdown: %v", err)
 				}

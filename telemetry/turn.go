@@ -60,6 +60,7 @@ func (t *Telemetry) StartTurn(ctx context.Context, info TurnInfo) (context.Conte
 	if t == nil {
 		return ctx, nil
 	}
+	<-t.ready // built in the background: long since, as a rule
 	if info.Agent == "" {
 		info.Agent = "agent"
 	}
