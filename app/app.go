@@ -695,6 +695,11 @@ func (a *App) checkModel(name string) (prov, model string, err error) {
 	if !ok {
 		prov, model = a.Provider(), name
 	}
+	// sonnet, opus, haiku: as --model and a profile read them.
+	model, err = a.settings.modelOn(prov, model, "/model")
+	if err != nil {
+		return "", "", err
+	}
 	if err := servedBy(prov, model); err != nil {
 		return "", "", err
 	}

@@ -94,13 +94,61 @@ func (s *Settings) resolveAliases(p agents.Profile, changed map[string]bool) err
 // provider: the user's pin (ANTHROPIC_DEFAULT_SONNET_MODEL, its config
 // key), else the provider's descriptor; "" when the provider serves no
 // Claude and nothing is pinned.
-func (s *Settings) aliasModel(alias string) string {
+func (s *Settings) aliasModel(alias string) string { return s.aliasModelOn(s.Provider, alias) }
+
+// aliasModelOn is aliasModel on provider prov.
+func (s *Settings) aliasModelOn(prov, alias string) string {
 	pinned := map[string]string{"sonnet": s.DefaultSonnetModel, "opus": s.DefaultOpusModel, "haiku": s.DefaultHaikuModel}[alias]
 	if pinned = strings.TrimSpace(pinned); pinned != "" {
 		return pinned
 	}
-	d, _ := registry.Lookup(s.Provider)
+	d, _ := registry.Lookup(prov)
 	return d.Aliases[alias]
+}
+
+// modelOn resolves a model the user named (--model, /model, the config's
+// model, fallback_model or subagent_model) on provider prov, as a
+// profile's is: a Claude alias becomes the id it stands for, anything else
+// is returned as it is. Behind --base-url an alias the provider's table
+// lacks is sent as it is (a proxy may serve it). what names the setting in
+// the error: "--model".
+func (s *Settings) modelOn(prov, name, what string) (string, error) {
+	alias := strings.ToLower(strings.TrimSpace(name))
+	if !isModelAlias(alias) {
+		return name, nil
+	}
+	if id := s.aliasModelOn(prov, alias); id != "" {
+		return id, nil
+	}
+	if s.BaseURL != "" {
+		return name, nil
+	}
+	id := "a model id it serves"
+	if d, _ := registry.Lookup(prov); d.DefaultModel != "" {
+		id += " (" + d.DefaultModel + ")"
+	}
+	return "", Usagef("%s %s: %s is a Claude alias and provider %s serves no Claude model by that name: name %s, set %s, or use provider anthropic",
+		what, name, alias, prov, id, aliasEnv(alias))
+}
+
+// resolveModels resolves the aliases of model and fallback_model, naming
+// the flag in an error when one was given, else the config key.
+func (s *Settings) resolveModels() error {
+	for _, f := range []struct {
+		key, flag string
+		dst       *string
+	}{{"model", "model", &s.Model}, {"fallback_model", "fallback-model", &s.FallbackModel}} {
+		what := f.key
+		if s.Flags.Changed[f.flag] {
+			what = "--" + f.flag
+		}
+		id, err := s.modelOn(s.Provider, *f.dst, what)
+		if err != nil {
+			return err
+		}
+		*f.dst = id
+	}
+	return nil
 }
 
 // aliasEnv names the variable that pins an alias.

@@ -157,6 +157,9 @@ func Load(f Flags, getenv func(string) string) (Settings, error) {
 	if f.Changed["resume"] && strings.TrimSpace(f.Resume) == "" {
 		return s, Usagef("--resume needs a session ID: list them with agent sessions, or use --continue for the newest")
 	}
+	if err := s.resolveModels(); err != nil {
+		return s, err
+	}
 	return s, s.Validate()
 }
 
@@ -204,11 +207,18 @@ func (s *Settings) restore(m store.SessionMeta) {
 		// one that can continue it offline.
 		s.Demo = true
 	}
+	was := s.Provider
 	if f.Provider == "" && m.Provider != "" {
 		s.Provider = m.Provider
 	}
 	if f.Model == "" && s.Provider == m.Provider {
 		s.Model = m.Model
+	} else if f.Model != "" && s.Provider != was {
+		// --model sonnet was resolved on the run's provider; the session
+		// resumes on its own.
+		if id, err := s.modelOn(s.Provider, f.Model, "--model"); err == nil {
+			s.Model = id
+		}
 	}
 	for _, k := range config.Keys() {
 		raw := st.Value(k.Name)

@@ -177,7 +177,8 @@ func (a *App) RunSubagent(ctx context.Context, callID string, emit func(agent.Ev
 func (a *App) openChild(ctx context.Context, p agents.Profile, prompt string) (_ *App, err error) {
 	opts := a.opts
 	opts.Interactive, opts.Title = false, p.Name+": "+prompt
-	cs, err := a.settings.forSubagent(p, a.opts.Getenv)
+	_, parentModel := a.session.Target()
+	cs, err := a.settings.forSubagent(p, a.Provider(), parentModel, a.opts.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("start subagent %s: %w", p.Name, err)
 	}
@@ -212,8 +213,11 @@ func (a *App) openChild(ctx context.Context, p agents.Profile, prompt string) (_
 // those `agent --agent NAME` would load here (defaults, config files,
 // environment, the profile), none of the parent's flags; the files read
 // and the trust are the parent's, and so is its --base-url while the
-// child talks to the same provider.
-func (s Settings) forSubagent(p agents.Profile, getenv func(string) string) (Settings, error) {
+// child talks to the same provider. Its model is the profile's, else
+// subagent_model, else the parent's current one (parentProv, parentModel:
+// --model and /model included), on the parent's provider unless the
+// profile names one.
+func (s Settings) forSubagent(p agents.Profile, parentProv, parentModel string, getenv func(string) string) (Settings, error) {
 	f := Flags{ConfigPath: s.Flags.ConfigPath, MCPConfig: s.MCPConfig, DBPath: s.DBPath, NoCache: s.NoCache, NoLearn: s.NoLearn,
 		NoStream: s.NoStream, Workdir: s.Workdir, Trust: s.Trusted, Changed: map[string]bool{}}
 	c, err := Load(f, getenv)
@@ -224,6 +228,22 @@ func (s Settings) forSubagent(p agents.Profile, getenv func(string) string) (Set
 	// read again mid-conversation: run_agent's definition names it).
 	if err := c.applyProfile(p, nil); err != nil {
 		return c, err
+	}
+	if p.Model == "" {
+		// The profile's own model first, then subagent_model
+		// (CLAUDE_CODE_SUBAGENT_MODEL), then the parent's model, on the
+		// parent's provider unless the profile names its own.
+		if p.Provider == "" && parentProv != "" {
+			c.Provider = parentProv
+		}
+		switch {
+		case c.SubagentModel != "":
+			if c.Model, err = c.modelOn(c.Provider, c.SubagentModel, "subagent_model"); err != nil {
+				return c, err
+			}
+		case c.Provider == parentProv && parentModel != "":
+			c.Model = parentModel
+		}
 	}
 	if c.Provider == s.Provider && c.BaseURL == "" {
 		c.BaseURL = s.BaseURL

@@ -82,3 +82,34 @@ func TestSignInLinesInTmux(t *testing.T) {
 	}
 	ts.quit()
 }
+
+// --model haiku and /model opus in a real terminal: the aliases a profile
+// takes are the provider's ids here too (the flag sent "haiku" as the
+// model id), and --help says so.
+func TestModelAliasesInTmux(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "First."}, anthropictest.Turn{Text: "Second."})
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "HOME": os.Getenv("HOME"),
+		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}
+	ts := startTmux(t, env, "--provider", "anthropic", "--base-url", fake.URL, "--model", "haiku")
+	ts.waitFor("anthropic/claude-haiku-4-5")
+	ts.send("hello", "Enter")
+	ts.waitFor("First.")
+	ts.send("/model opus", "Enter")
+	ts.waitFor("anthropic/claude-opus-4-5")
+	ts.send("again", "Enter")
+	ts.waitFor("Second.")
+	ts.quit()
+	var models []string
+	for _, r := range fake.Requests() {
+		models = append(models, r.Model())
+	}
+	if strings.Join(models, " ") != "claude-haiku-4-5 claude-opus-4-5" {
+		t.Errorf("the requests named models %q, want claude-haiku-4-5 then claude-opus-4-5", models)
+	}
+	help := runAgent(t, nil, "--help")
+	if !strings.Contains(help.stdout, "sonnet, opus or haiku") {
+		t.Errorf("--help does not list the aliases:\n%s", help.stdout)
+	}
+}

@@ -25,11 +25,11 @@ import (
 // wiring and never stored.
 type Config struct {
 	Provider      string `json:"provider,omitempty" default:"anthropic" flag:"provider" env:"AGENT_PROVIDER" profile:"" doc:"provider: anthropic, openai (Responses), openai-chat, ollama, llamacpp, vllm, lmstudio, openrouter, groq, deepseek, mistral, gemini (native), gemini-openai, vertex, vertex-gemini, bedrock, azure"`
-	Model         string `json:"model,omitempty" flag:"model" env:"AGENT_MODEL" profile:"" doc:"model id"`
-	FallbackModel string `json:"fallback_model,omitempty" flag:"fallback-model,root" profile:"" stored:"" doc:"model to switch to when the provider stays overloaded"`
+	Model         string `json:"model,omitempty" flag:"model" env:"AGENT_MODEL" profile:"" doc:"model id, or sonnet, opus or haiku: the provider's newest of that Claude family (default_*_model pins them)"`
+	FallbackModel string `json:"fallback_model,omitempty" flag:"fallback-model,root" profile:"" stored:"" doc:"model to switch to when the provider stays overloaded (a model id, or sonnet, opus or haiku)"`
 	// The model ids Claude Code's aliases stand for, pinned by the user
 	// (Claude Code's variables); unset, the provider's descriptor says.
-	DefaultSonnetModel string `json:"default_sonnet_model,omitempty" env:"ANTHROPIC_DEFAULT_SONNET_MODEL" doc:"the model id the alias sonnet (an agent profile's model or fallback_model) stands for, in the provider's own spelling (default: the provider's newest Sonnet the agent knows)"`
+	DefaultSonnetModel string `json:"default_sonnet_model,omitempty" env:"ANTHROPIC_DEFAULT_SONNET_MODEL" doc:"the model id the alias sonnet (in --model, /model, model, fallback_model, subagent_model or an agent profile) stands for, in the provider's own spelling (default: the provider's newest Sonnet the agent knows)"`
 	DefaultOpusModel   string `json:"default_opus_model,omitempty" env:"ANTHROPIC_DEFAULT_OPUS_MODEL" doc:"the model id the alias opus stands for, in the provider's own spelling (default: the provider's newest Opus the agent knows)"`
 	DefaultHaikuModel  string `json:"default_haiku_model,omitempty" env:"ANTHROPIC_DEFAULT_HAIKU_MODEL" doc:"the model id the alias haiku stands for, in the provider's own spelling (default: the provider's newest Haiku the agent knows)"`
 	BaseURL            string `json:"base_url,omitempty" flag:"base-url" doc:"API base URL (overrides the provider's default and *_BASE_URL)"`
@@ -126,6 +126,9 @@ type Config struct {
 	Telemetry *bool `json:"telemetry,omitempty" env:"AGENT_ENABLE_TELEMETRY" doc:"true: export traces and metrics over OTLP to OTEL_EXPORTER_OTLP_ENDPOINT (default false; user config or environment only)"`
 	// TelemetryLogContent puts what people and models wrote into spans.
 	TelemetryLogContent *bool `json:"telemetry_log_content,omitempty" doc:"true: spans carry the prompt, tool arguments and results and search queries (default false; user config only)"`
+	// SubagentModel is the model of a subagent whose profile names none,
+	// before the parent's (app.forSubagent).
+	SubagentModel string `json:"subagent_model,omitempty" env:"AGENT_SUBAGENT_MODEL" envalso:"CLAUDE_CODE_SUBAGENT_MODEL" doc:"the model of a subagent whose profile names none (a model id or sonnet, opus or haiku), instead of the parent's model; a profile's own model still wins"`
 }
 
 // Permissions are the allow, ask and deny lists of tool patterns, as in
@@ -294,6 +297,9 @@ func (c *Config) FromEnv(getenv func(string) string) error {
 			continue
 		}
 		v := getenv(k.Env)
+		if v == "" && k.EnvAlso != "" {
+			v = getenv(k.EnvAlso)
+		}
 		if v == "" {
 			continue
 		}

@@ -37,6 +37,7 @@ type Key struct {
 	Flag    string // flag name, "" for none
 	Root    bool   // the flag is on the root command only
 	Env     string
+	EnvAlso string // read when Env is unset: another tool's name (Claude Code's)
 	Profile bool
 	Stored  bool
 	Enum    []string
@@ -81,7 +82,7 @@ func declare() {
 		if name == "" || name == "-" {
 			continue
 		}
-		k := Key{Name: name, Env: f.Tag.Get("env"), Doc: f.Tag.Get("doc"), What: f.Tag.Get("what"),
+		k := Key{Name: name, Env: f.Tag.Get("env"), EnvAlso: f.Tag.Get("envalso"), Doc: f.Tag.Get("doc"), What: f.Tag.Get("what"),
 			Check: f.Tag.Get("check"), Default: f.Tag.Get("default"), index: i, typ: f.Type}
 		_, k.Profile = f.Tag.Lookup("profile")
 		_, k.Stored = f.Tag.Lookup("stored")
@@ -243,7 +244,11 @@ func Doc() string {
 		if len(k.Enum) > 0 {
 			doc += " (" + orList(k.Enum) + ")"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", k.Name, flag, code(k.Env), yes(k.Profile), yes(k.Stored),
+		env := code(k.Env)
+		if k.EnvAlso != "" {
+			env += " or " + code(k.EnvAlso)
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", k.Name, flag, env, yes(k.Profile), yes(k.Stored),
 			code(k.Default), strings.ReplaceAll(doc, "|", `\|`))
 	}
 	return b.String()
