@@ -38,7 +38,9 @@ func TestRejects(t *testing.T) {
 		{"namespace loaded by a client search", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search","execution":"client"}],"input":[` +
 			`{"type":"tool_search_call","execution":"client","call_id":"s1","arguments":{"query":"x"}},` +
 			`{"type":"tool_search_output","execution":"client","call_id":"s1","tools":[{"type":"namespace","name":"crm","description":"CRM","tools":[{"type":"function","name":"crm__find","parameters":{"type":"object"},"strict":false}]}]},` +
-			`{"type":"function_call","call_id":"c1","name":"crm__find","namespace":"crm","arguments":"{}"}]}`, "", 200},
+			`{"type":"function_call","call_id":"c1","name":"crm__find","namespace":"crm","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"x"}]}`, "", 200},
+		{"call without output", DefaultKey, `{"model":"gpt-4.1","input":[{"role":"user","content":"hi"},{"type":"function_call","call_id":"call_9","name":"f","arguments":"{}"},{"role":"user","content":"and?"}]}`,
+			"No tool output found for function call call_9.", 400},
 		{"call of a namespace no search loaded", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search","execution":"client"}],"input":[` +
 			`{"type":"function_call","call_id":"c1","name":"crm__find","namespace":"crm","arguments":"{}"}]}`, "Function 'crm__find' not found in namespace 'crm'", 400},
 		{"loaded namespace without description", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search","execution":"client"}],"input":[` +

@@ -357,6 +357,8 @@ func (p *parsed) readInput(in json.RawMessage) *apiErr {
 	}
 	ids := map[string]bool{}
 	calls := map[string]bool{}
+	var callOrder []string
+	answered := map[string]bool{}
 	searches := map[string]bool{}
 	for i, it := range p.Input {
 		typ := str(it["type"])
@@ -383,6 +385,7 @@ func (p *parsed) readInput(in json.RawMessage) *apiErr {
 				return bad(fmt.Sprintf("input[%d].call_id", i), "Missing required parameter: 'input[%d].call_id'.", i)
 			} else {
 				calls[cid] = true
+				callOrder = append(callOrder, cid)
 			}
 			if ns == "" {
 				_, inDefault := p.Default[name]
@@ -395,6 +398,8 @@ func (p *parsed) readInput(in json.RawMessage) *apiErr {
 		case "function_call_output":
 			if cid := str(it["call_id"]); !calls[cid] {
 				return bad("input", "No tool call found for function call output with call_id %s.", cid)
+			} else {
+				answered[cid] = true
 			}
 		case "tool_search_call":
 			if it["arguments"] == nil {
@@ -432,6 +437,13 @@ func (p *parsed) readInput(in json.RawMessage) *apiErr {
 			if !p.Store {
 				return &apiErr{status: 404, message: fmt.Sprintf("Item with id '%s' not found. Items are not persisted when `store` is set to false.", str(it["id"])), param: "input"}
 			}
+		}
+	}
+	// Every function call in the input has its output (the API's words:
+	// router-for-me/CLIProxyAPI#2368, openai/codex#620).
+	for _, cid := range callOrder {
+		if !answered[cid] {
+			return bad("input", "No tool output found for function call %s.", cid)
 		}
 	}
 	return nil
