@@ -461,3 +461,25 @@ func TestThinkingAfterForeignToolTurn(t *testing.T) {
 		t.Error("no notice")
 	}
 }
+
+// Another provider's call whose arguments were not an object (Chat keeps
+// them as a JSON string) goes back with an object input: the API takes
+// nothing else (the fake's rule).
+func TestForeignCallInputIsAnObject(t *testing.T) {
+	srv := anthropictest.NewServer(t)
+	srv.Script = anthropictest.NewScript(anthropictest.Turn{Text: "ok"})
+	req := &agent.Request{Model: "claude-sonnet-4-5", MaxTokens: 100, NoStream: true,
+		Tools: []agent.ToolDef{{Name: "read_file", Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}},
+		Messages: []agent.Message{
+			{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("read it")}},
+			{Role: agent.RoleAssistant, Parts: []agent.Part{agent.ToolCallPart(agent.ToolCall{ID: "call_1", Name: "read_file", Input: json.RawMessage(`"not json {"`)})}},
+			{Role: agent.RoleUser, Parts: []agent.Part{agent.ToolResultPart(agent.ToolResult{CallID: "call_1", Name: "read_file", Text: "invalid arguments", IsError: true})}},
+		}}
+	body, _, err := anthropic.New(anthropic.Options{}).Render(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, msg := post(t, srv, string(body)); status != 200 {
+		t.Fatalf("%d %s: %s", status, msg, body)
+	}
+}

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -293,7 +294,12 @@ func (h *historyRenderer) assistant(i int) (blocks, queued []json.RawMessage) {
 			blocks = append(blocks, mustMarshal(object{{"type", mustMarshal("text")}, {"text", mustMarshal(p.Text)}}))
 		case p.ToolCall != nil:
 			in := p.ToolCall.Input
-			if len(in) == 0 {
+			if !isObject(in) {
+				// Another provider's model may have sent arguments that are
+				// not an object (Chat keeps them as a JSON string); the API
+				// takes only an object ("Input should be a valid
+				// dictionary"), and the call's result already says what was
+				// wrong.
 				in = json.RawMessage(`{}`)
 			}
 			if h.wrapped(p.ToolCall.Name) {
@@ -381,6 +387,12 @@ func (h *historyRenderer) referenceResult(id string, r agent.SearchResult) json.
 
 func textBlock(s string) json.RawMessage {
 	return mustMarshal(object{{"type", mustMarshal("text")}, {"text", mustMarshal(s)}})
+}
+
+// isObject reports whether raw is a JSON object.
+func isObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
 }
 
 func toolUse(id, name string, input json.RawMessage) json.RawMessage {

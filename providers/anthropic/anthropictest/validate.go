@@ -98,6 +98,13 @@ func checkCustomTool(i int, t wireTool) string {
 	return ""
 }
 
+// isObject reports whether raw is a JSON object (a tool call's input must
+// be one; the API's pydantic-style answer otherwise).
+func isObject(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(raw, &m) == nil && m != nil
+}
+
 // systemBreakpoints counts the cache_control marks of the system blocks,
 // which count against the request's four breakpoints.
 func systemBreakpoints(system json.RawMessage) int {
@@ -199,6 +206,9 @@ func (s *Server) validate(r *wireRequest) string {
 			}
 			if b.Type == "text" && (b.Text == nil || *b.Text == "") {
 				return fmt.Sprintf("messages.%d.content.%d: text content blocks must be non-empty", i, j)
+			}
+			if (b.Type == "tool_use" || b.Type == "server_tool_use") && !isObject(b.Input) {
+				return fmt.Sprintf("messages.%d.content.%d.%s.input: Input should be a valid dictionary", i, j, b.Type)
 			}
 			if msg := checkReferences(i, j, b, names); msg != "" {
 				return msg
