@@ -83,6 +83,7 @@ func TestValidation(t *testing.T) {
 		{"empty text", DefaultAPIKey, body(all, usr(`{"type":"text","text":""}`)), 400, "text content blocks must be non-empty"},
 		{"duplicate tool", DefaultAPIKey, body(tRead+","+tRead, userHi), 400, "Tool names must be unique"},
 		{"tool_use input not an object", DefaultAPIKey, body(all, userHi, asst(`{"type":"tool_use","id":"toolu_1","name":"read","input":"garbage"}`), usr(resultW)), 400, "messages.1.content.0.tool_use.input: Input should be a valid dictionary"},
+		{"search tool under another name", DefaultAPIKey, body(tRead+","+tWeather+`,{"type":"tool_search_tool_bm25_20251119","name":"search"}`, userHi), 400, "tools.2.tool_search_tool_bm25_20251119.name: Input should be 'tool_search_tool_bm25'"},
 		{"bad tool name", DefaultAPIKey, body(`{"name":"fs.read","input_schema":{"type":"object"}}`, userHi), 400, "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"},
 		{"schema not an object", DefaultAPIKey, body(tRead+`,{"name":"s","input_schema":{"type":"string"}}`, userHi), 400, "tools.1.custom.input_schema.type: Input should be 'object'"},
 		{"too many deferred", DefaultAPIKey, body(tRead+","+manyDeferred(MaxDeferred+1)+","+tBM25, userHi), 400, "a maximum of 10000 tools may have defer_loading=true. Found 10001."},

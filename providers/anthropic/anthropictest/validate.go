@@ -98,6 +98,17 @@ func checkCustomTool(i int, t wireTool) string {
 	return ""
 }
 
+// searchToolName is the name a tool search tool's type requires.
+func searchToolName(typ string) string {
+	switch {
+	case strings.HasPrefix(typ, "tool_search_tool_regex_"):
+		return "tool_search_tool_regex"
+	case strings.HasPrefix(typ, "tool_search_tool_bm25_"):
+		return "tool_search_tool_bm25"
+	}
+	return ""
+}
+
 // isObject reports whether raw is a JSON object (a tool call's input must
 // be one; the API's pydantic-style answer otherwise).
 func isObject(raw json.RawMessage) bool {
@@ -156,6 +167,11 @@ func (s *Server) validate(r *wireRequest) string {
 		}
 		if strings.HasPrefix(t.Type, "tool_search_tool_") {
 			hasSearch = true
+			// A server tool's name is fixed by its type, as
+			// web_search_20250305's is "web_search".
+			if want := searchToolName(t.Type); want != "" && t.Name != want {
+				return fmt.Sprintf("tools.%d.%s.name: Input should be '%s'", i, t.Type, want)
+			}
 			if t.DeferLoading {
 				return "tools: the tool search tool cannot have defer_loading=true"
 			}

@@ -54,6 +54,8 @@ func TestRejects(t *testing.T) {
 		{"unknown field", `{"model":"m","messages":[{"role":"user","content":"x"}],"think":true}`, "Unrecognized request argument supplied: think"},
 		{"reasoning_content", `{"model":"m","messages":[{"role":"assistant","content":"a","reasoning_content":"r"}]}`, "('reasoning_content' was unexpected)"},
 		{"no model", `{"messages":[{"role":"user","content":"x"}]}`, "you must provide a model parameter"},
+		{"513 tools on Gemini", `{"model":"gemini-2.5-flash","messages":[{"role":"user","content":"x"}],"tools":[` + strings.TrimSuffix(strings.Repeat(`{"type":"function","function":{"name":"f"}},`, 513), ",") + `]}`,
+			"At most 512 function declarations can be specified."},
 		{"129 tools", `{"model":"m","messages":[{"role":"user","content":"x"}],"tools":[` + strings.TrimSuffix(strings.Repeat(`{"type":"function","function":{"name":"f"}},`, 129), ",") + `]}`,
 			"Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 129 instead."},
 		// Gemini's OpenAI-compatible endpoint declares the functions to

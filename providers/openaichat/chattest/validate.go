@@ -59,7 +59,7 @@ func (s *Server) validate(body []byte, req *ChatRequest) *violation {
 	if req.StreamOptions != nil && !req.Stream {
 		return bad("stream_options", "The 'stream_options' parameter is only allowed when 'stream' is enabled.")
 	}
-	if v := s.validateTools(req.Tools); v != nil {
+	if v := s.validateTools(req.Tools, s.caps(req.Model).SchemaDialect == models.DialectGemini); v != nil {
 		return v
 	}
 	var msgs []map[string]json.RawMessage
@@ -70,7 +70,10 @@ func (s *Server) validate(body []byte, req *ChatRequest) *violation {
 	return s.validateModel(body, req, msgs)
 }
 
-func (s *Server) validateTools(tools json.RawMessage) *violation {
+// validateTools checks the tools array; gemini: the model is Google's,
+// whose endpoint has Gemini's limit (512, checked with its schema rules)
+// rather than OpenAI's 128.
+func (s *Server) validateTools(tools json.RawMessage, gemini bool) *violation {
 	if len(tools) == 0 || string(tools) == "null" {
 		return nil
 	}
@@ -89,7 +92,7 @@ func (s *Server) validateTools(tools json.RawMessage) *violation {
 	}
 	// "A max of 128 functions are supported" (the API reference); the
 	// answer is in vishalmysore/Tools4AI#16 and julep-ai/julep#330.
-	if len(defs) > MaxTools {
+	if len(defs) > MaxTools && !gemini {
 		return &violation{code: "array_above_max_length", param: "tools",
 			msg: fmt.Sprintf("Invalid 'tools': array too long. Expected an array with maximum length %d, but got an array with length %d instead.", MaxTools, len(defs))}
 	}
@@ -390,6 +393,9 @@ func (s *Server) validateModel(body []byte, req *ChatRequest, raws []map[string]
 			} `json:"function"`
 		}
 		_ = json.Unmarshal(req.Tools, &raws)
+		if len(defs) > geminitest.MaxDeclarations {
+			return bad("", "The GenerateContentRequest proto is invalid:\n  * tools[0].function_declarations: [FIELD_INVALID] At most %d function declarations can be specified.", geminitest.MaxDeclarations)
+		}
 		for i, d := range defs {
 			if k := geminiUnknown(d.Function.Parameters); k != "" {
 				return bad(fmt.Sprintf("tools[%d]", i), "Invalid JSON payload received. Unknown name \"%s\" at 'tools[%d].function_declarations[0].parameters': Cannot find field.", k, i)
