@@ -62,6 +62,10 @@ type conn struct {
 	// (refused.go).
 	refused atomic.Pointer[dialAddr]
 	down    atomic.Pointer[dialAddr]
+	// pre is the connection probe opened, which the next dial to its
+	// address takes; proxy is the transport's.
+	pre   atomic.Pointer[preDialed]
+	proxy func(*http.Request) (*url.URL, error)
 }
 
 func (c *conn) do(req *http.Request) (*http.Response, error) {
@@ -109,7 +113,7 @@ func (cs *clients) get(c signalConfig) *conn {
 		}
 		t.Protocols = &p
 	}
-	cn.hc = &http.Client{Transport: t}
+	cn.hc, cn.proxy = &http.Client{Transport: t}, t.Proxy
 	if cs.m == nil {
 		cs.m = map[string]*conn{}
 	}
@@ -122,6 +126,9 @@ func (cs *clients) close() {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	for _, cn := range cs.m {
+		if p := cn.pre.Swap(nil); p != nil {
+			_ = p.c.Close()
+		}
 		cn.hc.CloseIdleConnections()
 	}
 }

@@ -4,10 +4,17 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
+	"net/url"
 	"syscall"
 	"time"
 )
 
+// Before the first export (the metrics at start), probe connects to the
+// collector: refused, that export is not made (nothing listens there, and
+// encoding it would cost the run for nothing); connected, the export takes
+// that connection, so the collector sees no empty connection.
+//
 // A collector that refused a connection is asked once more, with a bare
 // TCP connect, before the last export: refused again, nothing listens
 // there, and the last export neither encodes nor sends (it could not be
@@ -21,9 +28,16 @@ import (
 const probeWait = 100 * time.Millisecond
 
 // dialer wraps the transport's dial to note the address of a refused
-// connection (cleared by one that goes through).
+// connection (cleared by one that goes through), and to hand it the
+// connection probe opened.
 func (cn *conn) dialer(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if p := cn.pre.Swap(nil); p != nil {
+			if p.network == network && p.addr == addr {
+				return p.c, nil
+			}
+			_ = p.c.Close()
+		}
 		c, err := d.DialContext(ctx, network, addr)
 		switch {
 		case err == nil:
@@ -36,6 +50,41 @@ func (cn *conn) dialer(d *net.Dialer) func(ctx context.Context, network, addr st
 }
 
 type dialAddr struct{ network, addr string }
+
+type preDialed struct {
+	dialAddr
+	c net.Conn
+}
+
+// probe connects to rawURL's host as the transport would (not through a
+// proxy: with one, it does nothing) and keeps the connection for the next
+// dial. It reports whether the connection was refused.
+func (cn *conn) probe(ctx context.Context, rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	if cn.proxy != nil {
+		if p, err := cn.proxy(&http.Request{URL: u}); p != nil || err != nil {
+			return false
+		}
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	addr := net.JoinHostPort(u.Hostname(), port)
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
+	c, err := cn.dialer(&net.Dialer{})(ctx, "tcp", addr)
+	if err != nil {
+		return errors.Is(err, syscall.ECONNREFUSED)
+	}
+	if old := cn.pre.Swap(&preDialed{dialAddr{"tcp", addr}, c}); old != nil {
+		_ = old.c.Close()
+	}
+	return false
+}
 
 // confirmDown connects again to the address whose dial was refused, if
 // any, and marks the connection down when it is refused again.

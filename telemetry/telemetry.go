@@ -20,8 +20,9 @@
 // processor (ending a span only queues it), exports have a short timeout and
 // are not retried, and Shutdown gives the last export a bounded wait.
 // Telemetry stays off the turn's path: the SDK is built in the background
-// (Start only reads the settings), a first metrics export at start warms the
-// encoder and the connection, the last export starts as the app begins to
+// (Start only reads the settings), a first metrics export at start (made
+// only if the collector takes the connection) warms the encoder and the
+// connection, the last export starts as the app begins to
 // close (Finish) and runs beside the store's close, and a collector that
 // refused twice is not sent the last export at all (refused.go).
 package telemetry
@@ -163,10 +164,11 @@ func Start(ctx context.Context, o Options) (*Telemetry, error) {
 }
 
 // build makes the SDK's providers and instruments, runs the calls made
-// before, and then, beside the turn, makes the first export cheap: the
-// protobuf types' lazy set-up (most of telemetry's own CPU) and a first
+// before, and then, beside the turn, makes the last export cheap: a first
 // metrics export, which sends the session's start at once and opens the
-// connection the last export reuses.
+// connection the last export reuses, and the protobuf types' lazy set-up
+// (most of telemetry's own CPU). With the collector refusing connections,
+// neither is done.
 func (t *Telemetry) build(res *resource.Resource, spans *sender, points *metricExporter, version string) {
 	// The SDK reports failed exports through the global handler, which
 	// writes to stderr by default: print mode's stderr is the user's, so
@@ -207,16 +209,21 @@ func (t *Telemetry) build(res *resource.Resource, spans *sender, points *metricE
 	for _, f := range pending {
 		f()
 	}
-	if spans != nil {
-		warmTraceTypes()
-	}
+	refused := false
 	if t.reader != nil {
-		// Bounded by the export timeout; the last export waits for it
-		// (the connection it opens is the one the last export reuses) at
-		// most until ShutdownWait, then cancels it.
-		if err := t.reader.ForceFlush(context.Background()); err != nil && !errors.Is(err, sdkmetric.ErrReaderShutdown) {
+		// The first export is made only if the collector takes the
+		// connection (refused.go), which it then uses.
+		if refused = points.s.http.probe(context.Background(), points.s.cfg.url); refused {
+			otel.Handle(&exportError{What: "OTLP export to " + points.s.cfg.url, Detail: "the collector refused the connection; the last export asks again"})
+		} else if err := t.reader.ForceFlush(context.Background()); err != nil && !errors.Is(err, sdkmetric.ErrReaderShutdown) {
+			// Bounded by the export timeout; the last export waits for it
+			// (the connection it opens is the one the last export reuses)
+			// at most until ShutdownWait, then cancels it.
 			otel.Handle(err)
 		}
+	}
+	if spans != nil && !(refused && spans.http == points.s.http) {
+		warmTraceTypes()
 	}
 	close(t.early)
 }
@@ -278,15 +285,16 @@ func (t *Telemetry) Finish() {
 			<-t.ready // build does not wait on the network
 			ctx, cancel := context.WithTimeout(context.Background(), ShutdownWait)
 			defer cancel()
+			// The first export, if still under way, goes first: the
+			// connection it opens (or the probe's) is the one the last
+			// export reuses.
+			select {
+			case <-t.early:
+			case <-ctx.Done():
+			}
 			t.conns.confirmDown(ctx)
 			done := make(chan error, 1)
-			go func() {
-				select {
-				case <-t.early:
-				case <-ctx.Done():
-				}
-				done <- t.mp.Shutdown(ctx)
-			}()
+			go func() { done <- t.mp.Shutdown(ctx) }()
 			err := t.tp.Shutdown(ctx)
 			t.finishErr = errors.Join(err, <-done)
 			t.conns.close()
