@@ -58,6 +58,12 @@ func startTmuxSize(t *testing.T, width, height int, env map[string]string, args 
 	return ts
 }
 
+// screenWait bounds every wait for the screen: long, because it is only
+// ever reached when a test fails, and a run of the whole suite beside
+// other builds (load 20-30 on two cores) takes over 30 s for a turn of two
+// subagents.
+const screenWait = 60 * time.Second
+
 func (ts *tmuxSession) capture() string {
 	out, _ := exec.Command("tmux", "-L", ts.socket, "capture-pane", "-p").Output()
 	return string(out)
@@ -73,7 +79,7 @@ func (ts *tmuxSession) history() string {
 // second quits) until the program has exited, which ends its tmux session.
 func (ts *tmuxSession) quit() {
 	ts.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(screenWait)
 	next := time.Now()
 	for time.Now().Before(deadline) {
 		if exec.Command("tmux", "-L", ts.socket, "has-session").Run() != nil || ts.exited() {
@@ -100,7 +106,7 @@ func (ts *tmuxSession) quit() {
 // "native→off" until there is something to search.
 func (ts *tmuxSession) waitForTools() {
 	ts.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(screenWait)
 	var screen string
 	for time.Now().Before(deadline) {
 		screen = ts.capture()
@@ -138,7 +144,7 @@ func (ts *tmuxSession) send(keys ...string) {
 // waitFor polls the screen until every want is on it, with a deadline.
 func (ts *tmuxSession) waitFor(want ...string) string {
 	ts.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(screenWait)
 	var screen string
 	for time.Now().Before(deadline) {
 		screen = ts.capture()
