@@ -152,6 +152,25 @@ func serveTestMCP() {
 		s.AddTool(mcpgo.NewToolWithRawSchema("broken_report", "Build a report", []byte(`{"type":"objekt","properties":{"q":{"type":"string"}}}`)),
 			text(func(r mcpgo.CallToolRequest) string { return "report" }))
 	}
+	if gate := os.Getenv("AGENT_TEST_MCP_SAMPLE_GATE"); gate != "" {
+		// ask_model asks the client to sample its model, and the process
+		// dies, its request unanswered, once the test opens the gate.
+		s.EnableSampling()
+		s.AddTool(mcpgo.NewTool("ask_model", mcpgo.WithDescription("Ask the client's model for a haiku")),
+			func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+				go func() {
+					_, _ = testgate.Wait(gate, 2*time.Minute)
+					os.Exit(4)
+				}()
+				//nolint:staticcheck // servers before protocol 2026-07-28 still sample, and the agent answers them
+				_, err := s.RequestSampling(ctx, mcpgo.CreateMessageRequest{CreateMessageParams: mcpgo.CreateMessageParams{MaxTokens: 20,
+					Messages: []mcpgo.SamplingMessage{{Role: mcpgo.RoleUser, Content: mcpgo.NewTextContent("Write a haiku.")}}}})
+				if err != nil {
+					return mcpgo.NewToolResultError(err.Error()), nil
+				}
+				return mcpgo.NewToolResultText("sampled"), nil
+			})
+	}
 	if f := os.Getenv("AGENT_TEST_MCP_PIDFILE"); f != "" {
 		_ = os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o600)
 	}

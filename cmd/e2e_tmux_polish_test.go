@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-dev/agent/internal/testgate"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 )
 
@@ -112,4 +113,51 @@ func TestModelAliasesInTmux(t *testing.T) {
 	if !strings.Contains(help.stdout, "sonnet, opus or haiku") {
 		t.Errorf("--help does not list the aliases:\n%s", help.stdout)
 	}
+}
+
+// A sampling approval in a real terminal whose server dies while the
+// dialog is up: the dialog goes away by itself with one line saying why
+// (it stayed up, and a y then answered a request nobody waited for).
+func TestSamplingDialogWithdrawnInTmux(t *testing.T) {
+	isolate(t)
+	gate := testgate.New(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeJSON(t, "mcp.json", map[string]any{"mcpServers": map[string]any{
+		"tt": map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_SAMPLE_GATE": gate.Addr()}}}})
+	fake := anthropictest.NewServer(t)
+	fake.Script = anthropictest.NewScript(
+		anthropictest.Turn{Call: "tt__ask_model", Input: map[string]any{}},
+		anthropictest.Turn{Text: "The server went away."})
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "HOME": os.Getenv("HOME"),
+		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}
+	ts := startTmux(t, env, "--provider", "anthropic", "--base-url", fake.URL, "--mcp-config", cfg, "--mcp", "tt",
+		"--defer", "false", "--permission-mode", "bypass")
+	ts.waitFor("MCP server tt is up")
+	ts.send("write me a haiku", "Enter")
+	ts.waitFor("sample claude-sonnet-4-5 for tt")
+	gate.Open()
+	ts.waitFor("sample claude-sonnet-4-5 for tt: withdrawn unanswered, the connection to the server was lost")
+	if s := ts.capture(); strings.Contains(s, "y allow once") {
+		t.Errorf("the dialog is still up:\n%s", s)
+	}
+	ts.waitFor("The server went away.")
+	ts.quit()
+}
+
+// The agent as a tmux pane's first program, inline: no "starting…" line
+// (drawn before the terminal's size was known) is left above the input.
+func TestNoStartingLineInTmux(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "HOME": os.Getenv("HOME"),
+		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}
+	ts := startTmuxSize(t, 100, 30, env, "--provider", "anthropic", "--base-url", fake.URL)
+	ts.waitFor("/help for commands", "sess ")
+	if h := ts.history(); strings.Contains(h, "starting…") {
+		t.Errorf("a starting… line stayed on the terminal:\n%s", h)
+	}
+	ts.quit()
 }

@@ -38,8 +38,10 @@ type FormRequest struct {
 	Fields []FormField
 	Reply  func(action string, content map[string]any)
 	// Done, when it closes, withdraws the form unanswered (the server said
-	// the URL flow is complete, or no longer waits for the answer).
+	// the URL flow is complete, or no longer waits for the answer). Why,
+	// when set, says why in a few words.
 	Done <-chan struct{}
+	Why  func() string
 }
 
 // FormField is one field of a form.

@@ -250,7 +250,13 @@ func (m *Model) View() tea.View {
 	v.AltScreen = m.opts.AltScreen
 	v.WindowTitle = "agent"
 	if m.width == 0 || m.height == 0 {
-		v.SetContent("starting…")
+		// Inline, a frame drawn before the terminal's size is known stays
+		// above the first real one (the renderer cannot tell how many rows
+		// it took): a tmux pane's first program showed "starting…" for
+		// good. Full screen, the next frame replaces it.
+		if m.opts.AltScreen {
+			v.SetContent("starting…")
+		}
 		return v
 	}
 	if m.opts.AltScreen {

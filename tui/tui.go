@@ -173,6 +173,11 @@ type ApprovalRequest struct {
 	// SessionOnly: "always" can only mean this server, this session (an
 	// MCP server's sampling request): a answers AllowServer at once.
 	SessionOnly bool
+	// Done, when it closes, withdraws the dialog unanswered: the request
+	// behind it ended first (the server cancelled it, it timed out, the
+	// connection dropped). Why, when set, says why in a few words.
+	Done <-chan struct{}
+	Why  func() string
 }
 
 // Options configure the program.

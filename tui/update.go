@@ -125,6 +125,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.endTurn()
 	case approvalMsg:
 		m.approvals = append(m.approvals, msg.Req)
+		return m, approvalGone(msg.Req)
+	case approvalGoneMsg:
+		m.withdrawApproval(msg.id)
 		return m, nil
 	case modeMsg:
 		m.status.info.Mode = msg.mode
@@ -138,6 +141,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case formGoneMsg:
 		if i := slices.Index(m.forms, msg.f); i >= 0 {
 			m.forms = slices.Delete(m.forms, i, i+1)
+			m.chat.notice(itemNotice, withdrawn(fmt.Sprintf("MCP server %s's %s", msg.f.req.Server, msg.f.kind()), msg.f.req.Why))
 			m.relayout()
 		}
 		return m, nil

@@ -46,6 +46,9 @@ func (b *Backend) ApproveSampling(ctx context.Context, r mcptools.SamplingReques
 			answer <- d != tui.Deny
 		},
 		SessionOnly: true,
+		// The server may cancel, the request time out or the connection
+		// drop while the dialog is up: it is withdrawn then.
+		Done: ctx.Done(), Why: func() string { return mcptools.RequestEnded(ctx) },
 	}
 	select {
 	case b.approvals <- req:
@@ -68,6 +71,7 @@ func (b *Backend) Elicit(ctx context.Context, e mcptools.Elicitation) mcptools.E
 	defer cancel()
 	answer := make(chan mcptools.ElicitAnswer, 1)
 	req := tui.FormRequest{Server: e.Server, Message: e.Message, URL: e.URL, Retry: e.Retry, Done: ctx.Done(),
+		Why: func() string { return mcptools.RequestEnded(ctx) }, // the request's cause, passed down
 		Reply: func(action string, content map[string]any) {
 			answer <- mcptools.ElicitAnswer{Action: action, Content: content}
 		}}

@@ -64,6 +64,7 @@ type conn struct {
 	listNext uint64     // guarded by listMu
 	pages    listPages  // tools arrays read past mcp-go (listpages.go)
 	dialMu   sync.Mutex // one (re)connection at a time
+	reqs     reqConn    // whose server requests are answered (requests.go)
 
 	// The catalog cache (cache.go). cached: the list is the cached one
 	// (the server has not listed its tools in this run yet).
@@ -437,6 +438,7 @@ func (c *conn) markDown(cl *client.Client, cause error) {
 	err := withStderr(cause, c.stderr)
 	c.cl, c.proc, c.state, c.err = nil, nil, StateDown, err
 	c.mu.Unlock()
+	c.endRequests(cl)
 	go cl.Close()
 	c.m.emit(Event{Kind: EventServerDown, Server: c.cfg.Name,
 		Text: fmt.Sprintf("MCP server %s stopped: %v; it will be restarted on the next call of one of its tools", c.cfg.Name, err)})
@@ -452,6 +454,7 @@ func (c *conn) close() {
 	}
 	c.mu.Unlock()
 	if cl != nil {
+		c.endRequests(cl)
 		_ = cl.Close()
 	}
 }

@@ -48,6 +48,54 @@ const maxEarlyCancels = 32
 // (notifications/cancelled).
 var errServerCancelled = errors.New("the server cancelled its request")
 
+// errConnectionLost ends the requests of a connection that died (the
+// process exited, the SSE stream was lost) or was closed: nobody waits
+// for their answers any more.
+var errConnectionLost = errors.New("the connection to the server was lost")
+
+// RequestEnded says, in a few words, why the context of a server's request
+// ended before it was answered: for the line that withdraws its dialog.
+func RequestEnded(ctx context.Context) string {
+	cause := context.Cause(ctx)
+	switch {
+	case cause == nil:
+		return ""
+	case errors.Is(cause, errServerCancelled), errors.Is(cause, errConnectionLost), errors.Is(cause, ErrElicitationComplete):
+		return cause.Error()
+	case errors.Is(cause, context.DeadlineExceeded):
+		return "the request timed out"
+	}
+	return "the request ended"
+}
+
+// requestsLost is closed when the connection cl is marked down or closed
+// (endRequests): the requests it brought end with errConnectionLost.
+func (c *conn) requestsLost(cl *client.Client) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reqs.lost != nil {
+		close(c.reqs.lost) // a connection replaced without being marked down
+	}
+	c.reqs = reqConn{cl: cl, lost: make(chan struct{})}
+	return c.reqs.lost
+}
+
+// endRequests ends the requests of the connection cl.
+func (c *conn) endRequests(cl *client.Client) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reqs.cl == cl && c.reqs.lost != nil {
+		close(c.reqs.lost)
+		c.reqs = reqConn{}
+	}
+}
+
+// reqConn is the connection whose server requests are being answered.
+type reqConn struct {
+	cl   *client.Client
+	lost chan struct{}
+}
+
 // serveRequests answers cl's server requests from now on, with a task
 // store of its own (a task belongs to the session that created it), and
 // routes the server's task status notifications to the calls waiting on
@@ -62,9 +110,19 @@ func (c *conn) serveRequests(cl *client.Client) {
 	// deliver notifications in order: a cancellation can come before its
 	// request is registered. Such ids are kept a while (the last few).
 	var early []string
+	lost := c.requestsLost(cl)
 	if bt, ok := cl.GetTransport().(transport.BidirectionalInterface); ok {
 		bt.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 			ctx, cancel := context.WithCancelCause(ctx)
+			// A stdio transport's requests live as long as the manager:
+			// a dead connection must end them (and withdraw their dialogs).
+			go func() {
+				select {
+				case <-lost:
+					cancel(errConnectionLost)
+				case <-ctx.Done():
+				}
+			}()
 			key := req.ID.String()
 			mu.Lock()
 			live[key] = cancel

@@ -34,6 +34,8 @@ type rawServer struct {
 	notes  chan rawMsg
 	closed chan struct{}
 	seen   map[string]mcpgo.Task // the latest status notified per task
+	c      *conn                 // the client's connection
+	cl     *client.Client
 }
 
 // rawMsg is one message the client wrote.
@@ -63,7 +65,7 @@ func newRawServer(t *testing.T, h Host) *rawServer {
 	}
 	c.serveRequests(cl)
 	s := &rawServer{t: t, w: toClientW, resps: map[string]chan rawMsg{}, notes: make(chan rawMsg, 256), closed: make(chan struct{}),
-		seen: map[string]mcpgo.Task{}}
+		seen: map[string]mcpgo.Task{}, c: c, cl: cl}
 	go func() {
 		defer close(s.closed)
 		sc := bufio.NewScanner(fromClientR)
