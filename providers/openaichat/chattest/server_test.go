@@ -56,6 +56,8 @@ func TestRejects(t *testing.T) {
 		{"no model", `{"messages":[{"role":"user","content":"x"}]}`, "you must provide a model parameter"},
 		{"513 tools on Gemini", `{"model":"gemini-2.5-flash","messages":[{"role":"user","content":"x"}],"tools":[` + strings.TrimSuffix(strings.Repeat(`{"type":"function","function":{"name":"f"}},`, 513), ",") + `]}`,
 			"At most 512 function declarations can be specified."},
+		{"max_tokens on a reasoning model", `{"model":"gpt-5.4","messages":[{"role":"user","content":"x"}],"max_tokens":100}`,
+			"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."},
 		{"129 tools", `{"model":"m","messages":[{"role":"user","content":"x"}],"tools":[` + strings.TrimSuffix(strings.Repeat(`{"type":"function","function":{"name":"f"}},`, 129), ",") + `]}`,
 			"Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 129 instead."},
 		// Gemini's OpenAI-compatible endpoint declares the functions to

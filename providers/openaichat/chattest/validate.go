@@ -374,6 +374,13 @@ func (s *Server) validateModel(body []byte, req *ChatRequest, raws []map[string]
 			return bad("reasoning_effort", "Unsupported value: 'reasoning_effort' does not support '%s' with this model. Supported values are: '%s'.", v, strings.Join(c.Efforts, "', '"))
 		}
 	}
+	if _, ok := top["max_tokens"]; ok && c.Family == "openai" && c.Reasoning == models.ReasoningEffort && !s.Router {
+		// OpenAI's reasoning models (o-series, GPT-5) take only
+		// max_completion_tokens (gollm#33, ComfyUI-Griptape#312);
+		// OpenRouter maps max_tokens itself.
+		return &violation{code: "unsupported_parameter", param: "max_tokens",
+			msg: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."}
+	}
 	for _, f := range []string{"max_tokens", "max_completion_tokens"} {
 		var n int
 		if json.Unmarshal(top[f], &n) == nil && c.Known && n > c.MaxOutput {
