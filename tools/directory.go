@@ -32,6 +32,10 @@ func Servers(ts []Tool) []ServerInfo {
 	type acc struct {
 		desc  string
 		names []string
+		// raw is the last ServerDescription seen: a server's tools all
+		// carry the same, read once rather than once a tool.
+		raw  string
+		seen bool
 	}
 	by := map[string]*acc{}
 	for _, t := range ts {
@@ -43,8 +47,11 @@ func Servers(ts []Tool) []ServerInfo {
 			a = &acc{}
 			by[t.Server] = a
 		}
-		if d := firstLine(t.ServerDescription); d != "" && (a.desc == "" || d < a.desc) {
-			a.desc = d // the smallest, should a server's tools disagree
+		if !a.seen || t.ServerDescription != a.raw {
+			a.raw, a.seen = t.ServerDescription, true
+			if d := firstLine(t.ServerDescription); d != "" && (a.desc == "" || d < a.desc) {
+				a.desc = d // the smallest, should a server's tools disagree
+			}
 		}
 		name := t.Orig
 		if name == "" {
@@ -93,16 +100,19 @@ func Directory(ts []Tool) string {
 // "issue, pull, request". A server with one tool is described by its name.
 func fromNames(names []string) string {
 	count := map[string]int{}
+	seen := map[string]bool{}
+	var words []string
 	for _, n := range names {
-		seen := map[string]bool{}
-		for _, w := range nameWords(n) {
+		clear(seen)
+		words = appendNameWords(words[:0], n)
+		for _, w := range words {
 			if !genericWord[w] && !seen[w] {
 				seen[w] = true
 				count[w]++
 			}
 		}
 	}
-	words := make([]string, 0, len(count))
+	words = make([]string, 0, len(count))
 	for w := range count {
 		words = append(words, w)
 	}
@@ -123,12 +133,12 @@ func fromNames(names []string) string {
 	return "tools for " + strings.Join(words, ", ")
 }
 
-// nameWords splits a tool name into lower-case words at underscores,
-// dashes, dots, digits and camelCase humps, plurals folded ("issues":
-// "issue").
-func nameWords(name string) []string {
-	var out []string
-	var cur []rune
+// appendNameWords appends to out the words of a tool name: lower-case,
+// split at underscores, dashes, dots, digits and camelCase humps, plurals
+// folded ("issues": "issue"). out is reused across a server's names.
+func appendNameWords(out []string, name string) []string {
+	var buf [64]rune
+	cur := buf[:0]
 	flush := func() {
 		if len(cur) > 2 {
 			w := strings.ToLower(string(cur))

@@ -65,7 +65,11 @@ type Set struct {
 	tools    map[string]*Tool
 	order    []string
 	deferred map[string]bool
-	version  uint64
+	// perServer counts the registered tools of each server, so replacing
+	// a server none of whose tools is registered (every server at start)
+	// does not walk every tool.
+	perServer map[string]int
+	version   uint64
 	// allow and deferIf are an agent profile's policy (SetPolicy).
 	allow, deferIf func(Tool) bool
 	// quarantined holds tools whose schema no provider would accept, by
@@ -119,6 +123,13 @@ func (s *Set) Add(opts []Option, ts ...Tool) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// One allocation for the lot, not one a tool: a server may list
+	// thousands. A tool is never moved: appends stay within the capacity.
+	buf := make([]Tool, 0, len(ts))
+	if len(s.tools) == 0 && len(ts) > 8 {
+		// Sized once rather than grown (and rehashed) tool by tool.
+		s.tools, s.deferred = make(map[string]*Tool, len(ts)), make(map[string]bool, len(ts))
+	}
 	for _, t := range ts {
 		if t.Name == "" {
 			return fmt.Errorf("register tool: empty name")
@@ -140,8 +151,15 @@ func (s *Set) Add(opts []Option, ts ...Tool) error {
 			s.quarantine(t, err.Error())
 			continue
 		}
-		s.tools[t.Name] = &t
+		buf = append(buf, t)
+		s.tools[t.Name] = &buf[len(buf)-1]
 		s.order = append(s.order, t.Name)
+		if t.Server != "" {
+			if s.perServer == nil {
+				s.perServer = map[string]int{}
+			}
+			s.perServer[t.Server]++
+		}
 		d := t.Deferred
 		if o.deferred != nil {
 			d = *o.deferred
@@ -173,18 +191,21 @@ func (s *Set) quarantine(t Tool, problem string) {
 // new tools take the given options.
 func (s *Set) ReplaceServer(server string, opts []Option, ts ...Tool) error {
 	s.mu.Lock()
-	var keep []string
 	prev := map[string]bool{}
-	for _, n := range s.order {
-		if s.tools[n].Server == server {
-			prev[n] = s.deferred[n]
-			delete(s.tools, n)
-			delete(s.deferred, n)
-			continue
+	if server == "" || s.perServer[server] > 0 {
+		keep := make([]string, 0, len(s.order))
+		for _, n := range s.order {
+			if s.tools[n].Server == server {
+				prev[n] = s.deferred[n]
+				delete(s.tools, n)
+				delete(s.deferred, n)
+				continue
+			}
+			keep = append(keep, n)
 		}
-		keep = append(keep, n)
+		s.order = keep
+		delete(s.perServer, server)
 	}
-	s.order = keep
 	var q []Quarantined
 	for _, x := range s.quarantined {
 		if x.Tool.Server != server {
@@ -215,6 +236,9 @@ func (s *Set) Remove(name string) {
 	defer s.mu.Unlock()
 	if _, ok := s.tools[name]; !ok {
 		return
+	}
+	if srv := s.tools[name].Server; srv != "" {
+		s.perServer[srv]--
 	}
 	delete(s.tools, name)
 	delete(s.deferred, name)
