@@ -123,7 +123,7 @@ func answersThinkingTurn(msgs []wireMessage) bool {
 
 // fnSearchAnswer is the text a tool_search function call returns: the
 // found tools with full schemas, so the model can call them through tool_call.
-func fnSearchAnswer(id string, r agent.SearchResult, catalog map[string]agent.ToolDef) json.RawMessage {
+func fnSearchAnswer(id string, r agent.SearchResult, catalog func(string) (agent.ToolDef, bool)) json.RawMessage {
 	type found struct {
 		Name        string          `json:"name"`
 		Description string          `json:"description,omitempty"`
@@ -132,7 +132,7 @@ func fnSearchAnswer(id string, r agent.SearchResult, catalog map[string]agent.To
 	var text string
 	list := []found{}
 	for _, n := range r.Tools {
-		if d, ok := catalog[n]; ok {
+		if d, ok := catalog(n); ok {
 			list = append(list, found{d.Name, d.Description, compact(d.Schema)})
 		}
 	}

@@ -58,31 +58,48 @@ type historyRenderer struct {
 	mode  agent.SearchMode
 	msgs  []agent.Message
 	views map[int]*view
-	// known holds the tool names a tool_reference may name.
-	known map[string]bool
 	// fnSearch: client search through tool_search/tool_call functions; the
 	// deferred tools (catalog) are reached through tool_call.
 	fnSearch bool
-	catalog  map[string]agent.ToolDef
+	// catalog indexes req.Deferred by name, built on first use: only a
+	// history with tool calls or search results asks, and at thousands of
+	// deferred tools building it cost more than the rest of the request.
+	catalog map[string]int
 	// userTools are the names of the tools sent as they are.
 	userTools map[string]bool
 }
 
+// deferredDef finds a deferred tool of the request by name.
+func (h *historyRenderer) deferredDef(name string) (agent.ToolDef, bool) {
+	if h.catalog == nil {
+		h.catalog = make(map[string]int, len(h.req.Deferred))
+		for i, d := range h.req.Deferred {
+			h.catalog[d.Name] = i
+		}
+	}
+	i, ok := h.catalog[name]
+	if !ok {
+		return agent.ToolDef{}, false
+	}
+	return h.req.Deferred[i], true
+}
+
+// known reports whether a tool_reference may name the tool: one sent as
+// it is, or a deferred one while search is on.
+func (h *historyRenderer) known(name string) bool {
+	if h.userTools[name] {
+		return true
+	}
+	_, deferred := h.deferredDef(name)
+	return deferred && h.mode != agent.SearchOff
+}
+
 // renderHistory turns the neutral history into Messages API messages.
 func renderHistory(req *agent.Request, mode agent.SearchMode, fnSearch bool) ([]wireMessage, error) {
-	h := &historyRenderer{req: req, mode: mode, msgs: req.Messages, views: map[int]*view{}, known: map[string]bool{},
-		fnSearch: fnSearch, catalog: map[string]agent.ToolDef{}, userTools: map[string]bool{}}
+	h := &historyRenderer{req: req, mode: mode, msgs: req.Messages, views: map[int]*view{},
+		fnSearch: fnSearch, userTools: make(map[string]bool, len(req.Tools))}
 	for _, d := range req.Tools {
-		h.known[d.Name] = true
 		h.userTools[d.Name] = true
-	}
-	for _, d := range req.Deferred {
-		h.catalog[d.Name] = d
-	}
-	if mode != agent.SearchOff {
-		for _, d := range req.Deferred {
-			h.known[d.Name] = true
-		}
 	}
 	for i, m := range h.msgs {
 		if m.Role != agent.RoleAssistant {
@@ -346,8 +363,11 @@ func (h *historyRenderer) user(m agent.Message) []json.RawMessage {
 // wrapped reports whether a call of name goes through tool_call in this
 // request: a deferred tool under function-form search.
 func (h *historyRenderer) wrapped(name string) bool {
-	_, deferred := h.catalog[name]
-	return h.fnSearch && deferred && !h.userTools[name]
+	if !h.fnSearch || h.userTools[name] {
+		return false
+	}
+	_, deferred := h.deferredDef(name)
+	return deferred
 }
 
 // referenceResult answers a client search with tool_reference blocks, one
@@ -355,12 +375,12 @@ func (h *historyRenderer) wrapped(name string) bool {
 // Under function-form search it answers with the definitions as text.
 func (h *historyRenderer) referenceResult(id string, r agent.SearchResult) json.RawMessage {
 	if h.fnSearch {
-		return fnSearchAnswer(id, r, h.catalog)
+		return fnSearchAnswer(id, r, h.deferredDef)
 	}
 	var content []json.RawMessage
 	var missing []string
 	for _, name := range r.Tools {
-		if h.known[name] {
+		if h.known(name) {
 			content = append(content, mustMarshal(object{{"type", mustMarshal("tool_reference")}, {"tool_name", mustMarshal(name)}}))
 		} else {
 			missing = append(missing, name)

@@ -37,7 +37,7 @@ type historyRenderer struct {
 func (p *Provider) renderMessages(req *agent.Request, mode agent.SearchMode, active map[string]bool) ([]outMsg, error) {
 	h := &historyRenderer{
 		p: p, model: req.Model, mode: mode, active: active,
-		defs:            map[string]agent.ToolDef{},
+		defs:            make(map[string]agent.ToolDef, len(req.Tools)+len(req.Deferred)),
 		providerResults: map[string]agent.SearchResult{},
 		emitted:         map[string]bool{},
 	}

@@ -63,7 +63,9 @@ type plan struct {
 
 func (p *Provider) plan(req *agent.Request, mode agent.SearchMode) plan {
 	caps := p.caps(req.Model)
-	pl := plan{mode: mode, store: p.opts.Store, catalog: map[string]agent.ToolDef{}, topLevel: map[string]bool{},
+	// Sized up front: grown from empty, the maps of thousands of deferred
+	// tools were rehashed several times on every request.
+	pl := plan{mode: mode, store: p.opts.Store, catalog: make(map[string]agent.ToolDef, len(req.Deferred)), topLevel: make(map[string]bool, len(req.Tools)+2),
 		reasoning: caps.Reasoning == models.ReasoningEffort && caps.EncryptedReasoning}
 	for _, d := range req.Deferred {
 		pl.catalog[d.Name] = d
@@ -88,7 +90,7 @@ func (p *Provider) plan(req *agent.Request, mode agent.SearchMode) plan {
 	}
 	if pl.hosted || pl.clientTS {
 		pl.groups = groupDeferred(req.Deferred, pl.topLevel)
-		pl.nsOf = map[string]string{}
+		pl.nsOf = make(map[string]string, len(req.Deferred))
 		for _, g := range pl.groups {
 			for _, t := range g.Tools {
 				pl.nsOf[t.Name] = g.Name
