@@ -126,6 +126,10 @@ func decodeCatalogExtras(b []byte) (listHash string, ts []rawTool, extras []byte
 		return "", nil, nil, errors.New("truncated catalog")
 	}
 	ts = make([]rawTool, 0, count)
+	// Tools of a server mostly carry the same annotations: each distinct
+	// meta is parsed once and shared (nothing writes through it), not
+	// parsed again for each of thousands of tools.
+	metas := map[string]*toolMeta{}
 	for i := uint64(0); i < count; i++ {
 		var name, desc, schema []byte
 		if name, err = field(); err == nil {
@@ -148,8 +152,13 @@ func decodeCatalogExtras(b []byte) (listHash string, ts []rawTool, extras []byte
 		if err != nil {
 			return "", nil, nil, err
 		}
+		m, seen := metas[string(meta)]
+		if !seen && len(meta) > 0 {
+			m = decodeToolMeta(meta)
+			metas[string(meta)] = m
+		}
 		ts = append(ts, rawTool{Name: aliasString(name), Description: aliasString(desc), Schema: json.RawMessage(schema), Tokens: int(tokens), Checked: flags&1 != 0,
-			Meta: decodeToolMeta(meta)})
+			Meta: m})
 	}
 	if extras, err = field(); err != nil {
 		return "", nil, nil, err
