@@ -136,6 +136,44 @@ func (s *snapshot) queryTerms(q string, terms, cues []string, synScale float64) 
 	return qt
 }
 
+// derivedTerms maps the catalog's terms that are derivationally related
+// forms of the query's words to Config.NameDerived, for the name prior,
+// scaled as the synonyms are (Config.ExpandCover): a form bridges a user's
+// words and a catalog's, and where the user's own earlier requests cover
+// the query there is no gap to bridge.
+func (s *snapshot) derivedTerms(terms []string, scale float64) map[int32]float64 {
+	w := s.cfg.NameDerived * scale
+	if w <= 0 || s.cfg.NamePrior == 0 {
+		return nil
+	}
+	an := analyzer{stem: stemmerFunc(s.cfg.Stemmer)}
+	table := derivedForms(s.cfg.Stemmer)
+	var dq map[int32]float64
+	for _, t := range terms {
+		qid, said := s.vocab[t]
+		for _, e := range table[t] {
+			an.terms(e, func(x string) {
+				id, ok := s.vocab[x]
+				if !ok {
+					return
+				}
+				// A form counts no more than the word said: "find", in
+				// most requests and descriptions, does not say all that a
+				// name's rare "finder" would.
+				f := w
+				if said && s.idf[qid] < s.idf[id] {
+					f *= s.idf[qid] / s.idf[id]
+				}
+				if dq == nil {
+					dq = map[int32]float64{}
+				}
+				dq[id] = max(dq[id], f)
+			})
+		}
+	}
+	return dq
+}
+
 // wordCounts counts the query's words that the catalog has, by term id.
 func (s *snapshot) wordCounts(terms []string) map[int32]float64 {
 	qt := map[int32]float64{}
@@ -281,7 +319,8 @@ func (s *snapshot) rankedValues(q string, v requestValues, limit int) []ranked {
 	}
 	an.terms(text, func(t string) { terms = append(terms, t) })
 	votes, cover := s.neighbourVotes(terms)
-	qt := s.queryTerms(q, terms, v.cues, 1-s.cfg.ExpandCover*cover)
+	synScale := 1 - s.cfg.ExpandCover*cover
+	qt := s.queryTerms(q, terms, v.cues, synScale)
 	if len(qt) == 0 {
 		return nil
 	}
@@ -305,7 +344,7 @@ func (s *snapshot) rankedValues(q string, v requestValues, limit int) []ranked {
 	if s.cfg.Chain > 0 {
 		s.chain(scores, qt)
 	}
-	top := s.rerank(scores, qt, votes, cover, limit)
+	top := s.rerank(scores, qt, s.derivedTerms(terms, synScale), votes, cover, limit)
 	for i, r := range top {
 		if scores[r.d] <= 0 {
 			return top[:i]

@@ -27,13 +27,15 @@ type ranked struct {
 //
 //   - name coverage (Config.NamePrior): the share of a tool name's terms,
 //     weighted by idf, that the query has. A name is a tool's shortest
-//     exact summary; a query that says all of it is about that tool.
+//     exact summary; a query that says all of it is about that tool. A
+//     name term the query says in another form (dq: financial for
+//     FinanceTool's finance) counts Config.NameDerived.
 //   - query-term diversity (Config.Diversity): a request for a task that
 //     needs several tools names several things. Once a tool covering a query
 //     term is ranked, that term counts less for the tools after it (the
 //     query terms act as the aspects of explicit diversification, as in
 //     xQuAD or PM2), so one aspect that many tools match cannot fill the list.
-func (s *snapshot) rerank(scores []float32, qt map[int32]float64, votes map[int32]float64, reqCover float64, limit int) []ranked {
+func (s *snapshot) rerank(scores []float32, qt, dq map[int32]float64, votes map[int32]float64, reqCover float64, limit int) []ranked {
 	cfg := s.cfg
 	if cfg.NamePrior == 0 && cfg.Diversity == 0 && cfg.InputPrior == 0 && len(votes) == 0 {
 		top := topK(scores, limit, s)
@@ -89,8 +91,8 @@ func (s *snapshot) rerank(scores []float32, qt map[int32]float64, votes map[int3
 			i, inQuery := col[id]
 			if tc.tf[FieldName] > 0 {
 				all += s.idf[id]
-				if inQuery {
-					have += s.idf[id] * math.Min(1, qt[id])
+				if inQuery || dq[id] > 0 {
+					have += s.idf[id] * math.Min(1, max(qt[id], dq[id]))
 				}
 			}
 			if inQuery && cfg.Diversity > 0 {

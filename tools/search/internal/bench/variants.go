@@ -80,6 +80,7 @@ func Variants(ablate bool) []Variant {
 	with("- wordnet", func(c *search.Config) { c.WordNet = 0 })
 	with("wordnet 0.2", func(c *search.Config) { c.WordNet = 0.2 })
 	with("wordnet 0.3 - action synonyms", func(c *search.Config) { c.Synonyms = 0 })
+	with("- name derived forms", func(c *search.Config) { c.NameDerived = 0 })
 	return vs
 }
 
@@ -110,6 +111,9 @@ func Explore() []Variant {
 	with("input prior 0.3", func(c *search.Config) { c.InputPrior = 0.3 })
 	with("k1 1.6", func(c *search.Config) { c.K1 = 1.6 })
 	with("b params 0.5", func(c *search.Config) { c.B[search.FieldParams] = 0.5 })
+	with("- name derived forms", func(c *search.Config) { c.NameDerived = 0 })
+	with("name derived forms 0.3", func(c *search.Config) { c.NameDerived = 0.3 })
+	with("name derived forms 0.5", func(c *search.Config) { c.NameDerived = 0.5 })
 	return vs
 }
 
@@ -180,5 +184,7 @@ func LearnVariants() []LearnVariant {
 	with("prior cover 0.5", func(c *search.Config) { c.PriorCover = 0.5 })
 	with("prior cover 1", func(c *search.Config) { c.PriorCover = 1 })
 	with("- name prior - wordnet - synonyms, k1 2", func(c *search.Config) { c.NamePrior = 0; c.WordNet = 0; c.Synonyms = 0; c.K1 = 2 })
+	with("- name derived forms", func(c *search.Config) { c.NameDerived = 0 })
+	with("name derived forms 0.5", func(c *search.Config) { c.NameDerived = 0.5 })
 	return vs
 }

