@@ -56,6 +56,8 @@ func TestRejects(t *testing.T) {
 		{"accepted", DefaultKey, `{"model":"gpt-5.4","tools":` + tools + `,"input":[{"type":"function_call","call_id":"c1","name":"get_weather","namespace":"get_weather","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"x"}]}`, "", 200},
 		// Function definitions, wherever they are: the name pattern, an
 		// object schema, strict mode unless "strict": false.
+		{"defer_loading on a namespace", DefaultKey, `{"model":"gpt-5.4","tools":[{"type":"tool_search"},{"type":"namespace","name":"gh","description":"d","defer_loading":true,"tools":[{"type":"function","name":"a","strict":false,"defer_loading":true}]}],"input":"hi"}`,
+			"Unknown parameter: 'tools[1].defer_loading'.", 400},
 		{"function with a bad name", DefaultKey, `{"model":"gpt-4.1","tools":[{"type":"function","name":"fs.read","parameters":{"type":"object"},"strict":false}],"input":"hi"}`,
 			"Invalid 'tools[0].name': string does not match pattern", 400},
 		{"function schema not an object", DefaultKey, `{"model":"gpt-4.1","tools":[{"type":"function","name":"f","parameters":{"type":"string"},"strict":false}],"input":"hi"}`,

@@ -141,6 +141,12 @@ func (s *Server) validate(body []byte) (*parsed, *apiErr) {
 				p.Default[d.Name] = t
 			}
 		case "namespace":
+			if d.DeferLoading {
+				// "For namespaces, defer_loading applies to the functions
+				// inside the namespace, not to the namespace object itself"
+				// (the tool search guide); a NamespaceTool has no such field.
+				return nil, &apiErr{status: 400, message: fmt.Sprintf("Unknown parameter: 'tools[%d].defer_loading'.", i), param: fmt.Sprintf("tools[%d].defer_loading", i), code: "unknown_parameter"}
+			}
 			if e := p.addNamespace(i, d.Name, d.Description, d.Tools, supports, raw.Model); e != nil {
 				return nil, e
 			}
