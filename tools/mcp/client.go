@@ -10,7 +10,6 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/tools"
 )
 
@@ -71,14 +70,9 @@ type host struct{ c *conn }
 
 // clientOptions declares the client's capabilities: roots, sampling,
 // elicitation in both modes, and tasks for the last two (taskrecv.go).
-// Over the legacy SSE transport it declares none: mcp-go's SSE client
-// drops every request a server sends (it takes them for answers to no
-// request), so a server would wait on a sampling, elicitation or roots
-// request nobody sees, where it should not offer the tools that need them.
+// Over the legacy SSE transport too: mcp-go's SSE client drops a server's
+// requests, so they are taken off its stream first (sserequests.go).
 func (c *conn) clientOptions() []client.ClientOption {
-	if c.cfg.Type == config.MCPSSE {
-		return []client.ClientOption{client.WithClientCapabilities(mcpgo.ClientCapabilities{})}
-	}
 	tasks := &mcpgo.TasksCapability{List: &struct{}{}, Cancel: &struct{}{}, Requests: &mcpgo.TaskRequestsCapability{}}
 	tasks.Requests.Sampling = &struct {
 		CreateMessage *struct{} `json:"createMessage,omitempty"`

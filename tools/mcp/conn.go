@@ -329,7 +329,7 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 		return client.NewClient(tr, opts...), nil, nil
 	case config.MCPSSE:
 		tr, err := transport.NewSSE(c.cfg.URL, transport.WithHeaders(c.cfg.Headers), transport.WithSSELogger(c.m.log),
-			transport.WithHTTPClient(c.httpClient()), transport.WithResponseTimeout(c.sseResponseTimeout()))
+			transport.WithHTTPClient(c.sseClient()), transport.WithResponseTimeout(c.sseResponseTimeout()))
 		if err != nil {
 			return nil, nil, fmt.Errorf("SSE transport for %s: %w", c.cfg.URL, err)
 		}

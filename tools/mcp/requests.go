@@ -94,6 +94,8 @@ func (c *conn) endRequests(cl *client.Client) {
 type reqConn struct {
 	cl   *client.Client
 	lost chan struct{}
+	// handle answers a request an SSE stream brought (sserequests.go).
+	handle transport.RequestHandler
 }
 
 // serveRequests answers cl's server requests from now on, with a task
@@ -111,38 +113,45 @@ func (c *conn) serveRequests(cl *client.Client) {
 	// request is registered. Such ids are kept a while (the last few).
 	var early []string
 	lost := c.requestsLost(cl)
-	if bt, ok := cl.GetTransport().(transport.BidirectionalInterface); ok {
-		bt.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-			ctx, cancel := context.WithCancelCause(ctx)
-			// A stdio transport's requests live as long as the manager:
-			// a dead connection must end them (and withdraw their dialogs).
-			go func() {
-				select {
-				case <-lost:
-					cancel(errConnectionLost)
-				case <-ctx.Done():
-				}
-			}()
-			key := req.ID.String()
+	handle := func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+		ctx, cancel := context.WithCancelCause(ctx)
+		// A stdio transport's requests live as long as the manager:
+		// a dead connection must end them (and withdraw their dialogs).
+		go func() {
+			select {
+			case <-lost:
+				cancel(errConnectionLost)
+			case <-ctx.Done():
+			}
+		}()
+		key := req.ID.String()
+		mu.Lock()
+		live[key] = cancel
+		if i := slices.Index(early, key); i >= 0 {
+			early = slices.Delete(early, i, i+1)
+			cancel(errServerCancelled)
+		}
+		mu.Unlock()
+		defer func() {
 			mu.Lock()
-			live[key] = cancel
-			if i := slices.Index(early, key); i >= 0 {
-				early = slices.Delete(early, i, i+1)
-				cancel(errServerCancelled)
-			}
+			delete(live, key)
 			mu.Unlock()
-			defer func() {
-				mu.Lock()
-				delete(live, key)
-				mu.Unlock()
-				cancel(nil)
-			}()
-			res, err := c.answer(ctx, store, req)
-			if errors.Is(context.Cause(ctx), errServerCancelled) {
-				return nil, nil
-			}
-			return reply(req.ID, res, err), nil
-		})
+			cancel(nil)
+		}()
+		res, err := c.answer(ctx, store, req)
+		if errors.Is(context.Cause(ctx), errServerCancelled) {
+			return nil, nil
+		}
+		return reply(req.ID, res, err), nil
+	}
+	if bt, ok := cl.GetTransport().(transport.BidirectionalInterface); ok {
+		bt.SetRequestHandler(handle)
+	} else {
+		// The legacy SSE transport takes a request for an answer and drops
+		// it: the stream's requests are taken off before (sserequests.go).
+		c.mu.Lock()
+		c.reqs.handle = handle
+		c.mu.Unlock()
 	}
 	cl.OnNotification(func(n mcpgo.JSONRPCNotification) {
 		switch n.Method {
