@@ -1,10 +1,12 @@
 package cmd
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -160,4 +162,51 @@ func TestNoStartingLineInTmux(t *testing.T) {
 		t.Errorf("a starting… line stayed on the terminal:\n%s", h)
 	}
 	ts.quit()
+}
+
+// Claude Code's CLAUDE_CODE_SUBAGENT_MODEL in a real terminal: a subagent
+// whose profile names no model runs on it (an alias, resolved), not on the
+// parent's --model; the card says so.
+func TestSubagentModelVariableInTmux(t *testing.T) {
+	isolate(t)
+	profile := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "agents", "helper.md")
+	if err := os.MkdirAll(filepath.Dir(profile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(profile, []byte("---\ndescription: Helps\nsubagent: true\n---\nYou are the helper.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fake := anthropictest.NewServer(t)
+	var mu sync.Mutex
+	var models []string
+	parent := 0
+	fake.SetHandler(func(r *anthropictest.Request) anthropictest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		models = append(models, r.Model())
+		if bytes.Contains(r.Body, []byte("You are the helper.")) {
+			return anthropictest.Message(anthropictest.Text("helped"))
+		}
+		if parent++; parent > 1 {
+			return anthropictest.Message(anthropictest.Text("All helped."))
+		}
+		rep := anthropictest.Message(anthropictest.ToolUse("toolu_01", "run_agent", map[string]any{"agent": "helper", "prompt": "Help."}))
+		rep.StopReason = "tool_use"
+		return rep
+	})
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "CLAUDE_CODE_SUBAGENT_MODEL": "haiku", "HOME": os.Getenv("HOME"),
+		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}
+	ts := startTmux(t, env, "--provider", "anthropic", "--base-url", fake.URL, "--model", "opus")
+	ts.waitFor("/help")
+	ts.send("get help", "Enter")
+	ts.waitFor("All helped.")
+	if h := ts.history(); !strings.Contains(h, "anthropic/claude-haiku-4-5") {
+		t.Errorf("the subagent's card does not name claude-haiku-4-5:\n%s", h)
+	}
+	ts.quit()
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(models, " ") != "claude-opus-4-5 claude-haiku-4-5 claude-opus-4-5" {
+		t.Errorf("models requested %q, want the parent on claude-opus-4-5 and the child on claude-haiku-4-5", models)
+	}
 }
