@@ -10,6 +10,7 @@ import (
 	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/cmd"
 	"github.com/agent-dev/agent/internal/residency"
+	"github.com/agent-dev/agent/internal/starttrace"
 	// Imported first for its init: --version answers before the heavy
 	// packages initialise.
 	_ "github.com/agent-dev/agent/internal/early"
@@ -19,8 +20,11 @@ func main() {
 	// Every package's init has run: the binary's pages it touched need not
 	// stay resident (internal/residency). A failure leaves them resident,
 	// which costs memory, not correctness.
+	starttrace.Mark("main (every package initialised)")
 	_, _ = residency.Release()
 	ctx, stop := app.SignalContext(context.Background())
-	defer stop()
-	os.Exit(cmd.Execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+	code := cmd.Execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	_ = starttrace.Write()
+	os.Exit(code)
 }

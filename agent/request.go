@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agent-dev/agent/internal/starttrace"
 )
 
 // One request to the provider: sent, streamed, retried with backoff when
@@ -59,6 +61,7 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 	p, model := s.Target()
 	var lastErr error
 	for attempt := 0; ; attempt++ {
+		starttrace.Mark("request build")
 		req := build()
 		req.Model = model
 		streamed := false
@@ -68,6 +71,7 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 		// event takes it from the call it answers.
 		calls := map[string]SearchCall{}
 		var thinking strings.Builder // what the user saw of the model's reasoning
+		starttrace.Mark("request send")
 		if s.cfg.BeforeSend != nil {
 			s.cfg.BeforeSend()
 		}
@@ -102,6 +106,7 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 				emit(Event{Type: se.Type, Text: se.Text})
 			}
 		})
+		starttrace.Mark("response end")
 		used := target{p, model}
 		if err == nil {
 			if thinking.Len() > 0 && resp != nil {

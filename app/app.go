@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/agent-dev/agent/config/agents"
 	"github.com/agent-dev/agent/config/commands"
 	"github.com/agent-dev/agent/demo"
+	"github.com/agent-dev/agent/internal/starttrace"
 	"github.com/agent-dev/agent/store"
 	"github.com/agent-dev/agent/telemetry"
 	"github.com/agent-dev/agent/tools"
@@ -120,6 +122,15 @@ type App struct {
 	// follows the running turn (nil between turns or when off).
 	tel  *telemetry.Telemetry
 	turn *telemetry.Turn
+	// early is the MCP start Open began before the database existed
+	// (earlymcp.go), until attachMCP takes it; hostReady is closed when
+	// Open has built the session or failed (its servers' requests wait).
+	early     *earlyMCP
+	hostReady chan struct{}
+	hostOK    bool
+	// dbWrite orders the catalog cache's writes and the session's
+	// creation (storeCatalog).
+	dbWrite sync.Mutex
 }
 
 type savedTokens struct {
@@ -134,19 +145,43 @@ type savedTokens struct {
 // no flag gave), builds the provider, starts the MCP servers and applies
 // --defer.
 func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
-	a := &App{opts: o}
+	a := &App{opts: o, hostReady: make(chan struct{})}
 	if o.Interactive {
 		a.alerts = make(chan string, 16)
 	}
 	defer func() {
 		if err != nil {
+			if a.early != nil {
+				a.early.close()
+			}
+		}
+		a.hostOK = err == nil // else the early servers' requests are declined
+		close(a.hostReady)
+		if err != nil {
 			a.Close()
 		}
 	}()
-	if a.db, err = openDB(ctx, s.DBPath); err != nil {
+	if s.Resume == "" && !s.Continue && !s.Demo && !o.NoMCP && dbAbsent(s.DBPath) {
+		// A first run: every server is waited for; they connect while
+		// the database is created.
+		a.settings = s
+		a.early = a.startMCPEarly(ctx)
+	}
+	starttrace.Mark("db open begin")
+	testHookOpenDB()
+	a.db, err = openDB(ctx, s.DBPath)
+	if a.early != nil {
+		a.early.dbReady(a.db, &a.dbWrite)
+	}
+	if err != nil {
 		return nil, err
 	}
+	starttrace.Mark("db open end")
 	a.closers = append(a.closers, func() { _ = a.db.Close() })
+	if e := a.early; e != nil && e.m != nil {
+		// Closed before the database, which its cache writes need.
+		a.closers = append(a.closers, func() { _ = e.m.Close() })
+	}
 	var resumed *store.Session
 	switch {
 	case s.Resume != "":
@@ -178,10 +213,14 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 		a.remembered = resumed.Meta().Settings.Servers
 		a.isSub = resumed.Meta().ParentID != ""
 	}
-	a.settings = s
+	if a.early == nil {
+		// (An early start read them already; its goroutine reads them.)
+		a.settings = s
+	}
 	if err := a.build(ctx); err != nil {
 		return nil, err
 	}
+	starttrace.Mark("build end")
 	a.startTelemetry(ctx)
 	st := a.session
 	p, model := st.Target()
@@ -217,10 +256,13 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 	}
 	meta.Title = o.Title
 	a.noteInstructions(&meta, nil)
+	a.dbWrite.Lock()
 	ss, err := a.db.Create(ctx, meta)
+	a.dbWrite.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
+	starttrace.Mark("session created")
 	a.closers = append(a.closers, func() { _ = ss.Close() })
 	if err := a.useStore(ss); err != nil {
 		return nil, err
@@ -255,6 +297,7 @@ func (a *App) build(ctx context.Context) error {
 	} else if p, defModel, err = NewProvider(*s, s.Provider, a.opts.Getenv); err != nil {
 		return err
 	}
+	starttrace.Mark("provider built")
 	if len(s.ProjectSets) > 0 {
 		// Kept in sight, not only said once: the answers come from
 		// another provider, model or prompt than the user's own.
@@ -336,6 +379,7 @@ func (a *App) build(ctx context.Context) error {
 	} else if err := a.attachMCP(ctx, model, a.onMCPEvent); err != nil {
 		return err
 	}
+	starttrace.Mark("mcp attached")
 	if w, ok := a.unmatchedApprovals(); ok {
 		a.warnings = append(a.warnings, w...)
 		a.approvalChecked = true
@@ -348,28 +392,43 @@ func (a *App) build(ctx context.Context) error {
 // --defer auto on top. The manager's Sync before each turn (Send) makes
 // tools/list_changed take effect at turn boundaries.
 func (a *App) attachMCP(ctx context.Context, model string, onEvent func(mcptools.Event)) error {
-	configured, err := a.settings.MCPServers()
-	if err != nil {
-		return err
+	var (
+		configured map[string]config.MCPServer
+		m          *mcptools.Manager
+		servers    []config.MCPServer
+		warnings   []error
+		err        error
+	)
+	if e := a.early; e != nil {
+		// Begun by Open before the database (earlymcp.go); its closer is
+		// already in place.
+		e.wait()
+		if e.cancel != nil {
+			e.cancel()
+		}
+		configured, m, servers, warnings, err = e.configured, e.m, e.servers, e.warnings, e.err
+		if err != nil {
+			return err
+		}
+	} else {
+		if configured, err = a.settings.MCPServers(); err != nil {
+			return err
+		}
+		// The servers a resumed session ran with join the configured ones.
+		a.rememberServers(configured)
+		o := a.mcpOptions()
+		o.OnEvent, o.Cache = onEvent, a.catalogCache(ctx)
+		if m, servers, warnings, err = startMCPServers(ctx, a.settings, configured, o); err != nil {
+			return err
+		}
+		a.closers = append(a.closers, func() { _ = m.Close() })
 	}
-	a.rememberServers(configured)
-	m, servers, warnings, err := startMCPServers(ctx, a.settings, configured, mcptools.Options{OnEvent: onEvent, ClientVersion: a.opts.Version,
-		Host: mcpHost{a}, LogLevel: a.settings.mcpLogLevel(),
-		Cache: a.catalogCache(ctx), Background: a.opts.Interactive || a.opts.NoMCP,
-		// A run without a UI starts its cached servers as its first request
-		// goes out (the session's BeforeSend), not while the run is set up;
-		// with NoMCP never: the cached catalogs render the tools array.
-		DeferStart: !a.opts.Interactive,
-		OAuth:      a.runOAuthOptions()})
-	if err != nil {
-		return err
-	}
+	starttrace.Mark("mcp start end")
 	a.mcp, a.configured = m, configured
 	for _, srv := range servers {
 		a.serverDefs = append(a.serverDefs, serverDef(srv))
 	}
 	a.startWait = time.Duration(a.settings.MCPStartWait)
-	a.closers = append(a.closers, func() { _ = m.Close() })
 	if !a.opts.Interactive {
 		if err := signInError(m); err != nil {
 			return err // a sign-in was needed and not given: exit 1
@@ -397,6 +456,19 @@ func (a *App) attachMCP(ctx context.Context, model string, onEvent func(mcptools
 	}
 	a.applyAutoDefer(configured, model)
 	return nil
+}
+
+// mcpOptions are the manager's options of this run but for OnEvent and
+// the cache.
+func (a *App) mcpOptions() mcptools.Options {
+	return mcptools.Options{OnEvent: a.onMCPEvent, ClientVersion: a.opts.Version,
+		Host: mcpHost{a}, LogLevel: a.settings.mcpLogLevel(),
+		Background: a.opts.Interactive || a.opts.NoMCP,
+		// A run without a UI starts its cached servers as its first request
+		// goes out (the session's BeforeSend), not while the run is set up;
+		// with NoMCP never: the cached catalogs render the tools array.
+		DeferStart: !a.opts.Interactive,
+		OAuth:      a.runOAuthOptions()}
 }
 
 // NamedFailed is the error of a server named with --mcp that has failed to
@@ -469,6 +541,9 @@ func (a *App) Close() {
 	a.mu.Unlock()
 	for i := len(cs) - 1; i >= 0; i-- {
 		cs[i]()
+		if starttrace.On() {
+			starttrace.Markf("closer done", strconv.Itoa(i))
+		}
 	}
 }
 
@@ -580,7 +655,9 @@ func (a *App) SendInput(ctx context.Context, in agent.Input) <-chan agent.Event 
 		}()
 		// A server with no cached catalog holds the request until it has
 		// listed its tools: the first prompt used to go out with none.
+		starttrace.Mark("turn begin")
 		a.awaitCatalog(ctx, emit)
+		starttrace.Mark("catalog awaited")
 		if changed := a.SyncTools(); len(changed) > 0 {
 			a.Notice("tools of " + strings.Join(changed, ", ") + " changed; the new list applies from this turn")
 		}

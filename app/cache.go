@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/agent-dev/agent/store"
 	"github.com/agent-dev/agent/tools"
@@ -27,11 +28,19 @@ func (a *App) catalogCache(ctx context.Context) mcptools.Cache {
 		a.db = db
 		a.closers = append(a.closers, func() { _ = db.Close() })
 	}
-	return storeCatalog{a.db}
+	return storeCatalog{a.db, &a.dbWrite}
 }
 
-// storeCatalog is the store's mcp_catalog table as an mcp Cache.
-type storeCatalog struct{ db *store.DB }
+// storeCatalog is the store's mcp_catalog table as an mcp Cache. Its
+// writes take write, which Open holds while it creates the session: a
+// first run's catalogs are written as the servers list them, one after
+// another, and the session's insert would otherwise wait on SQLite's lock
+// until all were written (its busy handler sleeps 1, 2, 5, 10 ms...), with
+// the first request behind it. So it waits for the one write in flight.
+type storeCatalog struct {
+	db    *store.DB
+	write *sync.Mutex
+}
 
 func (s storeCatalog) LoadCatalog(ctx context.Context, server, hash string) (tools.CatalogEntry, bool, error) {
 	e, err := s.db.LoadCatalog(ctx, server, hash)
@@ -45,5 +54,7 @@ func (s storeCatalog) LoadCatalog(ctx context.Context, server, hash string) (too
 }
 
 func (s storeCatalog) SaveCatalog(ctx context.Context, e tools.CatalogEntry) error {
+	s.write.Lock()
+	defer s.write.Unlock()
 	return s.db.SaveCatalog(ctx, e)
 }

@@ -75,16 +75,25 @@ func startMCP(ctx context.Context, s Settings, configured map[string]config.MCPS
 
 // startMCPServers is startMCP, also returning the servers it started.
 func startMCPServers(ctx context.Context, s Settings, configured map[string]config.MCPServer, o mcptools.Options) (*mcptools.Manager, []config.MCPServer, []error, error) {
+	m, servers, err := newMCPManager(s, configured, o)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return m, servers, m.Start(ctx), nil
+}
+
+// newMCPManager prepares the manager of a run's servers (startMCP), not
+// yet started.
+func newMCPManager(s Settings, configured map[string]config.MCPServer, o mcptools.Options) (*mcptools.Manager, []config.MCPServer, error) {
 	servers, err := config.SelectMCP(configured, config.MCPPresets(s.Workdir), s.MCP)
 	if err != nil {
-		return nil, nil, nil, usage(err)
+		return nil, nil, usage(err)
 	}
 	if s.Defer == "true" {
 		servers = config.DeferAll(servers, s.MCP)
 	}
 	o.Workdir, o.ClientName, o.MaxToolResultBytes, o.PidDir = s.Workdir, "agent", s.MaxToolResultBytes, serverPidDir()
-	m := mcptools.NewManager(servers, o)
-	return m, servers, m.Start(ctx), nil
+	return mcptools.NewManager(servers, o), servers, nil
 }
 
 // MCPTools connects the configured servers plus those named with --mcp and

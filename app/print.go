@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/internal/starttrace"
 	"github.com/agent-dev/agent/sanitize"
 )
 
@@ -85,6 +86,7 @@ func (a *App) Print(ctx context.Context, prompt string, o PrintOptions) error {
 			a.Unattended(ev.Tool.ID, ev.Tool.Name, o.Yes)
 		}
 	}
+	starttrace.Mark("turn events ended")
 	res := red.Result(a)
 	if res.IsError && a.DropUnanswered() {
 		res.SessionID = ""
@@ -106,5 +108,6 @@ func (a *App) Print(ctx context.Context, prompt string, o PrintOptions) error {
 		res.Type = "result"
 		_ = enc.Encode(res)
 	}
+	starttrace.Mark("result printed")
 	return runErr
 }

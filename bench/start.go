@@ -27,6 +27,7 @@ func runStart(args []string, stdout io.Writer) error {
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	modes := fs.String("modes", "", "only these rows of each size: deferred, no-budget, client, eager, tools (default all)")
 	smaps := fs.String("smaps", "", "write each catalog run's /proc/PID/smaps at its peak into this directory")
+	trace := fs.String("trace", "", "write each catalog run's timeline (AGENT_TRACE_START: ms from exec per step) into this directory")
 	agentBin := fs.String("agent", "", "measure this agent binary instead of building the module's (another commit's release build, to compare)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -35,7 +36,7 @@ func runStart(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o := startbench.Options{Catalog: *catalog, Runs: *runs, Progress: os.Stderr, Smaps: *smaps}
+	o := startbench.Options{Catalog: *catalog, Runs: *runs, Progress: os.Stderr, Smaps: *smaps, Trace: *trace}
 	if *quiet {
 		o.Progress = io.Discard
 	}
@@ -78,7 +79,19 @@ func runStart(args []string, stdout io.Writer) error {
 	}
 	defer done()
 	if *agentBin != "" {
-		o.Agent = *agentBin
+		// Installed as the module's build is (install): read from the
+		// page cache the way the runs of the built one are, else its
+		// file-backed pages would depend on how it was last written.
+		b, err := os.ReadFile(*agentBin)
+		if err == nil {
+			tmp := filepath.Join(filepath.Dir(o.Agent), "agent.given")
+			if err = os.WriteFile(tmp, b, 0o755); err == nil {
+				err = install(tmp, o.Agent)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("--agent: %w", err)
+		}
 	}
 	rep, err := startbench.Run(context.Background(), o)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os/signal"
 
 	"github.com/agent-dev/agent/app"
+	"github.com/agent-dev/agent/internal/starttrace"
 )
 
 // PrintResult is the -p --output-format json object.
@@ -29,6 +30,7 @@ func runPrint(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	starttrace.Mark("app open")
+	defer func() { starttrace.Mark("close begin"); a.Close(); starttrace.Mark("closed") }()
 	return a.Print(ctx, prompt, app.PrintOptions{Format: g.OutputFormat, Yes: g.Yes, Images: images, Stdout: g.Stdout, Stderr: g.Stderr})
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/internal/starttrace"
 	"github.com/agent-dev/agent/internal/suggest"
 	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/themes"
@@ -116,9 +117,11 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 			return nil
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			starttrace.Mark("flags parsed")
 			g.Changed = map[string]bool{}
 			cmd.Flags().Visit(func(f *pflag.Flag) { g.Changed[f.Name] = true })
 			_, err := g.settings()
+			starttrace.Mark("settings loaded")
 			return err
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -37,6 +37,7 @@ import (
 
 	"github.com/agent-dev/agent/bench/internal/proc"
 	"github.com/agent-dev/agent/bench/tokenbench"
+	"github.com/agent-dev/agent/internal/starttrace"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 	"github.com/agent-dev/agent/providers/openaichat/chattest"
 	"github.com/agent-dev/agent/providers/openairesponses/responsestest"
@@ -84,6 +85,11 @@ type Options struct {
 	// Smaps, when set, is a directory that gets each catalog run's
 	// /proc/PID/smaps at its sampled peak (ADAPTER-TOOLS-MODE-cold|warm-N.smaps).
 	Smaps string
+	// Trace, when set, is a directory that gets each catalog run's
+	// timeline (AGENT_TRACE_START, internal/starttrace) as
+	// ADAPTER-TOOLS-MODE-cold|warm-N.trace: one line per mark, its time in
+	// ms from the wrapper's exec of the agent, then its label.
+	Trace string
 }
 
 // ModeKeys name the catalog rows' modes for Options.Modes (a mode's own
@@ -123,6 +129,7 @@ type Row struct {
 	// Cold: the same run with a new database each time (no catalog cache,
 	// as a first run in a project is); medians too.
 	ColdWallMS     float64 `json:"cold_wall_ms"`
+	ColdCPUMS      float64 `json:"cold_cpu_ms"`
 	ColdRSSMB      float64 `json:"cold_peak_rss_mb"`
 	ColdFirstReqMS float64 `json:"cold_first_request_ms"`
 	// How the peaks split (medians of the sampled peaks, proc.SamplePeak):
@@ -546,6 +553,9 @@ func runAgent(ctx context.Context, bin string, args, env []string, px *proxy) (s
 			s.firstReq = f.Sub(time.Unix(0, r.StartNS))
 		}
 	}
+	if err == nil {
+		err = fromExec(env, r.StartNS, r.WallNS, s.firstReq)
+	}
 	if err != nil || r.Code != 0 {
 		return s, fmt.Errorf("%s %s: exit %d %v\nstderr: %s", filepath.Base(bin), strings.Join(args, " "), r.Code, err, cut(s.stderr))
 	}
@@ -634,11 +644,15 @@ func measure(ctx context.Context, o Options, adapter string, n int, mode string,
 	// project: every server is waited for and listed); the first one's
 	// database then holds the catalog for the warm runs.
 	smaps := func(kind string, i int) []string {
-		if o.Smaps == "" {
-			return env
+		e := env[:len(env):len(env)]
+		name := strings.NewReplacer(" ", "", ",", "-", "(", "", ")", "").Replace(fmt.Sprintf("%s-%d-%s-%s-%d", adapter, n, mode, kind, i))
+		if o.Smaps != "" {
+			e = append(e, proc.SmapsEnv+"="+filepath.Join(o.Smaps, name+".smaps"))
 		}
-		name := strings.NewReplacer(" ", "", ",", "-", "(", "", ")", "").Replace(fmt.Sprintf("%s-%d-%s-%s-%d.smaps", adapter, n, mode, kind, i))
-		return append(env[:len(env):len(env)], proc.SmapsEnv+"="+filepath.Join(o.Smaps, name))
+		if o.Trace != "" {
+			e = append(e, starttrace.Env+"="+filepath.Join(o.Trace, name+".trace"))
+		}
+		return e
 	}
 	var cold []sample
 	for i := 0; i < o.Runs; i++ {
@@ -651,6 +665,7 @@ func measure(ctx context.Context, o Options, adapter string, n int, mode string,
 		cold = append(cold, s)
 	}
 	row.ColdWallMS = median(cold, func(s sample) float64 { return ms(s.wall) })
+	row.ColdCPUMS = median(cold, func(s sample) float64 { return ms(s.cpu) })
 	row.ColdRSSMB = median(cold, func(s sample) float64 { return float64(s.rssKB) / 1024 })
 	row.ColdFirstReqMS = median(cold, func(s sample) float64 { return ms(s.firstReq) })
 	row.ColdFileMB, row.ColdAnonMB = peakSplit(cold)
@@ -846,8 +861,8 @@ func measureNPM(ctx context.Context, o Options) ([]Row, []string, error) {
 func Markdown(w io.Writer, rep *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "`%s` (medians; the agent binary, built as a release is, as a subprocess of a small wrapper; CPU and peak RSS from its rusage; how the peak splits into file-backed pages, the binary's own, and anonymous ones from /proc/PID/status sampled every %s)\n\n", rep.Command, proc.MemoryInterval)
-	fmt.Fprintf(&b, "| adapter | tools | mode | wall ms | cold wall ms | CPU ms | peak RSS MB | cold RSS MB | peak file / anon MB | cold file / anon MB | first request ms | cold first request ms | first-request context tokens | KB per request | upload ms per turn at %d Mbit/s | requests |\n", UplinkMbps)
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| adapter | tools | mode | wall ms | cold wall ms | CPU ms | cold CPU ms | peak RSS MB | cold RSS MB | peak file / anon MB | cold file / anon MB | first request ms | cold first request ms | first-request context tokens | KB per request | upload ms per turn at %d Mbit/s | requests |\n", UplinkMbps)
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	dash := func(v float64, f string) string {
 		if v <= 0 {
 			return "-"
@@ -869,8 +884,8 @@ func Markdown(w io.Writer, rep *Report) error {
 			}
 			return fmt.Sprintf("%.1f / %.1f", file, anon)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %.0f | %s | %.0f | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Adapter, tools, r.Mode,
-			r.WallMS, dash(r.ColdWallMS, "%.0f"), r.CPUMS, r.RSSMB, dash(r.ColdRSSMB, "%.1f"), split(r.FileMB, r.AnonMB), split(r.ColdFileMB, r.ColdAnonMB),
+		fmt.Fprintf(&b, "| %s | %s | %s | %.0f | %s | %.0f | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Adapter, tools, r.Mode,
+			r.WallMS, dash(r.ColdWallMS, "%.0f"), r.CPUMS, dash(r.ColdCPUMS, "%.0f"), r.RSSMB, dash(r.ColdRSSMB, "%.1f"), split(r.FileMB, r.AnonMB), split(r.ColdFileMB, r.ColdAnonMB),
 			dash(r.FirstReqMS, "%.0f"), dash(r.ColdFirstReqMS, "%.0f"),
 			ctx, dash(r.BytesPerReq/1024, "%.1f"), dash(r.UploadMS, "%.0f"), reqs)
 	}
@@ -943,4 +958,48 @@ func mark(ok bool) string {
 		return "— met"
 	}
 	return "— **not met**"
+}
+
+// fromExec rewrites the timeline a run wrote (starttrace.Env in env, if
+// any) with each mark's time in ms from the exec at startNS, plus when the
+// first request reached the provider's proxy (firstReq after the exec,
+// when non-zero) and the process's end (wallNS), in time order.
+func fromExec(env []string, startNS, wallNS int64, firstReq time.Duration) error {
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, starttrace.Env+"="); ok {
+			path = v
+		}
+	}
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("the run's timeline: %w", err)
+	}
+	type mark struct {
+		ms    float64
+		label string
+	}
+	var marks []mark
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		ns, rest, _ := strings.Cut(line, " ")
+		_, label, _ := strings.Cut(rest, " ")
+		var at int64
+		if _, err := fmt.Sscan(ns, &at); err != nil {
+			return fmt.Errorf("the run's timeline %s: %q: %w", path, line, err)
+		}
+		marks = append(marks, mark{float64(at-startNS) / 1e6, label})
+	}
+	if firstReq > 0 {
+		marks = append(marks, mark{ms(firstReq), "(bench) first request reached the provider's proxy"})
+	}
+	marks = append(marks, mark{float64(wallNS) / 1e6, "(bench) process reaped: the wall time"})
+	sort.SliceStable(marks, func(i, j int) bool { return marks[i].ms < marks[j].ms })
+	var out bytes.Buffer
+	for _, m := range marks {
+		fmt.Fprintf(&out, "%8.2f %s\n", m.ms, m.label)
+	}
+	return os.WriteFile(path, out.Bytes(), 0o600)
 }

@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/internal/starttrace"
 	"github.com/agent-dev/agent/tools"
 	"github.com/agent-dev/agent/tools/schema"
 )
@@ -260,11 +261,7 @@ func (c *conn) saveCached(list []rawTool, listHash string, si serverInfo, info s
 	if same {
 		return
 	}
-	c.m.saves.Add(1)
-	go func() {
-		defer c.m.saves.Done()
-		c.writeCatalog(list, listHash, si, info, extras)
-	}()
+	c.m.queueSave(func() { c.writeCatalog(list, listHash, si, info, extras) })
 }
 
 // saveExtras writes changed resources or prompts (their list_changed) to
@@ -288,12 +285,14 @@ func (c *conn) writeCatalog(list []rawTool, listHash string, si serverInfo, info
 		checked := t.Checked || schema.Check(t.Schema) == nil
 		cts[i] = cachedTool{Name: t.Name, Description: t.Description, InputSchema: t.Schema, Tokens: t.Tokens, Checked: checked, Meta: t.Meta.encode()}
 	}
+	starttrace.Markf("cache write begin", c.cfg.Name)
 	b := encodeCatalogExtras(listHash, cts, extras)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err := c.m.opts.Cache.SaveCatalog(ctx, tools.CatalogEntry{Server: c.cfg.Name, ConfigHash: c.configHash,
 		ServerName: si.Name, ServerVersion: si.Version, Instructions: si.Instructions, Description: info,
 		Tools: b, ListedAt: time.Now()})
+	starttrace.Markf("cache write end", c.cfg.Name)
 	if err != nil {
 		c.m.log.Warn("mcp: write the catalog cache", "server", c.cfg.Name, "err", err)
 	}
@@ -327,11 +326,7 @@ func (m *Manager) SaveTokens(counts map[string]int) {
 		if upd == nil {
 			continue
 		}
-		m.saves.Add(1)
-		go func() {
-			defer m.saves.Done()
-			c.writeCatalog(upd, hash, si, info, extras)
-		}()
+		m.queueSave(func() { c.writeCatalog(upd, hash, si, info, extras) })
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/agent-dev/agent/internal/starttrace"
 	"github.com/agent-dev/agent/tools"
 )
 
@@ -31,6 +32,8 @@ func (c *conn) executor(tool string) tools.Executor {
 // URLElicitationRequiredError is retried once, after the user completed
 // the elicitations it lists (urlelicit.go).
 func (c *conn) call(ctx context.Context, tool string, args json.RawMessage) (tools.Result, error) {
+	starttrace.Markf("tool call", c.cfg.Name, tool)
+	defer starttrace.Markf("tool answered", c.cfg.Name, tool)
 	res, need, err := c.callOnce(ctx, tool, args)
 	if need == nil {
 		return res, err

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/agent-dev/agent/internal/starttrace"
 )
 
 // DefaultMaxToolResultBytes is the max_tool_result_bytes default: what one
@@ -369,6 +371,10 @@ type capTransport struct {
 }
 
 func (t capTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if starttrace.On() {
+		starttrace.Markf("http begin", req.Method, req.URL.Host)
+		defer starttrace.Markf("http headers", req.Method, req.URL.Host)
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil || resp.Body == nil {
 		return resp, err

@@ -18,6 +18,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/internal/starttrace"
 	"github.com/agent-dev/agent/tools/mcp/oauth"
 )
 
@@ -133,6 +134,7 @@ func (c *conn) connectOnce(parent context.Context) error {
 	gen := c.gen
 	c.mu.Unlock()
 
+	starttrace.Markf("mcp connect", c.cfg.Name)
 	stderr := newTail(4096)
 	cl, p, err := c.newClient(stderr)
 	if err != nil {
@@ -164,6 +166,7 @@ func (c *conn) connectOnce(parent context.Context) error {
 	go func() {
 		var r result
 		r.info, r.si, r.err = c.handshake(ctx, cl, p, stderr)
+		starttrace.Markf("mcp initialized", c.cfg.Name)
 		if r.err == nil {
 			// Resources, prompts and the log level are asked for while
 			// the tools are listed, not after: a first run waits for one
@@ -174,7 +177,9 @@ func (c *conn) connectOnce(parent context.Context) error {
 				c.listExtras(ctx, cl)
 			}()
 			r.list, r.seq, r.hash, r.err = c.listTools(ctx, cl)
+			starttrace.Markf("mcp listed", c.cfg.Name)
 			<-extras
+			starttrace.Markf("mcp extras", c.cfg.Name)
 		}
 		done <- r
 	}()
@@ -246,6 +251,7 @@ func (c *conn) connectOnce(parent context.Context) error {
 	if !c.install(r.list, r.seq, wasUp || fromCache || c.m.registered()) && fromCache && oldInfo != c.info {
 		c.m.toolsChanged(c.cfg.Name) // only the description search uses changed
 	}
+	starttrace.Markf("mcp installed", c.cfg.Name)
 	c.saveCached(r.list, r.hash, r.si, r.info)
 	if c.cfg.Type == config.MCPStdio {
 		go c.watchStderr(cl, stderr)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/internal/starttrace"
 	"github.com/agent-dev/agent/tools"
 	"github.com/agent-dev/agent/tools/mcp/oauth"
 )
@@ -180,6 +181,7 @@ type Manager struct {
 	links    linkOrigins // which server returned each resource link
 
 	saves   sync.WaitGroup // catalog cache writes in flight
+	sq      saveQueue      // runs them one at a time (savequeue.go)
 	started sync.WaitGroup // connections Start left running in the background
 
 	procs procs // stdio servers' running processes
@@ -503,6 +505,8 @@ func (m *Manager) Close() error {
 	}
 	m.closed = true
 	m.mu.Unlock()
+	starttrace.Mark("mcp close begin")
+	defer starttrace.Mark("mcp close end")
 	// The processes running now have their groups killed after the grace
 	// period even if the leader exits within it: what it started in its
 	// group (a server under npx, a shell's children) would be left behind.
@@ -543,6 +547,7 @@ func (m *Manager) Close() error {
 		c.markReady()
 	}
 	// Cache writes are short; a run must not lose the list it paid for.
+	starttrace.Mark("mcp close: connections closed")
 	m.saves.Wait()
 	return nil
 }

@@ -1,0 +1,182 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/internal/starttrace"
+	"github.com/agent-dev/agent/store"
+	"github.com/agent-dev/agent/tools"
+	mcptools "github.com/agent-dev/agent/tools/mcp"
+)
+
+// A first run in a project (no database file yet) has no cached catalog:
+// its first request waits for every MCP server to connect and list its
+// tools. Those connections are begun before the database is created, so
+// that creating and migrating it, reading the instructions and building
+// the provider happen while the servers answer, instead of before they are
+// asked. A run with a database keeps the order (the cache is read first:
+// cached servers start lazily, never at launch).
+
+// testHookOpenDB runs just before Open opens the database (tests hold it
+// there to see what started before).
+var testHookOpenDB = func() {}
+
+// earlyMCP is the MCP start Open begins before the database is open.
+type earlyMCP struct {
+	done       chan struct{} // closed when Start returned
+	cancel     context.CancelFunc
+	cache      *lateCache // nil with the catalog cache off
+	configured map[string]config.MCPServer
+	m          *mcptools.Manager
+	servers    []config.MCPServer
+	warnings   []error
+	err        error // reading the config or selecting the servers
+}
+
+// dbAbsent reports whether the run's database file does not exist yet:
+// nothing is cached for any server.
+func dbAbsent(path string) bool {
+	if path == "" {
+		p, err := store.DefaultPath()
+		if err != nil {
+			return false
+		}
+		path = p
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	_, err = os.Lstat(abs)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// startMCPEarly begins the MCP start of a first run (Open calls it when
+// dbAbsent). attachMCP takes its result; closeEarly ends it when Open
+// fails before that. Servers' requests (elicitation, sampling) wait until
+// Open has built the session (a.hostReady).
+func (a *App) startMCPEarly(ctx context.Context) *earlyMCP {
+	e := &earlyMCP{done: make(chan struct{})}
+	s := a.settings
+	e.configured, e.err = s.MCPServers()
+	if e.err != nil {
+		close(e.done)
+		return e
+	}
+	o := a.mcpOptions()
+	if !s.NoCache && (s.MCPCache == nil || *s.MCPCache) {
+		e.cache = &lateCache{ready: make(chan struct{})}
+		o.Cache = e.cache
+	}
+	o.Host = earlyHost{a}
+	e.m, e.servers, e.err = newMCPManager(s, e.configured, o)
+	if e.err != nil {
+		close(e.done)
+		return e
+	}
+	var sctx context.Context
+	sctx, e.cancel = context.WithCancel(ctx)
+	starttrace.Mark("mcp early start")
+	go func() {
+		defer close(e.done)
+		e.warnings = e.m.Start(sctx)
+	}()
+	return e
+}
+
+// dbReady hands the database (nil when it failed to open) to the cache
+// writes waiting for it; they take write (storeCatalog).
+func (e *earlyMCP) dbReady(db *store.DB, write *sync.Mutex) {
+	if e.cache == nil {
+		return
+	}
+	if db != nil {
+		e.cache.c = storeCatalog{db, write}
+	}
+	close(e.cache.ready)
+}
+
+// wait returns what Start returned.
+func (e *earlyMCP) wait() { <-e.done }
+
+// close ends an early start Open will not use: its servers are closed,
+// its cache writes dropped.
+func (e *earlyMCP) close() {
+	if e.cancel != nil {
+		e.cancel()
+	}
+	<-e.done
+	if e.m != nil {
+		_ = e.m.Close()
+	}
+}
+
+// lateCache is the catalog cache of a run whose database is being created:
+// nothing is cached yet; a list is written once the database is open
+// (Manager.Close waits for the writes, so none is lost at exit).
+type lateCache struct {
+	ready chan struct{}
+	c     mcptools.Cache // set before ready is closed; nil: no database
+}
+
+var errNoDB = errors.New("the session database could not be opened")
+
+func (l *lateCache) LoadCatalog(ctx context.Context, server, hash string) (tools.CatalogEntry, bool, error) {
+	select {
+	case <-l.ready:
+		if l.c != nil {
+			return l.c.LoadCatalog(ctx, server, hash)
+		}
+	default:
+	}
+	// The database did not exist when the run started.
+	return tools.CatalogEntry{}, false, nil
+}
+
+func (l *lateCache) SaveCatalog(ctx context.Context, e tools.CatalogEntry) error {
+	select {
+	case <-l.ready:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if l.c == nil {
+		return errNoDB
+	}
+	return l.c.SaveCatalog(ctx, e)
+}
+
+// earlyHost is mcpHost for servers started before the session exists: a
+// request waits until Open has built it (or failed, then it is declined).
+type earlyHost struct{ a *App }
+
+func (h earlyHost) built(ctx context.Context) error {
+	select {
+	case <-h.a.hostReady:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if !h.a.hostOK {
+		return mcptools.ErrDeclined
+	}
+	return nil
+}
+
+func (h earlyHost) Elicit(ctx context.Context, e mcptools.Elicitation) (mcptools.ElicitAnswer, error) {
+	if err := h.built(ctx); err != nil {
+		return mcptools.ElicitAnswer{Action: mcptools.ActionDecline}, nil
+	}
+	return mcpHost(h).Elicit(ctx, e)
+}
+
+func (h earlyHost) Sample(ctx context.Context, r mcptools.SamplingRequest) (mcptools.SamplingAnswer, error) {
+	if err := h.built(ctx); err != nil {
+		return mcptools.SamplingAnswer{}, err
+	}
+	return mcpHost(h).Sample(ctx, r)
+}

@@ -1,0 +1,149 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/agent-dev/agent/store"
+	"github.com/agent-dev/agent/tools"
+	mcptools "github.com/agent-dev/agent/tools/mcp"
+)
+
+// A first run (no database file) asks its MCP servers for their tools
+// while the database is created: the server has the initialize request
+// before the database is opened. The catalog it listed is in the database
+// after Close (the next run starts the server lazily, from the cache), and
+// a run with the database in place starts no server before it is opened.
+func TestFirstRunConnectsServersBeforeTheDatabase(t *testing.T) {
+	f := newFixture(t, false)
+	asked := make(chan struct{})
+	var once sync.Once
+	mcpSrv := server.NewStreamableHTTPServer(testMCPServer())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			once.Do(func() { close(asked) })
+		}
+		mcpSrv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	writeFile(t, cfg, `{"mcpServers": {"tt": {"type": "http", "url": "`+srv.URL+`/mcp"}}}`)
+	f.flags.MCPConfig = cfg
+
+	var sawAsked bool
+	testHookOpenDB = func() {
+		select {
+		case <-asked:
+			sawAsked = true
+		case <-time.After(30 * time.Second):
+		}
+	}
+	t.Cleanup(func() { testHookOpenDB = func() {} })
+	a := f.open(t, nil)
+	if !sawAsked {
+		t.Fatal("the database was opened before the MCP server was asked for anything")
+	}
+	if st := a.mcp.Status(); len(st) != 1 || st[0].State != mcptools.StateRunning || st[0].Tools != 2 || st[0].Cached {
+		t.Fatalf("first run: servers %+v", st)
+	}
+	if _, ok := a.Session().Tools().Lookup("tt__get_weather"); !ok {
+		t.Fatal("the listed tools are not registered")
+	}
+	a.Close()
+
+	sawAsked = false
+	testHookOpenDB = func() {
+		select {
+		case <-asked:
+			sawAsked = true
+		default:
+		}
+	}
+	asked = make(chan struct{})
+	once = sync.Once{}
+	b := f.open(t, nil)
+	if sawAsked {
+		t.Fatal("a run with a database asked a server for something before opening it")
+	}
+	if st := b.mcp.Status(); len(st) != 1 || st[0].State != mcptools.StateIdle || st[0].Tools != 2 || !st[0].Cached {
+		t.Fatalf("second run: servers %+v (the first run's catalog was not kept)", st)
+	}
+}
+
+// A first run that fails after its servers were started early (no API
+// key) ends them and returns the provider's error; no goroutine outlives
+// it (TestMain).
+func TestFirstRunFailingEndsEarlyServers(t *testing.T) {
+	f := newFixture(t, true)
+	delete(f.env, "ANTHROPIC_API_KEY")
+	s, err := Load(f.flags, f.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(t.Context(), s, Options{Getenv: f.getenv, Version: "test"})
+	if err == nil {
+		a.Close()
+		t.Fatal("opened without an API key")
+	}
+	if !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
+		t.Fatalf("error %v does not name the missing key", err)
+	}
+}
+
+func TestLateCache(t *testing.T) {
+	e := tools.CatalogEntry{Server: "s", ConfigHash: "h", Tools: []byte("x")}
+	for _, tt := range []struct {
+		name   string
+		db     bool // the database opened
+		before bool // the save is made before the database is ready
+	}{
+		{"saved once the database opens", true, true},
+		{"saved at once when it is open", true, false},
+		{"refused when it failed to open", false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var db *store.DB
+			if tt.db {
+				var err error
+				if db, err = store.Open(t.Context(), filepath.Join(t.TempDir(), "a.db")); err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+			}
+			em := &earlyMCP{cache: &lateCache{ready: make(chan struct{})}}
+			if _, ok, err := em.cache.LoadCatalog(t.Context(), "s", "h"); ok || err != nil {
+				t.Fatalf("load before the database: %v %v", ok, err)
+			}
+			saved := make(chan error, 1)
+			if tt.before {
+				go func() { saved <- em.cache.SaveCatalog(context.Background(), e) }()
+			}
+			em.dbReady(db, &sync.Mutex{})
+			if !tt.before {
+				saved <- em.cache.SaveCatalog(t.Context(), e)
+			}
+			err := <-saved
+			if !tt.db {
+				if !errors.Is(err, errNoDB) {
+					t.Fatalf("save without a database: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, ok, err := em.cache.LoadCatalog(t.Context(), "s", "h"); !ok || err != nil || string(got.Tools) != "x" {
+				t.Fatalf("load after the save: %v %v %q", ok, err, got.Tools)
+			}
+		})
+	}
+}

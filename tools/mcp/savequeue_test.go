@@ -1,0 +1,72 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/tools"
+)
+
+// writeCounter is a memCache that notes how many saves ran at once.
+type writeCounter struct {
+	*memCache
+	mu        sync.Mutex
+	now, most int
+	order     []string
+	// release holds the first write until every server has listed its
+	// tools (and queued or run its write).
+	release chan struct{}
+}
+
+func (c *writeCounter) SaveCatalog(ctx context.Context, e tools.CatalogEntry) error {
+	c.mu.Lock()
+	c.now++
+	c.most = max(c.most, c.now)
+	c.order = append(c.order, e.Server)
+	first := len(c.order) == 1
+	c.mu.Unlock()
+	if first {
+		<-c.release
+	}
+	defer func() {
+		c.mu.Lock()
+		c.now--
+		c.mu.Unlock()
+	}()
+	return c.memCache.SaveCatalog(ctx, e)
+}
+
+// Servers that list their tools at once have their catalogs written one at
+// a time (a write of its own each, none lost by Close), not concurrently:
+// concurrent writes each took a database connection and queued on SQLite's
+// write lock, whose busy handler sleeps.
+func TestCatalogWritesOneAtATime(t *testing.T) {
+	t.Parallel()
+	cache := &writeCounter{memCache: newMemCache(), release: make(chan struct{})}
+	var cfgs []config.MCPServer
+	for i := range 6 {
+		ts := httptest.NewServer(server.NewStreamableHTTPServer(newInProcessServer()))
+		t.Cleanup(ts.Close)
+		cfgs = append(cfgs, config.MCPServer{Name: fmt.Sprintf("s%d", i), Type: config.MCPHTTP, URL: ts.URL + "/mcp"})
+	}
+	m, _, errs := startManager(t, Options{Cache: cache}, cfgs...)
+	close(cache.release) // Start waited for every server's list
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	m.Close()
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	if len(cache.order) != len(cfgs) || len(cache.entries) != len(cfgs) {
+		t.Fatalf("%d writes of %d entries for %d servers: %v", len(cache.order), len(cache.entries), len(cfgs), cache.order)
+	}
+	if cache.most != 1 {
+		t.Fatalf("%d catalog writes ran at once, want 1", cache.most)
+	}
+}
