@@ -226,7 +226,7 @@ func (s *Server) validate(r *wireRequest) string {
 			if (b.Type == "tool_use" || b.Type == "server_tool_use") && !isObject(b.Input) {
 				return fmt.Sprintf("messages.%d.content.%d.%s.input: Input should be a valid dictionary", i, j, b.Type)
 			}
-			if msg := checkReferences(i, j, b, names); msg != "" {
+			if msg := checkReferences(b, names); msg != "" {
 				return msg
 			}
 		}
@@ -244,7 +244,7 @@ func (s *Server) validate(r *wireRequest) string {
 }
 
 // checkReferences rejects a tool_reference to a tool the request does not carry.
-func checkReferences(i, j int, b wireBlock, names map[string]bool) string {
+func checkReferences(b wireBlock, names map[string]bool) string {
 	var refs []string
 	switch b.Type {
 	case "tool_result":
@@ -267,7 +267,9 @@ func checkReferences(i, j int, b wireBlock, names map[string]bool) string {
 	}
 	for _, name := range refs {
 		if !names[name] {
-			return fmt.Sprintf("messages.%d.content.%d: Tool reference '%s' not found in available tools", i, j, name)
+			// The API's message has no position (the recorded vercel
+			// answer, anthropics/claude-code#81863).
+			return fmt.Sprintf("Tool reference '%s' not found in available tools", name)
 		}
 	}
 	return ""
