@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	cpb "go.opentelemetry.io/proto/otlp/common/v1"
 	mpb "go.opentelemetry.io/proto/otlp/metrics/v1"
@@ -41,6 +42,21 @@ func (c traceClient) UploadTraces(ctx context.Context, spans []*tracepb.Resource
 		msgs = append(msgs, b)
 	}
 	return c.s.send(ctx, repeated(msgs))
+}
+
+// skipDown is the official trace exporter, skipped at once when the
+// collector is confirmed down (refused.go): not even converted to the
+// protobuf types.
+type skipDown struct {
+	sdktrace.SpanExporter
+	s *sender
+}
+
+func (e skipDown) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	if err := e.s.notSent(); err != nil {
+		return err
+	}
+	return e.SpanExporter.ExportSpans(ctx, spans)
 }
 
 // warmTraceTypes encodes a throw-away request that holds every message

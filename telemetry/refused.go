@@ -112,7 +112,7 @@ func (s *sender) notSent() error {
 	if a == nil {
 		return nil
 	}
-	return &exportError{What: "OTLP export to " + s.cfg.url, Detail: "not sent: " + a.addr + " refused the connection twice"}
+	return &exportError{What: "OTLP export to " + s.cfg.url, Detail: s.what + " not sent: " + a.addr + " refused the connection twice"}
 }
 
 // confirmDown probes each connection whose last dial was refused, at once.

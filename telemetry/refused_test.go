@@ -86,10 +86,10 @@ func TestLastExportSkippedWhenRefusedTwice(t *testing.T) {
 			<-tel.early // the first metrics export met the refusal
 			err = tel.Shutdown(context.Background())
 			var ee *exportError
-			if !errors.As(err, &ee) || !strings.Contains(ee.Detail, "not sent") {
+			if !errors.As(err, &ee) || !strings.Contains(ee.Detail, "data points not sent") {
 				t.Errorf("Shutdown: %v, want the metrics not sent", err)
 			}
-			if !strings.Contains(log.String(), "not sent") || !strings.Contains(log.String(), "traces") {
+			if !strings.Contains(log.String(), "spans not sent") {
 				t.Errorf("the log does not say the spans were not sent:\n%s", log.String())
 			}
 		})

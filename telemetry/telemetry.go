@@ -183,7 +183,7 @@ func (t *Telemetry) build(res *resource.Resource, spans *sender, points *metricE
 		if err != nil {
 			otel.Handle(err)
 		} else {
-			tracerOpts = append(tracerOpts, sdktrace.WithBatcher(exp))
+			tracerOpts = append(tracerOpts, sdktrace.WithBatcher(skipDown{exp, spans}))
 		}
 	}
 	t.tp = sdktrace.NewTracerProvider(tracerOpts...)
