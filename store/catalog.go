@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/agent-dev/agent/tools"
@@ -17,27 +18,18 @@ import (
 const catalogMaxAge = 30 * 24 * time.Hour
 
 // LoadCatalog returns the cached list of server under configHash, or
-// ErrNotFound.
+// ErrNotFound. A list kept in a file (catalogfile.go) whose file is gone
+// or damaged reads as ErrNotFound too: the caller lists the server again.
 func (d *DB) LoadCatalog(ctx context.Context, server, configHash string) (tools.CatalogEntry, error) {
 	e := tools.CatalogEntry{Server: server, ConfigHash: configHash}
-	var listed int64
-	// On a connection of its own without memory-mapped I/O: a list of
-	// thousands of tools is megabytes, and reading it through the map
-	// would keep those pages resident next to the copy returned.
-	conn, err := d.sql.Conn(ctx)
-	if err != nil {
-		return tools.CatalogEntry{}, fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
-	}
-	defer func() {
-		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA mmap_size = "+mmapSize)
-		conn.Close()
-	}()
-	if _, err := conn.ExecContext(ctx, "PRAGMA mmap_size = 0"); err != nil {
-		return tools.CatalogEntry{}, fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
-	}
-	err = conn.QueryRowContext(ctx, `SELECT server_name, server_version, instructions, description, tools, tools_hash, listed_at
+	var listed, size int64
+	var small []byte
+	// The tools column only when it is short (a file's reference, or a
+	// small list): a long one is read below, away from the memory map.
+	err := d.sql.QueryRowContext(ctx, `SELECT server_name, server_version, instructions, description,
+		CASE WHEN length(tools) <= 256 THEN tools END, length(tools), tools_hash, listed_at
 		FROM mcp_catalog WHERE server = ? AND config_hash = ?`, server, configHash).
-		Scan(&e.ServerName, &e.ServerVersion, &e.Instructions, &e.Description, (*ownedBlob)(&e.Tools), &e.ToolsHash, &listed)
+		Scan(&e.ServerName, &e.ServerVersion, &e.Instructions, &e.Description, &small, &size, &e.ToolsHash, &listed)
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return tools.CatalogEntry{}, fmt.Errorf("MCP catalog of %s: %w", server, ErrNotFound)
@@ -45,7 +37,52 @@ func (d *DB) LoadCatalog(ctx context.Context, server, configHash string) (tools.
 		return tools.CatalogEntry{}, fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
 	}
 	e.ListedAt = fromMS(listed)
+	if size > 256 {
+		if e.Tools, e.ToolsHash, err = d.loadInlineTools(ctx, server, configHash); err != nil {
+			return tools.CatalogEntry{}, err
+		}
+		return e, nil
+	}
+	hash, n, ok := parseCatalogRef(small)
+	if !ok {
+		e.Tools = small
+		return e, nil
+	}
+	if hash != e.ToolsHash {
+		return tools.CatalogEntry{}, fmt.Errorf("MCP catalog of %s: the file named is not the list's: %w", server, ErrNotFound)
+	}
+	if e.Tools, err = d.readCatalogFile(hash, n); err != nil {
+		return tools.CatalogEntry{}, fmt.Errorf("MCP catalog of %s: %v: %w", server, err, ErrNotFound)
+	}
 	return e, nil
+}
+
+// loadInlineTools reads a list kept in the row itself (written before the
+// files, or when the file could not be written).
+func (d *DB) loadInlineTools(ctx context.Context, server, configHash string) (b []byte, hash string, err error) {
+	// On a connection of its own without memory-mapped I/O: a list of
+	// thousands of tools is megabytes, and reading it through the map
+	// would keep those pages resident next to the copy returned.
+	conn, err := d.sql.Conn(ctx)
+	if err != nil {
+		return nil, "", fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
+	}
+	defer func() {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA mmap_size = "+mmapSize)
+		conn.Close()
+	}()
+	if _, err := conn.ExecContext(ctx, "PRAGMA mmap_size = 0"); err != nil {
+		return nil, "", fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
+	}
+	err = conn.QueryRowContext(ctx, `SELECT tools, tools_hash FROM mcp_catalog WHERE server = ? AND config_hash = ?`, server, configHash).
+		Scan((*ownedBlob)(&b), &hash)
+	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, "", fmt.Errorf("MCP catalog of %s: %w", server, ErrNotFound)
+		}
+		return nil, "", fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
+	}
+	return b, hash, nil
 }
 
 // ownedBlob scans a BLOB column without database/sql's copy of it: a
@@ -86,6 +123,13 @@ func (d *DB) SaveCatalog(ctx context.Context, e tools.CatalogEntry) error {
 	if e.ListedAt.IsZero() {
 		e.ListedAt = time.Now()
 	}
+	stored := e.Tools
+	if len(e.Tools) >= catalogFileMin {
+		// A file that cannot be written leaves the list in the row.
+		if err := d.writeCatalogFile(e.ToolsHash, e.Tools); err == nil {
+			stored = catalogRef(e.ToolsHash, len(e.Tools))
+		}
+	}
 	err := d.withTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO mcp_catalog
 			(server, config_hash, server_name, server_version, instructions, description, tools, tools_hash, listed_at)
@@ -94,7 +138,7 @@ func (d *DB) SaveCatalog(ctx context.Context, e tools.CatalogEntry) error {
 				server_version = excluded.server_version, instructions = excluded.instructions,
 				description = excluded.description, tools = excluded.tools, tools_hash = excluded.tools_hash,
 				listed_at = excluded.listed_at`,
-			e.Server, e.ConfigHash, e.ServerName, e.ServerVersion, e.Instructions, e.Description, e.Tools, e.ToolsHash, ms(e.ListedAt)); err != nil {
+			e.Server, e.ConfigHash, e.ServerName, e.ServerVersion, e.Instructions, e.Description, stored, e.ToolsHash, ms(e.ListedAt)); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM mcp_catalog WHERE server = ? AND config_hash <> ? AND listed_at < ?`,
@@ -104,6 +148,10 @@ func (d *DB) SaveCatalog(ctx context.Context, e tools.CatalogEntry) error {
 	if err != nil {
 		return fmt.Errorf("save MCP catalog of %s: %w", e.Server, err)
 	}
+	if len(stored) != len(e.Tools) {
+		// Files of replaced lists; failing to remove one costs disk only.
+		_ = d.pruneCatalogFiles(ctx)
+	}
 	return nil
 }
 
@@ -111,6 +159,9 @@ func (d *DB) SaveCatalog(ctx context.Context, e tools.CatalogEntry) error {
 func (d *DB) ClearCatalog(ctx context.Context) error {
 	if _, err := d.sql.ExecContext(ctx, `DELETE FROM mcp_catalog`); err != nil {
 		return fmt.Errorf("clear MCP catalog: %w", mapErr(err))
+	}
+	if err := os.RemoveAll(d.catalogDir()); err != nil {
+		return fmt.Errorf("clear MCP catalog files: %w", err)
 	}
 	return nil
 }
