@@ -144,7 +144,9 @@ func (c *conn) serveRequests(cl *client.Client) {
 		}
 		return reply(req.ID, res, err), nil
 	}
-	if bt, ok := cl.GetTransport().(transport.BidirectionalInterface); ok {
+	if sh, ok := cl.GetTransport().(*transport.StreamableHTTP); ok {
+		sh.SetRequestHandler(c.unbounded(cl, sh, handle))
+	} else if bt, ok := cl.GetTransport().(transport.BidirectionalInterface); ok {
 		bt.SetRequestHandler(handle)
 	} else {
 		// The legacy SSE transport takes a request for an answer and drops

@@ -92,10 +92,11 @@ func (c *conn) awaitTask(ctx, tctx context.Context, cl *client.Client, tool stri
 	defer stop()
 	answers := make(chan taskAnswer, 1)
 	pending, tries := false, 0
+	id := task.TaskId // task is replaced by its status notes below, while a tasks/result runs
 	ask := func() {
 		pending = true
 		tries++
-		go func() { answers <- c.taskResult(rctx, cl, task.TaskId) }()
+		go func() { answers <- c.taskResult(rctx, cl, id) }()
 	}
 	// input_required: the server's request (an elicitation) comes through
 	// tasks/result's answer, as the specification's flow has it.
