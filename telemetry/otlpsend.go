@@ -66,6 +66,8 @@ type conn struct {
 	// address takes; proxy is the transport's.
 	pre   atomic.Pointer[preDialed]
 	proxy func(*http.Request) (*url.URL, error)
+	// dialed: a connection was opened (so one may be idle in the pool).
+	dialed atomic.Bool
 }
 
 func (c *conn) do(req *http.Request) (*http.Response, error) {
@@ -129,7 +131,11 @@ func (cs *clients) close() {
 		if p := cn.pre.Swap(nil); p != nil {
 			_ = p.c.Close()
 		}
-		cn.hc.CloseIdleConnections()
+		// Without a connection there is none to close, and the call
+		// would set up the transport's HTTP/2 side (cold code) at exit.
+		if cn.dialed.Load() {
+			cn.hc.CloseIdleConnections()
+		}
 	}
 }
 

@@ -42,6 +42,7 @@ func (cn *conn) dialer(d *net.Dialer) func(ctx context.Context, network, addr st
 		switch {
 		case err == nil:
 			cn.refused.Store(nil)
+			cn.dialed.Store(true)
 		case errors.Is(err, syscall.ECONNREFUSED):
 			cn.refused.Store(&dialAddr{network, addr})
 		}
