@@ -42,7 +42,7 @@ func TestFirstRequestWaitsForUncachedServer(t *testing.T) {
 	isolate(t)
 	cfg, gate := gatedMCPConfig(t)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hello"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "hello"}))
 	a := openInteractive(t, cfg, fake)
 
 	events := a.Send(context.Background(), "what is the weather in Berlin?")
@@ -78,7 +78,7 @@ func TestSkipCatalogWait(t *testing.T) {
 	isolate(t)
 	cfg, gate := gatedMCPConfig(t)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hello"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "hello"}))
 	a := openInteractive(t, cfg, fake)
 	t.Cleanup(gate.Open) // let the server process end
 
@@ -109,7 +109,7 @@ func TestCatalogWaitBounded(t *testing.T) {
 	isolate(t)
 	cfg, gate := gatedMCPConfig(t)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hello"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "hello"}))
 	a := openInteractive(t, cfg, fake, 300*time.Millisecond)
 	t.Cleanup(gate.Open)
 	var warned string

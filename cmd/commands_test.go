@@ -39,7 +39,7 @@ func TestCustomCommandsThroughPrint(t *testing.T) {
 	run := func(turns []anthropictest.Turn, args ...string) (PrintResult, []*anthropictest.Request) {
 		t.Helper()
 		before := len(fake.Requests())
-		fake.Script = anthropictest.NewScript(turns...)
+		fake.SetScript(anthropictest.NewScript(turns...))
 		res := runAgent(t, env, append([]string{"--base-url", fake.URL, "--db", db, "--config", cfg, "--output-format", "json"}, args...)...)
 		if res.code != 0 {
 			t.Fatalf("exit %d: %s", res.code, res.stderr)

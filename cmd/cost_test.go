@@ -18,7 +18,7 @@ func TestPrintCost(t *testing.T) {
 	isolate(t)
 	fake := anthropictest.NewServer(t)
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hello"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "hello"}))
 	res := runAgent(t, env, "-p", "hi", "--base-url", fake.URL, "--model", "claude-sonnet-4-5", "--output-format", "json")
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
@@ -47,7 +47,7 @@ func TestPrintCost(t *testing.T) {
 	}
 
 	// stream-json's final event has them too; an unpriced model gives null.
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hello"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "hello"}))
 	res = runAgent(t, env, "-p", "hi", "--base-url", fake.URL, "--model", "proxy-model-without-price", "--output-format", "stream-json")
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)

@@ -41,10 +41,10 @@ You are the reviewer. Be terse.
 		t.Fatalf("agent trust: exit %d: %s%s", tr.code, tr.stdout, tr.stderr)
 	}
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Berlin"}},
 		anthropictest.Turn{Text: "Sunny."},
-	)
+	))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	db := filepath.Join(t.TempDir(), "agent.db")
 	res := runAgent(t, env, "-p", "Weather in Berlin?", "--agent", "reviewer", "--base-url", fake.URL,
@@ -94,7 +94,7 @@ You are the reviewer. Be terse.
 	}
 
 	// Resume without --agent: the profile comes back with the session.
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Still here."})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "Still here."}))
 	res2 := runAgent(t, env, "-p", "Anything else?", "--resume", out.SessionID, "--base-url", fake.URL,
 		"--mcp-config", testMCPConfig(t), "--db", db, "--output-format", "json")
 	if res2.code != 0 {
@@ -125,10 +125,10 @@ You are the reviewer. Be terse.
 func TestSessionsCompact(t *testing.T) {
 	isolate(t)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Berlin"}},
 		anthropictest.Turn{Text: "It is sunny in Berlin."},
-	)
+	))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	db := filepath.Join(t.TempDir(), "agent.db")
 	mcp := testMCPConfig(t)
@@ -140,7 +140,7 @@ func TestSessionsCompact(t *testing.T) {
 	id := decodePrint(t, res.stdout).SessionID
 	before := fake.Requests()[1].Body
 
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "The user asked for Berlin's weather; tt__get_weather said sunny."})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "The user asked for Berlin's weather; tt__get_weather said sunny."}))
 	cp := runAgent(t, env, "sessions", "compact", id, "--base-url", fake.URL, "--mcp-config", mcp, "--db", db)
 	if cp.code != 0 {
 		t.Fatalf("compact: exit %d: %s", cp.code, cp.stderr)
@@ -150,10 +150,10 @@ func TestSessionsCompact(t *testing.T) {
 		t.Errorf("compact output:\n%s", cp.stdout)
 	}
 
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Call: "tt__get_weather", Input: map[string]any{"city": "Paris"}},
 		anthropictest.Turn{Text: "Paris too."},
-	)
+	))
 	res2 := runAgent(t, env, "-p", "And Paris?", "--resume", id, "--base-url", fake.URL, "--mcp-config", mcp, "--db", db, "--output-format", "json")
 	if res2.code != 0 {
 		t.Fatalf("after compaction: exit %d: %s", res2.code, res2.stderr)
@@ -297,10 +297,10 @@ func TestSessionsCompactEveryForm(t *testing.T) {
 func TestResumeAfterCompactionDoesNotWarnOfUnchangedTools(t *testing.T) {
 	isolate(t)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Berlin"}},
 		anthropictest.Turn{Text: "It is sunny in Berlin."},
-	)
+	))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	db := filepath.Join(t.TempDir(), "agent.db")
 	mcp := testMCPConfig(t)
@@ -323,12 +323,12 @@ func TestResumeAfterCompactionDoesNotWarnOfUnchangedTools(t *testing.T) {
 	other := writeJSON(t, "mcp.json", map[string]any{"mcpServers": map[string]any{
 		"tt": map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_EXTRA": extra}},
 	}})
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "The user asked for Berlin's weather; it was sunny."})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "The user asked for Berlin's weather; it was sunny."}))
 	if cp := runAgent(t, env, "sessions", "compact", id, "--base-url", fake.URL, "--mcp-config", other, "--db", db); cp.code != 0 {
 		t.Fatalf("compact: exit %d: %s", cp.code, cp.stderr)
 	}
 
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Paris too."})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "Paris too."}))
 	res2 := runAgent(t, env, "-p", "And Paris?", "--resume", id, "--base-url", fake.URL, "--mcp-config", mcp, "--db", db, "--output-format", "json")
 	if res2.code != 0 {
 		t.Fatalf("after compaction: exit %d: %s", res2.code, res2.stderr)
@@ -337,7 +337,7 @@ func TestResumeAfterCompactionDoesNotWarnOfUnchangedTools(t *testing.T) {
 		t.Errorf("resuming with the conversation's own tools warned: %q", w)
 	}
 	// A real change still warns.
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Rome too."})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "Rome too."}))
 	res3 := runAgent(t, env, "-p", "And Rome?", "--resume", id, "--base-url", fake.URL, "--mcp-config", other, "--db", db, "--output-format", "json")
 	if res3.code != 0 {
 		t.Fatalf("third run: exit %d: %s", res3.code, res3.stderr)

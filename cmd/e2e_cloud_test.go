@@ -33,7 +33,7 @@ func TestPrintFindsAndCallsDeferredToolOnCloudProviders(t *testing.T) {
 	}{
 		{"vertex", "provider", func(t *testing.T) setup {
 			f := vertextest.NewServer(t)
-			f.Inner.Script = anthropictest.NewScript(anthropictest.Turn{Search: "weather", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."})
+			f.Inner.SetScript(anthropictest.NewScript(anthropictest.Turn{Search: "weather", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."}))
 			return setup{[]string{"--provider", "vertex"},
 				map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": f.ServiceAccountJSON(t), "ANTHROPIC_VERTEX_BASE_URL": f.BaseURL, "CLOUD_ML_REGION": "", "ANTHROPIC_VERTEX_PROJECT_ID": ""},
 				func() [][]byte {
@@ -46,7 +46,7 @@ func TestPrintFindsAndCallsDeferredToolOnCloudProviders(t *testing.T) {
 		}},
 		{"bedrock", "provider", func(t *testing.T) setup {
 			f := bedrocktest.NewServer(t)
-			f.Inner.Script = anthropictest.NewScript(anthropictest.Turn{Search: "weather", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."})
+			f.Inner.SetScript(anthropictest.NewScript(anthropictest.Turn{Search: "weather", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."}))
 			return setup{[]string{"--provider", "bedrock"},
 				map[string]string{"AWS_REGION": bedrocktest.Region, "AWS_ACCESS_KEY_ID": bedrocktest.AccessKey, "AWS_SECRET_ACCESS_KEY": bedrocktest.SecretKey,
 					"AWS_ENDPOINT_URL_BEDROCK_RUNTIME": f.URL, "AWS_BEARER_TOKEN_BEDROCK": "", "ANTHROPIC_BEDROCK_BASE_URL": ""},

@@ -87,17 +87,17 @@ func TestPrintFidelity(t *testing.T) {
 	}{
 		{"claude-opus-4-1 function-form search", func(t *testing.T) setup {
 			f := anthropictest.NewServer(t)
-			f.Script = anthropictest.NewScript(anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."})
+			f.SetScript(anthropictest.NewScript(anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."}))
 			return anth(f, "--model", "claude-opus-4-1")
 		}, []string{`"max_tokens":32000`, `"name":"tool_call"`}, []string{"defer_loading", "tool_reference"}, nil},
 		{"claude --effort high with thinking replayed", func(t *testing.T) setup {
 			f := anthropictest.NewServer(t)
-			f.Script = anthropictest.NewScript(anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."})
+			f.SetScript(anthropictest.NewScript(anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."}))
 			return anth(f, "--model", "claude-sonnet-4-5", "--effort", "high")
 		}, []string{`"thinking":{"type":"enabled","budget_tokens":16384}`, `"max_tokens":32000`}, nil, []string{`"type":"thinking"`, `"signature":"`}},
 		{"claude-opus-4-6 --effort max --max-tokens", func(t *testing.T) setup {
 			f := anthropictest.NewServer(t)
-			f.Script = anthropictest.NewScript(anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."})
+			f.SetScript(anthropictest.NewScript(anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."}))
 			return anth(f, "--model", "claude-opus-4-6", "--effort", "max", "--max-tokens", "20000")
 		}, []string{`"max_tokens":20000`, `"thinking":{"type":"adaptive"},"output_config":{"effort":"max"}`}, nil, []string{`"type":"thinking"`}},
 		{"gpt-5-chat-latest", func(t *testing.T) setup {
@@ -197,7 +197,7 @@ func TestPrintInvalidSchemaQuarantined(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := anthropictest.NewServer(t)
-	f.Script = anthropictest.NewScript(anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."})
+	f.SetScript(anthropictest.NewScript(anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."}))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	res := runAgent(t, env, "-p", "Weather in Oslo?", "--provider", "anthropic", "--base-url", f.URL, "--mcp-config", mcpCfg, "--mcp", "tt", "--defer",
 		"--db", filepath.Join(t.TempDir(), "a.db"), "--output-format", "json")

@@ -278,15 +278,15 @@ func TestPrintNamedCachedServerThatFailsFails(t *testing.T) {
 	args := []string{"-p", "weather?", "--provider", "anthropic", "--base-url", fake.URL, "--mcp-config", cfg, "--mcp", "tt",
 		"--db", db, "--output-format", "json"}
 	gate.Open()
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hello"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "hello"}))
 	if res := runAgent(t, env, args...); res.code != 0 {
 		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
 	}
 	gate.Fail()
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Call: "tt__get_weather", Input: map[string]any{"city": "Berlin"}},
 		anthropictest.Turn{Text: "No weather."},
-	)
+	))
 	res := runAgent(t, env, args...)
 	if res.code != 1 || !strings.Contains(res.stderr, "named with --mcp") || !strings.Contains(res.stderr, "exit status 3") {
 		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)

@@ -42,10 +42,10 @@ func hookInput(t *testing.T, path string) []map[string]any {
 
 func weatherFake(t *testing.T) (*anthropictest.Server, map[string]string) {
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Call: "tt__get_weather", Input: map[string]any{"city": "Berlin"}},
 		anthropictest.Turn{Text: "Done."},
-	)
+	))
 	return fake, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 }
 
@@ -147,7 +147,7 @@ func TestHookPromptContext(t *testing.T) {
 		                 {"matcher": "resume", "hooks": [{"type": "command", "command": "echo resumed >> resumed.txt"}]}],
 		"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "cat >> prompt.jsonl; echo 'branch: main'"}]}]}`)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "ok"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "ok"}))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	res := runAgent(t, env, "-p", "what now?", "--base-url", fake.URL, "--output-format", "json")
 	if res.code != 0 {
@@ -178,7 +178,7 @@ func TestHookPromptBlocked(t *testing.T) {
 	isolate(t)
 	userHooks(t, `{"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo 'no secrets in prompts' >&2; exit 2"}]}]}`)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "ok"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "ok"}))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	res := runAgent(t, env, "-p", "my password is hunter2", "--base-url", fake.URL, "--output-format", "json")
 	if res.code != 1 || len(fake.Requests()) != 0 {
@@ -196,7 +196,7 @@ func TestHookStopContinues(t *testing.T) {
 	wd := isolate(t)
 	userHooks(t, `{"Stop": [{"hooks": [{"type": "command", "command": "in=$(cat); echo \"$in\" >> stop.jsonl; case \"$in\" in *'\"stop_hook_active\":true'*) exit 0;; esac; echo 'run the tests first' >&2; exit 2"}]}]}`)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "All done."}, anthropictest.Turn{Text: "Tests pass."})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "All done."}, anthropictest.Turn{Text: "Tests pass."}))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	res := runAgent(t, env, "-p", "fix it", "--base-url", fake.URL, "--output-format", "json")
 	if res.code != 0 {
@@ -221,7 +221,7 @@ func TestHookStopContinues(t *testing.T) {
 func TestHookPreCompact(t *testing.T) {
 	wd := isolate(t)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hello"}, anthropictest.Turn{Text: "A summary."})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "hello"}, anthropictest.Turn{Text: "A summary."}))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	db := filepath.Join(t.TempDir(), "agent.db")
 	res := runAgent(t, env, "-p", "hi", "--base-url", fake.URL, "--db", db, "--output-format", "json")
@@ -263,7 +263,7 @@ func TestHookUntrustedProject(t *testing.T) {
 	}
 	userHooks(t, `{"SessionStart": [{"hooks": [{"type": "command", "command": "touch user-hook-ran"}]}]}`)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "ok"}, anthropictest.Turn{Text: "ok"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "ok"}, anthropictest.Turn{Text: "ok"}))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	res := runAgent(t, env, "-p", "hi", "--base-url", fake.URL)
 	if res.code != 0 || !strings.Contains(res.stderr, "not trusted") {

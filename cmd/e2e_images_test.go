@@ -59,7 +59,7 @@ func TestPrintImageReachesEveryAPIAndIsReplayed(t *testing.T) {
 			return `{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + d + `"}`
 		}, func(t *testing.T) setup {
 			f := anthropictest.NewServer(t)
-			f.Script = anthropictest.NewScript(anthropictest.Turn{Text: "A dot."}, anthropictest.Turn{Text: "Still a dot."})
+			f.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "A dot."}, anthropictest.Turn{Text: "Still a dot."}))
 			return setup{[]string{"--provider", "anthropic", "--base-url", f.URL}, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey},
 				func() [][]byte { return anthropicBodies(f) }}
 		}},

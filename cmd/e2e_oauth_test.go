@@ -87,9 +87,9 @@ func TestMCPLoginListLogout(t *testing.T) {
 	}
 
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Call: "remote__whoami", Input: map[string]any{}},
-		anthropictest.Turn{Text: "You are signed in."})
+		anthropictest.Turn{Text: "You are signed in."}))
 	t.Setenv("BROWSER", "false") // -p must not need the browser now
 	res = run("-p", "who am I?", "--provider", "anthropic", "--base-url", fake.URL, "--mcp", "remote", "--output-format", "json")
 	if res.code != 0 || decodePrint(t, res.stdout).ToolCalls[0].IsError {
@@ -124,7 +124,7 @@ func TestPrintSignInTimesOut(t *testing.T) {
 	t.Setenv("BROWSER", "true") // opens nothing
 	conf := writeJSON(t, "config.json", map[string]any{"oauth_timeout": "1s"})
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "unused"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "unused"}))
 	res := runAgent(t, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}, "-p", "hi", "--config", conf,
 		"--mcp-config", cfg, "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"))
 	if res.code != 1 || !strings.Contains(res.stderr, "agent mcp login remote") || !strings.Contains(res.stderr, "oauth_timeout") {

@@ -78,10 +78,10 @@ func decodePrint(t *testing.T, s string) PrintResult {
 func TestPrintAnthropicNativeSearch(t *testing.T) {
 	isolate(t)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Berlin"}},
 		anthropictest.Turn{Text: "It is sunny in Berlin."},
-	)
+	))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	db := filepath.Join(t.TempDir(), "agent.db")
 	res := runAgent(t, env, "-p", "What's the weather in Berlin?", "--provider", "anthropic", "--base-url", fake.URL,
@@ -116,7 +116,7 @@ func TestPrintAnthropicNativeSearch(t *testing.T) {
 	}
 
 	// Resume by ID prefix: the tools found stay found, no new search.
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Call: "tt__get_weather", Input: map[string]any{"city": "Paris"}}, anthropictest.Turn{Text: "Paris too."})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Call: "tt__get_weather", Input: map[string]any{"city": "Paris"}}, anthropictest.Turn{Text: "Paris too."}))
 	res2 := runAgent(t, env, "-p", "And Paris?", "--base-url", fake.URL, "--mcp-config", testMCPConfig(t),
 		"--resume", out.SessionID[:5], "--db", db, "--output-format", "json")
 	if res2.code != 0 {
@@ -185,10 +185,10 @@ func TestPrintNativeSearchRejectedSuggestsClient(t *testing.T) {
 func TestPrintTextSeparatesMessages(t *testing.T) {
 	isolate(t)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Text: "Let me look that up.", Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Berlin"}},
 		anthropictest.Turn{Text: "It is sunny in Berlin."},
-	)
+	))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	res := runAgent(t, env, "-p", "Weather in Berlin?", "--base-url", fake.URL, "--mcp-config", testMCPConfig(t),
 		"--mcp", "tt", "--defer", "--db", filepath.Join(t.TempDir(), "agent.db"))
@@ -215,7 +215,7 @@ func TestPrintConnectionRefusedHint(t *testing.T) {
 func TestPrintJSONFieldsAlwaysPresent(t *testing.T) {
 	isolate(t)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Hi."})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "Hi."}))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	res := runAgent(t, env, "-p", "hi", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"), "--output-format", "json")
 	if res.code != 0 {
@@ -234,10 +234,10 @@ func TestPrintJSONFieldsAlwaysPresent(t *testing.T) {
 		t.Errorf("usage.server_tool_use = %s, want {}", usage["server_tool_use"])
 	}
 
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Berlin"}},
 		anthropictest.Turn{Text: "Sunny."},
-	)
+	))
 	res = runAgent(t, env, "-p", "weather?", "--base-url", fake.URL, "--mcp-config", testMCPConfig(t), "--mcp", "tt", "--defer",
 		"--db", filepath.Join(t.TempDir(), "b.db"), "--output-format", "stream-json")
 	if res.code != 0 {

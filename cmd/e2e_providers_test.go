@@ -39,13 +39,13 @@ func TestPrintFindsAndCallsDeferredToolOnEveryProvider(t *testing.T) {
 	}{
 		{"anthropic native", "provider", func(t *testing.T) setup {
 			f := anthropictest.NewServer(t)
-			f.Script = anthropictest.NewScript(anthropictest.Turn{Search: "weather", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."})
+			f.SetScript(anthropictest.NewScript(anthropictest.Turn{Search: "weather", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."}))
 			return setup{[]string{"--provider", "anthropic", "--base-url", f.URL}, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey},
 				func() [][]byte { return anthropicBodies(f) }, func() int { return anthropicRejected(f) }}
 		}},
 		{"anthropic client", "client", func(t *testing.T) setup {
 			f := anthropictest.NewServer(t)
-			f.Script = anthropictest.NewScript(anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."})
+			f.SetScript(anthropictest.NewScript(anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."}))
 			return setup{[]string{"--provider", "anthropic", "--base-url", f.URL, "--search", "client"}, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey},
 				func() [][]byte { return anthropicBodies(f) }, func() int { return anthropicRejected(f) }}
 		}},

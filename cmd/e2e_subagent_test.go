@@ -110,7 +110,7 @@ func TestPrintSubagentsInParallel(t *testing.T) {
 		anthropictest.ToolUse("toolu_02", "run_agent", map[string]any{"agent": "mail", "prompt": "Mail ann@example.com that it is sunny."}),
 	)
 	first.StopReason = "tool_use"
-	anth.Script = anthropictest.NewScript(anthropictest.Turn{Reply: &first}, anthropictest.Turn{Text: "Both done."})
+	anth.SetScript(anthropictest.NewScript(anthropictest.Turn{Reply: &first}, anthropictest.Turn{Text: "Both done."}))
 
 	// With telemetry on: each child's turn is traced under its call.
 	rcv := otlptest.Start(t, "http/protobuf")
@@ -252,7 +252,7 @@ func TestPrintSubagentApproval(t *testing.T) {
 		anth := anthropictest.NewServer(t)
 		first := anthropictest.Message(anthropictest.ToolUse("toolu_01", "run_agent", map[string]any{"agent": "mail", "prompt": "Mail Ann."}))
 		first.StopReason = "tool_use"
-		anth.Script = anthropictest.NewScript(anthropictest.Turn{Reply: &first}, anthropictest.Turn{Text: "Done."})
+		anth.SetScript(anthropictest.NewScript(anthropictest.Turn{Reply: &first}, anthropictest.Turn{Text: "Done."}))
 		env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": chat.BaseURL()}
 		args := []string{"-p", "Tell Ann.", "--config", cfg, "--provider", "anthropic", "--base-url", anth.URL, "--mcp-config", testMCPConfig(t),
 			"--db", filepath.Join(t.TempDir(), "a.db"), "--output-format", "stream-json"}
@@ -308,7 +308,7 @@ func twoSubagentsInTmux(t *testing.T, width, height int, args ...string) *tmuxSe
 		anthropictest.ToolUse("toolu_02", "run_agent", map[string]any{"agent": "mail", "prompt": "Mail ann@example.com that it is sunny."}),
 	)
 	first.StopReason = "tool_use"
-	anth.Script = anthropictest.NewScript(anthropictest.Turn{Reply: &first}, anthropictest.Turn{Text: "Both done."})
+	anth.SetScript(anthropictest.NewScript(anthropictest.Turn{Reply: &first}, anthropictest.Turn{Text: "Both done."}))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": chat.BaseURL(),
 		"HOME": os.Getenv("HOME"), "XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}
 	ts := startTmuxSize(t, width, height, env, append([]string{"--provider", "anthropic", "--base-url", anth.URL, "--db", filepath.Join(t.TempDir(), "a.db"),

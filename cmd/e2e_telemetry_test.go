@@ -25,10 +25,10 @@ func TestPrintTelemetry(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			fake := anthropictest.NewServer(t)
-			fake.Script = anthropictest.NewScript(
+			fake.SetScript(anthropictest.NewScript(
 				anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Berlin-secret-city"}},
 				anthropictest.Turn{Text: "It is sunny in Berlin."},
-			)
+			))
 			env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "AGENT_ENABLE_TELEMETRY": "1"}
 			res := runAgent(t, env, "-p", "the-prompt-of-the-user", "--provider", "anthropic", "--base-url", fake.URL,
 				"--mcp-config", testMCPConfig(t), "--mcp", "tt", "--defer", "--db", filepath.Join(t.TempDir(), "agent.db"), "--output-format", "json")
@@ -103,7 +103,7 @@ func TestPrintTelemetryBadProtocol(t *testing.T) {
 	isolate(t)
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hi"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "hi"}))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "AGENT_ENABLE_TELEMETRY": "1", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}
 	res := runAgent(t, env, "-p", "hello", "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "agent.db"))
 	if res.code != 0 || strings.TrimSpace(res.stdout) != "hi" {
@@ -170,7 +170,7 @@ func checkSubagentSpans(t *testing.T, rcv *otlptest.Receiver, children ...string
 func TestPrintTelemetryFailedRequest(t *testing.T) {
 	rcv, fake := telemetryRun(t)
 	refused := anthropictest.Error(400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum")
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Reply: &refused})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Reply: &refused}))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "AGENT_ENABLE_TELEMETRY": "1"}
 	res := runAgent(t, env, "-p", "hello", "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "agent.db"))
 	if res.code == 0 {
@@ -219,7 +219,7 @@ func TestTelemetryFailedCompaction(t *testing.T) {
 	cfg := writeJSON(t, "config.json", map[string]any{"auto_compact": 0.5,
 		"models": map[string]any{"claude-sonnet-4-5": map[string]any{"like": "claude-sonnet-4-5", "context_window": 6000, "default_max_tokens": 1000}}})
 	common := []string{"--provider", "anthropic", "--base-url", fake.URL, "--db", db, "--config", cfg}
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: strings.Repeat("All work and no play makes a dull model. ", 300)})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: strings.Repeat("All work and no play makes a dull model. ", 300)}))
 	first := runAgent(t, env, append([]string{"-p", "tell me a story", "--output-format", "json"}, common...)...)
 	if first.code != 0 {
 		t.Fatalf("first turn: exit %d: %s", first.code, first.stderr)
@@ -247,7 +247,7 @@ func TestTelemetryFailedCompaction(t *testing.T) {
 		return chat, parent
 	}
 
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Reply: &refused})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Reply: &refused}))
 	if res := runAgent(t, env, append([]string{"sessions", "compact", id}, common...)...); res.code == 0 {
 		t.Fatalf("a refused compaction exited 0: %s", res.stdout)
 	}
@@ -257,7 +257,7 @@ func TestTelemetryFailedCompaction(t *testing.T) {
 		t.Errorf("sessions compact: chat %v %v, parent %s %v %v", chat.GetStatus(), chat.Attrs, parent.GetName(), parent.GetStatus(), parent.Attrs)
 	}
 
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Reply: &refused}, anthropictest.Turn{Text: "Still here."})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Reply: &refused}, anthropictest.Turn{Text: "Still here."}))
 	res := runAgent(t, env, append([]string{"-p", "what was it about?", "--resume", id}, common...)...)
 	if res.code != 0 || !strings.Contains(res.stdout, "Still here.") || !strings.Contains(res.stderr, "the summary request failed") {
 		t.Fatalf("turn after a refused automatic compaction: exit %d\nstdout %q\nstderr %q", res.code, res.stdout, res.stderr)

@@ -16,11 +16,11 @@ import (
 func TestTUIVertexInTmux(t *testing.T) {
 	isolate(t)
 	vx := vertextest.NewServer(t)
-	vx.Inner.Script = anthropictest.NewScript(
+	vx.Inner.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Berlin"}},
 		anthropictest.Turn{Text: "It is sunny in Berlin today."},
 		anthropictest.Turn{Text: "Opus agrees: sunny."},
-	)
+	))
 	env := map[string]string{"HOME": os.Getenv("HOME"), "XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME"),
 		"GOOGLE_APPLICATION_CREDENTIALS": vx.ServiceAccountJSON(t), "ANTHROPIC_VERTEX_BASE_URL": vx.BaseURL}
 	ts := startTmux(t, env, "--provider", "vertex", "--db", filepath.Join(t.TempDir(), "a.db"),

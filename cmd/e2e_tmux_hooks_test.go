@@ -19,10 +19,10 @@ func TestHooksInTmux(t *testing.T) {
 		"PreToolUse": [{"matcher": "tt__get_weather", "hooks": [{"type": "command", "command": "echo 'weather lookups are off today' >&2; exit 2"}]}],
 		"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "grep -q secret && { echo 'no secrets in prompts' >&2; exit 2; }; exit 0"}]}]}`)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Call: "tt__get_weather", Input: map[string]any{"city": "Berlin"}},
 		anthropictest.Turn{Text: "Lookups are off, sorry."},
-	)
+	))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "HOME": os.Getenv("HOME"),
 		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}
 	ts := startTmux(t, env, "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"),

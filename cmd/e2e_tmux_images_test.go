@@ -18,7 +18,7 @@ func TestTUIImageInTmux(t *testing.T) {
 	wd := isolate(t)
 	_, data := writeImage(t, wd, "my dot.png")
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "A black dot."}, anthropictest.Turn{Text: "Still a black dot."})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "A black dot."}, anthropictest.Turn{Text: "Still a black dot."}))
 	db := filepath.Join(t.TempDir(), "a.db")
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "HOME": os.Getenv("HOME"),
 		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}

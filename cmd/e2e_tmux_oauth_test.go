@@ -43,11 +43,11 @@ func TestNoTokenAfterLoginAndCallsInTmux(t *testing.T) {
 	login.waitFor("Signed in to remote.")
 
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Call: "remote__whoami", Input: map[string]any{}},
 		anthropictest.Turn{Text: "First answer."},
 		anthropictest.Turn{Call: "remote__whoami", Input: map[string]any{}},
-		anthropictest.Turn{Text: "Second answer."})
+		anthropictest.Turn{Text: "Second answer."}))
 	conf := writeJSON(t, "config.json", map[string]any{"mcp_log_level": "debug"})
 	env["BROWSER"] = "false" // the kept sign-in is enough now
 	ts := startTmux(t, env, "--config", conf, "--mcp-config", cfg, "--mcp", "remote", "--provider", "anthropic", "--base-url", fake.URL)
@@ -114,9 +114,9 @@ func TestMCPLoginInTUIInTmux(t *testing.T) {
 	_, cfg := protectedMCP(t)
 	env := signInEnv(t)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Call: "remote__whoami", Input: map[string]any{}},
-		anthropictest.Turn{Text: "The server answered."})
+		anthropictest.Turn{Text: "The server answered."}))
 	ts := startTmux(t, env, "--mcp-config", cfg, "--mcp", "remote", "--provider", "anthropic", "--base-url", fake.URL)
 	ts.waitFor("MCP server remote did not start: it needs a sign-in", "run `/mcp login remote`")
 	ts.send("/mcp login remote", "Enter")

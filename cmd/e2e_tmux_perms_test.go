@@ -19,12 +19,12 @@ func TestPermissionModesInTmux(t *testing.T) {
 	wd := isolate(t)
 	fake := anthropictest.NewServer(t)
 	mail := map[string]any{"to": "a@b.c", "body": "hi"}
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Call: "tt__send_email", Input: mail},
 		anthropictest.Turn{Text: "Plan: send the mail once you leave plan mode."},
 		anthropictest.Turn{Call: "tt__send_email", Input: mail},
 		anthropictest.Turn{Text: "Mail sent."},
-	)
+	))
 	cfg := writeJSON(t, "config.json", map[string]any{"require_approval": []string{"@destructive"}})
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "HOME": os.Getenv("HOME"),
 		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}

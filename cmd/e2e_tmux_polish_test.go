@@ -92,7 +92,7 @@ func TestSignInLinesInTmux(t *testing.T) {
 func TestModelAliasesInTmux(t *testing.T) {
 	isolate(t)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "First."}, anthropictest.Turn{Text: "Second."})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "First."}, anthropictest.Turn{Text: "Second."}))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "HOME": os.Getenv("HOME"),
 		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}
 	ts := startTmux(t, env, "--provider", "anthropic", "--base-url", fake.URL, "--model", "haiku")
@@ -130,9 +130,9 @@ func TestSamplingDialogWithdrawnInTmux(t *testing.T) {
 	cfg := writeJSON(t, "mcp.json", map[string]any{"mcpServers": map[string]any{
 		"tt": map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_SAMPLE_GATE": gate.Addr()}}}})
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Call: "tt__ask_model", Input: map[string]any{}},
-		anthropictest.Turn{Text: "The server went away."})
+		anthropictest.Turn{Text: "The server went away."}))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "HOME": os.Getenv("HOME"),
 		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}
 	ts := startTmux(t, env, "--provider", "anthropic", "--base-url", fake.URL, "--mcp-config", cfg, "--mcp", "tt",

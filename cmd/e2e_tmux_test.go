@@ -170,10 +170,10 @@ func (ts *tmuxSession) waitFor(want ...string) string {
 func TestTUIInTmux(t *testing.T) {
 	isolate(t)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Search: "weather forecast", Call: "$found", Input: map[string]any{"city": "Berlin"}},
 		anthropictest.Turn{Text: "It is **sunny** in Berlin today."},
-	)
+	))
 	db := filepath.Join(t.TempDir(), "a.db")
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "HOME": os.Getenv("HOME"),
 		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}

@@ -63,7 +63,7 @@ func TestInstructionFilesReachTheRequest(t *testing.T) {
 	run := func(turns []anthropictest.Turn, args ...string) (PrintResult, []*anthropictest.Request) {
 		t.Helper()
 		before := len(fake.Requests())
-		fake.Script = anthropictest.NewScript(turns...)
+		fake.SetScript(anthropictest.NewScript(turns...))
 		res := runAgent(t, env, append([]string{"--base-url", fake.URL, "--db", db, "--output-format", "json"}, args...)...)
 		if res.code != 0 {
 			t.Fatalf("exit %d: %s", res.code, res.stderr)
@@ -94,7 +94,7 @@ func TestInstructionFilesReachTheRequest(t *testing.T) {
 
 	// agent sessions compact: the summary request and the next one carry
 	// the instructions; the next one sends the summary for the turn.
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "The user said hello."})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "The user said hello."}))
 	before := len(fake.Requests())
 	if res := runAgent(t, env, "sessions", "compact", id, "--base-url", fake.URL, "--db", db); res.code != 0 {
 		t.Fatalf("compact: exit %d: %s", res.code, res.stderr)

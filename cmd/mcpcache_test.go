@@ -53,7 +53,7 @@ func TestPrintDoesNotWaitForCachedServer(t *testing.T) {
 
 	// First run: nothing cached, the run waits for the server (open gate).
 	gate.Open()
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hello"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "hello"}))
 	if res := runAgent(t, env, args("hi")...); res.code != 0 {
 		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
 	}
@@ -61,10 +61,10 @@ func TestPrintDoesNotWaitForCachedServer(t *testing.T) {
 
 	// Second run: the server will not start until the gate opens again.
 	gate.Shut()
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Call: "tt__get_weather", Input: map[string]any{"city": "Berlin"}},
 		anthropictest.Turn{Text: "Sunny."},
-	)
+	))
 	done := make(chan runResult, 1)
 	go func() { done <- runAgent(t, env, args("weather in Berlin?")...) }()
 	deadline := time.Now().Add(20 * time.Second)
@@ -107,7 +107,7 @@ func TestPrintDoesNotWaitForCachedServer(t *testing.T) {
 
 	// --no-cache: the run waits for the server again (the gate is open,
 	// so it just works).
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "ok"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "ok"}))
 	if res := runAgent(t, env, append(args("again"), "--no-cache")...); res.code != 0 {
 		t.Fatalf("--no-cache: exit %d: %s", res.code, res.stderr)
 	}
@@ -131,7 +131,7 @@ func TestChangedServerAppliesAtNextTurn(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "agent.db")
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "cached"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "cached"}))
 	args := []string{"--provider", "anthropic", "--base-url", fake.URL, "--mcp-config", cfg, "--db", db}
 	if res := runAgent(t, env, append([]string{"-p", "fill the cache"}, args...)...); res.code != 0 {
 		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
@@ -140,7 +140,7 @@ func TestChangedServerAppliesAtNextTurn(t *testing.T) {
 	if err := os.WriteFile(extra, []byte("get_time"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "one"}, anthropictest.Turn{Text: "two"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "one"}, anthropictest.Turn{Text: "two"}))
 	a := openTestApp(t, env, args...)
 	drain := func(text string) {
 		for ev := range a.Send(t.Context(), text) {
@@ -244,17 +244,17 @@ func TestPrintStartsOnlyTheCalledServer(t *testing.T) {
 		return names
 	}
 	// Nothing cached: every server starts, to be listed.
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hello"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "hello"}))
 	if res := runAgent(t, env, args("hi")...); res.code != 0 {
 		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
 	}
 	if got := started(); strings.Join(got, ",") != "aa,bb,cc" {
 		t.Fatalf("first run started %v, want every server", got)
 	}
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Search: "weather", Call: "bb__get_weather", Input: map[string]any{"city": "Berlin"}},
 		anthropictest.Turn{Text: "Sunny."},
-	)
+	))
 	res := runAgent(t, env, args("weather in Berlin?")...)
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)

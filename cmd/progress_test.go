@@ -39,9 +39,9 @@ func TestPrintProgressInStreamJSON(t *testing.T) {
 	t.Cleanup(hs.Close)
 	cfg := writeJSON(t, "mcp.json", map[string]any{"mcpServers": map[string]any{"slow": map[string]any{"type": "http", "url": hs.URL + "/mcp"}}})
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Call: "slow__count", Input: map[string]any{}},
-		anthropictest.Turn{Text: "Counted."})
+		anthropictest.Turn{Text: "Counted."}))
 	res := runAgent(t, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}, "-p", "count to three",
 		"--provider", "anthropic", "--base-url", fake.URL, "--mcp-config", cfg, "--mcp", "slow",
 		"--db", filepath.Join(t.TempDir(), "agent.db"), "--output-format", "stream-json")

@@ -20,7 +20,7 @@ func TestResumeRemembersServers(t *testing.T) {
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "AGENT_TEST_MCP_SERVER": "1"}
 	db := filepath.Join(t.TempDir(), "agent.db")
 	mcp := testMCPConfig(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "hi"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "hi"}))
 	res := runAgent(t, env, "-p", "hello", "--base-url", fake.URL, "--mcp-config", mcp, "--mcp", "tt", "--db", db, "--output-format", "json")
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
@@ -31,10 +31,10 @@ func TestResumeRemembersServers(t *testing.T) {
 	}
 
 	// The config file is gone: the server comes back from the session.
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Call: "tt__get_weather", Input: map[string]any{"city": "Oslo"}},
 		anthropictest.Turn{Text: "Done."},
-	)
+	))
 	res = runAgent(t, env, "-p", "weather in Oslo", "--resume", id, "--base-url", fake.URL, "--db", db, "--output-format", "json")
 	if res.code != 0 {
 		t.Fatalf("resume without the config: exit %d: %s", res.code, res.stderr)
@@ -50,7 +50,7 @@ func TestResumeRemembersServers(t *testing.T) {
 	// Without the variable it was given, the server is named, not started,
 	// and the run goes on without it.
 	delete(env, "AGENT_TEST_MCP_SERVER")
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "ok"})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "ok"}))
 	res = runAgent(t, env, "-p", "anything else?", "--continue", "--base-url", fake.URL, "--db", db, "--output-format", "json")
 	if res.code != 0 {
 		t.Fatalf("--continue without the variable: exit %d: %s", res.code, res.stderr)
@@ -68,7 +68,7 @@ func TestResumeRemembersServers(t *testing.T) {
 	}
 
 	// Compaction starts no server and does not fail for a missing one.
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "A summary."})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "A summary."}))
 	cp := runAgent(t, env, "sessions", "compact", id, "--base-url", fake.URL, "--db", db)
 	if cp.code != 0 {
 		t.Fatalf("compact with no server: exit %d: %s", cp.code, cp.stderr)

@@ -31,7 +31,7 @@ func TestProjectServersNeedTrust(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "a.db")
 	run := func(extra ...string) PrintResult {
 		t.Helper()
-		fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Hi."})
+		fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "Hi."}))
 		res := runAgent(t, env, append([]string{"-p", "hello", "--base-url", fake.URL, "--db", db, "--output-format", "json"}, extra...)...)
 		if res.code != 0 {
 			t.Fatalf("exit %d: %s", res.code, res.stderr)

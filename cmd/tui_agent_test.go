@@ -24,12 +24,12 @@ func TestTUIAgentSwitchAndCompact(t *testing.T) {
 		t.Fatal(err)
 	}
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(
+	fake.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Text: "Hello."},
 		anthropictest.Turn{Text: "Yes."},
 		anthropictest.Turn{Text: "We greeted each other."},
 		anthropictest.Turn{Text: "Fine."},
-	)
+	))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	db := filepath.Join(t.TempDir(), "a.db")
 	b := newTestTUIBackend(t, env, "--base-url", fake.URL, "--db", db, "--mcp-config", testMCPConfig(t), "--mcp", "tt", "--trust")

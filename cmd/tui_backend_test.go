@@ -52,7 +52,7 @@ func newTestTUIBackend(t *testing.T, env map[string]string, args ...string) *tui
 func TestTUIResumeKeepsModelAndTotals(t *testing.T) {
 	isolate(t)
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Hi."})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "Hi."}))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	db := filepath.Join(t.TempDir(), "a.db")
 	res := runAgent(t, env, "-p", "hi", "--base-url", fake.URL, "--db", db, "--model", "claude-opus-4-1", "--output-format", "json")

@@ -18,12 +18,12 @@ import (
 func TestTUIVertexModelSwitches(t *testing.T) {
 	isolate(t)
 	vx := vertextest.NewServer(t)
-	vx.Inner.Script = anthropictest.NewScript(
+	vx.Inner.SetScript(anthropictest.NewScript(
 		anthropictest.Turn{Search: "weather", Call: "$found", Input: map[string]any{"city": "Oslo"}}, anthropictest.Turn{Text: "Sunny."},
 		anthropictest.Turn{Text: "Still sunny on Opus."},
-		anthropictest.Turn{Search: "calendar events", Call: "$found", Input: map[string]any{"date": "2026-12-03"}}, anthropictest.Turn{Text: "Back on Vertex."})
+		anthropictest.Turn{Search: "calendar events", Call: "$found", Input: map[string]any{"date": "2026-12-03"}}, anthropictest.Turn{Text: "Back on Vertex."}))
 	br := bedrocktest.NewServer(t)
-	br.Inner.Script = anthropictest.NewScript(anthropictest.Turn{Call: "tt__get_weather", Input: map[string]any{"city": "Bergen"}}, anthropictest.Turn{Text: "Bedrock here."})
+	br.Inner.SetScript(anthropictest.NewScript(anthropictest.Turn{Call: "tt__get_weather", Input: map[string]any{"city": "Bergen"}}, anthropictest.Turn{Text: "Bedrock here."}))
 	gm := geminitest.NewServer(t)
 	gm.Script = geminitest.NewScript(geminitest.Turn{Search: "convert currency", Call: "$found", Input: map[string]any{"amount": 1, "from": "EUR", "to": "NOK"}}, geminitest.Turn{Text: "Gemini here."})
 	env := map[string]string{

@@ -110,7 +110,7 @@ func TestTUIAtImageReachesTheModel(t *testing.T) {
 	wd := isolate(t)
 	_, data := writeImage(t, wd, "dot.png")
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "A black dot."})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "A black dot."}))
 	b := newTestTUIBackend(t, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey},
 		"--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"))
 	typeKeys, wait := runTUIOn(t, b)

@@ -99,7 +99,7 @@ func TestInstructionsAndCommandsInTmux(t *testing.T) {
 		t.Fatalf("agent trust: %s", tr.stderr)
 	}
 	fake := anthropictest.NewServer(t)
-	fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Reviewed, all good."})
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "Reviewed, all good."}))
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "HOME": os.Getenv("HOME"),
 		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME"), "XDG_DATA_HOME": os.Getenv("XDG_DATA_HOME")}
 	ts := startTmux(t, env, "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"))
