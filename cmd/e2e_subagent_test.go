@@ -82,7 +82,7 @@ func TestPrintSubagentsInParallel(t *testing.T) {
 	subagentProfiles(t, wd)
 
 	chat := chattest.NewServer(t)
-	chat.Reply = childScript
+	chat.SetReply(childScript)
 	var mu sync.Mutex
 	firsts := 0
 	both := make(chan struct{})
@@ -248,7 +248,7 @@ func TestPrintSubagentApproval(t *testing.T) {
 	cfg := writeJSON(t, "config.json", map[string]any{"require_approval": []string{"tt__send_email"}})
 	for _, yes := range []bool{false, true} {
 		chat := chattest.NewServer(t)
-		chat.Reply = childScript
+		chat.SetReply(childScript)
 		anth := anthropictest.NewServer(t)
 		first := anthropictest.Message(anthropictest.ToolUse("toolu_01", "run_agent", map[string]any{"agent": "mail", "prompt": "Mail Ann."}))
 		first.StopReason = "tool_use"
@@ -301,7 +301,7 @@ func twoSubagentsInTmux(t *testing.T, width, height int, args ...string) *tmuxSe
 	wd := isolate(t)
 	subagentProfiles(t, wd)
 	chat := chattest.NewServer(t)
-	chat.Reply = childScript
+	chat.SetReply(childScript)
 	anth := anthropictest.NewServer(t)
 	first := anthropictest.Message(
 		anthropictest.ToolUse("toolu_01", "run_agent", map[string]any{"agent": "weather", "prompt": "Weather in Berlin?"}),

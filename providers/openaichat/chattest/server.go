@@ -261,6 +261,14 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 	s.whole(w, req, turn, prompt, cached)
 }
 
+// SetReply replaces Reply while requests may be arriving (from another
+// process, say), where assigning the field would race.
+func (s *Server) SetReply(r func(ChatRequest) Turn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Reply = r
+}
+
 func (s *Server) next(req ChatRequest) (Turn, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
