@@ -53,10 +53,7 @@ func runDerived(dict, out string, senses int) error {
 					if w == lemma || !single(w) {
 						continue
 					}
-					if rel[lemma] == nil {
-						rel[lemma] = map[string]bool{}
-					}
-					rel[lemma][w] = true
+					addRelated(rel, lemma, w)
 				}
 			}
 		}); err != nil {

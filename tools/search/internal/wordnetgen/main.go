@@ -55,20 +55,16 @@ func main() {
 func run(dict, out string, senses int) error {
 	syn := map[string]map[string]bool{}
 	for _, pos := range []string{"verb", "noun"} {
-		synsets, err := readData(filepath.Join(dict, "data."+pos))
-		if err != nil {
+		all := map[string]synset{}
+		if err := readSynsets(filepath.Join(dict, "data."+pos), pos, all); err != nil {
 			return err
 		}
 		if err := readIndex(filepath.Join(dict, "index."+pos), senses, func(lemma string, offs []string) {
 			for _, o := range offs {
-				for _, w := range synsets[o] {
-					if w == lemma {
-						continue
+				for _, w := range all[pos+" "+o].words {
+					if w != lemma && single(w) {
+						addRelated(syn, lemma, w)
 					}
-					if syn[lemma] == nil {
-						syn[lemma] = map[string]bool{}
-					}
-					syn[lemma][w] = true
 				}
 			}
 		}); err != nil {
@@ -76,6 +72,14 @@ func run(dict, out string, senses int) error {
 		}
 	}
 	return write(out, syn)
+}
+
+// addRelated notes w as related to lemma.
+func addRelated(rel map[string]map[string]bool, lemma, w string) {
+	if rel[lemma] == nil {
+		rel[lemma] = map[string]bool{}
+	}
+	rel[lemma][w] = true
 }
 
 // write writes each lemma of syn with its words, sorted, one line each,
@@ -125,47 +129,6 @@ func single(w string) bool {
 		}
 	}
 	return true
-}
-
-// readData maps each synset offset to its single-word lemmas. A data line is
-// "offset lex_filenum ss_type w_cnt(hex) word lex_id [word lex_id]... ".
-func readData(path string) (map[string][]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
-	m := map[string][]string{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "  ") {
-			continue // licence header
-		}
-		fs := strings.Fields(line)
-		if len(fs) < 4 {
-			continue
-		}
-		n, err := strconv.ParseInt(fs[3], 16, 32)
-		if err != nil || len(fs) < 4+2*int(n) {
-			return nil, fmt.Errorf("%s: bad line %.40q", path, line)
-		}
-		var ws []string
-		for i := range int(n) {
-			w := strings.ToLower(fs[4+2*i])
-			// Adjective markers like "(a)" do not occur in nouns and
-			// verbs; strip one anyway.
-			if j := strings.IndexByte(w, '('); j > 0 {
-				w = w[:j]
-			}
-			if single(w) && !slices.Contains(ws, w) {
-				ws = append(ws, w)
-			}
-		}
-		m[fs[0]] = ws
-	}
-	return m, sc.Err()
 }
 
 // readIndex calls fn with each single-word lemma and the offsets of its
