@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"syscall"
@@ -39,7 +40,13 @@ func (a *App) Explain(err error) error {
 // hint is the one place where an error's kind becomes advice.
 func (a *App) hint(err error) string {
 	var dns *net.DNSError
+	var api *agent.APIError
 	switch {
+	case errors.As(err, &api) && api.Status == 404:
+		// A model id the provider does not serve (or a --base-url path
+		// with no API behind it): before the native-search hint, which
+		// would send the user after the wrong setting.
+		return a.notFoundHint()
 	case errors.Is(err, agent.ErrBadRequest) && a.nativeSearch():
 		// A model the table thinks searches natively, but does not.
 		return "this model may not support native tool search: try --search client"
@@ -54,6 +61,19 @@ func (a *App) hint(err error) string {
 		return "the host name " + dns.Name + " does not resolve: check the network connection, or the host in --base-url"
 	}
 	return ""
+}
+
+// notFoundHint names the model the request asked for and the two settings
+// a 404 comes from.
+func (a *App) notFoundHint() string {
+	model := ""
+	if a.session != nil {
+		_, model = a.session.Target()
+	}
+	if model == "" {
+		return "the provider found nothing at that address: check --model (agent models lists the known ids) and --base-url"
+	}
+	return fmt.Sprintf("the provider serves no model %q there: check --model or the config's \"model\" (agent models lists the known ids), and --base-url", model)
 }
 
 // nativeSearch reports whether the session's requests use the provider's
