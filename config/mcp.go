@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -153,7 +154,7 @@ func (s *MCPServer) UnmarshalJSON(b []byte) error {
 	// Unknown keys are ignored: the same file often carries settings of
 	// other clients (autoApprove, ...).
 	if err := json.Unmarshal(b, &v); err != nil {
-		return err
+		return mcpTypeError(err)
 	}
 	*s = MCPServer(v.plain)
 	var err error
@@ -299,7 +300,11 @@ func ParseMCPServers(raw json.RawMessage, source string) (map[string]MCPServer, 
 func ParseMCPServersWith(raw json.RawMessage, source string, lookup func(string) (string, bool)) (map[string]MCPServer, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("parse MCP config %s: mcpServers must be an object of servers: %v", source, err)
+		got := "another kind of value"
+		if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) {
+			got = valueWords(te.Value)
+		}
+		return nil, fmt.Errorf(`parse MCP config %s: "mcpServers" must be an object of servers ({"name": {"command": …}}), got %s`, source, got)
 	}
 	out := make(map[string]MCPServer, len(m))
 	for _, name := range mcpSortedKeys(m) {
@@ -603,6 +608,34 @@ func mcpSortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// mcpTypeError says which key of a server entry has the wrong kind of value
+// in the words of the config file ("command" must be a string (in quotes),
+// got a number), not encoding/json's, which names the Go struct it decodes
+// into.
+func mcpTypeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Field == "" {
+		return err
+	}
+	field := strings.TrimPrefix(te.Field, "plain.")
+	if f, ok := mcpServerField(field); ok && f.Kind() == reflect.Map && te.Type == f.Elem() {
+		// encoding/json names the map, not the entry: "env": {"PORT": 8080}.
+		return fmt.Errorf("each value of %q must be %s, got %s", field, typeWords(te.Type, Key{}), valueWords(te.Value))
+	}
+	return fmt.Errorf("%q must be %s, got %s", field, typeWords(te.Type, Key{}), valueWords(te.Value))
+}
+
+// mcpServerField is the type of the MCPServer field written as key.
+func mcpServerField(key string) (reflect.Type, bool) {
+	t := reflect.TypeFor[MCPServer]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name == key {
+			return t.Field(i).Type, true
+		}
+	}
+	return nil, false
 }
 
 // mcpJSONError turns a JSON syntax error into "line L, column C: msg".

@@ -53,7 +53,11 @@ func TestLoadMCPConfigErrors(t *testing.T) {
 	tests := []struct{ name, body, want string }{
 		{"syntax", "{\n  \"mcpServers\": {,}\n}", "line 2, column 18"},
 		{"no servers", `{"servers": {}}`, `no "mcpServers" object`},
-		{"not object", `{"mcpServers": []}`, "mcpServers must be an object"},
+		{"not object", `{"mcpServers": []}`, `"mcpServers" must be an object of servers ({"name": {"command": …}}), got a list`},
+		{"command a number", `{"mcpServers": {"x": {"command": 5}}}`, `server "x": "command" must be a string (in quotes), got a number`},
+		{"args a string", `{"mcpServers": {"x": {"command": "a", "args": "-v"}}}`, `server "x": "args" must be a list of strings (["…"]), got a string`},
+		{"env value a number", `{"mcpServers": {"x": {"command": "a", "env": {"PORT": 8080}}}}`, `server "x": each value of "env" must be a string (in quotes), got a number`},
+		{"disabled a string", `{"mcpServers": {"x": {"command": "a", "disabled": "yes"}}}`, `server "x": "disabled" must be true or false, got a string`},
 		{"bad type", `{"mcpServers": {"x": {"type": "ws", "url": "http://a"}}}`, `server "x": unknown type "ws"`},
 		{"no command", `{"mcpServers": {"x": {"args": ["a"]}}}`, `server "x": needs a "command"`},
 		{"http no url", `{"mcpServers": {"x": {"type": "http"}}}`, `server "x": http server needs a "url"`},
@@ -73,8 +77,10 @@ func TestLoadMCPConfigErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			if !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), p) || strings.Contains(err.Error(), "\n") {
-				t.Errorf("error %q: want one line naming %s and containing %q", err, p, tt.want)
+			// encoding/json's own words name Go types, not the file's keys.
+			if !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), p) || strings.Contains(err.Error(), "\n") ||
+				strings.Contains(err.Error(), "Go struct") || strings.Contains(err.Error(), "json: cannot") {
+				t.Errorf("error %q: want one line naming %s and containing %q, in the file's words", err, p, tt.want)
 			}
 		})
 	}
