@@ -22,14 +22,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -445,70 +443,6 @@ func responsesTurn(body []byte) responsestest.Turn {
 		return responsestest.Turn{responsestest.HostedSearch("echo"), call}
 	}
 	return responsestest.Turn{responsestest.ClientSearch("select:" + target)}
-}
-
-// proxy forwards to a fake and notes when the first request of a run
-// arrived.
-type proxy struct {
-	url      string
-	mu       sync.Mutex
-	upstream *url.URL
-	first    time.Time
-	close    func()
-	// onBody sees each request body before the fake does.
-	onBody func([]byte)
-}
-
-func newProxy() (*proxy, error) {
-	p := &proxy{}
-	l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		now := time.Now()
-		p.mu.Lock()
-		if p.first.IsZero() {
-			p.first = now
-		}
-		up, onBody := p.upstream, p.onBody
-		p.mu.Unlock()
-		if onBody != nil && r.Method == http.MethodPost {
-			b, err := io.ReadAll(r.Body)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			onBody(b)
-			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
-		}
-		rp := httputil.NewSingleHostReverseProxy(up)
-		rp.FlushInterval = -1
-		rp.ServeHTTP(w, r)
-	})}
-	go func() { _ = hs.Serve(l) }()
-	p.url = "http://" + l.Addr().String()
-	p.close = func() { _ = hs.Close() }
-	return p, nil
-}
-
-func (p *proxy) setUpstream(s string) {
-	u, _ := url.Parse(s)
-	p.mu.Lock()
-	p.upstream = u
-	p.mu.Unlock()
-}
-
-func (p *proxy) reset() {
-	p.mu.Lock()
-	p.first = time.Time{}
-	p.mu.Unlock()
-}
-
-func (p *proxy) firstAt() time.Time {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.first
 }
 
 // sample is one run of the agent.
