@@ -59,7 +59,13 @@ func searchDocs(ctx context.Context, s Settings, catalog, version string, warn f
 	for _, w := range warnings {
 		warn(w.Error())
 	}
-	if len(ts) == 0 {
+	switch {
+	case len(ts) == 0 && len(warnings) > 0:
+		// Servers were configured or named, and none listed a tool: the
+		// warnings above say why; "name servers with --mcp" would tell a
+		// user who did just that to do it again.
+		return nil, fmt.Errorf("no MCP tools to search: no server listed its tools (the warning above says why); fix that, or give --catalog FILE")
+	case len(ts) == 0:
 		return nil, Usagef("no MCP tools to search: name servers with --mcp NAME or give --catalog FILE")
 	}
 	return search.FromTools(ts), nil

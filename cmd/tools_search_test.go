@@ -100,3 +100,35 @@ func TestToolsSearchMCP(t *testing.T) {
 		t.Errorf("no servers: %v", err)
 	}
 }
+
+// No tool to search: with no server at all, a usage error naming both
+// ways to give tools; with a named server that did not start (the README's
+// "agent tools search --mcp github" without a token), its warning and a
+// line that does not ask for the --mcp the user gave (the warning itself
+// goes to the process's stderr as the server fails).
+func TestToolsSearchNoTools(t *testing.T) {
+	isolate(t)
+	failing := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(failing, []byte(`{"mcpServers": {"broken": {"command": "sh", "args": ["-c", "echo gone >&2; exit 3"]}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		g         *Globals
+		usage     bool
+		want, not string
+	}{
+		{"no server", &Globals{}, true, "name servers with --mcp NAME or give --catalog FILE", ""},
+		{"server did not start", &Globals{Flags: app.Flags{MCPConfig: failing, MCP: []string{"broken"}}}, false,
+			"no server listed its tools (the warning above says why)", "name servers with --mcp"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := runSearchCmd(t, tc.g, "open a pull request")
+			var ue *UsageError
+			if err == nil || errors.As(err, &ue) != tc.usage || !strings.Contains(err.Error(), tc.want) ||
+				(tc.not != "" && strings.Contains(err.Error(), tc.not)) {
+				t.Errorf("err %v (usage error: %v); want an error containing %q (usage: %v)", err, errors.As(err, &ue), tc.want, tc.usage)
+			}
+		})
+	}
+}
