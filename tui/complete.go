@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agent-dev/agent/sanitize"
 )
@@ -208,5 +210,38 @@ func (m *Model) completionLine() string {
 			parts[len(parts)-1] = it
 		}
 	}
-	return st.Muted.Render("tab: ") + st.Text.Render(strings.Join(parts, "  "))
+	shown, more := fitWords(parts, m.width-len("tab: "))
+	line := st.Muted.Render("tab: ") + st.Text.Render(strings.Join(shown, "  "))
+	if more > 0 {
+		line += st.Muted.Render(fmt.Sprintf("  … +%d more", more))
+	}
+	return line
+}
+
+// fitWords keeps the leading words that fit width when joined by two
+// spaces, leaving room for the "  … +N more" said after them, so a
+// candidate is never cut in the middle ("/m" for /mcp at 120 columns).
+func fitWords(words []string, width int) (shown []string, more int) {
+	all := 0
+	for i, w := range words {
+		if i > 0 {
+			all += 2
+		}
+		all += ansi.StringWidth(w)
+	}
+	if all <= width {
+		return words, 0
+	}
+	used := 0
+	for i, w := range words {
+		add := ansi.StringWidth(w)
+		if i > 0 {
+			add += 2
+		}
+		if used+add+ansi.StringWidth(fmt.Sprintf("  … +%d more", len(words)-i-1)) > width {
+			return words[:i], len(words) - i
+		}
+		used += add
+	}
+	return words, 0
 }

@@ -1,0 +1,59 @@
+package tui
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// The candidates above the input are whole words at any width: those that
+// do not fit are counted ("… +N more"), never cut in the middle, which at
+// 120 columns showed "/m" for /mcp after "/" alone.
+func TestCompletionLineKeepsWholeCandidates(t *testing.T) {
+	t.Parallel()
+	line := regexp.MustCompile(`(?m)^tab: .*$`)
+	for _, tc := range []struct {
+		width    int
+		typed    string
+		wantMore bool
+	}{
+		{120, "/", true},
+		{60, "/", true},
+		{30, "/", true},
+		{120, "/c", false},
+	} {
+		m, _, _ := newTestModel(t, newFakeBackend(), tc.width, 24, Options{})
+		typeText(m, tc.typed)
+		got := strings.TrimRight(line.FindString(ansi.Strip(frame(m))), " ")
+		if got == "" {
+			t.Fatalf("width %d, %q: no candidate line:\n%s", tc.width, tc.typed, frame(m))
+		}
+		if w := ansi.StringWidth(got); w > tc.width {
+			t.Errorf("width %d, %q: line %d wide: %q", tc.width, tc.typed, w, got)
+		}
+		words := strings.Fields(strings.TrimPrefix(got, "tab: "))
+		if more := strings.Contains(got, "more"); more != tc.wantMore {
+			t.Errorf("width %d, %q: %q, want a count of the rest: %v", tc.width, tc.typed, got, tc.wantMore)
+		}
+		for _, w := range words {
+			if !strings.HasPrefix(w, "/") && w != "…" && w != "more" && !strings.HasPrefix(w, "+") {
+				t.Errorf("width %d, %q: %q is not a candidate in %q", tc.width, tc.typed, w, got)
+				continue
+			}
+			if strings.HasPrefix(w, "/") && !isCommand(m, w) {
+				t.Errorf("width %d, %q: %q is cut, in %q", tc.width, tc.typed, w, got)
+			}
+		}
+	}
+}
+
+func isCommand(m *Model, w string) bool {
+	for _, it := range m.comp.items {
+		if it == w {
+			return true
+		}
+	}
+	return false
+}
