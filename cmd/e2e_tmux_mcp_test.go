@@ -55,7 +55,7 @@ func TestMCPCommandsAndFormInTmux(t *testing.T) {
 	ts.waitFor("/help", "MCP server tt is up (6 tools)")
 
 	ts.send("/mcp", "Enter")
-	ts.waitFor("MCP servers (/mcp", "tt  running · 6 tools · 1 prompts · 0 resources")
+	ts.waitFor("MCP servers (/mcp", "tt  running · 6 tools · 1 prompt · 0 resources")
 	ts.send("/mcp reconnect tt", "Enter")
 	ts.waitFor("MCP server tt: running, 6 tools")
 

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -157,6 +158,17 @@ func resumeCmd(b Backend, id string) tea.Cmd {
 	}
 }
 
+// helpColumn is the width of /help's command column: the longest usage,
+// so every description starts in the same column ("/mcp [ACTION NAME]"
+// is wider than the 16 it once was).
+func helpColumn() int {
+	col := 0
+	for _, c := range commandHelp {
+		col = max(col, utf8.RuneCountInString(c[0]))
+	}
+	return col
+}
+
 func (m *Model) helpText() string {
 	var b strings.Builder
 	b.WriteString("Keys\n")
@@ -167,10 +179,11 @@ func (m *Model) helpText() string {
 		}
 	}
 	b.WriteString("Commands\n")
+	col := helpColumn()
 	for _, c := range commandHelp {
-		fmt.Fprintf(&b, "  %-16s %s\n", c[0], c[1])
+		fmt.Fprintf(&b, "  %-*s %s\n", col, c[0], c[1])
 	}
-	b.WriteString(m.customHelp())
+	b.WriteString(m.customHelp(col))
 	if m.opts.AltScreen {
 		b.WriteString("pgup/pgdn scroll the chat.")
 	} else {

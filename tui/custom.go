@@ -64,7 +64,7 @@ func (m *Model) warnShadowed() {
 }
 
 // customHelp is /help's list of custom commands.
-func (m *Model) customHelp() string {
+func (m *Model) customHelp(col int) string {
 	cs := m.customCommands()
 	if len(cs) == 0 {
 		return ""
@@ -76,7 +76,7 @@ func (m *Model) customHelp() string {
 		if c.ArgumentHint != "" {
 			use += " " + c.ArgumentHint
 		}
-		fmt.Fprintf(&b, "  %-16s %s (%s)\n", sanitize.Line(use), sanitize.Line(c.Description), sanitize.Line(c.Source))
+		fmt.Fprintf(&b, "  %-*s %s (%s)\n", col, sanitize.Line(use), sanitize.Line(c.Description), sanitize.Line(c.Source))
 	}
 	return b.String()
 }

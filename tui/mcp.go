@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agent-dev/agent/sanitize"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // MCP in the TUI: /mcp lists the servers and acts on one between turns,
@@ -127,16 +128,22 @@ func mcpText(servers []MCPServerInfo) string {
 	}
 	var b strings.Builder
 	b.WriteString("MCP servers (/mcp reconnect|disable|enable|login NAME):\n")
+	// The states line up under each other whatever the names' lengths.
+	col := 0
 	for _, s := range servers {
-		fmt.Fprintf(&b, "  %s  %s", sanitize.Line(s.Name), s.State)
+		col = max(col, ansi.StringWidth(sanitize.Line(s.Name)))
+	}
+	for _, s := range servers {
+		name := sanitize.Line(s.Name)
+		fmt.Fprintf(&b, "  %s%s  %s", name, strings.Repeat(" ", col-ansi.StringWidth(name)), s.State)
 		if s.SignIn != "" && s.SignIn != "-" {
 			fmt.Fprintf(&b, " · %s", sanitize.Line(s.SignIn))
 		}
-		fmt.Fprintf(&b, " · %d tools", s.Tools)
+		b.WriteString(" · " + plural(s.Tools, "tool"))
 		if s.Hidden > 0 {
 			fmt.Fprintf(&b, " (+%d hidden)", s.Hidden)
 		}
-		fmt.Fprintf(&b, " · %d prompts · %d resources", s.Prompts, s.Resource)
+		b.WriteString(" · " + plural(s.Prompts, "prompt") + " · " + plural(s.Resource, "resource"))
 		if s.Error != "" {
 			fmt.Fprintf(&b, "\n      %s", sanitize.Line(s.Error))
 		}
