@@ -109,3 +109,31 @@ func TestFirstStartGreetingInTmux(t *testing.T) {
 	}
 	ts.quit()
 }
+
+// A cloned directory whose project files are broken (an .mcp.json that is
+// not JSON, a config key that does not exist) is not trusted, so nothing
+// of it runs: the TUI starts anyway, as -p does, and says the files could
+// not be read. It exited 2 before its first frame.
+func TestBrokenUntrustedProjectInTmux(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, body, want string
+	}{
+		{"mcp.json not JSON", ".mcp.json", `{"mcpServers": {"x": {"command": "a\x"}}}`, "invalid character"},
+		{"config unknown key", ".agent/config.json", `{"modle": "claude-haiku-4-5"}`, `unknown key "modle"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wd := isolate(t)
+			path := filepath.Join(wd, filepath.FromSlash(tc.file))
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(tc.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			fake := anthropictest.NewServer(t)
+			ts := startTmux(t, tmuxEnv(), "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"))
+			ts.waitFor("/help for commands", "could not be read", tc.want, "agent trust")
+			ts.quit()
+		})
+	}
+}

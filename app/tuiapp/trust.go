@@ -2,6 +2,7 @@ package tuiapp
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/tui"
@@ -14,8 +15,16 @@ import (
 // now" keeps s, whose warning names agent trust.
 func AskTrust(ctx context.Context, s app.Settings, getenv func(string) string, opts tui.Options) (app.Settings, error) {
 	pv, err := app.PreviewProject(s, getenv)
-	if err != nil || pv.Empty() {
-		return s, err
+	if err != nil {
+		// Files of a directory the user has not trusted are not used, so
+		// a broken one (a cloned .mcp.json that is not JSON) must not keep
+		// the agent from starting; -p already runs without them. It is
+		// said, since agent trust would refuse them as they are.
+		s.Warnings = append(s.Warnings, fmt.Sprintf("the project files could not be read for the trust question: %v; they stay unused: fix them before agent trust", err))
+		return s, nil
+	}
+	if pv.Empty() {
+		return s, nil
 	}
 	req := tui.TrustRequest{Dir: pv.Project.Dir, Files: pv.Project.Files, Warnings: pv.Warnings, Instructions: pv.Instructions, Commands: pv.Commands}
 	for _, srv := range pv.Servers {
