@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -119,8 +121,7 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 		}
 		err = classify(ctx, resp, err)
 		lastErr = err
-		var re retryable
-		if streamed || ctx.Err() != nil || !errors.As(err, &re) || !re.Retryable() {
+		if streamed || ctx.Err() != nil || !retryableErr(err) {
 			return resp, used, err
 		}
 		hint := ""
@@ -194,6 +195,31 @@ func (s *Session) retryCut(resp *Response, err error, raised *bool, emit func(Ev
 // retryable is an error that says whether sending again may succeed
 // (*APIError, a provider timeout).
 type retryable interface{ Retryable() bool }
+
+// retryableErr reports whether sending the same request again may
+// succeed: the error says so (*APIError, a provider timeout, a connection
+// dropped before the answer's headers), or the stream was cut by its
+// connection (closed or reset, not by an error event the provider sent).
+// The caller retries only when no event of the answer streamed: then
+// nothing of it reached the user or the history, and sending again is as
+// safe as after no answer at all. Codex CLI retries such a stream
+// (stream_max_retries); a proxy that drops an upstream connection (the
+// start bench's did, golang/go#40747) cuts a stream this way.
+func retryableErr(err error) bool {
+	var re retryable
+	if errors.As(err, &re) {
+		return re.Retryable()
+	}
+	return errors.Is(err, ErrStreamCut) && lostConnection(err)
+}
+
+// lostConnection reports whether err is a connection's end or failure:
+// EOF where more was due, or a network error (reset, closed). A bad event
+// is not: the same server would send it again.
+func lostConnection(err error) bool {
+	var ne net.Error
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.As(err, &ne)
+}
 
 // minRetryHint is the shortest retry-after taken as it is; a shorter one
 // only sets the least wait under the normal backoff.

@@ -106,7 +106,7 @@ func readStream(body io.Reader, parser *contentParser, out *agent.Response, requ
 		ev, rerr := r.Next()
 		if rerr != nil {
 			if errors.Is(rerr, io.EOF) {
-				return errors.New("anthropic: stream cut: the connection closed before message_stop")
+				return fmt.Errorf("anthropic: stream cut: the connection closed before message_stop: %w", io.ErrUnexpectedEOF)
 			}
 			return fmt.Errorf("anthropic: stream cut: %w", rerr)
 		}

@@ -230,7 +230,7 @@ func (a *accumulator) readStream(body io.Reader) error {
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				if a.finish == "" {
-					return errors.New("gemini: stream cut: the connection closed before a finishReason")
+					return fmt.Errorf("gemini: stream cut: the connection closed before a finishReason: %w", io.ErrUnexpectedEOF)
 				}
 				return nil
 			}

@@ -29,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -100,6 +101,32 @@ func (e *TimeoutError) Is(target error) bool { return target == agent.ErrTimeout
 
 // Retryable reports true: the same request may well succeed.
 func (e *TimeoutError) Retryable() bool { return true }
+
+// ConnError is a request that got no answer: sending it or waiting for the
+// response's headers failed. It is retryable when a connection was made
+// and then lost (closed or reset) before any of the answer came: a
+// kept-alive connection the server, or a proxy, dropped as the request
+// went out. Nothing of the answer was read, and the official SDKs send
+// such a request again (openai-go, anthropic-sdk-go: a request without a
+// response is retried); Go's transport does so itself only when nothing
+// of the request was written yet. A connection never made (refused, no
+// such host) is not retried: a server not running or a mistyped
+// --base-url, told at once with its hint.
+type ConnError struct{ Err error }
+
+func (e *ConnError) Error() string { return e.Err.Error() }
+
+func (e *ConnError) Unwrap() error { return e.Err }
+
+// Retryable reports whether the connection was lost after it was made.
+func (e *ConnError) Retryable() bool {
+	var op *net.OpError
+	if errors.As(e.Err, &op) && (op.Op == "dial" || op.Op == "proxyconnect") {
+		return false
+	}
+	return errors.Is(e.Err, io.EOF) || errors.Is(e.Err, io.ErrUnexpectedEOF) || errors.Is(e.Err, net.ErrClosed) ||
+		errors.Is(e.Err, syscall.ECONNRESET) || errors.Is(e.Err, syscall.EPIPE) || errors.Is(e.Err, syscall.ECONNABORTED)
+}
 
 // Client posts requests for one provider.
 type Client struct {
@@ -193,7 +220,7 @@ func (c Client) send(ctx context.Context, method, url string, parts [][]byte, st
 		if errors.As(cause, &te) {
 			return nil, fmt.Errorf("%s: %w", c.Provider, te)
 		}
-		return nil, fmt.Errorf("%s: send request: %w", c.Provider, err)
+		return nil, fmt.Errorf("%s: send request: %w", c.Provider, &ConnError{Err: err})
 	}
 	g := &guard{rc: resp.Body, ctx: ctx, cancel: cancel, idle: &TimeoutError{Key: KeyStreamIdle, After: t.StreamIdle}}
 	g.timer = time.AfterFunc(t.StreamIdle, func() { cancel(g.idle) })
