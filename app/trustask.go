@@ -24,7 +24,12 @@ type ProjectPreview struct {
 	// sent ("AGENTS.md (1.2 KB)"), Commands its custom commands
 	// ("/review: Review a PR").
 	Instructions, Commands []string
-	Warnings               []string // what trusting would still refuse or not expand
+	// Hooks are the project's hook commands, "EVENT (MATCHER): COMMAND":
+	// commands like the servers', so listed whole rather than as a
+	// setting's clipped JSON, where the user's own hooks came first and
+	// pushed the project's out of sight.
+	Hooks    []string
+	Warnings []string // what trusting would still refuse or not expand
 }
 
 // ProjectServer is a server the project would start: its command line or
@@ -41,7 +46,7 @@ type SettingChange struct {
 
 // Empty reports a preview with nothing to ask about.
 func (p ProjectPreview) Empty() bool {
-	return len(p.Servers) == 0 && len(p.Settings) == 0 && len(p.Instructions) == 0 && len(p.Commands) == 0
+	return len(p.Servers) == 0 && len(p.Settings) == 0 && len(p.Instructions) == 0 && len(p.Commands) == 0 && len(p.Hooks) == 0
 }
 
 // PreviewProject says what trusting s's directory would change: the
@@ -72,9 +77,21 @@ func PreviewProject(s Settings, getenv func(string) string) (ProjectPreview, err
 		}
 		pv.Servers = append(pv.Servers, ProjectServer{Name: n, Target: target})
 	}
+	for _, ev := range slices.Sorted(maps.Keys(t.Hooks)) {
+		// Project hooks come after the user's in each event (hooks.Concat).
+		for _, m := range t.Hooks[ev][min(len(s.Hooks[ev]), len(t.Hooks[ev])):] {
+			for _, h := range m.Hooks {
+				at := ev
+				if m.Matcher != "" {
+					at += " (" + m.Matcher + ")"
+				}
+				pv.Hooks = append(pv.Hooks, at+": "+h.Command)
+			}
+		}
+	}
 	for _, k := range config.Keys() {
-		if k.Name == "mcpServers" {
-			continue // listed as servers
+		if k.Name == "mcpServers" || k.Name == "hooks" {
+			continue // listed as servers, and as hook commands
 		}
 		before, _ := json.Marshal(k.Ptr(&s.Config))
 		after, _ := json.Marshal(k.Ptr(&t.Config))

@@ -24,7 +24,10 @@ type TrustRequest struct {
 	// Instructions and Commands are the instruction files the model would
 	// be sent and the custom commands that would be offered.
 	Instructions, Commands []string
-	Warnings               []string // what trusting would still refuse
+	// Hooks are the commands the project would run at hook events
+	// ("PreToolUse (github__.*): ~/bin/policy.sh"), shown whole.
+	Hooks    []string
+	Warnings []string // what trusting would still refuse
 }
 
 // TrustServer is a server the project would start: its command line or URL.
@@ -149,6 +152,9 @@ func (m *trustModel) render() string {
 	section("It would start these MCP servers:", len(m.req.Servers), func(i int) string {
 		s := m.req.Servers[i]
 		return st.CardTitle.Render(sanitize.Line(s.Name)) + "  " + st.CardArgs.Render(sanitize.Line(s.Target))
+	})
+	section("It would run these commands at hook events:", len(m.req.Hooks), func(i int) string {
+		return st.CardArgs.Render(sanitize.Line(m.req.Hooks[i]))
 	})
 	section("It would change these settings:", len(m.req.Settings), func(i int) string {
 		c := m.req.Settings[i]
