@@ -71,9 +71,9 @@ func (a *App) notFoundHint() string {
 		_, model = a.session.Target()
 	}
 	if model == "" {
-		return "the provider found nothing at that address: check --model (agent models lists the known ids) and --base-url"
+		return "the provider found nothing at that address: check --model (/model in the TUI picks from the provider's list) and --base-url"
 	}
-	return fmt.Sprintf("the provider serves no model %q there: check --model or the config's \"model\" (agent models lists the known ids), and --base-url", model)
+	return fmt.Sprintf("the provider serves no model %q there: check --model or the config's \"model\" (/model in the TUI picks from the provider's list), and --base-url", model)
 }
 
 // nativeSearch reports whether the session's requests use the provider's
