@@ -13,7 +13,9 @@
 #   bash bench/peers.sh [RUNS]          (default 15 pairs; SIZES=282,5000)
 #
 # Needs Node and npm: the peers are installed under $PEERS_DIR (default
-# /tmp/agent-peers) from npm (@anthropic-ai/claude-code, @openai/codex).
+# /tmp/agent-peers) from npm (@anthropic-ai/claude-code, @openai/codex),
+# asked for @latest: without it, npm here installed Claude Code 2.1.197
+# while the registry's latest was 2.1.332. The report names the versions.
 # agent is built as a release is, its version through ldflags.
 set -euo pipefail
 runs=${1:-15}
@@ -21,7 +23,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 peers=${PEERS_DIR:-/tmp/agent-peers}
 mkdir -p "$peers"
 if [ ! -x "$peers/node_modules/.bin/codex" ] || [ ! -d "$peers/node_modules/@anthropic-ai/claude-code" ]; then
-	(cd "$peers" && npm install --no-audit --no-fund @anthropic-ai/claude-code @openai/codex >/dev/null)
+	(cd "$peers" && npm install --no-audit --no-fund @anthropic-ai/claude-code@latest @openai/codex@latest >/dev/null)
 fi
 # Claude Code's native binary, as its postinstall would copy it over its
 # placeholder (npm may not run install scripts); else its node wrapper.
