@@ -189,3 +189,25 @@ func TestResumeRemembersServersInTmux(t *testing.T) {
 	ts.waitFor("Fine without it.")
 	ts.quit()
 }
+
+// agent --resume without an ID lists the stored sessions to pick from,
+// not the empty one this run opened before the picker (it read "(untitled)
+// 0 msgs" at the top, and choosing it resumed nothing).
+func TestResumePickerListsStoredSessionsInTmux(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "Noted."}))
+	db := filepath.Join(t.TempDir(), "a.db")
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	if res := runAgent(t, env, "-p", "remember the parrot", "--base-url", fake.URL, "--db", db); res.code != 0 {
+		t.Fatalf("-p: exit %d: %s", res.code, res.stderr)
+	}
+	ts := startTmux(t, tmuxEnv(), "--provider", "anthropic", "--base-url", fake.URL, "--db", db, "--resume")
+	screen := ts.waitFor("Resume a session", "remember the parrot")
+	if strings.Contains(screen, "(untitled)") || strings.Contains(screen, "0 msgs") {
+		t.Errorf("the picker lists this run's empty session:\n%s", screen)
+	}
+	ts.send("Enter")
+	ts.waitFor("Noted.", "/help for commands")
+	ts.quit()
+}

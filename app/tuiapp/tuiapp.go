@@ -176,7 +176,14 @@ func (b *Backend) SetModel(name string) error { return b.a.SetModel(name) }
 func (b *Backend) Sessions(ctx context.Context) ([]tui.SessionInfo, error) {
 	rows, err := b.a.Sessions(ctx)
 	var out []tui.SessionInfo
+	cur := b.a.Session().ID()
 	for _, r := range rows {
+		if r.ID == cur && r.Messages == 0 {
+			// The session this run opened and nothing was said in yet
+			// (agent --resume's picker comes before any prompt): choosing
+			// it resumes nothing, and it is not kept when the run ends.
+			continue
+		}
 		title := r.Title
 		if r.ParentID != "" {
 			title = "↳ subagent of " + r.ParentID + ": " + title // as agent sessions marks it
