@@ -16,7 +16,7 @@ func newToolsForgetCmd(g *Globals) *cobra.Command {
 database with the user's request, and nudges that tool up for a similar request later. forget
 deletes all of it, or what was learned about TOOL (its name, or SERVER__NAME); the sessions
 themselves stay. --demo forgets the demo's, kept apart. --no-learn or "learn": false stop it.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: atMostArgs(1, "at most one TOOL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := g.settings()
 			if err != nil {
@@ -38,7 +38,7 @@ func newToolsLearnCmd(g *Globals) *cobra.Command {
 		{"export", `Write the learned pairs to FILE, {"query", "tool", "server", "at"} a line (credentials redacted)`},
 		{"import", "Add the learned pairs of FILE (as export writes it); pairs already known are skipped"},
 	} {
-		c.AddCommand(&cobra.Command{Use: sub.use + " FILE", Short: sub.short, Args: cobra.ExactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
+		c.AddCommand(&cobra.Command{Use: sub.use + " FILE", Short: sub.short, Args: exactArgs(1, "a FILE"), RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := g.settings()
 			if err != nil {
 				return err

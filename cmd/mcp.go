@@ -22,7 +22,7 @@ func newMCPCmd(g *Globals) *cobra.Command {
 	c.AddCommand(newMCPListCmd(g), &cobra.Command{
 		Use:   "login NAME",
 		Short: "Sign in to a remote MCP server (OAuth, through the browser; the token is kept for later runs)",
-		Args:  cobra.ExactArgs(1),
+		Args:  exactArgs(1, "a server NAME (see agent mcp list)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := g.settings()
 			if err != nil {
@@ -38,7 +38,7 @@ func newMCPCmd(g *Globals) *cobra.Command {
 	}, &cobra.Command{
 		Use:   "logout NAME",
 		Short: "Forget a remote MCP server's sign-in (its token and registered client)",
-		Args:  cobra.ExactArgs(1),
+		Args:  exactArgs(1, "a server NAME (see agent mcp list)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := g.settings()
 			if err != nil {

@@ -291,6 +291,27 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return usagef("%s takes no arguments (got %q)", cmd.CommandPath(), args[0])
 }
 
+// exactArgs and atMostArgs refuse a wrong number of arguments as a usage
+// error (exit 2) saying what the command takes, where cobra's own said
+// "accepts 1 arg(s), received 0" and exited 1.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s takes %s (got %d arguments)", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}
+
+func atMostArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usagef("%s takes %s (got %d arguments)", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}
+
 // nearCommand is the subcommand of cmd that name looks like a typo of.
 func nearCommand(cmd *cobra.Command, name string) string {
 	var names []string

@@ -130,6 +130,14 @@ func TestTyposSayWhatWasMeant(t *testing.T) {
 		{[]string{"sessions", "lst"}, `unknown command "lst" for "agent sessions" (see agent sessions --help)`},
 		{[]string{"agents", "x"}, `agent agents takes no arguments (got "x")`},
 		{[]string{"--frobnicate"}, "unknown flag: --frobnicate (see agent --help)"},
+		// A wrong number of arguments says what the command takes (cobra's
+		// own "accepts 1 arg(s), received 0" exited 1).
+		{[]string{"tools", "learn", "export"}, "agent tools learn export takes a FILE (got 0 arguments)"},
+		{[]string{"tools", "learn", "import", "a", "b"}, "agent tools learn import takes a FILE (got 2 arguments)"},
+		{[]string{"mcp", "login"}, "agent mcp login takes a server NAME (see agent mcp list) (got 0 arguments)"},
+		{[]string{"mcp", "logout", "a", "b"}, "agent mcp logout takes a server NAME (see agent mcp list) (got 2 arguments)"},
+		{[]string{"tools", "forget", "a", "b"}, "agent tools forget takes at most one TOOL (got 2 arguments)"},
+		{[]string{"trust", "a", "b"}, "agent trust takes at most one DIR (got 2 arguments)"},
 	} {
 		res := runAgent(t, map[string]string{}, tc.args...)
 		if res.code != 2 || !strings.Contains(res.stderr, tc.want) || strings.Count(strings.TrimSpace(res.stderr), "\n") != 0 {

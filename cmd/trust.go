@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -18,11 +19,15 @@ func newTrustCmd(g *Globals) *cobra.Command {
 they stay as they are now; a change to them asks again. Review them first: a project's .mcp.json
 starts commands. Even trusted, a project cannot loosen your approvals, set base_url or token_env,
 expand variables you did not allow (project_env_allow) or replace your servers.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: atMostArgs(1, "at most one DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "."
 			if len(args) == 1 {
 				dir = args[0]
+			}
+			// Said as a path the user can read back ("." was not trusted).
+			if abs, err := filepath.Abs(dir); err == nil {
+				dir = abs
 			}
 			out := sanitize.NewWriter(cmd.OutOrStdout()) // file names come with the repository
 			defer out.Flush()

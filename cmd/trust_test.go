@@ -73,3 +73,25 @@ func TestProjectServersNeedTrust(t *testing.T) {
 		t.Fatalf("agent trust --revoke: exit %d: %s%s", tr.code, tr.stdout, tr.stderr)
 	}
 }
+
+// agent trust and --revoke name the directory as a path, also when it is
+// the working directory ("." was not trusted).
+func TestTrustNamesTheDirectory(t *testing.T) {
+	wd := isolate(t)
+	if err := os.WriteFile(filepath.Join(wd, "AGENTS.md"), []byte("Be brief.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"trust", "--revoke"}, wd + " was not trusted."},
+		{[]string{"trust"}, "Trusted " + wd + " with its project files"},
+		{[]string{"trust", "--revoke", "."}, wd + " is no longer trusted"},
+	} {
+		res := runAgent(t, map[string]string{}, tc.args...)
+		if res.code != 0 || !strings.Contains(res.stdout, tc.want) {
+			t.Errorf("agent %s: exit %d, stdout %q, stderr %q; want %q", strings.Join(tc.args, " "), res.code, res.stdout, res.stderr, tc.want)
+		}
+	}
+}
