@@ -131,7 +131,7 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 	default:
 		if _, ok := m.customCommand(name); ok {
 			if m.working {
-				m.hint = "a turn is running: esc cancels it"
+				m.waitForTurn("a turn is running: esc cancels it")
 				return nil, true
 			}
 			// The backend expands it (Send), as -p does.

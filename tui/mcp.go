@@ -86,7 +86,7 @@ func (m *Model) mcpCommand(name, arg string) (tea.Cmd, bool) {
 			return nil, true
 		}
 		if m.working {
-			m.hint = "/mcp " + action + " waits for the turn to end: esc cancels it"
+			m.waitForTurn("/mcp " + action + " waits for the turn to end: esc cancels it")
 			return nil, true
 		}
 		return func() tea.Msg {
@@ -101,7 +101,7 @@ func (m *Model) mcpCommand(name, arg string) (tea.Cmd, bool) {
 		return nil, false
 	}
 	if m.working {
-		m.hint = "a turn is running: esc cancels it"
+		m.waitForTurn("a turn is running: esc cancels it")
 		return nil, true
 	}
 	return func() tea.Msg {
@@ -169,7 +169,7 @@ func (m *Model) handleMCPMsg(msg tea.Msg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		if m.working {
-			m.hint = "a turn is running: esc cancels it"
+			m.waitForTurn("a turn is running: esc cancels it")
 			return nil, true
 		}
 		return m.submit(sanitize.Text(msg.text)), true

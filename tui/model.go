@@ -49,9 +49,14 @@ type Model struct {
 	flushPending  bool
 	quitArmed     bool
 	hint          string
-	approvals     []ApprovalRequest
-	alwaysPick    bool    // the approval shows the choices of "always"
-	forms         []*form // MCP elicitations waiting for the user (form.go)
+	// turnHint is the hint that refused something while a turn ran
+	// (waitForTurn): it is stale once the turn ends. keepInput keeps a
+	// refused command in the input (send).
+	turnHint   string
+	keepInput  bool
+	approvals  []ApprovalRequest
+	alwaysPick bool    // the approval shows the choices of "always"
+	forms      []*form // MCP elicitations waiting for the user (form.go)
 	// mcpPrompts and mcpResources are what completion offers (mcp.go).
 	mcpPrompts   []MCPPromptInfo
 	mcpResources []string

@@ -319,13 +319,16 @@ func (m *Model) send() tea.Cmd {
 	if text == "" {
 		return nil
 	}
+	m.keepInput = false
 	if cmd, ok := m.command(text); ok {
 		m.input.remember(text)
-		m.input.Reset()
+		if !m.keepInput {
+			m.input.Reset()
+		}
 		return cmd
 	}
 	if m.working {
-		m.hint = "a turn is running: esc cancels it"
+		m.waitForTurn("a turn is running: esc cancels it")
 		return nil
 	}
 	m.input.remember(text)
@@ -363,6 +366,13 @@ func (m *Model) submit(text string) tea.Cmd {
 	}, m.spin.Tick)
 }
 
+// waitForTurn refuses what was sent while a turn runs: the hint says so
+// until the turn ends, and the text stays in the input to send then (a
+// /mcp reconnect or custom command was cleared from it and not run).
+func (m *Model) waitForTurn(hint string) {
+	m.hint, m.turnHint, m.keepInput = hint, hint, true
+}
+
 func (m *Model) cancelTurn() tea.Cmd {
 	m.hint = "cancelling… what arrived is kept"
 	m.chat.interrupt()
@@ -382,9 +392,10 @@ func (m *Model) endTurn() tea.Cmd {
 	m.working = false
 	m.catalogSince, m.catalogNames = time.Time{}, ""
 	m.chat.endTurn()
-	if strings.HasPrefix(m.hint, "cancelling") {
+	if strings.HasPrefix(m.hint, "cancelling") || (m.hint != "" && m.hint == m.turnHint) {
 		m.hint = ""
 	}
+	m.turnHint = ""
 	return m.refreshInfo()
 }
 
