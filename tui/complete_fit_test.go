@@ -57,3 +57,17 @@ func isCommand(m *Model, w string) bool {
 	}
 	return false
 }
+
+// The empty input's placeholder is whole at any width: the short form
+// where the long one does not fit (at 30 columns it read "/help for").
+func TestPlaceholderFitsTheBox(t *testing.T) {
+	t.Parallel()
+	box := regexp.MustCompile(`│ Ask anything · /help( for commands)? *│`)
+	for _, width := range []int{24, 30, 38, 40, 60, 120} {
+		m, _, _ := newTestModel(t, newFakeBackend(), width, 24, Options{})
+		f := ansi.Strip(frame(m))
+		if !box.MatchString(f) {
+			t.Errorf("width %d: no whole placeholder in the input box:\n%s", width, f)
+		}
+	}
+}

@@ -23,9 +23,16 @@ type input struct {
 	width int
 }
 
+// placeholder is the empty input's text, and placeholderShort the part of
+// it that fits a narrow box (cut at the box, it read "/help for").
+const (
+	placeholder      = "Ask anything · /help for commands"
+	placeholderShort = "Ask anything · /help"
+)
+
 func newInput(st *themes.Styles, keys KeyMap) *input {
 	ta := textarea.New()
-	ta.Placeholder = "Ask anything · /help for commands"
+	ta.Placeholder = placeholder
 	ta.ShowLineNumbers = false
 	// A one-cell prompt keeps typed text off the box's left border.
 	ta.Prompt = " "
@@ -42,6 +49,12 @@ func newInput(st *themes.Styles, keys KeyMap) *input {
 func (in *input) SetSize(w, rows int) {
 	in.width = w
 	in.ta.SetWidth(max(w-2, 4))
+	// The prompt cell and a cell for the cursor take two of the text's.
+	if in.ta.Width()-2 < len(placeholder) {
+		in.ta.Placeholder = placeholderShort
+	} else {
+		in.ta.Placeholder = placeholder
+	}
 	grew := max(rows, 1) > in.ta.Height()
 	in.ta.SetHeight(max(rows, 1))
 	if grew {
