@@ -209,3 +209,35 @@ func BenchmarkLearnedUses100k(b *testing.B) {
 	}
 	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(n), "cpu-µs/op")
 }
+
+// BenchmarkOpenNew is a first run's Open: a new database file made and
+// opened (go test ./store -run X -bench OpenNew -benchtime 50x).
+func BenchmarkOpenNew(b *testing.B) {
+	dir := b.TempDir()
+	for i := 0; b.Loop(); i++ {
+		d, err := Open(context.Background(), filepath.Join(dir, fmt.Sprint(i), "agent.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		d.Close()
+	}
+}
+
+// BenchmarkOpenExisting is a later run's Open: the database is there, at
+// the latest version, with a session in it.
+func BenchmarkOpenExisting(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "agent.db")
+	d, err := Open(context.Background(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	create(b, d, "/w").Close()
+	d.Close()
+	for b.Loop() {
+		d, err := Open(context.Background(), path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d.Close()
+	}
+}

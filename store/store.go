@@ -107,10 +107,11 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	path = abs
-	if err := prepareFile(ctx, path); err != nil {
+	if err := prepareFile(path); err != nil {
 		return nil, err
 	}
-	if err := inspect(ctx, path); err != nil {
+	version, err := inspect(ctx, path)
+	if err != nil {
 		return nil, err
 	}
 	host, _ := os.Hostname()
@@ -129,9 +130,13 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, mapErr(err))
 	}
-	if err := migrate(ctx, db); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("migrate database %s: %w", path, err)
+	// A database at the latest version (every new one: the template is
+	// current) needs no migration; goose would only read its version table.
+	if version < latestVersion() {
+		if err := migrate(ctx, db); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("migrate database %s: %w", path, err)
+		}
 	}
 	d.sql = db
 	return d, nil
@@ -160,13 +165,13 @@ func (d *DB) Close() error {
 // the umask's wider permissions and no process ever sees a half-made
 // database; it refuses a file that is not SQLite at all before SQLite can
 // touch it.
-func prepareFile(ctx context.Context, path string) error {
+func prepareFile(path string) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create database directory %s: %w", dir, fsErr(err))
 	}
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		if err := createFile(ctx, path); err != nil {
+		if err := createFile(path); err != nil {
 			return err
 		}
 	}
@@ -199,11 +204,12 @@ func prepareFile(ctx context.Context, path string) error {
 	return nil
 }
 
-// createFile makes a new, fully migrated database under a temporary name and
+// createFile makes a new, fully migrated database (a copy of the template,
+// template.go) under a temporary name and
 // links it into place, which fails if another process got there first: then
 // that process's database, complete too, is the one opened. Concurrent first
 // starts therefore all succeed.
-func createFile(ctx context.Context, path string) error {
+func createFile(path string) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".new-*")
 	if err != nil {
@@ -213,33 +219,22 @@ func createFile(ctx context.Context, path string) error {
 		return fmt.Errorf("create database %s: %w", path, fsErr(err))
 	}
 	tmp := f.Name() // CreateTemp makes it 0600
-	f.Close()
+	err = writeTemplate(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	defer func() {
 		for _, suffix := range []string{"", "-journal", "-wal", "-shm"} {
 			_ = os.Remove(tmp + suffix)
 		}
 	}()
-	// WAL is set here, in the file, so the processes that open it next find
-	// it in WAL already: switching the journal mode needs an exclusive lock,
+	// The template is in WAL mode already, so the processes that open it
+	// find it in WAL: switching the journal mode needs an exclusive lock,
 	// which SQLite may refuse at once (SQLITE_BUSY, no busy handler) while
-	// another first start holds the file open.
-	// synchronous(OFF): no file under the temporary name is ever opened
-	// as the database, so the migrations' commits need not reach the disk
-	// one by one (about fifteen fsyncs, 40 ms of a first run); the file is
-	// synced once, whole, before it is linked into place.
-	db, err := sql.Open("sqlite", tmp+"?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)")
+	// another first start holds the file open. It is synced, whole, before
+	// it is linked into place (template.go).
 	if err != nil {
-		return fmt.Errorf("create database %s: %w", path, mapErr(err))
-	}
-	err = migrate(ctx, db)
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = syncFile(tmp)
-	}
-	if err != nil {
-		return fmt.Errorf("create database %s: %w", path, mapErr(err))
+		return fmt.Errorf("create database %s: %w", path, err)
 	}
 	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
 		// No hard links on this file system: rename, unless another
@@ -252,19 +247,6 @@ func createFile(ctx context.Context, path string) error {
 		}
 	}
 	return nil
-}
-
-// syncFile flushes a file's data to the disk.
-func syncFile(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 func dirWritable(dir string) error {
@@ -292,40 +274,41 @@ func readOnlyFS(err error) bool {
 }
 
 // inspect looks at an existing file through a connection that changes
-// nothing (no journal mode switch) and refuses a foreign or newer database.
-func inspect(ctx context.Context, path string) error {
+// nothing (no journal mode switch) and refuses a foreign or newer database;
+// it returns the schema version (0 for a new, empty file).
+func inspect(ctx context.Context, path string) (version int64, err error) {
 	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
 	if err != nil {
-		return fmt.Errorf("open database %s: %w", path, mapErr(err))
+		return 0, fmt.Errorf("open database %s: %w", path, mapErr(err))
 	}
 	defer db.Close()
 	var id int64
 	if err := db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id); err != nil {
 		err = mapErr(err)
 		if errors.Is(err, ErrNotDatabase) || errors.Is(err, ErrCorrupt) {
-			return fmt.Errorf("open database %s: file is not a database or is corrupt; it was left untouched, choose another path with --db (%w)", path, err)
+			return 0, fmt.Errorf("open database %s: file is not a database or is corrupt; it was left untouched, choose another path with --db (%w)", path, err)
 		}
-		return fmt.Errorf("open database %s: %w", path, err)
+		return 0, fmt.Errorf("open database %s: %w", path, err)
 	}
 	var tables int
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table'").Scan(&tables); err != nil {
-		return fmt.Errorf("open database %s: %w", path, mapErr(err))
+		return 0, fmt.Errorf("open database %s: %w", path, mapErr(err))
 	}
 	if tables == 0 {
-		return nil // a new, empty file
+		return 0, nil // a new, empty file
 	}
 	if id != appID {
-		return fmt.Errorf("open database %s: %w: it is a SQLite database of another application; it was left untouched, choose another path with --db", path, ErrNotDatabase)
+		return 0, fmt.Errorf("open database %s: %w: it is a SQLite database of another application; it was left untouched, choose another path with --db", path, ErrNotDatabase)
 	}
 	var have sql.NullInt64
 	err = db.QueryRowContext(ctx, "SELECT max(version_id) FROM "+goose.DefaultTablename).Scan(&have)
 	if err != nil {
-		return fmt.Errorf("open database %s: read schema version: %w", path, mapErr(err))
+		return 0, fmt.Errorf("open database %s: read schema version: %w", path, mapErr(err))
 	}
 	if want := latestVersion(); have.Int64 > want {
-		return fmt.Errorf("open database %s: %w: schema version %d is newer than this agent knows (%d); upgrade agent or use another --db", path, ErrNewerSchema, have.Int64, want)
+		return 0, fmt.Errorf("open database %s: %w: schema version %d is newer than this agent knows (%d); upgrade agent or use another --db", path, ErrNewerSchema, have.Int64, want)
 	}
-	return nil
+	return have.Int64, nil
 }
 
 func newProvider(db *sql.DB) (*goose.Provider, error) {
