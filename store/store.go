@@ -110,10 +110,6 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	if err := prepareFile(path); err != nil {
 		return nil, err
 	}
-	version, err := inspect(ctx, path)
-	if err != nil {
-		return nil, err
-	}
 	host, _ := os.Hostname()
 	d := &DB{path: path, pid: os.Getpid(), host: host, staleAfter: 30 * time.Second, heartbeat: 5 * time.Second, now: time.Now}
 	for _, o := range opts {
@@ -121,14 +117,18 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	}
 	// _txlock=immediate: every write transaction takes the write lock up
 	// front, so busy_timeout applies instead of a deadlock on upgrade.
-	dsn := path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=mmap_size(" + mmapSize + ")&_txlock=immediate"
+	// No journal_mode here: the pragmas a connection runs must change
+	// nothing in a file inspect may refuse (the mode is the file's, set
+	// once, below).
+	dsn := path + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=mmap_size(" + mmapSize + ")&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, mapErr(err))
 	}
-	if err := db.PingContext(ctx); err != nil {
+	version, err := inspect(ctx, db, path)
+	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, mapErr(err))
+		return nil, err
 	}
 	// A database at the latest version (every new one: the template is
 	// current) needs no migration; goose would only read its version table.
@@ -273,42 +273,57 @@ func readOnlyFS(err error) bool {
 	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
 }
 
-// inspect looks at an existing file through a connection that changes
-// nothing (no journal mode switch) and refuses a foreign or newer database;
-// it returns the schema version (0 for a new, empty file).
-func inspect(ctx context.Context, path string) (version int64, err error) {
-	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		return 0, fmt.Errorf("open database %s: %w", path, mapErr(err))
-	}
-	defer db.Close()
-	var id int64
-	if err := db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id); err != nil {
+// inspect looks at the file through the pool's first connection, which
+// has changed nothing yet, and refuses a foreign or newer database; it
+// returns the schema version (0 for a new, empty file) and puts an agent
+// database in WAL mode if it is not (a file made before the template). The
+// same connection then serves the session: the file is opened and its
+// schema parsed once.
+func inspect(ctx context.Context, db *sql.DB, path string) (version int64, err error) {
+	notOurs := func(err error) error {
 		err = mapErr(err)
 		if errors.Is(err, ErrNotDatabase) || errors.Is(err, ErrCorrupt) {
-			return 0, fmt.Errorf("open database %s: file is not a database or is corrupt; it was left untouched, choose another path with --db (%w)", path, err)
+			return fmt.Errorf("open database %s: file is not a database or is corrupt; it was left untouched, choose another path with --db (%w)", path, err)
 		}
-		return 0, fmt.Errorf("open database %s: %w", path, err)
+		return fmt.Errorf("open database %s: %w", path, err)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return 0, notOurs(err)
+	}
+	defer conn.Close()
+	var id int64
+	if err := conn.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id); err != nil {
+		return 0, notOurs(err)
 	}
 	var tables int
-	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table'").Scan(&tables); err != nil {
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table'").Scan(&tables); err != nil {
 		return 0, fmt.Errorf("open database %s: %w", path, mapErr(err))
 	}
-	if tables == 0 {
-		return 0, nil // a new, empty file
+	if tables != 0 {
+		if id != appID {
+			return 0, fmt.Errorf("open database %s: %w: it is a SQLite database of another application; it was left untouched, choose another path with --db", path, ErrNotDatabase)
+		}
+		var have sql.NullInt64
+		err = conn.QueryRowContext(ctx, "SELECT max(version_id) FROM "+goose.DefaultTablename).Scan(&have)
+		if err != nil {
+			return 0, fmt.Errorf("open database %s: read schema version: %w", path, mapErr(err))
+		}
+		if want := latestVersion(); have.Int64 > want {
+			return 0, fmt.Errorf("open database %s: %w: schema version %d is newer than this agent knows (%d); upgrade agent or use another --db", path, ErrNewerSchema, have.Int64, want)
+		}
+		version = have.Int64
 	}
-	if id != appID {
-		return 0, fmt.Errorf("open database %s: %w: it is a SQLite database of another application; it was left untouched, choose another path with --db", path, ErrNotDatabase)
+	var mode string
+	if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return 0, fmt.Errorf("open database %s: %w", path, mapErr(err))
 	}
-	var have sql.NullInt64
-	err = db.QueryRowContext(ctx, "SELECT max(version_id) FROM "+goose.DefaultTablename).Scan(&have)
-	if err != nil {
-		return 0, fmt.Errorf("open database %s: read schema version: %w", path, mapErr(err))
+	if !strings.EqualFold(mode, "wal") {
+		if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+			return 0, fmt.Errorf("open database %s: set WAL mode: %w", path, mapErr(err))
+		}
 	}
-	if want := latestVersion(); have.Int64 > want {
-		return 0, fmt.Errorf("open database %s: %w: schema version %d is newer than this agent knows (%d); upgrade agent or use another --db", path, ErrNewerSchema, have.Int64, want)
-	}
-	return have.Int64, nil
+	return version, nil
 }
 
 func newProvider(db *sql.DB) (*goose.Provider, error) {

@@ -86,7 +86,12 @@ func dump(t *testing.T, path string) string {
 // versionOf is the schema version of the database at path, as Open reads it.
 func versionOf(t *testing.T, path string) int64 {
 	t.Helper()
-	v, err := inspect(t.Context(), path)
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	v, err := inspect(t.Context(), db, path)
 	if err != nil {
 		t.Fatal(err)
 	}
