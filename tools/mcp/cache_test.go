@@ -182,9 +182,15 @@ func TestCacheSlowServerDoesNotDelayStart(t *testing.T) {
 func TestCacheChangedServerAppliesAtNextSync(t *testing.T) {
 	t.Parallel()
 	cache := newMemCache()
-	cfg := testServerConfig(t, "edge", "tools")
+	cfg, gate := gatedServer(t, "edge")
+	gate.Open()
 	staleCache(t, cache, cfg)
 
+	// The server lists only once the cached list is registered: a server
+	// that came up first would have its own list registered, with no
+	// change to announce (no CacheMiss), as a session that registers late
+	// should.
+	gate.Shut()
 	cfg.Start = config.StartEager // listed at launch, not at a first call
 	m, ev, errs := startManager(t, Options{Cache: cache}, cfg)
 	if len(errs) > 0 {
@@ -197,6 +203,7 @@ func TestCacheChangedServerAppliesAtNextSync(t *testing.T) {
 	if _, ok := set.Lookup("edge__gone"); !ok {
 		t.Fatal("the cached list was not registered")
 	}
+	gate.Open()
 	changed := ev.wait(t, "tools_changed", func(e Event) bool { return e.Kind == EventToolsChanged })
 	if !slices.Equal(changed.Added, []string{"edge__structured"}) || !slices.Equal(changed.Removed, []string{"edge__gone"}) ||
 		!strings.Contains(changed.Text, "cached list") || !changed.CacheMiss {
