@@ -23,8 +23,10 @@ import (
 type rpcLog struct {
 	mu   sync.Mutex
 	msgs []map[string]any
-	seen chan struct{} // a notifications/cancelled arrived
+	more chan struct{} // closed (and replaced) when a message is recorded
 }
+
+func newRPCLog() *rpcLog { return &rpcLog{more: make(chan struct{})} }
 
 func (l *rpcLog) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -35,12 +37,8 @@ func (l *rpcLog) wrap(h http.Handler) http.Handler {
 			if json.Unmarshal(b, &m) == nil {
 				l.mu.Lock()
 				l.msgs = append(l.msgs, m)
-				if m["method"] == "notifications/cancelled" {
-					select {
-					case l.seen <- struct{}{}:
-					default:
-					}
-				}
+				close(l.more)
+				l.more = make(chan struct{})
 				l.mu.Unlock()
 			}
 		}
@@ -48,11 +46,31 @@ func (l *rpcLog) wrap(h http.Handler) http.Handler {
 	})
 }
 
-// cancelled returns the requestId of the notifications/cancelled received
-// and the id of the tools/call before it.
-func (l *rpcLog) cancelled() (callID, cancelID any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// await waits until the server has received a tools/call and, when
+// cancel is set, a notifications/cancelled, and returns their ids. The
+// two go out on different HTTP requests, and a call the client gave up
+// on may reach the server's handler after the client's notification was
+// answered (seen under load), so neither is expected in order.
+func (l *rpcLog) await(ctx context.Context, cancel bool) (callID, cancelID any) {
+	for {
+		l.mu.Lock()
+		callID, cancelID = l.ids()
+		more := l.more
+		l.mu.Unlock()
+		if callID != nil && (!cancel || cancelID != nil) {
+			return callID, cancelID
+		}
+		select {
+		case <-more:
+		case <-ctx.Done():
+			return callID, cancelID
+		}
+	}
+}
+
+// ids returns the id of the tools/call received and the requestId of the
+// notifications/cancelled; l.mu is held.
+func (l *rpcLog) ids() (callID, cancelID any) {
 	for _, m := range l.msgs {
 		switch m["method"] {
 		case "tools/call":
@@ -90,7 +108,7 @@ func TestCancelledAtServer(t *testing.T) {
 	} {
 		t.Run(tt.transport, func(t *testing.T) {
 			t.Parallel()
-			log := &rpcLog{seen: make(chan struct{}, 1)}
+			log := newRPCLog()
 			var cfg config.MCPServer
 			if tt.transport == config.MCPHTTP {
 				hs := httptest.NewServer(log.wrap(server.NewStreamableHTTPServer(hangServer())))
@@ -121,16 +139,8 @@ func TestCancelledAtServer(t *testing.T) {
 			if !tt.timeout {
 				go func() {
 					// Cancel once the call reached the server.
-					for {
-						if id, _ := log.cancelled(); id != nil {
-							cancel()
-							return
-						}
-						select {
-						case <-time.After(10 * time.Millisecond):
-						case <-ctx.Done():
-							return
-						}
+					if id, _ := log.await(ctx, false); id != nil {
+						cancel()
 					}
 				}()
 			}
@@ -141,8 +151,18 @@ func TestCancelledAtServer(t *testing.T) {
 			if !tt.timeout && err == nil {
 				t.Fatalf("cancelled call returned %+v", r)
 			}
-			// The notification is written before the call returns.
-			callID, cancelID := log.cancelled()
+			// The notification is written before the call returns...
+			log.mu.Lock()
+			_, early := log.ids()
+			log.mu.Unlock()
+			if early == nil {
+				t.Fatal("the call returned before its notifications/cancelled reached the server")
+			}
+			// ... and names the call, whose own request may reach the
+			// server's handler later.
+			wctx, stop := context.WithTimeout(t.Context(), 30*time.Second)
+			defer stop()
+			callID, cancelID := log.await(wctx, true)
 			if callID == nil || cancelID != callID {
 				t.Fatalf("tools/call id %v, notifications/cancelled requestId %v", callID, cancelID)
 			}
