@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -27,6 +29,9 @@ type payServer struct {
 	always  bool
 	session server.ClientSession
 	id      string
+	// stream, when set, carries the server's notifications over
+	// streamable HTTP (getStream) instead of the session's channel.
+	stream *getStream
 }
 
 func newPayServer(always bool) *payServer {
@@ -57,10 +62,87 @@ func (g *payServer) finish(notify bool) {
 	g.done = true
 	sess, id := g.session, g.id
 	g.mu.Unlock()
-	if notify {
-		_ = g.SendElicitationComplete(context.Background(), sess, "unknown-id")
-		_ = g.SendElicitationComplete(context.Background(), sess, id)
+	if !notify {
+		return
 	}
+	for _, e := range []string{"unknown-id", id} {
+		if g.stream != nil {
+			g.stream.notify(string(mcpgo.MethodNotificationElicitationComplete), map[string]any{"elicitationId": e})
+		} else {
+			_ = g.SendElicitationComplete(context.Background(), sess, e)
+		}
+	}
+}
+
+// getStream writes notifications on a streamable HTTP client's GET
+// stream itself. mcp-go's server (v1.2.1) hands a session's notifications
+// to whichever goroutine takes them first, and a POST's forwarder that has
+// not yet seen its request end takes one and drops it: a notification
+// sent just after a tools/call answer was lost now and then under load (a
+// test of the fake, not of the client; made certain by delaying that
+// forwarder and the GET stream's reader).
+type getStream struct {
+	mu    sync.Mutex
+	w     http.ResponseWriter
+	ready chan struct{} // closed when the client's GET stream is open
+	once  sync.Once
+}
+
+func newGetStream() *getStream { return &getStream{ready: make(chan struct{})} }
+
+// wrap serves h, keeping the GET stream's writer.
+func (s *getStream) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			lw := &streamWriter{s: s, w: w}
+			s.mu.Lock()
+			s.w = lw.w
+			s.mu.Unlock()
+			s.once.Do(func() { close(s.ready) })
+			w = lw
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// notify writes one notification as an SSE event once the stream is open.
+func (s *getStream) notify(method string, params map[string]any) {
+	<-s.ready
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	if err != nil {
+		panic(err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, _ = fmt.Fprintf(s.w, "event: message\ndata: %s\n\n", b)
+	s.w.(http.Flusher).Flush()
+}
+
+// streamWriter is the GET stream's writer as mcp-go sees it: its writes
+// and ours do not interleave.
+type streamWriter struct {
+	s *getStream
+	w http.ResponseWriter
+}
+
+func (l *streamWriter) Header() http.Header { return l.w.Header() }
+
+func (l *streamWriter) WriteHeader(code int) {
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	l.w.WriteHeader(code)
+}
+
+func (l *streamWriter) Write(b []byte) (int, error) {
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	return l.w.Write(b)
+}
+
+func (l *streamWriter) Flush() {
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	l.w.(http.Flusher).Flush()
 }
 
 func (g *payServer) count() int {
@@ -111,7 +193,8 @@ func TestURLElicitationRequiredRetries(t *testing.T) {
 				g := newPayServer(tt.always)
 				var url string
 				if transportType == config.MCPHTTP {
-					ts := httptest.NewServer(server.NewStreamableHTTPServer(g.MCPServer))
+					g.stream = newGetStream()
+					ts := httptest.NewServer(g.stream.wrap(server.NewStreamableHTTPServer(g.MCPServer)))
 					t.Cleanup(ts.Close)
 					url = ts.URL + "/mcp"
 				} else {
