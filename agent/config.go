@@ -27,7 +27,11 @@ type Config struct {
 	Search        SearchMode
 	SearchAlgo    string
 	// WireBudget is Request.WireBudget (bytes; 0: no limit).
-	WireBudget    int
+	WireBudget int
+	// DeferToFit (--defer auto) defers whole servers' tools from a request
+	// that would carry more tools than its provider takes (toollimit.go);
+	// without it such a request fails before it is sent.
+	DeferToFit    bool
 	ProviderTools []ProviderTool
 	// MaxSteps bounds the provider requests of one turn.
 	MaxSteps int
@@ -114,6 +118,7 @@ type TurnContext struct {
 	Search        SearchMode
 	SearchAlgo    string
 	WireBudget    int
+	DeferToFit    bool
 	ProviderTools []ProviderTool
 	MaxSteps      int
 	MaxTokens     int
@@ -134,7 +139,7 @@ type TurnContext struct {
 func (c *Config) turn() TurnContext {
 	return TurnContext{ID: c.ID, Store: c.Store, Provider: c.Provider, Model: c.Model, Fallback: c.Fallback,
 		FallbackModel: c.FallbackModel, System: c.System, Search: c.Search, SearchAlgo: c.SearchAlgo,
-		WireBudget: c.WireBudget, ProviderTools: c.ProviderTools, MaxSteps: c.MaxSteps, MaxTokens: c.MaxTokens,
+		WireBudget: c.WireBudget, DeferToFit: c.DeferToFit, ProviderTools: c.ProviderTools, MaxSteps: c.MaxSteps, MaxTokens: c.MaxTokens,
 		Effort: c.Effort, NoStream: c.NoStream, Searcher: c.Searcher, Learner: c.Learner, Permit: c.Permit, ModeNote: c.ModeNote,
 		Retries: c.Retries, Backoff: c.Backoff, MaxRetryWait: c.MaxRetryWait, BeforeSend: c.BeforeSend,
 		AutoCompact: c.AutoCompact, ContextWindow: c.ContextWindow}
@@ -142,7 +147,7 @@ func (c *Config) turn() TurnContext {
 
 func (c *Config) setTurn(t TurnContext) {
 	c.ID, c.Store, c.Provider, c.Model, c.Fallback, c.FallbackModel = t.ID, t.Store, t.Provider, t.Model, t.Fallback, t.FallbackModel
-	c.System, c.Search, c.SearchAlgo, c.WireBudget, c.ProviderTools = t.System, t.Search, t.SearchAlgo, t.WireBudget, t.ProviderTools
+	c.System, c.Search, c.SearchAlgo, c.WireBudget, c.DeferToFit, c.ProviderTools = t.System, t.Search, t.SearchAlgo, t.WireBudget, t.DeferToFit, t.ProviderTools
 	c.MaxSteps, c.MaxTokens, c.Effort, c.NoStream = t.MaxSteps, t.MaxTokens, t.Effort, t.NoStream
 	c.Searcher, c.Learner, c.Permit, c.ModeNote = t.Searcher, t.Learner, t.Permit, t.ModeNote
 	c.Retries, c.Backoff, c.MaxRetryWait, c.BeforeSend = t.Retries, t.Backoff, t.MaxRetryWait, t.BeforeSend

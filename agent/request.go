@@ -66,6 +66,15 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 		starttrace.Mark("request build")
 		req := build()
 		req.Model = model
+		// Checked per request: the provider and model may have changed
+		// (the fallback below, a /model switch between turns).
+		notice, err := s.fitTools(p, req)
+		if err != nil {
+			return nil, target{p, model}, err
+		}
+		if notice != "" {
+			emit(Event{Type: EventWarning, Text: notice})
+		}
 		streamed := false
 		partial := Message{Role: RoleAssistant}
 		lastSave := time.Now()

@@ -67,8 +67,10 @@ type Session struct {
 	// response (input, cache and output tokens), when the history was
 	// lastLen messages long: the base of the auto-compaction estimate.
 	lastPrompt, lastLen int
-	// defs are the current tool lists of requests (toolDefs).
-	defs toolDefs
+	// defs are the current tool lists of requests (toolDefs); fitted,
+	// the lists last made to fit a provider's tool limit (toollimit.go).
+	defs   toolDefs
+	fitted fittedDefs
 }
 
 // Send runs one turn in the background and returns its event stream, which
@@ -387,6 +389,9 @@ type toolDefs struct {
 	tools, deferred []ToolDef
 	// directory is tools.Directory of the deferred tools.
 	directory string
+	// active and deferredTools are the set's tools the lists were made
+	// from (the active ones in the order of tools).
+	active, deferredTools []tools.Tool
 }
 
 // defsVersions numbers the tool lists of every session of the process.
@@ -401,7 +406,7 @@ func (s *Session) toolDefs() toolDefs {
 		return d
 	}
 	setVersion, active, deferred := s.cfg.Tools.Snapshot()
-	d = toolDefs{setVersion: setVersion, search: s.cfg.Search, version: defsVersions.Add(1)}
+	d = toolDefs{setVersion: setVersion, search: s.cfg.Search, version: defsVersions.Add(1), active: active, deferredTools: deferred}
 	// Sized up front (nil when empty, as the appends below would leave it).
 	sized := func(n int) []ToolDef {
 		if n == 0 {

@@ -337,7 +337,7 @@ func (a *App) build(ctx context.Context) error {
 	cfg := agent.Config{
 		Provider: p, Model: model, System: a.instr.System(s.System), Tools: set, Search: mode, Searcher: searcher,
 		SearchAlgo: s.SearchAlgo, WireBudget: s.WireBudget, ProviderTools: pts, MaxSteps: s.MaxSteps, MaxTokens: s.MaxTokens,
-		NoStream: s.NoStream, MaxRetryWait: time.Duration(s.MaxRetryWait),
+		DeferToFit: s.Defer == "auto", NoStream: s.NoStream, MaxRetryWait: time.Duration(s.MaxRetryWait),
 		AutoCompact: s.CompactShare(), Effort: s.Effort, ContextWindow: s.contextWindow(model),
 		// Servers started from the catalog cache start as the first
 		// request goes out (mcp Options.DeferStart).

@@ -233,6 +233,7 @@ func (a *App) SetAgent(name string) (string, error) {
 	if err := a.session.Override(func(tc *agent.TurnContext) {
 		tc.Provider, tc.Model = pr, model
 		tc.System, tc.Search, tc.MaxTokens, tc.Effort, tc.ProviderTools = system, mode, c.MaxTokens, c.Effort, pts
+		tc.DeferToFit = c.Defer == "auto"
 		if p.FallbackModel != "" {
 			tc.Fallback, tc.FallbackModel = pr, c.FallbackModel
 		}

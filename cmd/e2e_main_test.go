@@ -147,6 +147,14 @@ func serveTestMCP() {
 		mcpgo.WithDescription("Send an email message to a recipient"),
 		mcpgo.WithString("to", mcpgo.Required()), mcpgo.WithString("body", mcpgo.Required())),
 		text(func(r mcpgo.CallToolRequest) string { return "sent" }))
+	if n, _ := strconv.Atoi(os.Getenv("AGENT_TEST_MCP_BULK")); n > 0 {
+		// A server of many tools (over a provider's tool limit).
+		for i := range n {
+			s.AddTool(mcpgo.NewTool(fmt.Sprintf("bulk_%03d", i), mcpgo.WithDescription(fmt.Sprintf("Bulk operation number %d", i)),
+				mcpgo.WithString("id", mcpgo.Required())),
+				text(func(r mcpgo.CallToolRequest) string { return "done" }))
+		}
+	}
 	if os.Getenv("AGENT_TEST_MCP_BAD_SCHEMA") == "1" {
 		// One tool with a schema no provider accepts (a typo in "type").
 		s.AddTool(mcpgo.NewToolWithRawSchema("broken_report", "Build a report", []byte(`{"type":"objekt","properties":{"q":{"type":"string"}}}`)),

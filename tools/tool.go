@@ -45,6 +45,9 @@ type Tool struct {
 	ServerDescription string
 	// Deferred is the tool's own wish; registration may override it.
 	Deferred bool
+	// AlwaysLoad: the server's config says never to defer it (alwaysLoad),
+	// which deferring to fit a provider's tool limit honours too.
+	AlwaysLoad bool
 	// Tokens is the definition's o200k count when already known (the MCP
 	// catalog cache keeps it), so a stable catalog is never counted again;
 	// 0 means count when needed.

@@ -184,6 +184,23 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 // request (the 400 in gemini-cli#19083).
 const maxDeclarations = 512
 
+var _ agent.ToolLimiter = (*Provider)(nil)
+
+// ToolLimit counts the function declarations req would carry (the active
+// tools, with tool_search and tool_call when searching on the client, every
+// tool with search off) against Gemini's 512; provider tools (google_search
+// and the like) are tools of their own, not declarations.
+func (p *Provider) ToolLimit(req *agent.Request) (n, max int) {
+	n = len(req.Tools)
+	switch agent.ResolveSearch(p, req) {
+	case agent.SearchClient:
+		n += 2
+	case agent.SearchOff:
+		n += len(req.Deferred)
+	}
+	return n, maxDeclarations
+}
+
 // apiError reads Google's error body: {"error": {code, message, status}}.
 func apiError(resp *http.Response, tag string) error {
 	raw := httpx.ReadErrorBody(resp)

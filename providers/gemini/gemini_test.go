@@ -422,8 +422,10 @@ func TestFreeFormObjectAsText(t *testing.T) {
 	}
 }
 
-// Over 512 function declarations Gemini answers 400 (the fake's rule); the
-// error says how to stay under it.
+// Over 512 function declarations Gemini answers 400 (the fake's rule): a
+// session does not send such a request (agent.ToolLimiter) and says how to
+// stay under the limit; the adapter sent one anyway explains the 400 the
+// same way.
 func TestTooManyDeclarationsSaysDefer(t *testing.T) {
 	f := geminitest.NewServer(t)
 	set := tools.NewSet()
@@ -438,6 +440,13 @@ func TestTooManyDeclarationsSaysDefer(t *testing.T) {
 	p := gemini.New(gemini.Options{APIKey: geminitest.DefaultKey, BaseURL: f.URL})
 	s := agent.New(agent.Config{Provider: p, Model: "gemini-2.5-flash", Tools: set, Backoff: time.Millisecond})
 	err := s.Run(t.Context(), "hi", func(agent.Event) {})
+	if !errors.Is(err, agent.ErrTooManyTools) || !strings.Contains(err.Error(), "gemini takes at most 512 tools in a request and this one would carry 513") || !strings.Contains(err.Error(), "--defer") {
+		t.Fatalf("session error %v, want the limit with the --defer hint", err)
+	}
+	if n := len(f.Requests()); n != 0 {
+		t.Fatalf("%d requests sent over the limit", n)
+	}
+	_, err = p.Send(t.Context(), s.BuildRequest(), func(agent.StreamEvent) {})
 	var ae *agent.APIError
 	if !errors.As(err, &ae) || ae.Status != 400 || !strings.Contains(ae.Message, "At most 512 function declarations") || !strings.Contains(ae.Message, "513 functions were declared") || !strings.Contains(ae.Message, "--defer") {
 		t.Fatalf("error %v, want the 400 with the --defer hint", err)

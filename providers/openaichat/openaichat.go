@@ -58,6 +58,9 @@ type Options struct {
 	// FirstByteTimeout and StreamIdleTimeout bound the waits of a request
 	// (config first_byte_timeout and stream_idle_timeout; zero: defaults).
 	FirstByteTimeout, StreamIdleTimeout time.Duration
+	// MaxTools is the most entries the server takes in a request's tools
+	// array (0: none known); see Preset.MaxTools.
+	MaxTools int
 }
 
 // Provider implements agent.Provider for one Chat Completions server.
@@ -175,6 +178,25 @@ func (p *Provider) apiError(resp *http.Response) error {
 		e.Message = http.StatusText(resp.StatusCode)
 	}
 	return e
+}
+
+var _ agent.ToolLimiter = (*Provider)(nil)
+
+// ToolLimit counts the tools array's entries as render writes them: the
+// active tools (search off: the session made every tool active), the raw
+// provider tools, and tool_search and tool_call when searching on the
+// client.
+func (p *Provider) ToolLimit(req *agent.Request) (n, max int) {
+	n = len(req.Tools)
+	for _, pt := range req.ProviderTools {
+		if len(pt.Raw) > 0 {
+			n++
+		}
+	}
+	if agent.ResolveSearch(p, req) == agent.SearchClient {
+		n += 2
+	}
+	return n, p.opts.MaxTools
 }
 
 // tooManyTools reports OpenAI's answer to a tools array over its limit of

@@ -53,13 +53,19 @@ type Preset struct {
 	// turns into each maker's own control (a Claude thinking budget, a
 	// Gemini thinking level, DeepSeek's thinking).
 	ReasoningObject bool
+	// MaxTools is the most entries the server's tools array takes, where
+	// its maker documents one: OpenAI's 128 ("A max of 128 functions are
+	// supported", answered with array_above_max_length), Gemini's 512
+	// function declarations. More are refused before sending, or deferred
+	// with --defer auto (agent.ToolLimiter). 0: none known.
+	MaxTools int
 }
 
 // Presets are the named servers, keyed by Preset.Name.
 var Presets = map[string]Preset{
 	"openai": {Name: "openai", Provider: ProviderName, BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY",
 		BaseURLEnv: "OPENAI_BASE_URL", KeyRequired: true, DefaultModel: "gpt-4.1", DropReasoning: true,
-		MaxTokensField: "max_completion_tokens", Family: "openai", ModelPrefixes: []string{"gpt-", "o3", "o4"}},
+		MaxTokensField: "max_completion_tokens", Family: "openai", ModelPrefixes: []string{"gpt-", "o3", "o4"}, MaxTools: 128},
 	"ollama":   {Name: "ollama", BaseURL: "http://127.0.0.1:11434/v1", KeyEnv: "OLLAMA_API_KEY", DefaultModel: "qwen3", Local: true},
 	"llamacpp": {Name: "llamacpp", BaseURL: "http://127.0.0.1:8080/v1", KeyEnv: "LLAMA_API_KEY", DefaultModel: "default", Local: true},
 	"vllm":     {Name: "vllm", BaseURL: "http://127.0.0.1:8000/v1", KeyEnv: "VLLM_API_KEY", Local: true},
@@ -77,7 +83,7 @@ var Presets = map[string]Preset{
 		KeyRequired: true, DefaultModel: "mistral-large-latest", DropReasoning: true, ShortCallIDs: true,
 		NoStreamOptions: true, Family: "mistral", Home: true, ModelPrefixes: []string{"mistral-", "codestral"}},
 	"gemini": {Name: "gemini", Provider: "gemini-openai", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", KeyEnv: "GEMINI_API_KEY",
-		KeyRequired: true, DefaultModel: "gemini-2.5-flash", DropReasoning: true, Family: "google"},
+		KeyRequired: true, DefaultModel: "gemini-2.5-flash", DropReasoning: true, Family: "google", MaxTools: 512},
 }
 
 // aliases are the other spellings people type.
@@ -142,6 +148,9 @@ func FromPreset(name string, o Options, getenv func(string) string) (*Provider, 
 	o.ReasoningObject = o.ReasoningObject || ps.ReasoningObject
 	if o.MaxTokensField == "" {
 		o.MaxTokensField = ps.MaxTokensField
+	}
+	if o.MaxTools == 0 {
+		o.MaxTools = ps.MaxTools
 	}
 	return New(o), nil
 }

@@ -311,6 +311,7 @@ func (c *conn) agentTools(deferAll bool) []tools.Tool {
 			Server:            c.cfg.Name,
 			ServerDescription: info,
 			Deferred:          deferred(c.cfg, t.Name, deferAll),
+			AlwaysLoad:        slices.Contains(c.cfg.AlwaysLoad, t.Name),
 			Tokens:            t.Tokens,
 			SchemaChecked:     t.Checked,
 			Annotations:       t.Meta.annotations(),
