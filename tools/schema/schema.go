@@ -5,8 +5,9 @@
 // subset, OpenAI's strict mode) is done per request by the adapters, from
 // the original, which stays what arguments are validated against.
 //
-// The package imports nothing of the project; the dialect names are the
-// models package's ("jsonschema", "openai-strict", "gemini").
+// The package imports nothing of the project but internal/rawjson; the
+// dialect names are the models package's ("jsonschema", "openai-strict",
+// "gemini").
 package schema
 
 import (
@@ -50,7 +51,10 @@ func Check(schema json.RawMessage) error {
 	if v, ok := checkedSchemas.Load(key); ok {
 		return v.(checkResult).err
 	}
-	err := check(s)
+	var err error
+	if !quickValid(s) {
+		err = check(s)
+	}
 	checkedSchemas.Store(key, checkResult{err})
 	return err
 }

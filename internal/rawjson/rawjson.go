@@ -1,0 +1,251 @@
+// Package rawjson reads JSON in place: whether bytes are valid JSON, and
+// the members and elements of a valid value as views of it. A cold start
+// reads every MCP server's tool list this way (tools/mcp) and checks every
+// input schema (tools/schema) without decoding them into maps: encoding/json
+// validates through a state machine that calls a function per byte, and its
+// decode into map[string]any was most of the schemas' check.
+package rawjson
+
+// maxDepth is encoding/json's nesting limit, so Valid agrees with
+// json.Valid on deep input too.
+const maxDepth = 10000
+
+// Valid reports whether b is one JSON value with only whitespace around
+// it: json.Valid's answer (FuzzValid holds it there), about ten times
+// faster. Like json.Valid it does not check that strings are UTF-8.
+func Valid(b []byte) bool {
+	i, ok := value(b, SkipSpace(b, 0), 0)
+	return ok && SkipSpace(b, i) == len(b)
+}
+
+func value(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch c := b[i]; c {
+	case '"':
+		return str(b, i)
+	case '{', '[':
+		if depth++; depth > maxDepth {
+			return i, false
+		}
+		end := byte('}')
+		if c == '[' {
+			end = ']'
+		}
+		i = SkipSpace(b, i+1)
+		if i < len(b) && b[i] == end {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if c == '{' {
+				if i >= len(b) || b[i] != '"' {
+					return i, false
+				}
+				if i, ok = str(b, i); !ok {
+					return i, false
+				}
+				i = SkipSpace(b, i)
+				if i >= len(b) || b[i] != ':' {
+					return i, false
+				}
+				i = SkipSpace(b, i+1)
+			}
+			if i, ok = value(b, i, depth); !ok {
+				return i, false
+			}
+			i = SkipSpace(b, i)
+			switch {
+			case i >= len(b):
+				return i, false
+			case b[i] == end:
+				return i + 1, true
+			case b[i] != ',':
+				return i, false
+			}
+			i = SkipSpace(b, i+1)
+		}
+	case 't':
+		return literal(b, i, "true")
+	case 'f':
+		return literal(b, i, "false")
+	case 'n':
+		return literal(b, i, "null")
+	}
+	return number(b, i)
+}
+
+func literal(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return i, false
+	}
+	return i + len(lit), true
+}
+
+// str reads the string starting at b[i] (its quote).
+func str(b []byte, i int) (int, bool) {
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, true
+		case c == '\\':
+			i++
+			if i >= len(b) {
+				return i, false
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if len(b)-i < 5 {
+					return i, false
+				}
+				for _, h := range b[i+1 : i+5] {
+					if !isHex(h) {
+						return i, false
+					}
+				}
+				i += 4
+			default:
+				return i, false
+			}
+		case c < 0x20:
+			return i, false
+		}
+	}
+	return i, false
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// number reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+func number(b []byte, i int) (int, bool) {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(b) || !isDigit(b[i]):
+		return i, false
+	case b[i] == '0':
+		i++
+	default:
+		i = digits(b, i)
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			return i, false
+		}
+		i = digits(b, i)
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return i, false
+		}
+		i = digits(b, i)
+	}
+	return i, true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func digits(b []byte, i int) int {
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	return i
+}
+
+// SkipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace.
+func SkipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// SkipValue returns the end of the valid JSON value starting at b[i].
+func SkipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		for i++; i < len(b); i++ {
+			switch b[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+		return i
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = SkipValue(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+	}
+	return i
+}
+
+// EachMember calls f with each member's raw key (between its quotes, escapes
+// as written) and raw value (capped) of the valid JSON object o, in order,
+// until f returns false.
+func EachMember(o []byte, f func(k, v []byte) bool) {
+	i := SkipSpace(o, 1)
+	for i < len(o) && o[i] != '}' {
+		ke := SkipValue(o, i)
+		k := o[i+1 : ke-1]
+		i = SkipSpace(o, ke)
+		i = SkipSpace(o, i+1) // past ':'
+		ve := SkipValue(o, i)
+		if !f(k, o[i:ve:ve]) {
+			return
+		}
+		i = SkipSpace(o, ve)
+		if i < len(o) && o[i] == ',' {
+			i = SkipSpace(o, i+1)
+		}
+	}
+}
+
+// EachElem calls f with each element (capped) of the valid JSON array a,
+// in order, until f returns false.
+func EachElem(a []byte, f func(v []byte) bool) {
+	i := SkipSpace(a, 1)
+	for i < len(a) && a[i] != ']' {
+		ve := SkipValue(a, i)
+		if !f(a[i:ve:ve]) {
+			return
+		}
+		i = SkipSpace(a, ve)
+		if i < len(a) && a[i] == ',' {
+			i = SkipSpace(a, i+1)
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package rawjson
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+var validCases = []string{
+	`{}`, `[]`, ` {"a" : [1, -2.5e+3, 0, 0.0, 1E9, true, false, null, "x\"\\\/\b\f\n\r\t\u00e9"]} `,
+	`"plain"`, `0`, `-0`, `1.5`, "\"\xff\xfe bytes that are not UTF-8\"", "\t\r\n[ ]\n",
+	// invalid
+	``, ` `, `{`, `}`, `[1,]`, `{"a":1,}`, `{,}`, `{"a"}`, `{"a":}`, `{a:1}`, `{"a":1 "b":2}`, `[1 2]`,
+	`01`, `-`, `1.`, `.5`, `1e`, `1e+`, `+1`, `tru`, `truex`, `nul`, `[true false]`, `"abc`, `"\x"`, `"\u12"`,
+	`"\u12g4"`, "\"a\x01b\"", `{} {}`, `1 2`, `"\`, `[`, `[[]`, `{"a":[}`, `NaN`, `"\U0041"`,
+}
+
+// Valid gives json.Valid's answer.
+func TestValidAgreesWithEncodingJSON(t *testing.T) {
+	t.Parallel()
+	for _, c := range validCases {
+		if got, want := Valid([]byte(c)), json.Valid([]byte(c)); got != want {
+			t.Errorf("%q: Valid %v, json.Valid %v", c, got, want)
+		}
+	}
+	for _, depth := range []int{maxDepth, maxDepth + 1} {
+		deep := strings.Repeat("[", depth) + strings.Repeat("]", depth)
+		if got, want := Valid([]byte(deep)), json.Valid([]byte(deep)); got != want {
+			t.Errorf("%d nested arrays: Valid %v, json.Valid %v", depth, got, want)
+		}
+	}
+}
+
+func FuzzValid(f *testing.F) {
+	for _, c := range validCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Errorf("%q: Valid %v, json.Valid %v", b, got, want)
+		}
+	})
+}
+
+func TestEachMemberAndElem(t *testing.T) {
+	t.Parallel()
+	var got []string
+	EachMember([]byte(` { "a" : 1 , "b\"c":{"x":[1,"]"]}, "d":"}" } `[1:]), func(k, v []byte) bool {
+		got = append(got, string(k)+"="+string(v))
+		return true
+	})
+	if want := `a=1|b\"c={"x":[1,"]"]}|d="}"`; strings.Join(got, "|") != want {
+		t.Errorf("members %q, want %q", strings.Join(got, "|"), want)
+	}
+	got = got[:0]
+	EachElem([]byte(`[ 1 ,"a,b", [2,3] ,{"k":"]"},true]`), func(v []byte) bool {
+		got = append(got, string(v))
+		return len(got) < 4
+	})
+	if want := `1|"a,b"|[2,3]|{"k":"]"}`; strings.Join(got, "|") != want {
+		t.Errorf("elements %q, want %q (stopping after four)", strings.Join(got, "|"), want)
+	}
+}
+
+// BenchmarkValid compares Valid with json.Valid on a tools/list-like
+// document.
+func BenchmarkValid(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("[")
+	for i := range 300 {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		sb.WriteString(`{"name":"tool","description":"Does a thing with the \"input\" it is given, and returns it.","inputSchema":{"type":"object","properties":{"q":{"type":"string","description":"the query"},"n":{"type":"integer","minimum":1,"maximum":100}},"required":["q"]}}`)
+	}
+	sb.WriteString("]")
+	doc := []byte(sb.String())
+	b.Run("rawjson", func(b *testing.B) {
+		b.SetBytes(int64(len(doc)))
+		for b.Loop() {
+			if !Valid(doc) {
+				b.Fatal("invalid")
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.SetBytes(int64(len(doc)))
+		for b.Loop() {
+			if !json.Valid(doc) {
+				b.Fatal("invalid")
+			}
+		}
+	})
+}

@@ -1,0 +1,370 @@
+package schema
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/agent-dev/agent/internal/rawjson"
+)
+
+// quickValid reports whether check(s) certainly returns nil, reading s in
+// place: the same rules as check's (a top-level object schema, every
+// "type" a JSON Schema type, the keywords of the 2020-12 meta-schema the
+// right shape, every local $ref resolving), without decoding s into maps.
+// The decode was most of a cold start's schema check: 282 tools' schemas
+// made 55,000 allocations and 3 MB of garbage before the first request.
+// It answers false whenever it is not sure (an escape in a key or in a
+// string it compares, a keyword metaValid2020 leaves to the library, a
+// $schema of another draft), and Check then runs check, whose message
+// names the problem. Where s repeats a key, the decoder keeps the last
+// value; quickValid holds every value to the rule, which is stricter.
+// TestQuickValidAgreesWithCheck and FuzzQuickValid hold it to check.
+func quickValid(s []byte) bool {
+	if len(s) == 0 || s[0] != '{' || !metaWalk || !rawjson.Valid(s) {
+		return false
+	}
+	q := quick{root: s}
+	ok := true
+	url := ""
+	rawjson.EachMember(s, func(k, v []byte) bool {
+		switch string(k) {
+		case "type":
+			ok = string(v) == `"object"`
+		case "$schema":
+			str, plain := plainString(v)
+			if !plain {
+				ok = false
+				break
+			}
+			url = str
+		default:
+			ok = q.keywordValid(k, v)
+		}
+		return ok
+	})
+	if !ok || !fastDialects[metaURL(url)] {
+		return false
+	}
+	return q.walk(s, false, true)
+}
+
+type quick struct{ root []byte }
+
+// walk is checkTypes and checkRefs over v: every "type" of a schema is a
+// JSON Schema type (when types is set) and every local $ref resolves.
+// inMap says v is a name→schema map (properties, $defs...), whose names
+// are not keywords.
+func (q quick) walk(v []byte, inMap, types bool) bool {
+	switch v[0] {
+	case '{':
+		ok := true
+		rawjson.EachMember(v, func(k, x []byte) bool {
+			if bytes.IndexByte(k, '\\') >= 0 {
+				ok = false // the name decides what comes next: check decodes it
+				return false
+			}
+			if !inMap {
+				switch string(k) {
+				case "enum", "const", "default", "examples":
+					return true // values, not schemas
+				case "example":
+					// checkTypes skips it, checkRefs does not.
+					ok = q.walk(x, false, false)
+					return ok
+				case "type":
+					if types && !typeValid(x) {
+						ok = false
+						return false
+					}
+				case "$ref":
+					if x[0] == '"' {
+						ref, plain := plainString(x)
+						if !plain || strings.HasPrefix(ref, "#") && !q.resolves(ref) {
+							ok = false
+							return false
+						}
+					}
+				}
+			}
+			ok = q.walk(x, schemaMaps[string(k)], types)
+			return ok
+		})
+		return ok
+	case '[':
+		ok := true
+		rawjson.EachElem(v, func(x []byte) bool {
+			ok = q.walk(x, false, types)
+			return ok
+		})
+		return ok
+	}
+	return true
+}
+
+// typeValid is checkTypes' rule for a "type" value.
+func typeValid(x []byte) bool {
+	switch x[0] {
+	case '"':
+		t, plain := plainString(x)
+		return plain && validTypes[t]
+	case '[':
+		ok := true
+		rawjson.EachElem(x, func(e []byte) bool {
+			t, plain := plainString(e)
+			ok = plain && validTypes[t]
+			return ok
+		})
+		return ok
+	}
+	return false
+}
+
+// resolves is resolve(root, ref) != nil over the raw root: each segment is
+// the last member of that name, and the end an object.
+func (q quick) resolves(ref string) bool {
+	if ref == "#" {
+		return true
+	}
+	p, ok := strings.CutPrefix(ref, "#/")
+	if !ok {
+		return false
+	}
+	cur := q.root
+	for {
+		seg, rest, more := strings.Cut(p, "/")
+		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		if cur[0] != '{' {
+			return false
+		}
+		var next []byte
+		sure := true
+		rawjson.EachMember(cur, func(k, x []byte) bool {
+			// A key that decodes to other bytes (an escape, or invalid
+			// UTF-8 read as U+FFFD) may name seg: check decodes them.
+			if bytes.IndexByte(k, '\\') >= 0 || !utf8.Valid(k) {
+				sure = false
+				return false
+			}
+			if string(k) == seg {
+				next = x
+			}
+			return true
+		})
+		if !sure || next == nil {
+			return false
+		}
+		cur = next
+		if !more {
+			break
+		}
+		p = rest
+	}
+	return cur[0] == '{'
+}
+
+// schemaValid is metaValid2020 over raw JSON.
+func (q quick) schemaValid(x []byte) bool {
+	switch x[0] {
+	case 't', 'f':
+		return true
+	case '{':
+		ok := true
+		rawjson.EachMember(x, func(k, v []byte) bool {
+			ok = q.keywordValid(k, v)
+			return ok
+		})
+		return ok
+	}
+	return false
+}
+
+// keywordValid is the keywordValid of metaValid2020 over raw JSON; a key
+// with an escape is not sure (it may decode to a keyword).
+func (q quick) keywordValid(k, x []byte) bool {
+	if bytes.IndexByte(k, '\\') >= 0 {
+		return false
+	}
+	switch string(k) {
+	case "$ref", "$dynamicRef", "$recursiveRef", "$comment", "title", "description", "format",
+		"contentEncoding", "contentMediaType", "pattern":
+		return x[0] == '"'
+	case "$defs", "definitions", "properties", "patternProperties", "dependentSchemas":
+		if x[0] != '{' {
+			return false
+		}
+		ok := true
+		rawjson.EachMember(x, func(_, s []byte) bool {
+			ok = q.schemaValid(s)
+			return ok
+		})
+		return ok
+	case "prefixItems", "allOf", "anyOf", "oneOf":
+		if x[0] != '[' {
+			return false
+		}
+		ok, n := true, 0
+		rawjson.EachElem(x, func(s []byte) bool {
+			n++
+			ok = q.schemaValid(s)
+			return ok
+		})
+		return ok && n > 0
+	case "items", "contains", "additionalProperties", "propertyNames", "if", "then", "else", "not",
+		"unevaluatedItems", "unevaluatedProperties", "contentSchema":
+		return q.schemaValid(x)
+	case "type":
+		switch x[0] {
+		case '"':
+			t, plain := plainString(x)
+			return plain && validTypes[t]
+		case '[':
+			return uniquePlainStrings(x, func(s string) bool { return validTypes[s] }, true)
+		}
+		return false
+	case "const", "default":
+		return true
+	case "examples":
+		return x[0] == '['
+	case "enum":
+		// Strings, booleans and null, each once, as metaValid2020 has it.
+		return x[0] == '[' && uniquePlainStrings(x, nil, false)
+	case "multipleOf":
+		f, ok := numberValue(x)
+		return ok && f > 0
+	case "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum":
+		_, ok := numberValue(x)
+		return ok
+	case "maxLength", "minLength", "maxItems", "minItems", "maxContains", "minContains", "maxProperties", "minProperties":
+		if !isNumber(x) || bytes.ContainsAny(x, ".eE-") {
+			return false
+		}
+		_, err := strconv.ParseUint(unsafeString(x), 10, 64)
+		return err == nil
+	case "uniqueItems", "deprecated", "readOnly", "writeOnly":
+		return x[0] == 't' || x[0] == 'f'
+	case "required":
+		return x[0] == '[' && uniquePlainStrings(x, nil, true)
+	case "dependentRequired":
+		if x[0] != '{' {
+			return false
+		}
+		ok := true
+		rawjson.EachMember(x, func(_, r []byte) bool {
+			ok = r[0] == '[' && uniquePlainStrings(r, nil, true)
+			return ok
+		})
+		return ok
+	case "dependencies":
+		if x[0] != '{' {
+			return false
+		}
+		ok := true
+		rawjson.EachMember(x, func(_, d []byte) bool {
+			if d[0] == '[' {
+				ok = uniquePlainStrings(d, nil, true)
+			} else {
+				ok = q.schemaValid(d)
+			}
+			return ok
+		})
+		return ok
+	case "$schema", "$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$vocabulary":
+		return false
+	}
+	return true
+}
+
+// uniquePlainStrings reports whether array a holds distinct values, each
+// a string without escapes accepted by ok (nil: any); with onlyStrings
+// unset, true, false and null may be among them too (enum). An empty
+// array passes only with onlyStrings and a nil ok (required), as
+// metaValid2020 has it.
+func uniquePlainStrings(a []byte, ok func(string) bool, onlyStrings bool) bool {
+	var seen [16][]byte
+	var many map[string]bool
+	n, good := 0, true
+	rawjson.EachElem(a, func(e []byte) bool {
+		switch e[0] {
+		case '"':
+			s, plain := plainString(e)
+			if !plain || ok != nil && !ok(s) {
+				good = false
+			}
+		case 't', 'f', 'n':
+			good = !onlyStrings
+		default:
+			good = false
+		}
+		if !good {
+			return false
+		}
+		if n < len(seen) {
+			for _, p := range seen[:n] {
+				if bytes.Equal(p, e) {
+					good = false
+					return false
+				}
+			}
+			seen[n] = e
+		} else {
+			if many == nil {
+				many = make(map[string]bool, 2*len(seen))
+				for _, p := range seen {
+					many[string(p)] = true
+				}
+			}
+			if many[string(e)] {
+				good = false
+				return false
+			}
+			many[string(e)] = true
+		}
+		n++
+		return true
+	})
+	if !good {
+		return false
+	}
+	if n == 0 {
+		// type and enum want one value at least; required may be empty.
+		return onlyStrings && ok == nil
+	}
+	return true
+}
+
+// plainString is the value of a JSON string without escapes whose bytes
+// are valid UTF-8 (so that comparing raw bytes is comparing the decoded
+// strings); plain is false for anything else.
+func plainString(x []byte) (string, bool) {
+	if len(x) < 2 || x[0] != '"' {
+		return "", false
+	}
+	in := x[1 : len(x)-1]
+	if bytes.IndexByte(in, '\\') >= 0 || !utf8.Valid(in) {
+		return "", false
+	}
+	return unsafeString(in), true
+}
+
+func isNumber(x []byte) bool { return x[0] == '-' || x[0] >= '0' && x[0] <= '9' }
+
+// numberValue is number for a raw JSON value.
+func numberValue(x []byte) (float64, bool) {
+	if !isNumber(x) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(unsafeString(x), 64)
+	return f, err == nil
+}
+
+// unsafeString is b as a string for the length of a call that keeps no
+// reference to it.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}

@@ -1,0 +1,163 @@
+package schema
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// quickCases are schemas quickValid must take (want true) or leave to
+// check (false): every rule of check's, with the spellings a raw walk
+// could get wrong (escapes, repeated keys, invalid UTF-8, whitespace).
+var quickCases = []struct {
+	schema string
+	want   bool
+}{
+	{`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`, true},
+	{` { "type" : "object" , "properties" : { "a" : { "type" : [ "string" , "null" ] } } } `, false}, // Check trims; quickValid is given trimmed input
+	{`{ "type" : "object" , "properties" : { "a" : { "type" : [ "string" , "null" ] } } }`, true},
+	{`{}`, true},
+	{`{"properties":{"type":{"type":"string","enum":["a"]},"$ref":{"type":"string"}},"$defs":{"type":{"type":"object","properties":{"type":{"const":"x"}}}}}`, true},
+	{`{"type":"object","properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"A":{"type":"string"}}}`, true},
+	{`{"type":"object","properties":{"a":{"$ref":"#/$defs/A/properties/b"}},"$defs":{"A":{"properties":{"b":{}}}}}`, true},
+	{`{"type":"object","properties":{"a":{"$ref":"#/$defs/A/properties/b"}},"$defs":{"A":{"properties":{"b":true}}}}`, false},
+	{`{"type":"object","properties":{"a":{"$ref":"#"}}}`, true},
+	{`{"type":"object","properties":{"a":{"$ref":"#/$defs/a~1b"}},"$defs":{"a/b":{}}}`, true},
+	{`{"type":"object","properties":{"a":{"$ref":"#/$defs/missing"}}}`, false},
+	{`{"type":"object","properties":{"a":{"$ref":"#/$defs/A/x"}},"$defs":{"A":[{}]}}`, false},
+	{`{"type":"object","properties":{"a":{"$ref":"other.json#/x"}}}`, true},                     // remote: left alone, as check does
+	{`{"type":"object","properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"A":{},"A":5}}`, false}, // the decoder keeps the last
+	{`{"type":"object","properties":{"a":{"$ref":"#/$defs/\u0041"}},"$defs":{"A":{}}}`, false},  // an escape: check decodes it
+	{`{"type":"object","properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"\u0041":{}}}`, false},  // an escaped key
+	{`{"type":"object","properties":{"a":{"type":"strin"}}}`, false},
+	{`{"type":"objekt"}`, false},
+	{`{"type":"array","items":{}}`, false},
+	{`{"type":"object","type":"array"}`, false},
+	{`{"type":"array","type":"object"}`, false},
+	{`{"type":["object"]}`, false},
+	{`{"type":"\u006fbject"}`, false},
+	{`{"\u0074ype":"array"}`, false},
+	{`[1,2]`, false},
+	{`{"type":"object"} x`, false},
+	{`{"type":"object",}`, false},
+	{`{"type":"object","required":"a"}`, false},
+	{`{"type":"object","required":[]}`, true},
+	{`{"type":"object","required":["a","a"]}`, false},
+	{`{"type":"object","required":["a","\u0061"]}`, false},
+	{`{"type":"object","properties":{"a":{"enum":[1,"x",null]}}}`, false}, // numbers in enum: the library
+	{`{"type":"object","properties":{"a":{"enum":["x",true,null,"true"]}}}`, true},
+	{`{"type":"object","properties":{"a":{"enum":["x",true,null,true]}}}`, false},
+	{`{"type":"object","properties":{"a":{"enum":[]}}}`, false},
+	{`{"type":"object","properties":{"a":{"enum":["a","b","c","d","e","f","g","h","i","j","k","l","m","n","o","p","q","r","a"]}}}`, false},
+	{`{"type":"object","properties":{"a":{"enum":["a","b","c","d","e","f","g","h","i","j","k","l","m","n","o","p","q","r","s"]}}}`, true},
+	{"{\"type\":\"object\",\"properties\":{\"a\":{\"enum\":[\"\xff\",\"\xfe\"]}}}", false},
+	{`{"type":"object","properties":{"a":{"minLength":1,"maxItems":0,"uniqueItems":true,"multipleOf":0.5,"minimum":-3}}}`, true},
+	{`{"type":"object","properties":{"a":{"minLength":1.0}}}`, false},
+	{`{"type":"object","properties":{"a":{"minLength":-1}}}`, false},
+	{`{"type":"object","properties":{"a":{"minLength":"1"}}}`, false},
+	{`{"type":"object","properties":{"a":{"multipleOf":0}}}`, false},
+	{`{"type":"object","properties":{"a":{"maximum":"3"}}}`, false},
+	{`{"type":"object","properties":{"a":{"deprecated":"yes"}}}`, false},
+	{`{"type":"object","properties":{"a":{"allOf":[]}}}`, false},
+	{`{"type":"object","properties":{"a":{"anyOf":[{},true,{"type":"integer"}]}}}`, true},
+	{`{"type":"object","properties":{"a":{"items":[{}]}}}`, false},
+	{`{"type":"object","properties":{"a":5}}`, false},
+	{`{"type":"object","properties":{"a":{"$comment":5}}}`, false},
+	{`{"type":"object","properties":{"a":{"x-foo":{"type":5}}}}`, false},       // checkTypes looks everywhere
+	{`{"type":"object","properties":{"a":{"x-foo":{"type":"string"}}}}`, true}, // unknown keyword, valid type
+	{`{"type":"object","properties":{"a":{"default":{"type":5},"examples":[{"type":5}],"const":{"type":5}}}}`, true},
+	{`{"type":"object","properties":{"a":{"example":{"type":5}}}}`, true},              // checkTypes skips example
+	{`{"type":"object","properties":{"a":{"example":{"$ref":"#/nowhere"}}}}`, false},   // checkRefs does not
+	{`{"type":"object","properties":{"a":{"examples":[{"$ref":"#/nowhere"}]}}}`, true}, // neither looks in examples
+	{`{"type":"object","properties":{"a":{"dependencies":{"b":["c"],"d":{"type":"string"}}}}}`, true},
+	{`{"type":"object","dependentRequired":{"a":["b","b"]}}`, false},
+	{`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object"}`, true},
+	{`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}`, true},
+	{`{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`, false},
+	{`{"$schema":5,"type":"object"}`, false},
+	{`{"type":"object","properties":{"a":{"$schema":"http://json-schema.org/draft-07/schema#"}}}`, false},
+	{`{"type":"object","$id":"x"}`, false},
+}
+
+// quickValid never calls valid what check rejects, and takes the schemas
+// it is meant to (so that a walk that gave up on everything fails too).
+func TestQuickValidAgreesWithCheck(t *testing.T) {
+	t.Parallel()
+	for _, c := range quickCases {
+		s := []byte(c.schema)
+		got := quickValid(s)
+		if got && check(s) != nil {
+			t.Errorf("%s: quickValid takes what check rejects: %v", s, check(s))
+		}
+		if got != c.want {
+			t.Errorf("%s: quickValid %v, want %v", s, got, c.want)
+		}
+	}
+}
+
+// Every schema of the real catalogs takes the quick path; no mutation of
+// one (TestMeta2020OnCatalogs') makes it take what check rejects.
+func TestQuickValidOnCatalogs(t *testing.T) {
+	t.Parallel()
+	tools := sharedCatalog(t)
+	replacements := []any{"x", "#/nowhere", "objekt", json.Number("1.5"), json.Number("-1"), json.Number("0"), []any{}, []any{"a", "a"},
+		[]any{"string"}, map[string]any{}, map[string]any{"type": "strin"}, map[string]any{"$ref": "#/$defs/x"}, true, nil}
+	mutated, taken := 0, 0
+	for i, tl := range tools {
+		if !quickValid(compacted(t, tl.InputSchema)) {
+			t.Errorf("%s: a real catalog's schema left to check", tl.Name)
+		}
+		top, _ := decodeObject(tl.InputSchema)
+		var spots []func(any) func()
+		collect(top, &spots)
+		for j, set := range spots {
+			if (i+j)%7 != 0 {
+				continue
+			}
+			for _, r := range replacements {
+				undo := set(r)
+				s, err := json.Marshal(top)
+				undo()
+				if err != nil {
+					t.Fatal(err)
+				}
+				mutated++
+				if !quickValid(s) {
+					continue
+				}
+				taken++
+				if err := check(s); err != nil {
+					t.Errorf("%s: quickValid takes what check rejects (%v): %s", tl.Name, err, s)
+				}
+			}
+		}
+	}
+	t.Logf("%d mutations, %d taken by the quick path", mutated, taken)
+	if mutated < 1000 || taken == 0 {
+		t.Errorf("%d mutations, %d taken: the test no longer covers the quick path", mutated, taken)
+	}
+}
+
+func compacted(t testing.TB, s []byte) []byte {
+	var b []byte
+	b, err := json.Marshal(json.RawMessage(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// FuzzQuickValid: whatever the bytes, quickValid never takes what check
+// rejects. The seeds are the table's; go test -fuzz FuzzQuickValid
+// looks further.
+func FuzzQuickValid(f *testing.F) {
+	for _, c := range quickCases {
+		f.Add([]byte(c.schema))
+	}
+	f.Fuzz(func(t *testing.T, s []byte) {
+		if quickValid(s) {
+			if err := check(s); err != nil {
+				t.Errorf("%q: quickValid takes what check rejects: %v", s, err)
+			}
+		}
+	})
+}
