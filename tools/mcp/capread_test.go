@@ -20,8 +20,9 @@ import (
 	"github.com/agent-dev/agent/config"
 )
 
-// capAll runs s through a capReader, one byte a read and in one read: the
-// two must agree (the state machine does not depend on how bytes arrive).
+// capAll runs s through a capReader, one byte a read, in one read, and in
+// one read with the string runs off (keepRun): the three must agree (the
+// state machine does not depend on how bytes arrive).
 func capAll(t *testing.T, s string, limit int, lines bool) string {
 	t.Helper()
 	whole, err := io.ReadAll(newCapReader(strings.NewReader(s), limit, lines))
@@ -34,6 +35,15 @@ func capAll(t *testing.T, s string, limit int, lines bool) string {
 	}
 	if !bytes.Equal(whole, bytewise) {
 		t.Fatalf("chunking changed the output:\n%.300s\n%.300s", whole, bytewise)
+	}
+	slow := newCapReader(strings.NewReader(s), limit, lines)
+	slow.byteAtATime = true
+	fed, err := io.ReadAll(slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(whole, fed) {
+		t.Fatalf("the string runs changed the output:\n%.300s\n%.300s", whole, fed)
 	}
 	return string(whole)
 }

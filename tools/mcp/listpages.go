@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/agent-dev/agent/internal/rawjson"
 )
 
 // Reading tools/list without mcp-go's buffers. mcp-go reads a response
@@ -118,6 +120,19 @@ func (pg *listPage) write(b byte) {
 	pg.size++
 }
 
+// writeRun is write for each byte of p, a run inside a string.
+func (pg *listPage) writeRun(p []byte) {
+	for len(p) > 0 {
+		if len(pg.cur) == cap(pg.cur) {
+			pg.grow()
+		}
+		n := min(len(p), cap(pg.cur)-len(pg.cur))
+		pg.cur = append(pg.cur, p[:n]...)
+		pg.size += n
+		p = p[n:]
+	}
+}
+
 // grow starts a chunk, moving the part of the element being read into it.
 func (pg *listPage) grow() {
 	var carry []byte
@@ -187,21 +202,58 @@ func (c *conn) claimPage(res json.RawMessage) (json.RawMessage, int, *listPage, 
 
 // parseToolView is parseTool for a tool of a diverted page: its
 // description and input schema are views of the page (the schema when it
-// is already compact) rather than copies.
+// is already compact) rather than copies. The tool is validated once
+// (rawjson.Valid) and only its small members are decoded: json.Unmarshal
+// of the whole tool scanned it twice through encoding/json's state
+// machine, schema and description included, for a name.
 func parseToolView(raw []byte) (rawTool, error) {
+	if !rawjson.Valid(raw) || raw[0] != '{' {
+		// encoding/json says what is wrong.
+		var t struct{ Name string }
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return rawTool{}, errors.New("decode tool: " + err.Error())
+		}
+		return rawTool{}, errors.New("decode tool: not a JSON object")
+	}
+	var desc, in, name []byte
+	var small []byte // the members decoded into t below, as an object
+	names := 0
+	rawjson.EachMember(raw, func(k, v []byte) bool {
+		switch {
+		// members' rule: the last of each, its key as written.
+		case string(k) == "description":
+			desc = v
+		case string(k) == "inputSchema":
+			in = v
+		case bytes.IndexByte(k, '\\') >= 0 || foldsToField(k):
+			// json.Unmarshal matches keys to fields without regard to
+			// case; an escaped key may name one too.
+			if bytes.EqualFold(k, []byte("name")) {
+				names++
+				name = v
+			}
+			small = append(small, ',', '"')
+			small = append(small, k...)
+			small = append(small, '"', ':')
+			small = append(small, v...)
+		}
+		return true
+	})
 	var t struct {
 		Name string `json:"name"`
 		toolMetaWire
 	}
-	// Description and inputSchema are not fields here: the decoder skips
-	// them without allocating.
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return rawTool{}, errors.New("decode tool: " + err.Error())
+	if s, ok := plainString(name); ok && names == 1 && len(small) == len(name)+len(`,"name":`) {
+		t.Name = s // the usual tool: a plain name and nothing for the agent
+	} else if len(small) > 0 {
+		small[0] = '{'
+		if err := json.Unmarshal(append(small, '}'), &t); err != nil {
+			return rawTool{}, errors.New("decode tool: " + err.Error())
+		}
 	}
 	if t.Name == "" {
 		return rawTool{}, errors.New("tool without a name")
 	}
-	desc, in := members(raw)
 	out := rawTool{Name: t.Name, Schema: json.RawMessage(`{"type":"object","properties":{}}`), Meta: t.toolMetaWire.meta()}
 	switch {
 	case len(desc) == 0 || string(desc) == "null":
@@ -227,88 +279,24 @@ func parseToolView(raw []byte) (rawTool, error) {
 	return out, nil
 }
 
-// members returns the raw values of a valid JSON object's description and
-// inputSchema members (the last of each, as a decoder keeps), capped views
-// of b; nil when absent.
-func members(b []byte) (desc, in []byte) {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return nil, nil
+// foldsToField tells whether key k names a field of parseToolView's
+// decode, as json.Unmarshal matches them (bytes.EqualFold).
+func foldsToField(k []byte) bool {
+	for _, f := range []string{"name", "annotations", "outputSchema", "execution"} {
+		if bytes.EqualFold(k, []byte(f)) {
+			return true
+		}
 	}
-	i++
-	for {
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] == '}' {
-			return desc, in
-		}
-		if b[i] == ',' {
-			i++
-			continue
-		}
-		ke := skipValue(b, i)
-		key := b[i:ke]
-		i = skipSpace(b, ke)
-		if i < len(b) && b[i] == ':' {
-			i = skipSpace(b, i+1)
-		}
-		ve := skipValue(b, i)
-		switch string(key) {
-		case `"description"`:
-			desc = b[i:ve:ve]
-		case `"inputSchema"`:
-			in = b[i:ve:ve]
-		}
-		i = ve
-	}
+	return false
 }
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
+// plainString is the value of a JSON string without escapes whose bytes
+// are valid UTF-8, copied (what json.Unmarshal would make of it).
+func plainString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
+		return "", false
 	}
-	return i
-}
-
-// skipValue returns the end of the valid JSON value starting at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		for i++; i < len(b); i++ {
-			switch b[i] {
-			case '\\':
-				i++
-			case '"':
-				return i + 1
-			}
-		}
-		return i
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipValue(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	}
-	for ; i < len(b); i++ {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-	}
-	return i
+	return string(v[1 : len(v)-1]), true
 }
 
 // compact tells whether valid JSON b has no space outside its strings.
@@ -316,7 +304,7 @@ func compact(b []byte) bool {
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
 		case '"':
-			i = skipValue(b, i) - 1
+			i = rawjson.SkipValue(b, i) - 1
 		case ' ', '\t', '\n', '\r':
 			return false
 		}

@@ -17,28 +17,39 @@ import (
 )
 
 // divert runs s through a capReader whose listing waits for a page, in
-// one read and a byte a read (the two must agree), and returns the output
+// one read, a byte a read and in one read with keepRun off (the three must
+// agree, pages included), and returns the output
 // and the pages it diverted, by number.
 func divert(t *testing.T, s string, lines bool) (string, map[int]*listPage) {
 	t.Helper()
 	var outs []string
 	var got map[int]*listPage
-	for _, r := range []io.Reader{strings.NewReader(s), iotest.OneByteReader(strings.NewReader(s))} {
+	for i, r := range []io.Reader{strings.NewReader(s), iotest.OneByteReader(strings.NewReader(s)), strings.NewReader(s)} {
 		var p listPages
 		p.expect(true)
 		cr := newCapReader(r, 1<<20, lines)
 		cr.pages = &p
+		cr.byteAtATime = i == 2 // keepRun off
 		out, err := io.ReadAll(cr)
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The pages' tools, with the output: the runs write them too.
+		for n := 1; n <= len(p.done); n++ {
+			if pg := p.done[n]; pg != nil {
+				out = append(append(out, 0), bytes.Join(pg.elems, []byte{0})...)
+			}
+		}
 		outs = append(outs, string(out))
 		got = p.done
 	}
-	if outs[0] != outs[1] {
-		t.Fatalf("chunking changed the output:\n%.300s\n%.300s", outs[0], outs[1])
+	for _, o := range outs[1:] {
+		if o != outs[0] {
+			t.Fatalf("chunking or the string runs changed the output:\n%.300s\n%.300s", outs[0], o)
+		}
 	}
-	return outs[0], got
+	out, _, _ := strings.Cut(outs[0], "\x00")
+	return out, got
 }
 
 func toolJSON(i int) string {
@@ -173,6 +184,22 @@ func TestParseToolViewMatchesParseTool(t *testing.T) {
 		`{"name":"h","description":12}`,
 		`{"name":"i","description":"bad utf8 ` + "\xff" + `"}`,
 		`[1]`,
+		// Keys match fields without regard to case, escaped or not;
+		// a repeated object member merges, as json.Unmarshal has it.
+		`{"NAME":"j","description":"x"}`,
+		`{"n\u0061me":"k","inputSchema":{"type":"object"}}`,
+		`{"name":"l","Name":"l2"}`,
+		`{"name":"m\u00e9"}`,
+		`{"name":5}`,
+		`{"name":"n","annotations":"yes"}`,
+		`{"name":"o","Annotations":{"title":"T"},"annotations":{"readOnlyHint":true},"EXECUTION":{"taskSupport":"optional"}}`,
+		`{"name":"p","execution":{"taskSupport":"required"},"execution":{}}`,
+		`{"name":"q","outputSchema":{ "type" : "object" },"icons":[{"src":"data:image/png;base64,AAAA"}],"title":"Q"}`,
+		"{\"name\":\"r\",\"description\":\"raw\u0001control\"}",
+		"{\"name\":\"s\",\"description\":\"ctl \x01\"}",
+		`{"name":"t",}`,
+		`{"name":"u"} {}`,
+		`"v"`,
 	}
 	for _, raw := range tests {
 		want, werr := parseTool(json.RawMessage(raw))
