@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // What is sent while a turn runs and must wait for it stays in the input,
@@ -42,5 +43,27 @@ func TestSentDuringATurnWaitsInTheInput(t *testing.T) {
 				t.Errorf("input %q after sending it once the turn ended", m.input.Value())
 			}
 		})
+	}
+}
+
+// While an approval waits, esc denies the call (the dialog says so) and
+// the turn goes on: the working line does not also say "esc to cancel".
+func TestWorkLineDuringApproval(t *testing.T) {
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 120, 40, Options{})
+	typeText(m, "delete it")
+	run(m, press(m, "enter"))
+	if l := ansi.Strip(m.workLine()); !strings.Contains(l, "esc to cancel") {
+		t.Fatalf("working line before the approval: %q", l)
+	}
+	call := &agent.ToolEvent{ID: "c1", Name: "delete_file", Server: "fs", Input: []byte(`{}`)}
+	feed(m, b, []agent.Event{{Type: agent.EventToolStarted, Tool: call}, {Type: agent.EventApproval, Tool: call}})
+	m.Update(approvalMsg{Req: ApprovalRequest{Tool: *call}})
+	if l := ansi.Strip(m.workLine()); strings.Contains(l, "esc to cancel") || !strings.Contains(l, "waiting for your approval") {
+		t.Errorf("working line during the approval: %q", l)
+	}
+	run(m, press(m, "esc"))
+	if l := ansi.Strip(m.workLine()); !strings.Contains(l, "esc to cancel") {
+		t.Errorf("working line after esc denied the call: %q", l)
 	}
 }

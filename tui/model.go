@@ -324,7 +324,11 @@ func (m *Model) workLine() string {
 		s += m.st.Muted.Render(" · waiting for " + m.catalogNames + " to list tools · esc sends without them")
 	case m.working:
 		s = m.spin.View() + " " + m.st.Running.Render("working "+fmtElapsed(m.opts.Now().Sub(m.started)))
-		s += m.st.Muted.Render(" · esc to cancel")
+		if len(m.approvals)+len(m.forms) == 0 {
+			// In a dialog esc answers it (deny, cancel the form), not the
+			// turn; the dialog's own line says its keys.
+			s += m.st.Muted.Render(" · esc to cancel")
+		}
 		if m.hint != "" {
 			s += m.st.Muted.Render(" · " + m.hint)
 		}
