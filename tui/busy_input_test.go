@@ -67,3 +67,29 @@ func TestWorkLineDuringApproval(t *testing.T) {
 		t.Errorf("working line after esc denied the call: %q", l)
 	}
 }
+
+// /model NAME sets any id (a provider may serve ids no list names), but a
+// near miss of a listed model says which one was likely meant, before the
+// next request fails on it.
+func TestModelTypoSaysWhatWasMeant(t *testing.T) {
+	for _, tc := range []struct{ name, warn string }{
+		{"big-3", "big-3 is not among the provider's models: did you mean big-2? (/model big-2)"},
+		{"big-2", ""},
+		{"my-own-deployment", ""},
+		{"other:big-3", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newFakeBackend()
+			m, _, _ := newTestModel(t, b, 120, 40, Options{})
+			typeText(m, "/model "+tc.name)
+			run(m, press(m, "enter"))
+			f := strings.Join(strings.Fields(frame(m)), " ")
+			if !strings.Contains(f, "model set to "+tc.name) {
+				t.Fatalf("not set:\n%s", frame(m))
+			}
+			if got := strings.Contains(f, "did you mean"); got != (tc.warn != "") || !strings.Contains(f, tc.warn) {
+				t.Errorf("want warning %q in:\n%s", tc.warn, frame(m))
+			}
+		})
+	}
+}

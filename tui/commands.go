@@ -21,6 +21,8 @@ type (
 	modelSetMsg struct {
 		Name string
 		Err  error
+		// Near is the provider's model the name looks like a typo of.
+		Near string
 	}
 	toolsListMsg struct {
 		Filter string

@@ -27,7 +27,17 @@ func (f *fakeBackend) Delete(_ context.Context, id string) error {
 }
 
 func (f *fakeBackend) Models(context.Context) ([]ModelInfo, error) {
-	return []ModelInfo{{Name: "fake-1", Detail: "current"}, {Name: "big-2", Detail: "200k context"}, {Name: "small-3"}}, nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	// The current model first, as the real backend lists it.
+	cur := f.info.Model
+	out := []ModelInfo{{Name: cur, Detail: "current"}}
+	for _, n := range []string{"fake-1", "big-2", "small-3"} {
+		if n != cur {
+			out = append(out, ModelInfo{Name: n})
+		}
+	}
+	return out, nil
 }
 
 var (

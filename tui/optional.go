@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/internal/suggest"
 )
 
 // SessionDeleter is implemented by a Backend that deletes stored sessions
@@ -121,7 +122,36 @@ func deleteCmd(b Backend, id string) tea.Cmd {
 }
 
 func setModelCmd(b Backend, name string) tea.Cmd {
-	return func() tea.Msg { return modelSetMsg{Name: name, Err: b.SetModel(name)} }
+	return func() tea.Msg {
+		// Listed before the switch: the list starts with the current model,
+		// which would be the typo itself after it.
+		near := nearModel(b, name)
+		if err := b.SetModel(name); err != nil {
+			return modelSetMsg{Name: name, Err: err}
+		}
+		return modelSetMsg{Name: name, Near: near}
+	}
+}
+
+// nearModel is the model of the provider's list that name is a typo of
+// ("claude-sonet-4-5"), or "": the provider takes any id, so an unknown
+// one is set, but a near miss would fail at the next request.
+func nearModel(b Backend, name string) string {
+	l, ok := b.(ModelLister)
+	if !ok || strings.Contains(name, ":") {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), backendTimeout)
+	defer cancel()
+	ms, err := l.Models(ctx)
+	if err != nil {
+		return ""
+	}
+	names := make([]string, 0, len(ms))
+	for _, m := range ms {
+		names = append(names, m.Name)
+	}
+	return suggest.Nearest(name, names)
 }
 
 type notSupported struct{}

@@ -523,6 +523,9 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		m.chat.notice(itemNotice, "model set to "+msg.Name)
+		if msg.Near != "" {
+			m.chat.notice(itemWarning, fmt.Sprintf("%s is not among the provider's models: did you mean %s? (/model %s)", msg.Name, msg.Near, msg.Near))
+		}
 		return m.refreshInfo(), true
 	case toolsListMsg:
 		m.chat.notice(itemNotice, toolsText(msg.Tools, msg.Filter))
