@@ -18,7 +18,7 @@ func WithSessionDB(ctx context.Context, path string, readOnlyOK bool, fn func(*s
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	db, err := store.Open(ctx, path)
+	db, err := store.Open(ctx, path, store.WithRequestAnalyser(requestAnalyser()))
 	if err != nil && readOnlyOK && errors.Is(err, store.ErrReadOnly) {
 		db, err = store.OpenReadOnly(ctx, path)
 	}

@@ -46,43 +46,67 @@ func NewLearner(ctx context.Context, s Settings, db *store.DB, searcher *search.
 	// Read in the background: a long-used store holds 100,000 pairs, and
 	// the start goes on to the MCP servers meanwhile; the first search
 	// waits for them (search.Searcher.LearnFrom).
-	searcher.LearnFrom(func() []search.Use {
-		uses, err := db.LearnedUses(ctx, s.learnScope(), maxLearned)
+	searcher.LearnFrom(func() ([]search.Use, *search.Analysis) {
+		set, err := db.LearnedAnalysed(ctx, s.learnScope(), maxLearned)
 		if err != nil {
 			if ctx.Err() == nil {
 				slog.Warn("tool search does not learn from earlier sessions this run: cannot read them", "err", err)
 			}
-			return nil
+			return nil, nil
 		}
-		return searchUses(uses)
+		if set.Stale > 0 {
+			// Requests stored before they were kept analysed, or under an
+			// earlier analysis: this start analyses their text, and they
+			// are stored analysed for the next.
+			go func() {
+				if _, err := db.AnalyseStaleUses(ctx, s.learnScope()); err != nil && ctx.Err() == nil {
+					slog.Debug("tool search: learned requests not stored analysed", "err", err)
+				}
+			}()
+		}
+		return searchUses(set)
 	})
 	return &storeLearner{db: db, searcher: searcher, session: session, scope: s.learnScope()}
 }
 
 // LearnedUses is what earlier sessions taught tool search (nothing when
-// learning is off or there is no database to read).
-func LearnedUses(ctx context.Context, s Settings) []search.Use {
+// learning is off or there is no database to read), with the dictionary
+// of the requests stored analysed.
+func LearnedUses(ctx context.Context, s Settings) ([]search.Use, *search.Analysis) {
 	if !s.Learning() {
-		return nil
+		return nil, nil
 	}
 	db, err := openDB(ctx, s.DBPath)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	defer db.Close()
-	uses, err := db.LearnedUses(ctx, s.learnScope(), maxLearned)
+	set, err := db.LearnedAnalysed(ctx, s.learnScope(), maxLearned)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return searchUses(uses)
+	return searchUses(set)
 }
 
-func searchUses(uses []store.ToolUse) []search.Use {
-	out := make([]search.Use, len(uses))
-	for i, u := range uses {
-		out[i] = search.Use{Query: u.Query, Tool: u.Tool, At: u.At}
+// requestAnalyser has the store keep learned requests analysed as the
+// index learns them (search.RequestTerms), so a start reads their terms.
+func requestAnalyser() store.RequestAnalyser {
+	stemmer := search.DefaultConfig().Stemmer
+	return store.RequestAnalyser{
+		Version: search.AnalysisVersion(stemmer),
+		Terms:   func(q string) []string { return search.RequestTerms(stemmer, q) },
 	}
-	return out
+}
+
+func searchUses(set store.LearnedSet) ([]search.Use, *search.Analysis) {
+	out := make([]search.Use, len(set.Uses))
+	for i, u := range set.Uses {
+		out[i] = search.Use{Query: u.Query, Tool: u.Tool, At: u.At, Analysed: u.Terms}
+	}
+	if set.Terms == nil {
+		return out, nil
+	}
+	return out, &search.Analysis{Version: set.Version, Terms: set.Terms}
 }
 
 // storeLearner records uses in the store and teaches the live index the

@@ -21,11 +21,12 @@ func SearchIndex(ctx context.Context, s Settings, catalog, history, version stri
 	// tools: 100,000 stored pairs take about 0.1 s, which the user would
 	// otherwise wait for after the servers.
 	var stored []search.Use
+	var analysis *search.Analysis
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
 		if catalog == "" {
-			stored = LearnedUses(ctx, s)
+			stored, analysis = LearnedUses(ctx, s)
 		}
 	}()
 	docs, err := searchDocs(ctx, s, catalog, version, warn)
@@ -40,7 +41,7 @@ func SearchIndex(ctx context.Context, s Settings, catalog, history, version stri
 		}
 	}
 	uses = append(stored, uses...)
-	return search.NewLearned(docs, search.DefaultConfig(), uses), nil
+	return search.NewLearnedAnalysed(docs, search.DefaultConfig(), uses, analysis), nil
 }
 
 // searchDocs loads the catalog file, or the tools of the MCP servers.

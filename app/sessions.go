@@ -19,7 +19,7 @@ func openDB(ctx context.Context, path string) (*store.DB, error) {
 			return nil, fmt.Errorf("find the session database: %w (choose one with --db PATH)", err)
 		}
 	}
-	db, err := store.Open(ctx, path)
+	db, err := store.Open(ctx, path, store.WithRequestAnalyser(requestAnalyser()))
 	if err != nil {
 		return nil, fmt.Errorf("open session database %s: %w", path, err)
 	}

@@ -2,9 +2,11 @@ package app
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -445,8 +447,9 @@ func TestLearnedUses(t *testing.T) {
 	if len(stats) != 1 || stats[0].Tool != "tt__get_weather" || stats[0].Called != 1 {
 		t.Fatalf("usage %+v", stats)
 	}
-	if uses := LearnedUses(t.Context(), s); len(uses) != 1 || !strings.Contains(uses[0].Query, "Oslo") {
-		t.Errorf("learned %+v", uses)
+	// The call's request is stored analysed: a start reads its terms.
+	if uses, an := LearnedUses(t.Context(), s); len(uses) != 1 || !slices.Contains(storedTerms(t, uses[0], an), "oslo") {
+		t.Errorf("learned %+v (%+v)", uses, an)
 	}
 	file := filepath.Join(t.TempDir(), "learned.jsonl")
 	msg, err := ShareLearned(t.Context(), s, "export", file)
@@ -464,10 +467,30 @@ func TestLearnedUses(t *testing.T) {
 			t.Errorf("import: %q %v, want %q", msg, err, want)
 		}
 	}
+	if uses, an := LearnedUses(t.Context(), s); len(uses) != 1 || !slices.Contains(storedTerms(t, uses[0], an), "oslo") {
+		t.Errorf("imported: learned %+v (%+v), want it stored analysed", uses, an)
+	}
 	if _, err := ShareLearned(t.Context(), s, "import", file+".missing"); ExitCode(err) != 2 {
 		t.Errorf("missing import file: %v", err)
 	}
 	if _, err := os.Stat(file); err != nil {
 		t.Error(err)
 	}
+}
+
+// storedTerms is the terms of a use read analysed from the store.
+func storedTerms(t *testing.T, u search.Use, an *search.Analysis) []string {
+	t.Helper()
+	if u.Analysed == nil || an == nil || an.Version != search.AnalysisVersion(search.DefaultConfig().Stemmer) {
+		t.Fatalf("use %+v not read analysed (analysis %+v)", u, an)
+	}
+	var out []string
+	for b := u.Analysed; len(b) > 0; {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n >= uint64(len(an.Terms)) {
+			t.Fatalf("analysed use %v: bad term number", u.Analysed)
+		}
+		out, b = append(out, an.Terms[n]), b[k:]
+	}
+	return out
 }

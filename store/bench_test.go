@@ -177,12 +177,44 @@ func BenchmarkSizePer1000(b *testing.B) {
 // BenchmarkLearnedUses100k measures what a start reads for tool search to
 // learn from: the newest 100,000 (request, tool) pairs of 150,000 recorded.
 func BenchmarkLearnedUses100k(b *testing.B) {
-	ctx := context.Background()
-	d, err := Open(ctx, filepath.Join(b.TempDir(), "agent.db"))
+	d := learnedStore(b)
+	cpu0 := cpuTime()
+	n := 0
+	for b.Loop() {
+		uses, err := d.LearnedUses(ctx0, "", 100_000)
+		if err != nil || len(uses) != 100_000 {
+			b.Fatalf("read %d uses: %v", len(uses), err)
+		}
+		n++
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(n), "cpu-µs/op")
+}
+
+// BenchmarkLearnedAnalysed100k is LearnedUses100k as a start reads them:
+// the requests' terms instead of their text (LearnedAnalysed).
+func BenchmarkLearnedAnalysed100k(b *testing.B) {
+	d := learnedStore(b, WithRequestAnalyser(fakeAnalyser("v1")))
+	cpu0 := cpuTime()
+	n := 0
+	for b.Loop() {
+		set, err := d.LearnedAnalysed(ctx0, "", 100_000)
+		if err != nil || len(set.Uses) != 100_000 || set.Stale != 0 {
+			b.Fatalf("read %d uses, %d stale: %v", len(set.Uses), set.Stale, err)
+		}
+		n++
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(n), "cpu-µs/op")
+}
+
+var ctx0 = context.Background()
+
+// learnedStore is a store of 150,000 recorded calls.
+func learnedStore(b *testing.B, opts ...Option) *DB {
+	d, err := Open(ctx0, filepath.Join(b.TempDir(), "agent.db"), opts...)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer d.Close()
+	b.Cleanup(func() { d.Close() })
 	t0 := time.Now()
 	batch := make([]ToolUse, 0, 1000)
 	for i := range 150_000 {
@@ -192,22 +224,13 @@ func BenchmarkLearnedUses100k(b *testing.B) {
 			Tool:  fmt.Sprintf("tool_%d", i%5000), Server: fmt.Sprintf("server_%d", i%40),
 		})
 		if len(batch) == cap(batch) {
-			if err := d.RecordToolUses(ctx, batch...); err != nil {
+			if err := d.RecordToolUses(ctx0, batch...); err != nil {
 				b.Fatal(err)
 			}
 			batch = batch[:0]
 		}
 	}
-	cpu0 := cpuTime()
-	n := 0
-	for b.Loop() {
-		uses, err := d.LearnedUses(ctx, "", 100_000)
-		if err != nil || len(uses) != 100_000 {
-			b.Fatalf("read %d uses: %v", len(uses), err)
-		}
-		n++
-	}
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(n), "cpu-µs/op")
+	return d
 }
 
 // BenchmarkOpenNew is a first run's Open: a new database file made and

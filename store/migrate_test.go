@@ -16,13 +16,23 @@ var seeds = map[int64]func(t *testing.T, db *sql.DB){
 	3: seedV3,
 	4: seedV4,
 	5: seedV5,
-	6: func(t *testing.T, db *sql.DB) {
-		seedV5(t, db)
-		if _, err := db.Exec(`INSERT INTO sessions (id, title, created_at, updated_at, workdir, provider, api, model, settings, parent_session_id)
-			VALUES ('kid00001', 'child', 1, 1, '/w', 'openai-chat', 'chat', 'm', '{}', 'seed0001')`); err != nil {
+	6: seedV6,
+	7: func(t *testing.T, db *sql.DB) {
+		seedV6(t, db)
+		if _, err := db.Exec(`INSERT INTO search_terms (term) VALUES ('weather');
+			INSERT INTO tool_uses (at, session_id, kind, query, tool, terms, terms_version)
+				VALUES (3, 'seed0001', 'called', 'weather', 't', X'01', 'v')`); err != nil {
 			t.Fatal(err)
 		}
 	},
+}
+
+func seedV6(t *testing.T, db *sql.DB) {
+	seedV5(t, db)
+	if _, err := db.Exec(`INSERT INTO sessions (id, title, created_at, updated_at, workdir, provider, api, model, settings, parent_session_id)
+		VALUES ('kid00001', 'child', 1, 1, '/w', 'openai-chat', 'chat', 'm', '{}', 'seed0001')`); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func seedV5(t *testing.T, db *sql.DB) {

@@ -65,6 +65,9 @@ type DB struct {
 	// none ticks against a closed database.
 	openMu sync.Mutex
 	open   map[*Session]bool
+	// analyser analyses the requests of learned uses as they are stored
+	// (see WithRequestAnalyser); nil keeps only their text.
+	analyser *RequestAnalyser
 }
 
 // Option tunes Open; the defaults suit the CLI.

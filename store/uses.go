@@ -32,6 +32,10 @@ type ToolUse struct {
 	// Scope keeps what one kind of run learns apart from the others':
 	// "" for real sessions, ScopeDemo for the demo's.
 	Scope string
+	// Terms is the request analysed, as LearnedAnalysed reads it: each
+	// term a uvarint number into LearnedSet.Terms (empty, not nil: no
+	// terms). Nil when Query is read instead.
+	Terms []byte
 }
 
 // ScopeDemo is the learning scope of --demo runs: their scripted searches
@@ -62,12 +66,17 @@ func (d *DB) insertUses(ctx context.Context, uses []ToolUse, dup string) error {
 	}
 	san := newSanitizer(nil)
 	return d.withTx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO tool_uses (at, kind, query, tool, server, search, scope, session_id)
-			SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE NOT EXISTS (`+dup+`)`)
+		st, err := tx.PrepareContext(ctx, `INSERT INTO tool_uses (at, kind, query, tool, server, search, scope, session_id, terms, terms_version)
+			SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10 WHERE NOT EXISTS (`+dup+`)`)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
+		var dict *termDict
+		if d.analyser != nil {
+			dict = &termDict{tx: tx}
+			defer dict.close()
+		}
 		for _, u := range uses {
 			if u.Kind != UseFound && u.Kind != UseCalled {
 				return fmt.Errorf("tool use kind %q: want %q or %q", u.Kind, UseFound, UseCalled)
@@ -77,7 +86,17 @@ func (d *DB) insertUses(ctx context.Context, uses []ToolUse, dup string) error {
 				at = d.now()
 			}
 			q := san.text(cut(u.Query, maxUseQuery))
-			if _, err := st.ExecContext(ctx, at.UnixMilli(), u.Kind, q, u.Tool, u.Server, u.Search, u.Scope, u.Session); err != nil {
+			// A called use's request is analysed as it is stored, redacted:
+			// the terms of what the store keeps, never of a secret.
+			var terms []byte
+			version := ""
+			if dict != nil && u.Kind == UseCalled {
+				if terms, err = dict.encode(ctx, d.analyser.Terms(q)); err != nil {
+					return err
+				}
+				version = d.analyser.Version
+			}
+			if _, err := st.ExecContext(ctx, at.UnixMilli(), u.Kind, q, u.Tool, u.Server, u.Search, u.Scope, u.Session, terms, version); err != nil {
 				return err
 			}
 		}
@@ -206,13 +225,23 @@ func (d *DB) ToolStats(ctx context.Context, scope string) ([]ToolStat, error) {
 // ForgetToolUses deletes what search learned in scope, of one tool when
 // tool is not empty, and returns how many rows it deleted. The app records
 // an MCP tool by its SERVER__NAME, older rows and imports by the bare name
-// beside their server: tool may be either spelling and matches both.
+// beside their server: tool may be either spelling and matches both. The
+// search terms (search_terms) no remaining request has go with them.
 func (d *DB) ForgetToolUses(ctx context.Context, scope, tool string) (int64, error) {
-	res, err := d.sql.ExecContext(ctx, `DELETE FROM tool_uses WHERE scope = ?1
-		AND (?2 = '' OR tool = ?2 OR server || '__' || tool = ?2 OR tool = server || '__' || ?2)`, scope, tool)
+	var n int64
+	err := d.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM tool_uses WHERE scope = ?1
+			AND (?2 = '' OR tool = ?2 OR server || '__' || tool = ?2 OR tool = server || '__' || ?2)`, scope, tool)
+		if err != nil {
+			return err
+		}
+		if n, _ = res.RowsAffected(); n == 0 {
+			return nil
+		}
+		return pruneTerms(ctx, tx)
+	})
 	if err != nil {
-		return 0, fmt.Errorf("forget tool uses: %w", mapErr(err))
+		return 0, fmt.Errorf("forget tool uses: %w", err)
 	}
-	n, _ := res.RowsAffected()
 	return n, nil
 }

@@ -142,8 +142,23 @@ func learnedUses(b *testing.B, docs []search.Doc) []search.Use {
 }
 
 // BenchmarkBuild10kLearned100k is Build10k with 100,000 learned (request,
-// tool) pairs: a long-used agent's store.
+// tool) pairs: a long-used agent's store, its requests read analysed, as a
+// start reads them (bench.Analysed).
 func BenchmarkBuild10kLearned100k(b *testing.B) {
+	docs := catalog(b, 10000)
+	uses, stored := bench.Analysed(learnedUses(b, docs), search.DefaultConfig().Stemmer)
+	b.ResetTimer()
+	cpu := bench.CPUTime()
+	for b.Loop() {
+		search.NewLearnedAnalysed(docs, search.DefaultConfig(), uses, stored)
+	}
+	reportCPU(b, cpu)
+}
+
+// BenchmarkBuild10kLearned100kText is Build10kLearned100k with the
+// requests' text analysed: the first start after the analysis changed
+// (search.AnalysisVersion), or pairs given as text (--history).
+func BenchmarkBuild10kLearned100kText(b *testing.B) {
 	docs := catalog(b, 10000)
 	uses := learnedUses(b, docs)
 	b.ResetTimer()

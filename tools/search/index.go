@@ -330,26 +330,27 @@ func New(docs []Doc) *Index { return NewWithConfig(docs, DefaultConfig()) }
 
 // NewWithConfig indexes docs with cfg. Docs without a name are skipped, and
 // of two docs with the same server and key only the first is kept.
-func NewWithConfig(docs []Doc, cfg Config) *Index { return newIndex(docs, cfg, nil) }
+func NewWithConfig(docs []Doc, cfg Config) *Index { return newIndex(docs, cfg, nil, nil) }
 
-func newIndex(docs []Doc, cfg Config, uses []Use) *Index {
+func newIndex(docs []Doc, cfg Config, uses []Use, stored *Analysis) *Index {
 	if cfg.LearnCap == 0 {
 		cfg.LearnCap = DefaultLearnCap
 	}
 	ix := &Index{cfg: cfg, an: newAnalyzer(cfg.Stemmer), byServer: map[string][]*analysed{}}
 	var all []*analysed
+	uses, m := usable(uses, stored, cfg.Stemmer)
 	if len(uses) >= parallelUses && cfg.Weight[FieldLearned] > 0 {
 		// A long-used store: its requests are analysed on the other CPUs
 		// while the catalog is analysed here, and the learned fields are
 		// added to the tools after.
 		uses = oldestFirst(uses)
 		done := make(chan *usesAnalysis)
-		go func() { done <- analyseUses(uses) }()
+		go func() { done <- analyseUses(uses, m) }()
 		all = ix.analyseAllWith(docs, false)
-		ix.learned.addBulk(uses, remapUses(<-done, ix.an))
+		ix.learned.addBulk(uses, remapUses(<-done, ix.an, uses, m))
 		ix.addLearned(all)
 	} else {
-		ix.learned.add(ix.an, uses, nil)
+		ix.learned.add(ix.an, uses, nil, m)
 		all = ix.analyseAll(docs)
 	}
 	for _, a := range all {

@@ -2,6 +2,9 @@ package search
 
 import (
 	"cmp"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
 	"math"
 	"runtime"
 	"slices"
@@ -17,6 +20,120 @@ type Use struct {
 	Query string    `json:"query"`
 	Tool  string    `json:"tool"`
 	At    time.Time `json:"at,omitzero"`
+	// Analysed is the request already analysed, as a store keeps it: its
+	// terms in order, each a uvarint number into the Terms of the Analysis
+	// the use comes with (an empty, non-nil slice: no terms). Nil: Query
+	// is analysed. See NewLearnedAnalysed.
+	Analysed []byte `json:"-"`
+}
+
+// Analysis is the term dictionary of uses whose requests come analysed
+// (Use.Analysed). A store keeps each learned request analysed, written
+// once when it is learned: a start then reads term numbers instead of
+// splitting and analysing 100,000 requests again.
+type Analysis struct {
+	// Version is the AnalysisVersion the requests were analysed under.
+	// Under another version a use's Analysed is ignored and its Query
+	// analysed: stale terms are never indexed.
+	Version string
+	// Terms[n] is the term numbered n.
+	Terms []string
+}
+
+// analysisRevision is bumped whenever splitting or stop words change what
+// RequestTerms gives (TestRequestTermsGolden fails until it is): requests
+// analysed before are then analysed again.
+const analysisRevision = 1
+
+// AnalysisVersion names how RequestTerms analyses a request under stemmer
+// (Config.Stemmer): the revision, the stemmer and a digest of the stop
+// words and length limits. A store keeps it beside each analysed request.
+func AnalysisVersion(stemmer string) string {
+	return fmt.Sprintf("%d/%s/%08x", analysisRevision, stemmer, analysisDigest())
+}
+
+var analysisDigest = sync.OnceValue(func() uint32 {
+	ws := make([]string, 0, len(stopWords))
+	for w := range stopWords {
+		ws = append(ws, w)
+	}
+	slices.Sort(ws)
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%d %d %s", maxQueryBytes, maxTokenLen, strings.Join(ws, " "))
+	return h.Sum32()
+})
+
+// RequestTerms is a learned request's terms as the index learns it under
+// stemmer (Config.Stemmer), in order: what a store keeps analysed.
+func RequestTerms(stemmer, query string) []string {
+	a := analyzer{stem: stemmerFunc(stemmer)}
+	var out []string
+	a.terms(truncate(query, maxQueryBytes), func(t string) { out = append(out, t) })
+	return out
+}
+
+// sameRequest reports whether two uses in a row are one search's: the same
+// request, by its text or its stored analysis.
+func sameRequest(a, b *Use) bool {
+	if a.Analysed != nil || b.Analysed != nil {
+		return a.Analysed != nil && b.Analysed != nil && string(a.Analysed) == string(b.Analysed)
+	}
+	return a.Query == b.Query
+}
+
+// dictRemap maps an Analysis's term numbers onto an index's, each term
+// interned the first time a request has it: in the order the requests'
+// text would have numbered them.
+type dictRemap struct {
+	terms []string
+	to    []int32 // -1: not yet interned
+}
+
+func newDictRemap(a *Analysis) *dictRemap {
+	if a == nil {
+		return nil
+	}
+	to := make([]int32, len(a.Terms))
+	for i := range to {
+		to[i] = -1
+	}
+	return &dictRemap{a.Terms, to}
+}
+
+// decodeTerms appends the dictionary numbers of an analysed request to
+// out; ok is false when it is malformed (a bad uvarint, a number past the
+// dictionary or of no term).
+func decodeTerms(b []byte, terms []string, out []int32) (_ []int32, ok bool) {
+	for len(b) > 0 {
+		var n uint64
+		if b[0] < 0x80 {
+			n, b = uint64(b[0]), b[1:] // one byte, without a call
+		} else {
+			k := 0
+			n, k = binary.Uvarint(b)
+			if k <= 0 {
+				return out, false
+			}
+			b = b[k:]
+		}
+		if n >= uint64(len(terms)) || terms[n] == "" {
+			return out, false
+		}
+		out = append(out, int32(n))
+	}
+	return out, true
+}
+
+// index turns dictionary numbers into an's term numbers in place.
+func (m *dictRemap) index(an *analyzer, ids []int32) {
+	for k, d := range ids {
+		t := m.to[d]
+		if t < 0 {
+			t = an.intern(m.terms[d])
+			m.to[d] = t
+		}
+		ids[k] = t
+	}
 }
 
 // DefaultLearnCap is how many distinct earlier requests a tool keeps in its
@@ -86,15 +203,16 @@ func fade(cfg Config, at, now int64) float64 {
 	return math.Exp2(-float64(now-at) / cfg.LearnHalfLife.Seconds())
 }
 
-// add analyses uses with an and records them in order; it sets the tools
-// they name in touched when that is not nil.
-func (l *learned) add(an *analyzer, uses []Use, touched map[string]bool) {
+// add analyses uses with an (or reads their analysis through m, which may
+// be nil) and records them in order; it sets the tools they name in
+// touched when that is not nil.
+func (l *learned) add(an *analyzer, uses []Use, touched map[string]bool, m *dictRemap) {
 	uses = oldestFirst(uses)
 	var pre [][]int32
 	if len(uses) >= parallelUses {
-		pre = remapUses(analyseUses(uses), an)
+		pre = remapUses(analyseUses(uses, m), an, uses, m)
 	}
-	l.addAnalysed(an, uses, pre, touched)
+	l.addAnalysed(an, uses, pre, touched, m)
 }
 
 // oldestFirst orders uses by At, so the newest of a repeated request is
@@ -109,8 +227,8 @@ func oldestFirst(uses []Use) []Use {
 
 // addAnalysed records uses, oldest first, with their requests' term
 // numbers in pre when not nil (see analyseUses), analysing them with an
-// otherwise.
-func (l *learned) addAnalysed(an *analyzer, uses []Use, pre [][]int32, touched map[string]bool) {
+// (or reading their analysis through m) otherwise.
+func (l *learned) addAnalysed(an *analyzer, uses []Use, pre [][]int32, touched map[string]bool, m *dictRemap) {
 	if l.tools == nil {
 		l.tools = map[string][]use{}
 	}
@@ -118,13 +236,20 @@ func (l *learned) addAnalysed(an *analyzer, uses []Use, pre [][]int32, touched m
 	// request, one after another: it is analysed once.
 	id := int32(-1)
 	for i, u := range uses {
-		if i == 0 || u.Query != uses[i-1].Query {
+		if i == 0 || !sameRequest(&uses[i], &uses[i-1]) {
 			id = -1
-			if pre != nil {
+			switch {
+			case pre != nil:
 				if len(pre[i]) > 0 {
 					id = l.request(pre[i], true)
 				}
-			} else {
+			case u.Analysed != nil:
+				var ok bool
+				if l.buf, ok = decodeTerms(u.Analysed, m.terms, l.buf[:0]); ok && len(l.buf) > 0 {
+					m.index(an, l.buf)
+					id = l.request(l.buf, false)
+				}
+			default:
 				l.buf = l.buf[:0]
 				an.termIDs(truncate(u.Query, maxQueryBytes), func(id int32) { l.buf = append(l.buf, id) })
 				if len(l.buf) > 0 {
@@ -224,7 +349,7 @@ func (l *learned) addBulk(uses []Use, pre [][]int32) {
 	head := make([]int32, n)
 	for i := range uses {
 		head[i] = int32(i)
-		if i > 0 && uses[i].Query == uses[i-1].Query {
+		if i > 0 && sameRequest(&uses[i], &uses[i-1]) {
 			head[i] = head[i-1]
 		}
 	}
@@ -337,8 +462,9 @@ type usesAnalysis struct {
 // analyseUses analyses the requests of uses on every CPU, each worker with
 // its own analyzer: a store of 100,000 learned pairs is read
 // at every start. It touches no shared state, so it runs beside the
-// analysis of the catalog.
-func analyseUses(uses []Use) *usesAnalysis {
+// analysis of the catalog. A use that comes analysed (m is not nil then)
+// is only decoded, into m's dictionary numbers.
+func analyseUses(uses []Use, m *dictRemap) *usesAnalysis {
 	out := make([][]int32, len(uses))
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	chunk := (len(uses) + workers - 1) / workers
@@ -360,11 +486,18 @@ func analyseUses(uses []Use) *usesAnalysis {
 			var sl slab[int32]
 			var buf []int32
 			for i := lo; i < hi; i++ {
-				if i > lo && uses[i].Query == uses[i-1].Query {
+				if i > lo && sameRequest(&uses[i], &uses[i-1]) {
 					continue // analysed once; see addAnalysed
 				}
 				buf = buf[:0]
-				wa.termIDs(truncate(uses[i].Query, maxQueryBytes), func(id int32) { buf = append(buf, id) })
+				if uses[i].Analysed != nil {
+					var ok bool
+					if buf, ok = decodeTerms(uses[i].Analysed, m.terms, buf); !ok {
+						buf = buf[:0] // malformed: learned as no terms, like a request of stop words
+					}
+				} else {
+					wa.termIDs(truncate(uses[i].Query, maxQueryBytes), func(id int32) { buf = append(buf, id) })
+				}
 				ts := sl.take(len(buf))
 				copy(ts, buf)
 				out[i] = ts
@@ -375,8 +508,9 @@ func analyseUses(uses []Use) *usesAnalysis {
 	return &usesAnalysis{out, chunk, ans}
 }
 
-// remapUses maps the workers' term numbers onto an's.
-func remapUses(ua *usesAnalysis, an *analyzer) [][]int32 {
+// remapUses maps the workers' term numbers onto an's, and then those of
+// the uses that came analysed (through m).
+func remapUses(ua *usesAnalysis, an *analyzer, uses []Use, m *dictRemap) [][]int32 {
 	for w, wa := range ua.ans {
 		if wa == nil {
 			continue
@@ -388,8 +522,20 @@ func remapUses(ua *usesAnalysis, an *analyzer) [][]int32 {
 			remap[id] = an.wordTerm(buf) // never -1: the workers leave stop words out too
 		}
 		for i := w * ua.chunk; i < min((w+1)*ua.chunk, len(ua.out)); i++ {
+			if uses[i].Analysed != nil {
+				continue
+			}
 			for k, id := range ua.out[i] {
 				ua.out[i][k] = remap[id]
+			}
+		}
+	}
+	if m != nil {
+		// In order of the uses: each term is numbered where its first
+		// request is, as when the requests' text is analysed.
+		for i := range uses {
+			if uses[i].Analysed != nil {
+				m.index(an, ua.out[i])
 			}
 		}
 	}
@@ -464,17 +610,46 @@ func (l *learned) requests(d Doc, limit int, sc *reqScratch, cfg Config, now int
 // earlier requests are indexed in its learned field (FieldLearned),
 // deduplicated and capped at Config.LearnCap, the newest kept.
 func NewLearned(docs []Doc, cfg Config, uses []Use) *Index {
-	return newIndex(docs, cfg, uses)
+	return newIndex(docs, cfg, uses, nil)
+}
+
+// NewLearnedAnalysed is NewLearned with uses whose requests may come
+// analysed (Use.Analysed) under stored's dictionary; nil stored, or one of
+// another AnalysisVersion, has every use's Query analysed.
+func NewLearnedAnalysed(docs []Doc, cfg Config, uses []Use, stored *Analysis) *Index {
+	return newIndex(docs, cfg, uses, stored)
+}
+
+// usable is uses with the dictionary their analyses are read through, or,
+// when stored is missing or of another version than stemmer's, uses
+// without their analyses (Query is analysed instead).
+func usable(uses []Use, stored *Analysis, stemmer string) ([]Use, *dictRemap) {
+	if stored != nil && stored.Version == AnalysisVersion(stemmer) {
+		return uses, newDictRemap(stored)
+	}
+	if !slices.ContainsFunc(uses, func(u Use) bool { return u.Analysed != nil }) {
+		return uses, nil
+	}
+	uses = slices.Clone(uses)
+	for i := range uses {
+		uses[i].Analysed = nil
+	}
+	return uses, nil
 }
 
 // Learn adds uses to what the index has learned and re-indexes the servers
 // of the tools they name. Uses are applied oldest first (by At; in the
 // order given when they have none).
-func (ix *Index) Learn(uses ...Use) {
+func (ix *Index) Learn(uses ...Use) { ix.LearnAnalysed(nil, uses...) }
+
+// LearnAnalysed is Learn with uses whose requests may come analysed under
+// stored's dictionary (see NewLearnedAnalysed).
+func (ix *Index) LearnAnalysed(stored *Analysis, uses ...Use) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	touched := map[string]bool{}
-	ix.learned.add(ix.an, uses, touched)
+	uses, m := usable(uses, stored, ix.cfg.Stemmer)
+	ix.learned.add(ix.an, uses, touched, m)
 	if len(touched) == 0 {
 		return
 	}

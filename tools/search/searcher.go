@@ -29,8 +29,10 @@ type Searcher struct {
 	built   bool
 	ix      *Index
 	sums    map[string][32]byte // server -> digest of its deferred tools
-	// uses are what the searcher learned before its index was first built.
-	uses []Use
+	// uses are what the searcher learned before its index was first built,
+	// with the dictionary of those that came analysed.
+	uses   []Use
+	stored *Analysis
 	// pending is closed when the load LearnFrom started has taught the
 	// searcher; nil when there is none.
 	pending chan struct{}
@@ -39,15 +41,17 @@ type Searcher struct {
 // LearnFrom teaches the searcher what load returns, read in the
 // background: a start need not wait for 100,000 stored pairs (about 0.1 s
 // to read), and the first index, built at the first search or by Index,
-// waits for them, so no search ranks without them.
-func (s *Searcher) LearnFrom(load func() []Use) {
+// waits for them, so no search ranks without them. The uses may come
+// analysed under the Analysis load returns (see NewLearnedAnalysed).
+func (s *Searcher) LearnFrom(load func() ([]Use, *Analysis)) {
 	done := make(chan struct{})
 	s.mu.Lock()
 	s.pending = done
 	s.mu.Unlock()
 	go func() {
 		defer close(done)
-		s.Learn(load()...)
+		uses, stored := load()
+		s.learn(stored, uses)
 	}()
 }
 
@@ -102,14 +106,19 @@ func (s *Searcher) Search(ctx context.Context, call tools.SearchCall) ([]string,
 
 // Learn adds earlier requests that led to tools (see Index.Learn). Tools
 // are named as in the set.
-func (s *Searcher) Learn(uses ...Use) {
+func (s *Searcher) Learn(uses ...Use) { s.learn(nil, uses) }
+
+func (s *Searcher) learn(stored *Analysis, uses []Use) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.built {
+		if stored != nil {
+			s.stored = stored
+		}
 		s.uses = append(s.uses, uses...)
 		return
 	}
-	s.ix.Learn(uses...)
+	s.ix.LearnAnalysed(stored, uses...)
 }
 
 // Forget drops everything the searcher learned.
@@ -117,7 +126,7 @@ func (s *Searcher) Forget() {
 	s.WaitLearned()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.uses = nil
+	s.uses, s.stored = nil, nil
 	if s.built {
 		s.ix.Forget()
 	}
@@ -163,8 +172,8 @@ func (s *Searcher) index() *Index {
 		sums[srv] = digest(docs)
 	}
 	if !s.built {
-		s.ix = NewLearned(all, DefaultConfig(), s.uses)
-		s.uses = nil
+		s.ix = NewLearnedAnalysed(all, DefaultConfig(), s.uses, s.stored)
+		s.uses, s.stored = nil, nil
 	} else {
 		changed := map[string][]Doc{}
 		for _, srv := range order {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agent-dev/agent/tools"
 	"github.com/agent-dev/agent/tools/search"
+	"github.com/agent-dev/agent/tools/search/internal/bench"
 )
 
 func toolSet(t *testing.T) *tools.Set {
@@ -102,18 +103,32 @@ func TestSearcherFollowsSet(t *testing.T) {
 }
 
 // TestSearcherLearnFrom: stored uses loaded in the background are in the
-// first index, however late the load finishes.
+// first index, however late the load finishes, given as text or analysed
+// as a store keeps them.
 func TestSearcherLearnFrom(t *testing.T) {
-	s := search.NewSearcher(toolSet(t))
-	release := make(chan struct{})
-	s.LearnFrom(func() []search.Use {
-		<-release
-		return []search.Use{{Query: "what will the sky do in Oslo", Tool: fixture[0].Name}}
-	})
-	go close(release) // the load finishes whenever it finishes
-	ix := s.Index()
-	if n := ix.Learned(); n != 1 {
-		t.Errorf("the first index learned %d tools, want 1: it was built before the stored uses arrived", n)
+	text := []search.Use{{Query: "what will the sky do in Oslo", Tool: fixture[0].Name}}
+	analysed, stored := bench.Analysed(text, search.DefaultConfig().Stemmer)
+	for _, tc := range []struct {
+		name   string
+		uses   []search.Use
+		stored *search.Analysis
+	}{
+		{"text", text, nil},
+		{"analysed", analysed, stored},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := search.NewSearcher(toolSet(t))
+			release := make(chan struct{})
+			s.LearnFrom(func() ([]search.Use, *search.Analysis) {
+				<-release
+				return tc.uses, tc.stored
+			})
+			go close(release) // the load finishes whenever it finishes
+			ix := s.Index()
+			if n := ix.Learned(); n != 1 {
+				t.Errorf("the first index learned %d tools, want 1: it was built before the stored uses arrived", n)
+			}
+			s.WaitLearned() // returns at once now
+		})
 	}
-	s.WaitLearned() // returns at once now
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -161,16 +162,41 @@ func RequestPool(shared string, sets []*Set) []string {
 	return pool
 }
 
-// FootprintLearned is Footprint with uses learned.
-func FootprintLearned(docs []search.Doc, uses []search.Use) (*search.Index, uint64) {
+// FootprintLearned is Footprint with uses learned (analysed under stored
+// when it is not nil).
+func FootprintLearned(docs []search.Doc, uses []search.Use, stored *search.Analysis) (*search.Index, uint64) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	ix := search.NewLearned(docs, search.DefaultConfig(), uses)
+	ix := search.NewLearnedAnalysed(docs, search.DefaultConfig(), uses, stored)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	if after.HeapAlloc < before.HeapAlloc {
 		return ix, 0
 	}
 	return ix, after.HeapAlloc - before.HeapAlloc
+}
+
+// Analysed is uses as the store hands them to a start (store.LearnedAnalysed):
+// each request's terms (search.RequestTerms under stemmer) as uvarint
+// numbers into a dictionary numbered from 1 in the order terms were first
+// learned, as the store's search_terms table numbers them, and no text.
+func Analysed(uses []search.Use, stemmer string) ([]search.Use, *search.Analysis) {
+	an := &search.Analysis{Version: search.AnalysisVersion(stemmer), Terms: []string{""}}
+	num := map[string]uint64{}
+	out := make([]search.Use, len(uses))
+	for i, u := range uses {
+		b := []byte{}
+		for _, t := range search.RequestTerms(stemmer, u.Query) {
+			n, ok := num[t]
+			if !ok {
+				n = uint64(len(an.Terms))
+				num[t] = n
+				an.Terms = append(an.Terms, t)
+			}
+			b = binary.AppendUvarint(b, n)
+		}
+		out[i] = search.Use{Tool: u.Tool, At: u.At, Analysed: b}
+	}
+	return out, an
 }
