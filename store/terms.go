@@ -185,7 +185,7 @@ func (d *DB) searchTerms(ctx context.Context) ([]string, error) {
 
 // staleBatch is how many rows AnalyseStaleUses rewrites a transaction: a
 // writer of this session waits for one batch at most.
-var staleBatch = 2000
+var staleBatch = 500
 
 // AnalyseStaleUses stores the analysis of every 'called' row of scope
 // stored before the store analysed requests, or under another version
@@ -197,12 +197,16 @@ func (d *DB) AnalyseStaleUses(ctx context.Context, scope string) (int, error) {
 		return 0, nil
 	}
 	done := 0
+	var after int64 // the rows are taken in id order, each batch after the last
 	for {
 		n := 0
 		err := d.withTx(ctx, func(tx *sql.Tx) error {
-			batch, err := d.staleUses(ctx, tx, scope)
+			batch, err := d.staleUses(ctx, tx, scope, after)
 			if err != nil {
 				return err
+			}
+			if len(batch) > 0 {
+				after = batch[len(batch)-1].id
 			}
 			st, err := tx.PrepareContext(ctx, `UPDATE tool_uses SET terms = ?, terms_version = ? WHERE id = ?`)
 			if err != nil {
@@ -240,10 +244,11 @@ type staleRow struct {
 }
 
 // staleUses is the next batch of scope's called rows not analysed under
-// d's analyser.
-func (d *DB) staleUses(ctx context.Context, tx *sql.Tx, scope string) ([]staleRow, error) {
+// d's analyser, of ids above after.
+func (d *DB) staleUses(ctx context.Context, tx *sql.Tx, scope string, after int64) ([]staleRow, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, query FROM tool_uses
-		WHERE kind = 'called' AND scope = ? AND terms_version != ? LIMIT ?`, scope, d.analyser.Version, staleBatch)
+		WHERE id > ? AND kind = 'called' AND scope = ? AND terms_version != ? ORDER BY id LIMIT ?`,
+		after, scope, d.analyser.Version, staleBatch)
 	if err != nil {
 		return nil, err
 	}

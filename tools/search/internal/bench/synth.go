@@ -171,6 +171,10 @@ func FootprintLearned(docs []search.Doc, uses []search.Use, stored *search.Analy
 	ix := search.NewLearnedAnalysed(docs, search.DefaultConfig(), uses, stored)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
+	// The uses stay live to the end: freed in between, they would be
+	// taken off the index's size.
+	runtime.KeepAlive(uses)
+	runtime.KeepAlive(stored)
 	if after.HeapAlloc < before.HeapAlloc {
 		return ix, 0
 	}
