@@ -58,6 +58,14 @@ func decode(path string, b []byte) (Config, error) {
 		var te *json.UnmarshalTypeError
 		switch {
 		case err == nil:
+			// A closed set is checked here, where the file and the place are
+			// known; Validate, after the merge, can only name the key.
+			var v string
+			if len(k.Enum) > 0 && json.Unmarshal(raw, &v) == nil {
+				if err := k.check(v); err != nil {
+					return f, at(valueAt, "%q: %v", key, err)
+				}
+			}
 		case errors.As(err, &te):
 			field, where := key, keyAt
 			if te.Field != "" && te.Field != key {
@@ -66,6 +74,11 @@ func decode(path string, b []byte) (Config, error) {
 				// value, whose key is the field's last part.
 				last := te.Field[strings.LastIndexByte(te.Field, '.')+1:]
 				where = keyOffset(b, valueAt+te.Offset-int64(len(name))-2, last)
+			}
+			if t := k.typ; field == key && t != nil && t.Kind() == reflect.Map && te.Type == t.Elem() {
+				// encoding/json names the map, not the entry: "hooks":
+				// {"PreToolUse": "echo hi"} is a value of the wrong kind.
+				return f, at(where, "each value of %q must be %s, got %s", field, typeWords(te.Type, k), valueWords(te.Value))
 			}
 			return f, at(where, "%q must be %s, got %s", field, typeWords(te.Type, k), valueWords(te.Value))
 		default:

@@ -31,6 +31,11 @@ func TestReadErrorsSayWhereAndWhat(t *testing.T) {
 		{"not an object", `["model"]`, `config.json:1:1: the file must be one JSON object ({ … }), got a list`},
 		{"negative", "{\"max_steps\": -3}", `config.json:1:2: "max_steps" must be at least 1, got -3`},
 		{"text after the object", `{"model": "x"} {"model": "y"}`, `config.json:1:16: text after the closing }`},
+		// A closed set is checked where the value is written (the error came
+		// after the merge, naming no file).
+		{"not one of a closed set", "{\n  \"permission_mode\": \"yolo\"}", `config.json:2:22: "permission_mode": unknown permission mode "yolo": use default, accept-reads, plan or bypass`},
+		{"search mode", `{"search": "sometimes"}`, `config.json:1:12: "search": unknown search mode "sometimes": use native, client or off`},
+		{"a map's value of the wrong kind", `{"hooks": {"PreToolUse": "echo hi"}}`, `config.json:1:2: each value of "hooks" must be a list ([…]), got a string`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

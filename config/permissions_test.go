@@ -22,7 +22,8 @@ func TestPermissionsKey(t *testing.T) {
 		{`{"permissions": {"alow": ["x"]}}`, Permissions{}, `unknown key "alow"`},
 		{`{"permissions": {"deny": "rm"}}`, Permissions{}, "deny must be a list of tool patterns"},
 		{`{"permissions": ["rm"]}`, Permissions{}, "must be an object"},
-		{`{"permission_mode": "acceptEdits"}`, Permissions{}, ""},
+		// Claude Code's mode names are not this agent's: said with the file.
+		{`{"permission_mode": "acceptEdits"}`, Permissions{}, `"permission_mode": unknown permission mode "acceptEdits": use default, accept-reads, plan or bypass`},
 	} {
 		path := filepath.Join(t.TempDir(), "config.json")
 		if err := os.WriteFile(path, []byte(tc.body), 0o600); err != nil {
