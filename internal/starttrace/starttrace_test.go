@@ -14,6 +14,14 @@ func TestMarks(t *testing.T) {
 	if on.Load() {
 		t.Skip(Env + " is set for the test binary")
 	}
+	// The timeline is the package's state: left as the run below leaves it,
+	// the next run (go test -count 2) starts with its marks.
+	t.Cleanup(func() {
+		on.Store(false)
+		mu.Lock()
+		marks, path = nil, ""
+		mu.Unlock()
+	})
 	Mark("dropped")
 	Markf("dropped", "too")
 	if err := Write(); err != nil || len(marks) != 0 {
