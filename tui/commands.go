@@ -12,6 +12,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/internal/suggest"
+	"github.com/agent-dev/agent/sanitize"
 )
 
 // Results of the backend calls commands make. Each is produced by a
@@ -226,7 +227,7 @@ func toolsText(ts []ToolInfo, filter string) string {
 				fmt.Fprintf(&b, "  … %d more (narrow with /tools FILTER)\n", len(ts)-maxRows)
 				break
 			}
-			fmt.Fprintf(&b, "  %s [%s] %s\n", t.Name, orDash(t.Server), firstLine(t.Description))
+			fmt.Fprintf(&b, "  %s [%s] %s\n", sanitize.Line(t.Name), orDash(sanitize.Line(t.Server)), firstLine(t.Description))
 		}
 	}
 	list("active", act)

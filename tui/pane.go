@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/themes"
 )
 
@@ -316,7 +317,7 @@ func (p *pane) lines(spin string, compact bool, limit int) []string {
 			ls = append(ls, st.Notice.Render("  nothing found"))
 		}
 		for _, t := range s.Found {
-			ls = append(ls, "  "+st.PaneTool.Render(t.Name)+st.PaneServer.Render(" "+t.Server))
+			ls = append(ls, "  "+st.PaneTool.Render(sanitize.Line(t.Name))+st.PaneServer.Render(" "+sanitize.Line(t.Server)))
 			if d := firstLine(t.Description); d != "" {
 				ls = append(ls, st.PaneDesc.Render("    "+d))
 			}

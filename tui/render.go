@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/themes"
 )
 
@@ -220,9 +221,11 @@ func limitLines(ls []string, n int) []string {
 	return append(ls[:n:n], fmt.Sprintf("… %d more lines", len(ls)-n))
 }
 
+// firstLine is the first line of s with text, sanitised: what it shortens
+// is a server's description or a model's prompt, never the agent's own.
 func firstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
+		if l = strings.TrimSpace(sanitize.Line(l)); l != "" {
 			return l
 		}
 	}
