@@ -209,6 +209,9 @@ func (m *Model) completionLine() string {
 		if strings.HasPrefix(it, "/") {
 			parts[len(parts)-1] = it
 		}
+		// Candidates come from servers too (prompt names, resource URIs,
+		// argument completions) and from file names.
+		parts[len(parts)-1] = sanitize.Line(parts[len(parts)-1])
 	}
 	shown, more := fitWords(parts, m.width-len("tab: "))
 	line := st.Muted.Render("tab: ") + st.Text.Render(strings.Join(shown, "  "))

@@ -41,3 +41,20 @@ func TestToolTextIsSanitized(t *testing.T) {
 		})
 	}
 }
+
+// Completion candidates a server names (its prompts) show sanitised above
+// the input.
+func TestCompletionCandidatesSanitized(t *testing.T) {
+	m, _, _ := newMCPModel(t)
+	m.mcpPrompts = append(m.mcpPrompts, MCPPromptInfo{Server: "ev", Name: "x\x1b]0;pwned\x07y"})
+	typeText(m, "/ev:")
+	raw := m.View().Content
+	if plain := ansi.Strip(raw); !strings.Contains(plain, "/ev:args-prompt") {
+		t.Fatalf("no candidates:\n%s", plain)
+	}
+	for _, e := range []string{"\x1b]0;", "\x07", "pwned"} {
+		if strings.Contains(raw, e) {
+			t.Errorf("%q reached the terminal: %q", e, raw)
+		}
+	}
+}
