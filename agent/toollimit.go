@@ -3,7 +3,6 @@ package agent
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/agent-dev/agent/tools"
@@ -105,16 +104,7 @@ func fit(lim ToolLimiter, req *Request, d toolDefs, key string, max int, tooMany
 			count[t.Server]++
 		}
 	}
-	servers := make([]string, 0, len(count))
-	for srv := range count {
-		servers = append(servers, srv)
-	}
-	sort.Slice(servers, func(i, j int) bool {
-		if count[servers[i]] != count[servers[j]] {
-			return count[servers[i]] > count[servers[j]]
-		}
-		return servers[i] < servers[j]
-	})
+	servers := tools.MostFirst(count)
 	moved := map[string]bool{}
 	trial := *req
 	n := 0

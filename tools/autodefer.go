@@ -38,16 +38,7 @@ func (s *Set) AutoDefer(budget int, keep map[string]bool) []string {
 			cost[t.Server] += t.Cost()
 		}
 	}
-	servers := make([]string, 0, len(cost))
-	for srv := range cost {
-		servers = append(servers, srv)
-	}
-	sort.Slice(servers, func(i, j int) bool {
-		if cost[servers[i]] != cost[servers[j]] {
-			return cost[servers[i]] > cost[servers[j]]
-		}
-		return servers[i] < servers[j]
-	})
+	servers := MostFirst(cost)
 	var deferred []string
 	total := s.ActiveCost()
 	for _, srv := range servers {
@@ -63,4 +54,22 @@ func (s *Set) AutoDefer(budget int, keep map[string]bool) []string {
 		deferred = append(deferred, srv)
 	}
 	return deferred
+}
+
+// MostFirst is the keys of count, the largest count first and then by
+// name: the order in which whole servers are deferred (AutoDefer, and the
+// agent's fitting to a provider's tool limit) and a directory's common
+// words are picked, the same for the same counts.
+func MostFirst(count map[string]int) []string {
+	keys := make([]string, 0, len(count))
+	for k := range count {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if count[keys[i]] != count[keys[j]] {
+			return count[keys[i]] > count[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
 }

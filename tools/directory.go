@@ -112,16 +112,7 @@ func fromNames(names []string) string {
 			}
 		}
 	}
-	words = make([]string, 0, len(count))
-	for w := range count {
-		words = append(words, w)
-	}
-	sort.Slice(words, func(i, j int) bool {
-		if count[words[i]] != count[words[j]] {
-			return count[words[i]] > count[words[j]]
-		}
-		return words[i] < words[j]
-	})
+	words = MostFirst(count)
 	const most = 6
 	if len(words) > most {
 		words = words[:most]
