@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/themes"
 )
 
@@ -478,12 +479,15 @@ func (c *chat) render(it *chatItem) []string {
 		ls = it.search.chatLine(st, w)
 	case itemImage:
 		ls = append(ls, "  "+st.Muted.Render(ansi.Truncate("▣ "+it.text, max(w-2, 8), "…")))
+	// Notices carry text from outside (a provider's error message, a
+	// server's warning or stderr, a tool list): sanitised here, once for
+	// every caller, as the cards and the answer are.
 	case itemNotice:
-		ls = append(ls, c.textLines(it.text, "  ", st.Notice.Render)...)
+		ls = append(ls, c.textLines(sanitize.Text(it.text), "  ", st.Notice.Render)...)
 	case itemWarning:
-		ls = append(ls, c.textLines("! "+it.text, "", st.WarningText.Render)...)
+		ls = append(ls, c.textLines("! "+sanitize.Text(it.text), "", st.WarningText.Render)...)
 	case itemError:
-		ls = append(ls, c.textLines("✗ "+it.text, "", st.ErrorText.Render)...)
+		ls = append(ls, c.textLines("✗ "+sanitize.Text(it.text), "", st.ErrorText.Render)...)
 	}
 	ls = append(ls, "")
 	it.lines, it.cacheW, it.cacheV, it.cacheExp, it.cacheSel = ls, c.width, it.version, exp, sel

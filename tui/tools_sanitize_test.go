@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/agent-dev/agent/agent"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -55,6 +58,37 @@ func TestCompletionCandidatesSanitized(t *testing.T) {
 	for _, e := range []string{"\x1b]0;", "\x07", "pwned"} {
 		if strings.Contains(raw, e) {
 			t.Errorf("%q reached the terminal: %q", e, raw)
+		}
+	}
+}
+
+// A turn's error (a provider's message is the provider's text), a warning
+// (a server's stderr) and the backend's notes between turns reach the chat
+// sanitised: notices are sanitised where they are drawn, for every caller
+// (the notes between turns were not).
+func TestNoticesSanitized(t *testing.T) {
+	for _, ev := range []agent.Event{
+		{Type: agent.EventError, Err: errors.New("anthropic API error (400): invalid_request_error: bad \x1b]0;pwned\x07 \x1b[2J request")},
+		{Type: agent.EventWarning, Text: "MCP server x: stderr says \x1b]52;c;ZXZpbA==\x07 hi \x1b[2J"},
+	} {
+		b := newFakeBackend()
+		m, _, _ := newTestModel(t, b, 120, 40, Options{})
+		typeText(m, "hi")
+		run(m, press(m, "enter"))
+		feed(m, b, []agent.Event{ev, {Type: agent.EventDone}})
+		// What the backend noticed between turns (a server's words).
+		m.Update(refreshedMsg{notes: []string{"MCP server x says \x1b]0;pwned\x07 hello \x1b[2J"}, info: b.Info()})
+		raw := m.View().Content
+		if !strings.Contains(ansi.Strip(raw), "MCP server x says") {
+			t.Fatalf("the note is not shown:\n%s", ansi.Strip(raw))
+		}
+		if plain := ansi.Strip(raw); !strings.Contains(plain, "bad") && !strings.Contains(plain, "stderr says") {
+			t.Fatalf("not shown:\n%s", plain)
+		}
+		for _, e := range []string{"\x1b]0;", "\x1b]52;", "\x1b[2J", "\x07", "pwned", "ZXZpbA"} {
+			if strings.Contains(raw, e) {
+				t.Errorf("%v: %q reached the terminal", ev.Type, e)
+			}
 		}
 	}
 }
