@@ -24,6 +24,8 @@ type fakeBackend struct {
 	history   []agent.Message
 	approvals chan ApprovalRequest
 	newCalls  int
+	// listed counts Models calls: each is a request to the provider.
+	listed int
 	// busy stands for a turn running in the backend: session changes
 	// are refused with agent.ErrBusy, as the real session refuses them.
 	busy bool

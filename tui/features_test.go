@@ -29,6 +29,7 @@ func (f *fakeBackend) Delete(_ context.Context, id string) error {
 func (f *fakeBackend) Models(context.Context) ([]ModelInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.listed++
 	// The current model first, as the real backend lists it.
 	cur := f.info.Model
 	out := []ModelInfo{{Name: cur, Detail: "current"}}
@@ -136,6 +137,12 @@ func TestModelPicker(t *testing.T) {
 	run(m, press(m, "enter"))
 	if b.model != "big-2" || m.picker != nil {
 		t.Fatalf("picked model %q", b.model)
+	}
+	// A model picked from the list is switched to at once: not listed
+	// again first to see whether it is a typo (a request to the
+	// provider, up to 5 s, before the switch).
+	if b.listed != 1 {
+		t.Errorf("the provider's models were listed %d times for one pick, want 1 (the picker's)", b.listed)
 	}
 }
 

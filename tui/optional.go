@@ -121,6 +121,8 @@ func deleteCmd(b Backend, id string) tea.Cmd {
 	}
 }
 
+// setModelCmd switches to a model typed after /model, saying which of the
+// provider's models it is likely a typo of.
 func setModelCmd(b Backend, name string) tea.Cmd {
 	return func() tea.Msg {
 		// Listed before the switch: the list starts with the current model,
@@ -130,6 +132,14 @@ func setModelCmd(b Backend, name string) tea.Cmd {
 			return modelSetMsg{Name: name, Err: err}
 		}
 		return modelSetMsg{Name: name, Near: near}
+	}
+}
+
+// pickModelCmd switches to a model chosen from the provider's list: no
+// typo to look for, and no second request for the list before the switch.
+func pickModelCmd(b Backend, name string) tea.Cmd {
+	return func() tea.Msg {
+		return modelSetMsg{Name: name, Err: b.SetModel(name)}
 	}
 }
 

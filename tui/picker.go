@@ -251,7 +251,7 @@ func (m *Model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
 	case pickChosen:
 		m.picker = nil
 		if p.kind == pickModel {
-			return setModelCmd(m.b, it.ID)
+			return pickModelCmd(m.b, it.ID)
 		}
 		return resumeCmd(m.b, it.ID)
 	case pickDelete:
