@@ -172,6 +172,9 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 	a.db, err = openDB(ctx, s.DBPath)
 	if a.early != nil {
 		a.early.dbReady(a.db, &a.dbWrite)
+		// The catalogs are written once the session is created (or
+		// Open failed): at Open's return.
+		defer a.early.release()
 	}
 	if err != nil {
 		return nil, err

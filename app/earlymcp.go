@@ -91,7 +91,7 @@ func (a *App) startMCPEarly(ctx context.Context) *earlyMCP {
 }
 
 // dbReady hands the database (nil when it failed to open) to the cache
-// writes waiting for it; they take write (storeCatalog).
+// writes; they take write (storeCatalog) and wait for release.
 func (e *earlyMCP) dbReady(db *store.DB, write *sync.Mutex) {
 	if e.cache == nil {
 		return
@@ -99,7 +99,19 @@ func (e *earlyMCP) dbReady(db *store.DB, write *sync.Mutex) {
 	if db != nil {
 		e.cache.c = storeCatalog{db, write}
 	}
-	close(e.cache.ready)
+}
+
+// release lets the cache writes go, once Open has created the session or
+// failed (after dbReady; more calls do nothing). Until then they wait: a
+// first run's session insert and first request then never queue behind
+// them (eleven writes, each a list encoded, maybe a file written and
+// synced, and an insert; about 10 ms of CPU and as many of waiting on the
+// disk), and they run while the first response streams in.
+func (e *earlyMCP) release() {
+	if e.cache == nil {
+		return
+	}
+	e.cache.once.Do(func() { close(e.cache.ready) })
 }
 
 // wait returns what Start returned.
@@ -118,10 +130,12 @@ func (e *earlyMCP) close() {
 }
 
 // lateCache is the catalog cache of a run whose database is being created:
-// nothing is cached yet; a list is written once the database is open
-// (Manager.Close waits for the writes, so none is lost at exit).
+// nothing is cached yet; a list is written once the database is open and
+// the session created (Manager.Close waits for the writes, so none is lost
+// at exit).
 type lateCache struct {
 	ready chan struct{}
+	once  sync.Once      // closes ready
 	c     mcptools.Cache // set before ready is closed; nil: no database
 }
 

@@ -106,7 +106,7 @@ func TestLateCache(t *testing.T) {
 		db     bool // the database opened
 		before bool // the save is made before the database is ready
 	}{
-		{"saved once the database opens", true, true},
+		{"saved once the database opens and the session exists", true, true},
 		{"saved at once when it is open", true, false},
 		{"refused when it failed to open", false, true},
 	} {
@@ -128,6 +128,14 @@ func TestLateCache(t *testing.T) {
 				go func() { saved <- em.cache.SaveCatalog(context.Background(), e) }()
 			}
 			em.dbReady(db, &sync.Mutex{})
+			// Written only once Open has created the session: the
+			// database being open does not let the writes go.
+			select {
+			case <-em.cache.ready:
+				t.Fatal("the cache writes were let go when the database opened, before the session was created")
+			default:
+			}
+			em.release()
 			if !tt.before {
 				saved <- em.cache.SaveCatalog(t.Context(), e)
 			}

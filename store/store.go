@@ -110,7 +110,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	path = abs
-	if err := prepareFile(path); err != nil {
+	created, err := prepareFile(path)
+	if err != nil {
 		return nil, err
 	}
 	host, _ := os.Hostname()
@@ -141,6 +142,18 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 			return nil, fmt.Errorf("migrate database %s: %w", path, err)
 		}
 	}
+	if created {
+		// The migrations' times become the database's creation time
+		// (the template's are when it was generated). This is also the
+		// new WAL's first commit, at which SQLite syncs the WAL's
+		// header: made here, that sync is paid while a first run's
+		// servers list, not by the session's insert just before the
+		// first request.
+		if _, err := db.ExecContext(ctx, "UPDATE "+goose.DefaultTablename+" SET tstamp = datetime('now')"); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open database %s: %w", path, mapErr(err))
+		}
+	}
 	d.sql = db
 	return d, nil
 }
@@ -168,43 +181,43 @@ func (d *DB) Close() error {
 // the umask's wider permissions and no process ever sees a half-made
 // database; it refuses a file that is not SQLite at all before SQLite can
 // touch it.
-func prepareFile(path string) error {
+func prepareFile(path string) (created bool, err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create database directory %s: %w", dir, fsErr(err))
+		return false, fmt.Errorf("create database directory %s: %w", dir, fsErr(err))
 	}
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		if err := createFile(path); err != nil {
-			return err
+		if created, err = createFile(path); err != nil {
+			return false, err
 		}
 	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		if readOnlyFS(err) {
-			return fmt.Errorf("open database %s: the file is not writable: %w", path, ErrReadOnly)
+			return false, fmt.Errorf("open database %s: the file is not writable: %w", path, ErrReadOnly)
 		}
-		return fmt.Errorf("open database %s: %w", path, fsErr(err))
+		return false, fmt.Errorf("open database %s: %w", path, fsErr(err))
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("open database %s: %w", path, err)
+		return false, fmt.Errorf("open database %s: %w", path, err)
 	}
 	if st.IsDir() {
-		return fmt.Errorf("open database %s: it is a directory", path)
+		return false, fmt.Errorf("open database %s: it is a directory", path)
 	}
 	if st.Size() == 0 {
-		return nil
+		return false, nil
 	}
 	head := make([]byte, 16)
 	if _, err := io.ReadFull(f, head); err != nil || string(head) != "SQLite format 3\x00" {
-		return fmt.Errorf("open database %s: %w: the file is not SQLite (file is not a database); it was left untouched, choose another path with --db", path, ErrNotDatabase)
+		return false, fmt.Errorf("open database %s: %w: the file is not SQLite (file is not a database); it was left untouched, choose another path with --db", path, ErrNotDatabase)
 	}
 	// The WAL and shared-memory files must be creatable next to it.
 	if err := dirWritable(dir); err != nil {
-		return fmt.Errorf("open database %s: directory %s is not writable (SQLite needs it for the -wal file): %w", path, dir, ErrReadOnly)
+		return false, fmt.Errorf("open database %s: directory %s is not writable (SQLite needs it for the -wal file): %w", path, dir, ErrReadOnly)
 	}
-	return nil
+	return created, nil
 }
 
 // createFile makes a new, fully migrated database (a copy of the template,
@@ -212,14 +225,14 @@ func prepareFile(path string) error {
 // links it into place, which fails if another process got there first: then
 // that process's database, complete too, is the one opened. Concurrent first
 // starts therefore all succeed.
-func createFile(path string) error {
+func createFile(path string) (created bool, err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".new-*")
 	if err != nil {
 		if readOnlyFS(err) {
-			return fmt.Errorf("create database %s: directory %s is not writable: %w", path, dir, ErrReadOnly)
+			return false, fmt.Errorf("create database %s: directory %s is not writable: %w", path, dir, ErrReadOnly)
 		}
-		return fmt.Errorf("create database %s: %w", path, fsErr(err))
+		return false, fmt.Errorf("create database %s: %w", path, fsErr(err))
 	}
 	tmp := f.Name() // CreateTemp makes it 0600
 	err = writeTemplate(f)
@@ -237,19 +250,23 @@ func createFile(path string) error {
 	// another first start holds the file open. It is synced, whole, before
 	// it is linked into place (template.go).
 	if err != nil {
-		return fmt.Errorf("create database %s: %w", path, err)
+		return false, fmt.Errorf("create database %s: %w", path, err)
 	}
-	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
+	err = os.Link(tmp, path)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil // another process's, complete too
+	}
+	if err != nil {
 		// No hard links on this file system: rename, unless another
 		// process has made the file meanwhile.
 		if _, serr := os.Lstat(path); serr == nil {
-			return nil
+			return false, nil
 		}
 		if err := os.Rename(tmp, path); err != nil {
-			return fmt.Errorf("create database %s: %w", path, fsErr(err))
+			return false, fmt.Errorf("create database %s: %w", path, fsErr(err))
 		}
 	}
-	return nil
+	return true, nil
 }
 
 func dirWritable(dir string) error {

@@ -159,7 +159,7 @@ func TestNewDatabaseTemplate(t *testing.T) {
 		t.Logf("template.db.gz: %d bytes (%d unpacked)", gz.Len(), len(raw))
 	}
 	got := filepath.Join(dir, "new.db")
-	if err := createFile(got); err != nil {
+	if _, err := createFile(got); err != nil {
 		t.Fatal(err)
 	}
 	if g, w := dump(t, got), dump(t, want); g != w {
@@ -218,5 +218,25 @@ func TestStaleTemplateIsMigratedOnOpen(t *testing.T) {
 	migrated(t, want)
 	if g, w := dump(t, path), dump(t, want); g != w {
 		t.Fatalf("opened from a stale template, the database is not what the migrations make:\n--- opened\n%s\n--- migrations\n%s", g, w)
+	}
+}
+
+// Open makes a new database's first commit itself (goose's times set to
+// the creation time): the WAL, whose header SQLite syncs at its first
+// commit, is started before the session's insert needs it.
+func TestOpenNewStartsTheWAL(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agent.db")
+	d, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	st, err := os.Stat(path + "-wal")
+	if err != nil || st.Size() <= 32 {
+		t.Fatalf("no frame in the WAL after opening a new database: %v %v", st, err)
+	}
+	var old int
+	if err := d.sql.QueryRowContext(t.Context(), "SELECT count(*) FROM goose_db_version WHERE tstamp < datetime('now', '-1 hour')").Scan(&old); err != nil || old != 0 {
+		t.Fatalf("%d migration times are not the creation time (%v)", old, err)
 	}
 }
