@@ -22,6 +22,7 @@ func main() {
 	// which costs memory, not correctness.
 	starttrace.Mark("main (every package initialised)")
 	_, _ = residency.Release()
+	app.ExitsAfterClose = true
 	ctx, stop := app.SignalContext(context.Background())
 	code := cmd.Execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()

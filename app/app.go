@@ -180,7 +180,7 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 		return nil, err
 	}
 	starttrace.Mark("db open end")
-	a.closers = append(a.closers, func() { _ = a.db.Close() })
+	a.closers = append(a.closers, func() { closeDB(a.db) })
 	if e := a.early; e != nil && e.m != nil {
 		// Closed before the database, which its cache writes need.
 		a.closers = append(a.closers, func() { _ = e.m.Close() })

@@ -26,7 +26,7 @@ func (a *App) catalogCache(ctx context.Context) mcptools.Cache {
 			return nil
 		}
 		a.db = db
-		a.closers = append(a.closers, func() { _ = db.Close() })
+		a.closers = append(a.closers, func() { closeDB(db) })
 	}
 	return storeCatalog{a.db, &a.dbWrite}
 }

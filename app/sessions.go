@@ -12,6 +12,23 @@ import (
 // The stored sessions: opening the database, resuming, starting afresh
 // and leaving, and the tools hash each request records.
 
+// ExitsAfterClose says that the process exits as soon as the command
+// returns (main sets it): the database is then closed with
+// store.DB.CloseForExit, which syncs the WAL and leaves SQLite's
+// checkpoint (two more syncs, and the next run's first commit syncing a
+// new WAL's header) to a later run. Tests and anything that goes on after
+// Close leave it false.
+var ExitsAfterClose bool
+
+// closeDB closes the run's database, the way ExitsAfterClose says.
+func closeDB(db *store.DB) {
+	if ExitsAfterClose {
+		_ = db.CloseForExit()
+		return
+	}
+	_ = db.Close()
+}
+
 func openDB(ctx context.Context, path string) (*store.DB, error) {
 	if path == "" {
 		var err error

@@ -36,6 +36,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("AGENT_TEST_AS_AGENT") == "1" {
 		// The test binary runs as the agent command itself, in a real
 		// terminal, for the tmux end-to-end tests.
+		app.ExitsAfterClose = true                           // as main does
 		ctx, stop := app.SignalContext(context.Background()) // as main does
 		code := Execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 		stop()

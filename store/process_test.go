@@ -36,6 +36,8 @@ func TestMain(m *testing.M) {
 		os.Exit(helperCrash())
 	case "open":
 		os.Exit(helperOpen())
+	case "exit-close":
+		os.Exit(helperExitClose())
 	case "tool-crash":
 		os.Exit(helperToolCrash())
 	case "list-ro":
