@@ -322,7 +322,7 @@ func (w *worker) addLearned(a *analysed) {
 	ls := w.lscratch[:0]
 	n := 0
 	for _, r := range rs {
-		for _, id := range w.learned.terms[r] {
+		for _, id := range w.learned.req(r) {
 			for int(id) >= len(w.slot) {
 				w.slot = append(w.slot, -1)
 			}
@@ -330,7 +330,7 @@ func (w *worker) addLearned(a *analysed) {
 			switch p := w.slot[id]; {
 			case p < 0:
 				w.slot[id] = nt + int32(len(ls))
-				ls = append(ls, learnedCount{id, 1})
+				ls = append(ls, newLearnedCount(id, 1))
 			case p < nt:
 				if tf := &a.terms[p].tf[FieldLearned]; *tf < math.MaxUint16 {
 					*tf++
@@ -349,7 +349,7 @@ func (w *worker) addLearned(a *analysed) {
 		w.slot[tc.id] = -1
 	}
 	for _, lc := range ls {
-		w.slot[lc.id] = -1
+		w.slot[lc.id()] = -1
 	}
 	w.lscratch = ls
 	w.a = nil
@@ -376,7 +376,7 @@ func (w *worker) countLearned(rs []int32) {
 	l := w.learned
 	w.noteRequests(rs)
 	for _, r := range rs {
-		for _, id := range l.terms[r] {
+		for _, id := range l.req(r) {
 			w.count(FieldLearned, id)
 		}
 	}

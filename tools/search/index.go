@@ -250,15 +250,25 @@ type termCount struct {
 	tf [NumFields]uint16
 }
 
-// learnedCount is a term of the learned field alone and its count.
+// learnedCount is a term of the learned field alone and its count: the
+// term number in two halves, so an entry is 6 bytes, not an int32 and a
+// uint16 padded to 8 (a tenth of the index at 10,000 tools with 100,000
+// learned requests).
 type learnedCount struct {
-	id int32
-	n  uint16
+	lo, hi uint16
+	n      uint16
 }
+
+func newLearnedCount(id int32, n uint16) learnedCount {
+	return learnedCount{uint16(uint32(id)), uint16(uint32(id) >> 16), n}
+}
+
+// id is lc's term number.
+func (lc learnedCount) id() int32 { return int32(uint32(lc.lo) | uint32(lc.hi)<<16) }
 
 // termCount is lc as a termCount.
 func (lc learnedCount) termCount() termCount {
-	tc := termCount{id: lc.id}
+	tc := termCount{id: lc.id()}
 	tc.tf[FieldLearned] = lc.n
 	return tc
 }
@@ -443,7 +453,7 @@ func (ix *Index) finalize() *snapshot {
 			local[tc.id]++
 		}
 		for _, lc := range a.lterms {
-			local[lc.id]++
+			local[lc.id()]++
 		}
 		lname := strings.ToLower(a.doc.Name)
 		s.names[lname] = append(s.names[lname], int32(d))
@@ -483,7 +493,7 @@ func (ix *Index) finalize() *snapshot {
 	var neigh chan *neighbourIndex
 	if cfg.Neighbours > 0 && learnedDocs > 0 {
 		neigh = make(chan *neighbourIndex, 1)
-		go func() { neigh <- buildNeighbours(s.docs, local, len(df), ix.learned.terms) }()
+		go func() { neigh <- buildNeighbours(s.docs, local, len(df), &ix.learned) }()
 	}
 	s.avgPhrase = avg[FieldPhrase]
 	s.fillPostings(df, avg)
@@ -594,7 +604,7 @@ func (s *snapshot) fillPostings(df []int32, avg [NumFields]float64) {
 				next[id]++
 			}
 			for _, lc := range a.lterms {
-				id := s.local[lc.id]
+				id := s.local[lc.id()]
 				imp := float32(s.impact(lc.termCount(), id, norm))
 				if imp == 0 {
 					continue
@@ -618,7 +628,7 @@ func (s *snapshot) fillPostings(df []int32, avg [NumFields]float64) {
 				second[s.local[tc.id]]++
 			}
 			for _, lc := range a.lterms {
-				second[s.local[lc.id]]++
+				second[s.local[lc.id()]]++
 			}
 		}
 		secondStart = slices.Clone(second)

@@ -48,13 +48,13 @@ const (
 )
 
 // buildNeighbours indexes the distinct requests that docs learned (their
-// term numbers in terms), numbering terms by local as the snapshot does
+// term numbers in l), numbering terms by local as the snapshot does
 // (nt of them).
-func buildNeighbours(sdocs []*analysed, local []int32, nt int, terms [][]int32) *neighbourIndex {
+func buildNeighbours(sdocs []*analysed, local []int32, nt int, l *learned) *neighbourIndex {
 	// Number the requests in use densely, in the order they were learned,
 	// so their term lists are read in memory order; slices, not maps:
 	// with 100,000 requests, maps and scattered reads were most of the cost.
-	kOf := make([]int32, len(terms)) // learned id -> request number + 1
+	kOf := make([]int32, l.nreq()) // learned id -> request number + 1
 	links := 0
 	for _, a := range sdocs {
 		for _, r := range a.reqs {
@@ -94,8 +94,9 @@ func buildNeighbours(sdocs []*analysed, local []int32, nt int, terms [][]int32) 
 	total := 0
 	seen := make([]int32, nt) // seen[t] == k+1: term t already counted for request k
 	for k, r := range byReq {
-		total += len(terms[r])
-		for _, id := range terms[r] {
+		ts := l.req(r)
+		total += len(ts)
+		for _, id := range ts {
 			t := local[id]
 			if t >= 0 && seen[t] != int32(k)+1 {
 				seen[t] = int32(k) + 1
@@ -118,7 +119,7 @@ func buildNeighbours(sdocs []*analysed, local []int32, nt int, terms [][]int32) 
 	tf := df // so is df: each term's count in the request at hand
 	clear(tf)
 	for k, r := range byReq {
-		ts := terms[r]
+		ts := l.req(r)
 		norm := 1 - neighbourB + neighbourB*float64(len(ts))/avg
 		for _, id := range ts {
 			if t := local[id]; t >= 0 {
