@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,14 +15,25 @@ import (
 // testMCPConfig writes an --mcp-config whose "tt" server is this test binary.
 func testMCPConfig(t *testing.T) string {
 	t.Helper()
+	return writeTestMCPConfig(t, nil)
+}
+
+// writeTestMCPConfig writes an --mcp-config of "tt" and a server of each
+// name in more, each this test binary as a server with the environment
+// given (AGENT_TEST_MCP_SERVER set).
+func writeTestMCPConfig(t *testing.T, more map[string]map[string]string) string {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := map[string]any{"mcpServers": map[string]any{
-		"tt": map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1"}},
-	}}
-	b, _ := json.Marshal(cfg)
+	servers := map[string]any{"tt": map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1"}}}
+	for name, env := range more {
+		env = maps.Clone(env)
+		env["AGENT_TEST_MCP_SERVER"] = "1"
+		servers[name] = map[string]any{"command": exe, "env": env}
+	}
+	b, _ := json.Marshal(map[string]any{"mcpServers": servers})
 	p := filepath.Join(t.TempDir(), "mcp.json")
 	if err := os.WriteFile(p, b, 0o600); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,20 +14,7 @@ import (
 // bulkMCPConfig is testMCPConfig plus a server "bulk" of n tools.
 func bulkMCPConfig(t *testing.T, n int) string {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := map[string]any{"mcpServers": map[string]any{
-		"tt":   map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1"}},
-		"bulk": map[string]any{"command": exe, "env": map[string]string{"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_BULK": strconv.Itoa(n)}},
-	}}
-	b, _ := json.Marshal(cfg)
-	p := filepath.Join(t.TempDir(), "mcp.json")
-	if err := os.WriteFile(p, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeTestMCPConfig(t, map[string]map[string]string{"bulk": {"AGENT_TEST_MCP_BULK": strconv.Itoa(n)}})
 }
 
 // toolNames are the function names of a Chat Completions tools array.
