@@ -106,7 +106,11 @@ func TestModelAliasesInTmux(t *testing.T) {
 	ts.quit()
 	var models []string
 	for _, r := range fake.Requests() {
-		models = append(models, r.Model())
+		// Typing /model NAME also lists the provider's models (GET
+		// /v1/models, 0861f32): only the turns' requests name a model.
+		if r.Path == "/v1/messages" {
+			models = append(models, r.Model())
+		}
 	}
 	if strings.Join(models, " ") != "claude-haiku-4-5 claude-opus-4-5" {
 		t.Errorf("the requests named models %q, want claude-haiku-4-5 then claude-opus-4-5", models)
