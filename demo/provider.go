@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode"
@@ -299,9 +300,10 @@ func bestTool(names []string, req *agent.Request, prompt string) (agent.ToolDef,
 }
 
 var (
-	numberRe   = regexp.MustCompile(`-?\d+(?:\.\d+)?`)
-	currencyRe = regexp.MustCompile(`\b[A-Z]{3}\b`)
-	exprRe     = regexp.MustCompile(`[\d(][\d\s+\-*/().]*[\d)]`)
+	// Compiled on first use: package init runs on every start, -p and --help too.
+	numberRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-?\d+(?:\.\d+)?`) })
+	currencyRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[A-Z]{3}\b`) })
+	exprRe     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\d(][\d\s+\-*/().]*[\d)]`) })
 )
 
 var currencyWords = map[string]string{"euro": "EUR", "euros": "EUR", "dollar": "USD", "dollars": "USD", "pound": "GBP", "pounds": "GBP", "yen": "JPY", "francs": "CHF"}
@@ -319,7 +321,7 @@ func argsFor(t agent.ToolDef, prompt string) json.RawMessage {
 	_ = json.Unmarshal(t.Schema, &sch)
 	cities := citiesIn(prompt)
 	curs := currenciesIn(prompt)
-	nums := numberRe.FindAllString(prompt, -1)
+	nums := numberRe().FindAllString(prompt, -1)
 	args := map[string]any{}
 	required := map[string]bool{}
 	for _, r := range sch.Required {
@@ -362,7 +364,7 @@ func argsFor(t agent.ToolDef, prompt string) json.RawMessage {
 			case n == "base":
 				v = first(curs, 0, "USD")
 			case n == "expression":
-				v = strings.TrimSpace(exprRe.FindString(prompt))
+				v = strings.TrimSpace(exprRe().FindString(prompt))
 			case n == "path":
 				v = "/demo/todo.md"
 				if strings.Contains(t.Name, "list") {
@@ -431,7 +433,7 @@ func currenciesIn(prompt string) []string {
 		w = strings.Trim(w, ".,?!")
 		if c, ok := currencyWords[strings.ToLower(w)]; ok {
 			out = append(out, c)
-		} else if currencyRe.MatchString(w) {
+		} else if currencyRe().MatchString(w) {
 			if _, ok := usdPer[w]; ok {
 				out = append(out, w)
 			}

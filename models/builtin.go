@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Every figure below carries its source in a "src:" comment, on its line
@@ -63,8 +64,9 @@ func lookupModel(family, model string) Capabilities {
 }
 
 var (
-	bedrockVersion = regexp.MustCompile(`-v\d+$`)
-	dateSuffix     = regexp.MustCompile(`-(20\d{6}|\d{4}-\d{2}-\d{2}|\d{4})$`)
+	// Compiled on first use: package init runs on every start, -p and --help too.
+	bedrockVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-v\d+$`) })
+	dateSuffix     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-(20\d{6}|\d{4}-\d{2}-\d{2}|\d{4})$`) })
 )
 
 // normalize reduces the spellings of one model to the form the table is
@@ -88,7 +90,7 @@ func normalize(model string) string {
 			break
 		}
 	}
-	m = bedrockVersion.ReplaceAllString(m, "")
+	m = bedrockVersion().ReplaceAllString(m, "")
 	return m
 }
 
@@ -103,7 +105,7 @@ func claude(m string) (Capabilities, bool) {
 	}
 	rest := strings.ReplaceAll(m[i+len("claude-"):], ".", "-")
 	rest = strings.TrimSuffix(rest, "-latest")
-	rest = dateSuffix.ReplaceAllString(rest, "")
+	rest = dateSuffix().ReplaceAllString(rest, "")
 	fields := strings.Split(rest, "-")
 	var family string
 	var ver []int
@@ -215,14 +217,14 @@ func claude3Retired(family string, v int) string {
 	return ""
 }
 
-var gptVersion = regexp.MustCompile(`^gpt-(\d+)(?:\.(\d+))?(.*)$`)
+var gptVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^gpt-(\d+)(?:\.(\d+))?(.*)$`) })
 
 // openAI covers gpt-5.x (parsed, so later versions resolve), the o-series,
 // gpt-4.1, gpt-4o and gpt-oss.
 func openAI(m string) (Capabilities, bool) {
 	c := Capabilities{Known: true, Family: familyOpenAI, SchemaDialect: DialectJSONSchema,
 		Reasoning: ReasoningNone, Thinking: ThinkingNone, TakesImages: true}
-	if sm := gptVersion.FindStringSubmatch(m); sm != nil {
+	if sm := gptVersion().FindStringSubmatch(m); sm != nil {
 		major, _ := strconv.Atoi(sm[1])
 		minor := 0
 		if sm[2] != "" {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Redacted replaces every secret the sanitiser finds.
@@ -13,12 +14,19 @@ const Redacted = "[redacted]"
 
 // secretKey matches setting names whose values are credentials. Header and
 // env maps are redacted whole (keys kept) since any of their values may be.
-var secretKey = regexp.MustCompile(`(?i)(^|[_-])(api_?key|key|secret|password|passwd|token|authorization|auth|cookie|credentials?|bearer|private_?key)$`)
+// Compiled on first use: package init runs on every start, -p and --help too.
+var secretKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|[_-])(api_?key|key|secret|password|passwd|token|authorization|auth|cookie|credentials?|bearer|private_?key)$`)
+})
 
 // secretValue matches well-known credential shapes wherever they appear.
-var secretValue = regexp.MustCompile(`(?i)bearer\s+[^\s"]+|\b(sk-[A-Za-z0-9_\-]{12,}|ghp_[A-Za-z0-9]{16,}|gho_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})\b`)
+var secretValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)bearer\s+[^\s"]+|\b(sk-[A-Za-z0-9_\-]{12,}|ghp_[A-Za-z0-9]{16,}|gho_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})\b`)
+})
 
-var secretEnvName = regexp.MustCompile(`(?i)(key|token|secret|password|passwd|auth|credential)`)
+var secretEnvName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(key|token|secret|password|passwd|auth|credential)`)
+})
 
 // sanitizeJSON returns doc with credentials removed: values under secret
 // keys and inside headers/env maps become Redacted, and any string holding
@@ -49,7 +57,7 @@ func newSanitizer(environ []string) *sanitizer {
 	s := &sanitizer{}
 	for _, kv := range environ {
 		name, val, ok := strings.Cut(kv, "=")
-		if ok && len(val) >= 8 && secretEnvName.MatchString(name) {
+		if ok && len(val) >= 8 && secretEnvName().MatchString(name) {
 			s.envSecrets = append(s.envSecrets, val)
 		}
 	}
@@ -66,7 +74,7 @@ func (s *sanitizer) value(v any, redactAll bool) any {
 			switch {
 			case lk == "headers" || lk == "env" || lk == "environment":
 				t[k] = s.value(x, true)
-			case redactAll || secretKey.MatchString(lk):
+			case redactAll || secretKey().MatchString(lk):
 				if _, isStr := x.(string); isStr || x == nil {
 					t[k] = Redacted
 				} else {
@@ -96,7 +104,7 @@ func (s *sanitizer) text(t string) string {
 	for _, sec := range s.envSecrets {
 		t = strings.ReplaceAll(t, sec, Redacted)
 	}
-	return secretValue.ReplaceAllStringFunc(t, func(m string) string {
+	return secretValue().ReplaceAllStringFunc(t, func(m string) string {
 		if strings.HasPrefix(strings.ToLower(m), "bearer") {
 			return "Bearer " + Redacted
 		}

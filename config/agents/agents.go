@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -183,7 +184,8 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: agent profile %s: %s", loc, e.Profile, e.Msg)
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// Compiled on first use: package init runs on every start, -p and --help too.
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // ParseFile reads one profile file: "---", YAML front matter, "---", then
 // the Markdown body, which is the system prompt. The name is the file's.
@@ -193,7 +195,7 @@ func ParseFile(file string, b []byte) (Profile, error) {
 	fail := func(line int, field, msg string) (Profile, error) {
 		return Profile{}, &Error{File: file, Line: line, Field: field, Profile: name, Msg: msg}
 	}
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return fail(0, "", "the file name must be letters, digits, '.', '_' or '-' (it names the agent)")
 	}
 	front, body, has, closed := config.SplitFrontMatter(b)
@@ -247,7 +249,7 @@ func ParseConfig(file string, b []byte) ([]Profile, []error) {
 	for i := 0; i+1 < len(agents.Content); i += 2 {
 		name := agents.Content[i].Value
 		p := Profile{Name: name, Source: SourceConfig, Path: file}
-		if !nameRE.MatchString(name) {
+		if !nameRE().MatchString(name) {
 			errs = append(errs, &Error{File: file, Line: agents.Content[i].Line, Profile: name, Msg: "the name must be letters, digits, '.', '_' or '-'"})
 			continue
 		}
@@ -287,7 +289,7 @@ func parseConfigJSON(file string, b []byte) ([]Profile, []error) {
 				err = yaml.Unmarshal(y, &doc)
 			}
 		}
-		if err != nil || len(doc.Content) == 0 || !nameRE.MatchString(name) {
+		if err != nil || len(doc.Content) == 0 || !nameRE().MatchString(name) {
 			errs = append(errs, &Error{File: file, Profile: name, Msg: "must be an object of profile fields, under a name of letters, digits, '.', '_' or '-'"})
 			continue
 		}

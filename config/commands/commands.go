@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -164,7 +165,8 @@ func (e *Error) Error() string {
 
 // nameRE is a command's name: no ":", which names an MCP server's prompt
 // (/SERVER:PROMPT), and nothing a terminal would interpret.
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// Compiled on first use: package init runs on every start, -p and --help too.
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // ignored are Claude Code front matter fields that mean nothing here (the
 // model never runs a command by itself): accepted, so its files load.
@@ -176,7 +178,7 @@ func Parse(file string, b []byte) (Command, error) {
 	fail := func(line int, field, msg string) (Command, error) {
 		return Command{}, &Error{File: file, Line: line, Field: field, Msg: msg}
 	}
-	if !nameRE.MatchString(c.Name) {
+	if !nameRE().MatchString(c.Name) {
 		return fail(0, "", "the file name must be letters, digits, '.', '_' or '-' (it is the command's name)")
 	}
 	front, body, has, closed := config.SplitFrontMatter(b)
@@ -283,7 +285,7 @@ func (c Command) Expand(args string) string {
 	args = strings.TrimSpace(args)
 	words := splitArgs(args)
 	used := false
-	out := argRE.ReplaceAllStringFunc(c.Body, func(m string) string {
+	out := argRE().ReplaceAllStringFunc(c.Body, func(m string) string {
 		used = true
 		if m == "$ARGUMENTS" {
 			return args
@@ -300,7 +302,7 @@ func (c Command) Expand(args string) string {
 	return out
 }
 
-var argRE = regexp.MustCompile(`\$ARGUMENTS|\$[1-9][0-9]*`)
+var argRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$ARGUMENTS|\$[1-9][0-9]*`) })
 
 // splitArgs splits args into words as a shell would for plain words and
 // quotes: "a b" and 'a b' are one word.
@@ -342,7 +344,7 @@ func Call(text string) (name, args string, ok bool) {
 	if i := strings.IndexAny(name, " \t\n"); i >= 0 {
 		name, args = name[:i], name[i+1:]
 	}
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return "", "", false
 	}
 	return name, strings.TrimSpace(args), true

@@ -3,6 +3,7 @@ package mdterm
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"charm.land/lipgloss/v2"
 	"charm.land/lipgloss/v2/table"
@@ -70,7 +71,7 @@ func (r *Renderer) Table(src string, width int) []string {
 // row (the header, when a rule follows it). What would start a block (1.
 // or - or #) is escaped: a cell holds only inline text.
 func (r *Renderer) cell(src string, bold bool) string {
-	if blockStart.MatchString(src) {
+	if blockStart().MatchString(src) {
 		i := strings.IndexAny(src, "#>-+*.)")
 		src = src[:i] + `\` + src[i:]
 	}
@@ -117,4 +118,5 @@ func isRule(cells []string) bool {
 
 // blockStart matches a cell that Markdown would read as a block: a
 // heading, quote, bullet or numbered item.
-var blockStart = regexp.MustCompile(`^(#{1,6}(\s|$)|>|[-+*](\s|$)|\d{1,9}[.)](\s|$))`)
+// Compiled on first use: package init runs on every start, -p and --help too.
+var blockStart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(#{1,6}(\s|$)|>|[-+*](\s|$)|\d{1,9}[.)](\s|$))`) })

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/models"
@@ -581,13 +582,14 @@ func objectArgs(in json.RawMessage) json.RawMessage {
 	return json.RawMessage(`{}`)
 }
 
-var validName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`)
+// Compiled on first use: package init runs on every start, -p and --help too.
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`) })
 
 // wireName makes a tool name acceptable as a Gemini function name (a letter
 // or underscore first, then letters, digits, _ . : -, 64 at most). The
 // mapping is deterministic so the tools array is stable; parsing maps back.
 func wireName(name string) string {
-	if validName.MatchString(name) {
+	if validName().MatchString(name) {
 		return name
 	}
 	var sb strings.Builder

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/models"
@@ -307,13 +308,14 @@ func writeJSON(b *bytes.Buffer, v any) {
 	b.Write(enc)
 }
 
-var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// Compiled on first use: package init runs on every start, -p and --help too.
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
 
 // wireName makes a tool name acceptable to OpenAI's function name rule
 // (^[a-zA-Z0-9_-]{1,64}$), which some MCP tool names break. The mapping is
 // deterministic so the tools array stays stable; parsing maps it back.
 func wireName(name string) string {
-	if validName.MatchString(name) {
+	if validName().MatchString(name) {
 		return name
 	}
 	var sb strings.Builder
@@ -336,7 +338,7 @@ func wireName(name string) string {
 	return s
 }
 
-var shortID = regexp.MustCompile(`^[a-zA-Z0-9]{9}$`)
+var shortID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9]{9}$`) })
 
 // maxCallID is the longest tool call id OpenAI's Chat Completions accepts.
 const maxCallID = 40
@@ -345,7 +347,7 @@ const maxCallID = 40
 // characters). The same id always maps to the same value, so a call and its
 // result still match.
 func (p *Provider) callID(id string) string {
-	if !p.opts.ShortCallIDs || shortID.MatchString(id) {
+	if !p.opts.ShortCallIDs || shortID().MatchString(id) {
 		if len(id) > maxCallID {
 			// Ids made elsewhere can be longer than OpenAI accepts (a
 			// Responses tool_search_call id is 54 characters): a 400

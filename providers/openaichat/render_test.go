@@ -230,7 +230,7 @@ func TestWireName(t *testing.T) {
 	long := strings.Repeat("x", 80)
 	for _, n := range []string{"read_file", "github.create_issue", "a b/c", long, "ünïcode", ""} {
 		w := wireName(n)
-		if !validName.MatchString(w) {
+		if !validName().MatchString(w) {
 			t.Errorf("wireName(%q) = %q, not a valid function name", n, w)
 		}
 		if wireName(n) != w {
