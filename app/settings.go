@@ -93,6 +93,9 @@ type Settings struct {
 // Load resolves the settings of a run (see Settings).
 func Load(f Flags, getenv func(string) string) (Settings, error) {
 	s := Settings{Config: config.Defaults(), Flags: f}
+	if err := checkFlagValues(f); err != nil {
+		return s, err
+	}
 	s.ConfigPath = f.ConfigPath
 	if s.ConfigPath == "" {
 		s.ConfigPath = config.DefaultPath()
@@ -161,6 +164,24 @@ func Load(f Flags, getenv func(string) string) (Settings, error) {
 		return s, err
 	}
 	return s, s.Validate()
+}
+
+// checkFlagValues refuses a flag's value outside its closed set, naming
+// the flag: checked after the merge, the error could not tell a flag from
+// a file or a resumed session.
+func checkFlagValues(f Flags) error {
+	if err := config.CheckFlags(&f.Config); err != nil {
+		return usage(err)
+	}
+	if err := config.CheckFlag("provider", f.Provider, registry.Names()); err != nil {
+		return usage(err)
+	}
+	switch f.Defer {
+	case "", "true", "false", "auto":
+	default:
+		return usage(&config.FlagValueError{Flag: "defer", Value: f.Defer, What: "defer setting", Allowed: []string{"true", "false", "auto"}})
+	}
+	return nil
 }
 
 // Validate checks the values that have a closed set.

@@ -206,7 +206,7 @@ func TestResumeAndLimitMistakes(t *testing.T) {
 		{"negative max_steps in config", []string{"-p", "x", "--config", writeJSON(t, "c.json", map[string]any{"max_steps": -5}), "--db", db}, `"max_steps" must be at least 1`},
 		{"negative defer_threshold in config", []string{"-p", "x", "--config", writeJSON(t, "d.json", map[string]any{"defer_threshold": -3}), "--db", db}, `"defer_threshold" must be positive`},
 		{"negative wire_budget in config", []string{"-p", "x", "--config", writeJSON(t, "w.json", map[string]any{"wire_budget": -1}), "--db", db}, `"wire_budget" must be a positive number of bytes`},
-		{"unknown theme flag", []string{"-p", "x", "--theme", "neon", "--db", db}, `unknown theme "neon"`},
+		{"unknown theme flag", []string{"-p", "x", "--theme", "neon", "--db", db}, `--theme "neon": unknown theme`},
 		{"unknown theme in config", []string{"-p", "x", "--config", writeJSON(t, "t.json", map[string]any{"theme": "neon"}), "--db", db}, `unknown theme "neon"`},
 		{"missing mcp config", []string{"-p", "x", "--mcp-config", "/nonexistent.json", "--db", db}, "/nonexistent.json does not exist"},
 		// #32: a bad value in an environment variable names the variable.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -63,10 +64,11 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return app.ExitCode(err)
 }
 
-// joinDeferValue reads "--defer true|false|auto" as "--defer=VALUE". The flag
-// also stands alone ("--defer" means true), and pflag gives such a flag a
-// value only after "=": without this, "--defer auto" (as the README writes
-// it) would defer every tool and add "auto" to the prompt.
+// joinDeferValue reads "--defer WORD" as "--defer=WORD" (see deferValue).
+// The flag also stands alone ("--defer" means true), and pflag gives such a
+// flag a value only after "=": without this, "--defer auto" (as the README
+// writes it) would defer every tool and add "auto" to the prompt, and a
+// misspelt value would go to the model as a word of the prompt.
 func joinDeferValue(args []string) []string {
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
@@ -80,17 +82,35 @@ func joinDeferValue(args []string) []string {
 			out = append(out, "--resume="+app.PickSession)
 			continue
 		}
-		if a == "--defer" && i+1 < len(args) {
-			switch v := args[i+1]; v {
-			case "true", "false", "auto":
-				out = append(out, "--defer="+v)
-				i++
-				continue
-			}
+		if a == "--defer" && i+1 < len(args) && deferValue(args[i+1]) {
+			// A single word is the flag's value, checked with the other
+			// flags: "--defer maybe" is refused, where it used to send
+			// "maybe" as a word of the prompt.
+			out = append(out, "--defer="+args[i+1])
+			i++
+			continue
 		}
 		out = append(out, a)
 	}
 	return out
+}
+
+// deferValue says whether the argument after "--defer" is meant as its
+// value: one word that is neither a flag nor a subcommand. A prompt of
+// several words ("agent -p --defer "list my PRs"") stays the prompt.
+func deferValue(a string) bool {
+	if a == "" || strings.HasPrefix(a, "-") || strings.ContainsFunc(a, unicode.IsSpace) {
+		return false
+	}
+	if a == "help" || a == "completion" { // cobra's own
+		return false
+	}
+	for _, c := range subcommands(&Globals{}) {
+		if c.Name() == a {
+			return false
+		}
+	}
+	return true
 }
 
 // NewRootCmd builds the command tree.
@@ -256,7 +276,10 @@ func (g *Globals) settings() (app.Settings, error) {
 	switch g.OutputFormat {
 	case "", "text", "json", "stream-json":
 	default:
-		return g.Settings, usagef("unknown output format %q: use text, json or stream-json", g.OutputFormat)
+		return g.Settings, &UsageError{Err: &config.FlagValueError{Flag: "output-format", Value: g.OutputFormat, What: "output format", Allowed: []string{"text", "json", "stream-json"}}}
+	}
+	if err := config.CheckFlag("theme", g.Theme, themes.Names()); err != nil {
+		return g.Settings, &UsageError{Err: err}
 	}
 	s, err := app.Load(g.Flags, g.Getenv)
 	if err != nil {

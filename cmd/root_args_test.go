@@ -19,6 +19,10 @@ func TestJoinDeferValue(t *testing.T) {
 		{[]string{"--defer", "false", "-p", "hi"}, []string{"--defer=false", "-p", "hi"}},
 		{[]string{"-p", "--defer", "List my pull requests"}, []string{"-p", "--defer", "List my pull requests"}},
 		{[]string{"--defer"}, []string{"--defer"}},
+		// A misspelt value is the flag's (and refused), not a word of the prompt.
+		{[]string{"--defer", "maybe", "-p", "hi"}, []string{"--defer=maybe", "-p", "hi"}},
+		{[]string{"--defer", "tools"}, []string{"--defer", "tools"}},
+		{[]string{"--defer", "-p", "hi"}, []string{"--defer", "-p", "hi"}},
 		{[]string{"-p", "--", "--defer", "auto"}, []string{"-p", "--", "--defer", "auto"}},
 		// #27: --resume without an ID picks a session; with one, as before.
 		{[]string{"--resume"}, []string{"--resume=" + app.PickSession}},

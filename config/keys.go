@@ -188,6 +188,43 @@ func (e *EnvValueError) Error() string {
 	return fmt.Sprintf("%s=%q: unknown %s: use %s", e.Var, e.Value, e.What, orList(e.Allowed))
 }
 
+// FlagValueError is a command-line flag whose value is not one of its
+// closed set: the flag, the value and what to write instead, on one line.
+type FlagValueError struct {
+	Flag, Value, What string
+	Allowed           []string
+}
+
+func (e *FlagValueError) Error() string {
+	return fmt.Sprintf("--%s %q: unknown %s: use %s", e.Flag, e.Value, e.What, orList(e.Allowed))
+}
+
+// CheckFlags checks the flag values c holds (the flags' layer, before it
+// is merged) against the keys' closed sets, so a bad value names the flag
+// it came from rather than only itself.
+func CheckFlags(c *Config) error {
+	for _, k := range Keys() {
+		if k.Flag == "" || len(k.Enum) == 0 {
+			continue
+		}
+		if v := k.field(c).String(); k.check(v) != nil {
+			return &FlagValueError{Flag: k.Flag, Value: v, What: k.What, Allowed: k.Enum}
+		}
+	}
+	return nil
+}
+
+// CheckFlag checks the flag of the key named name against a closed set
+// config does not know (the providers, the themes): nil for an empty value
+// or one of allowed.
+func CheckFlag(name, v string, allowed []string) error {
+	k, ok := Lookup(name)
+	if !ok || k.Flag == "" || v == "" || slices.Contains(allowed, v) {
+		return nil
+	}
+	return &FlagValueError{Flag: k.Flag, Value: v, What: k.What, Allowed: allowed}
+}
+
 // CheckEnv checks the environment variable of the key named name against
 // a closed set config does not know (the providers, the themes): nil when
 // the variable is unset or holds one of allowed.
