@@ -203,9 +203,14 @@ func TestSubagentModelVariableInTmux(t *testing.T) {
 	ts := startTmux(t, env, "--provider", "anthropic", "--base-url", fake.URL, "--model", "opus")
 	ts.waitFor("/help")
 	ts.send("get help", "Enter")
-	ts.waitFor("All helped.")
-	if h := ts.history(); !strings.Contains(h, "anthropic/claude-haiku-4-5") {
-		t.Errorf("the subagent's card does not name claude-haiku-4-5:\n%s", h)
+	// Inline, a finished item leaves the redrawn area a frame before it is
+	// printed to the scrollback (printDelay, and longer under load: 0.1-0.4 s
+	// at load 15 with -race), so the answer can be on the screen while the
+	// card, gone from the screen, is not yet in the scrollback: wait for
+	// both there. A card that never names the model fails the wait.
+	const card = "⇢ helper · subagent · anthropic/claude-haiku-4-5"
+	if h := ts.waitHistory(card, "All helped."); strings.Index(h, card) > strings.Index(h, "All helped.") {
+		t.Errorf("the subagent's card is below the answer:\n%s", ts.history())
 	}
 	ts.quit()
 	mu.Lock()

@@ -44,10 +44,10 @@ func wrappedMCPConfig(t *testing.T, extra ...string) string {
 func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // waitHistory polls the scrollback and screen until every want is in its
-// flattened text.
+// flattened text, within screenWait.
 func (ts *tmuxSession) waitHistory(want ...string) string {
 	ts.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(screenWait)
 	var h string
 	for time.Now().Before(deadline) {
 		h = flat(ts.history())
