@@ -28,10 +28,12 @@ type TurnResult struct {
 	Sources         []agent.Source     `json:"sources"`
 	Warnings        []string           `json:"warnings"`
 	Discovered      []string           `json:"discovered_tools"`
-	ToolsHash       string             `json:"tools_hash,omitempty"`
+	// ToolsHash and StopReason are always there (the README's fields), ""
+	// when the run failed before a request was answered.
+	ToolsHash string `json:"tools_hash"`
 	// StopReason is why the last request stopped ("max_tokens": the answer
 	// was cut at the output limit).
-	StopReason agent.StopReason `json:"stop_reason,omitempty"`
+	StopReason agent.StopReason `json:"stop_reason"`
 	// TotalCostUSD is what this run's requests cost, from the price table;
 	// null when a model it used has no price. DurationMS is the run's wall
 	// time and NumTurns its provider requests (Claude Code's names).
@@ -117,10 +119,27 @@ func (a *App) NewReducer() *Reducer {
 	if provider == "" {
 		provider = p.Name()
 	}
-	r.res = TurnResult{SessionID: a.session.ID(), Provider: provider, Model: model,
-		Searches: []ResultSearch{}, ToolCalls: []ResultToolCall{}, ServerToolCalls: []ResultServerTool{}, Sources: []agent.Source{},
-		Warnings: append([]string{}, a.Warnings()...), Usage: ResultUsage{ServerToolUse: map[string]int{}}}
+	r.res = emptyResult(provider, model, a.Warnings())
+	r.res.SessionID = a.session.ID()
 	return r
+}
+
+// emptyResult is a result with every list field present and empty, as the
+// README lists them.
+func emptyResult(provider, model string, warnings []string) TurnResult {
+	return TurnResult{Provider: provider, Model: model,
+		Searches: []ResultSearch{}, ToolCalls: []ResultToolCall{}, ServerToolCalls: []ResultServerTool{}, Sources: []agent.Source{},
+		Warnings: append([]string{}, warnings...), Discovered: []string{}, Usage: ResultUsage{ServerToolUse: map[string]int{}}}
+}
+
+// FailedResult is the -p JSON of a run that failed before its turn began
+// (a server named with --mcp that cannot start, a store that cannot
+// open): the same fields as a turn's result, empty where the run never
+// got to them, with the error.
+func FailedResult(s Settings, err error) TurnResult {
+	res := emptyResult(s.Provider, s.Model, s.Warnings)
+	res.IsError, res.Error = true, err.Error()
+	return res
 }
 
 // Add folds ev in. It returns the answer text ev adds, with the break that

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/signal"
 
@@ -28,9 +29,31 @@ func runPrint(ctx context.Context, g *Globals) error {
 	}
 	a, err := app.Open(ctx, g.Settings, app.Options{Getenv: g.Getenv, Version: versionString(), Title: g.Prompt, SignIn: g.Stderr, Yes: g.Yes})
 	if err != nil {
+		printFailed(g, err)
 		return err
 	}
 	starttrace.Mark("app open")
 	defer func() { starttrace.Mark("close begin"); a.Close(); starttrace.Mark("closed") }()
 	return a.Print(ctx, prompt, app.PrintOptions{Format: g.OutputFormat, Yes: g.Yes, Images: images, Stdout: g.Stdout, Stderr: g.Stderr})
+}
+
+// printFailed writes the JSON result of a run that failed before its turn
+// (exit 1): the README promises the JSON on a runtime error, with the same
+// fields. A usage error (exit 2) is a mistake in the command line, said on
+// stderr only.
+func printFailed(g *Globals, err error) {
+	if app.ExitCode(err) != 1 {
+		return
+	}
+	res := app.FailedResult(g.Settings, err)
+	enc := json.NewEncoder(g.Stdout)
+	switch g.OutputFormat {
+	case "json":
+		enc.SetIndent("", "  ")
+	case "stream-json":
+		res.Type = "result"
+	default:
+		return
+	}
+	_ = enc.Encode(res)
 }

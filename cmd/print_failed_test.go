@@ -1,0 +1,82 @@
+package cmd
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+)
+
+// A failed -p run prints the JSON with the fields of a successful one
+// (tools_hash and stop_reason empty where the run never got to them) and
+// the error: whether the turn failed or the run stopped before it began.
+func TestPrintFailedJSONKeepsFields(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "Hi."}))
+	ok := runAgent(t, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}, "-p", "hi", "--base-url", fake.URL,
+		"--db", filepath.Join(t.TempDir(), "a.db"), "--output-format", "json")
+	if ok.code != 0 {
+		t.Fatalf("exit %d: %s", ok.code, ok.stderr)
+	}
+	want := append(jsonKeys(t, ok.stdout), "error")
+	slices.Sort(want)
+
+	broken := writeJSON(t, "broken.json", map[string]any{"mcpServers": map[string]any{
+		"broken": map[string]any{"command": "sh", "args": []string{"-c", "echo 'fatal: no token' >&2; exit 3"}},
+	}})
+	ollama := []string{"--provider", "ollama", "--model", "qwen3", "--base-url", "http://127.0.0.1:1/v1"}
+	for _, tc := range []struct {
+		name, format string
+		args         []string
+		errWant      string
+	}{
+		{"turn fails", "json", ollama, "connection refused"},
+		{"turn fails", "stream-json", ollama, "connection refused"},
+		{"named server cannot start", "json", append([]string{"--mcp-config", broken, "--mcp", "broken"}, ollama...), "MCP server broken did not start"},
+		{"named server cannot start", "stream-json", append([]string{"--mcp-config", broken, "--mcp", "broken"}, ollama...), "MCP server broken did not start"},
+	} {
+		t.Run(tc.name+"/"+tc.format, func(t *testing.T) {
+			args := append([]string{"-p", "hi", "--db", filepath.Join(t.TempDir(), "a.db"), "--output-format", tc.format}, tc.args...)
+			res := runAgent(t, nil, args...)
+			if res.code != 1 {
+				t.Fatalf("exit %d, want 1: %s", res.code, res.stderr)
+			}
+			out := strings.TrimSpace(res.stdout)
+			if i := strings.LastIndexByte(out, '\n'); tc.format == "stream-json" && i >= 0 {
+				out = out[i+1:] // the result is the last line
+			}
+			got := jsonKeys(t, out)
+			w := want
+			if tc.format == "stream-json" {
+				w = append(slices.Clone(want), "type")
+				slices.Sort(w)
+			}
+			if !slices.Equal(got, w) {
+				t.Errorf("fields %q, want %q", got, w)
+			}
+			var r PrintResult
+			_ = json.Unmarshal([]byte(out), &r)
+			if !r.IsError || !strings.Contains(r.Error, tc.errWant) || r.Provider != "ollama" {
+				t.Errorf("is_error %v error %q provider %q", r.IsError, r.Error, r.Provider)
+			}
+		})
+	}
+}
+
+func jsonKeys(t *testing.T, s string) []string {
+	t.Helper()
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &raw); err != nil {
+		t.Fatalf("decode %q: %v", s, err)
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
