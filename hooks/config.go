@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -125,14 +126,15 @@ type matcher struct {
 	re    *regexp.Regexp
 }
 
-var plainMatcher = regexp.MustCompile(`^[A-Za-z0-9_|]+$`)
+// Compiled on first use: package init runs on every start, -p and --help too.
+var plainMatcher = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_|]+$`) })
 
 func compileMatcher(s string) (matcher, error) {
 	s = strings.TrimSpace(s)
 	switch {
 	case s == "" || s == "*":
 		return matcher{all: true}, nil
-	case plainMatcher.MatchString(s):
+	case plainMatcher().MatchString(s):
 		return matcher{names: strings.Split(s, "|")}, nil
 	}
 	re, err := regexp.Compile(s)

@@ -3,6 +3,7 @@ package tui
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -80,7 +81,8 @@ type mdBlock struct {
 	num int
 }
 
-var fenceRE = regexp.MustCompile("^ {0,3}(```+|~~~+)\\s*([^`\\s]*)")
+// Compiled on first use: package init runs on every start, -p and --help too.
+var fenceRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^ {0,3}(```+|~~~+)\\s*([^`\\s]*)") })
 
 // splitBlocks cuts Markdown into code fences, tables and the rest.
 func splitBlocks(text string) []mdBlock {
@@ -95,7 +97,7 @@ func splitBlocks(text string) []mdBlock {
 	lines := strings.Split(text, "\n")
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
-		if f := fenceRE.FindStringSubmatch(l); f != nil {
+		if f := fenceRE().FindStringSubmatch(l); f != nil {
 			flush()
 			b := mdBlock{kind: blockCode, lang: f[2], open: true}
 			var code []string

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -153,12 +154,15 @@ func decodedLen(b64 string) int {
 }
 
 // cutNote finds the notes capReader left where it cut the result.
-var cutNote = regexp.MustCompile(`\[tool result cut: (\d+) more bytes dropped over max_tool_result_bytes`)
+// Compiled on first use: package init runs on every start, -p and --help too.
+var cutNote = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\[tool result cut: (\d+) more bytes dropped over max_tool_result_bytes`)
+})
 
 // cutBytes adds up what capReader dropped from the result, by its notes.
 func cutBytes(s string) int {
 	n := 0
-	for _, m := range cutNote.FindAllStringSubmatch(s, -1) {
+	for _, m := range cutNote().FindAllStringSubmatch(s, -1) {
 		k, _ := strconv.Atoi(m[1])
 		n += k
 	}

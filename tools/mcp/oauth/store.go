@@ -48,11 +48,12 @@ type fileStore struct {
 	mu  sync.Mutex
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+// Compiled on first use: package init runs on every start, -p and --help too.
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 func (s *fileStore) path(server, url string) string {
 	sum := sha256.Sum256([]byte(url))
-	return filepath.Join(s.dir, unsafeName.ReplaceAllString(server, "_")+"-"+hex.EncodeToString(sum[:6])+".json")
+	return filepath.Join(s.dir, unsafeName().ReplaceAllString(server, "_")+"-"+hex.EncodeToString(sum[:6])+".json")
 }
 
 func (s *fileStore) load(server, url string) (record, error) {
