@@ -97,7 +97,10 @@ func newMCPManager(s Settings, configured map[string]config.MCPServer, o mcptool
 }
 
 // MCPTools connects the configured servers plus those named with --mcp and
-// returns their tools (for agent tools search). The servers stop with ctx.
+// returns their tools (for agent tools search), to read, not to call: the
+// servers are stopped, and waited for, before it returns. (They used to
+// stop when ctx ended, after the command had returned: the processes and
+// their readers outlived it.)
 func MCPTools(ctx context.Context, s Settings, version string) ([]tools.Tool, []error, error) {
 	configured, err := s.MCPServers()
 	if err != nil {
@@ -107,7 +110,7 @@ func MCPTools(ctx context.Context, s Settings, version string) ([]tools.Tool, []
 	if err != nil {
 		return nil, nil, err
 	}
-	context.AfterFunc(ctx, func() { _ = m.Close() })
+	defer m.Close()
 	return m.Tools(false), warnings, nil
 }
 

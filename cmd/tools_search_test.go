@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 func runSearchCmd(t *testing.T, g *Globals, args ...string) (string, error) {
@@ -90,9 +92,15 @@ func TestToolsSearchCatalog(t *testing.T) {
 func TestToolsSearchMCP(t *testing.T) {
 	isolate(t)
 	g := &Globals{Flags: app.Flags{MCPConfig: testMCPConfig(t), MCP: []string{"tt"}}}
+	before := goleak.IgnoreCurrent()
 	out, err := runSearchCmd(t, g, "weather", "forecast")
 	if err != nil || !strings.Contains(out, "tt__get_weather") {
 		t.Errorf("out %q, err %v", out, err)
+	}
+	// The server it started is stopped and waited for before the command
+	// returns, not when its context ends (here, with the test).
+	if err := goleak.Find(before); err != nil {
+		t.Errorf("the command returned with its MCP server still running: %v", err)
 	}
 	// No server at all: a usage error that names both ways.
 	var ue *UsageError
