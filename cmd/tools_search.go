@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-dev/agent/app"
+	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/tools/search"
 )
@@ -59,7 +60,9 @@ servers also uses what sessions recorded (unless --no-learn).`,
 func runToolsSearch(ctx context.Context, g *Globals, o toolsSearchOpts, args []string, out io.Writer) error {
 	mode, err := search.ParseMode(o.mode)
 	if err != nil {
-		return &UsageError{Err: err}
+		// Named as the other flags' bad values are (config.FlagValueError).
+		return &UsageError{Err: &config.FlagValueError{Flag: "mode", Value: o.mode, What: "search mode",
+			Allowed: []string{string(search.ModeAuto), string(search.ModeBM25), string(search.ModeRegex), string(search.ModeSelect)}}}
 	}
 	if o.limit <= 0 {
 		return usagef("--limit must be at least 1, got %d", o.limit)

@@ -57,7 +57,7 @@ func TestToolsSearchCatalog(t *testing.T) {
 			want: []string{`{"id":"q1","results":["fs_read","fs_write"]}`, `{"id":2,"results":[],"error":"invalid regex`, `{"id":"q3","results":["get_weather"]}`}},
 		{name: "empty query", args: []string{"--catalog", catalog, " "}, err: "give a QUERY"},
 		{name: "bad regex", args: []string{"--catalog", catalog, "/(/"}, err: "invalid regex"},
-		{name: "bad mode", args: []string{"--catalog", catalog, "--mode", "fuzzy", "x"}, err: "unknown search mode"},
+		{name: "bad mode", args: []string{"--catalog", catalog, "--mode", "fuzzy", "x"}, err: `--mode "fuzzy": unknown search mode: use auto, bm25, regex or select`},
 		{name: "bad limit", args: []string{"--catalog", catalog, "--limit", "0", "x"}, err: "--limit"},
 		{name: "missing catalog", args: []string{"--catalog", filepath.Join(dir, "nope.json"), "x"}, err: "read catalog"},
 		{name: "query and queries", args: []string{"--catalog", catalog, "--queries", queries, "x"}, err: "not both"},
