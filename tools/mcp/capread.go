@@ -67,6 +67,11 @@ type capReader struct {
 
 	// byteAtATime turns keepRun off: the tests hold the runs to feed.
 	byteAtATime bool
+
+	// ended: the outermost value of a JSON body (not lines) has closed;
+	// rest counts what Read took of the body after it.
+	ended bool
+	rest  int
 }
 
 type capFrame struct {
@@ -92,23 +97,42 @@ func (c *capReader) Read(p []byte) (int, error) {
 		}
 		n, err := c.r.Read(c.in)
 		c.out, c.pos, c.err = c.out[:0], 0, err
-		for in := c.in[:n]; len(in) > 0; {
-			if k := c.dropRun(in); k > 0 {
-				in = in[k:]
-				continue
-			}
-			if k := c.keepRun(in); k > 0 {
-				in = in[k:]
-				continue
-			}
-			c.feed(in[0])
-			in = in[1:]
+		c.take(c.in[:n])
+		// A JSON body's value has closed: its rest (the newline after it,
+		// a chunked body's last chunk) is read now, before the caller has
+		// what it waits for. mcp-go stops reading where the value ends and
+		// cancels the request before it closes the body, so an unread rest
+		// closed the connection and the server's next request dialled a
+		// new one (a tools/list page is chunked: every listing did).
+		for c.ended && !c.lines && c.err == nil && c.rest < maxRest {
+			n, err := c.r.Read(c.in)
+			c.err, c.rest = err, c.rest+n
+			c.take(c.in[:n])
 		}
 	}
 	n := copy(p, c.out[c.pos:])
 	c.pos += n
 	return n, nil
 }
+
+// take runs in through the reader.
+func (c *capReader) take(in []byte) {
+	for len(in) > 0 {
+		if k := c.dropRun(in); k > 0 {
+			in = in[k:]
+			continue
+		}
+		if k := c.keepRun(in); k > 0 {
+			in = in[k:]
+			continue
+		}
+		c.feed(in[0])
+		in = in[1:]
+	}
+}
+
+// maxRest is the most of a JSON body read past the end of its value.
+const maxRest = 4 << 10
 
 // dropRun drops at once the plain bytes of a string being dropped (the
 // bulk of a cut reply), up to the next quote, backslash or newline, and
@@ -255,6 +279,7 @@ func (c *capReader) feed(b byte) {
 		}
 		if len(c.stack) == 0 {
 			c.reset()
+			c.ended = !c.lines
 		}
 		return
 	case ':':
@@ -448,4 +473,29 @@ func (b capBody) Close() error { return b.c.Close() }
 // stay within the server's origin (sameOriginRedirects).
 func capClient(limit int, pages *listPages) *http.Client {
 	return &http.Client{Transport: capTransport{base: http.DefaultTransport, limit: limit, pages: pages}, CheckRedirect: sameOriginRedirects}
+}
+
+// holdGET holds a streamable HTTP connection's GET (the event stream
+// mcp-go opens as soon as initialize is answered) until until is closed,
+// which connectOnce does once the first tools/list is answered. Opened in
+// the middle of the start, the stream took a second TCP connection per
+// server, dialled while initialized and tools/list were on the first;
+// opened after, it reuses the first, idle by then, and none of its work
+// (the dial, the server's answer, the reader) comes before the tools are
+// listed. A server's list_changed sent before the stream is open is lost
+// either way: the stream was never open before initialize was answered.
+type holdGET struct {
+	base  http.RoundTripper
+	until <-chan struct{}
+}
+
+func (h holdGET) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodGet && h.until != nil {
+		select {
+		case <-h.until:
+		case <-req.Context().Done():
+			return nil, req.Context().Err()
+		}
+	}
+	return h.base.RoundTrip(req)
 }

@@ -136,7 +136,13 @@ func (c *conn) connectOnce(parent context.Context) error {
 
 	starttrace.Markf("mcp connect", c.cfg.Name)
 	stderr := newTail(4096)
-	cl, p, err := c.newClient(stderr)
+	// A streamable HTTP server's GET stream waits until the tools are
+	// listed (holdGET): released when the listing ends or the attempt does.
+	listed := make(chan struct{})
+	var listedOnce sync.Once
+	releaseGET := func() { listedOnce.Do(func() { close(listed) }) }
+	defer releaseGET()
+	cl, p, err := c.newClient(stderr, listed)
 	if err != nil {
 		return err
 	}
@@ -178,6 +184,7 @@ func (c *conn) connectOnce(parent context.Context) error {
 			}()
 			r.list, r.seq, r.hash, r.err = c.listTools(ctx, cl)
 			starttrace.Markf("mcp listed", c.cfg.Name)
+			releaseGET()
 			<-extras
 			starttrace.Markf("mcp extras", c.cfg.Name)
 		}
@@ -309,8 +316,9 @@ func (c *conn) handshake(ctx context.Context, cl *client.Client, p *proc, stderr
 }
 
 // newClient builds the client for the server's transport, unstarted; a
-// stdio server's process is started here.
-func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
+// stdio server's process is started here. A streamable HTTP server's GET
+// stream is held until listed is closed (nil: not held; holdGET).
+func (c *conn) newClient(stderr *tail, listed <-chan struct{}) (*client.Client, *proc, error) {
 	// The legacy handshake skips the server/discover probe, which costs a
 	// timeout (5 s by default) on servers that ignore unknown methods, and it
 	// keeps tools/list a plain request we can send ourselves to read the
@@ -324,8 +332,10 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 		}
 		return client.NewClient(tr, opts...), p, nil
 	case config.MCPHTTP:
+		hc := c.httpClient()
+		hc.Transport = holdGET{base: hc.Transport, until: listed}
 		tr, err := transport.NewStreamableHTTP(c.cfg.URL, transport.WithHTTPHeaders(c.cfg.Headers),
-			transport.WithHTTPBasicClient(c.httpClient()),
+			transport.WithHTTPBasicClient(hc),
 			// The GET stream is how a streamable HTTP server sends
 			// tools/list_changed outside of a request.
 			transport.WithContinuousListening(), transport.WithHTTPLogger(c.m.log)) //nolint:staticcheck // servers of protocol versions before 2026-07-28 still send list_changed on the GET stream
