@@ -1,12 +1,16 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/agent-dev/agent/providers/registry"
+	"github.com/agent-dev/agent/sanitize"
 )
 
 // listTimeout bounds the server's listing: a slow or silent server leaves
@@ -53,4 +57,34 @@ func (a *App) listModels(ctx context.Context, within time.Duration) []ModelChoic
 		out = append(out, ModelChoice{Name: n, Detail: strings.Join(detail, " · ")})
 	}
 	return out
+}
+
+// ModelList is agent models without an id: the models /model offers
+// without asking the server (the current model, --model's or the
+// provider's default, then the priced models of its family).
+func ModelList(s Settings) ([]ModelChoice, error) {
+	if err := CheckProvider(s.Provider); err != nil {
+		return nil, err
+	}
+	d, _ := registry.Lookup(s.Provider)
+	list := s.modelChoices(s.Provider, cmp.Or(s.Model, d.DefaultModel))
+	if len(list) == 0 {
+		return nil, Usagef("the tables know no model of %s and it has no default: name one, agent models MODEL", s.Provider)
+	}
+	return list, nil
+}
+
+// WriteModelList prints ModelList, a model a line, and how to see one.
+func WriteModelList(w io.Writer, provider string, list []ModelChoice) error {
+	sw := sanitize.NewWriter(w)
+	defer sw.Flush()
+	tw := tabwriter.NewWriter(sw, 0, 4, 2, ' ', 0)
+	for _, m := range list {
+		fmt.Fprintf(tw, "%s\t%s\n", m.Name, m.Detail)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(sw, "%d %s of %s in the tables; agent models MODEL shows what the table says of one\n", len(list), plural(len(list), "model", "models"), provider)
+	return err
 }

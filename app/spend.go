@@ -111,10 +111,15 @@ type ModelChoice struct{ Name, Detail string }
 // Models lists what /model offers: the priced models of the provider's
 // family and the current one, with context window and price.
 func (a *App) Models() []ModelChoice {
-	label := a.Provider()
-	d, _ := registry.Lookup(label)
-	table := a.settings.modelTable()
 	_, cur := a.session.Target()
+	return a.settings.modelChoices(a.Provider(), cur)
+}
+
+// modelChoices are the priced models of label's family, cur first (marked
+// current), each with its context window and price from the tables.
+func (s Settings) modelChoices(label, cur string) []ModelChoice {
+	d, _ := registry.Lookup(label)
+	table := s.modelTable()
 	seen := map[string]bool{}
 	var out []ModelChoice
 	for _, n := range append([]string{cur}, pricing.Models(d.ModelPrefixes...)...) {
