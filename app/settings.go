@@ -160,6 +160,9 @@ func Load(f Flags, getenv func(string) string) (Settings, error) {
 	if f.Changed["resume"] && strings.TrimSpace(f.Resume) == "" {
 		return s, Usagef("--resume needs a session ID: list them with agent sessions, or use --continue for the newest")
 	}
+	if _, ok := registry.Lookup(s.Provider); !ok && s.Provider != "" {
+		return s, usage(s.ValueError("provider", s.Provider, registry.Names(), getenv))
+	}
 	if err := s.resolveModels(); err != nil {
 		return s, err
 	}

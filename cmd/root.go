@@ -289,10 +289,9 @@ func (g *Globals) settings() (app.Settings, error) {
 	// a theme misspelt in a config file fails every command, as any other
 	// bad setting does, not only the TUI.
 	if _, err := themes.Get(s.Theme); err != nil {
-		if e := config.CheckEnv("theme", g.Getenv, themes.Names()); e != nil && g.Getenv("AGENT_THEME") == s.Theme {
-			err = e // the variable's name is what to fix
-		}
-		return s, &UsageError{Err: err}
+		// Named by where it was set: the file and line, the variable, the
+		// profile.
+		return s, &UsageError{Err: s.ValueError("theme", s.Theme, themes.Names(), g.Getenv)}
 	}
 	g.Settings, g.loaded = s, true
 	return s, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"strings"
 
@@ -203,4 +204,35 @@ func keyNames() []string {
 		names = append(names, k.Name)
 	}
 	return names
+}
+
+// Locate is where the file at path sets the top-level key: "path:line:col",
+// or path alone when the file cannot be read or does not set it. A value
+// checked above config (a theme, a provider) is named by its place, as
+// the file's own errors are.
+func Locate(path, key string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return path
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return path
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return path
+		}
+		k, _ := tok.(string)
+		if k == key {
+			line, col := position(b, keyOffset(b, dec.InputOffset(), k))
+			return fmt.Sprintf("%s:%d:%d", path, line, col)
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return path
+		}
+	}
+	return path
 }

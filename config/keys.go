@@ -225,6 +225,17 @@ func CheckFlag(name, v string, allowed []string) error {
 	return &FlagValueError{Flag: k.Flag, Value: v, What: k.What, Allowed: allowed}
 }
 
+// ValueError is a config file's or an agent profile's value outside the
+// key's closed set, with where it was set (a file's path:line:col).
+type ValueError struct {
+	Where, Key, Value, What string
+	Allowed                 []string
+}
+
+func (e *ValueError) Error() string {
+	return fmt.Sprintf("%s: %q: unknown %s %q: use %s", e.Where, e.Key, e.What, e.Value, orList(e.Allowed))
+}
+
 // CheckEnv checks the environment variable of the key named name against
 // a closed set config does not know (the providers, the themes): nil when
 // the variable is unset or holds one of allowed.
