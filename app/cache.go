@@ -58,3 +58,9 @@ func (s storeCatalog) SaveCatalog(ctx context.Context, e tools.CatalogEntry) err
 	defer s.write.Unlock()
 	return s.db.SaveCatalog(ctx, e)
 }
+
+func (s storeCatalog) SaveCatalogs(ctx context.Context, es []tools.CatalogEntry) error {
+	s.write.Lock()
+	defer s.write.Unlock()
+	return s.db.SaveCatalogs(ctx, es)
+}

@@ -97,7 +97,7 @@ func (e *earlyMCP) dbReady(db *store.DB, write *sync.Mutex) {
 		return
 	}
 	if db != nil {
-		e.cache.c = storeCatalog{db, write}
+		e.cache.c = &storeCatalog{db, write}
 	}
 }
 
@@ -135,8 +135,8 @@ func (e *earlyMCP) close() {
 // at exit).
 type lateCache struct {
 	ready chan struct{}
-	once  sync.Once      // closes ready
-	c     mcptools.Cache // set before ready is closed; nil: no database
+	once  sync.Once     // closes ready
+	c     *storeCatalog // set before ready is closed; nil: no database
 }
 
 var errNoDB = errors.New("the session database could not be opened")
@@ -153,16 +153,29 @@ func (l *lateCache) LoadCatalog(ctx context.Context, server, hash string) (tools
 	return tools.CatalogEntry{}, false, nil
 }
 
-func (l *lateCache) SaveCatalog(ctx context.Context, e tools.CatalogEntry) error {
+// WaitWrites waits for the database and the session (mcp WriteGate): the
+// writer then takes every catalog listed meanwhile in one batch.
+func (l *lateCache) WaitWrites(ctx context.Context) error {
 	select {
 	case <-l.ready:
+		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+func (l *lateCache) SaveCatalog(ctx context.Context, e tools.CatalogEntry) error {
+	return l.SaveCatalogs(ctx, []tools.CatalogEntry{e})
+}
+
+func (l *lateCache) SaveCatalogs(ctx context.Context, es []tools.CatalogEntry) error {
+	if err := l.WaitWrites(ctx); err != nil {
+		return err
 	}
 	if l.c == nil {
 		return errNoDB
 	}
-	return l.c.SaveCatalog(ctx, e)
+	return l.c.SaveCatalogs(ctx, es)
 }
 
 // earlyHost is mcpHost for servers started before the session exists: a

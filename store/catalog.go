@@ -112,43 +112,76 @@ func (b *ownedBlob) Scan(src any) error {
 // the previous one, and drops the server's lists of other configs not seen
 // for a month.
 func (d *DB) SaveCatalog(ctx context.Context, e tools.CatalogEntry) error {
-	if e.Server == "" || e.ConfigHash == "" {
-		return errors.New("save MCP catalog: server and config hash are required")
+	return d.SaveCatalogs(ctx, []tools.CatalogEntry{e})
+}
+
+// SaveCatalogs is SaveCatalog of each entry, in one transaction: a first
+// run lists all its servers at once, and a transaction each began, prepared
+// both statements and committed (rewriting the table's pages into the WAL)
+// eleven times over.
+func (d *DB) SaveCatalogs(ctx context.Context, es []tools.CatalogEntry) error {
+	type row struct {
+		e      tools.CatalogEntry
+		stored []byte
 	}
-	if e.Tools == nil {
-		e.Tools = []byte("[]")
-	}
-	sum := sha256.Sum256(e.Tools)
-	e.ToolsHash = hex.EncodeToString(sum[:])
-	if e.ListedAt.IsZero() {
-		e.ListedAt = time.Now()
-	}
-	stored := e.Tools
-	if len(e.Tools) >= catalogFileMin {
-		// A file that cannot be written leaves the list in the row.
-		if err := d.writeCatalogFile(e.ToolsHash, e.Tools); err == nil {
-			stored = catalogRef(e.ToolsHash, len(e.Tools))
+	for _, e := range es {
+		if e.Server == "" || e.ConfigHash == "" {
+			return errors.New("save MCP catalog: server and config hash are required")
 		}
 	}
+	rows := make([]row, 0, len(es))
+	filed := false
+	for _, e := range es {
+		if e.Tools == nil {
+			e.Tools = []byte("[]")
+		}
+		sum := sha256.Sum256(e.Tools)
+		e.ToolsHash = hex.EncodeToString(sum[:])
+		if e.ListedAt.IsZero() {
+			e.ListedAt = time.Now()
+		}
+		stored := e.Tools
+		if len(e.Tools) >= catalogFileMin {
+			// A file that cannot be written leaves the list in the row.
+			if err := d.writeCatalogFile(e.ToolsHash, e.Tools); err == nil {
+				stored = catalogRef(e.ToolsHash, len(e.Tools))
+				filed = true
+			}
+		}
+		rows = append(rows, row{e, stored})
+	}
 	err := d.withTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO mcp_catalog
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO mcp_catalog
 			(server, config_hash, server_name, server_version, instructions, description, tools, tools_hash, listed_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (server, config_hash) DO UPDATE SET server_name = excluded.server_name,
 				server_version = excluded.server_version, instructions = excluded.instructions,
 				description = excluded.description, tools = excluded.tools, tools_hash = excluded.tools_hash,
-				listed_at = excluded.listed_at`,
-			e.Server, e.ConfigHash, e.ServerName, e.ServerVersion, e.Instructions, e.Description, stored, e.ToolsHash, ms(e.ListedAt)); err != nil {
+				listed_at = excluded.listed_at`)
+		if err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM mcp_catalog WHERE server = ? AND config_hash <> ? AND listed_at < ?`,
-			e.Server, e.ConfigHash, ms(e.ListedAt.Add(-catalogMaxAge)))
-		return err
+		defer ins.Close()
+		del, err := tx.PrepareContext(ctx, `DELETE FROM mcp_catalog WHERE server = ? AND config_hash <> ? AND listed_at < ?`)
+		if err != nil {
+			return err
+		}
+		defer del.Close()
+		for _, r := range rows {
+			e := r.e
+			if _, err := ins.ExecContext(ctx, e.Server, e.ConfigHash, e.ServerName, e.ServerVersion, e.Instructions, e.Description, r.stored, e.ToolsHash, ms(e.ListedAt)); err != nil {
+				return fmt.Errorf("%s: %w", e.Server, err)
+			}
+			if _, err := del.ExecContext(ctx, e.Server, e.ConfigHash, ms(e.ListedAt.Add(-catalogMaxAge))); err != nil {
+				return fmt.Errorf("%s: %w", e.Server, err)
+			}
+		}
+		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("save MCP catalog of %s: %w", e.Server, err)
+		return fmt.Errorf("save MCP catalogs: %w", err)
 	}
-	if len(stored) != len(e.Tools) {
+	if filed {
 		// Files of replaced lists; failing to remove one costs disk only.
 		_ = d.pruneCatalogFiles(ctx)
 	}

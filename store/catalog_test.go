@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"errors"
+	"os"
 	"testing"
 	"time"
 
@@ -85,5 +86,48 @@ func TestLoadCatalogKeepsItsBytes(t *testing.T) {
 	}
 	if !bytes.Equal(got.Tools, a) {
 		t.Fatal("a loaded entry changed when the database was read again")
+	}
+}
+
+// SaveCatalogs writes every entry in one transaction: all of them, or
+// none when one is refused.
+func TestSaveCatalogs(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		es    []tools.CatalogEntry
+		saved bool
+	}{
+		{"each saved", []tools.CatalogEntry{
+			{Server: "a", ConfigHash: "h1", Tools: []byte("list a")},
+			{Server: "b", ConfigHash: "h1", Tools: bytes.Repeat([]byte("b"), catalogFileMin)}, // in a file
+			{Server: "c", ConfigHash: "h2", Tools: []byte("list c"), ServerName: "C"},
+		}, true},
+		{"none saved when one is refused", []tools.CatalogEntry{
+			{Server: "a", ConfigHash: "h1", Tools: bytes.Repeat([]byte("a"), catalogFileMin)},
+			{Server: "b", Tools: []byte("no config hash")},
+		}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			db, _ := openTest(t)
+			err := db.SaveCatalogs(t.Context(), tt.es)
+			if (err == nil) != tt.saved {
+				t.Fatalf("SaveCatalogs: %v", err)
+			}
+			if files, _ := os.ReadDir(db.catalogDir()); !tt.saved && len(files) > 0 {
+				t.Fatalf("a refused batch left %d files", len(files))
+			}
+			for _, e := range tt.es {
+				got, err := db.LoadCatalog(t.Context(), e.Server, e.ConfigHash)
+				if !tt.saved {
+					if !errors.Is(err, ErrNotFound) {
+						t.Fatalf("%s after a refused batch: %v, want ErrNotFound", e.Server, err)
+					}
+					continue
+				}
+				if err != nil || !bytes.Equal(got.Tools, e.Tools) || got.ServerName != e.ServerName {
+					t.Fatalf("%s: %v, %d bytes (want %d), server name %q", e.Server, err, len(got.Tools), len(e.Tools), got.ServerName)
+				}
+			}
+		})
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"unsafe"
 
 	"github.com/agent-dev/agent/config"
-	"github.com/agent-dev/agent/internal/starttrace"
 	"github.com/agent-dev/agent/tools"
 	"github.com/agent-dev/agent/tools/schema"
 )
@@ -261,7 +260,7 @@ func (c *conn) saveCached(list []rawTool, listHash string, si serverInfo, info s
 	if same {
 		return
 	}
-	c.m.queueSave(func() { c.writeCatalog(list, listHash, si, info, extras) })
+	c.writeCatalog(list, listHash, si, info, extras)
 }
 
 // saveExtras writes changed resources or prompts (their list_changed) to
@@ -276,26 +275,23 @@ func (c *conn) saveExtras() {
 	}
 }
 
-// writeCatalog saves list as the server's cached catalog. A schema's check
-// is the one tools.Set made when it registered the tool (schema.Check
-// remembers its answers), not a second pass.
-func (c *conn) writeCatalog(list []rawTool, listHash string, si serverInfo, info string, extras []byte) {
+// catalogEntry is list as the server's cached catalog entry. A schema's
+// check is the one tools.Set made when it registered the tool
+// (schema.Check remembers its answers), not a second pass.
+func (c *conn) catalogEntry(list []rawTool, listHash string, si serverInfo, info string, extras []byte) tools.CatalogEntry {
 	cts := make([]cachedTool, len(list))
 	for i, t := range list {
 		checked := t.Checked || schema.Check(t.Schema) == nil
 		cts[i] = cachedTool{Name: t.Name, Description: t.Description, InputSchema: t.Schema, Tokens: t.Tokens, Checked: checked, Meta: t.Meta.encode()}
 	}
-	starttrace.Markf("cache write begin", c.cfg.Name)
-	b := encodeCatalogExtras(listHash, cts, extras)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	err := c.m.opts.Cache.SaveCatalog(ctx, tools.CatalogEntry{Server: c.cfg.Name, ConfigHash: c.configHash,
+	return tools.CatalogEntry{Server: c.cfg.Name, ConfigHash: c.configHash,
 		ServerName: si.Name, ServerVersion: si.Version, Instructions: si.Instructions, Description: info,
-		Tools: b, ListedAt: time.Now()})
-	starttrace.Markf("cache write end", c.cfg.Name)
-	if err != nil {
-		c.m.log.Warn("mcp: write the catalog cache", "server", c.cfg.Name, "err", err)
-	}
+		Tools: encodeCatalogExtras(listHash, cts, extras), ListedAt: time.Now()}
+}
+
+// writeCatalog queues list's write as the server's cached catalog.
+func (c *conn) writeCatalog(list []rawTool, listHash string, si serverInfo, info string, extras []byte) {
+	c.m.queueSave(c.cfg.Name, func() tools.CatalogEntry { return c.catalogEntry(list, listHash, si, info, extras) })
 }
 
 // SaveTokens writes token counts the application made (by agent tool
@@ -326,7 +322,7 @@ func (m *Manager) SaveTokens(counts map[string]int) {
 		if upd == nil {
 			continue
 		}
-		m.queueSave(func() { c.writeCatalog(upd, hash, si, info, extras) })
+		c.writeCatalog(upd, hash, si, info, extras)
 	}
 }
 

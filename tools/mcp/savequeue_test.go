@@ -70,3 +70,59 @@ func TestCatalogWritesOneAtATime(t *testing.T) {
 		t.Fatalf("%d catalog writes ran at once, want 1", cache.most)
 	}
 }
+
+// batchCache is a memCache that writes batches (BatchCache) behind a gate
+// (WriteGate), noting each batch's servers.
+type batchCache struct {
+	*memCache
+	open    chan struct{}
+	mu      sync.Mutex
+	batches [][]string
+}
+
+func (c *batchCache) WaitWrites(ctx context.Context) error {
+	select {
+	case <-c.open:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *batchCache) SaveCatalogs(ctx context.Context, es []tools.CatalogEntry) error {
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Server)
+		if err := c.memCache.SaveCatalog(ctx, e); err != nil {
+			return err
+		}
+	}
+	c.mu.Lock()
+	c.batches = append(c.batches, names)
+	c.mu.Unlock()
+	return nil
+}
+
+// The catalogs listed while the cache's gate is shut are written in one
+// batch once it opens (one transaction in the store), none lost by Close.
+func TestCatalogWritesBatched(t *testing.T) {
+	t.Parallel()
+	cache := &batchCache{memCache: newMemCache(), open: make(chan struct{})}
+	var cfgs []config.MCPServer
+	for i := range 6 {
+		ts := httptest.NewServer(server.NewStreamableHTTPServer(newInProcessServer()))
+		t.Cleanup(ts.Close)
+		cfgs = append(cfgs, config.MCPServer{Name: fmt.Sprintf("s%d", i), Type: config.MCPHTTP, URL: ts.URL + "/mcp"})
+	}
+	m, _, errs := startManager(t, Options{Cache: cache}, cfgs...)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	close(cache.open) // Start waited for every server's list
+	m.Close()
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	if len(cache.batches) != 1 || len(cache.batches[0]) != len(cfgs) || len(cache.entries) != len(cfgs) {
+		t.Fatalf("batches %v and %d entries for %d servers, want one batch of all", cache.batches, len(cache.entries), len(cfgs))
+	}
+}
