@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/cmd"
+	"github.com/agent-dev/agent/internal/gctune"
 	"github.com/agent-dev/agent/internal/residency"
 	"github.com/agent-dev/agent/internal/starttrace"
 	// Imported first for its init: --version answers before the heavy
@@ -22,6 +23,8 @@ func main() {
 	// which costs memory, not correctness.
 	starttrace.Mark("main (every package initialised)")
 	_, _ = residency.Release()
+	// A run's heap is small: collect it less often (internal/gctune).
+	gctune.Start(os.Getenv)
 	app.ExitsAfterClose = true
 	ctx, stop := app.SignalContext(context.Background())
 	code := cmd.Execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
