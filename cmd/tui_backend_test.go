@@ -20,6 +20,13 @@ import (
 // terminal: the root command runs with its RunE replaced.
 func newTestTUIBackend(t *testing.T, env map[string]string, args ...string) *tuiapp.Backend {
 	t.Helper()
+	return newTestTUIBackendWith(t, app.Options{}, env, args...)
+}
+
+// newTestTUIBackendWith is newTestTUIBackend with the app's options
+// (Interactive: true as runTUI gives it); Getenv is set here.
+func newTestTUIBackendWith(t *testing.T, o app.Options, env map[string]string, args ...string) *tuiapp.Backend {
+	t.Helper()
 	getenv := func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
@@ -30,7 +37,8 @@ func newTestTUIBackend(t *testing.T, env map[string]string, args ...string) *tui
 	root := NewRootCmd(g)
 	var b *tuiapp.Backend
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
-		a, err := app.Open(cmd.Context(), g.Settings, app.Options{Getenv: g.Getenv})
+		o.Getenv = g.Getenv
+		a, err := app.Open(cmd.Context(), g.Settings, o)
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,6 @@ package tuiapp
 
 import (
 	"context"
-	"strings"
 	"sync"
 
 	"github.com/agent-dev/agent/agent"
@@ -80,7 +79,9 @@ func (b *Backend) setTurning(on bool) {
 }
 
 // Refresh runs between turns: servers that came up since are added, and
-// what they reported is said.
+// what they reported is said. The server's own notice ("MCP server tt is
+// up (6 tools)", "... changed its tools") says the change: a second line,
+// "tools of tt are ready", said it again.
 func (b *Backend) Refresh() []string {
 	b.mu.Lock()
 	turning := b.turning
@@ -88,11 +89,8 @@ func (b *Backend) Refresh() []string {
 	if turning {
 		return nil
 	}
-	var notes []string
-	if changed := b.a.SyncTools(); len(changed) > 0 {
-		notes = append(notes, "tools of "+strings.Join(changed, ", ")+" are ready")
-	}
-	return append(notes, b.a.NewNotices()...)
+	b.a.SyncTools()
+	return b.a.NewNotices()
 }
 
 // Models lists what /model offers.
