@@ -63,7 +63,7 @@ func (a *App) MCPControl(ctx context.Context, action, name string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("MCP server %s: %s, %d tools", st.Name, st.State, st.Tools), nil
+	return fmt.Sprintf("MCP server %s: %s, %d %s", st.Name, st.State, st.Tools, plural(st.Tools, "tool", "tools")), nil
 }
 
 // SignInState is a server's OAuth state for /mcp ("signed in", "expired",

@@ -129,7 +129,7 @@ func WriteMCPList(w io.Writer, entries []MCPEntry, showTools bool) error {
 		if len(e.ToolNames) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s: %d tools, %d deferred\n", e.Name, e.Tools, e.Deferred)
+		fmt.Fprintf(w, "\n%s: %d %s, %d deferred\n", e.Name, e.Tools, plural(e.Tools, "tool", "tools"), e.Deferred)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, t := range e.ToolNames {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Name, setName(t.Deferred), t.ServerTool)
@@ -144,7 +144,7 @@ func WriteMCPList(w io.Writer, entries []MCPEntry, showTools bool) error {
 // WriteHits prints agent tools search's ranking of query among n tools.
 func WriteHits(w io.Writer, hits []search.Hit, query string, n int) error {
 	if len(hits) == 0 {
-		_, err := fmt.Fprintf(w, "no tools match %q among %d tools\n", query, n)
+		_, err := fmt.Fprintf(w, "no tools match %q among %d %s\n", query, n, plural(n, "tool", "tools"))
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

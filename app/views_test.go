@@ -143,6 +143,10 @@ func TestWriteMCPListAndHits(t *testing.T) {
 		t.Errorf("no hits: %q %v", b.String(), err)
 	}
 	b.Reset()
+	if err := WriteHits(&b, nil, "pdf", 1); err != nil || b.String() != "no tools match \"pdf\" among 1 tool\n" {
+		t.Errorf("no hits among one: %q %v", b.String(), err)
+	}
+	b.Reset()
 	hits := []search.Hit{{Name: "convert" + evil, Description: "Converts files\nmore", Score: 1.5}, {Name: "b", Server: "s", Score: 0.25}}
 	if err := WriteHits(&b, hits, "x", 2); err != nil {
 		t.Fatal(err)

@@ -120,7 +120,7 @@ func TestMCPLoginInTUIInTmux(t *testing.T) {
 	ts := startTmux(t, env, "--mcp-config", cfg, "--mcp", "remote", "--provider", "anthropic", "--base-url", fake.URL)
 	ts.waitFor("MCP server remote did not start: it needs a sign-in", "run `/mcp login remote`")
 	ts.send("/mcp login remote", "Enter")
-	ts.waitFor("MCP server remote: running, 1 tools")
+	ts.waitFor("MCP server remote: running, 1 tool")
 	ts.send("who am I?", "Enter")
 	ts.waitFor("The server answered.")
 	reqs := fake.Requests()

@@ -78,7 +78,7 @@ func (s *searchEntry) chatLine(st *themes.Styles, width int) []string {
 		for _, t := range s.Found {
 			names = append(names, t.Name)
 		}
-		tail = st.Muted.Render(fmt.Sprintf(" → %d tools", len(s.Found)))
+		tail = st.Muted.Render(" → " + plural(len(s.Found), "tool"))
 		if len(names) > 0 {
 			tail += st.PaneTool.Render(": " + strings.Join(names, ", "))
 		}

@@ -219,7 +219,7 @@ func (c *conn) ensure(ctx context.Context) (*client.Client, error) {
 	}
 	n := len(c.agentTools(false))
 	c.m.emit(Event{Kind: EventServerUp, Server: c.cfg.Name, Tools: n,
-		Text: fmt.Sprintf("MCP server %s restarted (%d tools)", c.cfg.Name, n)})
+		Text: fmt.Sprintf("MCP server %s restarted (%s)", c.cfg.Name, toolCount(n))})
 	// The new process may offer other tools than the old one.
 	c.m.toolsChanged(c.cfg.Name)
 	c.mu.Lock()

@@ -39,7 +39,7 @@ func (m *Manager) Disable(server string) (Status, error) {
 	}
 	n := c.drop(StateDisabled, nil)
 	c.markReady()
-	m.listChanged(server, fmt.Sprintf("MCP server %s disabled (%d tools leave", server, n))
+	m.listChanged(server, fmt.Sprintf("MCP server %s disabled (%s %s", server, toolCount(n), agrees(n, "leaves", "leave")))
 	return c.status(), nil
 }
 
@@ -61,7 +61,7 @@ func (m *Manager) Enable(ctx context.Context, server string) (Status, error) {
 		return c.status(), err
 	}
 	st := c.status()
-	m.listChanged(server, fmt.Sprintf("MCP server %s enabled (%d tools join", server, st.Tools))
+	m.listChanged(server, fmt.Sprintf("MCP server %s enabled (%s %s", server, toolCount(st.Tools), agrees(st.Tools, "joins", "join")))
 	return st, nil
 }
 

@@ -250,7 +250,7 @@ func (c *conn) install(list []rawTool, seq uint64, announce bool) bool {
 	case fromCache:
 		text = fmt.Sprintf("MCP server %s now lists other tools than its cached list (%d now", c.cfg.Name, len(list))
 	case len(old) == 0:
-		text = fmt.Sprintf("MCP server %s is up (%d tools", c.cfg.Name, len(list))
+		text = fmt.Sprintf("MCP server %s is up (%s", c.cfg.Name, toolCount(len(list)))
 	default:
 		text = fmt.Sprintf("MCP server %s changed its tools (%d now", c.cfg.Name, len(list))
 	}
