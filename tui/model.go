@@ -48,6 +48,7 @@ type Model struct {
 	started       time.Time
 	flushPending  bool
 	quitArmed     bool
+	quitGen       int // numbers each arming, so an old expiry leaves a new one
 	hint          string
 	// turnHint is the hint that refused something while a turn ran
 	// (waitForTurn): it is stale once the turn ends. keepInput keeps a

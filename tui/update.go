@@ -27,6 +27,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.ready = true
 	case printNowMsg:
 		return m, printNow(msg)
+	case quitExpiredMsg:
+		if msg.gen == m.quitGen && m.quitArmed {
+			m.quitArmed = false
+			if m.hint == quitHint {
+				m.hint = ""
+			}
+		}
 	case reflowMsg:
 		if msg.gen == m.reflowGen && m.reflowWait {
 			m.reflowWait, m.reflowDue = false, true
@@ -207,7 +214,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		m.quitArmed = true
 		m.hint = quitHint
-		return nil
+		m.quitGen++
+		gen := m.quitGen
+		return tea.Tick(quitWindow, func(time.Time) tea.Msg { return quitExpiredMsg{gen} })
 	case key.Matches(k, m.keys.Cancel):
 		if m.working && !m.catalogSince.IsZero() {
 			// The request is held for starting servers: esc sends it
@@ -261,6 +270,14 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 }
 
 const quitHint = "press ctrl+c again to quit"
+
+// quitWindow is how long a first ctrl+c waits for the second: after it
+// the hint goes and ctrl+c arms again, as in Claude Code. The hint used
+// to stay until another key, and a ctrl+c minutes later quit.
+const quitWindow = 2 * time.Second
+
+// quitExpiredMsg ends the arming numbered gen.
+type quitExpiredMsg struct{ gen int }
 
 func (m *Model) handleApprovalKey(k tea.KeyPressMsg) tea.Cmd {
 	req := m.approvals[0]

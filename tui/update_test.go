@@ -83,14 +83,16 @@ func TestCancelKeepsWhatArrived(t *testing.T) {
 func TestCtrlCTwiceOnIdleQuits(t *testing.T) {
 	t.Parallel()
 	m, _, _ := newTestModel(t, newFakeBackend(), 80, 24, Options{})
-	if cmd := press(m, "ctrl+c"); cmd != nil {
-		t.Fatal("first ctrl+c must not quit")
+	// An arming numbers itself (quitGen); a quit does not.
+	arms := func() bool { g := m.quitGen; press(m, "ctrl+c"); return m.quitGen == g+1 }
+	if !arms() {
+		t.Fatal("first ctrl+c must arm, not quit")
 	}
 	if !strings.Contains(frame(m), quitHint) {
 		t.Fatal("first ctrl+c shows no hint")
 	}
 	press(m, "esc") // any other key disarms
-	if cmd := press(m, "ctrl+c"); cmd != nil {
+	if !arms() {
 		t.Fatal("ctrl+c after another key must arm again, not quit")
 	}
 	cmd := press(m, "ctrl+c")
@@ -99,6 +101,44 @@ func TestCtrlCTwiceOnIdleQuits(t *testing.T) {
 	}
 	if _, ok := cmd().(tea.QuitMsg); !ok {
 		t.Fatal("second ctrl+c did not return tea.Quit")
+	}
+}
+
+// The first ctrl+c's moment passes (quitWindow): the hint goes and the
+// next ctrl+c arms again rather than quit; an earlier arming's expiry
+// leaves a later one armed.
+func TestCtrlCHintExpires(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		stale    bool // the expiry is of an earlier arming
+		wantHint bool
+	}{
+		{"expired", false, false},
+		{"earlier arming's expiry", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _, _ := newTestModel(t, newFakeBackend(), 80, 24, Options{})
+			press(m, "ctrl+c")
+			if tc.stale {
+				press(m, "esc")
+				press(m, "ctrl+c")
+			}
+			m.Update(quitExpiredMsg{map[bool]int{true: m.quitGen - 1, false: m.quitGen}[tc.stale]})
+			if got := strings.Contains(frame(m), quitHint); got != tc.wantHint {
+				t.Fatalf("hint shown %v, want %v:\n%s", got, tc.wantHint, frame(m))
+			}
+			g := m.quitGen
+			cmd := press(m, "ctrl+c")
+			if quit := m.quitGen == g; quit != tc.wantHint {
+				t.Errorf("ctrl+c quit %v, want %v", quit, tc.wantHint)
+			}
+			if tc.wantHint {
+				if _, ok := cmd().(tea.QuitMsg); !ok {
+					t.Error("ctrl+c within the moment did not return tea.Quit")
+				}
+			}
+		})
 	}
 }
 
