@@ -122,9 +122,23 @@ func (s *Session) runTool(ctx context.Context, c ToolCall, log *startLog, emit f
 	fin.Result = res.Text
 	fin.IsError = res.IsError
 	fin.Err = err
+	if de := (*DeniedError)(nil); errors.As(err, &de) {
+		// A refused call did not fail: the front end says "denied" and
+		// names what refused it (a rule, the mode, a hook).
+		fin.Permission = &de.Decision
+	}
 	emit(Event{Type: EventToolFinished, Tool: &fin})
 	return res
 }
+
+// DeniedError is a call the permission check refused (the user, a deny
+// rule, the mode or a hook): it did not run. Its kind stays ErrToolFailed.
+type DeniedError struct {
+	Decision permission.Decision
+	Msg      string
+}
+
+func (e *DeniedError) Error() string { return e.Msg }
 
 // DeniedByUser is the result of a call the user refused.
 const DeniedByUser = "the user denied this tool call; do not retry it without asking"
@@ -168,7 +182,8 @@ func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCal
 			d = s.askApproval(ctx, ToolEvent{ID: c.ID, Name: c.Name, Server: t.Server, Input: input, Permission: &d}, emit)
 		}
 		if d.Behavior != permission.Allow {
-			return fail(refusal(d))
+			msg := refusal(d)
+			return ToolResult{CallID: c.ID, Name: c.Name, Text: msg, IsError: true}, WithKind(ErrToolFailed, &DeniedError{Decision: d, Msg: msg})
 		}
 	}
 	if t.Exec == nil {

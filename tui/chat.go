@@ -14,6 +14,7 @@ import (
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/themes"
+	"github.com/agent-dev/agent/tools/permission"
 )
 
 type itemKind int
@@ -348,6 +349,9 @@ func (c *chat) toolFinished(ev agent.ToolEvent) cardStatus {
 	switch {
 	case it.card.Status == statusDenied:
 		// The user said no: that is not a failure of the tool.
+	case ev.Permission != nil && ev.Permission.Behavior == permission.Deny:
+		// A deny rule, the mode or a hook refused it: it never ran.
+		it.card.Status = statusDenied
 	case ev.IsError:
 		it.card.Status = statusFailed
 	default:
