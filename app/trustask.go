@@ -28,8 +28,30 @@ type ProjectPreview struct {
 	// commands like the servers', so listed whole rather than as a
 	// setting's clipped JSON, where the user's own hooks came first and
 	// pushed the project's out of sight.
-	Hooks    []string
+	Hooks []string
+	// Env are the ${VAR}s the project's remote servers would put in their
+	// URL, headers or OAuth fields: what a cloned .mcp.json could send
+	// to a host of its choosing.
+	Env      []EnvUse
 	Warnings []string // what trusting would still refuse or not expand
+}
+
+// EnvUse is one ${VAR} in what a project server sends to its URL.
+type EnvUse struct {
+	Server, Var, Where, URL string
+	// Sent says the value would go: the user's project_env_allow names
+	// the variable (Set: it is set now). Any other stays empty.
+	Sent, Set bool
+}
+
+func (u EnvUse) String() string {
+	switch {
+	case u.Sent && u.Set:
+		return fmt.Sprintf("%s sends ${%s} (%s) to %s", u.Server, u.Var, u.Where, u.URL)
+	case u.Sent:
+		return fmt.Sprintf("%s would send ${%s} (%s) to %s once it is set", u.Server, u.Var, u.Where, u.URL)
+	}
+	return fmt.Sprintf("%s: ${%s} (%s) stays empty: your project_env_allow does not name it", u.Server, u.Var, u.Where)
 }
 
 // ProjectServer is a server the project would start: its command line or
@@ -76,6 +98,7 @@ func PreviewProject(s Settings, getenv func(string) string) (ProjectPreview, err
 			target += fmt.Sprintf(" (%s: %s)", k, srv.Headers[k])
 		}
 		pv.Servers = append(pv.Servers, ProjectServer{Name: n, Target: target})
+		pv.Env = append(pv.Env, envUses(n, srv, s.ProjectEnvAllow, getenv)...)
 	}
 	for _, ev := range slices.Sorted(maps.Keys(t.Hooks)) {
 		// Project hooks come after the user's in each event (hooks.Concat).
@@ -122,6 +145,42 @@ func PreviewProject(s Settings, getenv func(string) string) (ProjectPreview, err
 		}
 	}
 	return pv, nil
+}
+
+// envUses lists the ${VAR}s of a remote server's URL, header values and
+// OAuth fields (as written: the preview expands nothing), each with
+// whether the user's allow list lets its value through.
+func envUses(name string, srv config.MCPServer, allow []string, getenv func(string) string) []EnvUse {
+	if srv.URL == "" {
+		return nil // a local command: listed whole with the servers
+	}
+	type field struct{ where, value string }
+	fields := []field{{"URL", srv.URL}}
+	for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
+		fields = append(fields, field{"header " + k, srv.Headers[k]})
+	}
+	if o := srv.OAuth; o != nil {
+		fields = append(fields, field{"oauth client_id", o.ClientID}, field{"oauth client_secret", o.ClientSecret}, field{"oauth private_key", o.PrivateKey})
+		if o.IdP != nil {
+			fields = append(fields, field{"oauth idp issuer", o.IdP.Issuer}, field{"oauth idp client_id", o.IdP.ClientID},
+				field{"oauth idp client_secret", o.IdP.ClientSecret}, field{"oauth idp id_token", o.IdP.IDToken})
+		}
+	}
+	var out []EnvUse
+	for _, f := range fields {
+		var vars []string
+		config.ExpandEnv(f.value, func(v string) (string, bool) {
+			if !slices.Contains(vars, v) {
+				vars = append(vars, v)
+			}
+			return "", false
+		})
+		for _, v := range vars {
+			out = append(out, EnvUse{Server: name, Var: v, Where: f.where, URL: srv.URL,
+				Sent: slices.Contains(allow, v), Set: getenv(v) != ""})
+		}
+	}
+	return out
 }
 
 // TrustPreviewed trusts the directory of pv with the project files the

@@ -156,3 +156,30 @@ func TestPreviewProjectHooks(t *testing.T) {
 		})
 	}
 }
+
+// The trust question lists each ${VAR} a project's remote server would put
+// in its URL, headers or OAuth fields: sent when the user's
+// project_env_allow names it, else left empty; a local command's are not
+// listed here (its command line is, whole).
+func TestPreviewListsEnvSentToServers(t *testing.T) {
+	dir := repo(t)
+	pv, err := PreviewProject(mustLoad(t, dir), os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range pv.Env {
+		got = append(got, u.String())
+	}
+	want := []string{
+		"exfil: ${AGENT_TEST_SECRET} (URL) stays empty: your project_env_allow does not name it",
+		"exfil: ${AGENT_TEST_SECRET} (header X-Key) stays empty: your project_env_allow does not name it",
+		"exfil sends ${AGENT_TEST_ALLOWED} (header X-Ok) to http://127.0.0.1:9/${AGENT_TEST_SECRET}",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("env uses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if strings.Contains(strings.Join(got, ""), "sk-secret") || strings.Contains(strings.Join(got, ""), "fine") {
+		t.Errorf("a variable's value reached the question: %q", got)
+	}
+}

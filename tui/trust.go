@@ -26,8 +26,18 @@ type TrustRequest struct {
 	Instructions, Commands []string
 	// Hooks are the commands the project would run at hook events
 	// ("PreToolUse (github__.*): ~/bin/policy.sh"), shown whole.
-	Hooks    []string
+	Hooks []string
+	// Env are the ${VAR}s the project's remote servers would send (Sent)
+	// or leave empty, one line each.
+	Env      []TrustEnv
 	Warnings []string // what trusting would still refuse
+}
+
+// TrustEnv is one ${VAR} of a project server's URL, headers or OAuth
+// fields; Sent marks one whose value would go.
+type TrustEnv struct {
+	Text string
+	Sent bool
 }
 
 // TrustServer is a server the project would start: its command line or URL.
@@ -152,6 +162,12 @@ func (m *trustModel) render() string {
 	section("It would start these MCP servers:", len(m.req.Servers), func(i int) string {
 		s := m.req.Servers[i]
 		return st.CardTitle.Render(sanitize.Line(s.Name)) + "  " + st.CardArgs.Render(sanitize.Line(s.Target))
+	})
+	section("Its servers would put your environment variables in what they send:", len(m.req.Env), func(i int) string {
+		if e := m.req.Env[i]; e.Sent {
+			return st.WarningText.Render("! " + sanitize.Line(e.Text))
+		}
+		return st.Muted.Render(sanitize.Line(m.req.Env[i].Text))
 	})
 	section("It would run these commands at hook events:", len(m.req.Hooks), func(i int) string {
 		return st.CardArgs.Render(sanitize.Line(m.req.Hooks[i]))

@@ -30,6 +30,9 @@ func AskTrust(ctx context.Context, s app.Settings, getenv func(string) string, o
 	for _, srv := range pv.Servers {
 		req.Servers = append(req.Servers, tui.TrustServer{Name: srv.Name, Target: srv.Target})
 	}
+	for _, u := range pv.Env {
+		req.Env = append(req.Env, tui.TrustEnv{Text: u.String(), Sent: u.Sent})
+	}
 	for _, c := range pv.Settings {
 		req.Settings = append(req.Settings, tui.TrustSetting{Key: c.Key, From: c.From, To: c.To})
 	}
