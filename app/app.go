@@ -675,9 +675,9 @@ func (a *App) SendInput(ctx context.Context, in agent.Input) <-chan agent.Event 
 		starttrace.Mark("turn begin")
 		a.awaitCatalog(ctx, emit)
 		starttrace.Mark("catalog awaited")
-		if changed := a.SyncTools(); len(changed) > 0 {
-			a.Notice("tools of " + strings.Join(changed, ", ") + " changed; the new list applies from this turn")
-		}
+		// What changed was said by the server's own notice ("MCP server
+		// tt is up (6 tools)"); a second one here said it again.
+		a.SyncTools()
 		if !a.approvalChecked {
 			// Servers started in the background: the patterns are checked
 			// once every server has listed its tools.
