@@ -160,7 +160,14 @@ func (l *lateCache) WaitWrites(ctx context.Context) error {
 	case <-l.ready:
 		return nil
 	case <-ctx.Done():
-		return ctx.Err()
+		// Released just before the manager closed (App.Close): the
+		// writes go all the same.
+		select {
+		case <-l.ready:
+			return nil
+		default:
+			return ctx.Err()
+		}
 	}
 }
 

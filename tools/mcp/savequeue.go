@@ -44,12 +44,14 @@ type BatchCache interface {
 
 // WriteGate is a Cache whose writes must wait for something (a database
 // being created): the writer waits on WaitWrites before it takes the
-// queue, so what was listed meanwhile goes in one batch.
+// queue, so what was listed meanwhile goes in one batch. Its ctx ends
+// when the manager closes: a gate opened before Close should return nil
+// even then.
 type WriteGate interface {
 	WaitWrites(ctx context.Context) error
 }
 
-// saveTimeout bounds a batch's write, with its wait on a WriteGate.
+// saveTimeout bounds a batch's write (not its wait on a WriteGate).
 const saveTimeout = 5 * time.Second
 
 // queueSave writes the server's catalog entry() after the writes queued
@@ -67,12 +69,15 @@ func (m *Manager) queueSave(server string, entry func() tools.CatalogEntry) {
 }
 
 func (m *Manager) drainSaves() {
-	ctx, cancel := context.WithTimeout(context.Background(), saveTimeout)
+	// The gate is waited for while the manager lives, not saveTimeout: it
+	// may open long after the first list (a first run waits for its
+	// slowest server, up to its start timeout, and a -p run then for its
+	// first request), and a timed-out wait dropped every catalog queued
+	// before. Close ends the wait (m.ctx) if the gate never opened.
 	var gateErr error
 	if g, ok := m.opts.Cache.(WriteGate); ok {
-		gateErr = g.WaitWrites(ctx)
+		gateErr = g.WaitWrites(m.ctx)
 	}
-	cancel()
 	for {
 		m.sq.mu.Lock()
 		jobs := m.sq.q

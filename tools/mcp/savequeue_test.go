@@ -78,9 +78,14 @@ type batchCache struct {
 	open    chan struct{}
 	mu      sync.Mutex
 	batches [][]string
+	// waits, when set, is sent the context of each WaitWrites.
+	waits chan context.Context
 }
 
 func (c *batchCache) WaitWrites(ctx context.Context) error {
+	if c.waits != nil {
+		c.waits <- ctx
+	}
 	select {
 	case <-c.open:
 		return nil
@@ -124,5 +129,32 @@ func TestCatalogWritesBatched(t *testing.T) {
 	defer cache.mu.Unlock()
 	if len(cache.batches) != 1 || len(cache.batches[0]) != len(cfgs) || len(cache.entries) != len(cfgs) {
 		t.Fatalf("batches %v and %d entries for %d servers, want one batch of all", cache.batches, len(cache.entries), len(cfgs))
+	}
+}
+
+// The gate may open long after the first catalog is queued: a first run
+// waits for its slowest server (up to its start timeout, 30 s) and a -p
+// run then for its first request to go out. The catalogs queued meanwhile
+// are written when it opens, not dropped when a write's timeout
+// (saveTimeout, 5 s) passes first.
+func TestCatalogGateOutlastsWriteTimeout(t *testing.T) {
+	t.Parallel()
+	cache := &batchCache{memCache: newMemCache(), open: make(chan struct{}), waits: make(chan context.Context, 1)}
+	ts := httptest.NewServer(server.NewStreamableHTTPServer(newInProcessServer()))
+	t.Cleanup(ts.Close)
+	m, _, errs := startManager(t, Options{Cache: cache}, config.MCPServer{Name: "s", Type: config.MCPHTTP, URL: ts.URL + "/mcp"})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	ctx := <-cache.waits
+	if _, ok := ctx.Deadline(); ok {
+		<-ctx.Done() // the gate opens after any deadline the queue gives it
+	}
+	close(cache.open)
+	m.Close()
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	if len(cache.entries) != 1 {
+		t.Fatalf("%d catalogs written after the gate opened late, want 1", len(cache.entries))
 	}
 }
