@@ -160,7 +160,12 @@ func envUses(name string, srv config.MCPServer, allow []string, getenv func(stri
 		fields = append(fields, field{"header " + k, srv.Headers[k]})
 	}
 	if o := srv.OAuth; o != nil {
-		fields = append(fields, field{"oauth client_id", o.ClientID}, field{"oauth client_secret", o.ClientSecret}, field{"oauth private_key", o.PrivateKey})
+		fields = append(fields, field{"oauth client_id", o.ClientID}, field{"oauth client_secret", o.ClientSecret}, field{"oauth private_key", o.PrivateKey},
+			field{"oauth signing_alg", o.SigningAlg}, field{"oauth grant", o.Grant})
+		// The scopes go in the authorization and token requests.
+		for _, sc := range o.Scopes {
+			fields = append(fields, field{"oauth scopes", sc})
+		}
 		if o.IdP != nil {
 			fields = append(fields, field{"oauth idp issuer", o.IdP.Issuer}, field{"oauth idp client_id", o.IdP.ClientID},
 				field{"oauth idp client_secret", o.IdP.ClientSecret}, field{"oauth idp id_token", o.IdP.IDToken})

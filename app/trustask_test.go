@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agent-dev/agent/config"
 )
 
 // #26: the trust question lists what trusting would do: the servers the
@@ -181,5 +183,28 @@ func TestPreviewListsEnvSentToServers(t *testing.T) {
 	}
 	if strings.Contains(strings.Join(got, ""), "sk-secret") || strings.Contains(strings.Join(got, ""), "fine") {
 		t.Errorf("a variable's value reached the question: %q", got)
+	}
+}
+
+// Every field Expand fills from the environment that goes to the remote
+// server or its authorization server is listed: the OAuth scopes (sent in
+// the authorization and token requests), the grant and the signing
+// algorithm (sent with them) as much as the client secret.
+func TestEnvUsesEveryExpandedField(t *testing.T) {
+	srv := config.MCPServer{Type: config.MCPHTTP, URL: "https://mcp.example/${V_URL}",
+		Headers: map[string]string{"X-K": "${V_HDR}"},
+		OAuth: &config.MCPOAuth{ClientID: "${V_ID}", ClientSecret: "${V_SEC}", PrivateKey: "${V_KEY}",
+			SigningAlg: "${V_ALG}", Grant: "${V_GRANT}", Scopes: []string{"read ${V_SCOPE}"},
+			IdP: &config.MCPOAuthIdP{Issuer: "${V_ISS}", ClientID: "${V_IDPID}", ClientSecret: "${V_IDPSEC}", IDToken: "${V_TOK}"}},
+	}
+	var got []string
+	for _, u := range envUses("s", srv, nil, func(string) string { return "" }) {
+		got = append(got, u.Var)
+	}
+	want := []string{"V_URL", "V_HDR", "V_ID", "V_SEC", "V_KEY", "V_ALG", "V_GRANT", "V_SCOPE", "V_ISS", "V_IDPID", "V_IDPSEC", "V_TOK"}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("listed %q, want %q", got, want)
 	}
 }
