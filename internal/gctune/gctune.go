@@ -38,10 +38,13 @@ const Headroom = 16 << 20
 const minHeap = 4 << 20
 
 // Start sets GOGC from the live heap now, and again after each collection,
-// unless the user set GOGC (theirs is kept). getenv is os.Getenv. stop
+// unless the user tunes the collector: a GOGC set is kept, and so is the
+// default with a GOMEMLIMIT set (a raised GOGC would grow a small heap
+// into the limit, where the collector runs without pause, instead of
+// keeping it under as the user measured it). getenv is os.Getenv. stop
 // ends the adjustments (tests), leaving GOGC as it is.
 func Start(getenv func(string) string) (stop func()) {
-	if getenv("GOGC") != "" {
+	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
 	t := &tuner{}

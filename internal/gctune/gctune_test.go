@@ -59,15 +59,25 @@ func TestFollowsTheLiveHeap(t *testing.T) {
 	}
 }
 
-func TestUserGOGCKept(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(150))
-	defer Start(func(k string) string {
-		if k == "GOGC" {
-			return "150"
-		}
-		return ""
-	})()
-	if g := gogc(); g != 150 {
-		t.Fatalf("GOGC = %d after Start with GOGC=150 set, want 150 kept", g)
+// The user's own tuning is kept: a GOGC, and a GOMEMLIMIT, which a
+// raised GOGC would have the heap run into (a small limit then collects
+// without pause) rather than stay under at the default.
+func TestUserSettingsKept(t *testing.T) {
+	for _, c := range []struct{ key, value string }{
+		{"GOGC", "150"},
+		{"GOMEMLIMIT", "16MiB"},
+	} {
+		func() {
+			defer debug.SetGCPercent(debug.SetGCPercent(150))
+			defer Start(func(k string) string {
+				if k == c.key {
+					return c.value
+				}
+				return ""
+			})()
+			if g := gogc(); g != 150 {
+				t.Errorf("GOGC = %d after Start with %s=%s set, want 150 kept", g, c.key, c.value)
+			}
+		}()
 	}
 }
