@@ -63,9 +63,13 @@ type conn struct {
 	everUp   bool
 	listMu   sync.Mutex // orders tools/list requests of this server
 	listNext uint64     // guarded by listMu
-	pages    listPages  // tools arrays read past mcp-go (listpages.go)
-	dialMu   sync.Mutex // one (re)connection at a time
-	reqs     reqConn    // whose server requests are answered (requests.go)
+	// noTools: the server's initialize declared no tools capability (a
+	// server of resources or prompts); its refusal of tools/list is an
+	// empty list, not a failed start.
+	noTools atomic.Bool
+	pages   listPages  // tools arrays read past mcp-go (listpages.go)
+	dialMu  sync.Mutex // one (re)connection at a time
+	reqs    reqConn    // whose server requests are answered (requests.go)
 
 	// The catalog cache (cache.go). cached: the list is the cached one
 	// (the server has not listed its tools in this run yet).
@@ -308,6 +312,7 @@ func (c *conn) handshake(ctx context.Context, cl *client.Client, p *proc, stderr
 		}
 		return "", serverInfo{}, fmt.Errorf("initialize: %w", err)
 	}
+	c.noTools.Store(res.Capabilities.Tools == nil)
 	info := res.ServerInfo.Title
 	if res.Instructions != "" {
 		info = firstLine(res.Instructions, 300)

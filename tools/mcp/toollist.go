@@ -59,6 +59,9 @@ func (c *conn) listTools(ctx context.Context, cl *client.Client) ([]rawTool, uin
 			return nil, 0, "", fmt.Errorf("tools/list: %w", transport.NewError(err))
 		}
 		if resp.Error != nil {
+			if page == 1 && c.noTools.Load() {
+				break // it said it has no tools (some servers list them all the same: asked anyway)
+			}
 			return nil, 0, "", fmt.Errorf("tools/list: %w", resp.Error.AsError())
 		}
 		result, at, tools, err := c.claimPage(resp.Result)
