@@ -7,6 +7,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/pricing"
+	"github.com/agent-dev/agent/providers/registry"
 )
 
 // TurnResult is what a turn came to: the -p --output-format json object.
@@ -137,7 +138,11 @@ func emptyResult(provider, model string, warnings []string) TurnResult {
 // open): the same fields as a turn's result, empty where the run never
 // got to them, with the error.
 func FailedResult(s Settings, err error) TurnResult {
-	res := emptyResult(s.Provider, s.Model, s.Warnings)
+	model := s.Model
+	if d, ok := registry.Lookup(s.Provider); ok && model == "" {
+		model = d.DefaultModel // what the run would have used, as a turn's result says
+	}
+	res := emptyResult(s.Provider, model, s.Warnings)
 	res.IsError, res.Error = true, err.Error()
 	return res
 }
