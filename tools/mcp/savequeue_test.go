@@ -49,12 +49,7 @@ func (c *writeCounter) SaveCatalog(ctx context.Context, e tools.CatalogEntry) er
 func TestCatalogWritesOneAtATime(t *testing.T) {
 	t.Parallel()
 	cache := &writeCounter{memCache: newMemCache(), release: make(chan struct{})}
-	var cfgs []config.MCPServer
-	for i := range 6 {
-		ts := httptest.NewServer(server.NewStreamableHTTPServer(newInProcessServer()))
-		t.Cleanup(ts.Close)
-		cfgs = append(cfgs, config.MCPServer{Name: fmt.Sprintf("s%d", i), Type: config.MCPHTTP, URL: ts.URL + "/mcp"})
-	}
+	cfgs := httpServers(t, 6)
 	m, _, errs := startManager(t, Options{Cache: cache}, cfgs...)
 	close(cache.release) // Start waited for every server's list
 	if len(errs) > 0 {
@@ -113,12 +108,7 @@ func (c *batchCache) SaveCatalogs(ctx context.Context, es []tools.CatalogEntry) 
 func TestCatalogWritesBatched(t *testing.T) {
 	t.Parallel()
 	cache := &batchCache{memCache: newMemCache(), open: make(chan struct{})}
-	var cfgs []config.MCPServer
-	for i := range 6 {
-		ts := httptest.NewServer(server.NewStreamableHTTPServer(newInProcessServer()))
-		t.Cleanup(ts.Close)
-		cfgs = append(cfgs, config.MCPServer{Name: fmt.Sprintf("s%d", i), Type: config.MCPHTTP, URL: ts.URL + "/mcp"})
-	}
+	cfgs := httpServers(t, 6)
 	m, _, errs := startManager(t, Options{Cache: cache}, cfgs...)
 	if len(errs) > 0 {
 		t.Fatal(errs)
@@ -157,4 +147,17 @@ func TestCatalogGateOutlastsWriteTimeout(t *testing.T) {
 	if len(cache.entries) != 1 {
 		t.Fatalf("%d catalogs written after the gate opened late, want 1", len(cache.entries))
 	}
+}
+
+// httpServers starts n in-process streamable HTTP servers, s0 to s(n-1),
+// and gives their configs.
+func httpServers(t *testing.T, n int) []config.MCPServer {
+	t.Helper()
+	var cfgs []config.MCPServer
+	for i := range n {
+		ts := httptest.NewServer(server.NewStreamableHTTPServer(newInProcessServer()))
+		t.Cleanup(ts.Close)
+		cfgs = append(cfgs, config.MCPServer{Name: fmt.Sprintf("s%d", i), Type: config.MCPHTTP, URL: ts.URL + "/mcp"})
+	}
+	return cfgs
 }
