@@ -474,28 +474,3 @@ func (b capBody) Close() error { return b.c.Close() }
 func capClient(limit int, pages *listPages) *http.Client {
 	return &http.Client{Transport: capTransport{base: http.DefaultTransport, limit: limit, pages: pages}, CheckRedirect: sameOriginRedirects}
 }
-
-// holdGET holds a streamable HTTP connection's GET (the event stream
-// mcp-go opens as soon as initialize is answered) until until is closed,
-// which connectOnce does once the first tools/list is answered. Opened in
-// the middle of the start, the stream took a second TCP connection per
-// server, dialled while initialized and tools/list were on the first;
-// opened after, it reuses the first, idle by then, and none of its work
-// (the dial, the server's answer, the reader) comes before the tools are
-// listed. A server's list_changed sent before the stream is open is lost
-// either way: the stream was never open before initialize was answered.
-type holdGET struct {
-	base  http.RoundTripper
-	until <-chan struct{}
-}
-
-func (h holdGET) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method == http.MethodGet && h.until != nil {
-		select {
-		case <-h.until:
-		case <-req.Context().Done():
-			return nil, req.Context().Err()
-		}
-	}
-	return h.base.RoundTrip(req)
-}

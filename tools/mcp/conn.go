@@ -140,13 +140,7 @@ func (c *conn) connectOnce(parent context.Context) error {
 
 	starttrace.Markf("mcp connect", c.cfg.Name)
 	stderr := newTail(4096)
-	// A streamable HTTP server's GET stream waits until the tools are
-	// listed (holdGET): released when the listing ends or the attempt does.
-	listed := make(chan struct{})
-	var listedOnce sync.Once
-	releaseGET := func() { listedOnce.Do(func() { close(listed) }) }
-	defer releaseGET()
-	cl, p, err := c.newClient(stderr, listed)
+	cl, p, err := c.newClient(stderr)
 	if err != nil {
 		return err
 	}
@@ -188,7 +182,6 @@ func (c *conn) connectOnce(parent context.Context) error {
 			}()
 			r.list, r.seq, r.hash, r.err = c.listTools(ctx, cl)
 			starttrace.Markf("mcp listed", c.cfg.Name)
-			releaseGET()
 			<-extras
 			starttrace.Markf("mcp extras", c.cfg.Name)
 		}
@@ -321,9 +314,8 @@ func (c *conn) handshake(ctx context.Context, cl *client.Client, p *proc, stderr
 }
 
 // newClient builds the client for the server's transport, unstarted; a
-// stdio server's process is started here. A streamable HTTP server's GET
-// stream is held until listed is closed (nil: not held; holdGET).
-func (c *conn) newClient(stderr *tail, listed <-chan struct{}) (*client.Client, *proc, error) {
+// stdio server's process is started here.
+func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 	// The legacy handshake skips the server/discover probe, which costs a
 	// timeout (5 s by default) on servers that ignore unknown methods, and it
 	// keeps tools/list a plain request we can send ourselves to read the
@@ -338,7 +330,6 @@ func (c *conn) newClient(stderr *tail, listed <-chan struct{}) (*client.Client, 
 		return client.NewClient(tr, opts...), p, nil
 	case config.MCPHTTP:
 		hc := c.httpClient()
-		hc.Transport = holdGET{base: hc.Transport, until: listed}
 		tr, err := transport.NewStreamableHTTP(c.cfg.URL, transport.WithHTTPHeaders(c.cfg.Headers),
 			transport.WithHTTPBasicClient(hc),
 			// The GET stream is how a streamable HTTP server sends

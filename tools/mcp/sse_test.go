@@ -47,7 +47,7 @@ func TestSSETimeoutFollowsToolTimeout(t *testing.T) {
 			m.opts.ToolTimeout = DefaultToolTimeout
 		}
 		c := &conn{m: m, cfg: config.MCPServer{Name: "s", Type: config.MCPSSE, URL: url, ToolTimeout: tt.toolTimeout}}
-		cl, _, err := c.newClient(newTail(10), nil)
+		cl, _, err := c.newClient(newTail(10))
 		if err != nil {
 			t.Fatal(err)
 		}
