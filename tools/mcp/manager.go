@@ -166,7 +166,9 @@ type ToolRef struct {
 
 // Manager owns the connections to a set of MCP servers.
 type Manager struct {
-	opts   Options
+	opts Options
+	// unsaid: servers up before Register (upUnsaid), said by it.
+	unsaid []*conn
 	log    *slog.Logger
 	ctx    context.Context // lives until Close: stdio processes are bound to it
 	cancel context.CancelFunc
@@ -388,7 +390,22 @@ func (m *Manager) Register(set *tools.Set, deferAll bool) error {
 	m.mu.Lock()
 	m.set, m.deferAll = set, deferAll
 	clear(m.pending)
+	unsaid := m.unsaid
+	m.unsaid = nil
 	m.mu.Unlock()
+	// Servers that came up in the background before there was a set to
+	// register with (a first run's early start, which the UI's first frame
+	// does not wait for) are said now, as one coming up later is: "MCP
+	// server tt is up (6 tools)". Without this, a fast server at a first
+	// start was never named.
+	for _, c := range unsaid {
+		c.mu.Lock()
+		n, running := len(c.list), c.state == StateRunning
+		c.mu.Unlock()
+		if running {
+			m.emit(Event{Kind: EventToolsChanged, Server: c.cfg.Name, Text: upText(c.cfg.Name, n), Tools: n})
+		}
+	}
 	for _, c := range m.conns {
 		ts := c.agentTools(deferAll)
 		if len(ts) == 0 {
@@ -558,6 +575,19 @@ func (m *Manager) registered() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.set != nil
+}
+
+// upUnsaid remembers c, up in the background before Register, to be said
+// by Register; it reports false, and remembers nothing, when the set is
+// registered already (the caller says it).
+func (m *Manager) upUnsaid(c *conn) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.set != nil {
+		return false
+	}
+	m.unsaid = append(m.unsaid, c)
+	return true
 }
 
 func (m *Manager) isClosed() bool {

@@ -231,6 +231,11 @@ func (c *conn) install(list []rawTool, seq uint64, announce bool) bool {
 	}
 	running := c.state == StateRunning
 	c.mu.Unlock()
+	if !announce && running && len(old) == 0 && !fromCache && c.m.opts.Background && !c.m.upUnsaid(c) {
+		// Registered while this list was being installed: the server
+		// came up after all, unwaited for.
+		announce = true
+	}
 	if !announce || !running || sameTools(old, list) {
 		return false
 	}
@@ -329,4 +334,9 @@ func (c *conn) lookup(name string) (string, bool) {
 	defer c.mu.Unlock()
 	orig, ok := c.names[name]
 	return orig, ok
+}
+
+// upText says a server came up with n tools.
+func upText(server string, n int) string {
+	return fmt.Sprintf("MCP server %s is up (%s)", server, toolCount(n))
 }
