@@ -167,6 +167,11 @@ func namespaceDesc(server string, tools []agent.ToolDef) string {
 		purposes = append(purposes, p)
 	}
 	if len(purposes) == 0 {
+		// The count is of the group's set, so the text stays the same on
+		// every request while the set does (the tools array is cached).
+		if len(tools) == 1 {
+			return head + " (1 tool)"
+		}
 		return fmt.Sprintf("%s (%d tools)", head, len(tools))
 	}
 	desc := head + ", to: "

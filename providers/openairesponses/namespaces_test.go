@@ -144,8 +144,23 @@ func TestNamespaceDescription(t *testing.T) {
 	if len(d) > maxNamespaceDesc || !strings.HasSuffix(d, "; and more") {
 		t.Errorf("capped description (%d bytes) = %q", len(d), d)
 	}
-	if d := groupDeferred([]agent.ToolDef{{Name: "notes"}}, nil)[0].Description; d != "Additional tools (1 tools)" {
-		t.Errorf("no-server description = %q", d)
+}
+
+// A group whose tools say nothing is described by its count, in words
+// that agree with it: "(1 tool)", "(2 tools)".
+func TestNamespaceDescCount(t *testing.T) {
+	for _, c := range []struct {
+		tools []agent.ToolDef
+		want  string
+	}{
+		{[]agent.ToolDef{{Name: "notes"}}, "Additional tools (1 tool)"},
+		{[]agent.ToolDef{{Name: "notes"}, {Name: "todo"}}, "Additional tools (2 tools)"},
+		{[]agent.ToolDef{{Name: "kv__get", Server: "kv"}}, "The kv MCP server (1 tool)"},
+		{[]agent.ToolDef{{Name: "kv__get", Server: "kv"}, {Name: "kv__set", Server: "kv"}, {Name: "kv__del", Server: "kv"}}, "The kv MCP server (3 tools)"},
+	} {
+		if d := groupDeferred(c.tools, nil)[0].Description; d != c.want {
+			t.Errorf("%d tools: description = %q, want %q", len(c.tools), d, c.want)
+		}
 	}
 }
 
