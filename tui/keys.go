@@ -86,8 +86,7 @@ var commandHelp = [][2]string{
 func (m *Model) helpLine() string {
 	switch {
 	case len(m.approvals) > 0:
-		return m.help.ShortHelpView([]key.Binding{m.keys.Yes, m.keys.No, m.keys.Always,
-			key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "deny and cancel the turn"))})
+		return m.help.ShortHelpView(m.approvalKeys(m.approvals[0]))
 	case m.picker != nil:
 		k := m.picker.keys
 		b := []key.Binding{k.Up, k.Pick, k.Close}
@@ -97,6 +96,31 @@ func (m *Model) helpLine() string {
 		return m.help.ShortHelpView(b)
 	}
 	return m.help.ShortHelpView(m.modeKeys(m.keys.ShortHelp()))
+}
+
+// approvalKeys are the keys the approval dialog takes now, as the dialog
+// itself lists them: "a" only where it answers (an explicit ask rule or a
+// hook would ask again, so it offers no "always"), and the choices of
+// "always" once it is open.
+func (m *Model) approvalKeys(req ApprovalRequest) []key.Binding {
+	if m.alwaysPick {
+		last := "3"
+		if req.Tool.Server != "" {
+			last = "6"
+		}
+		return []key.Binding{
+			key.NewBinding(key.WithKeys("1"), key.WithHelp("1-"+last, "choose")),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		}
+	}
+	b := []key.Binding{m.keys.Yes, m.keys.No}
+	switch {
+	case req.SessionOnly:
+		b = append(b, key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "always, this session")))
+	case offersAlways(req):
+		b = append(b, m.keys.Always)
+	}
+	return append(b, key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "deny and cancel the turn")))
 }
 
 // modeKeys drops pgup/pgdn inline, where the terminal's own scrollback

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/tools/permission"
 )
 
 // shift+tab cycles the permission modes; the status bar shows the mode
@@ -59,5 +60,50 @@ func TestApprovalAlwaysChoices(t *testing.T) {
 	press(m, "esc")
 	if f := frame(m); !strings.Contains(f, "Allow this tool call?") {
 		t.Errorf("esc did not go back:\n%s", f)
+	}
+}
+
+// The help line under an approval lists the keys the dialog takes: no
+// "a" where the dialog offers no "always" (an explicit ask rule, a hook:
+// they would ask again, and "a" did nothing while the line offered it),
+// and the choices once "always" is open.
+func TestApprovalHelpLineMatchesDialog(t *testing.T) {
+	t.Parallel()
+	rule := &permission.Decision{Behavior: permission.Ask, Source: permission.SourceRule, Reason: `the permissions rule "@destructive" asks for fs__rm`}
+	hook := &permission.Decision{Behavior: permission.Ask, Source: permission.SourceHook, Reason: "hook says ask"}
+	for _, tc := range []struct {
+		name        string
+		perm        *permission.Decision
+		sessionOnly bool
+		pressA      bool
+		want        []string
+		not         []string
+	}{
+		{name: "require_approval", want: []string{"y allow once", "n deny", "a always allow…", "ctrl+c deny and cancel the turn"}},
+		{name: "ask rule", perm: rule, want: []string{"y allow once", "n deny", "ctrl+c"}, not: []string{"always"}},
+		{name: "hook", perm: hook, want: []string{"y allow once", "n deny"}, not: []string{"always"}},
+		{name: "session only", sessionOnly: true, want: []string{"a always, this session"}, not: []string{"always allow…"}},
+		{name: "always open", pressA: true, want: []string{"1-6 choose", "esc back"}, not: []string{"y allow once", "always allow…"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _, _ := newTestModel(t, newFakeBackend(), 120, 30, Options{})
+			m.Update(approvalMsg{Req: ApprovalRequest{Tool: agent.ToolEvent{ID: "c1", Name: "fs__rm", Server: "fs", Permission: tc.perm},
+				SessionOnly: tc.sessionOnly, Reply: func(Decision) {}}})
+			if tc.pressA {
+				press(m, "a")
+			}
+			lines := strings.Split(strings.TrimRight(frame(m), "\n"), "\n")
+			help := lines[len(lines)-1]
+			for _, w := range tc.want {
+				if !strings.Contains(help, w) {
+					t.Errorf("help line %q lacks %q", help, w)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(help, n) {
+					t.Errorf("help line %q offers %q", help, n)
+				}
+			}
+		})
 	}
 }
