@@ -169,14 +169,16 @@ func (s *Settings) projectMCP(inline map[string]config.MCPServer) error {
 // projectLookup expands ${VAR} in a project's server only for the
 // variables the user's project_env_allow names; any other is left empty,
 // with a warning, so a project cannot send the user's secrets to a host
-// or a command of its choosing.
+// or a command of its choosing. The trust question's preview expands
+// nothing (nil): it shows the values as written, and a ${VAR} only in
+// another's default (${A:-${B}}) must stay there to be listed.
 func (s *Settings) projectLookup(source string) func(string) (string, bool) {
+	if s.Flags.preview {
+		return nil
+	}
 	allow := s.ProjectEnvAllow
 	warned := map[string]bool{}
 	return func(name string) (string, bool) {
-		if s.Flags.preview {
-			return "${" + name + "}", true
-		}
 		if slices.Contains(allow, name) {
 			return os.LookupEnv(name)
 		}

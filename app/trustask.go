@@ -36,20 +36,27 @@ type ProjectPreview struct {
 	Warnings []string // what trusting would still refuse or not expand
 }
 
-// EnvUse is one ${VAR} in what a project server sends to its URL.
+// EnvUse is one ${VAR} in what a project server sends: To says where
+// (its URL; the authorization server that URL points to; the IdP).
 type EnvUse struct {
-	Server, Var, Where, URL string
+	Server, Var, Where, To string
 	// Sent says the value would go: the user's project_env_allow names
 	// the variable (Set: it is set now). Any other stays empty.
 	Sent, Set bool
+	// Signs: the value is a key that signs what goes To, not sent itself.
+	Signs bool
 }
 
 func (u EnvUse) String() string {
+	sends, send, to := "sends", "send", "to "+u.To
+	if u.Signs {
+		sends, send, to = "signs with", "sign with", "what it sends to "+u.To
+	}
 	switch {
 	case u.Sent && u.Set:
-		return fmt.Sprintf("%s sends ${%s} (%s) to %s", u.Server, u.Var, u.Where, u.URL)
+		return fmt.Sprintf("%s %s ${%s} (%s) %s", u.Server, sends, u.Var, u.Where, to)
 	case u.Sent:
-		return fmt.Sprintf("%s would send ${%s} (%s) to %s once it is set", u.Server, u.Var, u.Where, u.URL)
+		return fmt.Sprintf("%s would %s ${%s} (%s) %s once it is set", u.Server, send, u.Var, u.Where, to)
 	}
 	return fmt.Sprintf("%s: ${%s} (%s) stays empty: your project_env_allow does not name it", u.Server, u.Var, u.Where)
 }
@@ -148,27 +155,49 @@ func PreviewProject(s Settings, getenv func(string) string) (ProjectPreview, err
 }
 
 // envUses lists the ${VAR}s of a remote server's URL, header values and
-// OAuth fields (as written: the preview expands nothing), each with
+// OAuth fields (as written: the preview expands nothing, so a default's
+// ${VAR}s are there too), each with where tools/mcp/oauth sends it and
 // whether the user's allow list lets its value through.
 func envUses(name string, srv config.MCPServer, allow []string, getenv func(string) string) []EnvUse {
 	if srv.URL == "" {
 		return nil // a local command: listed whole with the servers
 	}
-	type field struct{ where, value string }
-	fields := []field{{"URL", srv.URL}}
+	type field struct {
+		where, value, to string
+		signs            bool
+	}
+	fields := []field{{where: "URL", value: srv.URL, to: srv.URL}}
 	for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
-		fields = append(fields, field{"header " + k, srv.Headers[k]})
+		fields = append(fields, field{where: "header " + k, value: srv.Headers[k], to: srv.URL})
 	}
 	if o := srv.OAuth; o != nil {
-		fields = append(fields, field{"oauth client_id", o.ClientID}, field{"oauth client_secret", o.ClientSecret}, field{"oauth private_key", o.PrivateKey},
-			field{"oauth signing_alg", o.SigningAlg}, field{"oauth grant", o.Grant})
-		// The scopes go in the authorization and token requests.
+		// The client's credentials, grant and scopes go to the
+		// authorization server the server's metadata names at sign-in
+		// (its origin for a server without any): a host the project's
+		// server chooses, not necessarily its own. The private key is not
+		// sent: it signs the client assertions that go there.
+		as := "the authorization server " + srv.URL + " points to"
+		scopesTo := as
+		idp := ""
+		if o.IdP != nil {
+			// cross_app: the ID token is exchanged at the IdP, which is
+			// also asked for the scopes.
+			idp = "the IdP " + o.IdP.Issuer
+			scopesTo += " and " + idp
+		}
+		fields = append(fields, field{where: "oauth client_id", value: o.ClientID, to: as},
+			field{where: "oauth client_secret", value: o.ClientSecret, to: as},
+			field{where: "oauth private_key", value: o.PrivateKey, to: as, signs: true},
+			field{where: "oauth signing_alg", value: o.SigningAlg, to: as},
+			field{where: "oauth grant", value: o.Grant, to: as})
 		for _, sc := range o.Scopes {
-			fields = append(fields, field{"oauth scopes", sc})
+			fields = append(fields, field{where: "oauth scopes", value: sc, to: scopesTo})
 		}
 		if o.IdP != nil {
-			fields = append(fields, field{"oauth idp issuer", o.IdP.Issuer}, field{"oauth idp client_id", o.IdP.ClientID},
-				field{"oauth idp client_secret", o.IdP.ClientSecret}, field{"oauth idp id_token", o.IdP.IDToken})
+			fields = append(fields, field{where: "oauth idp issuer", value: o.IdP.Issuer, to: idp},
+				field{where: "oauth idp client_id", value: o.IdP.ClientID, to: idp},
+				field{where: "oauth idp client_secret", value: o.IdP.ClientSecret, to: idp},
+				field{where: "oauth idp id_token", value: o.IdP.IDToken, to: idp})
 		}
 	}
 	var out []EnvUse
@@ -178,10 +207,10 @@ func envUses(name string, srv config.MCPServer, allow []string, getenv func(stri
 			if !slices.Contains(vars, v) {
 				vars = append(vars, v)
 			}
-			return "", false
+			return "", false // unset: a default's ${VAR}s are visited too
 		})
 		for _, v := range vars {
-			out = append(out, EnvUse{Server: name, Var: v, Where: f.where, URL: srv.URL,
+			out = append(out, EnvUse{Server: name, Var: v, Where: f.where, To: f.to, Signs: f.signs,
 				Sent: slices.Contains(allow, v), Set: getenv(v) != ""})
 		}
 	}

@@ -208,3 +208,82 @@ func TestEnvUsesEveryExpandedField(t *testing.T) {
 		t.Errorf("listed %q, want %q", got, want)
 	}
 }
+
+// A ${VAR} only in another's default (${A:-${B}}) is listed too: B's value
+// goes when A is empty. The preview keeps the values as written, defaults
+// and all, in the servers' targets as in the list.
+func TestPreviewListsEnvInDefaults(t *testing.T) {
+	dir := repo(t)
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"deflt": map[string]any{"type": "http", "url": "http://127.0.0.1:9/mcp",
+			"headers": map[string]string{"X-Tok": "${AGENT_TEST_NONE:-${AGENT_TEST_ALLOWED}}"}},
+	}})
+	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pv, err := PreviewProject(mustLoad(t, dir), os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range pv.Env {
+		got = append(got, u.String())
+	}
+	want := []string{
+		"deflt: ${AGENT_TEST_NONE} (header X-Tok) stays empty: your project_env_allow does not name it",
+		"deflt sends ${AGENT_TEST_ALLOWED} (header X-Tok) to http://127.0.0.1:9/mcp",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("env uses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(pv.Servers) != 1 || pv.Servers[0].Target != "http://127.0.0.1:9/mcp (X-Tok: ${AGENT_TEST_NONE:-${AGENT_TEST_ALLOWED}})" {
+		t.Errorf("servers %+v, want the header as written", pv.Servers)
+	}
+}
+
+// Each ${VAR} is said to go where tools/mcp/oauth sends it: the URL and
+// headers to the server; the client's fields, grant and scopes to the
+// authorization server the server points to (its metadata names it at
+// sign-in); the private key signs what goes there and is not sent; the
+// IdP's fields to the IdP.
+func TestEnvUsesSayWhereTheyGo(t *testing.T) {
+	srv := config.MCPServer{Type: config.MCPHTTP, URL: "https://mcp.example/${V_URL}",
+		Headers: map[string]string{"X-K": "${V_HDR}"},
+		OAuth: &config.MCPOAuth{ClientID: "${V_ID}", ClientSecret: "${V_SEC}", PrivateKey: "${V_KEY}",
+			SigningAlg: "${V_ALG}", Grant: "${V_GRANT}", Scopes: []string{"read ${V_SCOPE}"},
+			IdP: &config.MCPOAuthIdP{Issuer: "https://${V_ISS}", ClientID: "${V_IDPID}", ClientSecret: "${V_IDPSEC}", IDToken: "${V_TOK}"}},
+	}
+	all := []string{"V_URL", "V_HDR", "V_ID", "V_SEC", "V_KEY", "V_ALG", "V_GRANT", "V_SCOPE", "V_ISS", "V_IDPID", "V_IDPSEC", "V_TOK"}
+	got := map[string]string{}
+	for _, u := range envUses("s", srv, all, func(string) string { return "set" }) {
+		got[u.Var] = u.String()
+	}
+	as := " to the authorization server https://mcp.example/${V_URL} points to"
+	idp := " to the IdP https://${V_ISS}"
+	for v, want := range map[string]string{
+		"V_URL":    "s sends ${V_URL} (URL) to https://mcp.example/${V_URL}",
+		"V_HDR":    "s sends ${V_HDR} (header X-K) to https://mcp.example/${V_URL}",
+		"V_ID":     "s sends ${V_ID} (oauth client_id)" + as,
+		"V_SEC":    "s sends ${V_SEC} (oauth client_secret)" + as,
+		"V_KEY":    "s signs with ${V_KEY} (oauth private_key) what it sends" + as,
+		"V_ALG":    "s sends ${V_ALG} (oauth signing_alg)" + as,
+		"V_GRANT":  "s sends ${V_GRANT} (oauth grant)" + as,
+		"V_SCOPE":  "s sends ${V_SCOPE} (oauth scopes)" + as + " and the IdP https://${V_ISS}",
+		"V_ISS":    "s sends ${V_ISS} (oauth idp issuer)" + idp,
+		"V_IDPID":  "s sends ${V_IDPID} (oauth idp client_id)" + idp,
+		"V_IDPSEC": "s sends ${V_IDPSEC} (oauth idp client_secret)" + idp,
+		"V_TOK":    "s sends ${V_TOK} (oauth idp id_token)" + idp,
+	} {
+		if got[v] != want {
+			t.Errorf("%s: %q\nwant %q", v, got[v], want)
+		}
+	}
+	srv.OAuth.IdP = nil
+	for _, u := range envUses("s", srv, all, func(string) string { return "" }) {
+		if u.Var == "V_SCOPE" {
+			if want := "s would send ${V_SCOPE} (oauth scopes)" + as + " once it is set"; u.String() != want {
+				t.Errorf("without an IdP: %q\nwant %q", u.String(), want)
+			}
+		}
+	}
+}

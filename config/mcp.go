@@ -296,7 +296,8 @@ func ParseMCPServers(raw json.RawMessage, source string) (map[string]MCPServer, 
 	return ParseMCPServersWith(raw, source, os.LookupEnv)
 }
 
-// ParseMCPServersWith is ParseMCPServers expanding ${VAR} through lookup.
+// ParseMCPServersWith is ParseMCPServers expanding ${VAR} through lookup
+// (nil: not at all).
 func ParseMCPServersWith(raw json.RawMessage, source string, lookup func(string) (string, bool)) (map[string]MCPServer, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
@@ -380,8 +381,12 @@ const (
 )
 
 // Expand returns s with ${VAR} and ${VAR:-default} expanded in the command,
-// args, env values, url and header values.
+// args, env values, url and header values. A nil lookup leaves them as
+// written, defaults and all (the trust question shows them so).
 func (s MCPServer) Expand(lookup func(string) (string, bool)) MCPServer {
+	if lookup == nil {
+		return s
+	}
 	x := func(v string) string { return ExpandEnv(v, lookup) }
 	s.Command = x(s.Command)
 	s.URL = x(s.URL)
