@@ -85,3 +85,28 @@ func TestPickerDoesNotWaitForASilentServer(t *testing.T) {
 		t.Errorf("took %s", d)
 	}
 }
+
+// agent models and /model offer no model its maker has retired: picked,
+// it is refused at start ("was retired by its maker"); the current model
+// is listed whatever it is.
+func TestModelListLeavesRetiredOut(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ provider, model string }{
+		{"anthropic", ""}, {"deepseek", ""}, {"anthropic", "claude-3-5-haiku"},
+	} {
+		var s Settings
+		s.Provider, s.Model = tc.provider, tc.model
+		list, err := ModelList(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range list {
+			if r := s.modelTable().Lookup(tc.provider, c.Name).Retired; r != "" && !(i == 0 && c.Name == tc.model) {
+				t.Errorf("%s: %s is listed (%s), retired on %s", tc.provider, c.Name, c.Detail, r)
+			}
+		}
+		if tc.model != "" && (len(list) == 0 || list[0].Name != tc.model) {
+			t.Errorf("%s: the current model %s is not listed first: %v", tc.provider, tc.model, choiceNames(list))
+		}
+	}
+}

@@ -127,6 +127,11 @@ func (s Settings) modelChoices(label, cur string) []ModelChoice {
 			continue
 		}
 		seen[n] = true
+		if n != cur && table.Lookup(label, n).Retired != "" {
+			// Its maker no longer serves it: offered, it would be
+			// refused at start (notRetired) or answer "not found".
+			continue
+		}
 		var detail []string
 		if n == cur {
 			detail = append(detail, "current")
