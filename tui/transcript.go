@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -38,7 +39,11 @@ func (m *Model) costText() string {
 	return b.String()
 }
 
-func fmtPrice(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+// fmtPrice writes a price per million tokens as a person would: cache
+// prices are computed shares of the input's (0.1 × 3 is
+// 0.30000000000000004 in floating point), so it is rounded to a
+// millionth of a dollar first.
+func fmtPrice(v float64) string { return strconv.FormatFloat(math.Round(v*1e6)/1e6, 'f', -1, 64) }
 
 // contextText is /context: how full the model's window is.
 func (m *Model) contextText() string {
