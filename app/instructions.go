@@ -49,9 +49,11 @@ type InstructionFile struct {
 	Path  string `json:"path"`  // absolute
 	Scope string `json:"scope"` // "user" or "project"
 	// Bytes is what is sent; Size the file's size (more when the cap cut
-	// it, Bytes 0 when nothing of it fit).
-	Bytes int `json:"bytes"`
-	Size  int `json:"size"`
+	// it, Bytes 0 when nothing of it fit, and more by the blank lines
+	// around the text, which are never sent). Cut says the cap cut it.
+	Bytes int  `json:"bytes"`
+	Size  int  `json:"size"`
+	Cut   bool `json:"cut,omitempty"`
 	text  string
 }
 
@@ -154,7 +156,7 @@ func loadInstructions(s Settings, project bool) Instructions {
 		text := strings.TrimSpace(strings.ReplaceAll(string(b), "\r\n", "\n"))
 		if len(text) > left {
 			text = cutAt(text, left)
-			cut = append(cut, p)
+			cut, f.Cut = append(cut, p), true
 		}
 		left -= len(text)
 		f.text, f.Bytes = text, len(text)

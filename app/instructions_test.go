@@ -145,7 +145,7 @@ func TestInstructionsCap(t *testing.T) {
 	for _, f := range in.Files {
 		total += f.Bytes
 	}
-	if len(in.Files) != 2 || total > InstructionsCap || total < InstructionsCap-100 || in.Files[1].Bytes >= in.Files[1].Size {
+	if len(in.Files) != 2 || total > InstructionsCap || total < InstructionsCap-100 || in.Files[1].Bytes >= in.Files[1].Size || in.Files[0].Cut || !in.Files[1].Cut {
 		t.Fatalf("files %+v, total %d", in.Files, total)
 	}
 	if len(in.Warnings) != 1 || !strings.Contains(in.Warnings[0], filepath.Join(dir, "AGENTS.md")) || !strings.Contains(in.Warnings[0], "64 KB") {
@@ -153,6 +153,22 @@ func TestInstructionsCap(t *testing.T) {
 	}
 	if strings.Count(in.System(""), "\n"+strings.Repeat("x", 99)) == 0 || strings.Contains(in.System(""), "x\n\n</instructions>") {
 		t.Error("the cut file does not end at a line end")
+	}
+}
+
+// A file's trailing newline is not sent, and that is no cut: /context
+// said "AGENTS.md  41 bytes (cut from 42 bytes)" of every ordinary file.
+func TestInstructionsNotCutByTheirBlankLines(t *testing.T) {
+	home(t)
+	dir := t.TempDir()
+	put(t, filepath.Join(dir, "AGENTS.md"), "\n# Project rules\r\nAlways answer in English.\n\n")
+	s, err := Load(Flags{Workdir: dir, Trust: true}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := loadInstructions(s, projectOK(s))
+	if len(in.Files) != 1 || in.Files[0].Cut || in.Files[0].Bytes != len("# Project rules\nAlways answer in English.") || len(in.Warnings) != 0 {
+		t.Fatalf("files %+v, warnings %q", in.Files, in.Warnings)
 	}
 }
 

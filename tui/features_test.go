@@ -179,8 +179,8 @@ func TestCopyCostContextExport(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	b := newFakeBackend()
-	b.info.Instructions = []InstructionInfo{{Path: "/home/u/.config/agent/AGENTS.md", Bytes: 120, Size: 120},
-		{Path: "/src/repo/AGENTS.md\x1b[2J", Bytes: 2048, Size: 4096}}
+	b.info.Instructions = []InstructionInfo{{Path: "/home/u/.config/agent/AGENTS.md", Bytes: 120, Size: 121},
+		{Path: "/src/repo/AGENTS.md\x1b[2J", Bytes: 2048, Size: 4096, Cut: true}}
 	m, _, _ := newTestModel(t, b, 120, 40, Options{})
 	typeText(m, "weather in Paris?")
 	run(m, press(m, "enter"))
@@ -206,6 +206,10 @@ func TestCopyCostContextExport(t *testing.T) {
 		if !strings.Contains(f, want) {
 			t.Errorf("/context lacks %q:\n%s", want, f)
 		}
+	}
+	// A file whose trailing newline was not sent was not cut.
+	if strings.Contains(f, "cut from 121 bytes") {
+		t.Errorf("/context says an uncut file was cut:\n%s", f)
 	}
 	if strings.Contains(f, "\x1b[2J") {
 		t.Error("/context prints a path's escape sequence")

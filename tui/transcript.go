@@ -75,7 +75,7 @@ func instructionsText(files []InstructionInfo) string {
 	fmt.Fprintf(&b, "\n  instruction files in the system prompt: %s, %s", plural(len(files), "file"), fmtBytes(total))
 	for _, f := range files {
 		fmt.Fprintf(&b, "\n    %s  %s", sanitize.Line(f.Path), fmtBytes(f.Bytes))
-		if f.Bytes < f.Size {
+		if f.Cut {
 			fmt.Fprintf(&b, " (cut from %s)", fmtBytes(f.Size))
 		}
 	}

@@ -89,6 +89,9 @@ type Info struct {
 type InstructionInfo struct {
 	Path        string
 	Bytes, Size int
+	// Cut: the cap cut the file (Bytes is less than Size for the blank
+	// lines around its text too, which are never sent).
+	Cut bool
 }
 
 // ToolInfo describes one tool for display.

@@ -136,7 +136,7 @@ func (b *Backend) Info() tui.Info {
 	sp := b.a.Spend()
 	var instr []tui.InstructionInfo
 	for _, f := range b.a.Instructions() {
-		instr = append(instr, tui.InstructionInfo{Path: f.Path, Bytes: f.Bytes, Size: f.Size})
+		instr = append(instr, tui.InstructionInfo{Path: f.Path, Bytes: f.Bytes, Size: f.Size, Cut: f.Cut})
 	}
 	var cmds []tui.CommandInfo
 	for _, c := range b.a.Commands() {
