@@ -54,9 +54,6 @@ func (a *App) Print(ctx context.Context, prompt string, o PrintOptions) error {
 	for _, w := range a.Warnings() {
 		fmt.Fprintln(o.Stderr, "agent: warning: "+sanitize.Line(w))
 	}
-	if err := a.MissingServerIn(prompt); err != nil {
-		return err
-	}
 	red := a.NewReducer()
 	// Text mode prints the model's words, which may echo a tool result:
 	// escape sequences in them never reach the terminal.
@@ -67,7 +64,18 @@ func (a *App) Print(ctx context.Context, prompt string, o PrintOptions) error {
 		p, model := a.session.Target()
 		_ = enc.Encode(map[string]any{"type": "init", "session_id": a.session.ID(), "provider": p.Name(), "model": model})
 	}
-	for ev := range a.SendInput(ctx, agent.Input{Text: prompt, Images: o.Images}) {
+	var events <-chan agent.Event
+	if err := a.MissingServerIn(prompt); err != nil {
+		// Nothing is sent; the turn ends with the error, so the result
+		// (and stream-json's events) say it as any failed turn's do.
+		events = agent.Stream(ctx, func(emit func(agent.Event)) {
+			emit(agent.Event{Type: agent.EventError, Err: err})
+			emit(agent.Event{Type: agent.EventDone})
+		})
+	} else {
+		events = a.SendInput(ctx, agent.Input{Text: prompt, Images: o.Images})
+	}
+	for ev := range events {
 		if o.Format == "stream-json" {
 			_ = enc.Encode(ev)
 		}

@@ -29,20 +29,24 @@ func runPrint(ctx context.Context, g *Globals) error {
 	}
 	a, err := app.Open(ctx, g.Settings, app.Options{Getenv: g.Getenv, Version: versionString(), Title: g.Prompt, SignIn: g.Stderr, Yes: g.Yes})
 	if err != nil {
-		printFailed(g, err)
 		return err
 	}
 	starttrace.Mark("app open")
 	defer func() { starttrace.Mark("close begin"); a.Close(); starttrace.Mark("closed") }()
+	// Print writes the result whatever happens, also when it fails.
+	g.resultPrinted = true
 	return a.Print(ctx, prompt, app.PrintOptions{Format: g.OutputFormat, Yes: g.Yes, Images: images, Stdout: g.Stdout, Stderr: g.Stderr})
 }
 
-// printFailed writes the JSON result of a run that failed before its turn
-// (exit 1): the README promises the JSON on a runtime error, with the same
-// fields. A usage error (exit 2) is a mistake in the command line, said on
-// stderr only.
+// printFailed writes the JSON result of a -p run that failed before its
+// turn (exit 1: its stdin could not be read, its settings could not be
+// loaded, a named server did not start, the store did not open): the
+// README promises the JSON on a runtime error, with the same fields.
+// Execute calls it for every error of a -p run whose result was not
+// printed. A usage error (exit 2) before the run is a mistake in the
+// command line, said on stderr only.
 func printFailed(g *Globals, err error) {
-	if app.ExitCode(err) != 1 {
+	if !g.PromptSet || g.resultPrinted || app.ExitCode(err) != 1 {
 		return
 	}
 	res := app.FailedResult(g.Settings, err)

@@ -1,7 +1,10 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,9 +15,10 @@ import (
 
 // A failed -p run prints the JSON with the fields of a successful one
 // (tools_hash and stop_reason empty where the run never got to them) and
-// the error: whether the turn failed or the run stopped before it began.
+// the error: whether the turn failed, the run stopped before it began, its
+// stdin could not be read or its settings could not be loaded (exit 1).
 func TestPrintFailedJSONKeepsFields(t *testing.T) {
-	isolate(t)
+	wd := isolate(t)
 	fake := anthropictest.NewServer(t)
 	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "Hi."}))
 	ok := runAgent(t, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}, "-p", "hi", "--base-url", fake.URL,
@@ -29,19 +33,56 @@ func TestPrintFailedJSONKeepsFields(t *testing.T) {
 		"broken": map[string]any{"command": "sh", "args": []string{"-c", "echo 'fatal: no token' >&2; exit 3"}},
 	}})
 	ollama := []string{"--provider", "ollama", "--model", "qwen3", "--base-url", "http://127.0.0.1:1/v1"}
+	// A directory as stdin: its read fails (EISDIR), as a broken pipe's would.
+	dir, err := os.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dir.Close() })
+	// A project in the working directory with a trust list that is not
+	// JSON: the settings fail to load (exit 1), before the run.
+	badTrust := func(t *testing.T) {
+		write := func(path, text string) {
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write(filepath.Join(wd, ".mcp.json"), `{"mcpServers": {}}`)
+		write(filepath.Join(os.Getenv("XDG_DATA_HOME"), "agent", "trust.json"), "not json")
+		t.Cleanup(func() { os.Remove(filepath.Join(wd, ".mcp.json")) })
+	}
 	for _, tc := range []struct {
 		name, format string
 		args         []string
 		errWant      string
+		stdin        io.Reader
+		setup        func(*testing.T)
 	}{
-		{"turn fails", "json", ollama, "connection refused"},
-		{"turn fails", "stream-json", ollama, "connection refused"},
-		{"named server cannot start", "json", append([]string{"--mcp-config", broken, "--mcp", "broken"}, ollama...), "MCP server broken did not start"},
-		{"named server cannot start", "stream-json", append([]string{"--mcp-config", broken, "--mcp", "broken"}, ollama...), "MCP server broken did not start"},
+		{"turn fails", "json", ollama, "connection refused", nil, nil},
+		{"turn fails", "stream-json", ollama, "connection refused", nil, nil},
+		{"named server cannot start", "json", append([]string{"--mcp-config", broken, "--mcp", "broken"}, ollama...), "MCP server broken did not start", nil, nil},
+		{"named server cannot start", "stream-json", append([]string{"--mcp-config", broken, "--mcp", "broken"}, ollama...), "MCP server broken did not start", nil, nil},
+		{"stdin read fails", "json", ollama, "read stdin", dir, nil},
+		{"stdin read fails", "stream-json", ollama, "read stdin", dir, nil},
+		{"settings fail", "json", ollama, "trust.json", nil, badTrust},
+		{"settings fail", "stream-json", ollama, "trust.json", nil, badTrust},
 	} {
 		t.Run(tc.name+"/"+tc.format, func(t *testing.T) {
+			if tc.setup != nil {
+				tc.setup(t)
+			}
 			args := append([]string{"-p", "hi", "--db", filepath.Join(t.TempDir(), "a.db"), "--output-format", tc.format}, tc.args...)
-			res := runAgent(t, nil, args...)
+			var res runResult
+			if tc.stdin != nil {
+				var out, errb bytes.Buffer
+				res.code = Execute(t.Context(), args, tc.stdin, &out, &errb, os.Getenv)
+				res.stdout, res.stderr = out.String(), errb.String()
+			} else {
+				res = runAgent(t, nil, args...)
+			}
 			if res.code != 1 {
 				t.Fatalf("exit %d, want 1: %s", res.code, res.stderr)
 			}

@@ -66,6 +66,12 @@ func TestResumeRemembersServers(t *testing.T) {
 	if res.code != 2 || !strings.Contains(res.stderr, "names a tool of MCP server tt") {
 		t.Errorf("prompt naming a missing server's tool: exit %d: %s", res.code, res.stderr)
 	}
+	// It is found once the run has begun (the session resumed): with
+	// --output-format json the result says so, as any failed run's does.
+	res = runAgent(t, env, "-p", "call tt__get_weather for Rome", "--continue", "--base-url", fake.URL, "--db", db, "--output-format", "json")
+	if r := decodePrint(t, res.stdout); res.code != 2 || !r.IsError || !strings.Contains(r.Error, "names a tool of MCP server tt") || r.SessionID != id || r.NumRequests != 0 {
+		t.Errorf("json: exit %d, is_error %v, error %q, session %q (want %q), %d requests", res.code, r.IsError, r.Error, r.SessionID, id, r.NumRequests)
+	}
 
 	// Compaction starts no server and does not fail for a missing one.
 	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "A summary."}))

@@ -41,6 +41,10 @@ type Globals struct {
 	Stdout   io.Writer
 	Stderr   io.Writer
 	Getenv   func(string) string
+
+	// resultPrinted: a -p run's result is out (app.Print writes it, also
+	// for a failed turn); until then a failure prints it (printFailed).
+	resultPrinted bool
 }
 
 // UsageError is a mistake in how the command was called: exit code 2.
@@ -59,6 +63,7 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	if err != nil {
+		printFailed(g, err)
 		fmt.Fprintln(stderr, "agent: "+sanitize.Line(oneLine(err.Error())))
 	}
 	return app.ExitCode(err)
@@ -283,6 +288,15 @@ func (g *Globals) settings() (app.Settings, error) {
 	}
 	s, err := app.Load(g.Flags, g.Getenv)
 	if err != nil {
+		// What was resolved, for a -p run's failed result (printFailed):
+		// the provider and model the flags name win, as they would have.
+		g.Settings = s
+		if p := g.Flags.Config.Provider; p != "" {
+			g.Settings.Provider = p
+		}
+		if m := g.Flags.Config.Model; m != "" {
+			g.Settings.Model = m
+		}
 		return s, err
 	}
 	// Checked here rather than in config, which does not know the themes:
