@@ -287,3 +287,37 @@ func TestEnvUsesSayWhereTheyGo(t *testing.T) {
 		}
 	}
 }
+
+// A URL whose scheme comes from a variable or its default
+// ("${MCP_URL:-https://…}/mcp", valid in a trusted run) does not keep the
+// question from being asked: the preview shows it as written.
+func TestPreviewTakesURLFromVariable(t *testing.T) {
+	dir := repo(t)
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"byvar": map[string]any{"type": "http", "url": "${AGENT_TEST_NONE:-http://127.0.0.1:9}/mcp"},
+	}})
+	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pv, err := PreviewProject(mustLoad(t, dir), os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pv.Servers) != 1 || pv.Servers[0].Target != "${AGENT_TEST_NONE:-http://127.0.0.1:9}/mcp" {
+		t.Errorf("servers %+v", pv.Servers)
+	}
+	if len(pv.Env) != 1 || pv.Env[0].Var != "AGENT_TEST_NONE" || pv.Env[0].Sent {
+		t.Errorf("env %+v", pv.Env)
+	}
+	// Trusted, the default applies (AGENT_TEST_NONE is not allowed).
+	if err := os.WriteFile(filepath.Join(dir, ".agent", "config.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(Flags{Workdir: dir, Trust: true}, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := s.projectServers["byvar"].URL; u != "http://127.0.0.1:9/mcp" {
+		t.Errorf("trusted run's url %q", u)
+	}
+}

@@ -315,7 +315,7 @@ func ParseMCPServersWith(raw json.RawMessage, source string, lookup func(string)
 		}
 		s.Name, s.Source = name, source
 		s = s.Expand(lookup)
-		if err := s.normalize(); err != nil {
+		if err := s.normalizeWith(lookup == nil); err != nil {
 			return nil, fmt.Errorf("MCP config %s: server %q: %v", source, name, err)
 		}
 		out[name] = s
@@ -324,7 +324,12 @@ func ParseMCPServersWith(raw json.RawMessage, source string, lookup func(string)
 }
 
 // normalize infers the transport and checks what it needs.
-func (s *MCPServer) normalize() error {
+func (s *MCPServer) normalize() error { return s.normalizeWith(false) }
+
+// normalizeWith is normalize of a server whose values may be as written
+// (verbatim): a URL with a ${VAR} gets its scheme only when expanded
+// ("${MCP_URL:-https://…}/mcp"), so it is not judged on it.
+func (s *MCPServer) normalizeWith(verbatim bool) error {
 	if s.Name == "" {
 		return errors.New("empty server name")
 	}
@@ -356,7 +361,7 @@ func (s *MCPServer) normalize() error {
 		if s.URL == "" {
 			return fmt.Errorf(`%s server needs a "url"`, s.Type)
 		}
-		if !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://") {
+		if !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://") && !(verbatim && strings.Contains(s.URL, "${")) {
 			return fmt.Errorf("url %q must start with http:// or https://", s.URL)
 		}
 	default:
