@@ -54,7 +54,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	case searchOf(last) != nil:
 		sr := searchOf(last)
 		if t, ok := bestTool(sr.Tools, req, prompt); ok && score(t, queryFrom(prompt)) >= minFit {
-			text = fmt.Sprintf("The search found %d tools; **%s** (%s) fits best. Calling it.", len(sr.Tools), t.Name, orWord(t.Server, "built-in"))
+			text = foundText(len(sr.Tools), t)
 			parts = append(parts, agent.ToolCallPart(agent.ToolCall{ID: p.id("call"), Name: t.Name, Input: argsFor(t, prompt)}))
 			resp.StopReason = agent.StopToolUse
 		} else {
@@ -442,6 +442,14 @@ func currenciesIn(prompt string) []string {
 	return out
 }
 
+// foundText says which of the n tools a search found is called.
+func foundText(n int, t agent.ToolDef) string {
+	if n == 1 {
+		return fmt.Sprintf("The search found 1 tool: **%s** (%s). Calling it.", t.Name, orWord(t.Server, "built-in"))
+	}
+	return fmt.Sprintf("The search found %d tools; **%s** (%s) fits best. Calling it.", n, t.Name, orWord(t.Server, "built-in"))
+}
+
 func orWord(s, def string) string {
 	if s == "" {
 		return def
@@ -454,8 +462,11 @@ func noTool(sr *agent.SearchResult, prompt string) string {
 		return fmt.Sprintf("The tool search failed (%s), so I cannot do that here.", sr.Error)
 	}
 	found := "no tool"
-	if len(sr.Tools) > 0 {
-		found = fmt.Sprintf("%d tools, none of which fits", len(sr.Tools))
+	switch n := len(sr.Tools); {
+	case n == 1:
+		found = "1 tool, which does not fit"
+	case n > 1:
+		found = fmt.Sprintf("%d tools, none of which fits", n)
 	}
 	return fmt.Sprintf("I searched the catalog for “%s” and found %s. Try one of:\n\n- %s",
 		queryFrom(prompt), found, strings.Join(Prompts, "\n- "))
