@@ -112,6 +112,24 @@ func TestManualSearchesKeyedByID(t *testing.T) {
 	}
 }
 
+// /search with no tool deferred says why it finds nothing: it looks
+// through the deferred tools only, and "→ 0 tools" read as if no tool
+// fitted the query.
+func TestManualSearchWithNothingDeferred(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	b.info.Deferred = 0
+	m, _, _ := newTestModel(t, b, 200, 40, Options{})
+	typeText(m, "/search weather")
+	run(m, press(m, "enter"))
+	if f := frame(m); !strings.Contains(f, "no tool is deferred, so /search has nothing to look through") || strings.Contains(f, "→ 0 tools") {
+		t.Fatalf("/search with nothing deferred:\n%s", f)
+	}
+	if len(m.pane.searches) != 0 {
+		t.Errorf("a search was run: %+v", m.pane.searches)
+	}
+}
+
 // #18 bug 3: startup warnings are said once in the chat; the status bar
 // keeps the session id and the token figures, and every warning shows.
 func TestStartupWarningsGoToTheChat(t *testing.T) {

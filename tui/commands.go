@@ -117,6 +117,13 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 			m.chat.notice(itemWarning, "usage: /search QUERY")
 			return nil, true
 		}
+		if m.status.info.Deferred == 0 {
+			// The search looks through the deferred tools only (what the
+			// model's search would find): with none it finds nothing,
+			// and "→ 0 tools" read as if no tool fitted.
+			m.chat.notice(itemWarning, "no tool is deferred, so /search has nothing to look through: every tool goes to the model on each request (/tools lists them; --defer defers a server's tools)")
+			return nil, true
+		}
 		s := m.pane.manualSearch(arg)
 		s.line = m.chat.add(&chatItem{kind: itemSearch, search: s})
 		id := s.ID
