@@ -206,9 +206,19 @@ func (s *Session) AppendMessage(ctx context.Context, m agent.Message) error {
 	now := s.db.now()
 	title := ""
 	if s.meta.Title == "" && m.Role == agent.RoleUser {
-		// The first paragraph: what follows a blank line is material the
-		// prompt brought along (an @file's text, piped stdin).
-		first, _, _ := strings.Cut(strings.TrimSpace(m.Text()), "\n\n")
+		// The first paragraph of the first text: what follows a blank
+		// line is material the prompt brought along (an @file's text,
+		// piped stdin), and a later text part is a hook's context
+		// ("UserPromptSubmit hook context: ..."), which m.Text() would
+		// run on without a space.
+		text := ""
+		for _, p := range m.Parts {
+			if p.Type == agent.PartText && strings.TrimSpace(p.Text) != "" {
+				text = p.Text
+				break
+			}
+		}
+		first, _, _ := strings.Cut(strings.TrimSpace(text), "\n\n")
 		title = titleFrom(first)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {

@@ -325,6 +325,13 @@ func TestTitleIsTheFirstParagraph(t *testing.T) {
 	if got := s.Meta().Title; got != "Review @notes.txt" {
 		t.Errorf("title = %q", got)
 	}
+	// A hook's context is a text part of its own after the prompt: it is
+	// not the title ("slowUserPromptSubmit hook context: ..." was).
+	s = create(t, d, "/b")
+	appendAll(t, s, agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("slow"), agent.TextPart("UserPromptSubmit hook context:\nhook-said-hi")}})
+	if got := s.Meta().Title; got != "slow" {
+		t.Errorf("title with a hook's context = %q", got)
+	}
 }
 
 // An attached image is kept once, as its bytes in the raw column: the
