@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"slices"
@@ -356,9 +357,20 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 func (c *conn) command(ctx context.Context) (*exec.Cmd, error) {
 	command, args := c.cfg.Command, c.cfg.Args
 	path, err := exec.LookPath(command)
-	if errors.Is(err, exec.ErrNotFound) {
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
 		return nil, fmt.Errorf("command %q not found on PATH", command)
-	} else if err != nil {
+	case errors.Is(err, fs.ErrNotExist):
+		// A path: exec's own words said it three times ("command
+		// \"/x\": exec: \"/x\": stat /x: no such file or directory").
+		where := ""
+		if strings.ContainsRune(c.cfg.Source, os.PathSeparator) {
+			where = " in " + c.cfg.Source
+		}
+		return nil, fmt.Errorf("command %q does not exist: check the server's \"command\"%s", command, where)
+	case errors.Is(err, fs.ErrPermission):
+		return nil, fmt.Errorf("command %q is not an executable file: check the server's \"command\" (or chmod +x it)", command)
+	case err != nil:
 		return nil, fmt.Errorf("command %q: %w", command, err)
 	}
 	cmd := exec.CommandContext(ctx, path, args...)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/tools"
 )
 
@@ -92,6 +94,38 @@ func TestMalformedReplyFailsTheCallAtOnce(t *testing.T) {
 	}
 	if r := call(t, set, "g__echo", `{"message":"still"}`); r.Text != "echo: still" {
 		t.Errorf("after: %+v", r)
+	}
+}
+
+// A server whose command is a path to nothing, or to a file that is not
+// executable, says so in words (exec's said "command \"/x\": exec:
+// \"/x\": stat /x: no such file or directory").
+func TestStartFailsOnABadCommandPath(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "server.txt")
+	if err := os.WriteFile(plain, []byte("not a program"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "mcp.json")
+	_, _, errs := startManager(t, Options{StartTimeout: 10 * time.Second},
+		config.MCPServer{Name: "missing", Type: config.MCPStdio, Command: filepath.Join(dir, "nope", "server"), Source: src},
+		config.MCPServer{Name: "plain", Type: config.MCPStdio, Command: plain, Source: src})
+	got := map[string]string{}
+	for _, err := range errs {
+		for _, n := range []string{"missing", "plain"} {
+			if strings.HasPrefix(err.Error(), "MCP server "+n+" ") {
+				got[n] = err.Error()
+			}
+		}
+	}
+	for n, want := range map[string]string{
+		"missing": fmt.Sprintf("command %q does not exist: check the server's \"command\" in %s", filepath.Join(dir, "nope", "server"), src),
+		"plain":   fmt.Sprintf("command %q is not an executable file", plain),
+	} {
+		if !strings.Contains(got[n], want) || strings.Contains(got[n], "exec:") {
+			t.Errorf("%s: %q, want %q", n, got[n], want)
+		}
 	}
 }
 
