@@ -6,6 +6,11 @@
 // decode into map[string]any was most of the schemas' check.
 package rawjson
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // maxDepth is encoding/json's nesting limit, so Valid agrees with
 // json.Valid on deep input too.
 const maxDepth = 10000
@@ -86,6 +91,9 @@ func literal(b []byte, i int, lit string) (int, bool) {
 // str reads the string starting at b[i] (its quote).
 func str(b []byte, i int) (int, bool) {
 	for i++; i < len(b); i++ {
+		if i = PlainRun(b, i); i >= len(b) {
+			break
+		}
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1, true
@@ -162,6 +170,42 @@ func digits(b []byte, i int) int {
 	return i
 }
 
+// PlainRun returns the index of the first byte of b at or after i that is
+// a quote, a backslash or a control character (below 0x20): where the
+// plain run of a string's bytes from i ends. Strings are most of a tool
+// list's bytes (descriptions), and every pass over it (Valid, SkipValue,
+// the MCP reader's) went through them a byte at a time; this tests eight
+// bytes at once.
+func PlainRun(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		if m := specials(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+	}
+	return i
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// specials has the high bit of the first of the eight bytes of x (the
+// lowest, read little-endian) that is a quote, a backslash or below 0x20
+// set, and no lower one ("has a zero byte" and "has a byte less than n",
+// n <= 128, of Bit Twiddling Hacks: a borrow that flags a byte which
+// matches nothing only comes up from a lower byte that matches).
+func specials(x uint64) uint64 {
+	q := x ^ (ones * '"')
+	s := x ^ (ones * '\\')
+	return ((q-ones)&^q | (s-ones)&^s | (x-ones*0x20)&^x) & highs
+}
+
 // SkipSpace returns the index of the first byte at or after i that is not
 // JSON whitespace.
 func SkipSpace(b []byte, i int) int {
@@ -179,6 +223,9 @@ func SkipValue(b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		for i++; i < len(b); i++ {
+			if i = PlainRun(b, i); i >= len(b) {
+				break
+			}
 			switch b[i] {
 			case '\\':
 				i++

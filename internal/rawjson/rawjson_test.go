@@ -92,3 +92,49 @@ func BenchmarkValid(b *testing.B) {
 		}
 	})
 }
+
+// plainRunNaive is PlainRun a byte at a time.
+func plainRunNaive(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
+			break
+		}
+	}
+	return i
+}
+
+// PlainRun stops at the first quote, backslash or control byte, wherever
+// it falls in the eight bytes read at once, among bytes of every value.
+func TestPlainRun(t *testing.T) {
+	t.Parallel()
+	for _, fill := range []byte{'a', 0x7f, 0x80, 0xe9, 0xff, ' ', '!', '#', '[', ']'} {
+		for c := range 256 {
+			for n := range 20 {
+				for at := range n + 1 {
+					b := []byte(strings.Repeat(string([]byte{fill}), n))
+					if at < n {
+						b[at] = byte(c)
+					}
+					for from := range min(n, 3) + 1 {
+						if got, want := PlainRun(b, from), plainRunNaive(b, from); got != want {
+							t.Fatalf("%q from %d: PlainRun %d, want %d", b, from, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func FuzzPlainRun(f *testing.F) {
+	f.Add([]byte(`abcdefgh"ijklmnop`), 0)
+	f.Add([]byte("\xff\xfe\x80\x1f\\"), 1)
+	f.Fuzz(func(t *testing.T, b []byte, from int) {
+		if from < 0 || from > len(b) {
+			return
+		}
+		if got, want := PlainRun(b, from), plainRunNaive(b, from); got != want {
+			t.Errorf("%q from %d: PlainRun %d, want %d", b, from, got, want)
+		}
+	})
+}

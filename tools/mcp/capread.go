@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agent-dev/agent/internal/rawjson"
 	"github.com/agent-dev/agent/internal/starttrace"
 )
 
@@ -118,6 +119,10 @@ func (c *capReader) Read(p []byte) (int, error) {
 // take runs in through the reader.
 func (c *capReader) take(in []byte) {
 	for len(in) > 0 {
+		if k := c.divRun(in); k > 0 {
+			in = in[k:]
+			continue
+		}
 		if k := c.dropRun(in); k > 0 {
 			in = in[k:]
 			continue
@@ -168,12 +173,9 @@ func (c *capReader) keepRun(in []byte) int {
 	if depth := len(c.stack); c.key && depth > 0 && depth <= 2 {
 		return 0
 	}
-	// A plain loop: bytes.IndexAny builds its byte set on each call, and
-	// most runs (keys, short strings) are a few bytes.
-	k := 0
-	for k < len(in) && in[k] != '"' && in[k] != '\\' && in[k] != '\n' {
-		k++
-	}
+	// PlainRun stops at any control byte, '\n' among them: feedString
+	// takes those one at a time.
+	k := rawjson.PlainRun(in, 0)
 	result := c.inResult()
 	if result {
 		k = min(k, c.limit-c.used)
@@ -191,6 +193,104 @@ func (c *capReader) keepRun(in []byte) int {
 		c.used += k
 	}
 	return k
+}
+
+// divRun takes at once the bytes of a tools array being diverted (most
+// of a cold start's bytes: every server's tools/list page) and returns how
+// many it took: feed took them a call per byte, each written to the page
+// on its own, a third of the listing's CPU. It keeps the state feed keeps
+// (the stack of frames, whether in a string and after a backslash, where
+// each object element begins and ends) and writes each run to the page
+// whole. It takes none where feed has more to do: the array's own end, an
+// element that is not an object (counted by divElem), a newline (the end
+// of a line-delimited message, or one in a string: feed starts again), a
+// control byte in a string.
+func (c *capReader) divRun(in []byte) int {
+	pg := c.div
+	if pg == nil || c.byteAtATime || c.skip > 0 || c.cut || c.mute || len(c.stack) < c.divDepth {
+		return 0
+	}
+	i, from := 0, 0 // in[from:i] is still to be written to the page
+loop:
+	for i < len(in) {
+		if c.str {
+			if c.bs || c.hex > 0 {
+				// An escape's bytes, whatever they are (as feedString).
+				if in[i] == '\n' {
+					break loop // feed starts again at a raw newline, even here
+				}
+				if c.bs {
+					c.bs = false
+					if in[i] == 'u' {
+						c.hex = 4
+					}
+				} else {
+					c.hex--
+				}
+				i++
+				continue
+			}
+			if i = rawjson.PlainRun(in, i); i >= len(in) {
+				break
+			}
+			switch in[i] {
+			case '"':
+				c.str = false
+			case '\\':
+				c.bs = true
+			default:
+				break loop // a control byte
+			}
+			i++
+			continue
+		}
+		depth := len(c.stack)
+		b := in[i]
+		if depth == c.divDepth {
+			// Between the array's elements: divElem's cases.
+			switch b {
+			case '{':
+				pg.writeRun(in[from:i])
+				from = i
+				pg.beginElem()
+				c.stack = append(c.stack, capFrame{obj: true})
+			case ',':
+				c.stack[depth-1].value = false
+			case ' ', '\t', '\r':
+			default:
+				break loop // the array's end, or an element that is not an object
+			}
+			pg.inOther = false
+			i++
+			continue
+		}
+		switch b {
+		case '"':
+			top := c.stack[depth-1]
+			c.str, c.key = true, top.obj && !top.value
+			c.cut, c.dropped, c.kept = false, 0, 0
+		case '{', '[':
+			c.stack = append(c.stack, capFrame{obj: b == '{'})
+		case '}', ']':
+			c.stack = c.stack[:depth-1]
+			if depth-1 == c.divDepth && b == '}' {
+				i++
+				pg.writeRun(in[from:i])
+				from = i
+				pg.endElem()
+				continue
+			}
+		case ':':
+			c.stack[depth-1].value = true
+		case ',':
+			c.stack[depth-1].value = false
+		case '\n':
+			break loop
+		}
+		i++
+	}
+	pg.writeRun(in[from:i])
+	return i
 }
 
 // inResult tells whether the reader is inside a result's content or

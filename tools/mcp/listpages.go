@@ -259,12 +259,17 @@ func parseToolView(raw []byte) (rawTool, error) {
 	case len(desc) == 0 || string(desc) == "null":
 	case desc[0] != '"':
 		return rawTool{}, errors.New("decode tool: description is not a string")
-	case bytes.IndexByte(desc, '\\') < 0 && utf8.Valid(desc):
-		out.Description = aliasString(desc[1 : len(desc)-1])
 	default:
-		if err := json.Unmarshal(desc, &out.Description); err != nil {
-			return rawTool{}, errors.New("decode tool: " + err.Error())
+		// The tool is valid JSON: Unquote fails only where json.Unmarshal
+		// would, which then says why. Its bytes are desc's own or new.
+		d, ok := rawjson.Unquote(desc)
+		if !ok {
+			if err := json.Unmarshal(desc, &out.Description); err != nil {
+				return rawTool{}, errors.New("decode tool: " + err.Error())
+			}
+			break
 		}
+		out.Description = aliasString(d)
 	}
 	if len(in) > 0 && in[0] == '{' {
 		if compact(in) {

@@ -17,8 +17,8 @@ import (
 )
 
 // divert runs s through a capReader whose listing waits for a page, in
-// one read, a byte a read and in one read with keepRun off (the three must
-// agree, pages included), and returns the output
+// one read, a byte a read and in one read with keepRun and divRun off (the
+// three must agree, pages included), and returns the output
 // and the pages it diverted, by number.
 func divert(t *testing.T, s string, lines bool) (string, map[int]*listPage) {
 	t.Helper()
@@ -29,7 +29,7 @@ func divert(t *testing.T, s string, lines bool) (string, map[int]*listPage) {
 		p.expect(true)
 		cr := newCapReader(r, 1<<20, lines)
 		cr.pages = &p
-		cr.byteAtATime = i == 2 // keepRun off
+		cr.byteAtATime = i == 2 // keepRun and divRun off
 		out, err := io.ReadAll(cr)
 		if err != nil {
 			t.Fatal(err)
@@ -38,6 +38,7 @@ func divert(t *testing.T, s string, lines bool) (string, map[int]*listPage) {
 		for n := 1; n <= len(p.done); n++ {
 			if pg := p.done[n]; pg != nil {
 				out = append(append(out, 0), bytes.Join(pg.elems, []byte{0})...)
+				out = fmt.Appendf(out, "\x00other %d size %d %q", pg.other, pg.size, bytes.Join(pg.chunks, nil))
 			}
 		}
 		outs = append(outs, string(out))
@@ -50,6 +51,23 @@ func divert(t *testing.T, s string, lines bool) (string, map[int]*listPage) {
 	}
 	out, _, _ := strings.Cut(outs[0], "\x00")
 	return out, got
+}
+
+// FuzzDivert holds the tools array's fast path (divRun) to feed's byte by
+// byte reading, on malformed arrays too: the same output, the same pages.
+func FuzzDivert(f *testing.F) {
+	for _, s := range []string{
+		"[" + toolJSON(1) + "," + toolJSON(2) + "]",
+		"[\n  " + toolJSON(1) + ",\n\t" + toolJSON(2) + "\r\n]",
+		`[{"a":"x\\\"y\u00e9\\"},"s",1,true,[{"b":2}],{"c":[1,{"d":"}"}]}]`,
+		`[{"a":1]`, `[{"a":1}}]`, `[{"a":"b` + "\x01" + `c"},{"e":"f\` + "\n" + `"}]`, `[{"a":1}:2]`, `[{"n":"\u12`,
+	} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, tools string, lines bool) {
+		divert(t, `{"jsonrpc":"2.0","id":1,"result":{"tools":`+tools+`,"nextCursor":"n"}}`+"\n"+`{"result":{"tools":`+tools+`}}`, lines)
+	})
 }
 
 func toolJSON(i int) string {
@@ -200,6 +218,8 @@ func TestParseToolViewMatchesParseTool(t *testing.T) {
 		`{"name":"t",}`,
 		`{"name":"u"} {}`,
 		`"v"`,
+		// Escapes rawjson.Unquote decodes as json.Unmarshal does.
+		`{"name":"w","description":"pair \ud83d\ude00, alone \ud83d, \\ \/ \b\f\r\t bad ` + "\xff\xe2\x82" + ` \"q\""}`,
 	}
 	for _, raw := range tests {
 		want, werr := parseTool(json.RawMessage(raw))
