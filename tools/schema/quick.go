@@ -26,7 +26,7 @@ func quickValid(s []byte) bool {
 	if len(s) == 0 || s[0] != '{' || !metaWalk || !rawjson.Valid(s) {
 		return false
 	}
-	q := quick{root: s}
+	q := &quick{root: s}
 	ok := true
 	url := ""
 	rawjson.EachMember(s, func(k, v []byte) bool {
@@ -51,13 +51,20 @@ func quickValid(s []byte) bool {
 	return q.walk(s, false, true)
 }
 
-type quick struct{ root []byte }
+type quick struct {
+	root []byte
+	// refs remembers resolves' answers: a schema refers to the same
+	// definition many times over, and each answer walked the root again.
+	refs map[string]bool
+	// objs are the objects resolve went through, by where they start.
+	objs map[*byte]map[string][]byte
+}
 
 // walk is checkTypes and checkRefs over v: every "type" of a schema is a
 // JSON Schema type (when types is set) and every local $ref resolves.
 // inMap says v is a name→schema map (properties, $defs...), whose names
 // are not keywords.
-func (q quick) walk(v []byte, inMap, types bool) bool {
+func (q *quick) walk(v []byte, inMap, types bool) bool {
 	switch v[0] {
 	case '{':
 		ok := true
@@ -124,10 +131,23 @@ func typeValid(x []byte) bool {
 
 // resolves is resolve(root, ref) != nil over the raw root: each segment is
 // the last member of that name, and the end an object.
-func (q quick) resolves(ref string) bool {
+func (q *quick) resolves(ref string) bool {
 	if ref == "#" {
 		return true
 	}
+	if ok, seen := q.refs[ref]; seen {
+		return ok
+	}
+	ok := q.resolve(ref)
+	if q.refs == nil {
+		q.refs = map[string]bool{}
+	}
+	q.refs[ref] = ok
+	return ok
+}
+
+// resolve is resolves without the memory.
+func (q *quick) resolve(ref string) bool {
 	p, ok := strings.CutPrefix(ref, "#/")
 	if !ok {
 		return false
@@ -139,21 +159,8 @@ func (q quick) resolves(ref string) bool {
 		if cur[0] != '{' {
 			return false
 		}
-		var next []byte
-		sure := true
-		rawjson.EachMember(cur, func(k, x []byte) bool {
-			// A key that decodes to other bytes (an escape, or invalid
-			// UTF-8 read as U+FFFD) may name seg: check decodes them.
-			if bytes.IndexByte(k, '\\') >= 0 || !utf8.Valid(k) {
-				sure = false
-				return false
-			}
-			if string(k) == seg {
-				next = x
-			}
-			return true
-		})
-		if !sure || next == nil {
+		next, found := q.members(cur)[seg]
+		if !found {
 			return false
 		}
 		cur = next
@@ -165,8 +172,34 @@ func (q quick) resolves(ref string) bool {
 	return cur[0] == '{'
 }
 
+// members is the object o of the root by key, the last member of each
+// name; nil when a key may decode to other bytes (an escape, or invalid
+// UTF-8 read as U+FFFD), which may name any segment: check decodes them.
+// Each object is read once: the refs of a schema mostly go through the
+// same few ($defs), and each went through all of their members.
+func (q *quick) members(o []byte) map[string][]byte {
+	at := unsafe.SliceData(o)
+	if m, ok := q.objs[at]; ok {
+		return m
+	}
+	m := map[string][]byte{}
+	rawjson.EachMember(o, func(k, x []byte) bool {
+		if bytes.IndexByte(k, '\\') >= 0 || !utf8.Valid(k) {
+			m = nil
+			return false
+		}
+		m[unsafeString(k)] = x
+		return true
+	})
+	if q.objs == nil {
+		q.objs = map[*byte]map[string][]byte{}
+	}
+	q.objs[at] = m
+	return m
+}
+
 // schemaValid is metaValid2020 over raw JSON.
-func (q quick) schemaValid(x []byte) bool {
+func (q *quick) schemaValid(x []byte) bool {
 	switch x[0] {
 	case 't', 'f':
 		return true
@@ -183,7 +216,7 @@ func (q quick) schemaValid(x []byte) bool {
 
 // keywordValid is the keywordValid of metaValid2020 over raw JSON; a key
 // with an escape is not sure (it may decode to a keyword).
-func (q quick) keywordValid(k, x []byte) bool {
+func (q *quick) keywordValid(k, x []byte) bool {
 	if bytes.IndexByte(k, '\\') >= 0 {
 		return false
 	}

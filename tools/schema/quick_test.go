@@ -28,6 +28,10 @@ var quickCases = []struct {
 	{`{"type":"object","properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"A":{},"A":5}}`, false}, // the decoder keeps the last
 	{`{"type":"object","properties":{"a":{"$ref":"#/$defs/\u0041"}},"$defs":{"A":{}}}`, false},  // an escape: check decodes it
 	{`{"type":"object","properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"\u0041":{}}}`, false},  // an escaped key
+	// Answers and objects resolves remembers, met again.
+	{`{"type":"object","properties":{"a":{"$ref":"#/$defs/A"},"b":{"$ref":"#/$defs/A"},"c":{"$ref":"#/$defs/B"}},"$defs":{"A":{}}}`, false},
+	{`{"type":"object","properties":{"a":{"$ref":"#/$defs/A"},"b":{"$ref":"#/$defs/A/properties/x"},"c":{"$ref":"#/$defs/A"}},"$defs":{"A":{"properties":{"x":{}}}}}`, true},
+	{`{"type":"object","properties":{"a":{"$ref":"#/$defs/A"},"b":{"$ref":"#/$defs/B"}},"$defs":{"A":{},"B\u0041":{}}}`, false},
 	{`{"type":"object","properties":{"a":{"type":"strin"}}}`, false},
 	{`{"type":"objekt"}`, false},
 	{`{"type":"array","items":{}}`, false},
