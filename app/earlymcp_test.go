@@ -155,3 +155,43 @@ func TestLateCache(t *testing.T) {
 		})
 	}
 }
+
+// A first run whose servers cannot be selected (an --mcp name no config
+// has, an MCP config file that does not parse) fails with the usage
+// error (exit 2) that names the problem, though the early start reads the
+// files and selects the servers in its goroutine while the database is
+// created; the goroutine has ended when Open returns (TestMain).
+func TestFirstRunBadServersIsUsageError(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(t *testing.T, fl *Flags)
+		want   string
+	}{
+		{"unknown --mcp", func(t *testing.T, fl *Flags) { fl.MCP = []string{"nosuch"} }, `"nosuch"`},
+		{"broken --mcp-config", func(t *testing.T, fl *Flags) {
+			fl.MCPConfig = filepath.Join(t.TempDir(), "mcp.json")
+			writeFile(t, fl.MCPConfig, `{"mcpServers": {`)
+		}, "mcp.json"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, true)
+			fl := f.flags
+			c.change(t, &fl)
+			s, err := Load(fl, f.getenv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !dbAbsent(s.DBPath) {
+				t.Fatal("the fixture's database exists: not a first run")
+			}
+			a, err := Open(t.Context(), s, Options{Getenv: f.getenv, Version: "test"})
+			if err == nil {
+				a.Close()
+				t.Fatal("opened with servers that cannot be selected")
+			}
+			if ExitCode(err) != 2 || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v (exit %d): want a usage error naming %s", err, ExitCode(err), c.want)
+			}
+		})
+	}
+}
