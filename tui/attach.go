@@ -94,7 +94,7 @@ func attach(text string) (string, []agent.Image, attachedMsg) {
 			continue
 		}
 		fmt.Fprintf(&files, "\n\n<file path=%q>\n%s\n</file>", p, strings.TrimRight(string(b), "\n"))
-		out.notes = append(out.notes, fmt.Sprintf("attached @%s (%s)", p, plural(bytes.Count(b, []byte("\n"))+1, "line")))
+		out.notes = append(out.notes, fmt.Sprintf("attached @%s (%s)", p, plural(lineCount(string(b)), "line")))
 	}
 	return text + files.String(), images, out
 }
@@ -178,4 +178,14 @@ func imageRef(pasted string) (string, bool) {
 		return `@"` + p + `" `, true
 	}
 	return "@" + p + " ", true
+}
+
+// lineCount is how many lines text has as an editor counts them: the
+// newline that ends the last line starts no other ("a\n" is one line).
+func lineCount(text string) int {
+	text = strings.TrimSuffix(text, "\n")
+	if text == "" {
+		return 0
+	}
+	return strings.Count(text, "\n") + 1
 }

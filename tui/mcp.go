@@ -280,7 +280,7 @@ func attachResources(b Backend, text string, out *attachedMsg) string {
 			continue
 		}
 		fmt.Fprintf(&res, "\n\n<resource server=%q uri=%q>\n%s\n</resource>", server, uri, strings.TrimRight(body, "\n"))
-		out.notes = append(out.notes, fmt.Sprintf("attached @%s (%s)", ref, plural(strings.Count(body, "\n")+1, "line")))
+		out.notes = append(out.notes, fmt.Sprintf("attached @%s (%s)", ref, plural(lineCount(body), "line")))
 	}
 	return text + res.String()
 }
