@@ -93,3 +93,25 @@ func TestModelTypoSaysWhatWasMeant(t *testing.T) {
 		})
 	}
 }
+
+// A turn cancelled while a tool runs says on its card that the tool may
+// have completed (what the model reads too); one cancelled while its
+// approval waited says it never ran. The running one said "interrupted:
+// the turn was cancelled before this tool call ran" mid-progress.
+func TestCancelledCardsSayWhetherTheToolRan(t *testing.T) {
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 200, 40, Options{})
+	typeText(m, "do both")
+	run(m, press(m, "enter"))
+	running := &agent.ToolEvent{ID: "c1", Name: "long_job", Server: "jobs", Input: []byte(`{}`)}
+	waiting := &agent.ToolEvent{ID: "c2", Name: "delete_file", Server: "fs", Input: []byte(`{}`)}
+	feed(m, b, []agent.Event{{Type: agent.EventToolStarted, Tool: running},
+		{Type: agent.EventToolProgress, Progress: &agent.ToolProgress{ID: "c1", Progress: 2}},
+		{Type: agent.EventToolStarted, Tool: waiting}, {Type: agent.EventApproval, Tool: waiting}})
+	m.cancelTurn()
+	for id, want := range map[string]string{"c1": agent.StoppedResult, "c2": agent.InterruptedResult} {
+		if c := m.chat.cards[id].card; c.Status != statusFailed || c.Result != want {
+			t.Errorf("card %s: status %v, result %q; want %q", id, c.Status, c.Result, want)
+		}
+	}
+}

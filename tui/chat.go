@@ -321,7 +321,17 @@ func (c *chat) interrupt() {
 		it.version++
 	}
 	for _, it := range c.cards {
-		if it.card.Status == statusRunning || it.card.Status == statusWaiting {
+		switch it.card.Status {
+		case statusRunning:
+			// Started (tool_call_started comes as the call goes to run):
+			// it may have done its work, as the model is told; "before
+			// this tool call ran" said the opposite, and inline the card
+			// goes to the scrollback as it is now.
+			it.card.Status = statusFailed
+			it.card.Result = agent.StoppedResult
+			it.version++
+		case statusWaiting:
+			// Awaiting approval: it never ran.
 			it.card.Status = statusFailed
 			it.card.Result = agent.InterruptedResult
 			it.version++
