@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agent-dev/agent/models"
@@ -47,14 +48,13 @@ type Server struct {
 	ListedModels []string
 	ModelPage    int
 
-	srv     *httptest.Server
-	mu      sync.Mutex
-	queue   []Reply
-	reqs    []*Request
-	rng     *rand.Rand
-	cached  int
-	msgSeq  int
-	toolSeq int
+	srv    *httptest.Server
+	mu     sync.Mutex
+	queue  []Reply
+	reqs   []*Request
+	rng    *rand.Rand
+	cached int
+	msgSeq int
 }
 
 // NewServer starts a fake closed with the test.
@@ -403,11 +403,14 @@ func (s *Server) ids() (msg string) {
 	return fmt.Sprintf("msg_fake%04d", s.msgSeq)
 }
 
+// toolSeq numbers the tool call ids of every fake in the process: the
+// API's ids are unique, so a conversation carried across two fakes (Vertex
+// then Bedrock) must not draw the same id twice, which the API refuses
+// ("`tool_use` ids must be unique").
+var toolSeq atomic.Int64
+
 func (s *Server) toolID(prefix string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.toolSeq++
-	return fmt.Sprintf("%s_fake%04d", prefix, s.toolSeq)
+	return fmt.Sprintf("%s_fake%04d", prefix, toolSeq.Add(1))
 }
 
 func stopReason(r Reply) string {

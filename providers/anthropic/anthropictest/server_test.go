@@ -89,6 +89,12 @@ func TestValidation(t *testing.T) {
 		{"too many deferred", DefaultAPIKey, body(tRead+","+manyDeferred(MaxDeferred+1)+","+tBM25, userHi), 400, "a maximum of 10000 tools may have defer_loading=true. Found 10001."},
 		{"over 32 MB", DefaultAPIKey, body(tRead, `{"role":"user","content":"`+strings.Repeat("x", MaxRequest)+`"}`), 413, "Request exceeds the maximum allowed number of bytes."},
 		{"as many deferred as allowed", DefaultAPIKey, body(tRead+","+manyDeferred(MaxDeferred)+","+tBM25, userHi), 200, ""},
+		{"tool_use id of another provider", DefaultAPIKey, body(all, userHi, asst(`{"type":"tool_use","id":"functions.read:0","name":"read","input":{}}`), usr(`{"type":"tool_result","tool_use_id":"functions.read:0","content":"ok"}`)), 400, "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"},
+		{"server_tool_use id without srvtoolu_", DefaultAPIKey, body(all, userHi, asst(`{"type":"server_tool_use","id":"toolu_1","name":"tool_search_tool_bm25","input":{"query":"w"}}`, `{"type":"text","text":"x"}`), userHi), 400, "messages.1.content.0.server_tool_use.id: String should match pattern '^srvtoolu_[a-zA-Z0-9_]+$'"},
+		{"tool_use id twice in a message", DefaultAPIKey, body(all, userHi, asst(useW, useW), usr(resultW)), 400, "messages.1.content.1: `tool_use` ids must be unique"},
+		{"tool_use id again in a later message", DefaultAPIKey, body(all, userHi, asst(useW), usr(resultW), asst(useW), usr(resultW)), 400, "messages.3.content.0: `tool_use` ids must be unique"},
+		{"text before the tool_result", DefaultAPIKey, body(all, userHi, asst(useW), usr(`{"type":"text","text":"also"}`, resultW)), 400, "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1"},
+		{"text after the tool_result", DefaultAPIKey, body(all, userHi, asst(useW), usr(resultW, `{"type":"text","text":"also"}`)), 200, ""},
 		{"five breakpoints with the system's", DefaultAPIKey, `{"model":"claude-sonnet-4-5","max_tokens":100,"system":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":"b","cache_control":{"type":"ephemeral"}}],` +
 			`"tools":[{"name":"read","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}}],"messages":[` + usr(`{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}`, `{"type":"text","text":"y","cache_control":{"type":"ephemeral"}}`) + `]}`,
 			400, "A maximum of 4 blocks with cache_control may be provided. Found 5."},

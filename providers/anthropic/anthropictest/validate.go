@@ -83,6 +83,15 @@ const MaxDeferred = 10000
 // modelcontextprotocol/typescript-sdk#413, with the older limit of 64).
 var customName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
 
+// The patterns of the ids of tool calls in the history: a tool_use's id
+// (the API's answer to another provider's "functions.get_weather:0" or
+// "call|fc_1" in RooCodeInc/Roo-Code#10649, HKUDS/nanobot#4356,
+// BlockRunAI/ClawRouter#17) and a server_tool_use's (ding113/claude-code-hub#470).
+var (
+	toolUseID   = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+	serverUseID = regexp.MustCompile(`^srvtoolu_[a-zA-Z0-9_]+$`)
+)
+
 // checkCustomTool: a custom tool's name matches the pattern and its
 // input_schema is an object schema.
 func checkCustomTool(i int, t wireTool) string {
@@ -209,6 +218,7 @@ func (s *Server) validate(r *wireRequest) string {
 	if msg := s.validateCaps(r); msg != "" {
 		return msg
 	}
+	useIDs := map[string]bool{}
 	for i, m := range r.Messages {
 		if m.Role != "user" && m.Role != "assistant" {
 			return fmt.Sprintf("messages.%d.role: Input should be 'user' or 'assistant'", i)
@@ -227,6 +237,9 @@ func (s *Server) validate(r *wireRequest) string {
 				return fmt.Sprintf("messages.%d.content.%d.%s.input: Input should be a valid dictionary", i, j, b.Type)
 			}
 			if msg := checkReferences(b, names); msg != "" {
+				return msg
+			}
+			if msg := checkUseID(i, j, b, useIDs); msg != "" {
 				return msg
 			}
 		}
@@ -275,6 +288,30 @@ func checkReferences(b wireBlock, names map[string]bool) string {
 	return ""
 }
 
+// checkUseID applies the id patterns of tool_use and server_tool_use
+// blocks, and refuses an id already used in the request: the API's
+// "`tool_use` ids must be unique" (anthropics/claude-code#20573, #20901;
+// NVIDIA-NeMo/Switchyard#502, a Chat server that names every call call_0).
+func checkUseID(i, j int, b wireBlock, seen map[string]bool) string {
+	switch b.Type {
+	case "tool_use":
+		if !toolUseID.MatchString(b.ID) {
+			return fmt.Sprintf("messages.%d.content.%d.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'", i, j)
+		}
+	case "server_tool_use":
+		if !serverUseID.MatchString(b.ID) {
+			return fmt.Sprintf("messages.%d.content.%d.server_tool_use.id: String should match pattern '^srvtoolu_[a-zA-Z0-9_]+$'", i, j)
+		}
+	default:
+		return ""
+	}
+	if seen[b.ID] {
+		return fmt.Sprintf("messages.%d.content.%d: `tool_use` ids must be unique", i, j)
+	}
+	seen[b.ID] = true
+	return ""
+}
+
 // checkToolPairs: every tool_use is answered by a tool_result in the next
 // (user) message, and every tool_result answers a tool_use of the previous one.
 func checkToolPairs(msgs []wireMessage) string {
@@ -304,10 +341,15 @@ func checkToolPairs(msgs []wireMessage) string {
 		var missing []string
 		answered := map[string]bool{}
 		if i+1 < len(msgs) && msgs[i+1].Role == "user" {
+			// Only the tool_results that open the message answer: one
+			// after a text block counts as missing (the API, live, in
+			// QwenLM/qwen-code#8165; "tool_result blocks must come FIRST in
+			// the content array", the tool use guide).
 			for _, b := range msgs[i+1].Content {
-				if b.Type == "tool_result" {
-					answered[b.ToolUseID] = true
+				if b.Type != "tool_result" {
+					break
 				}
+				answered[b.ToolUseID] = true
 			}
 		}
 		last := i == len(msgs)-1
