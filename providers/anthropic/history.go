@@ -135,7 +135,7 @@ func renderHistory(req *agent.Request, mode agent.SearchMode, fnSearch bool) ([]
 	if len(queued) > 0 {
 		out = append(out, wireMessage{Role: "user", Content: queued})
 	}
-	out = fixPairs(mergeRoles(out))
+	out = fixPairs(uniqueIDs(mergeRoles(out)))
 	if n := len(out); n > 0 && out[n-1].Role == "user" {
 		c := out[n-1].Content
 		o, err := parseObject(c[len(c)-1])
@@ -476,26 +476,6 @@ func clientInput(c agent.SearchCall) json.RawMessage {
 		o = append(o, field{"limit", mustMarshal(c.Limit)})
 	}
 	return mustMarshal(o)
-}
-
-// convertedID names the client-form twin of a provider search call. It
-// never keeps the srvtoolu_ prefix: a tool_result for such an id is a 400.
-func convertedID(id string) string {
-	return "toolu_search_" + sanitizeID(strings.TrimPrefix(id, "srvtoolu_"))
-}
-
-// sanitizeID fits another provider's call id to ^[a-zA-Z0-9_-]+$.
-func sanitizeID(id string) string {
-	b := []byte(id)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			b[i] = '_'
-		}
-	}
-	if len(b) == 0 {
-		return "toolu_missing"
-	}
-	return string(b)
 }
 
 // mergeRoles joins consecutive messages of one role, which the API rejects,

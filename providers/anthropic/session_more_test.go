@@ -3,6 +3,7 @@ package anthropic_test
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/agent-dev/agent/agent"
@@ -110,5 +111,67 @@ func TestSessionSwitchesAreAccepted(t *testing.T) {
 	last := srv.Requests()[len(srv.Requests())-1]
 	if bytes.Contains(last.Body, []byte("tool_search_call")) || !bytes.Contains(last.Body, []byte(`"tool_use_id":"fc_1_x"`)) {
 		t.Errorf("foreign history not rendered in this API's form: %s", last.Body)
+	}
+}
+
+// A conversation from a Chat server that numbers every response's calls
+// from zero, and whose ids sanitize alike, goes on here: the API refuses a
+// tool_use id used twice in a request, so the repeats are renamed, each
+// result still answering its own call.
+func TestForeignRepeatedCallIDs(t *testing.T) {
+	srv := anthropictest.NewServer(t)
+	srv.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Noted."})
+	s := newSession(t, srv, agent.SearchOff, false)
+	call := func(id, city string) agent.Part {
+		return agent.ToolCallPart(agent.ToolCall{ID: id, Name: "weather_lookup", Input: json.RawMessage(`{"city":"` + city + `"}`)})
+	}
+	result := func(id, text string) agent.Part {
+		return agent.ToolResultPart(agent.ToolResult{CallID: id, Name: "weather_lookup", Text: text})
+	}
+	s.Reset([]agent.Message{
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("Weather in three cities?")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{call("call_0", "Oslo")}},
+		{Role: agent.RoleUser, Parts: []agent.Part{result("call_0", "rain in Oslo")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{call("call_0", "Bergen")}},
+		{Role: agent.RoleUser, Parts: []agent.Part{result("call_0", "snow in Bergen")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{call("f.1", "Rome"), call("f:1", "Bari")}},
+		{Role: agent.RoleUser, Parts: []agent.Part{result("f.1", "sun in Rome"), result("f:1", "wind in Bari")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("Rain, snow, sun and wind.")}},
+	})
+	if _, err := run(t, s, "Thanks."); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Requests()[0]
+	if r.Status != 200 {
+		t.Fatalf("rejected: %s", r.Rejection)
+	}
+	// Each result answers the call of its city.
+	cityOf := map[string]string{}
+	var pairs []string
+	for _, m := range r.Messages() {
+		var w struct {
+			Content []struct {
+				Type      string `json:"type"`
+				ID        string `json:"id"`
+				ToolUseID string `json:"tool_use_id"`
+				Input     struct{ City string }
+				Content   []struct{ Text string }
+			}
+		}
+		_ = json.Unmarshal(m, &w)
+		for _, b := range w.Content {
+			switch b.Type {
+			case "tool_use":
+				cityOf[b.ID] = b.Input.City
+			case "tool_result":
+				if len(b.Content) == 1 {
+					pairs = append(pairs, cityOf[b.ToolUseID]+": "+b.Content[0].Text)
+				}
+			}
+		}
+	}
+	want := []string{"Oslo: rain in Oslo", "Bergen: snow in Bergen", "Rome: sun in Rome", "Bari: wind in Bari"}
+	if strings.Join(pairs, "; ") != strings.Join(want, "; ") {
+		t.Errorf("results answer %q, want %q", pairs, want)
 	}
 }
