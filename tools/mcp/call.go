@@ -85,7 +85,7 @@ func (c *conn) callTimed(ctx context.Context, tool string, args json.RawMessage)
 	}
 	res, err := c.send(ctx, tctx, cl, tool, args)
 	if line := malformed.Load(); err != nil && line != nil && ctx.Err() == nil {
-		return errResult(fmt.Sprintf("MCP server %s answered %s with a line that is not JSON: %q; the call failed (the server must write only MCP messages on stdout)", c.cfg.Name, tool, *line)), nil
+		return errResult(fmt.Sprintf("MCP server %s answered %s with a message that is not JSON: %q; the call failed (the server must write only MCP messages on stdout, one per line)", c.cfg.Name, tool, *line)), nil
 	}
 	switch {
 	case err == nil:
@@ -109,6 +109,9 @@ func (c *conn) callTimed(ctx context.Context, tool string, args json.RawMessage)
 			c.markDown(cl, fmt.Errorf("tool %s did not answer within %s; the server was stopped", tool, timeout))
 			go func() { _, _ = c.ensure(c.m.ctx) }()
 			msg += "; the server was stopped and is being restarted"
+		}
+		if l := p.noiseLine(); l != "" {
+			msg += fmt.Sprintf("; it wrote a line that is not JSON on stdout: %q", l)
 		}
 		return errResult(msg), nil
 	case isTransportError(err):

@@ -195,7 +195,7 @@ func (c *conn) connectOnce(parent context.Context) error {
 	case <-ctx.Done():
 		r.err, finished = ctx.Err(), false
 	case line := <-bad:
-		r.err, finished = fmt.Errorf("the server wrote a line that is not JSON on stdout: %q (a stdio server must write only MCP messages there, and its logs to stderr)", line), false
+		r.err, finished = fmt.Errorf("the server wrote an MCP message that is not JSON on stdout: %q (a stdio server must write only MCP messages there, one per line)", line), false
 	case <-exited:
 		r.err, finished = errExited, false
 	}
@@ -227,9 +227,9 @@ func (c *conn) connectOnce(parent context.Context) error {
 			}
 		}
 		if errors.Is(r.err, context.DeadlineExceeded) && parent.Err() == nil {
-			return withStderr(fmt.Errorf("no answer within %s", timeout), stderr)
+			return withStderr(p.withNoise(fmt.Errorf("no answer within %s", timeout)), stderr)
 		}
-		return withStderr(r.err, stderr)
+		return withStderr(p.withNoise(r.err), stderr)
 	}
 
 	c.mu.Lock()

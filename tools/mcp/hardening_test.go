@@ -19,20 +19,34 @@ import (
 	"github.com/agent-dev/agent/tools"
 )
 
+// brokenReply is a JSON-RPC answer cut short: a line that starts as an MCP
+// message but is not JSON.
+const brokenReply = `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"te`
+
 // runHardeningServer serves "echo" and a misbehaving tool: "freeze" stops
 // the whole process (SIGSTOP: every later request hangs too), "garbage"
-// writes a line that is not JSON on stdout and never answers.
+// writes an answer cut short on stdout and never answers. "banner" is a
+// server like the npm time-mcp: it prints a banner on stdout before it
+// serves, and its tools log there too (console.log), which the MCP SDKs'
+// clients skip.
 func runHardeningServer(mode string) {
+	if mode == "banner" {
+		fmt.Fprintln(os.Stdout, "Starting Time MCP server...")
+	}
 	s := server.NewMCPServer("hardening", "1.0.0", server.WithToolCapabilities(true))
 	s.AddTool(mcpgo.NewTool("echo", mcpgo.WithString("message")),
 		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			if mode == "banner" {
+				fmt.Fprintln(os.Stdout, "{ tool: 'echo', level: 'debug' }")
+			}
 			return mcpgo.NewToolResultText("echo: " + req.GetString("message", "")), nil
 		})
 	s.AddTool(mcpgo.NewTool("bad"), func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		if mode == "freezer" {
+		switch mode {
+		case "freezer":
 			_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
-		} else {
-			fmt.Fprintln(os.Stdout, "oops: this is not JSON")
+		case "garbage-call":
+			fmt.Fprintln(os.Stdout, brokenReply)
 		}
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -74,7 +88,7 @@ func TestHungServerIsRestartedAfterToolTimeout(t *testing.T) {
 	}
 }
 
-// #14 case 7: a line that is not JSON in answer to a call fails it at once.
+// #14 case 7: an answer cut short (not JSON) fails the call at once.
 func TestMalformedReplyFailsTheCallAtOnce(t *testing.T) {
 	t.Parallel()
 	cfg := testServerConfig(t, "g", "garbage-call")
@@ -86,7 +100,7 @@ func TestMalformedReplyFailsTheCallAtOnce(t *testing.T) {
 	set := register(t, m)
 	start := time.Now()
 	r := call(t, set, "g__bad", `{}`)
-	if !r.IsError || !strings.Contains(r.Text, "not JSON") || !strings.Contains(r.Text, "oops: this is not JSON") {
+	if !r.IsError || !strings.Contains(r.Text, "not JSON") || !strings.Contains(r.Text, `{\"jsonrpc\":\"2.0\",\"id\":2`) {
 		t.Fatalf("result: %+v", r)
 	}
 	if d := time.Since(start); d > 10*time.Second {
@@ -126,6 +140,31 @@ func TestStartFailsOnABadCommandPath(t *testing.T) {
 		if !strings.Contains(got[n], want) || strings.Contains(got[n], "exec:") {
 			t.Errorf("%s: %q, want %q", n, got[n], want)
 		}
+	}
+}
+
+// A stdio server that prints a banner on stdout before it serves, and log
+// lines there while it runs, starts and answers, as with the MCP SDKs'
+// clients (the npm time-mcp 1.0.6 did not start: "the server wrote a line
+// that is not JSON on stdout"). A call that then times out says what the
+// server wrote.
+func TestLogLinesOnStdoutAreSkipped(t *testing.T) {
+	t.Parallel()
+	cfg := testServerConfig(t, "b", "banner")
+	cfg.ToolTimeout = 500 * time.Millisecond
+	m, _, errs := startManager(t, Options{InitTimeout: time.Minute}, cfg)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	set := register(t, m)
+	for range 2 {
+		if r := call(t, set, "b__echo", `{"message":"hi"}`); r.IsError || r.Text != "echo: hi" {
+			t.Fatalf("echo: %+v", r)
+		}
+	}
+	r := call(t, set, "b__bad", `{}`)
+	if !r.IsError || !strings.Contains(r.Text, "did not answer within 500ms") || !strings.Contains(r.Text, "{ tool: 'echo', level: 'debug' }") {
+		t.Errorf("timeout result: %+v", r)
 	}
 }
 

@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -17,14 +19,17 @@ import (
 // proc is a stdio server's process. The agent starts it itself (rather than
 // leaving it to mcp-go) to know its exit status, to kill its process group
 // when a call hangs, and to see every line it writes on stdout: a line that
-// is not JSON fails the request waiting for an answer at once instead of
-// leaving it to its timeout.
+// is an MCP message cut short fails the request waiting for an answer at
+// once instead of leaving it to its timeout. Other lines that are not JSON
+// (a banner, a console.log) are skipped, as the MCP SDKs' clients do, and
+// the last one is quoted if the server then fails.
 type proc struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
-	err    error         // Wait's result, set before exited is closed
-	bad    chan string   // lines on stdout that are not JSON
-	talked chan struct{} // closed at the process's first output
+	err    error                  // Wait's result, set before exited is closed
+	bad    chan string            // MCP messages on stdout that are not JSON
+	noise  atomic.Pointer[string] // the last other line on stdout that is not JSON
+	talked chan struct{}          // closed at the process's first output
 	once   sync.Once
 }
 
@@ -125,12 +130,46 @@ func (p *proc) stop() {
 
 func (p *proc) spoke() { p.once.Do(func() { close(p.talked) }) }
 
-// malformed reports a line that is not JSON; the latest one is kept.
+// malformed reports a line that is not JSON. One that starts like an MCP
+// message is an answer cut short or garbled: the request waiting for it is
+// failed (the latest one is kept). Any other is a log line written to the
+// wrong stream: skipped, and kept for the error if the server then fails.
 func (p *proc) malformed(line string) {
+	if !looksLikeMessage(line) {
+		p.noise.Store(&line)
+		return
+	}
 	select {
 	case p.bad <- line:
 	default:
 	}
+}
+
+// looksLikeMessage reports whether a line that is not JSON was meant to be
+// a JSON-RPC message (an object naming "jsonrpc"), not a log line such as
+// a banner or Node's "{ level: 'debug' }".
+func looksLikeMessage(line string) bool {
+	return strings.HasPrefix(line, "{") && strings.Contains(line, `"jsonrpc"`)
+}
+
+// noiseLine is the last line that is not JSON the server wrote on stdout.
+func (p *proc) noiseLine() string {
+	if p == nil {
+		return ""
+	}
+	if l := p.noise.Load(); l != nil {
+		return *l
+	}
+	return ""
+}
+
+// withNoise adds to err the last line that is not JSON the server wrote on
+// stdout, which often says why it did not answer.
+func (p *proc) withNoise(err error) error {
+	if l := p.noiseLine(); l != "" {
+		return fmt.Errorf("%w; the server wrote a line that is not JSON on stdout: %q (a stdio server must write only MCP messages there, and its logs to stderr)", err, l)
+	}
+	return err
 }
 
 // drainBad forgets malformed lines seen before a new request.

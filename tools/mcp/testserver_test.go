@@ -87,7 +87,7 @@ func runTestServer(mode string) {
 	case "tasks":
 		_ = server.ServeStdio(taskServer(nil, nil))
 		return
-	case "freezer", "garbage-call":
+	case "freezer", "garbage-call", "banner":
 		runHardeningServer(mode)
 		return
 	case "slow":
