@@ -160,6 +160,12 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 		},
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		var ive *pflag.InvalidValueError
+		if errors.As(err, &ive) {
+			if want := flagValueWanted(ive.GetFlag()); want != "" {
+				return usagef("--%s %q: %s (see %s --help)", ive.GetFlag().Name, ive.GetValue(), want, c.CommandPath())
+			}
+		}
 		var ne *pflag.NotExistError
 		if errors.As(err, &ne) {
 			var names []string
@@ -366,4 +372,23 @@ func oneLine(s string) string {
 		}
 	}
 	return s
+}
+
+// flagValueWanted says in words what a typed flag takes, for its bad value:
+// pflag's own error is in Go's ("strconv.ParseInt: parsing \"abc\":
+// invalid syntax"). Empty for types it does not know.
+func flagValueWanted(f *pflag.Flag) string {
+	switch f.Value.Type() {
+	case "int":
+		eg := f.DefValue
+		if eg == "" || eg == "0" {
+			eg = "10"
+		}
+		return "not a whole number: use one such as " + eg
+	case "bool":
+		return fmt.Sprintf("use true or false (--%s alone is true)", f.Name)
+	case "duration":
+		return "not a duration: use a number with a unit, such as 30s or 2m"
+	}
+	return ""
 }

@@ -134,6 +134,11 @@ func TestTyposSayWhatWasMeant(t *testing.T) {
 		{[]string{"sessions", "lst"}, `unknown command "lst" for "agent sessions" (see agent sessions --help)`},
 		{[]string{"agents", "x"}, `agent agents takes no arguments (got "x")`},
 		{[]string{"--frobnicate"}, "unknown flag: --frobnicate (see agent --help)"},
+		// A typed flag's bad value in words, not strconv's.
+		{[]string{"-p", "hi", "--max-steps", "abc"}, `--max-steps "abc": not a whole number: use one such as 10 (see agent --help)`},
+		{[]string{"sessions", "--limit", "x"}, `--limit "x": not a whole number: use one such as 50 (see agent sessions --help)`},
+		{[]string{"-p", "hi", "--yes=maybe"}, `--yes "maybe": use true or false (--yes alone is true)`},
+		{[]string{"mcp", "list", "--timeout", "5"}, `--timeout "5": not a duration: use a number with a unit, such as 30s or 2m`},
 		// A wrong number of arguments says what the command takes (cobra's
 		// own "accepts 1 arg(s), received 0" exited 1).
 		{[]string{"tools", "learn", "export"}, "agent tools learn export takes a FILE (got 0 arguments)"},
