@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -39,6 +40,13 @@ expand variables you did not allow (project_env_allow) or replace your servers.`
 					fmt.Fprintf(out, "%s is no longer trusted: its project files are not used.\n", dir)
 				}
 				return err
+			}
+			// A mistyped DIR is not "a directory with no project files".
+			// (--revoke still forgets a directory that is gone.)
+			if fi, err := os.Stat(dir); err != nil {
+				return usagef("%s does not exist: name the directory to trust (default: the working directory)", dir)
+			} else if !fi.IsDir() {
+				return usagef("%s is not a directory: name the directory to trust (default: the working directory)", dir)
 			}
 			p, err := app.Trust(dir)
 			if err != nil {

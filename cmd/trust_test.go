@@ -95,3 +95,22 @@ func TestTrustNamesTheDirectory(t *testing.T) {
 		}
 	}
 }
+
+// agent trust of a directory that does not exist, or of a file, says so:
+// it said the path "has no project files ... there is nothing to trust".
+func TestTrustOfNoDirectory(t *testing.T) {
+	wd := isolate(t)
+	file := filepath.Join(wd, "AGENTS.md")
+	if err := os.WriteFile(file, []byte("Be brief.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ dir, want string }{
+		{filepath.Join(wd, "nope"), filepath.Join(wd, "nope") + " does not exist: name the directory to trust"},
+		{file, file + " is not a directory"},
+	} {
+		res := runAgent(t, map[string]string{}, "trust", tc.dir)
+		if res.code != 2 || !strings.Contains(res.stderr, tc.want) || strings.Count(strings.TrimSpace(res.stderr), "\n") != 0 {
+			t.Errorf("agent trust %s: exit %d, stderr %q; want exit 2 and one line with %q", tc.dir, res.code, res.stderr, tc.want)
+		}
+	}
+}
