@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/tools"
 )
 
@@ -58,4 +60,52 @@ func TestDisableEnableReconnect(t *testing.T) {
 	if _, err := m.Disable("nope"); err == nil {
 		t.Error("disable of an unknown server succeeded")
 	}
+}
+
+// /mcp disable then enable of a lazy server that never started (its list
+// cached): Disable ended the wait for its first start while that start
+// still waited for its gate, so Enable's connection and the opened
+// background start raced, and one lost as "manager closed while
+// connecting" (the TUI said "MCP server memory is not running: restart
+// failed: manager closed while connecting"). One start, no warning.
+func TestEnableOfAnIdleServer(t *testing.T) {
+	t.Parallel()
+	cache := newMemCache()
+	cfg := testServerConfig(t, "edge", "tools")
+	fillCache(t, cache, cfg)
+	cfg.Start = config.StartLazy
+	m, ev, errs := startManager(t, Options{Cache: cache}, cfg)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if st := m.Status()[0]; st.State != StateIdle {
+		t.Fatalf("before: %+v", st)
+	}
+	if _, err := m.Disable("edge"); err != nil {
+		t.Fatal(err)
+	}
+	st, err := m.Enable(t.Context(), "edge")
+	if err != nil || st.State != StateRunning {
+		t.Fatalf("enable: %+v %v", st, err)
+	}
+	if r := call(t, registeredSet(t, m), "edge__echo", `{"message":"hi"}`); r.IsError {
+		t.Fatalf("echo after enable: %+v", r)
+	}
+	m.Close()
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	for _, e := range ev.all {
+		if e.Kind == EventWarning || strings.Contains(e.Text, "closed while connecting") {
+			t.Errorf("event %s: %s", e.Kind, e.Text)
+		}
+	}
+}
+
+func registeredSet(t *testing.T, m *Manager) *tools.Set {
+	t.Helper()
+	s := tools.NewSet()
+	if err := m.Register(s, true); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -312,7 +312,16 @@ func (m *Manager) Start(ctx context.Context) []error {
 					return
 				}
 			}
-			err := c.connect(cctx)
+			// One connection at a time, as ensure dials: a call or /mcp
+			// enable may have come first (Disable ends the wait for this
+			// start, and Enable opens its gate), and two connections would
+			// race, the first lost as "manager closed while connecting".
+			c.dialMu.Lock()
+			var err error
+			if _, _, retry := c.current(); retry {
+				err = c.connect(cctx)
+			}
+			c.dialMu.Unlock()
 			if err != nil {
 				err = &startError{server: c.cfg.Name, err: err}
 				c.startFailed(err)
