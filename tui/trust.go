@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -76,7 +77,20 @@ type trustModel struct {
 	notNow  bool // the selected answer: "not now" (else "trust")
 	done    bool
 	trusted bool
+	// guarded: the question appeared less than typeAheadGuard ago (Init
+	// arms it, trustReadyMsg ends it). Keys then were typed before it
+	// could be read and do not answer it; the answers are not offered.
+	guarded bool
 }
+
+// typeAheadGuard: keys typed before the question appeared (a prompt
+// started while agent was starting) reach it at once: "tell me" answered
+// "t", trusting the directory unread. No one reads the question and
+// answers within this time.
+const typeAheadGuard = 500 * time.Millisecond
+
+// trustReadyMsg ends the type-ahead guard.
+type trustReadyMsg struct{}
 
 func newTrustModel(req TrustRequest, opts Options) (*trustModel, error) {
 	st, err := themes.Resolve(opts.Theme, true, opts.NoColor)
@@ -88,10 +102,12 @@ func newTrustModel(req TrustRequest, opts Options) (*trustModel, error) {
 }
 
 func (m *trustModel) Init() tea.Cmd {
+	m.guarded = true
+	ready := tea.Tick(typeAheadGuard, func(time.Time) tea.Msg { return trustReadyMsg{} })
 	if !m.opts.NoColor && strings.EqualFold(m.opts.Theme, "auto") {
-		return tea.RequestBackgroundColor
+		return tea.Batch(tea.RequestBackgroundColor, ready)
 	}
-	return nil
+	return ready
 }
 
 func (m *trustModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -102,7 +118,12 @@ func (m *trustModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if st, err := themes.Resolve(m.opts.Theme, msg.IsDark(), m.opts.NoColor); err == nil {
 			m.st = st
 		}
+	case trustReadyMsg:
+		m.guarded = false
 	case tea.KeyPressMsg:
+		if m.guarded {
+			return m, nil
+		}
 		switch msg.String() {
 		case "t", "y":
 			return m.answer(true)
@@ -186,6 +207,11 @@ func (m *trustModel) render() string {
 		add(st.WarningText.Render("! " + sanitize.Line(w)))
 	}
 	b = append(b, "")
+	if m.guarded {
+		// The answers come once the keys typed ahead have been let go.
+		add(st.Muted.Render("…"))
+		return st.Dialog.Width(min(m.width, inner+4)).Render(strings.Join(b, "\n"))
+	}
 	trust, notNow := " trust ", " not now "
 	if m.notNow {
 		notNow = st.Selected.Render(notNow)

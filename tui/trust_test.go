@@ -76,6 +76,36 @@ func TestTrustDialogKeys(t *testing.T) {
 	}
 }
 
+// Keys typed before the question appeared do not answer it: "tell me"
+// typed while agent started trusted the directory by its "t". The
+// answers are offered once the guard is over.
+func TestTrustDialogIgnoresTypeAhead(t *testing.T) {
+	m, err := newTrustModel(trustReq(), Options{Theme: "dark"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.width = 200
+	m.Init()
+	for _, r := range "tell me" {
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if m.done {
+		t.Fatalf("type-ahead answered the question: trusted = %v", m.trusted)
+	}
+	if v := ansi.Strip(m.View().Content); strings.Contains(v, "not now") || !strings.Contains(v, "Trust this directory?") {
+		t.Errorf("the answers are offered while keys typed ahead are ignored:\n%s", v)
+	}
+	m.Update(trustReadyMsg{})
+	if v := ansi.Strip(m.View().Content); !strings.Contains(v, "t trust  n/esc not now") {
+		t.Errorf("the answers are not offered after the guard:\n%s", v)
+	}
+	m.Update(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	if !m.done || m.trusted {
+		t.Fatalf("n after the question was read: done %v, trusted %v", m.done, m.trusted)
+	}
+}
+
 // #26: the question lists the servers with their whole command lines and
 // URLs, the settings that would change and what would still be refused,
 // with the repository's escape sequences removed, at any width.
