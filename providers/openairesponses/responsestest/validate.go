@@ -386,6 +386,12 @@ func (p *parsed) readInput(in json.RawMessage) *apiErr {
 				return bad(fmt.Sprintf("input[%d].role", i), "Missing required parameter: 'input[%d].role'.", i)
 			}
 		case "function_call":
+			// A call's item id is the API's fc_ id; a call_id put there is
+			// refused (nodetool-ai/nodetool#4252, Wei-Shaw/sub2api#3785).
+			if id := str(it["id"]); id != "" && !strings.HasPrefix(id, "fc") {
+				return &apiErr{status: 400, message: fmt.Sprintf("Invalid 'input[%d].id': '%s'. Expected an ID that begins with 'fc'.", i, id),
+					param: fmt.Sprintf("input[%d].id", i), code: "invalid_value"}
+			}
 			name, ns := str(it["name"]), str(it["namespace"])
 			if cid := str(it["call_id"]); cid == "" {
 				return bad(fmt.Sprintf("input[%d].call_id", i), "Missing required parameter: 'input[%d].call_id'.", i)
@@ -429,6 +435,11 @@ func (p *parsed) readInput(in json.RawMessage) *apiErr {
 			if !p.Store && it["encrypted_content"] == nil {
 				return &apiErr{status: 404, message: fmt.Sprintf("Item with id '%s' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.", str(it["id"])), param: "input"}
 			}
+			// A reasoning item goes back with the item it preceded (the
+			// API's 400 in continuedev/continue#8933, vercel/ai#7099).
+			if !followsReasoning(p.Input, i) {
+				return bad("input", "Item '%s' of type 'reasoning' was provided without its required following item.", str(it["id"]))
+			}
 		case "mcp_approval_request":
 			p.Requests[str(it["id"])] = it
 		case "mcp_approval_response":
@@ -453,6 +464,21 @@ func (p *parsed) readInput(in json.RawMessage) *apiErr {
 		}
 	}
 	return nil
+}
+
+// followsReasoning reports whether the item after input[i], a reasoning
+// item, is one a model's output could have put there: not the end of the
+// input, a user's (or system's) message or a tool's output.
+func followsReasoning(in []map[string]json.RawMessage, i int) bool {
+	if i+1 >= len(in) {
+		return false
+	}
+	next := in[i+1]
+	typ := str(next["type"])
+	if typ == "" || typ == "message" {
+		return str(next["role"]) == "assistant"
+	}
+	return !strings.HasSuffix(typ, "_output") && typ != "mcp_approval_response"
 }
 
 // checkImages applies OpenAI's image rules (imagecheck) to the input_image
