@@ -262,3 +262,36 @@ func TestSessionContinuesAnthropicConversation(t *testing.T) {
 		t.Errorf("tool result %q", got)
 	}
 }
+
+// A conversation from the Responses API carries ids longer than Chat
+// Completions takes (a function_call item id is 51 characters, a
+// tool_search_call's 54): they go out mapped to 40 or fewer, each result
+// with its call's, and the fake, which refuses longer ones, accepts them.
+func TestSessionLongForeignCallIDs(t *testing.T) {
+	fake := chattest.NewServer(t)
+	fake.Script(chattest.Text("Still sunny."))
+	s := testSession(t, fake)
+	long := "fc_68be50e1bab881948ea46ef552a40d0f01274d71df061905"
+	s.Reset([]agent.Message{
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("Read a.txt")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.ToolCallPart(agent.ToolCall{ID: long, Name: "read_file", Input: json.RawMessage(`{"path":"a.txt"}`)})}},
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.ToolResultPart(agent.ToolResult{CallID: long, Name: "read_file", Text: "file contents"})}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("It holds file contents.")}},
+	})
+	run(t, s, "And now?")
+	if rej := fake.Rejected(); len(rej) > 0 {
+		t.Fatalf("fake rejected: %s", rej[0].Error)
+	}
+	var call, answer string
+	for _, m := range fake.Requests()[0].Parsed.Messages {
+		for _, c := range m.ToolCalls {
+			call = c.ID
+		}
+		if m.Role == "tool" {
+			answer = m.ToolCallID
+		}
+	}
+	if call == "" || len(call) > chattest.MaxCallID || answer != call {
+		t.Errorf("call id %q answered by %q", call, answer)
+	}
+}

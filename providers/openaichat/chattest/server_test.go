@@ -42,6 +42,8 @@ func TestRejects(t *testing.T) {
 		{"unknown tool_call_id", `{"model":"m","messages":[` + callMsg + `,{"role":"tool","tool_call_id":"zz","content":"r"}]}`, "'tool_call_id' of 'zz' not found"},
 		{"arguments object", `{"model":"m","messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":{}}}]},{"role":"tool","tool_call_id":"c1","content":"r"}]}`,
 			"expected a string, but got an object instead"},
+		{"call id over 40 characters", `{"model":"m","messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"` + strings.Repeat("c", 41) + `","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"` + strings.Repeat("c", 41) + `","content":"r"}]}`,
+			"Invalid 'messages[0].tool_calls[0].id': string too long. Expected a string with maximum length 40, but got a string with length 41 instead."},
 		{"null assistant", `{"model":"m","messages":[{"role":"assistant","content":null}]}`, "expected a string, got null"},
 		{"bad tool name", `{"model":"m","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"a.b","parameters":{"type":"object"}}}]}`,
 			"string does not match pattern"},

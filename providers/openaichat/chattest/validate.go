@@ -34,6 +34,9 @@ var messageFields = map[string]bool{
 
 var fnName = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 
+// MaxCallID is the longest tool call id a Chat Completions request may carry.
+const MaxCallID = 40
+
 // MaxTools is the most tools a Chat Completions request may carry.
 const MaxTools = 128
 
@@ -176,6 +179,13 @@ func (s *Server) validateMessages(model string, ms []Message, raws []map[string]
 				cp := fmt.Sprintf("%s.tool_calls[%d]", p, j)
 				if c.ID == "" {
 					return bad(cp+".id", "Missing required parameter: '%s.id'.", cp)
+				}
+				// OpenAI's limit on a call id (microsoft/autogen#6377,
+				// langmanus/langmanus#119, openclaw/openclaw#875: a
+				// Responses item id of 51 characters replayed here).
+				if len(c.ID) > MaxCallID && caps.SchemaDialect != models.DialectGemini {
+					return &violation{code: "string_above_max_length", param: cp + ".id",
+						msg: fmt.Sprintf("Invalid '%s.id': string too long. Expected a string with maximum length %d, but got a string with length %d instead.", cp, MaxCallID, len(c.ID))}
 				}
 				if c.Type != "function" {
 					return bad(cp+".type", "Invalid value: '%s'. Supported values are: 'function'.", c.Type)
