@@ -205,7 +205,7 @@ func callOutput(tr agent.ToolResult) functionCallOutput {
 		text = "(no output)"
 	}
 	if len(tr.Images) == 0 {
-		return functionCallOutput{"function_call_output", tr.CallID, text}
+		return functionCallOutput{"function_call_output", wireCallID(tr.CallID), text}
 	}
 	parts := []map[string]string{}
 	if text != "" {
@@ -214,7 +214,7 @@ func callOutput(tr agent.ToolResult) functionCallOutput {
 	for _, im := range tr.Images {
 		parts = append(parts, inputImage(im))
 	}
-	return functionCallOutput{"function_call_output", tr.CallID, parts}
+	return functionCallOutput{"function_call_output", wireCallID(tr.CallID), parts}
 }
 
 // clientResult answers a client search in the form this request uses.
@@ -238,9 +238,9 @@ func (r *renderer) searchOutput(callID string, names []string, errText string) {
 			Execution string          `json:"execution"`
 			Status    string          `json:"status"`
 			Tools     []namespaceTool `json:"tools"`
-		}{"tool_search_output", callID, "client", "completed", r.loadedNamespaces(names)})
+		}{"tool_search_output", wireCallID(callID), "client", "completed", r.loadedNamespaces(names)})
 	case r.pl.fnSearch:
-		r.add(functionCallOutput{"function_call_output", callID, fnSearchOutput(r.pl, names, errText)})
+		r.add(functionCallOutput{"function_call_output", wireCallID(callID), fnSearchOutput(r.pl, names, errText)})
 	}
 }
 
@@ -324,12 +324,12 @@ func (r *renderer) toolCall(tc agent.ToolCall) {
 				Name      string          `json:"name"`
 				Arguments json.RawMessage `json:"arguments"`
 			}{tc.Name, json.RawMessage(args)})
-			r.add(functionCall{"function_call", tc.ID, fnCallName, string(w), ""})
+			r.add(functionCall{"function_call", wireCallID(tc.ID), fnCallName, string(w), ""})
 			return
 		}
 	}
 	r.ensureLoaded(tc.Name, tc.ID)
-	r.add(functionCall{"function_call", tc.ID, tc.Name, args, r.namespaceFor(tc.Name)})
+	r.add(functionCall{"function_call", wireCallID(tc.ID), tc.Name, args, r.namespaceFor(tc.Name)})
 }
 
 // ensureLoaded puts a client search pair that loads name before a call of
@@ -383,12 +383,12 @@ func (r *renderer) searchCall(sc agent.SearchCall) bool {
 			Execution string         `json:"execution"`
 			Status    string         `json:"status"`
 			Arguments map[string]any `json:"arguments"`
-		}{"tool_search_call", sc.ID, "client", "completed", args})
+		}{"tool_search_call", wireCallID(sc.ID), "client", "completed", args})
 		return true
 	case r.pl.fnSearch:
 		r.searches[sc.ID] = true
 		b, _ := json.Marshal(args)
-		r.add(functionCall{"function_call", sc.ID, fnSearchName, string(b), ""})
+		r.add(functionCall{"function_call", wireCallID(sc.ID), fnSearchName, string(b), ""})
 		return true
 	}
 	return false

@@ -239,3 +239,39 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// A conversation from elsewhere whose call ids are longer than the API's
+// 64 characters (a 79-character id of Codex's MCP calls) continues here: the long id
+// goes out mapped, the same on the call and its output, and the fake, which
+// refuses longer call_ids, accepts the request.
+func TestSessionLongForeignCallIDs(t *testing.T) {
+	srv := rt.NewServer(t)
+	srv.Script(rt.Turn{rt.Text("Still file.")})
+	s, _ := newSession(t, srv, "gpt-5.4", agent.SearchNative, false)
+	long := "codex_mcp__workspace_tools__read_file_exec-0f8c6b0e-8a7d-4b8e-9a51-2f5c3e1d7b90"
+	s.Reset([]agent.Message{
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("Read a.txt")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.ToolCallPart(agent.ToolCall{ID: long, Name: "read_file", Input: json.RawMessage(`{"path":"a.txt"}`)})}},
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.ToolResultPart(agent.ToolResult{CallID: long, Name: "read_file", Text: "file"})}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("It says file.")}},
+	})
+	run(t, s, "Again?")
+	body := checkRequests(t, srv, 1)[0]
+	var input []struct {
+		Type   string `json:"type"`
+		CallID string `json:"call_id"`
+	}
+	_ = json.Unmarshal(body["input"], &input)
+	var call, output string
+	for _, it := range input {
+		switch it.Type {
+		case "function_call":
+			call = it.CallID
+		case "function_call_output":
+			output = it.CallID
+		}
+	}
+	if call == "" || len(call) > rt.MaxCallID || output != call {
+		t.Errorf("call_id %q answered by %q", call, output)
+	}
+}

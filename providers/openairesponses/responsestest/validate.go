@@ -380,6 +380,9 @@ func (p *parsed) readInput(in json.RawMessage) *apiErr {
 		if e := checkImages(i, it); e != nil {
 			return e
 		}
+		if e := checkCallID(i, it); e != nil {
+			return e
+		}
 		switch typ {
 		case "message":
 			if str(it["role"]) == "" {
@@ -462,6 +465,31 @@ func (p *parsed) readInput(in json.RawMessage) *apiErr {
 		if !answered[cid] {
 			return bad("input", "No tool output found for function call %s.", cid)
 		}
+	}
+	return nil
+}
+
+// MaxCallID is the longest call_id an input item may carry.
+const MaxCallID = 64
+
+// checkCallID applies the API's length limits to an item's call_id (null
+// on a hosted search's items): AnswerDotAI/fastllm#45,
+// orchidfiles/ungate#26 (string_above_max_length), BigPizzaV3/CodexPlusPlus#315
+// (empty_string).
+func checkCallID(i int, it map[string]json.RawMessage) *apiErr {
+	raw, ok := it["call_id"]
+	if !ok || string(raw) == "null" {
+		return nil
+	}
+	id := str(raw)
+	param := fmt.Sprintf("input[%d].call_id", i)
+	switch {
+	case id == "":
+		return &apiErr{status: 400, param: param, code: "empty_string",
+			message: fmt.Sprintf("Invalid '%s': empty string. Expected a string with minimum length 1, but got an empty string instead.", param)}
+	case len(id) > MaxCallID:
+		return &apiErr{status: 400, param: param, code: "string_above_max_length",
+			message: fmt.Sprintf("Invalid '%s': string too long. Expected a string with maximum length %d, but got a string with length %d instead.", param, MaxCallID, len(id))}
 	}
 	return nil
 }
