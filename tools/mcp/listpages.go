@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent-dev/agent/internal/rawjson"
+	"github.com/agent-dev/agent/tools"
 )
 
 // Reading tools/list without mcp-go's buffers. mcp-go reads a response
@@ -217,7 +218,9 @@ func parseToolView(raw []byte) (rawTool, error) {
 	}
 	var desc, in, name []byte
 	var small []byte // the members decoded into t below, as an object
-	names := 0
+	names, anns := 0, 0
+	var ann []byte // the value of the annotations member
+	whole := false
 	rawjson.EachMember(raw, func(k, v []byte) bool {
 		switch {
 		// members' rule: the last of each, its key as written.
@@ -225,12 +228,20 @@ func parseToolView(raw []byte) (rawTool, error) {
 			desc = v
 		case string(k) == "inputSchema":
 			in = v
-		case bytes.IndexByte(k, '\\') >= 0 || foldsToField(k):
+		case bytes.IndexByte(k, '\\') >= 0 || bytes.EqualFold(k, []byte("description")) || bytes.EqualFold(k, []byte("inputSchema")):
 			// json.Unmarshal matches keys to fields without regard to
-			// case; an escaped key may name one too.
+			// case, and an escaped key may name any: rare enough for
+			// parseTool to decode this tool whole.
+			whole = true
+			return false
+		case foldsToField(k):
 			if bytes.EqualFold(k, []byte("name")) {
 				names++
 				name = v
+			}
+			if string(k) == "annotations" {
+				anns++
+				ann = v
 			}
 			small = append(small, ',', '"')
 			small = append(small, k...)
@@ -239,12 +250,22 @@ func parseToolView(raw []byte) (rawTool, error) {
 		}
 		return true
 	})
+	if whole {
+		return parseTool(raw)
+	}
 	var t struct {
 		Name string `json:"name"`
 		toolMetaWire
 	}
-	if s, ok := plainString(name); ok && names == 1 && len(small) == len(name)+len(`,"name":`) {
+	s, plain := plainString(name)
+	plain = plain && names == 1
+	var a *tools.Annotations
+	if plain && len(small) == len(name)+len(`,"name":`) {
 		t.Name = s // the usual tool: a plain name and nothing for the agent
+	} else if plain && anns == 1 && len(small) == len(name)+len(`,"name":`)+len(ann)+len(`,"annotations":`) && plainAnnotations(ann, &a) {
+		// The other usual one (every tool of an mcp-go server has
+		// annotations, "{}" when none was set).
+		t.Name, t.Annotations = s, a
 	} else if len(small) > 0 {
 		small[0] = '{'
 		if err := json.Unmarshal(append(small, '}'), &t); err != nil {
@@ -282,6 +303,75 @@ func parseToolView(raw []byte) (rawTool, error) {
 		}
 	}
 	return out, nil
+}
+
+// plainAnnotations decodes annotations v into *a as json.Unmarshal does
+// when v holds nothing it could read otherwise: null, or an object whose
+// keys are plain and each exactly a field's name or no field's at all, its
+// hints true, false or null and its title a string or null. It reports
+// false for anything else (a json.Unmarshal then decides, or says what is
+// wrong).
+func plainAnnotations(v []byte, a **tools.Annotations) bool {
+	switch v[0] {
+	case 'n':
+		return true // null: no annotations
+	case '{':
+	default:
+		return false
+	}
+	var out tools.Annotations
+	ok := true
+	hint := func(p **bool, x []byte) {
+		switch x[0] {
+		case 't', 'f':
+			b := x[0] == 't'
+			*p = &b
+		case 'n':
+			*p = nil
+		default:
+			ok = false
+		}
+	}
+	rawjson.EachMember(v, func(k, x []byte) bool {
+		switch string(k) {
+		case "title":
+			switch x[0] {
+			case '"':
+				t, uok := rawjson.Unquote(x)
+				out.Title, ok = string(t), uok
+			case 'n':
+			default:
+				ok = false
+			}
+		case "readOnlyHint":
+			hint(&out.ReadOnly, x)
+		case "destructiveHint":
+			hint(&out.Destructive, x)
+		case "idempotentHint":
+			hint(&out.Idempotent, x)
+		case "openWorldHint":
+			hint(&out.OpenWorld, x)
+		default:
+			// A key json.Unmarshal may match to a field anyway.
+			ok = bytes.IndexByte(k, '\\') < 0 && !foldsToAnnotation(k)
+		}
+		return ok
+	})
+	if ok {
+		*a = &out
+	}
+	return ok
+}
+
+// foldsToAnnotation tells whether key k names a field of tools.Annotations
+// as json.Unmarshal matches them (bytes.EqualFold).
+func foldsToAnnotation(k []byte) bool {
+	for _, f := range []string{"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
+		if bytes.EqualFold(k, []byte(f)) {
+			return true
+		}
+	}
+	return false
 }
 
 // foldsToField tells whether key k names a field of parseToolView's

@@ -218,25 +218,58 @@ func TestParseToolViewMatchesParseTool(t *testing.T) {
 		`{"name":"t",}`,
 		`{"name":"u"} {}`,
 		`"v"`,
+		// Annotations as an mcp-go server sends them, decoded without
+		// json.Unmarshal, and the ones left to it.
+		`{"name":"x1","description":"d","inputSchema":{"type":"object"},"annotations":{}}`,
+		`{"annotations":{"title":"T \"q\"","readOnlyHint":true,"destructiveHint":false,"idempotentHint":null,"openWorldHint":true,"other":[1]},"name":"x2"}`,
+		`{"name":"x3","annotations":null}`,
+		`{"name":"x4","annotations":{"readOnlyHint":true,"readOnlyHint":false,"title":"a","title":null}}`,
+		`{"name":"x5","annotations":{"ReadOnlyHint":true}}`,
+		`{"name":"x6","annotations":{"readOnlyHint":"yes"}}`,
+		`{"name":"x7","annotations":{"title":5}}`,
+		`{"name":"x8","annotations":{"readOnlyHint":true},"annotations":{"title":"merged"}}`,
+		`{"name":"x9","annotations":{"r\u0065adOnlyHint":true}}`,
+		`{"name":"x10","annotations":[true]}`,
+		`{"name":"x11","annotations":{"readOnlyHint":true},"outputSchema":{"type":"object"}}`,
+		`{"name":"x12","annotations":{"title":"bad ` + "\xff" + `"}}`,
+		// description and inputSchema under another case or escaped.
+		`{"name":"y1","desCription":"d","inputschema":{ "type" : "object" }}`,
+		`{"name":"y2","description":"first","Description":"last","inputSchema":{},"INPUTSCHEMA":{"type":"object"}}`,
+		`{"name":"y3","descr\u0069ption":"escaped key"}`,
 		// Escapes rawjson.Unquote decodes as json.Unmarshal does.
 		`{"name":"w","description":"pair \ud83d\ude00, alone \ud83d, \\ \/ \b\f\r\t bad ` + "\xff\xe2\x82" + ` \"q\""}`,
 	}
 	for _, raw := range tests {
-		want, werr := parseTool(json.RawMessage(raw))
-		got, gerr := parseToolView([]byte(raw))
-		if (werr == nil) != (gerr == nil) {
-			t.Errorf("%s: errors %v / %v", raw, werr, gerr)
-			continue
-		}
-		if werr != nil {
-			continue
-		}
-		if got.Name != want.Name || got.Description != want.Description || string(got.Schema) != string(want.Schema) {
-			t.Errorf("%s:\n got %q %q %s\nwant %q %q %s", raw, got.Name, got.Description, got.Schema, want.Name, want.Description, want.Schema)
-		}
-		if !got.Meta.equal(want.Meta) {
-			t.Errorf("%s: meta %+v, want %+v", raw, got.Meta, want.Meta)
-		}
+		checkParseToolView(t, []byte(raw))
+	}
+}
+
+// FuzzParseToolView holds parseToolView to parseTool (json.Unmarshal).
+func FuzzParseToolView(f *testing.F) {
+	f.Add([]byte(toolJSON(1)))
+	f.Add([]byte(`{"name":"x","annotations":{"title":"T","readOnlyHint":true,"openWorldHint":null},"description":"a\nb"}`))
+	f.Add([]byte(`{"NAME":"y","annotations":{"ReadOnlyHint":false},"outputSchema":{ "type": "object" },"execution":{"taskSupport":"optional"}}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		checkParseToolView(t, raw)
+	})
+}
+
+func checkParseToolView(t *testing.T, raw []byte) {
+	t.Helper()
+	want, werr := parseTool(json.RawMessage(raw))
+	got, gerr := parseToolView(raw)
+	if (werr == nil) != (gerr == nil) {
+		t.Errorf("%s: errors %v / %v", raw, werr, gerr)
+		return
+	}
+	if werr != nil {
+		return
+	}
+	if got.Name != want.Name || got.Description != want.Description || string(got.Schema) != string(want.Schema) {
+		t.Errorf("%s:\n got %q %q %s\nwant %q %q %s", raw, got.Name, got.Description, got.Schema, want.Name, want.Description, want.Schema)
+	}
+	if !got.Meta.equal(want.Meta) {
+		t.Errorf("%s: meta %+v, want %+v", raw, got.Meta, want.Meta)
 	}
 }
 
