@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/charmbracelet/x/ansi"
@@ -113,5 +114,37 @@ func TestCancelledCardsSayWhetherTheToolRan(t *testing.T) {
 		if c := m.chat.cards[id].card; c.Status != statusFailed || c.Result != want {
 			t.Errorf("card %s: status %v, result %q; want %q", id, c.Status, c.Result, want)
 		}
+	}
+}
+
+// Keys typed before an approval question could be read go to the input,
+// not to the question: "yes I also want" typed while the turn ran
+// approved a destructive call with its "y". The answers are offered (and
+// taken) once the guard is over; ctrl+c still denies and cancels at once.
+func TestApprovalIgnoresTypeAhead(t *testing.T) {
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 120, 40, Options{ApprovalGuard: time.Hour})
+	typeText(m, "delete it")
+	run(m, press(m, "enter"))
+	var got []Decision
+	call := agent.ToolEvent{ID: "c1", Name: "delete_file", Server: "fs", Input: []byte(`{}`)}
+	m.Update(approvalMsg{Req: ApprovalRequest{Tool: call, Reply: func(d Decision) { got = append(got, d) }}})
+	typeText(m, "yes I also want")
+	if len(m.approvals) != 1 || len(got) != 0 {
+		t.Fatalf("type-ahead answered the approval: %v", got)
+	}
+	if v := m.input.Value(); v != "yes I also want" {
+		t.Errorf("the keys typed ahead are not in the input: %q", v)
+	}
+	if f := frame(m); strings.Contains(f, "y allow once") {
+		t.Errorf("the answers are offered during the guard:\n%s", f)
+	}
+	m.Update(approvalReadyMsg{id: "c1"})
+	if f := frame(m); !strings.Contains(f, "y allow once") {
+		t.Errorf("the answers are not offered after the guard:\n%s", f)
+	}
+	run(m, press(m, "n"))
+	if len(m.approvals) != 0 || len(got) != 1 || got[0] != Deny {
+		t.Fatalf("n after the guard: %v, %d waiting", got, len(m.approvals))
 	}
 }

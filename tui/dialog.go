@@ -13,7 +13,7 @@ import (
 
 // approvalView renders the approval question in place of the input; with
 // picking set, the choices of "always" instead.
-func approvalView(st *themes.Styles, req ApprovalRequest, width int, picking bool) string {
+func approvalView(st *themes.Styles, req ApprovalRequest, width int, picking, guarded bool) string {
 	inner := max(width-4, 10)
 	t := req.Tool
 	who := t.Server
@@ -47,6 +47,10 @@ func approvalView(st *themes.Styles, req ApprovalRequest, width int, picking boo
 		keys += key("a", "always, this session")
 	case offersAlways(req):
 		keys += key("a", "always…")
+	}
+	if guarded {
+		// Keys typed now were typed before the question could be read.
+		keys = st.HelpDesc.Render("…")
 	}
 	lines := []string{
 		ansi.Truncate(title, inner, "…"),

@@ -103,6 +103,11 @@ func (m *Model) helpLine() string {
 // hook would ask again, so it offers no "always"), and the choices of
 // "always" once it is open.
 func (m *Model) approvalKeys(req ApprovalRequest) []key.Binding {
+	cancel := key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "deny and cancel the turn"))
+	if !m.approvalReady() {
+		// Keys typed now go to the input (armApproval).
+		return []key.Binding{cancel}
+	}
 	if m.alwaysPick {
 		last := "3"
 		if req.Tool.Server != "" {
@@ -120,7 +125,7 @@ func (m *Model) approvalKeys(req ApprovalRequest) []key.Binding {
 	case offersAlways(req):
 		b = append(b, m.keys.Always)
 	}
-	return append(b, key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "deny and cancel the turn")))
+	return append(b, cancel)
 }
 
 // modeKeys drops pgup/pgdn inline, where the terminal's own scrollback

@@ -57,6 +57,9 @@ type Model struct {
 	keepInput  bool
 	approvals  []ApprovalRequest
 	alwaysPick bool    // the approval shows the choices of "always"
+	// armed and answerable are the IDs of the approval whose guard runs and of
+	// the one whose answers are taken (armApproval).
+	armed, answerable string
 	forms      []*form // MCP elicitations waiting for the user (form.go)
 	// mcpPrompts and mcpResources are what completion offers (mcp.go).
 	mcpPrompts   []MCPPromptInfo
@@ -308,7 +311,7 @@ func (m *Model) render() string {
 func (m *Model) bottom(rows int) string {
 	var b string
 	if len(m.approvals) > 0 {
-		b = approvalView(m.st, m.approvals[0], m.width, m.alwaysPick)
+		b = approvalView(m.st, m.approvals[0], m.width, m.alwaysPick, !m.approvalReady())
 	} else if len(m.forms) > 0 {
 		b = m.forms[0].view(m.st, m.width)
 	} else {

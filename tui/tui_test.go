@@ -79,6 +79,9 @@ func newModel(t testing.TB, b *fakeBackend, w, h int, opts Options) (*Model, *fa
 	opts.Width, opts.Height = w, h
 	opts.Now = c.Now
 	opts.RefreshEvery = time.Millisecond
+	if opts.ApprovalGuard == 0 {
+		opts.ApprovalGuard = -1 // answers at once; TestApprovalIgnoresTypeAhead has the guard
+	}
 	if opts.Theme == "" {
 		opts.Theme = "dark"
 	}

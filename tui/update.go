@@ -132,10 +132,13 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.endTurn()
 	case approvalMsg:
 		m.approvals = append(m.approvals, msg.Req)
-		return m, approvalGone(msg.Req)
+		return m, tea.Batch(approvalGone(msg.Req), m.armApproval())
+	case approvalReadyMsg:
+		m.answerable = msg.id
+		return m, nil
 	case approvalGoneMsg:
 		m.withdrawApproval(msg.id)
-		return m, nil
+		return m, m.armApproval()
 	case modeMsg:
 		m.status.info.Mode = msg.mode
 		m.chat.notice(itemNotice, modeNotice(msg.mode))
@@ -279,8 +282,36 @@ const quitWindow = 2 * time.Second
 // quitExpiredMsg ends the arming numbered gen.
 type quitExpiredMsg struct{ gen int }
 
+// approvalReadyMsg: the approval id's answers are taken from now on.
+type approvalReadyMsg struct{ id string }
+
+// armApproval starts the guard of the approval that is now first: its
+// answers are taken once opts.ApprovalGuard has passed (approvalReady).
+func (m *Model) armApproval() tea.Cmd {
+	if len(m.approvals) == 0 || m.approvals[0].Tool.ID == m.armed {
+		return nil
+	}
+	id := m.approvals[0].Tool.ID
+	m.armed = id
+	if m.opts.ApprovalGuard < 0 {
+		m.answerable = id
+		return nil
+	}
+	return tea.Tick(m.opts.ApprovalGuard, func(time.Time) tea.Msg { return approvalReadyMsg{id} })
+}
+
+// approvalReady reports whether the first approval takes answers.
+func (m *Model) approvalReady() bool {
+	return len(m.approvals) > 0 && m.approvals[0].Tool.ID == m.answerable
+}
+
 func (m *Model) handleApprovalKey(k tea.KeyPressMsg) tea.Cmd {
 	req := m.approvals[0]
+	if !m.approvalReady() && !key.Matches(k, m.keys.Quit) {
+		// Typed before the question could be read: meant for the input
+		// (a draft typed while the turn ran), never an answer.
+		return m.input.Update(k)
+	}
 	var d Decision
 	if m.alwaysPick && key.Matches(k, m.keys.Quit) {
 		m.alwaysPick = false
@@ -327,7 +358,7 @@ func (m *Model) handleApprovalKey(k tea.KeyPressMsg) tea.Cmd {
 	} else {
 		m.chat.setStatus(req.Tool.ID, statusRunning)
 	}
-	return replyCmd(req, d)
+	return tea.Batch(replyCmd(req, d), m.armApproval())
 }
 
 // send submits the input: a command, or a prompt when no turn is running.
