@@ -12,6 +12,7 @@
 package geminitest
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -336,6 +337,12 @@ func (s *Server) validate(raw []byte, model string, b *body_) string {
 			if msg := checkInline(f["inlineData"], fmt.Sprintf("contents[%d].parts[%d].inline_data", i, j)); msg != "" {
 				return msg
 			}
+			if msg := checkStruct(f["functionCall"], "args", fmt.Sprintf("contents[%d].parts[%d].function_call", i, j)); msg != "" {
+				return msg
+			}
+			if msg := checkStruct(f["functionResponse"], "response", fmt.Sprintf("contents[%d].parts[%d].function_response", i, j)); msg != "" {
+				return msg
+			}
 			if msg := checkFunctionResponse(f["functionResponse"], p, model, fmt.Sprintf("contents[%d].parts[%d].function_response", i, j)); msg != "" {
 				return msg
 			}
@@ -442,6 +449,26 @@ var responseFields = map[string]bool{"id": true, "name": true, "response": true,
 // (multimodal function responses) only on Gemini 3, each part one
 // inlineData (a MIME type and base64 bytes) or fileData. Gemini 2.x
 // answers media there with a 400 (reported by gemini-cli and lm15 users).
+// checkStruct: a function call's args and a function response's response
+// are protobuf Structs, so JSON objects. A list is the API's "Proto field
+// is not repeating, cannot start list" (danny-avila/LibreChat#5525,
+// vercel/ai#3589, symfony/ai#2040: a tool's list result sent as it came);
+// any other value is not a Struct either.
+func checkStruct(raw json.RawMessage, field, at string) string {
+	var f map[string]json.RawMessage
+	if json.Unmarshal(raw, &f) != nil {
+		return ""
+	}
+	v := bytes.TrimSpace(f[field])
+	switch {
+	case len(v) == 0 || v[0] == '{' || string(v) == "null":
+		return ""
+	case v[0] == '[':
+		return fmt.Sprintf("Invalid JSON payload received. Unknown name %q at '%s': Proto field is not repeating, cannot start list.", field, at)
+	}
+	return fmt.Sprintf("Invalid value at '%s.%s' (type.googleapis.com/google.protobuf.Struct), %s", at, field, v)
+}
+
 func checkFunctionResponse(raw json.RawMessage, p part, model, at string) string {
 	if p.FunctionResponse == nil {
 		return ""
