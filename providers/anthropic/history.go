@@ -297,6 +297,8 @@ func (h *historyRenderer) assistant(i int) (blocks, queued []json.RawMessage) {
 					in = json.RawMessage(`{}`)
 				}
 				blocks = append(blocks, toolUse(b.ID, w.Name, compact(in)))
+			case b.isSearchResult():
+				blocks = append(blocks, h.availableRefs(b))
 			default:
 				blocks = append(blocks, b.raw)
 			}

@@ -2,12 +2,16 @@ package anthropic_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/anthropic"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+	"github.com/agent-dev/agent/tools"
 )
 
 // Web search runs on the provider: its sources are parsed once each, usage
@@ -173,5 +177,36 @@ func TestForeignRepeatedCallIDs(t *testing.T) {
 	want := []string{"Oslo: rain in Oslo", "Bergen: snow in Bergen", "Rome: sun in Rome", "Bari: wind in Bari"}
 	if strings.Join(pairs, "; ") != strings.Join(want, "; ") {
 		t.Errorf("results answer %q, want %q", pairs, want)
+	}
+}
+
+// A session resumed after the tool its native search found went away (its
+// server removed from the settings) goes on: the API refuses a
+// tool_reference to a tool the request does not carry ("Tool reference
+// 'weather_lookup' not found in available tools").
+func TestResumeWithoutFoundTool(t *testing.T) {
+	srv := anthropictest.NewServer(t)
+	srv.Script = anthropictest.NewScript(
+		anthropictest.Turn{Search: "weather", Call: "$found", Input: `{"city":"Berlin"}`},
+		anthropictest.Turn{Text: "Sunny."},
+		anthropictest.Turn{Text: "Without it."},
+	)
+	s := newSession(t, srv, agent.SearchNative, false)
+	if _, err := run(t, s, "Weather in Berlin?"); err != nil {
+		t.Fatal(err)
+	}
+	set := tools.NewSet()
+	if err := set.Add([]tools.Option{tools.Defer(true)}, tools.Tool{Name: "stock_price", Description: "Looks up a stock price",
+		Schema: json.RawMessage(`{"type":"object","properties":{"ticker":{"type":"string"}}}`),
+		Exec:   func(context.Context, json.RawMessage) (tools.Result, error) { return tools.Result{Text: "42"}, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	resumed := agent.New(agent.Config{
+		Provider: anthropic.New(anthropic.Options{APIKey: anthropictest.DefaultAPIKey, BaseURL: srv.URL}),
+		Model:    model, Tools: set, Search: agent.SearchNative, Backoff: time.Millisecond,
+	})
+	resumed.Reset(s.Messages())
+	if _, err := run(t, resumed, "And now?"); err != nil {
+		t.Fatal(err)
 	}
 }
