@@ -90,6 +90,11 @@ func TestClearStartsNewConversation(t *testing.T) {
 	if sb := rec.String(); !strings.Contains(sb, "cleared: a new session") {
 		t.Errorf("no line says the conversation was cleared:\n%s", sb)
 	}
+	// The terminal was cleared too: inline, the answer printed above the
+	// frame stayed on the screen.
+	if sb := rec.String(); rec.clears != 1 || strings.Contains(sb, "Hi.") {
+		t.Errorf("after /clear the terminal (%d clears) still holds the answer:\n%s", rec.clears, sb)
+	}
 }
 
 // /search results are matched by the search's id: two searches for the

@@ -653,6 +653,13 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 			// reprint at a new width starts from here.
 			m.floor = 0
 			m.forget()
+			if !m.opts.AltScreen {
+				// Inline, the conversation was printed above the frame,
+				// which is all tea.ClearScreen erases: it stayed on the
+				// screen. Cleared as a reflow clears it, with nothing to
+				// print again.
+				return tea.Batch(m.reflow(), m.refreshInfo()), true
+			}
 			return tea.Batch(tea.ClearScreen, m.refreshInfo()), true
 		}
 		m.chat.notice(itemNotice, "new session")
