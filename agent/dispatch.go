@@ -164,6 +164,12 @@ func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCal
 	}
 	if !ok {
 		slog.Warn("model called a tool that was never offered", "tool", c.Name)
+		if len(s.cfg.Tools.Deferred()) == 0 {
+			// Nothing is deferred, so no search tool is offered: pointing
+			// the model (and the card the user reads) at tool_search
+			// names a tool that is not there.
+			return fail(fmt.Sprintf("unknown tool %q: it is not offered in this conversation; call one of the tools offered, by its exact name", c.Name))
+		}
 		return fail(fmt.Sprintf("unknown tool %q: it is not offered in this conversation; search for tools with tool_search and use a name it returns", c.Name))
 	}
 	if ctx.Err() != nil {

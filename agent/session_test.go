@@ -180,6 +180,28 @@ func TestBadArgumentsAndUnknownToolAreToolErrors(t *testing.T) {
 	}
 }
 
+// An unknown tool's result sends the model to tool_search only where it
+// is offered (some tool is deferred): with nothing deferred the card and
+// the model read "search for tools with tool_search", a tool not there.
+func TestUnknownToolSaysWhatToDo(t *testing.T) {
+	for _, deferred := range []bool{true, false} {
+		set := tools.NewSet()
+		_ = set.Add(nil, echoTool("a", deferred, nil))
+		p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){
+			answer(call("1", "ghost", `{}`)),
+			answer(agent.TextPart("ok")),
+		}}
+		s := agent.New(agent.Config{Provider: p, Tools: set})
+		if _, err := collect(t, s, "go"); err != nil {
+			t.Fatal(err)
+		}
+		r := s.Messages()[2].Parts[0].ToolResult
+		if got := strings.Contains(r.Text, "tool_search"); got != deferred || !strings.Contains(r.Text, `unknown tool "ghost"`) {
+			t.Errorf("deferred %v: %q", deferred, r.Text)
+		}
+	}
+}
+
 func TestStepBudget(t *testing.T) {
 	set := tools.NewSet()
 	_ = set.Add(nil, echoTool("a", false, nil))
