@@ -350,6 +350,12 @@ func (r *renderer) ensureLoaded(name, callID string) {
 	r.searchOutput(id, []string{name}, "")
 }
 
+// inCatalog reports whether the request offers name, deferred or not.
+func (r *renderer) inCatalog(name string) bool {
+	_, ok := r.pl.catalog[name]
+	return ok || r.pl.topLevel[name]
+}
+
 // namespaceFor is the namespace a call of a function needs in this
 // request: its group's name for a deferred tool sent with tool_search, none
 // for a function in the default namespace.
@@ -559,6 +565,13 @@ func (r *renderer) functionCallItem(raw json.RawMessage, it item, callID string,
 		raw = withField(raw, "namespace", want)
 	case want == "" && it.Namespace != "" && r.pl.topLevel[it.Name]:
 		// The function is in the default namespace in this request.
+		raw = withField(raw, "namespace", nil)
+	case want == "" && it.Namespace != "" && !r.pl.hosted && !r.inCatalog(it.Name):
+		// The function is gone (its server removed or disabled since), and
+		// no namespace of this request holds it: only a hosted search's
+		// replayed output still defines it. The API rejects a call in a
+		// namespace that does not hold the function; in the default
+		// namespace a call of a function no longer offered is history.
 		raw = withField(raw, "namespace", nil)
 	}
 	r.addRaw(raw, it.ID)
