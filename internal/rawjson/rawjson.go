@@ -23,6 +23,53 @@ func Valid(b []byte) bool {
 	return ok && SkipSpace(b, i) == len(b)
 }
 
+// ValidObject is Valid for an object that also calls f with each member's
+// raw key (between its quotes, escapes as written) and raw value (capped),
+// in order, as it validates them: the pass of Valid and the one of
+// EachMember in one, where a caller wanted both (a listed tool, a schema's
+// top level). When b is not valid, f may have had the members before the
+// fault.
+func ValidObject(b []byte, f func(k, v []byte)) bool {
+	i := SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = SkipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return SkipSpace(b, i+1) == len(b)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return false
+		}
+		ks := i
+		var ok bool
+		if i, ok = str(b, i); !ok {
+			return false
+		}
+		k := b[ks+1 : i-1]
+		i = SkipSpace(b, i)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		vs := SkipSpace(b, i+1)
+		if i, ok = value(b, vs, 1); !ok {
+			return false
+		}
+		f(k, b[vs:i:i])
+		i = SkipSpace(b, i)
+		switch {
+		case i >= len(b):
+			return false
+		case b[i] == '}':
+			return SkipSpace(b, i+1) == len(b)
+		case b[i] != ',':
+			return false
+		}
+		i = SkipSpace(b, i+1)
+	}
+}
+
 func value(b []byte, i, depth int) (int, bool) {
 	if i >= len(b) {
 		return i, false

@@ -138,3 +138,44 @@ func FuzzPlainRun(f *testing.F) {
 		}
 	})
 }
+
+// ValidObject is Valid for an object, and passes the members EachMember
+// finds.
+func TestValidObject(t *testing.T) {
+	t.Parallel()
+	for _, c := range append(validCases, `{"a":1,"b\"c":{"x":[1,"]"]},"d":"}"}`, ` { "k" : [ ] , "k" : null } `, `{"a":1`, `{"a":{"b":[}}`, `{"a" 1}`, `{} x`, `{"\u0041":true}`) {
+		checkValidObject(t, []byte(c))
+	}
+}
+
+func FuzzValidObject(f *testing.F) {
+	for _, c := range validCases {
+		f.Add([]byte(c))
+	}
+	f.Add([]byte(`{"a":1,"b":{"c":[true,null,"x\"y"]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkValidObject(t, b)
+	})
+}
+
+func checkValidObject(t *testing.T, b []byte) {
+	t.Helper()
+	var got []string
+	ok := ValidObject(b, func(k, v []byte) { got = append(got, string(k)+"="+string(v)) })
+	i := SkipSpace(b, 0)
+	want := json.Valid(b) && b[i] == '{'
+	if ok != want {
+		t.Fatalf("%q: ValidObject %v, want %v", b, ok, want)
+	}
+	if !ok {
+		return
+	}
+	var members []string
+	EachMember(b[i:], func(k, v []byte) bool {
+		members = append(members, string(k)+"="+string(v))
+		return true
+	})
+	if strings.Join(got, "\x00") != strings.Join(members, "\x00") {
+		t.Fatalf("%q: members %q, EachMember %q", b, got, members)
+	}
+}

@@ -208,20 +208,15 @@ func (c *conn) claimPage(res json.RawMessage) (json.RawMessage, int, *listPage, 
 // of the whole tool scanned it twice through encoding/json's state
 // machine, schema and description included, for a name.
 func parseToolView(raw []byte) (rawTool, error) {
-	if !rawjson.Valid(raw) || raw[0] != '{' {
-		// encoding/json says what is wrong.
-		var t struct{ Name string }
-		if err := json.Unmarshal(raw, &t); err != nil {
-			return rawTool{}, errors.New("decode tool: " + err.Error())
-		}
-		return rawTool{}, errors.New("decode tool: not a JSON object")
-	}
 	var desc, in, name []byte
 	var small []byte // the members decoded into t below, as an object
 	names, anns := 0, 0
 	var ann []byte // the value of the annotations member
 	whole := false
-	rawjson.EachMember(raw, func(k, v []byte) bool {
+	member := func(k, v []byte) {
+		if whole {
+			return
+		}
 		switch {
 		// members' rule: the last of each, its key as written.
 		case string(k) == "description":
@@ -233,7 +228,6 @@ func parseToolView(raw []byte) (rawTool, error) {
 			// case, and an escaped key may name any: rare enough for
 			// parseTool to decode this tool whole.
 			whole = true
-			return false
 		case foldsToField(k):
 			if bytes.EqualFold(k, []byte("name")) {
 				names++
@@ -248,8 +242,16 @@ func parseToolView(raw []byte) (rawTool, error) {
 			small = append(small, '"', ':')
 			small = append(small, v...)
 		}
-		return true
-	})
+	}
+	// Validated and its members read in one pass.
+	if len(raw) == 0 || raw[0] != '{' || !rawjson.ValidObject(raw, member) {
+		// encoding/json says what is wrong.
+		var t struct{ Name string }
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return rawTool{}, errors.New("decode tool: " + err.Error())
+		}
+		return rawTool{}, errors.New("decode tool: not a JSON object")
+	}
 	if whole {
 		return parseTool(raw)
 	}

@@ -23,13 +23,17 @@ import (
 // value; quickValid holds every value to the rule, which is stricter.
 // TestQuickValidAgreesWithCheck and FuzzQuickValid hold it to check.
 func quickValid(s []byte) bool {
-	if len(s) == 0 || s[0] != '{' || !metaWalk || !rawjson.Valid(s) {
+	if len(s) == 0 || s[0] != '{' || !metaWalk {
 		return false
 	}
 	q := &quick{root: s}
 	ok := true
 	url := ""
-	rawjson.EachMember(s, func(k, v []byte) bool {
+	// Validated and its members read in one pass.
+	valid := rawjson.ValidObject(s, func(k, v []byte) {
+		if !ok {
+			return
+		}
 		switch string(k) {
 		case "type":
 			ok = string(v) == `"object"`
@@ -43,9 +47,8 @@ func quickValid(s []byte) bool {
 		default:
 			ok = q.keywordValid(k, v)
 		}
-		return ok
 	})
-	if !ok || !fastDialects[metaURL(url)] {
+	if !valid || !ok || !fastDialects[metaURL(url)] {
 		return false
 	}
 	return q.walk(s, false, true)
