@@ -135,7 +135,7 @@ func renderHistory(req *agent.Request, mode agent.SearchMode, fnSearch bool) ([]
 	if len(queued) > 0 {
 		out = append(out, wireMessage{Role: "user", Content: queued})
 	}
-	out = fixPairs(uniqueIDs(mergeRoles(out)))
+	out = trimFinalAssistant(fixPairs(uniqueIDs(mergeRoles(out))))
 	if n := len(out); n > 0 && out[n-1].Role == "user" {
 		c := out[n-1].Content
 		o, err := parseObject(c[len(c)-1])

@@ -210,3 +210,22 @@ func TestResumeWithoutFoundTool(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A paused turn (pause_turn) goes back as the request's last message for
+// the API to go on; its text may end with whitespace, which the API
+// refuses at the end of a final assistant message.
+func TestPausedTurnEndingInWhitespace(t *testing.T) {
+	for _, stream := range []bool{true, false} {
+		srv := anthropictest.NewServer(t)
+		srv.Enqueue(anthropictest.Reply{Content: []json.RawMessage{anthropictest.Text("Still searching. \n")}, StopReason: "pause_turn"},
+			anthropictest.Message(anthropictest.Text("Found it.")))
+		s := newSession(t, srv, agent.SearchNative, !stream)
+		if _, err := run(t, s, "Look it up."); err != nil {
+			t.Fatalf("stream=%v: %v", stream, err)
+		}
+		msgs := s.Messages()
+		if got := msgs[len(msgs)-1].Text(); got != "Found it." {
+			t.Errorf("stream=%v: answer %q", stream, got)
+		}
+	}
+}

@@ -95,6 +95,8 @@ func TestValidation(t *testing.T) {
 		{"tool_use id again in a later message", DefaultAPIKey, body(all, userHi, asst(useW), usr(resultW), asst(useW), usr(resultW)), 400, "messages.3.content.0: `tool_use` ids must be unique"},
 		{"text before the tool_result", DefaultAPIKey, body(all, userHi, asst(useW), usr(`{"type":"text","text":"also"}`, resultW)), 400, "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1"},
 		{"text after the tool_result", DefaultAPIKey, body(all, userHi, asst(useW), usr(resultW, `{"type":"text","text":"also"}`)), 200, ""},
+		{"final assistant text ending in a space", DefaultAPIKey, body(all, userHi, asst(`{"type":"text","text":"Searching more. "}`)), 400, "messages: final assistant content cannot end with trailing whitespace"},
+		{"earlier assistant text ending in a space", DefaultAPIKey, body(all, userHi, asst(`{"type":"text","text":"Done. "}`), userHi), 200, ""},
 		{"five breakpoints with the system's", DefaultAPIKey, `{"model":"claude-sonnet-4-5","max_tokens":100,"system":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":"b","cache_control":{"type":"ephemeral"}}],` +
 			`"tools":[{"name":"read","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}}],"messages":[` + usr(`{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}`, `{"type":"text","text":"y","cache_control":{"type":"ephemeral"}}`) + `]}`,
 			400, "A maximum of 4 blocks with cache_control may be provided. Found 5."},

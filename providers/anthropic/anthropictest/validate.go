@@ -244,6 +244,9 @@ func (s *Server) validate(r *wireRequest) string {
 			}
 		}
 	}
+	if msg := checkFinalAssistant(r.Messages); msg != "" {
+		return msg
+	}
 	if msg := checkImages(r.Messages); msg != "" {
 		return msg
 	}
@@ -284,6 +287,21 @@ func checkReferences(b wireBlock, names map[string]bool) string {
 			// answer, anthropics/claude-code#81863).
 			return fmt.Sprintf("Tool reference '%s' not found in available tools", name)
 		}
+	}
+	return ""
+}
+
+// checkFinalAssistant: a request that ends with an assistant message (a
+// prefill, or a paused turn sent back to go on) may not end that message
+// with whitespace (tailcallhq/forgecode#1872, anomalyco/opencode#1295).
+func checkFinalAssistant(msgs []wireMessage) string {
+	last := msgs[len(msgs)-1]
+	if last.Role != "assistant" || len(last.Content) == 0 {
+		return ""
+	}
+	b := last.Content[len(last.Content)-1]
+	if b.Type == "text" && b.Text != nil && strings.TrimRight(*b.Text, " \t\n\r") != *b.Text {
+		return "messages: final assistant content cannot end with trailing whitespace"
 	}
 	return ""
 }
