@@ -244,8 +244,15 @@ func (s *Session) RunInput(ctx context.Context, in Input, emit func(Event)) (err
 				parts = append(parts, TextPart(c))
 			}
 		}
-		if err := s.appendMessage(ctx, Message{Role: RoleUser, Parts: parts}, emit); err != nil {
+		// Saved whatever becomes of the turn, as the answer is: a turn
+		// cancelled before its request (the catalog wait, say) keeps the
+		// prompt in the history, and the store must hold it too; with
+		// ctx the save failed as "save message: ... context canceled".
+		if err := s.appendMessage(context.WithoutCancel(ctx), Message{Role: RoleUser, Parts: parts}, emit); err != nil {
 			return err
+		}
+		if ctx.Err() != nil {
+			return cancelled(ctx, ctx.Err())
 		}
 		s.noteRequest(in.Text)
 	}

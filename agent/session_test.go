@@ -511,3 +511,37 @@ func TestToolStartIsRecordedBeforeItRuns(t *testing.T) {
 		t.Fatalf("history = %+v", h)
 	}
 }
+
+// ctxStore fails a write on a context that is done, as the SQLite store
+// does, and counts what it kept.
+type ctxStore struct {
+	recStore
+	saved int
+}
+
+func (c *ctxStore) AppendMessage(ctx context.Context, _ agent.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.saved++
+	return nil
+}
+
+// A turn cancelled before its request went out (ctrl+c during the
+// catalog wait) is "turn cancelled", its prompt kept in the store as in
+// the history: the TUI said "save message: append message to session
+// ...: context canceled".
+func TestCancelledBeforeTheRequestKeepsThePrompt(t *testing.T) {
+	st := &ctxStore{}
+	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){answer(agent.TextPart("never"))}}
+	s := agent.New(agent.Config{Provider: p, Store: st})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err := s.Run(ctx, "hello", func(agent.Event) {})
+	if !errors.Is(err, agent.ErrCancelled) || strings.Contains(err.Error(), "save message") {
+		t.Fatalf("err = %v, want a cancelled turn", err)
+	}
+	if st.saved != 1 || len(s.Messages()) != 1 {
+		t.Errorf("saved %d messages, history %d; want the prompt in both", st.saved, len(s.Messages()))
+	}
+}
