@@ -128,6 +128,11 @@ type App struct {
 	early     *earlyMCP
 	hostReady chan struct{}
 	hostOK    bool
+	// created is a first -p run's session, created while its servers
+	// listed (earlymcp.go), until Open takes it; createErr is why it was
+	// not, said once the servers' own errors have been.
+	created   *store.Session
+	createErr error
 	// dbWrite orders the catalog cache's writes and the session's
 	// creation (storeCatalog).
 	dbWrite sync.Mutex
@@ -158,6 +163,7 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 		a.hostOK = err == nil // else the early servers' requests are declined
 		close(a.hostReady)
 		if err != nil {
+			a.dropCreated(ctx)
 			a.Close()
 		}
 	}()
@@ -237,9 +243,7 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 	starttrace.Mark("build end")
 	a.startTelemetry(ctx)
 	st := a.session
-	p, model := st.Target()
-	meta := store.SessionMeta{Workdir: s.Workdir, Provider: a.label, API: p.API(), Model: model, Settings: a.settings.stored(st.TurnContext().ProviderTools)}
-	meta.Settings.Servers = a.keptServers()
+	meta := a.sessionMeta()
 	if resumed != nil {
 		hist, err := resumed.LoadRepaired(ctx)
 		if err != nil {
@@ -268,7 +272,39 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 		a.warnings = append(a.warnings, a.hooks.sessionStart(ctx, "resume")...)
 		return a, nil
 	}
-	meta.Title = o.Title
+	if a.createErr != nil {
+		return nil, a.createErr
+	}
+	ss := a.created
+	if ss == nil {
+		if ss, err = a.createSession(ctx, meta); err != nil {
+			return nil, err
+		}
+	}
+	starttrace.Mark("session created")
+	a.closers = append(a.closers, func() { _ = ss.Close() })
+	a.created = nil // Open's from here on: kept whatever follows
+	if err := a.useStore(ss); err != nil {
+		return nil, err
+	}
+	a.warnings = append(a.warnings, a.hooks.sessionStart(ctx, "startup")...)
+	return a, nil
+}
+
+// sessionMeta is what a new or resumed session stores of this run (after
+// build): the settings, the provider, the model and the servers.
+func (a *App) sessionMeta() store.SessionMeta {
+	st := a.session
+	p, model := st.Target()
+	meta := store.SessionMeta{Workdir: a.settings.Workdir, Provider: a.label, API: p.API(), Model: model, Settings: a.settings.stored(st.TurnContext().ProviderTools)}
+	meta.Settings.Servers = a.keptServers()
+	return meta
+}
+
+// createSession stores a new session with meta (sessionMeta), titled by
+// the run (print mode's prompt).
+func (a *App) createSession(ctx context.Context, meta store.SessionMeta) (*store.Session, error) {
+	meta.Title = a.opts.Title
 	a.noteInstructions(&meta, nil)
 	a.dbWrite.Lock()
 	ss, err := a.db.Create(ctx, meta)
@@ -276,13 +312,7 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
-	starttrace.Mark("session created")
-	a.closers = append(a.closers, func() { _ = ss.Close() })
-	if err := a.useStore(ss); err != nil {
-		return nil, err
-	}
-	a.warnings = append(a.warnings, a.hooks.sessionStart(ctx, "startup")...)
-	return a, nil
+	return ss, nil
 }
 
 // build makes the provider, the session and its tools from the settings.
@@ -419,6 +449,8 @@ func (a *App) attachMCP(ctx context.Context, model string, onEvent func(mcptools
 	if e := a.early; e != nil {
 		// Begun by Open before the database (earlymcp.go); its closer is
 		// already in place.
+		a.createWhileListing(ctx, e)
+		testHookListWait(a)
 		e.wait()
 		if e.cancel != nil {
 			e.cancel()
@@ -442,8 +474,8 @@ func (a *App) attachMCP(ctx context.Context, model string, onEvent func(mcptools
 	}
 	starttrace.Mark("mcp start end")
 	a.mcp, a.configured = m, configured
-	for _, srv := range servers {
-		a.serverDefs = append(a.serverDefs, serverDef(srv))
+	if a.serverDefs == nil { // (createWhileListing may have set them)
+		a.serverDefs = serverDefs(servers)
 	}
 	a.startWait = time.Duration(a.settings.MCPStartWait)
 	if !a.opts.Interactive {

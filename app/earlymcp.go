@@ -27,6 +27,10 @@ import (
 // there to see what started before).
 var testHookOpenDB = func() {}
 
+// testHookListWait runs just before a first run waits for its servers'
+// lists (tests look at what is done by then).
+var testHookListWait = func(*App) {}
+
 // earlyMCP is the MCP start Open begins before the database is open.
 type earlyMCP struct {
 	done       chan struct{} // closed when Start returned
@@ -213,4 +217,38 @@ func (h earlyHost) Sample(ctx context.Context, r mcptools.SamplingRequest) (mcpt
 		return mcptools.SamplingAnswer{}, err
 	}
 	return mcpHost(h).Sample(ctx, r)
+}
+
+// createWhileListing creates a first -p run's session before attachMCP
+// waits for the servers' lists: the insert (a transaction on the new
+// database, ~2-3 ms in the traces between the build's end and "session
+// created") then runs while the run waits anyway, instead of between the
+// last list and the first request. What the session stores is known
+// before the lists: the settings, the provider and model, the
+// instructions' hash and the servers selected (not their tools). Open
+// takes it (a.created); an Open that fails after it deletes it
+// (dropCreated), so a failing first run leaves no session behind, as
+// before. A run with a UI keeps the order: its servers start in the
+// background, nothing waits for them.
+func (a *App) createWhileListing(ctx context.Context, e *earlyMCP) {
+	if e.err != nil || a.opts.Interactive || a.opts.NoMCP {
+		return // attachMCP says e.err; nothing is waited for
+	}
+	a.serverDefs = serverDefs(e.servers)
+	// An error is said after the servers' own (attachMCP's errors come
+	// first, as when the session was created after them).
+	a.created, a.createErr = a.createSession(ctx, a.sessionMeta())
+}
+
+// dropCreated deletes the session createWhileListing created for an Open
+// that failed after it.
+func (a *App) dropCreated(ctx context.Context) {
+	ss := a.created
+	if ss == nil {
+		return
+	}
+	a.created = nil
+	id := ss.ID()
+	_ = ss.Close() // its lock, which Delete would refuse
+	_, _ = a.db.Delete(context.WithoutCancel(ctx), id)
 }

@@ -195,3 +195,71 @@ func TestFirstRunBadServersIsUsageError(t *testing.T) {
 		})
 	}
 }
+
+// A first -p run creates its session while its servers list, before it
+// waits for them (the insert was between the last list and the first
+// request); an Open that fails after that (a server named with --mcp that
+// does not start) deletes it: no session is left, as before. A run with a
+// UI keeps the order. Without createWhileListing the first case finds no
+// session at the wait; without dropCreated the failing case leaves one.
+func TestFirstRunCreatesSessionWhileListing(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		deadServer   bool // the --mcp server refuses connections
+		interactive  bool
+		atWait, left int // sessions when the lists are waited for, after Open
+	}{
+		{name: "-p", atWait: 1, left: 1},
+		{name: "-p, named server fails", deadServer: true, atWait: 1, left: 0},
+		{name: "UI", interactive: true, atWait: 0, left: 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, true)
+			fl := f.flags
+			if c.deadServer {
+				dead := httptest.NewServer(http.NotFoundHandler())
+				dead.Close() // its port now refuses
+				fl.MCPConfig = filepath.Join(t.TempDir(), "mcp.json")
+				writeFile(t, fl.MCPConfig, `{"mcpServers": {"dead": {"type": "http", "url": "`+dead.URL+`/mcp"}}}`)
+				fl.MCP = []string{"dead"}
+			}
+			s, err := Load(fl, f.getenv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			atWait := -1
+			testHookListWait = func(a *App) {
+				l, err := a.db.List(t.Context(), store.ListOptions{})
+				if err != nil {
+					t.Error(err)
+				}
+				atWait = len(l)
+			}
+			t.Cleanup(func() { testHookListWait = func(*App) {} })
+			a, err := Open(t.Context(), s, Options{Getenv: f.getenv, Version: "test", Title: "first", Interactive: c.interactive})
+			if c.deadServer != (err != nil) {
+				t.Fatalf("open: %v", err)
+			}
+			var id string
+			if a != nil {
+				id = a.Session().ID()
+				a.Close()
+			}
+			if atWait != c.atWait {
+				t.Errorf("%d sessions stored when the lists were waited for, want %d", atWait, c.atWait)
+			}
+			db, err := store.Open(t.Context(), s.DBPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			l, err := db.List(t.Context(), store.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(l) != c.left || (c.left == 1 && l[0].ID != id) {
+				t.Fatalf("sessions after the run: %+v, want %d (id %q)", l, c.left, id)
+			}
+		})
+	}
+}

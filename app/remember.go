@@ -27,6 +27,16 @@ func serverDef(s config.MCPServer) store.MCPServerDef {
 	return d
 }
 
+// serverDefs are the servers' definitions as a session remembers them (nil
+// for none).
+func serverDefs(servers []config.MCPServer) []store.MCPServerDef {
+	var out []store.MCPServerDef
+	for _, srv := range servers {
+		out = append(out, serverDef(srv))
+	}
+	return out
+}
+
 // sameDef reports whether two remembered definitions start the same server.
 func sameDef(a, b store.MCPServerDef) bool {
 	return a.Type == b.Type && a.Command == b.Command && slices.Equal(a.Args, b.Args) && a.Cwd == b.Cwd &&
