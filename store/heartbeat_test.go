@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -48,5 +49,37 @@ func TestHeartbeatKeepsTheLockFresh(t *testing.T) {
 	defer d2.Close()
 	if h, err := d2.Holder(ctx, s.ID()); err != nil || h != nil {
 		t.Errorf("the closed database's session still holds its lock: %+v %v", h, err)
+	}
+}
+
+// A session whose meta changes (a model switch: UpdateMeta) while its
+// heartbeat runs: the heartbeat read s.meta without the session's lock,
+// a data race under -race (cmd TestTUIVertexModelSwitches).
+func TestHeartbeatBesideUpdateMeta(t *testing.T) {
+	ctx := t.Context()
+	d, err := Open(ctx, filepath.Join(t.TempDir(), "agent.db"), WithLockTimings(time.Hour, time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	s := create(t, d, "/w")
+	beat := func() (at int64) {
+		_ = d.sql.QueryRowContext(ctx, `SELECT heartbeat_at FROM session_locks WHERE session_id = ?`, s.ID()).Scan(&at)
+		return at
+	}
+	for i := range 5 {
+		m := s.Meta()
+		m.Model = fmt.Sprintf("claude-sonnet-4-%d", i)
+		if err := s.UpdateMeta(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		// Wait for a heartbeat after the change.
+		deadline := time.Now().Add(30 * time.Second)
+		for first := beat(); beat() == first; {
+			if time.Now().After(deadline) {
+				t.Fatal("the heartbeat never refreshed the lock")
+			}
+			<-time.After(time.Millisecond)
+		}
 	}
 }

@@ -95,7 +95,7 @@ func (d *DB) holding(ctx context.Context, tx *sql.Tx, id, token string) error {
 
 // heartbeatLoop keeps the lock fresh while the session is open, so an idle
 // TUI is not mistaken for a dead one.
-func (s *Session) heartbeatLoop() {
+func (s *Session) heartbeatLoop(id string) {
 	defer close(s.hbDone)
 	t := time.NewTicker(s.db.heartbeat)
 	defer t.Stop()
@@ -105,7 +105,7 @@ func (s *Session) heartbeatLoop() {
 			return
 		case <-t.C:
 			_, _ = s.db.sql.ExecContext(context.Background(), `UPDATE session_locks SET heartbeat_at = ? WHERE session_id = ? AND token = ?`,
-				ms(s.db.now()), s.meta.ID, s.token)
+				ms(s.db.now()), id, s.token)
 		}
 	}
 }

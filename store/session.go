@@ -144,7 +144,10 @@ func (s *Session) startHeartbeat() {
 	}
 	s.db.open[s] = true
 	s.db.openMu.Unlock()
-	go s.heartbeatLoop()
+	// The id is read here, not in the loop: UpdateMeta rewrites s.meta
+	// under s.mu, which the loop does not hold (a data race under -race,
+	// cmd TestTUIVertexModelSwitches).
+	go s.heartbeatLoop(s.meta.ID)
 }
 
 // ID is the session's id.
