@@ -295,3 +295,32 @@ func TestSessionLongForeignCallIDs(t *testing.T) {
 		t.Errorf("call id %q answered by %q", call, answer)
 	}
 }
+
+// A tool's images go to the model in a user message after the tool
+// messages: the API takes image URLs only in user messages, and the fake
+// refuses one in a tool message.
+func TestSessionToolImagesInUserMessage(t *testing.T) {
+	fake := chattest.NewServer(t)
+	fake.Script(chattest.Text("A dot."))
+	s := testSession(t, fake)
+	_ = s.Override(func(turn *agent.TurnContext) { turn.Model = "gpt-4.1" }) // a model that reads images
+	s.Reset([]agent.Message{
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("Show dot.png")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.ToolCallPart(agent.ToolCall{ID: "call_1", Name: "read_file", Input: json.RawMessage(`{"path":"dot.png"}`)})}},
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.ToolResultPart(agent.ToolResult{CallID: "call_1", Name: "read_file", Text: "an image",
+			Images: []agent.Image{{MediaType: "image/png", Data: "iVBORw0KGgo="}}})}},
+	})
+	run(t, s, "What is it?")
+	if rej := fake.Rejected(); len(rej) > 0 {
+		t.Fatalf("fake rejected: %s", rej[0].Error)
+	}
+	var roles []string
+	for _, m := range fake.Requests()[0].Parsed.Messages {
+		if strings.Contains(string(m.Content), "image_url") {
+			roles = append(roles, m.Role)
+		}
+	}
+	if strings.Join(roles, ",") != "user" {
+		t.Errorf("images sent in %v messages: %s", roles, fake.Requests()[0].Body)
+	}
+}

@@ -44,6 +44,8 @@ func TestRejects(t *testing.T) {
 			"expected a string, but got an object instead"},
 		{"call id over 40 characters", `{"model":"m","messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"` + strings.Repeat("c", 41) + `","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"` + strings.Repeat("c", 41) + `","content":"r"}]}`,
 			"Invalid 'messages[0].tool_calls[0].id': string too long. Expected a string with maximum length 40, but got a string with length 41 instead."},
+		{"image in a tool message", `{"model":"gpt-4.1","messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]}]}`,
+			"Invalid 'messages[1]'. Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an image URL."},
 		{"null assistant", `{"model":"m","messages":[{"role":"assistant","content":null}]}`, "expected a string, got null"},
 		{"bad tool name", `{"model":"m","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"a.b","parameters":{"type":"object"}}}]}`,
 			"string does not match pattern"},

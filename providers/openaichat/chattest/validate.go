@@ -341,6 +341,14 @@ func validateImages(c models.Capabilities, raws []map[string]json.RawMessage) *v
 			if p.ImageURL == nil || p.ImageURL.URL == "" {
 				return bad(fmt.Sprintf("messages.[%d].content.[%d].image_url", i, j), "Missing required parameter: 'messages[%d].content[%d].image_url'.", i, j)
 			}
+			// Only a user message carries images (OpenHands/OpenHands#7700
+			// for a tool's, openai/openai-node#1030 for an assistant's);
+			// a tool's images go in a user message after the tool messages.
+			var role string
+			_ = json.Unmarshal(m["role"], &role)
+			if role != "user" {
+				return bad(fmt.Sprintf("messages[%d]", i), "Invalid 'messages[%d]'. Image URLs are only allowed for messages with role 'user', but this message with role '%s' contains an image URL.", i, role)
+			}
 			if !c.Known || c.TakesImages {
 				if code, msg := imagecheck.OpenAI(p.ImageURL.URL); code != "" {
 					return &violation{code: code, msg: msg}
