@@ -196,7 +196,7 @@ func MCPList(ctx context.Context, s Settings, all bool, timeout time.Duration, v
 			auth = oauth.New(srv, oauthOptions(s, nil)) // a preset not started
 		}
 		if auth != nil {
-			e.SignIn, e.Grant, e.TokenStore, e.keptIn = string(auth.State()), auth.Grant(), auth.Store().Kind(), auth.Store().Where()
+			e.SignIn, e.Grant, e.TokenStore, e.keptIn = string(signInState(auth, st.State)), auth.Grant(), auth.Store().Kind(), auth.Store().Where()
 		}
 		e.Deferred = 0
 		for _, t := range byServer[n] {
@@ -209,6 +209,18 @@ func MCPList(ctx context.Context, s Settings, all bool, timeout time.Duration, v
 		entries = append(entries, e)
 	}
 	return entries, nil
+}
+
+// signInState is a remote server's sign-in state as lists show it. One
+// that runs with no token kept answered without asking for a sign-in: it
+// has none to show ("-"), not "not signed in", which reads as a step left
+// to do.
+func signInState(auth *oauth.Authorizer, state mcptools.State) oauth.State {
+	s := auth.State()
+	if s == oauth.StateNotSignedIn && state == mcptools.StateRunning {
+		return oauth.StateOff
+	}
+	return s
 }
 
 // signInText is a sign-in state for people: one that needs no browser

@@ -66,14 +66,14 @@ func (a *App) MCPControl(ctx context.Context, action, name string) (string, erro
 	return fmt.Sprintf("MCP server %s: %s, %d %s", st.Name, st.State, st.Tools, plural(st.Tools, "tool", "tools")), nil
 }
 
-// SignInState is a server's OAuth state for /mcp ("signed in", "expired",
-// "not signed in", "-").
-func (a *App) SignInState(name string) string {
+// SignInState is the OAuth state for /mcp ("signed in", "expired",
+// "not signed in", "-") of the server name, whose connection is in state.
+func (a *App) SignInState(name string, state mcptools.State) string {
 	if a.mcp == nil {
 		return ""
 	}
 	if auth := a.mcp.Authorizer(name); auth != nil {
-		return signInText(string(auth.State()), auth.Grant())
+		return signInText(string(signInState(auth, state)), auth.Grant())
 	}
 	return ""
 }

@@ -2,8 +2,10 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +45,42 @@ func protectedMCP(t *testing.T) (*oauthtest.Server, string) {
 	cfg := writeJSON(t, "mcp.json", map[string]any{"mcpServers": map[string]any{
 		"remote": map[string]any{"type": "http", "url": as.ResourceURL}}})
 	return as, cfg
+}
+
+// A remote server that answered without asking for a sign-in has none to
+// show: `mcp list` said "not signed in" beside it (every HTTP server of
+// FastMCP, the TypeScript SDK and server-everything), as if it needed one;
+// the protected one, which refused the list, still says so.
+func TestMCPListOpenServerNeedsNoSignIn(t *testing.T) {
+	isolate(t)
+	s := server.NewMCPServer("open", "1.0.0")
+	s.AddTool(mcpgo.NewTool("ping"), func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return mcpgo.NewToolResultText("pong"), nil
+	})
+	open := httptest.NewServer(server.NewStreamableHTTPServer(s))
+	t.Cleanup(open.Close)
+	as, _ := protectedMCP(t)
+	cfg := writeJSON(t, "mcp.json", map[string]any{"mcpServers": map[string]any{
+		"open":   map[string]any{"type": "http", "url": open.URL + "/mcp"},
+		"remote": map[string]any{"type": "http", "url": as.ResourceURL}}})
+	res := runAgent(t, nil, "mcp", "list", "--json", "--mcp-config", cfg, "--db", filepath.Join(t.TempDir(), "a.db"))
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	var entries []struct {
+		Name   string `json:"name"`
+		State  string `json:"status"`
+		SignIn string `json:"sign_in"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &entries); err != nil {
+		t.Fatalf("%v\n%s", err, res.stdout)
+	}
+	want := map[string][2]string{"open": {"running", "-"}, "remote": {"failed", "not signed in"}}
+	for _, e := range entries {
+		if w, ok := want[e.Name]; ok && (e.State != w[0] || e.SignIn != w[1]) {
+			t.Errorf("%s: state %q, sign-in %q; want %q, %q", e.Name, e.State, e.SignIn, w[0], w[1])
+		}
+	}
 }
 
 // The issue's commands against the fakes: `mcp list` shows the sign-in

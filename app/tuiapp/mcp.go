@@ -12,7 +12,7 @@ var _ tui.MCPBackend = (*Backend)(nil)
 func (b *Backend) MCPServers() []tui.MCPServerInfo {
 	var out []tui.MCPServerInfo
 	for _, st := range b.a.MCPStatus() {
-		out = append(out, tui.MCPServerInfo{Name: st.Name, State: string(st.State), Error: st.Error, SignIn: b.a.SignInState(st.Name),
+		out = append(out, tui.MCPServerInfo{Name: st.Name, State: string(st.State), Error: st.Error, SignIn: b.a.SignInState(st.Name, st.State),
 			Tools: st.Tools, Hidden: len(st.Hidden), Prompts: st.Prompts, Resource: st.Resources})
 	}
 	return out
