@@ -40,8 +40,11 @@ type cachedTool struct {
 	Meta []byte
 }
 
-// catalogMagic starts tools.CatalogEntry.Tools: a version of the encoding below.
-const catalogMagic = "agent-mcp-catalog-4\n"
+// catalogMagic starts tools.CatalogEntry.Tools: a version of the encoding
+// below, and of what the tools' Meta holds (5: appOnly). It changes with
+// either: a server whose list is unchanged keeps its cached tools as they
+// were parsed.
+const catalogMagic = "agent-mcp-catalog-5\n"
 
 // encodeCatalog is encodeCatalogExtras without resources or prompts.
 func encodeCatalog(listHash string, ts []cachedTool) []byte {

@@ -340,6 +340,18 @@ func TestCatalogEncoding(t *testing.T) {
 	}
 }
 
+// A catalog of an agent that did not read _meta.ui.visibility (format 4)
+// is not used: its tools' meta lacks appOnly, and a server whose list is
+// unchanged keeps its cached tools (listTools), so server-pdf's app-only
+// tools were offered from such a cache until the server's list changed.
+func TestCatalogOfAnOlderMetaIsNotUsed(t *testing.T) {
+	b := encodeCatalog("abc", []cachedTool{{Name: "poll", InputSchema: json.RawMessage(`{}`)}})
+	old := append([]byte("agent-mcp-catalog-4\n"), b[len(catalogMagic):]...)
+	if _, _, err := decodeCatalog(old); err == nil {
+		t.Fatal("a format-4 catalog decoded")
+	}
+}
+
 // With DeferStart a server with a cached list starts only once
 // StartDeferred is called, or when one of its tools is called.
 func TestDeferredStart(t *testing.T) {

@@ -379,7 +379,7 @@ func foldsToAnnotation(k []byte) bool {
 // foldsToField tells whether key k names a field of parseToolView's
 // decode, as json.Unmarshal matches them (bytes.EqualFold).
 func foldsToField(k []byte) bool {
-	for _, f := range []string{"name", "annotations", "outputSchema", "execution"} {
+	for _, f := range []string{"name", "annotations", "outputSchema", "execution", "_meta"} {
 		if bytes.EqualFold(k, []byte(f)) {
 			return true
 		}

@@ -213,6 +213,9 @@ func TestParseToolViewMatchesParseTool(t *testing.T) {
 		`{"name":"o","Annotations":{"title":"T"},"annotations":{"readOnlyHint":true},"EXECUTION":{"taskSupport":"optional"}}`,
 		`{"name":"p","execution":{"taskSupport":"required"},"execution":{}}`,
 		`{"name":"q","outputSchema":{ "type" : "object" },"icons":[{"src":"data:image/png;base64,AAAA"}],"title":"Q"}`,
+		// MCP Apps: an app-only tool, either way.
+		`{"name":"ap","_meta":{"ui":{"visibility":["app"],"resourceUri":"ui://x/app.html"}},"inputSchema":{"type":"object"}}`,
+		`{"name":"aq","_META":{"ui":{"visibility":["model","app"]}}}`,
 		"{\"name\":\"r\",\"description\":\"raw\u0001control\"}",
 		"{\"name\":\"s\",\"description\":\"ctl \x01\"}",
 		`{"name":"t",}`,

@@ -261,3 +261,38 @@ func TestClientCapabilitiesByTransport(t *testing.T) {
 		})
 	}
 }
+
+// An MCP Apps tool whose _meta.ui.visibility leaves out "model" is for the
+// server's own UI (the npm server-pdf's read_pdf_bytes, submit_page_data,
+// poll_pdf_commands...), which the agent does not show: it is listed as
+// hidden with why, never offered. One visible to both, or with only a
+// resourceUri, is offered as any tool.
+func TestAppOnlyToolsAreHidden(t *testing.T) {
+	t.Parallel()
+	s := server.NewMCPServer("apps", "1.0.0", server.WithToolCapabilities(true))
+	ui := func(name string, fields map[string]any) mcpgo.Tool {
+		tool := mcpgo.NewTool(name)
+		tool.Meta = &mcpgo.Meta{AdditionalFields: map[string]any{"ui": fields}}
+		return tool
+	}
+	answer := func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return mcpgo.NewToolResultText("ok"), nil
+	}
+	s.AddTool(ui("display", map[string]any{"resourceUri": "ui://apps/view.html"}), answer)
+	s.AddTool(ui("both", map[string]any{"visibility": []string{"model", "app"}}), answer)
+	s.AddTool(ui("poll", map[string]any{"visibility": []string{"app"}, "resourceUri": "ui://apps/view.html"}), answer)
+	s.AddTool(mcpgo.NewTool("plain"), answer)
+	m, set := startRegistered(t, Options{}, config.MCPServer{Name: "apps", Type: config.MCPHTTP, URL: serveStreamable(t, s)})
+	for _, n := range []string{"apps__display", "apps__both", "apps__plain"} {
+		if _, ok := set.Lookup(n); !ok {
+			t.Errorf("%s is not offered", n)
+		}
+	}
+	if _, ok := set.Lookup("apps__poll"); ok {
+		t.Error("the app-only tool is offered to the model")
+	}
+	st := m.Status()[0]
+	if st.Tools != 3 || len(st.Hidden) != 1 || st.Hidden[0].Name != "poll" || !strings.Contains(st.Hidden[0].Reason, `visibility`) {
+		t.Errorf("status: %d tools, hidden %+v", st.Tools, st.Hidden)
+	}
+}

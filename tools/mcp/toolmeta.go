@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -19,7 +20,8 @@ import (
 // annotations (shown in agent tools, used by approvals), outputSchema
 // (structuredContent is checked against it) and execution.taskSupport (a
 // tool that can only run as a task is called as one, tasks.go, or hidden
-// on a server that declares no tasks).
+// on a server that declares no tasks), and MCP Apps' _meta.ui.visibility
+// (a tool for the server's own UI only is hidden: the agent shows no UI).
 
 // toolMeta is what a listed tool says besides name, description and input
 // schema. It is kept in the catalog cache as its JSON.
@@ -27,6 +29,8 @@ type toolMeta struct {
 	Annotations  *tools.Annotations `json:"annotations,omitempty"`
 	OutputSchema json.RawMessage    `json:"outputSchema,omitempty"`
 	TaskSupport  string             `json:"taskSupport,omitempty"`
+	// AppOnly: _meta.ui.visibility leaves out "model".
+	AppOnly bool `json:"appOnly,omitempty"`
 }
 
 // toolMetaWire is how the fields appear in tools/list.
@@ -36,6 +40,21 @@ type toolMetaWire struct {
 	Execution    *struct {
 		TaskSupport string `json:"taskSupport"`
 	} `json:"execution"`
+	Meta *struct {
+		UI *struct {
+			Visibility []string `json:"visibility"`
+		} `json:"ui"`
+	} `json:"_meta"`
+}
+
+// appOnly reports whether the MCP Apps visibility is given and leaves out
+// the model: such a tool is called by the server's UI, never by the model
+// (absent, it is visible to both).
+func (w toolMetaWire) appOnly() bool {
+	if w.Meta == nil || w.Meta.UI == nil || w.Meta.UI.Visibility == nil {
+		return false
+	}
+	return !slices.Contains(w.Meta.UI.Visibility, "model")
 }
 
 func (w toolMetaWire) meta() *toolMeta {
@@ -49,7 +68,8 @@ func (w toolMetaWire) meta() *toolMeta {
 	if w.Execution != nil {
 		m.TaskSupport = w.Execution.TaskSupport
 	}
-	if m.Annotations == nil && m.OutputSchema == nil && m.TaskSupport == "" {
+	m.AppOnly = w.appOnly()
+	if m.Annotations == nil && m.OutputSchema == nil && m.TaskSupport == "" && !m.AppOnly {
 		return nil
 	}
 	return m
