@@ -56,11 +56,11 @@ type Model struct {
 	turnHint   string
 	keepInput  bool
 	approvals  []ApprovalRequest
-	alwaysPick bool    // the approval shows the choices of "always"
+	alwaysPick bool // the approval shows the choices of "always"
 	// armed and answerable are the IDs of the approval whose guard runs and of
 	// the one whose answers are taken (armApproval).
 	armed, answerable string
-	forms      []*form // MCP elicitations waiting for the user (form.go)
+	forms             []*form // MCP elicitations waiting for the user (form.go)
 	// mcpPrompts and mcpResources are what completion offers (mcp.go).
 	mcpPrompts   []MCPPromptInfo
 	mcpResources []string
