@@ -286,7 +286,20 @@ func SkipValue(b []byte, i int) int {
 		for ; i < len(b); i++ {
 			switch b[i] {
 			case '"':
-				i = SkipValue(b, i) - 1
+				// The string skipped here, not in a call of SkipValue
+				// per string: the schemas' check goes through nested
+				// values, so this runs over most of their strings.
+				for i++; i < len(b); i++ {
+					if i = PlainRun(b, i); i >= len(b) || b[i] == '"' {
+						break
+					}
+					if b[i] == '\\' {
+						i++
+					}
+				}
+				if i >= len(b) {
+					return len(b) // not valid JSON: a string without its end
+				}
 			case '{', '[':
 				depth++
 			case '}', ']':

@@ -179,3 +179,21 @@ func checkValidObject(t *testing.T, b []byte) {
 		t.Fatalf("%q: members %q, EachMember %q", b, got, members)
 	}
 }
+
+// SkipValue ends a valid value where it ends, strings with escapes and
+// brackets in them included.
+func FuzzSkipValue(f *testing.F) {
+	for _, c := range validCases {
+		f.Add([]byte(c))
+	}
+	f.Add([]byte(`{"a":["]\"}",{"b":"\\"}],"c":"{"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		end := len(strings.TrimRight(string(b), " \t\r\n"))
+		if got := SkipValue(b, SkipSpace(b, 0)); got != end {
+			t.Errorf("%q: SkipValue %d, want %d", b, got, end)
+		}
+	})
+}
