@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -275,6 +276,9 @@ func (c *conn) handshake(ctx context.Context, cl *client.Client, p *proc, stderr
 		if c.cfg.Type == config.MCPStdio {
 			return "", serverInfo{}, err // already says which command failed and why
 		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return "", serverInfo{}, refusedError{url: c.cfg.URL, err: err}
+		}
 		return "", serverInfo{}, fmt.Errorf("connect to %s: %w", c.cfg.URL, err)
 	}
 	c.serveRequests(cl) // after Start, which installs mcp-go's handler (requests.go)
@@ -304,6 +308,9 @@ func (c *conn) handshake(ctx context.Context, cl *client.Client, p *proc, stderr
 		if context.Cause(ictx) == errInit && ctx.Err() == nil {
 			return "", serverInfo{}, errInit
 		}
+		if c.cfg.Type != config.MCPStdio && errors.Is(err, syscall.ECONNREFUSED) {
+			return "", serverInfo{}, refusedError{url: c.cfg.URL, err: err}
+		}
 		return "", serverInfo{}, fmt.Errorf("initialize: %w", err)
 	}
 	c.noTools.Store(res.Capabilities.Tools == nil)
@@ -313,6 +320,21 @@ func (c *conn) handshake(ctx context.Context, cl *client.Client, p *proc, stderr
 	}
 	return info, serverInfo{Name: res.ServerInfo.Name, Version: res.ServerInfo.Version, Instructions: res.Instructions}, nil
 }
+
+// refusedError is a remote server that nothing answers for: one line
+// naming the URL, instead of the transport's chain ("transport error:
+// failed to send request: failed to send request: Post ...: dial tcp ...:
+// connect: connection refused"), which it keeps as its cause.
+type refusedError struct {
+	url string
+	err error
+}
+
+func (e refusedError) Error() string {
+	return fmt.Sprintf("nothing answers at %s (connection refused): start the server, or check its \"url\"", e.url)
+}
+
+func (e refusedError) Unwrap() error { return e.err }
 
 // newClient builds the client for the server's transport, unstarted; a
 // stdio server's process is started here.

@@ -4,7 +4,9 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -195,6 +197,41 @@ func TestStartFailuresFastAndExplained(t *testing.T) {
 			if !strings.Contains(got[n], w) {
 				t.Errorf("%s: %q does not say %q", n, got[n], w)
 			}
+		}
+	}
+}
+
+// A remote server that is not running says so in one line: its start error
+// was "initialize: transport error: failed to send request: failed to send
+// request: Post "URL": dial tcp ADDR: connect: connection refused" (SSE's
+// was "connect to URL: failed to connect to SSE stream: Get ..."), and
+// keeps its kind.
+func TestRefusedRemoteServerSaysSo(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + l.Addr().String()
+	l.Close()
+	_, _, errs := startManager(t, Options{StartTimeout: 10 * time.Second},
+		config.MCPServer{Name: "h", Type: config.MCPHTTP, URL: base + "/mcp", Source: "test"},
+		config.MCPServer{Name: "s", Type: config.MCPSSE, URL: base + "/sse", Source: "test"})
+	if len(errs) != 2 {
+		t.Fatalf("errors: %v", errs)
+	}
+	for _, err := range errs {
+		name := "h"
+		if strings.HasPrefix(err.Error(), "MCP server s ") {
+			name = "s"
+		}
+		want := map[string]string{"h": base + "/mcp", "s": base + "/sse"}[name]
+		if !strings.Contains(err.Error(), "nothing answers at "+want+" (connection refused)") || strings.Count(err.Error(), want) != 1 ||
+			strings.Contains(err.Error(), "failed to send request") {
+			t.Errorf("%s: %v", name, err)
+		}
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			t.Errorf("%s: the error lost its kind: %#v", name, err)
 		}
 	}
 }
