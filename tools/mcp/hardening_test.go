@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -233,5 +234,45 @@ func TestRefusedRemoteServerSaysSo(t *testing.T) {
 		if !errors.Is(err, syscall.ECONNREFUSED) {
 			t.Errorf("%s: the error lost its kind: %#v", name, err)
 		}
+	}
+}
+
+// Which lines that are not JSON fail the waiting call at once (an MCP
+// message cut short or garbled) and which are skipped as logs. The
+// TypeScript SDK writes a message's "jsonrpc" and "id" after its result
+// ({"result":{...},"jsonrpc":"2.0","id":2}), so its answer cut short
+// holds no "jsonrpc"; nor do the first 200 bytes of a long one.
+func TestLineCheckTellsMessagesFromLogs(t *testing.T) {
+	long := `{"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 300) + `"}]},"jsonrpc":"2.0","id":2,}`
+	for _, c := range []struct {
+		name, line string
+		message    bool
+	}{
+		{"cut short, jsonrpc first", brokenReply, true},
+		{"cut short, TypeScript SDK order", `{"result":{"content":[{"type":"text","text":"cut`, true},
+		{"error cut short", `{"error":{"code":-32603,"message":"boom`, true},
+		{"request cut short", `{ "method":"sampling/createMessage","params":{`, true},
+		{"garbled, jsonrpc past 200 bytes", long, true},
+		{"banner", "Starting Time MCP server...", false},
+		{"Node's console.log of an object", "{ tool: 'echo', level: 'debug' }", false},
+		{"a log line in braces", `{"level":"info","msg":"ready"`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &proc{bad: make(chan string, 1), talked: make(chan struct{})}
+			if _, err := io.ReadAll(&lineCheck{r: strings.NewReader(c.line + "\n"), p: p}); err != nil {
+				t.Fatal(err)
+			}
+			var bad string
+			select {
+			case bad = <-p.bad:
+			default:
+			}
+			if got := bad != ""; got != c.message {
+				t.Fatalf("%q: failed the call = %v (noise %q), want %v", c.line, got, p.noiseLine(), c.message)
+			}
+			if c.message && bad != firstLine(c.line, 200) || !c.message && p.noiseLine() != c.line {
+				t.Errorf("%q: kept %q / noise %q", c.line, bad, p.noiseLine())
+			}
+		})
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -134,22 +133,37 @@ func (p *proc) spoke() { p.once.Do(func() { close(p.talked) }) }
 // message is an answer cut short or garbled: the request waiting for it is
 // failed (the latest one is kept). Any other is a log line written to the
 // wrong stream: skipped, and kept for the error if the server then fails.
-func (p *proc) malformed(line string) {
+// Either is kept as its first 200 bytes.
+func (p *proc) malformed(line []byte) {
+	short := firstLine(string(line), 200)
 	if !looksLikeMessage(line) {
-		p.noise.Store(&line)
+		p.noise.Store(&short)
 		return
 	}
 	select {
-	case p.bad <- line:
+	case p.bad <- short:
 	default:
 	}
 }
 
 // looksLikeMessage reports whether a line that is not JSON was meant to be
-// a JSON-RPC message (an object naming "jsonrpc"), not a log line such as
-// a banner or Node's "{ level: 'debug' }".
-func looksLikeMessage(line string) bool {
-	return strings.HasPrefix(line, "{") && strings.Contains(line, `"jsonrpc"`)
+// a JSON-RPC message, not a log line such as a banner or Node's "{ level:
+// 'debug' }": an object whose first member is one a message has, or that
+// names "jsonrpc" anywhere. The first member alone is not "jsonrpc": the
+// TypeScript SDK writes it and the id after the rest
+// ({"result":{...},"jsonrpc":"2.0","id":2}), so its answer cut short
+// holds no "jsonrpc" at all.
+func looksLikeMessage(line []byte) bool {
+	if len(line) == 0 || line[0] != '{' {
+		return false
+	}
+	first := bytes.TrimLeft(line[1:], " \t")
+	for _, k := range []string{`"jsonrpc"`, `"id"`, `"result"`, `"error"`, `"method"`} {
+		if bytes.HasPrefix(first, []byte(k)) {
+			return true
+		}
+	}
+	return bytes.Contains(line, []byte(`"jsonrpc"`))
 }
 
 // noiseLine is the last line that is not JSON the server wrote on stdout.
@@ -230,7 +244,7 @@ func (l *lineCheck) Read(b []byte) (int, error) {
 			break
 		}
 		if line := bytes.TrimSpace(l.line); !l.long && len(line) > 0 && !json.Valid(line) {
-			l.p.malformed(firstLine(string(line), 200))
+			l.p.malformed(line)
 		}
 		l.line, l.long = l.line[:0], false
 		rest = rest[i+1:]
