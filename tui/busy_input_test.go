@@ -139,12 +139,41 @@ func TestApprovalIgnoresTypeAhead(t *testing.T) {
 	if f := frame(m); strings.Contains(f, "y allow once") {
 		t.Errorf("the answers are offered during the guard:\n%s", f)
 	}
-	m.Update(approvalReadyMsg{id: "c1"})
+	m.Update(approvalReadyMsg{seq: m.approvals[0].seq})
 	if f := frame(m); !strings.Contains(f, "y allow once") {
 		t.Errorf("the answers are not offered after the guard:\n%s", f)
 	}
 	run(m, press(m, "n"))
 	if len(m.approvals) != 0 || len(got) != 1 || got[0] != Deny {
 		t.Fatalf("n after the guard: %v, %d waiting", got, len(m.approvals))
+	}
+}
+
+// A provider that numbers each response's calls from zero asks the next
+// approval with the id the last one had (call_0 again, e9366a6): it is a
+// new question, and keys typed before it could be read do not answer it.
+func TestApprovalGuardWithRepeatedCallIDs(t *testing.T) {
+	b := newFakeBackend()
+	m, _, _ := newTestModel(t, b, 120, 40, Options{ApprovalGuard: time.Hour})
+	typeText(m, "delete both")
+	run(m, press(m, "enter"))
+	var got []Decision
+	ask := func() {
+		call := agent.ToolEvent{ID: "call_0", Name: "delete_file", Server: "fs", Input: []byte(`{}`)}
+		m.Update(approvalMsg{Req: ApprovalRequest{Tool: call, Reply: func(d Decision) { got = append(got, d) }}})
+	}
+	ask()
+	m.Update(approvalReadyMsg{seq: m.approvals[0].seq})
+	run(m, press(m, "y"))
+	if len(got) != 1 || got[0] != Allow {
+		t.Fatalf("the first approval, answered after its guard: %v", got)
+	}
+	ask()
+	typeText(m, "yes I also want")
+	if len(m.approvals) != 1 || len(got) != 1 {
+		t.Fatalf("type-ahead answered the second approval of call_0: %v", got)
+	}
+	if v := m.input.Value(); v != "yes I also want" {
+		t.Errorf("the keys typed ahead are not in the input: %q", v)
 	}
 }

@@ -56,11 +56,12 @@ type Model struct {
 	turnHint   string
 	keepInput  bool
 	approvals  []ApprovalRequest
-	alwaysPick bool // the approval shows the choices of "always"
-	// armed and answerable are the IDs of the approval whose guard runs and of
-	// the one whose answers are taken (armApproval).
-	armed, answerable string
-	forms             []*form // MCP elicitations waiting for the user (form.go)
+	alwaysPick bool    // the approval shows the choices of "always"
+	forms      []*form // MCP elicitations waiting for the user (form.go)
+	// armed and answerable number the approval whose guard runs and the
+	// one whose answers are taken (armApproval); approvalSeq numbers them
+	// as they come (ApprovalRequest.seq; 0 is none).
+	armed, answerable, approvalSeq int
 	// mcpPrompts and mcpResources are what completion offers (mcp.go).
 	mcpPrompts   []MCPPromptInfo
 	mcpResources []string

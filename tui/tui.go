@@ -181,6 +181,9 @@ type ApprovalRequest struct {
 	// connection dropped). Why, when set, says why in a few words.
 	Done <-chan struct{}
 	Why  func() string
+	// seq numbers the question in the program (Model.approvalSeq): its
+	// type-ahead guard is its own, whatever the call's id.
+	seq int
 }
 
 // Options configure the program.

@@ -131,10 +131,15 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case turnEndMsg:
 		return m, m.endTurn()
 	case approvalMsg:
+		// Numbered here: a call's id need not be new (a provider that
+		// numbers each response's calls from zero asks call_0 again), and
+		// each question has its own guard (armApproval).
+		m.approvalSeq++
+		msg.Req.seq = m.approvalSeq
 		m.approvals = append(m.approvals, msg.Req)
 		return m, tea.Batch(approvalGone(msg.Req), m.armApproval())
 	case approvalReadyMsg:
-		m.answerable = msg.id
+		m.answerable = msg.seq
 		return m, nil
 	case approvalGoneMsg:
 		m.withdrawApproval(msg.id)
@@ -282,27 +287,28 @@ const quitWindow = 2 * time.Second
 // quitExpiredMsg ends the arming numbered gen.
 type quitExpiredMsg struct{ gen int }
 
-// approvalReadyMsg: the approval id's answers are taken from now on.
-type approvalReadyMsg struct{ id string }
+// approvalReadyMsg: the answers of the approval numbered seq are taken
+// from now on.
+type approvalReadyMsg struct{ seq int }
 
 // armApproval starts the guard of the approval that is now first: its
 // answers are taken once opts.ApprovalGuard has passed (approvalReady).
 func (m *Model) armApproval() tea.Cmd {
-	if len(m.approvals) == 0 || m.approvals[0].Tool.ID == m.armed {
+	if len(m.approvals) == 0 || m.approvals[0].seq == m.armed {
 		return nil
 	}
-	id := m.approvals[0].Tool.ID
-	m.armed = id
+	seq := m.approvals[0].seq
+	m.armed = seq
 	if m.opts.ApprovalGuard < 0 {
-		m.answerable = id
+		m.answerable = seq
 		return nil
 	}
-	return tea.Tick(m.opts.ApprovalGuard, func(time.Time) tea.Msg { return approvalReadyMsg{id} })
+	return tea.Tick(m.opts.ApprovalGuard, func(time.Time) tea.Msg { return approvalReadyMsg{seq} })
 }
 
 // approvalReady reports whether the first approval takes answers.
 func (m *Model) approvalReady() bool {
-	return len(m.approvals) > 0 && m.approvals[0].Tool.ID == m.answerable
+	return len(m.approvals) > 0 && m.approvals[0].seq == m.answerable
 }
 
 func (m *Model) handleApprovalKey(k tea.KeyPressMsg) tea.Cmd {
