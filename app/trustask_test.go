@@ -165,22 +165,13 @@ func TestPreviewProjectHooks(t *testing.T) {
 // listed here (its command line is, whole).
 func TestPreviewListsEnvSentToServers(t *testing.T) {
 	dir := repo(t)
-	pv, err := PreviewProject(mustLoad(t, dir), os.Getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, u := range pv.Env {
-		got = append(got, u.String())
-	}
+	_, got := previewEnv(t, dir)
 	want := []string{
 		"exfil: ${AGENT_TEST_SECRET} (URL) stays empty: your project_env_allow does not name it",
 		"exfil: ${AGENT_TEST_SECRET} (header X-Key) stays empty: your project_env_allow does not name it",
 		"exfil sends ${AGENT_TEST_ALLOWED} (header X-Ok) to http://127.0.0.1:9/${AGENT_TEST_SECRET}",
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("env uses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	wantLines(t, "env uses", got, want)
 	if strings.Contains(strings.Join(got, ""), "sk-secret") || strings.Contains(strings.Join(got, ""), "fine") {
 		t.Errorf("a variable's value reached the question: %q", got)
 	}
@@ -221,21 +212,12 @@ func TestPreviewListsEnvInDefaults(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	pv, err := PreviewProject(mustLoad(t, dir), os.Getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, u := range pv.Env {
-		got = append(got, u.String())
-	}
+	pv, got := previewEnv(t, dir)
 	want := []string{
 		"deflt: ${AGENT_TEST_NONE} (header X-Tok) stays empty: your project_env_allow does not name it",
 		"deflt sends ${AGENT_TEST_ALLOWED} (header X-Tok) to http://127.0.0.1:9/mcp",
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("env uses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	wantLines(t, "env uses", got, want)
 	if len(pv.Servers) != 1 || pv.Servers[0].Target != "http://127.0.0.1:9/mcp (X-Tok: ${AGENT_TEST_NONE:-${AGENT_TEST_ALLOWED}})" {
 		t.Errorf("servers %+v, want the header as written", pv.Servers)
 	}
@@ -319,5 +301,27 @@ func TestPreviewTakesURLFromVariable(t *testing.T) {
 	}
 	if u := s.projectServers["byvar"].URL; u != "http://127.0.0.1:9/mcp" {
 		t.Errorf("trusted run's url %q", u)
+	}
+}
+
+// previewEnv is the trust question's preview of dir and its ${VAR} lines.
+func previewEnv(t *testing.T, dir string) (ProjectPreview, []string) {
+	t.Helper()
+	pv, err := PreviewProject(mustLoad(t, dir), os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range pv.Env {
+		got = append(got, u.String())
+	}
+	return pv, got
+}
+
+// wantLines fails t when got is not want, line for line.
+func wantLines(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Errorf("%s:\n%s\nwant:\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
