@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -37,7 +39,7 @@ func SearchIndex(ctx context.Context, s Settings, catalog, history, version stri
 	var uses []search.Use
 	if history != "" {
 		if uses, err = LoadHistoryFile(history); err != nil {
-			return nil, usage(err)
+			return nil, fileFlagError("history", history, `a history file (JSONL of {"query": ..., "tool": ...})`, err)
 		}
 	}
 	uses = append(stored, uses...)
@@ -49,7 +51,7 @@ func searchDocs(ctx context.Context, s Settings, catalog, version string, warn f
 	if catalog != "" {
 		docs, err := search.LoadCatalogFile(catalog)
 		if err != nil {
-			return nil, usage(err)
+			return nil, fileFlagError("catalog", catalog, "a catalog file (a JSON array or JSONL of tools, or a tools/list result)", err)
 		}
 		return docs, nil
 	}
@@ -72,6 +74,19 @@ func searchDocs(ctx context.Context, s Settings, catalog, version string, warn f
 	return search.FromTools(ts), nil
 }
 
+// fileFlagError is the usage error of a file flag whose file could not be
+// read: one line naming the flag, the path, what failed and what to give.
+// Go's "read catalog: open /x: no such file or directory" named neither the
+// flag nor what the file should be. Errors that are not about opening or
+// reading the file (a bad line) are returned as they are.
+func fileFlagError(flag, path, what string, err error) error {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return usage(err)
+	}
+	return &UsageError{fmt.Errorf("--%s %s: %w: give %s", flag, path, pe.Err, what)}
+}
+
 type queryLine struct {
 	ID    json.RawMessage `json:"id"`
 	Query string          `json:"query"`
@@ -89,7 +104,7 @@ type answerLine struct {
 func AnswerQueries(ix *search.Index, opts search.Options, path string, out io.Writer) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return &UsageError{Err: fmt.Errorf("read queries: %w", err)}
+		return fileFlagError("queries", path, `a queries file (JSONL of {"id": ..., "query": ...})`, err)
 	}
 	defer f.Close()
 	bw := bufio.NewWriter(out)

@@ -59,15 +59,25 @@ func TestToolsSearchCatalog(t *testing.T) {
 		{name: "bad regex", args: []string{"--catalog", catalog, "/(/"}, err: "invalid regex"},
 		{name: "bad mode", args: []string{"--catalog", catalog, "--mode", "fuzzy", "x"}, err: `--mode "fuzzy": unknown search mode: use auto, bm25, regex or select`},
 		{name: "bad limit", args: []string{"--catalog", catalog, "--limit", "0", "x"}, err: "--limit"},
-		{name: "missing catalog", args: []string{"--catalog", filepath.Join(dir, "nope.json"), "x"}, err: "read catalog"},
+		// A file flag's file that cannot be read: one line naming the flag, the
+		// path, what failed and what to give (it was Go's "read catalog: open
+		// PATH: no such file or directory").
+		{name: "missing catalog", args: []string{"--catalog", filepath.Join(dir, "nope.json"), "x"},
+			err: "--catalog " + filepath.Join(dir, "nope.json") + ": no such file or directory: give a catalog file (a JSON array or JSONL of tools"},
+		{name: "catalog is a directory", args: []string{"--catalog", dir, "x"},
+			err: "--catalog " + dir + ": is a directory: give a catalog file"},
+		{name: "missing history", args: []string{"--catalog", catalog, "--history", filepath.Join(dir, "nope.jsonl"), "x"},
+			err: "--history " + filepath.Join(dir, "nope.jsonl") + `: no such file or directory: give a history file (JSONL of {"query": ..., "tool": ...})`},
+		{name: "missing queries", args: []string{"--catalog", catalog, "--queries", filepath.Join(dir, "nope.jsonl")},
+			err: "--queries " + filepath.Join(dir, "nope.jsonl") + `: no such file or directory: give a queries file (JSONL of {"id": ..., "query": ...})`},
 		{name: "query and queries", args: []string{"--catalog", catalog, "--queries", queries, "x"}, err: "not both"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, err := runSearchCmd(t, g, tt.args...)
 			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want %q", err, tt.err)
+				if err == nil || !strings.Contains(err.Error(), tt.err) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("err = %v, want one line with %q", err, tt.err)
 				}
 				var ue *UsageError
 				if !errors.As(err, &ue) {
