@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -43,8 +45,18 @@ expand variables you did not allow (project_env_allow) or replace your servers.`
 			}
 			// A mistyped DIR is not "a directory with no project files".
 			// (--revoke still forgets a directory that is gone.)
-			if fi, err := os.Stat(dir); err != nil {
+			// Any other failure is said as it is: a directory behind one the
+			// user may not enter exists, and "does not exist" sent them
+			// looking for a typo.
+			if fi, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 				return usagef("%s does not exist: name the directory to trust (default: the working directory)", dir)
+			} else if err != nil {
+				cause := err
+				var pe *fs.PathError
+				if errors.As(err, &pe) {
+					cause = pe.Err
+				}
+				return &UsageError{Err: fmt.Errorf("%s cannot be read: %w: name a directory you can read (default: the working directory)", dir, cause)}
 			} else if !fi.IsDir() {
 				return usagef("%s is not a directory: name the directory to trust (default: the working directory)", dir)
 			}

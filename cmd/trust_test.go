@@ -104,13 +104,45 @@ func TestTrustOfNoDirectory(t *testing.T) {
 	if err := os.WriteFile(file, []byte("Be brief.\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	loop := filepath.Join(wd, "loop")
+	if err := os.Symlink(loop, loop); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ dir, want string }{
 		{filepath.Join(wd, "nope"), filepath.Join(wd, "nope") + " does not exist: name the directory to trust"},
 		{file, file + " is not a directory"},
+		// Read errors other than "no such file" are said as they are: it
+		// said "does not exist" for each.
+		{filepath.Join(file, "sub"), filepath.Join(file, "sub") + " cannot be read: not a directory: name a directory you can read"},
+		{loop, loop + " cannot be read: too many levels of symbolic links: name a directory you can read"},
 	} {
 		res := runAgent(t, map[string]string{}, "trust", tc.dir)
 		if res.code != 2 || !strings.Contains(res.stderr, tc.want) || strings.Count(strings.TrimSpace(res.stderr), "\n") != 0 {
 			t.Errorf("agent trust %s: exit %d, stderr %q; want exit 2 and one line with %q", tc.dir, res.code, res.stderr, tc.want)
 		}
+	}
+}
+
+// agent trust of a directory inside one the user may not enter says
+// "permission denied", not "does not exist". Root enters any directory, so
+// this runs only as another user.
+func TestTrustOfUnreadableDirectory(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads any directory: run the tests as another user to check permission denied")
+	}
+	wd := isolate(t)
+	locked := filepath.Join(wd, "locked")
+	dir := filepath.Join(locked, "project")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(locked, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(locked, 0o700) })
+	res := runAgent(t, map[string]string{}, "trust", dir)
+	want := dir + " cannot be read: permission denied: name a directory you can read"
+	if res.code != 2 || !strings.Contains(res.stderr, want) || strings.Count(strings.TrimSpace(res.stderr), "\n") != 0 {
+		t.Errorf("agent trust %s: exit %d, stderr %q; want exit 2 and one line with %q", dir, res.code, res.stderr, want)
 	}
 }
