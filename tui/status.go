@@ -107,9 +107,9 @@ func shortID(id string) string {
 }
 
 // View lays the items out by priority: the model, the context fill and the
-// cost always stay, and the rest go least important first, never cut
-// mid-word, before the model name is cut (with an ellipsis, only when the
-// terminal is too narrow for the model beside the figures).
+// cost stay, and the rest go least important first, never cut mid-word,
+// before the model name is cut. On a terminal too narrow for the model
+// beside those figures the model wins (see below).
 func (s *statusBar) View(st *themes.Styles, width int) string {
 	i := s.info
 	model := i.Provider
@@ -122,9 +122,13 @@ func (s *statusBar) View(st *themes.Styles, width int) string {
 	type item struct {
 		text string
 		prio int
+		// narrow orders the must-keep items (prio 0) that still go on a
+		// terminal too narrow for them beside the model: the highest first;
+		// 0 never goes.
+		narrow int
 	}
 	var items []item
-	add := func(s string, prio int) { items = append(items, item{s, prio}) }
+	add := func(s string, prio int) { items = append(items, item{s, prio, 0}) }
 	if i.Mode != "" && i.Mode != "default" {
 		// The permission mode changes what runs unasked: it always shows.
 		add("mode "+i.Mode, 0)
@@ -134,7 +138,9 @@ func (s *statusBar) View(st *themes.Styles, width int) string {
 	} else {
 		add("ctx ?", 0)
 	}
+	items[len(items)-1].narrow = 1
 	add(fmtCost(s.cost()), 0)
+	items[len(items)-1].narrow = 2
 	t := s.totals()
 	in := inputOf(t)
 	add(fmt.Sprintf("Σ %s↑ %s↓", fmtTokens(in), fmtTokens(t.OutputTokens)), 1)
@@ -198,20 +204,44 @@ func (s *statusBar) View(st *themes.Styles, width int) string {
 		}
 		items = append(items[:drop], items[drop+1:]...)
 	}
-	right := join()
-	room := width - ansi.StringWidth(right) - 4
-	if room < 6 {
-		// Too narrow for the model beside the figures: the figures win.
-		model = ""
-		room = 0
+	// Too narrow for the model beside the figures: the model is what tells
+	// a user which one answers, so it keeps at least 12 cells (or all of a
+	// shorter name). Its provider prefix goes first, then the cost, then
+	// the context fill; a permission mode other than the default stays.
+	// Only then is the model cut with an ellipsis.
+	roomFor := func() int {
+		if len(items) == 0 {
+			return width - 2
+		}
+		return width - ansi.StringWidth(join()) - 4
 	}
-	model = ansi.Truncate(model, max(room, 0), "…")
+	if roomFor() < modelW && i.Model != "" && i.Model != model {
+		model = i.Model
+		modelW = ansi.StringWidth(model)
+	}
+	for roomFor() < min(modelW, 12) {
+		drop := -1
+		for k := range items {
+			if items[k].narrow > 0 && (drop < 0 || items[k].narrow > items[drop].narrow) {
+				drop = k
+			}
+		}
+		if drop < 0 {
+			break
+		}
+		items = append(items[:drop], items[drop+1:]...)
+	}
+	right := join()
+	model = ansi.Truncate(model, max(roomFor(), 0), "…")
 	left := st.BarAccent.Render(" " + orText(model, ""))
 	if model == "" {
 		left = st.Bar.Render(" ")
 	}
 	line := left + st.BarItem.Render(" "+sep[1:]+right)
-	if model == "" {
+	switch {
+	case right == "":
+		line = left + st.BarAccent.Render(" ")
+	case model == "":
 		line = left + st.BarItem.Render(right)
 	}
 	// The note takes the space that is left, cut with an ellipsis.

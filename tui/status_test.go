@@ -41,3 +41,55 @@ func TestStatusBarKeepsModel(t *testing.T) {
 		t.Errorf("width 30 lost the context fill: %q", line)
 	}
 }
+
+// On a terminal too narrow for the model beside the figures the model
+// stays (it was dropped for the figures at 20 columns, while the README
+// says the bar keeps it): its provider prefix goes first, then the cost,
+// then the context fill, until the model has 12 cells (or all of a shorter
+// name); a permission mode other than the default stays.
+func TestNarrowStatusBarKeepsModel(t *testing.T) {
+	st, _ := themes.Get("dark")
+	info := Info{
+		Provider: "anthropic", Model: "claude-sonnet-4-5-20250929",
+		ContextWindow: 200000, CostKnown: true, Cost: 0.42,
+		Totals: agent.Usage{InputTokens: 12000, OutputTokens: 900},
+		Last:   agent.Usage{InputTokens: 4000, OutputTokens: 300},
+	}
+	gpt := info
+	gpt.Provider, gpt.Model = "openai", "gpt-4.1"
+	bypass := info
+	bypass.Mode = "bypass"
+	for _, tc := range []struct {
+		name     string
+		info     Info
+		width    int
+		want     []string
+		wantNone []string
+	}{
+		{"long model at 20", info, 20, []string{" claude-sonnet-4-5…"}, []string{"ctx", "$", "anthropic"}},
+		{"long model at 24", info, 24, []string{" claude-sonnet… · ctx 0%"}, []string{"$", "anthropic"}},
+		{"long model at 30", info, 30, []string{" claude-sonn… · ctx 0% · $0.42"}, []string{"anthropic"}},
+		{"long model at 60", info, 60, []string{" anthropic/claude-sonnet-4-5-20250929 · ctx 0% · $0.42"}, nil},
+		{"short model at 20", gpt, 20, []string{" gpt-4.1 · ctx 0%"}, []string{"$", "openai"}},
+		{"short model at 26", gpt, 26, []string{" gpt-4.1 · ctx 0% · $0.42"}, []string{"openai"}},
+		{"mode stays at 20", bypass, 20, []string{"mode bypass", " clau…"}, []string{"ctx", "$"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bar := statusBar{info: tc.info}
+			line := ansi.Strip(bar.View(st, tc.width))
+			if got := ansi.StringWidth(line); got != tc.width {
+				t.Errorf("bar is %d cells, want %d: %q", got, tc.width, line)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(line, w) {
+					t.Errorf("%q missing from %q", w, line)
+				}
+			}
+			for _, w := range tc.wantNone {
+				if strings.Contains(line, w) {
+					t.Errorf("%q in %q", w, line)
+				}
+			}
+		})
+	}
+}
