@@ -240,3 +240,24 @@ func TestOpenNewStartsTheWAL(t *testing.T) {
 		t.Fatalf("%d migration times are not the creation time (%v)", old, err)
 	}
 }
+
+// A new database's first commit is made with synchronous=OFF (no sync of
+// the new WAL's header); the connection it used goes back to the pool
+// with the DSN's NORMAL, as every other connection has it.
+func TestFirstCommitLeavesSynchronousNormal(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agent.db")
+	d, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	// The pool's one idle connection, the one the first commit used.
+	d.sql.SetMaxOpenConns(1)
+	var mode int
+	if err := d.sql.QueryRowContext(t.Context(), "PRAGMA synchronous").Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if mode != 1 {
+		t.Fatalf("synchronous = %d after a new database's first commit, want 1 (NORMAL)", mode)
+	}
+}
