@@ -85,10 +85,7 @@ func (a *accumulator) add(raw json.RawMessage) error {
 		a.flush()
 		a.raws = append(a.raws, compact(raw))
 		a.calls++
-		id := p.FunctionCall.ID
-		if id == "" {
-			id = newCallID()
-		}
+		id := a.r.callID(p.FunctionCall.ID)
 		a.neutral = append(a.neutral, a.neutralCall(id, p.FunctionCall.Name, p.FunctionCall.Args))
 	case p.Text != nil || p.ThoughtSignature != "" && !hasOther(raw):
 		text := ""

@@ -40,6 +40,9 @@ type rendered struct {
 	toolsHash            string
 	mode                 agent.SearchMode
 	fromWire             map[string]string
+	// used holds the call ids of the request's history and of the answer
+	// so far (callID).
+	used map[string]bool
 	// declared counts the function declarations sent.
 	declared int
 	// schemas holds each declared tool's original schema, by name: what
@@ -104,7 +107,7 @@ func (p *Provider) render(req *agent.Request) (*rendered, error) {
 	mode := agent.ResolveSearch(p, req)
 	caps := p.opts.Models.Lookup(p.opts.Tag, req.Model)
 	req = noimages.Strip(req, caps, Images)
-	r := &rendered{tag: p.opts.Tag, mode: mode, fromWire: map[string]string{}, schemas: map[string]json.RawMessage{}}
+	r := &rendered{tag: p.opts.Tag, mode: mode, fromWire: map[string]string{}, schemas: map[string]json.RawMessage{}, used: usedIDs(req.Messages)}
 	active := map[string]bool{}
 	var decls []string
 	declare := func(d agent.ToolDef) error {
@@ -617,4 +620,38 @@ func mustJSON(v any) json.RawMessage {
 		panic(err)
 	}
 	return b
+}
+
+// usedIDs collects the call ids of msgs.
+func usedIDs(msgs []agent.Message) map[string]bool {
+	used := map[string]bool{}
+	for _, m := range msgs {
+		for _, pt := range m.Parts {
+			switch {
+			case pt.ToolCall != nil:
+				used[pt.ToolCall.ID] = true
+			case pt.SearchCall != nil:
+				used[pt.SearchCall.ID] = true
+			}
+		}
+	}
+	return used
+}
+
+// callID is the neutral id of a call Gemini gave wire (possibly empty).
+// The core, the store and the other providers need ids unique over a
+// session (Anthropic rejects a repeated tool_use id, the Responses API a
+// repeated call_id), while Gemini's are optional and can repeat across
+// turns (Vertex AI mints call_<n> from a small space:
+// google/adk-python#6761). So an id Gemini left out, or one the history
+// (or this answer) already has, becomes a fresh one of ours; Gemini's own
+// stays in the raw content and is what goes back to Gemini, so its
+// function responses still carry the id it gave.
+func (r *rendered) callID(wire string) string {
+	id := wire
+	if id == "" || r.used[id] {
+		id = newCallID()
+	}
+	r.used[id] = true
+	return id
 }

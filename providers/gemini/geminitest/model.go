@@ -127,8 +127,13 @@ func lastFound(b *body_) string {
 // send a text answer's signature on an empty final text part.
 func (s *Server) write(w http.ResponseWriter, req *Request, b *body_, parts []outPart) {
 	hasCall := false
+	n := 0
 	for _, p := range parts {
-		if p["functionCall"] != nil {
+		if fc, ok := p["functionCall"].(map[string]any); ok {
+			n++
+			if id := s.callID(req.Model, n); id != "" {
+				fc["id"] = id
+			}
 			if !hasCall {
 				p["thoughtSignature"] = s.sig()
 			}

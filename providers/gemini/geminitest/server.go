@@ -8,7 +8,8 @@
 // Gemini dialect included), bad function names, function responses that do
 // not answer the previous turn's calls in number, and, on Gemini 3, a
 // function call of the current turn replayed without its thoughtSignature
-// or with one the model never issued.
+// or with one the model never issued; and function responses whose id is
+// not the id of the call they answer (ids.go).
 package geminitest
 
 import (
@@ -38,6 +39,9 @@ type Server struct {
 	APIKey string
 	// Script answers requests in order.
 	Script *Script
+	// CallIDs says which ids the model gives its function calls (ids.go):
+	// by default unique ones on Gemini 3 and none on 2.x.
+	CallIDs IDMode
 
 	mu     sync.Mutex
 	faults []Fault
@@ -45,6 +49,7 @@ type Server struct {
 	issued map[string]bool
 	order  []string
 	seq    int
+	calls  int
 }
 
 // Request is one request as received.
@@ -396,6 +401,9 @@ func (s *Server) validate(raw []byte, model string, b *body_) string {
 				return "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."
 			}
 		}
+	}
+	if msg := checkResponseIDs(b); msg != "" {
+		return msg
 	}
 	if gemini3(model) {
 		if msg := s.checkSignatures(b); msg != "" {
