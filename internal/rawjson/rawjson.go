@@ -13,7 +13,12 @@ import (
 
 // maxDepth is encoding/json's nesting limit, so Valid agrees with
 // json.Valid on deep input too.
-const maxDepth = 10000
+const maxDepth = MaxDepth
+
+// MaxDepth is how many arrays and objects a valid value may nest, as
+// encoding/json has it: a reader that walks values itself (ValueEnd) holds
+// them to it too.
+const MaxDepth = 10000
 
 // Valid reports whether b is one JSON value with only whitespace around
 // it: json.Valid's answer (FuzzValid holds it there), about ten times
@@ -69,6 +74,16 @@ func ValidObject(b []byte, f func(k, v []byte)) bool {
 		i = SkipSpace(b, i+1)
 	}
 }
+
+// ValueEnd returns the end of the JSON value starting at b[i] (not at
+// space), which is nested in depth arrays and objects, and whether it is
+// valid as Valid has it: for a reader that walks some values itself and
+// skips the others, each byte once (tools/schema's quickValid). When it is
+// not valid the end is where the fault was found.
+func ValueEnd(b []byte, i, depth int) (int, bool) { return value(b, i, depth) }
+
+// StringEnd is ValueEnd for the string starting at b[i] (its quote).
+func StringEnd(b []byte, i int) (int, bool) { return str(b, i) }
 
 func value(b []byte, i, depth int) (int, bool) {
 	if i >= len(b) {

@@ -2,7 +2,7 @@ package schema
 
 import (
 	"bytes"
-	"strconv"
+	"math"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -22,40 +22,46 @@ import (
 // names the problem. Where s repeats a key, the decoder keeps the last
 // value; quickValid holds every value to the rule, which is stricter.
 // TestQuickValidAgreesWithCheck and FuzzQuickValid hold it to check.
+//
+// It is one pass over s, validating it as rawjson.Valid does and holding
+// each value to what the walks of check (walkRole) and the meta-schema
+// (metaRole) want of it where it is: each value's end is found as it is
+// read, so nested values are not scanned again per depth (the walks over
+// rawjson.EachMember did: 20 M instructions of a cold start's listing).
 func quickValid(s []byte) bool {
 	if len(s) == 0 || s[0] != '{' || !metaWalk {
 		return false
 	}
-	q := &quick{root: s}
-	ok := true
-	url := ""
-	// Validated and its members read in one pass.
-	valid := rawjson.ValidObject(s, func(k, v []byte) {
-		if !ok {
-			return
-		}
-		switch string(k) {
-		case "type":
-			ok = string(v) == `"object"`
-		case "$schema":
-			str, plain := plainString(v)
-			if !plain {
-				ok = false
-				break
-			}
-			url = str
-		default:
-			ok = q.keywordValid(k, v)
-		}
-	})
-	if !valid || !ok || !fastDialects[metaURL(url)] {
+	if len(s) > math.MaxInt32 {
+		return false // spans keep offsets as int32
+	}
+	q := quick{root: s}
+	end, ok := q.value(0, 0, walkOn|walkTypes, metaTop)
+	if !ok || rawjson.SkipSpace(s, end) != len(s) || !fastDialects[metaURL(q.url)] {
 		return false
 	}
-	return q.walk(s, false, true)
+	// The local $refs, resolved now that the root is known to be valid
+	// JSON (resolve reads it with rawjson.EachMember).
+	for i := range q.locals.n {
+		if at := q.locals.at(i); !q.resolves(unsafeString(s[at[0]:at[1]])) {
+			return false
+		}
+	}
+	return true
 }
 
 type quick struct {
 	root []byte
+	// url is the top level's $schema.
+	url string
+	// locals are the local $refs met (where they are in root, without
+	// their quotes), to resolve after the pass.
+	locals few[[2]int32]
+	// spans are the members of the objects at depth 1 and 2 (the top
+	// level and its $defs...), as the pass read them, for resolve: it
+	// went through them again to find each value's end. Offsets, not
+	// slices: no pointer for the garbage collector to follow or guard.
+	spans few[span]
 	// refs remembers resolves' answers: a schema refers to the same
 	// definition many times over, and each answer walked the root again.
 	refs map[string]bool
@@ -63,73 +69,263 @@ type quick struct {
 	objs map[*byte]map[string][]byte
 }
 
-// walk is checkTypes and checkRefs over v: every "type" of a schema is a
-// JSON Schema type (when types is set) and every local $ref resolves.
-// inMap says v is a name→schema map (properties, $defs...), whose names
-// are not keywords.
-func (q *quick) walk(v []byte, inMap, types bool) bool {
-	switch v[0] {
-	case '{':
-		ok := true
-		rawjson.EachMember(v, func(k, x []byte) bool {
-			if bytes.IndexByte(k, '\\') >= 0 {
-				ok = false // the name decides what comes next: check decodes it
-				return false
-			}
-			if !inMap {
-				switch string(k) {
-				case "enum", "const", "default", "examples":
-					return true // values, not schemas
-				case "example":
-					// checkTypes skips it, checkRefs does not.
-					ok = q.walk(x, false, false)
-					return ok
-				case "type":
-					if types && !typeValid(x) {
-						ok = false
-						return false
-					}
-				case "$ref":
-					if x[0] == '"' {
-						ref, plain := plainString(x)
-						if !plain || strings.HasPrefix(ref, "#") && !q.resolves(ref) {
-							ok = false
-							return false
-						}
-					}
-				}
-			}
-			ok = q.walk(x, schemaMaps[string(k)], types)
-			return ok
-		})
-		return ok
-	case '[':
-		ok := true
-		rawjson.EachElem(v, func(x []byte) bool {
-			ok = q.walk(x, false, types)
-			return ok
-		})
-		return ok
-	}
-	return true
+// span is a member of the object starting at root[obj], its key at
+// root[k:ke] and its value at root[v:ve]; with ke 0, the mark that all of
+// obj's members are among the spans.
+type span struct{ obj, k, ke, v, ve int32 }
+
+// few is a list whose first items are kept in place: a quick holding a
+// slice of its own array would be moved to the heap, 282 of them a cold
+// start.
+type few[T any] struct {
+	n    int
+	buf  [32]T
+	more []T
 }
 
-// typeValid is checkTypes' rule for a "type" value.
-func typeValid(x []byte) bool {
-	switch x[0] {
-	case '"':
-		t, plain := plainString(x)
-		return plain && validTypes[t]
-	case '[':
-		ok := true
-		rawjson.EachElem(x, func(e []byte) bool {
-			t, plain := plainString(e)
-			ok = plain && validTypes[t]
-			return ok
-		})
-		return ok
+func (l *few[T]) add(x T) {
+	if l.n < len(l.buf) {
+		l.buf[l.n] = x
+	} else {
+		l.more = append(l.more, x)
 	}
-	return false
+	l.n++
+}
+
+func (l *few[T]) at(i int) T {
+	if i < len(l.buf) {
+		return l.buf[i]
+	}
+	return l.more[i-len(l.buf)]
+}
+
+// walkRole is what checkTypes and checkRefs do with a value: nothing
+// (walkNone: it is a value of enum, const, default or examples, not a
+// schema), or walk it (walkOn), as a name→schema map whose names are not
+// keywords (walkMap: properties, $defs...), checking its "type"s
+// (walkTypes: checkTypes skips example's value, checkRefs does not).
+type walkRole uint8
+
+const (
+	walkNone walkRole = 0
+	walkOn   walkRole = 1 << (iota - 1)
+	walkMap
+	walkTypes
+)
+
+// metaRole is what metaValid2020 wants of a value.
+type metaRole uint8
+
+const (
+	metaNone       metaRole = iota // nothing, or a leaf keyword's shape (leafValid, once the value is read)
+	metaTop                        // the top level: a schema, its type "object", its $schema any string
+	metaSchema                     // a schema: true, false or an object of valid keywords
+	metaSchemas                    // an object of schemas ($defs, properties...)
+	metaSchemaList                 // a non-empty array of schemas (allOf...)
+	metaDeps                       // dependencies: an object of string arrays and schemas
+)
+
+// value reads the value at root[i] (not at space), nested in depth arrays
+// and objects, as w and m want it, and returns its end. A value neither
+// walk looks into is skipped by rawjson.ValueEnd, which validates it.
+func (q *quick) value(i, depth int, w walkRole, m metaRole) (int, bool) {
+	s := q.root
+	if i >= len(s) {
+		return i, false
+	}
+	c := s[i]
+	switch m {
+	case metaSchema:
+		if c != '{' && c != 't' && c != 'f' {
+			return i, false
+		}
+	case metaSchemas, metaDeps:
+		if c != '{' {
+			return i, false
+		}
+	case metaSchemaList:
+		if c != '[' {
+			return i, false
+		}
+	}
+	if w != walkNone || m != metaNone {
+		switch c {
+		case '{':
+			return q.object(i, depth+1, w, m)
+		case '[':
+			return q.array(i, depth+1, w, m)
+		}
+	}
+	return rawjson.ValueEnd(s, i, depth)
+}
+
+func (q *quick) object(i, depth int, w walkRole, m metaRole) (int, bool) {
+	s := q.root
+	if depth > rawjson.MaxDepth {
+		return i, false
+	}
+	obj := i
+	if depth <= 2 {
+		q.spans.add(span{obj: int32(obj)})
+	}
+	i = rawjson.SkipSpace(s, i+1)
+	if i < len(s) && s[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(s) || s[i] != '"' {
+			return i, false
+		}
+		ke, ok := rawjson.StringEnd(s, i)
+		if !ok {
+			return ke, false
+		}
+		k := s[i+1 : ke-1]
+		i = rawjson.SkipSpace(s, ke)
+		if i >= len(s) || s[i] != ':' {
+			return i, false
+		}
+		vs := rawjson.SkipSpace(s, i+1)
+		if vs >= len(s) {
+			return vs, false
+		}
+		kind := kwOther
+		if w != walkNone || m == metaTop || m == metaSchema {
+			if bytes.IndexByte(k, '\\') >= 0 {
+				// The name decides what comes next, and a keyword
+				// may be spelled with an escape: check decodes it.
+				return vs, false
+			}
+			kind = keyword(k)
+		}
+		cw, cm := member(kind, s[vs], w, m)
+		if i, ok = q.value(vs, depth, cw, cm); !ok || !q.read(kind, vs, s[vs:i:i], w, m) {
+			return i, false
+		}
+		if depth <= 2 {
+			q.spans.add(span{int32(obj), int32(ke - len(k) - 1), int32(ke - 1), int32(vs), int32(i)})
+		}
+		i = rawjson.SkipSpace(s, i)
+		switch {
+		case i >= len(s):
+			return i, false
+		case s[i] == '}':
+			return i + 1, true
+		case s[i] != ',':
+			return i, false
+		}
+		i = rawjson.SkipSpace(s, i+1)
+	}
+}
+
+func (q *quick) array(i, depth int, w walkRole, m metaRole) (int, bool) {
+	s := q.root
+	if depth > rawjson.MaxDepth {
+		return i, false
+	}
+	cw := walkNone
+	if w != walkNone {
+		cw = walkOn | w&walkTypes
+	}
+	cm := metaNone
+	if m == metaSchemaList {
+		cm = metaSchema
+	}
+	i = rawjson.SkipSpace(s, i+1)
+	if i < len(s) && s[i] == ']' {
+		return i + 1, m != metaSchemaList // allOf and the others want one schema
+	}
+	for {
+		var ok bool
+		if i, ok = q.value(i, depth, cw, cm); !ok {
+			return i, false
+		}
+		i = rawjson.SkipSpace(s, i)
+		switch {
+		case i >= len(s):
+			return i, false
+		case s[i] == ']':
+			return i + 1, true
+		case s[i] != ',':
+			return i, false
+		}
+		i = rawjson.SkipSpace(s, i+1)
+	}
+}
+
+// member is what the walks want of the value of a member named k (kind)
+// of an object they read as w and m, whose first byte is c.
+func member(k kw, c byte, w walkRole, m metaRole) (walkRole, metaRole) {
+	cw := walkNone
+	if w != walkNone {
+		cw = walkOn | w&walkTypes
+		if w&walkMap == 0 {
+			switch k {
+			case kwEnum, kwConst, kwExamples:
+				cw = walkNone // values, not schemas
+			case kwExample:
+				cw = walkOn // checkTypes skips it, checkRefs does not
+			}
+		}
+		// As check has it (isSchemaMap), by the name alone: a property
+		// named "properties" is read as a map too.
+		if cw != walkNone && k == kwSchemas {
+			cw |= walkMap
+		}
+	}
+	cm := metaNone
+	switch m {
+	case metaTop, metaSchema:
+		cm = k.role()
+	case metaSchemas:
+		cm = metaSchema
+	case metaDeps:
+		if c != '[' {
+			cm = metaSchema
+		}
+	}
+	return cw, cm
+}
+
+// read holds the value x of a member named k, at root[vs], read as member
+// had it, to the rules that need it whole: a "type" of a schema, a $ref,
+// a leaf keyword's shape.
+func (q *quick) read(k kw, vs int, x []byte, w walkRole, m metaRole) bool {
+	if w&(walkOn|walkMap) == walkOn {
+		switch k {
+		case kwType:
+			if w&walkTypes != 0 && !typeValid(x) {
+				return false
+			}
+		case kwRef:
+			if x[0] == '"' {
+				ref, plain := plainString(x)
+				if !plain {
+					return false
+				}
+				if strings.HasPrefix(ref, "#") {
+					q.locals.add([2]int32{int32(vs + 1), int32(vs + 1 + len(ref))})
+				}
+			}
+		}
+	}
+	switch m {
+	case metaTop:
+		switch k {
+		case kwType:
+			return string(x) == `"object"`
+		case kwSchemaURL:
+			var plain bool
+			q.url, plain = plainString(x)
+			return plain
+		}
+		return leafValid(k, x)
+	case metaSchema:
+		return leafValid(k, x)
+	case metaDeps:
+		return x[0] != '[' || uniquePlainStrings(x, nil, true)
+	}
+	return true
 }
 
 // resolves is resolve(root, ref) != nil over the raw root: each segment is
@@ -186,14 +382,23 @@ func (q *quick) members(o []byte) map[string][]byte {
 		return m
 	}
 	m := map[string][]byte{}
-	rawjson.EachMember(o, func(k, x []byte) bool {
+	add := func(k, x []byte) bool {
 		if bytes.IndexByte(k, '\\') >= 0 || !utf8.Valid(k) {
 			m = nil
 			return false
 		}
 		m[unsafeString(k)] = x
 		return true
-	})
+	}
+	if q.spanned(at) {
+		for i := range q.spans.n {
+			if sp := q.spans.at(i); sp.ke != 0 && &q.root[sp.obj] == at && !add(q.root[sp.k:sp.ke], q.root[sp.v:sp.ve:sp.ve]) {
+				break
+			}
+		}
+	} else {
+		rawjson.EachMember(o, add)
+	}
 	if q.objs == nil {
 		q.objs = map[*byte]map[string][]byte{}
 	}
@@ -201,206 +406,13 @@ func (q *quick) members(o []byte) map[string][]byte {
 	return m
 }
 
-// schemaValid is metaValid2020 over raw JSON.
-func (q *quick) schemaValid(x []byte) bool {
-	switch x[0] {
-	case 't', 'f':
-		return true
-	case '{':
-		ok := true
-		rawjson.EachMember(x, func(k, v []byte) bool {
-			ok = q.keywordValid(k, v)
-			return ok
-		})
-		return ok
+// spanned reports whether the members of the object starting at at are
+// among q.spans.
+func (q *quick) spanned(at *byte) bool {
+	for i := range q.spans.n {
+		if sp := q.spans.at(i); sp.ke == 0 && &q.root[sp.obj] == at {
+			return true
+		}
 	}
 	return false
-}
-
-// keywordValid is the keywordValid of metaValid2020 over raw JSON; a key
-// with an escape is not sure (it may decode to a keyword).
-func (q *quick) keywordValid(k, x []byte) bool {
-	if bytes.IndexByte(k, '\\') >= 0 {
-		return false
-	}
-	switch string(k) {
-	case "$ref", "$dynamicRef", "$recursiveRef", "$comment", "title", "description", "format",
-		"contentEncoding", "contentMediaType", "pattern":
-		return x[0] == '"'
-	case "$defs", "definitions", "properties", "patternProperties", "dependentSchemas":
-		if x[0] != '{' {
-			return false
-		}
-		ok := true
-		rawjson.EachMember(x, func(_, s []byte) bool {
-			ok = q.schemaValid(s)
-			return ok
-		})
-		return ok
-	case "prefixItems", "allOf", "anyOf", "oneOf":
-		if x[0] != '[' {
-			return false
-		}
-		ok, n := true, 0
-		rawjson.EachElem(x, func(s []byte) bool {
-			n++
-			ok = q.schemaValid(s)
-			return ok
-		})
-		return ok && n > 0
-	case "items", "contains", "additionalProperties", "propertyNames", "if", "then", "else", "not",
-		"unevaluatedItems", "unevaluatedProperties", "contentSchema":
-		return q.schemaValid(x)
-	case "type":
-		switch x[0] {
-		case '"':
-			t, plain := plainString(x)
-			return plain && validTypes[t]
-		case '[':
-			return uniquePlainStrings(x, func(s string) bool { return validTypes[s] }, true)
-		}
-		return false
-	case "const", "default":
-		return true
-	case "examples":
-		return x[0] == '['
-	case "enum":
-		// Strings, booleans and null, each once, as metaValid2020 has it.
-		return x[0] == '[' && uniquePlainStrings(x, nil, false)
-	case "multipleOf":
-		f, ok := numberValue(x)
-		return ok && f > 0
-	case "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum":
-		_, ok := numberValue(x)
-		return ok
-	case "maxLength", "minLength", "maxItems", "minItems", "maxContains", "minContains", "maxProperties", "minProperties":
-		if !isNumber(x) || bytes.ContainsAny(x, ".eE-") {
-			return false
-		}
-		_, err := strconv.ParseUint(unsafeString(x), 10, 64)
-		return err == nil
-	case "uniqueItems", "deprecated", "readOnly", "writeOnly":
-		return x[0] == 't' || x[0] == 'f'
-	case "required":
-		return x[0] == '[' && uniquePlainStrings(x, nil, true)
-	case "dependentRequired":
-		if x[0] != '{' {
-			return false
-		}
-		ok := true
-		rawjson.EachMember(x, func(_, r []byte) bool {
-			ok = r[0] == '[' && uniquePlainStrings(r, nil, true)
-			return ok
-		})
-		return ok
-	case "dependencies":
-		if x[0] != '{' {
-			return false
-		}
-		ok := true
-		rawjson.EachMember(x, func(_, d []byte) bool {
-			if d[0] == '[' {
-				ok = uniquePlainStrings(d, nil, true)
-			} else {
-				ok = q.schemaValid(d)
-			}
-			return ok
-		})
-		return ok
-	case "$schema", "$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$vocabulary":
-		return false
-	}
-	return true
-}
-
-// uniquePlainStrings reports whether array a holds distinct values, each
-// a string without escapes accepted by ok (nil: any); with onlyStrings
-// unset, true, false and null may be among them too (enum). An empty
-// array passes only with onlyStrings and a nil ok (required), as
-// metaValid2020 has it.
-func uniquePlainStrings(a []byte, ok func(string) bool, onlyStrings bool) bool {
-	var seen [16][]byte
-	var many map[string]bool
-	n, good := 0, true
-	rawjson.EachElem(a, func(e []byte) bool {
-		switch e[0] {
-		case '"':
-			s, plain := plainString(e)
-			if !plain || ok != nil && !ok(s) {
-				good = false
-			}
-		case 't', 'f', 'n':
-			good = !onlyStrings
-		default:
-			good = false
-		}
-		if !good {
-			return false
-		}
-		if n < len(seen) {
-			for _, p := range seen[:n] {
-				if bytes.Equal(p, e) {
-					good = false
-					return false
-				}
-			}
-			seen[n] = e
-		} else {
-			if many == nil {
-				many = make(map[string]bool, 2*len(seen))
-				for _, p := range seen {
-					many[string(p)] = true
-				}
-			}
-			if many[string(e)] {
-				good = false
-				return false
-			}
-			many[string(e)] = true
-		}
-		n++
-		return true
-	})
-	if !good {
-		return false
-	}
-	if n == 0 {
-		// type and enum want one value at least; required may be empty.
-		return onlyStrings && ok == nil
-	}
-	return true
-}
-
-// plainString is the value of a JSON string without escapes whose bytes
-// are valid UTF-8 (so that comparing raw bytes is comparing the decoded
-// strings); plain is false for anything else.
-func plainString(x []byte) (string, bool) {
-	if len(x) < 2 || x[0] != '"' {
-		return "", false
-	}
-	in := x[1 : len(x)-1]
-	if bytes.IndexByte(in, '\\') >= 0 || !utf8.Valid(in) {
-		return "", false
-	}
-	return unsafeString(in), true
-}
-
-func isNumber(x []byte) bool { return x[0] == '-' || x[0] >= '0' && x[0] <= '9' }
-
-// numberValue is number for a raw JSON value.
-func numberValue(x []byte) (float64, bool) {
-	if !isNumber(x) {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(unsafeString(x), 64)
-	return f, err == nil
-}
-
-// unsafeString is b as a string for the length of a call that keeps no
-// reference to it.
-func unsafeString(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
 }

@@ -2,6 +2,8 @@ package schema
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -144,6 +146,9 @@ func FuzzQuickValid(f *testing.F) {
 	for _, c := range quickCases {
 		f.Add([]byte(c.schema))
 	}
+	for _, c := range deepCases {
+		f.Add(nested(3, c.open, c.leaf, c.close))
+	}
 	f.Fuzz(func(t *testing.T, s []byte) {
 		if quickValid(s) {
 			if err := check(s); err != nil {
@@ -151,4 +156,83 @@ func FuzzQuickValid(f *testing.F) {
 			}
 		}
 	})
+}
+
+// nested is a schema whose properties nest levels deep, each level
+// opening with open and closing with close, around leaf.
+func nested(levels int, open, leaf, close string) []byte {
+	return []byte(`{"type":"object","properties":{"a":` + strings.Repeat(open, levels) + leaf +
+		strings.Repeat(close, levels) + `},"$defs":{"D":{"type":"string"}}}`)
+}
+
+// deepCases nest schemas, schema maps, schema arrays, unknown keywords
+// and plain values, up to encoding/json's depth limit and past it.
+var deepCases = []struct {
+	name        string
+	open, close string
+	// levels is how many opens; depth the nesting of arrays and objects
+	// each adds.
+	depth int
+	leaf  string
+	want  bool
+}{
+	{"properties", `{"properties":{"a":`, `}}`, 2, `{"type":"string"}`, true},
+	{"properties, a bad type", `{"properties":{"a":`, `}}`, 2, `{"type":"strin"}`, false},
+	{"properties, a $ref", `{"properties":{"a":`, `}}`, 2, `{"$ref":"#/$defs/D"}`, true},
+	{"properties, a $ref to nothing", `{"properties":{"a":`, `}}`, 2, `{"$ref":"#/$defs/E"}`, false},
+	{"items", `{"items":`, `}`, 1, `{"type":"integer"}`, true},
+	{"allOf", `{"allOf":[`, `]}`, 2, `{"minLength":1}`, true},
+	{"allOf, a bad minLength", `{"allOf":[`, `]}`, 2, `{"minLength":-1}`, false},
+	{"unknown keywords", `{"x-a":`, `}`, 1, `{"type":"null"}`, true},
+	{"unknown keywords, a bad type", `{"x-a":`, `}`, 1, `{"type":5}`, false},
+	{"arrays in a default", `{"default":[`, `]}`, 2, `{"type":5}`, true},
+	{"arrays in an example", `{"example":[`, `]}`, 2, `{"$ref":"#/nowhere"}`, false},
+}
+
+// Deep schemas get check's verdict, up to the depth limit and past it
+// (where encoding/json refuses them), each byte read a bounded number
+// of times (BenchmarkQuickValidDeep shows the time per byte).
+func TestQuickValidDeep(t *testing.T) {
+	t.Parallel()
+	for _, c := range deepCases {
+		// 2 for the top level and its properties, 1 for the leaf.
+		under := (10000 - 3) / c.depth
+		for _, levels := range []int{1, 20, under, under + 1} {
+			s := nested(levels, c.open, c.leaf, c.close)
+			want := c.want && 3+levels*c.depth <= 10000
+			got := quickValid(s)
+			if got != want {
+				t.Errorf("%s, %d levels: quickValid %v, want %v", c.name, levels, got, want)
+			}
+			if json.Valid(s) != (3+levels*c.depth <= 10000) {
+				t.Fatalf("%s, %d levels: json.Valid %v: the depth limit is not where the test has it", c.name, levels, json.Valid(s))
+			}
+			// check decodes the schema and may ask the library, which
+			// takes seconds at thousands of levels: its verdict is
+			// asked of the shallow ones.
+			if levels > 20 {
+				continue
+			}
+			if err := check(s); (err == nil) != c.want {
+				t.Errorf("%s, %d levels: check says %v, want valid %v", c.name, levels, err, c.want)
+			}
+		}
+	}
+}
+
+// BenchmarkQuickValidDeep reads schemas nested 10 to 4,000 levels deep:
+// the time per byte stays flat (the walks over rawjson.EachMember read each
+// level again per depth, so it grew with the depth).
+func BenchmarkQuickValidDeep(b *testing.B) {
+	for _, levels := range []int{10, 100, 1000, 4000} {
+		s := nested(levels, `{"type":"object","properties":{"a":`, `{"type":"string"}`, `}}`)
+		b.Run(strconv.Itoa(levels), func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				if !quickValid(s) {
+					b.Fatal("not taken")
+				}
+			}
+		})
+	}
 }
