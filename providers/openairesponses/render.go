@@ -71,6 +71,9 @@ func renderInput(req *agent.Request, pl plan) ([]json.RawMessage, error) {
 	if r.out == nil {
 		r.out = []json.RawMessage{}
 	}
+	if repeatsCallID(req.Messages) {
+		r.out = uniqueCallIDs(r.out)
+	}
 	return r.out, nil
 }
 

@@ -411,11 +411,18 @@ func (p *parsed) readInput(in json.RawMessage) *apiErr {
 				return bad(fmt.Sprintf("input[%d].namespace", i), "Function '%s' not found in namespace '%s'.", name, ns)
 			}
 		case "function_call_output":
-			if cid := str(it["call_id"]); !calls[cid] {
+			cid := str(it["call_id"])
+			switch {
+			case !calls[cid]:
 				return bad("input", "No tool call found for function call output with call_id %s.", cid)
-			} else {
-				answered[cid] = true
+			case answered[cid]:
+				// One output per call_id: a history whose turns reuse an id
+				// (Chat servers' call_0, Vertex AI's call_<n>) is refused
+				// (NousResearch/hermes-agent#102629 quotes the words;
+				// mnfst/llm-gateway#2858).
+				return bad("input", "Duplicate function_call_output for call_id '%s'. Each function_call must have exactly one matching function_call_output", cid)
 			}
+			answered[cid] = true
 		case "tool_search_call":
 			if it["arguments"] == nil {
 				return bad(fmt.Sprintf("input[%d].arguments", i), "Missing required parameter: 'input[%d].arguments'.", i)
