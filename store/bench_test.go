@@ -326,3 +326,31 @@ func BenchmarkOpenExisting(b *testing.B) {
 		d.Close()
 	}
 }
+
+// BenchmarkLoadCatalogsWarm is a later run's catalog read: the eleven
+// lists SaveCatalogsFirstRun writes, each loaded as a start loads them
+// (go test ./store -run X -bench LoadCatalogsWarm -benchtime 200x).
+func BenchmarkLoadCatalogsWarm(b *testing.B) {
+	ctx := context.Background()
+	d, err := Open(ctx, filepath.Join(b.TempDir(), "agent.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	es := firstRunCatalogs()
+	if err := d.SaveCatalogs(ctx, es); err != nil {
+		b.Fatal(err)
+	}
+	cpu0 := cpuTime()
+	n := 0
+	for b.Loop() {
+		for _, e := range es {
+			got, err := d.LoadCatalog(ctx, e.Server, e.ConfigHash)
+			if err != nil || len(got.Tools) != len(e.Tools) {
+				b.Fatalf("%s: %d bytes: %v", e.Server, len(got.Tools), err)
+			}
+		}
+		n++
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(n), "cpu-µs/op")
+}

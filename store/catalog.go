@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/agent-dev/agent/tools"
@@ -27,7 +28,7 @@ func (d *DB) LoadCatalog(ctx context.Context, server, configHash string) (tools.
 	// The tools column only when it is short (a file's reference, or a
 	// small list): a long one is read below, away from the memory map.
 	err := d.sql.QueryRowContext(ctx, `SELECT server_name, server_version, instructions, description,
-		CASE WHEN length(tools) <= 256 THEN tools END, length(tools), tools_hash, listed_at
+		CASE WHEN length(tools) <= `+strconv.Itoa(catalogRefMax)+` THEN tools END, length(tools), tools_hash, listed_at
 		FROM mcp_catalog WHERE server = ? AND config_hash = ?`, server, configHash).
 		Scan(&e.ServerName, &e.ServerVersion, &e.Instructions, &e.Description, &small, &size, &e.ToolsHash, &listed)
 	if err != nil {
@@ -37,21 +38,21 @@ func (d *DB) LoadCatalog(ctx context.Context, server, configHash string) (tools.
 		return tools.CatalogEntry{}, fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
 	}
 	e.ListedAt = fromMS(listed)
-	if size > 256 {
+	if size > catalogRefMax {
 		if e.Tools, e.ToolsHash, err = d.loadInlineTools(ctx, server, configHash); err != nil {
 			return tools.CatalogEntry{}, err
 		}
 		return e, nil
 	}
-	hash, n, ok := parseCatalogRef(small)
+	loc, ok := parseCatalogRef(small)
 	if !ok {
 		e.Tools = small
 		return e, nil
 	}
-	if hash != e.ToolsHash {
+	if !loc.pack && loc.name != e.ToolsHash {
 		return tools.CatalogEntry{}, fmt.Errorf("MCP catalog of %s: the file named is not the list's: %w", server, ErrNotFound)
 	}
-	if e.Tools, err = d.readCatalogFile(hash, n); err != nil {
+	if e.Tools, err = d.readCatalogFile(loc); err != nil {
 		return tools.CatalogEntry{}, fmt.Errorf("MCP catalog of %s: %v: %w", server, err, ErrNotFound)
 	}
 	return e, nil
@@ -118,7 +119,8 @@ func (d *DB) SaveCatalog(ctx context.Context, e tools.CatalogEntry) error {
 // SaveCatalogs is SaveCatalog of each entry, in one transaction: a first
 // run lists all its servers at once, and a transaction each began, prepared
 // both statements and committed (rewriting the table's pages into the WAL)
-// eleven times over.
+// eleven times over. Lists that add up to a large one go to one pack file
+// (catalogfile.go).
 func (d *DB) SaveCatalogs(ctx context.Context, es []tools.CatalogEntry) error {
 	type row struct {
 		e      tools.CatalogEntry
@@ -130,7 +132,8 @@ func (d *DB) SaveCatalogs(ctx context.Context, es []tools.CatalogEntry) error {
 		}
 	}
 	rows := make([]row, 0, len(es))
-	filed := false
+	var packed []int // rows whose lists go in the batch's pack
+	total := 0
 	for _, e := range es {
 		if e.Tools == nil {
 			e.Tools = []byte("[]")
@@ -140,15 +143,48 @@ func (d *DB) SaveCatalogs(ctx context.Context, es []tools.CatalogEntry) error {
 		if e.ListedAt.IsZero() {
 			e.ListedAt = time.Now()
 		}
-		stored := e.Tools
-		if len(e.Tools) >= catalogFileMin {
+		if len(e.Tools) > catalogRefMax {
+			packed = append(packed, len(rows))
+			total += len(e.Tools)
+		}
+		rows = append(rows, row{e, e.Tools})
+	}
+	filed := false
+	switch {
+	case len(packed) > 1 && total >= catalogFileMin:
+		// A batch of lists as large as a large list (a first run's
+		// eleven, about 480 KB at 282 tools): one file, one sync, and
+		// the rows name their slices of it. Through SQLite each list
+		// was copied into the statement, into its overflow pages and
+		// into the WAL, a write call per page and per frame header,
+		// most of the transaction's CPU (go test ./store -bench
+		// SaveCatalogsFirstRun).
+		hashes, sizes, parts := make([]string, len(packed)), make([]int, len(packed)), make([][]byte, len(packed))
+		for i, r := range packed {
+			hashes[i], sizes[i], parts[i] = rows[r].e.ToolsHash, len(rows[r].e.Tools), rows[r].e.Tools
+		}
+		name := packName(hashes, sizes)
+		// A pack that cannot be written leaves the lists in the rows.
+		if err := d.writeCatalogFile(name, parts...); err == nil {
+			off := 0
+			for _, r := range packed {
+				rows[r].stored = catalogPackRef(name, total, off, len(rows[r].e.Tools))
+				off += len(rows[r].e.Tools)
+			}
+			filed = true
+		}
+	default:
+		for _, r := range packed {
+			e := rows[r].e
+			if len(e.Tools) < catalogFileMin {
+				continue
+			}
 			// A file that cannot be written leaves the list in the row.
 			if err := d.writeCatalogFile(e.ToolsHash, e.Tools); err == nil {
-				stored = catalogRef(e.ToolsHash, len(e.Tools))
+				rows[r].stored = catalogRef(e.ToolsHash, len(e.Tools))
 				filed = true
 			}
 		}
-		rows = append(rows, row{e, stored})
 	}
 	err := d.withTx(ctx, func(tx *sql.Tx) error {
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO mcp_catalog

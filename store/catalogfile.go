@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -43,21 +45,82 @@ const catalogFileKeep = 10 * time.Minute
 // catalogDir holds the list files of the database at d.path.
 func (d *DB) catalogDir() string { return d.path + "-catalog" }
 
+// catalogPackPrefix starts a tools column that names a list kept in a
+// pack, the one file a batch of lists was written to (SaveCatalogs):
+// "agent-catalog-pack-1 <pack name> <pack size> <offset> <size>". An agent
+// from before the packs reads it as a list of an unknown format and lists
+// the server again.
+const catalogPackPrefix = "agent-catalog-pack-1 "
+
+// catalogRefMax is the longest tools column that can be a reference; a
+// list that short stays in its row.
+const catalogRefMax = 256
+
 func catalogRef(hash string, size int) []byte {
 	return []byte(catalogRefPrefix + hash + " " + strconv.Itoa(size))
 }
 
-// parseCatalogRef reads a tools column written by catalogRef.
-func parseCatalogRef(b []byte) (hash string, size int, ok bool) {
-	if len(b) > 256 || !strings.HasPrefix(string(b), catalogRefPrefix) {
-		return "", 0, false
+func catalogPackRef(pack string, packSize, off, size int) []byte {
+	return []byte(catalogPackPrefix + pack + " " + strconv.Itoa(packSize) + " " + strconv.Itoa(off) + " " + strconv.Itoa(size))
+}
+
+// catalogLoc is where a reference says a list is: bytes [off, off+size)
+// of the file name, which is fileSize long. A file of one list
+// (catalogRef) is named by the list's sha256; a pack by packName.
+type catalogLoc struct {
+	name                string
+	fileSize, off, size int
+	pack                bool
+}
+
+// parseCatalogRef reads a tools column written by catalogRef or
+// catalogPackRef.
+func parseCatalogRef(b []byte) (loc catalogLoc, ok bool) {
+	if len(b) > catalogRefMax {
+		return catalogLoc{}, false
 	}
-	hash, n, found := strings.Cut(string(b[len(catalogRefPrefix):]), " ")
-	size, err := strconv.Atoi(n)
-	if !found || err != nil || size <= 0 || !validHash(hash) {
-		return "", 0, false
+	s := string(b)
+	var nums []string
+	switch {
+	case strings.HasPrefix(s, catalogRefPrefix):
+		nums = strings.Split(s[len(catalogRefPrefix):], " ")
+		if len(nums) != 2 {
+			return catalogLoc{}, false
+		}
+		nums = append(nums, "0", nums[1]) // the whole file
+	case strings.HasPrefix(s, catalogPackPrefix):
+		nums = strings.Split(s[len(catalogPackPrefix):], " ")
+		if len(nums) != 4 {
+			return catalogLoc{}, false
+		}
+		loc.pack = true
+	default:
+		return catalogLoc{}, false
 	}
-	return hash, size, true
+	loc.name = nums[0]
+	var n [3]int
+	for i := range n {
+		v, err := strconv.Atoi(nums[i+1])
+		if err != nil || v < 0 {
+			return catalogLoc{}, false
+		}
+		n[i] = v
+	}
+	loc.fileSize, loc.off, loc.size = n[0], n[1], n[2]
+	if !validHash(loc.name) || loc.size <= 0 || loc.off > loc.fileSize || loc.size > loc.fileSize-loc.off {
+		return catalogLoc{}, false
+	}
+	return loc, true
+}
+
+// packName names the pack of lists (their sha256 and sizes, in order):
+// another set of lists is another name, as for a file of one list.
+func packName(hashes []string, sizes []int) string {
+	h := sha256.New()
+	for i, x := range hashes {
+		h.Write([]byte(x + " " + strconv.Itoa(sizes[i]) + "\n"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // validHash: 64 lower-case hex digits, so a name from the database can
@@ -74,12 +137,17 @@ func validHash(h string) bool {
 	return true
 }
 
-// writeCatalogFile stores b as the file of hash (its sha256), unless a
-// file of that name and size is there already.
-func (d *DB) writeCatalogFile(hash string, b []byte) error {
+// writeCatalogFile stores parts, one after the other, as the file name
+// (the sha256 of a list, or a packName), unless a file of that name and
+// size is there already.
+func (d *DB) writeCatalogFile(name string, parts ...[]byte) error {
+	size := 0
+	for _, b := range parts {
+		size += len(b)
+	}
 	dir := d.catalogDir()
-	p := filepath.Join(dir, hash)
-	if st, err := os.Stat(p); err == nil && st.Size() == int64(len(b)) {
+	p := filepath.Join(dir, name)
+	if st, err := os.Stat(p); err == nil && st.Size() == int64(size) {
 		// Touched, so pruning sees it as in use.
 		now := time.Now()
 		_ = os.Chtimes(p, now, now)
@@ -88,12 +156,16 @@ func (d *DB) writeCatalogFile(hash string, b []byte) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, hash+".tmp-")
+	f, err := os.CreateTemp(dir, name+".tmp-")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	_, err = f.Write(b)
+	for _, b := range parts {
+		if _, err = f.Write(b); err != nil {
+			break
+		}
+	}
 	if err == nil {
 		err = f.Sync()
 	}
@@ -110,11 +182,12 @@ func (d *DB) writeCatalogFile(hash string, b []byte) error {
 	return nil
 }
 
-// readCatalogFile returns the bytes of the file of hash, which must be
-// size long. They are a private mapping where mmap exists: writes to them
-// stay in this process, and they live as long as the process.
-func (d *DB) readCatalogFile(hash string, size int) ([]byte, error) {
-	f, err := os.Open(filepath.Join(d.catalogDir(), hash))
+// readCatalogFile returns the list at loc, in a file that must be
+// loc.fileSize long. Its bytes are a private mapping where mmap exists:
+// writes to them stay in this process (each load maps the list afresh),
+// and they live as long as the process.
+func (d *DB) readCatalogFile(loc catalogLoc) ([]byte, error) {
+	f, err := os.Open(filepath.Join(d.catalogDir(), loc.name))
 	if err != nil {
 		return nil, err
 	}
@@ -123,10 +196,10 @@ func (d *DB) readCatalogFile(hash string, size int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.Size() != int64(size) {
-		return nil, fmt.Errorf("catalog file %s: %d bytes, want %d", hash, st.Size(), size)
+	if st.Size() != int64(loc.fileSize) {
+		return nil, fmt.Errorf("catalog file %s: %d bytes, want %d", loc.name, st.Size(), loc.fileSize)
 	}
-	return mapFile(f, size)
+	return mapFile(f, loc.off, loc.size)
 }
 
 // pruneCatalogFiles removes the files no row names (and leftover
@@ -141,7 +214,7 @@ func (d *DB) pruneCatalogFiles(ctx context.Context) error {
 	}
 	// length() of a BLOB reads no overflow page: the inline lists are
 	// skipped without being read.
-	rows, err := d.sql.QueryContext(ctx, `SELECT tools FROM mcp_catalog WHERE length(tools) <= 256`)
+	rows, err := d.sql.QueryContext(ctx, `SELECT tools FROM mcp_catalog WHERE length(tools) <= `+strconv.Itoa(catalogRefMax))
 	if err != nil {
 		return mapErr(err)
 	}
@@ -152,8 +225,8 @@ func (d *DB) pruneCatalogFiles(ctx context.Context) error {
 		if err := rows.Scan(&b); err != nil {
 			return mapErr(err)
 		}
-		if h, _, ok := parseCatalogRef(b); ok {
-			used[h] = true
+		if loc, ok := parseCatalogRef(b); ok {
+			used[loc.name] = true
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -58,7 +59,7 @@ func TestCatalogLargeListInFile(t *testing.T) {
 			}
 			sum := sha256.Sum256(list)
 			hash := hex.EncodeToString(sum[:])
-			if _, _, ref := parseCatalogRef(stored); ref != tc.inFile {
+			if _, ref := parseCatalogRef(stored); ref != tc.inFile {
 				t.Fatalf("row holds a reference: %v, want %v", ref, tc.inFile)
 			}
 			if files := catalogFiles(t, d); tc.inFile && (len(files) != 1 || files[0] != hash) {
@@ -194,4 +195,124 @@ func TestCatalogFilesPruned(t *testing.T) {
 	if files := catalogFiles(t, d); len(files) != 0 {
 		t.Fatalf("files after clear: %v", files)
 	}
+}
+
+// A batch of lists as large as a large list goes to one file, a pack the
+// rows name slices of (lists of catalogRefMax bytes or less stay in their
+// rows); each list loads as written, and writing into a loaded one
+// changes neither another list nor a later load.
+func TestSaveCatalogsPacksABatch(t *testing.T) {
+	d, _ := openTest(t)
+	ctx := t.Context()
+	es := []tools.CatalogEntry{
+		{Server: "a", ConfigHash: "h", Tools: bigList(7, 40_000)},
+		{Server: "b", ConfigHash: "h", Tools: []byte("tiny")},
+		{Server: "c", ConfigHash: "h", Tools: bigList(8, 5_000)}, // ends mid-page
+		{Server: "d", ConfigHash: "h", Tools: bigList(9, catalogFileMin)},
+	}
+	if err := d.SaveCatalogs(ctx, es); err != nil {
+		t.Fatal(err)
+	}
+	if files := catalogFiles(t, d); len(files) != 1 {
+		t.Fatalf("files %v, want one pack", files)
+	}
+	for _, e := range es {
+		var stored []byte
+		if err := d.sql.QueryRowContext(ctx, `SELECT tools FROM mcp_catalog WHERE server = ?`, e.Server).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		loc, ref := parseCatalogRef(stored)
+		if inPack := len(e.Tools) > catalogRefMax; ref != inPack || ref && !loc.pack {
+			t.Fatalf("%s: row holds %.40q, want a pack reference: %v", e.Server, stored, inPack)
+		}
+	}
+	load := func(server string) []byte {
+		t.Helper()
+		got, err := d.LoadCatalog(ctx, server, "h")
+		if err != nil {
+			t.Fatalf("%s: %v", server, err)
+		}
+		return got.Tools
+	}
+	for _, e := range es {
+		// A slice of the pack has no room beyond its list.
+		if got := load(e.Server); !bytes.Equal(got, e.Tools) || len(got) > catalogRefMax && cap(got) != len(got) {
+			t.Fatalf("%s: loaded %d bytes (room for %d), want %d as written", e.Server, len(got), cap(got), len(e.Tools))
+		}
+	}
+	c := load("c")
+	c[0], c[len(c)-1] = '!', '!'
+	for _, e := range es {
+		if !bytes.Equal(load(e.Server), e.Tools) {
+			t.Fatalf("a write into the loaded list of c reached %s", e.Server)
+		}
+	}
+}
+
+// A pack cut short or gone reads as no cached list for every row naming
+// it; a pack stays while a row names it, and goes once none does and it
+// is older than catalogFileKeep.
+func TestCatalogPackDamagedAndPruned(t *testing.T) {
+	ctx := t.Context()
+	batch := func() []tools.CatalogEntry {
+		return []tools.CatalogEntry{
+			{Server: "a", ConfigHash: "h", Tools: bigList(10, 50_000)},
+			{Server: "b", ConfigHash: "h", Tools: bigList(11, 50_000)},
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		damage func(path string) error
+	}{
+		{"removed", os.Remove},
+		{"cut short", func(p string) error { return os.Truncate(p, 60_000) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, _ := openTest(t)
+			if err := d.SaveCatalogs(ctx, batch()); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.damage(filepath.Join(d.catalogDir(), catalogFiles(t, d)[0])); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range []string{"a", "b"} {
+				if _, err := d.LoadCatalog(ctx, s, "h"); !errors.Is(err, ErrNotFound) {
+					t.Fatalf("%s: %v, want ErrNotFound", s, err)
+				}
+			}
+		})
+	}
+	t.Run("pruned", func(t *testing.T) {
+		d, _ := openTest(t)
+		if err := d.SaveCatalogs(ctx, batch()); err != nil {
+			t.Fatal(err)
+		}
+		pack := catalogFiles(t, d)[0]
+		age := func() {
+			old := time.Now().Add(-2 * catalogFileKeep)
+			for _, f := range catalogFiles(t, d) {
+				if err := os.Chtimes(filepath.Join(d.catalogDir(), f), old, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		age()
+		// a's list replaced (in a file of its own): b still names the pack.
+		if err := d.SaveCatalog(ctx, tools.CatalogEntry{Server: "a", ConfigHash: "h", Tools: bigList(12, catalogFileMin)}); err != nil {
+			t.Fatal(err)
+		}
+		if files := catalogFiles(t, d); len(files) != 2 || !slices.Contains(files, pack) {
+			t.Fatalf("files %v, want the pack and a's new file", files)
+		}
+		if got, err := d.LoadCatalog(ctx, "b", "h"); err != nil || !bytes.Equal(got.Tools, batch()[1].Tools) {
+			t.Fatalf("b after a's replacement: %v", err)
+		}
+		age()
+		if err := d.SaveCatalog(ctx, tools.CatalogEntry{Server: "b", ConfigHash: "h", Tools: bigList(13, catalogFileMin)}); err != nil {
+			t.Fatal(err)
+		}
+		if files := catalogFiles(t, d); len(files) != 2 || slices.Contains(files, pack) {
+			t.Fatalf("files %v, want a's and b's files, the pack no row names pruned", files)
+		}
+	})
 }
