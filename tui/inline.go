@@ -101,10 +101,20 @@ func (m *Model) printCmd() tea.Cmd {
 		return m.printCmd()
 	}
 	// The lines leave the redrawn area in this update; they are printed
-	// once the smaller frame is on the terminal. Printed first, they would
-	// scroll the old, taller frame up and its shrinking would then leave
-	// blank rows under the input.
-	return tea.Tick(printDelay, func(time.Time) tea.Msg { return printNowMsg{text} })
+	// once the smaller frame is on the terminal (fence.go), and until
+	// then no frame may be taller than the room they leave it.
+	m.inflight = n
+	if m.fence == nil {
+		return func() tea.Msg { return printNowMsg{text} }
+	}
+	m.title = 1 - m.title
+	f, title := m.fence, titles[m.title]
+	return func() tea.Msg {
+		if !f.wait(title) {
+			return nil
+		}
+		return printNowMsg{text}
+	}
 }
 
 // printDelay is a little over one frame at the renderer's 60 fps.
@@ -182,9 +192,19 @@ func (m *Model) renderInline() string {
 	// screen whose live area is half of it) is kept too: cut to the
 	// streaming frame's height, it would leave the difference blank under
 	// the input. printBatch leaves it room.
+	// Counted in the terminal's rows: the input box and the pane are
+	// one string of several.
+	rows = strings.Split(strings.Join(rows, "\n"), "\n")
 	m.floor = min(max(m.floor, len(rows)), m.height)
 	if pad := m.floor - len(rows); pad > 0 {
 		rows = append(make([]string, pad), rows...)
+	}
+	// While lines are on their way above the frame, a frame that grew
+	// since (a picker opened) shows its bottom only: with the lines it
+	// would be taller than the screen (printBatch counted the frame the
+	// lines left). It is whole again once they are printed.
+	if room := max(m.height-1-m.inflight, 1); m.inflight > 0 && len(rows) > room {
+		rows = rows[len(rows)-room:]
 	}
 	return strings.Join(rows, "\n")
 }

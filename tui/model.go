@@ -76,6 +76,12 @@ type Model struct {
 	laidOut   frameLayout
 	queue     []string
 	printing  bool
+	// inflight is how many lines the print in flight adds above the
+	// frame; fence says when the frame it waits for is on the terminal,
+	// titled titles[title] (fence.go).
+	inflight int
+	fence    *frameFence
+	title    int
 	// floor is the inline view's least height (see renderInline).
 	floor    int
 	ready    bool
@@ -258,7 +264,7 @@ func (m *Model) resize(w, h int) {
 func (m *Model) View() tea.View {
 	var v tea.View
 	v.AltScreen = m.opts.AltScreen
-	v.WindowTitle = "agent"
+	v.WindowTitle = titles[m.title]
 	if m.width == 0 || m.height == 0 {
 		// Inline, a frame drawn before the terminal's size is known stays
 		// above the first real one (the renderer cannot tell how many rows

@@ -264,9 +264,13 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}
-	if opts.Output != nil {
-		popts = append(popts, tea.WithOutput(opts.Output))
+	out := opts.Output
+	if out == nil {
+		out = os.Stdout
 	}
+	m.fence = newFrameFence()
+	defer m.fence.stop()
+	popts = append(popts, tea.WithOutput(m.fence.watch(out)))
 	if opts.Width > 0 && opts.Height > 0 {
 		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
 	}

@@ -23,6 +23,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case printedMsg:
 		m.printing = false
+		m.inflight = 0
 	case readyMsg:
 		m.ready = true
 	case printNowMsg:
