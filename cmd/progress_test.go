@@ -35,7 +35,14 @@ func TestPrintProgressInStreamJSON(t *testing.T) {
 			}
 			return mcpgo.NewToolResultText("counted to 3"), nil
 		})
-	hs := httptest.NewServer(server.NewStreamableHTTPServer(s))
+	// No session stream (GET answers 405, which the client takes as
+	// "not offered"): mcp-go's server hands each notification to whichever
+	// of the session stream and the call's own stream takes it first, and
+	// one sent on the session stream can reach the agent after the call's
+	// answer, when there is no call left to show it on: at load all three
+	// did, and the test saw no step. On the call's stream they come before
+	// the answer.
+	hs := httptest.NewServer(server.NewStreamableHTTPServer(s, server.WithDisableStreaming(true)))
 	t.Cleanup(hs.Close)
 	cfg := writeJSON(t, "mcp.json", map[string]any{"mcpServers": map[string]any{"slow": map[string]any{"type": "http", "url": hs.URL + "/mcp"}}})
 	fake := anthropictest.NewServer(t)
@@ -53,6 +60,9 @@ func TestPrintProgressInStreamJSON(t *testing.T) {
 	for _, ev := range streamEvents(t, res.stdout) {
 		switch ev["type"] {
 		case "tool_progress":
+			if result != "" {
+				t.Errorf("a step after the call finished: %v", ev)
+			}
 			progress = append(progress, ev)
 		case "tool_call_finished":
 			tl, _ := ev["tool"].(map[string]any)
@@ -62,10 +72,9 @@ func TestPrintProgressInStreamJSON(t *testing.T) {
 	if result != "counted to 3" {
 		t.Fatalf("tool result %q\n%s", result, res.stdout)
 	}
-	// mcp-go's HTTP server may route a notification sent in quick
-	// succession to the session's own stream instead of the call's: a
-	// step can arrive after the answer and is not shown then. The steps
-	// that arrive are in order, each whole.
+	// The steps are shown while the call runs, in order, each whole. Not
+	// always all three: mcp-go's server (v1.2.1) drops a notification its
+	// forwarder took just as the call's answer was being written.
 	if len(progress) == 0 {
 		t.Fatalf("no tool_progress event:\n%s", res.stdout)
 	}
