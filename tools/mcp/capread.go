@@ -284,6 +284,8 @@ loop:
 			c.stack[depth-1].value = true
 		case ',':
 			c.stack[depth-1].value = false
+		case ' ', '\t', '\r':
+			pg.spaced = true
 		case '\n':
 			break loop
 		}
@@ -328,6 +330,11 @@ func (c *capReader) reset() {
 }
 
 func (c *capReader) feed(b byte) {
+	if c.div != nil {
+		// Only divRun looks for space in an element; one that starts
+		// here (divElem) is reset.
+		c.div.spaced = true
+	}
 	if b == '\n' && (c.lines || c.str) {
 		// A raw newline ends a line-delimited message, and is never part of
 		// a string: either way the state starts again.

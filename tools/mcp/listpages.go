@@ -101,7 +101,12 @@ type listPage struct {
 	size   int
 	elem   int // offset in cur of the element being read, -1 between elements
 	elems  [][]byte
-	other  int // elements that are not objects
+	// tight[i]: elems[i] has no space outside its strings, as divRun
+	// read it (false when any of it went through feed), so its schema
+	// needs no compact check (parseToolView).
+	tight  []bool
+	spaced bool // the element being read may have space outside strings
+	other  int  // elements that are not objects
 	// inOther: inside such an element
 	inOther bool
 }
@@ -156,6 +161,7 @@ func (pg *listPage) beginElem() {
 		pg.grow()
 	}
 	pg.elem = len(pg.cur)
+	pg.spaced = false
 }
 
 // endElem marks the end of the element begun (after its '}').
@@ -164,6 +170,7 @@ func (pg *listPage) endElem() {
 		return
 	}
 	pg.elems = append(pg.elems, pg.cur[pg.elem:len(pg.cur):len(pg.cur)])
+	pg.tight = append(pg.tight, !pg.spaced)
 	pg.elem = -1
 }
 
@@ -206,8 +213,11 @@ func (c *conn) claimPage(res json.RawMessage) (json.RawMessage, int, *listPage, 
 // is already compact) rather than copies. The tool is validated once
 // (rawjson.Valid) and only its small members are decoded: json.Unmarshal
 // of the whole tool scanned it twice through encoding/json's state
-// machine, schema and description included, for a name.
-func parseToolView(raw []byte) (rawTool, error) {
+// machine, schema and description included, for a name. tight says raw
+// has no space outside its strings (listPage.tight), so neither has its
+// schema: the compact check, a third pass over the schema's strings, is
+// skipped.
+func parseToolView(raw []byte, tight bool) (rawTool, error) {
 	var desc, in, name []byte
 	var small []byte // the members decoded into t below, as an object
 	names, anns := 0, 0
@@ -295,7 +305,7 @@ func parseToolView(raw []byte) (rawTool, error) {
 		out.Description = aliasString(d)
 	}
 	if len(in) > 0 && in[0] == '{' {
-		if compact(in) {
+		if tight || compact(in) {
 			out.Schema = json.RawMessage(in)
 		} else {
 			var buf bytes.Buffer

@@ -37,6 +37,7 @@ func divert(t *testing.T, s string, lines bool) (string, map[int]*listPage) {
 		// The pages' tools, with the output: the runs write them too.
 		for n := 1; n <= len(p.done); n++ {
 			if pg := p.done[n]; pg != nil {
+				checkTight(t, pg, i == 2)
 				out = append(append(out, 0), bytes.Join(pg.elems, []byte{0})...)
 				out = fmt.Appendf(out, "\x00other %d size %d %q", pg.other, pg.size, bytes.Join(pg.chunks, nil))
 			}
@@ -53,6 +54,30 @@ func divert(t *testing.T, s string, lines bool) (string, map[int]*listPage) {
 	return out, got
 }
 
+// checkTight holds a page's tight marks to encoding/json: a valid tool is
+// tight when compacting it changes nothing, as divRun reads it (a page
+// read byte by byte by feed, notTight, marks none).
+func checkTight(t *testing.T, pg *listPage, notTight bool) {
+	t.Helper()
+	if len(pg.tight) != len(pg.elems) {
+		t.Fatalf("%d tight marks for %d tools", len(pg.tight), len(pg.elems))
+	}
+	for i, e := range pg.elems {
+		if !json.Valid(e) {
+			continue
+		}
+		if want := !notTight && isTight(e); pg.tight[i] != want {
+			t.Errorf("%q: tight %v, want %v", e, pg.tight[i], want)
+		}
+	}
+}
+
+// isTight: valid JSON b has no space outside its strings.
+func isTight(b []byte) bool {
+	var c bytes.Buffer
+	return json.Compact(&c, b) == nil && bytes.Equal(c.Bytes(), b)
+}
+
 // FuzzDivert holds the tools array's fast path (divRun) to feed's byte by
 // byte reading, on malformed arrays too: the same output, the same pages.
 func FuzzDivert(f *testing.F) {
@@ -60,6 +85,7 @@ func FuzzDivert(f *testing.F) {
 		"[" + toolJSON(1) + "," + toolJSON(2) + "]",
 		"[\n  " + toolJSON(1) + ",\n\t" + toolJSON(2) + "\r\n]",
 		`[{"a":"x\\\"y\u00e9\\"},"s",1,true,[{"b":2}],{"c":[1,{"d":"}"}]}]`,
+		spacedTools,
 		`[{"a":1]`, `[{"a":1}}]`, `[{"a":"b` + "\x01" + `c"},{"e":"f\` + "\n" + `"}]`, `[{"a":1}:2]`, `[{"n":"\u12`,
 	} {
 		f.Add(s, false)
@@ -68,6 +94,43 @@ func FuzzDivert(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tools string, lines bool) {
 		divert(t, `{"jsonrpc":"2.0","id":1,"result":{"tools":`+tools+`,"nextCursor":"n"}}`+"\n"+`{"result":{"tools":`+tools+`}}`, lines)
 	})
+}
+
+// spacedTools has tools with space outside their strings, each somewhere
+// else, and tight ones around them.
+const spacedTools = `[{"name":"t1","description":"a b\tc","inputSchema":{"type":"object"}},` +
+	`{"name": "t2"},{"name":"t3" ,"inputSchema":{"type":"object"}},{"name":"t4","inputSchema":{"type":` + "\t" + `"object"}},` +
+	`{"name":"t5","inputSchema":{"type":"object"}` + "\r" + `},{"name":"t6","inputSchema":{"type":"object","required":[ ]}}, ` +
+	`{"name":"t7","inputSchema":{"type":"object","properties":{}}}` + "\n" + `]`
+
+// Each tool of a page is marked tight or not as it is read (checkTight,
+// in divert): a schema with space outside its strings is compacted, and
+// only those.
+func TestDivertMarksTightTools(t *testing.T) {
+	_, pages := divert(t, `{"jsonrpc":"2.0","id":1,"result":{"tools":`+spacedTools+`}}`, false)
+	if pg := pages[1]; pg == nil || len(pg.elems) != 7 {
+		t.Fatalf("page %+v", pg)
+	}
+	var p listPages
+	p.expect(true)
+	cr := newCapReader(strings.NewReader(`{"jsonrpc":"2.0","id":1,"result":{"tools":`+spacedTools+`}}`), 1<<20, false)
+	cr.pages = &p
+	if _, err := io.ReadAll(cr); err != nil {
+		t.Fatal(err)
+	}
+	pg := p.claim(1)
+	if want := []bool{true, false, false, false, false, false, true}; !slices.Equal(pg.tight, want) {
+		t.Errorf("tight %v, want %v", pg.tight, want)
+	}
+	for i, e := range pg.elems {
+		tool, err := parseToolView(e, pg.tight[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := parseTool(json.RawMessage(e)); string(tool.Schema) != string(want.Schema) {
+			t.Errorf("%s: schema %s, want %s", e, tool.Schema, want.Schema)
+		}
+	}
 }
 
 func toolJSON(i int) string {
@@ -260,19 +323,22 @@ func FuzzParseToolView(f *testing.F) {
 func checkParseToolView(t *testing.T, raw []byte) {
 	t.Helper()
 	want, werr := parseTool(json.RawMessage(raw))
-	got, gerr := parseToolView(raw)
-	if (werr == nil) != (gerr == nil) {
-		t.Errorf("%s: errors %v / %v", raw, werr, gerr)
-		return
-	}
-	if werr != nil {
-		return
-	}
-	if got.Name != want.Name || got.Description != want.Description || string(got.Schema) != string(want.Schema) {
-		t.Errorf("%s:\n got %q %q %s\nwant %q %q %s", raw, got.Name, got.Description, got.Schema, want.Name, want.Description, want.Schema)
-	}
-	if !got.Meta.equal(want.Meta) {
-		t.Errorf("%s: meta %+v, want %+v", raw, got.Meta, want.Meta)
+	// Read as a page read it: marked tight or not (listPage.tight).
+	for _, tight := range []bool{false, json.Valid(raw) && isTight(raw)} {
+		got, gerr := parseToolView(raw, tight)
+		if (werr == nil) != (gerr == nil) {
+			t.Errorf("%s (tight %v): errors %v / %v", raw, tight, werr, gerr)
+			return
+		}
+		if werr != nil {
+			return
+		}
+		if got.Name != want.Name || got.Description != want.Description || string(got.Schema) != string(want.Schema) {
+			t.Errorf("%s (tight %v):\n got %q %q %s\nwant %q %q %s", raw, tight, got.Name, got.Description, got.Schema, want.Name, want.Description, want.Schema)
+		}
+		if !got.Meta.equal(want.Meta) {
+			t.Errorf("%s (tight %v): meta %+v, want %+v", raw, tight, got.Meta, want.Meta)
+		}
 	}
 }
 
@@ -353,7 +419,7 @@ func TestRepackSparse(t *testing.T) {
 			pg := pages[1]
 			var ts []rawTool
 			for _, e := range pg.elems {
-				tool, err := parseToolView(e)
+				tool, err := parseToolView(e, false)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -43,8 +43,8 @@ func BenchmarkReadCatalogPage(b *testing.B) {
 		if pg == nil || len(pg.elems) != len(tools) {
 			b.Fatal("the tools array was not diverted")
 		}
-		for _, e := range pg.elems {
-			if _, err := parseToolView(e); err != nil {
+		for i, e := range pg.elems {
+			if _, err := parseToolView(e, pg.tight[i]); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -132,8 +132,8 @@ func (c *conn) listTools(ctx context.Context, cl *client.Client) ([]rawTool, uin
 				c.m.log.Warn("mcp: skipping tools that are not objects", "server", c.cfg.Name, "count", p.tools.other)
 			}
 			start := len(out)
-			for _, raw := range p.tools.elems {
-				add(parseToolView(raw))
+			for i, raw := range p.tools.elems {
+				add(parseToolView(raw, p.tools.tight[i]))
 			}
 			repackSparse(out[start:], p.tools.size)
 			continue
