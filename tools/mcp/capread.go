@@ -44,6 +44,9 @@ type capReader struct {
 	in, out []byte
 	pos     int // of out, copied so far
 	err     error
+	// length is the body's length when the server said it (HTTP's
+	// Content-Length), else 0: the first read's buffer (readBuffer).
+	length int64
 
 	stack []capFrame
 	str   bool // in a string
@@ -94,11 +97,16 @@ func (c *capReader) Read(p []byte) (int, error) {
 			return 0, c.err
 		}
 		if c.in == nil {
-			c.in = make([]byte, 32<<10)
+			c.in = make([]byte, c.firstRead())
 		}
 		n, err := c.r.Read(c.in)
 		c.out, c.pos, c.err = c.out[:0], 0, err
 		c.take(c.in[:n])
+		if n == len(c.in) && n < maxRead {
+			// A long body: read it in larger reads (take keeps nothing
+			// of in).
+			c.in = make([]byte, min(2*n, maxRead))
+		}
 		// A JSON body's value has closed: its rest (the newline after it,
 		// a chunked body's last chunk) is read now, before the caller has
 		// what it waits for. mcp-go stops reading where the value ends and
@@ -114,6 +122,27 @@ func (c *capReader) Read(p []byte) (int, error) {
 	n := copy(p, c.out[c.pos:])
 	c.pos += n
 	return n, nil
+}
+
+// The reads' buffer starts small, as most messages are (initialize's
+// answer, a notification's, a GET stream's events), and doubles each time
+// a read fills it, up to maxRead, for a long body (a tools/list page, a
+// large result). A fixed 32 KB buffer a body was about 1 MB of fresh
+// memory in a first run's listing of eleven HTTP servers, each answer
+// and GET stream taking one.
+const (
+	minRead = 4 << 10
+	maxRead = 32 << 10
+)
+
+// firstRead is the size of the first read's buffer: the whole body when
+// its length is known (and one byte more, so that the read that takes it
+// does not look like one that filled the buffer), else minRead.
+func (c *capReader) firstRead() int {
+	if c.length > 0 {
+		return int(min(c.length+1, maxRead))
+	}
+	return minRead
 }
 
 // take runs in through the reader.
@@ -560,7 +589,7 @@ func (t capTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	lines := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
 	cr := newCapReader(resp.Body, t.limit, lines)
-	cr.pages = t.pages
+	cr.pages, cr.length = t.pages, resp.ContentLength
 	resp.Body = capBody{capReader: cr, c: resp.Body}
 	// The body's length is not what the server said any more.
 	resp.ContentLength = -1

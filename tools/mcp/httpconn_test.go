@@ -1,9 +1,16 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/agent-dev/agent/config"
 )
 
 // endReader hands out its parts one Read at a time, then io.EOF, and
@@ -66,5 +73,100 @@ func TestCapReaderReadsBodyToEnd(t *testing.T) {
 				t.Errorf("read to the end: %v, want %v", r.eof, tt.wantEOF)
 			}
 		})
+	}
+}
+
+// sizeReader serves body and records the size of each Read's buffer.
+type sizeReader struct {
+	body  []byte
+	sizes []int
+}
+
+func (r *sizeReader) Read(p []byte) (int, error) {
+	r.sizes = append(r.sizes, len(p))
+	if len(r.body) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.body)
+	r.body = r.body[n:]
+	return n, nil
+}
+
+// TestCapReaderReadSizes: the capReader reads a body whose length is
+// known in one read of that length (plus one byte), another in reads that
+// start at minRead and double while they fill up to maxRead, and passes
+// every byte through either way. The reads were 32 KB each whatever the
+// body: 1 MB of fresh memory in a first run's listing of eleven servers,
+// mostly for answers of a few hundred bytes.
+func TestCapReaderReadSizes(t *testing.T) {
+	t.Parallel()
+	body := func(n int) []byte {
+		b := []byte(`{"jsonrpc":"2.0","id":1,"result":{"pad":"`)
+		b = append(b, strings.Repeat("x", max(0, n-len(b)-3))...)
+		return append(b, `"}}`...)
+	}
+	tests := []struct {
+		name   string
+		size   int
+		length int64 // the Content-Length the capReader is told (0: none)
+		first  int   // the first read's buffer
+	}{
+		{"small, length known", 300, 300, 301},
+		{"small, no length", 300, 0, minRead},
+		{"long, length known", 200 << 10, 200 << 10, maxRead},
+		{"long, no length", 200 << 10, 0, minRead},
+		{"exactly minRead, no length", minRead, 0, minRead},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := body(tt.size)
+			r := &sizeReader{body: want}
+			cr := newCapReader(r, 1<<20, false)
+			cr.length = tt.length
+			got, err := io.ReadAll(cr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("read %d bytes, want the %d of the body unchanged", len(got), len(want))
+			}
+			if r.sizes[0] != tt.first {
+				t.Errorf("first read of %d bytes, want %d", r.sizes[0], tt.first)
+			}
+			for i, n := range r.sizes {
+				if n > maxRead {
+					t.Errorf("read %d of %d bytes, over maxRead (%d)", i, n, maxRead)
+				}
+				if i > 0 && n < r.sizes[i-1] {
+					t.Errorf("read %d of %d bytes after one of %d: reads only grow", i, n, r.sizes[i-1])
+				}
+			}
+			if tt.size > 2*maxRead && r.sizes[len(r.sizes)-1] != maxRead {
+				t.Errorf("reads of a long body end at %d bytes, want maxRead (%d)", r.sizes[len(r.sizes)-1], maxRead)
+			}
+		})
+	}
+}
+
+// TestHTTPInitializeTimeout: a remote server that takes the initialize
+// request and never answers fails after InitTimeout, not the start's
+// timeout, and says so.
+func TestHTTPInitializeTimeout(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// With the body read, the server notices the client closing
+		// the connection (r's context ends then).
+		_, _ = io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	start := time.Now()
+	_, _, errs := startManager(t, Options{StartTimeout: time.Minute, InitTimeout: 300 * time.Millisecond},
+		config.MCPServer{Name: "mute", Type: config.MCPHTTP, URL: srv.URL + "/mcp", Source: "test"})
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "initialize: no answer within 300ms") {
+		t.Fatalf("start errors %v, want the initialize timeout", errs)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("failed after %s: the start's timeout, not initialize's", d)
 	}
 }

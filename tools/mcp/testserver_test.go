@@ -52,6 +52,9 @@ func testServerConfig(t testing.TB, name, mode string) config.MCPServer {
 
 func runTestServer(mode string) {
 	switch mode {
+	case "catalog-http":
+		serveCatalogHTTP() // httplist_bench_test.go
+		return
 	case "silent":
 		// Reads requests and never answers: a server that hangs at start.
 		_, _ = io.Copy(io.Discard, os.Stdin)
