@@ -177,11 +177,18 @@ func (c *conn) connectOnce(parent context.Context) error {
 			// Resources, prompts and the log level are asked for while
 			// the tools are listed, not after: a first run waits for one
 			// round trip to each server, not four.
+			// A server that offers none of them (most) costs no
+			// goroutine: listExtras only records its capabilities.
 			extras := make(chan struct{})
-			go func() {
-				defer close(extras)
+			if c.asksExtras(cl) {
+				go func() {
+					defer close(extras)
+					c.listExtras(ctx, cl)
+				}()
+			} else {
 				c.listExtras(ctx, cl)
-			}()
+				close(extras)
+			}
 			r.list, r.seq, r.hash, r.err = c.listTools(ctx, cl)
 			starttrace.Markf("mcp listed", c.cfg.Name)
 			<-extras
@@ -285,24 +292,34 @@ func (c *conn) handshake(ctx context.Context, cl *client.Client, p *proc, stderr
 	var req mcpgo.InitializeRequest
 	req.Params.ProtocolVersion = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
 	req.Params.ClientInfo = mcpgo.Implementation{Name: c.m.opts.ClientName, Version: c.m.opts.ClientVersion}
-	ictx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	initTimeout := c.m.opts.InitTimeout
 	errInit := fmt.Errorf("initialize: no answer within %s (a server that needs longer to start can be given a longer \"timeout\")", initTimeout)
-	go func() {
-		if p != nil {
+	var ictx context.Context
+	var cancel context.CancelFunc
+	if p == nil {
+		// A remote server: the timeout runs from now, on the context's
+		// own timer rather than a goroutine waiting on one.
+		ictx, cancel = context.WithTimeoutCause(ctx, initTimeout, errInit)
+	} else {
+		var cancelCause context.CancelCauseFunc
+		ictx, cancelCause = context.WithCancelCause(ctx)
+		cancel = func() { cancelCause(nil) }
+		// A process's timeout runs from its first output
+		// (Options.InitTimeout): what it does before is not counted.
+		go func() {
 			select {
 			case <-p.talked:
 			case <-ictx.Done():
 				return
 			}
-		}
-		select {
-		case <-time.After(initTimeout):
-			cancel(errInit)
-		case <-ictx.Done():
-		}
-	}()
+			select {
+			case <-time.After(initTimeout):
+				cancelCause(errInit)
+			case <-ictx.Done():
+			}
+		}()
+	}
+	defer cancel()
 	res, err := cl.Initialize(ictx, req)
 	if err != nil {
 		if context.Cause(ictx) == errInit && ctx.Err() == nil {

@@ -78,6 +78,13 @@ func (c *conn) watch(gen uint64, cl *client.Client) {
 	})
 }
 
+// asksExtras reports whether listExtras sends cl's server a request:
+// resources, prompts, or the log level to set.
+func (c *conn) asksExtras(cl *client.Client) bool {
+	caps := cl.GetServerCapabilities()
+	return caps.Resources != nil || caps.Prompts != nil || c.m.opts.LogLevel != "" && caps.Logging != nil
+}
+
 // listExtras reads what a freshly connected server offers besides tools
 // and asks it for the configured log level. Failures are logged: a server
 // whose prompts cannot be listed still has its tools.
