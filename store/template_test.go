@@ -1,8 +1,6 @@
 package store
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"database/sql"
 	"flag"
@@ -13,7 +11,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "regenerate template.db.gz from the migrations")
+var update = flag.Bool("update", false, "regenerate template.db from the migrations")
 
 // migrated makes a database at path the way the migrations make one: a
 // new file in WAL mode, every migration applied by goose.
@@ -146,17 +144,11 @@ func TestNewDatabaseTemplate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var gz bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-		zw.Write(raw)
-		if err := zw.Close(); err != nil {
+		if err := os.WriteFile("template.db", raw, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile("template.db.gz", gz.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		templateGz = gz.Bytes()
-		t.Logf("template.db.gz: %d bytes (%d unpacked)", gz.Len(), len(raw))
+		template = raw
+		t.Logf("template.db: %d bytes", len(raw))
 	}
 	got := filepath.Join(dir, "new.db")
 	if _, err := createFile(got); err != nil {
@@ -195,15 +187,9 @@ func TestStaleTemplateIsMigratedOnOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write(raw)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	saved := templateGz
-	t.Cleanup(func() { templateGz = saved })
-	templateGz = gz.Bytes()
+	saved := template
+	t.Cleanup(func() { template = saved })
+	template = raw
 
 	path := filepath.Join(dir, "new.db")
 	d, err := Open(t.Context(), path)
