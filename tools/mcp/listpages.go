@@ -265,10 +265,11 @@ func parseToolView(raw []byte, tight bool) (rawTool, error) {
 	if whole {
 		return parseTool(raw)
 	}
-	var t struct {
+	type wire struct {
 		Name string `json:"name"`
 		toolMetaWire
 	}
+	var t wire
 	s, plain := plainString(name)
 	plain = plain && names == 1
 	var a *tools.Annotations
@@ -280,9 +281,13 @@ func parseToolView(raw []byte, tight bool) (rawTool, error) {
 		t.Name, t.Annotations = s, a
 	} else if len(small) > 0 {
 		small[0] = '{'
-		if err := json.Unmarshal(append(small, '}'), &t); err != nil {
+		// Decoded into a value of its own: t, handed to json.Unmarshal,
+		// would be on the heap for every tool, not only this rare one.
+		u := new(wire)
+		if err := json.Unmarshal(append(small, '}'), u); err != nil {
 			return rawTool{}, errors.New("decode tool: " + err.Error())
 		}
+		t = *u
 	}
 	if t.Name == "" {
 		return rawTool{}, errors.New("tool without a name")
@@ -297,9 +302,12 @@ func parseToolView(raw []byte, tight bool) (rawTool, error) {
 		// would, which then says why. Its bytes are desc's own or new.
 		d, ok := rawjson.Unquote(desc)
 		if !ok {
-			if err := json.Unmarshal(desc, &out.Description); err != nil {
+			// Into a string of its own, as t above: out stays off the heap.
+			s := new(string)
+			if err := json.Unmarshal(desc, s); err != nil {
 				return rawTool{}, errors.New("decode tool: " + err.Error())
 			}
+			out.Description = *s
 			break
 		}
 		out.Description = aliasString(d)

@@ -58,7 +58,7 @@ func (w toolMetaWire) appOnly() bool {
 }
 
 func (w toolMetaWire) meta() *toolMeta {
-	m := &toolMeta{Annotations: w.Annotations}
+	m := toolMeta{Annotations: w.Annotations}
 	if s := bytes.TrimSpace(w.OutputSchema); len(s) > 0 && s[0] == '{' {
 		var buf bytes.Buffer
 		if json.Compact(&buf, s) == nil {
@@ -70,9 +70,11 @@ func (w toolMetaWire) meta() *toolMeta {
 	}
 	m.AppOnly = w.appOnly()
 	if m.Annotations == nil && m.OutputSchema == nil && m.TaskSupport == "" && !m.AppOnly {
-		return nil
+		return nil // allocated only when there is a meta: most tools have none
 	}
-	return m
+	out := new(toolMeta)
+	*out = m
+	return out
 }
 
 func (m *toolMeta) annotations() *tools.Annotations {
