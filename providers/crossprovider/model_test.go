@@ -472,8 +472,11 @@ func responsesFront(t *testing.T, br *brain, fake *responsestest.Server) string 
 	return srv.URL + "/v1"
 }
 
-// fakeID matches the fake's short ids (tsc_fake0001, call_fake0002).
-var fakeID = regexp.MustCompile(`"(tsc|tso|fc|msg|rs|resp|ws|call|call_added)_fake(\d+)"`)
+// fakeID matches the fake's short ids (tsc_fake0001, call_fake0002). A
+// reasoning item's id is left as it is: the fake seals it into the item's
+// encrypted content, which the API checks against the item's id
+// (responsestest/orgs.go), so a new id would make it another item's.
+var fakeID = regexp.MustCompile(`"(tsc|tso|fc|msg|resp|ws|call|call_added)_fake(\d+)"`)
 
 // realIDs gives the Responses fake's ids the real lengths as they stream
 // through: item ids are 50 characters after the prefix

@@ -290,8 +290,11 @@ func compareRequest(t *testing.T, i int, req *agent.Request, recorded map[string
 			t.Errorf("request %d tools:\n got  %v\n want %v", i, g, w)
 		}
 	}
-	// The strict fake must accept what we built.
+	// The strict fake must accept what we built. The recorded reasoning
+	// carries the real API's encrypted content, which the fake cannot
+	// verify.
 	srv := rt.NewServer(t)
+	srv.RecordedContent = true
 	hr, _ := http.NewRequest("POST", srv.URL+"/responses", bytes.NewReader(body))
 	hr.Header.Set("Authorization", "Bearer "+rt.DefaultKey)
 	res, err := http.DefaultClient.Do(hr)

@@ -25,7 +25,8 @@ func (p *Provider) ListModels(ctx context.Context) ([]string, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return nil, apiError(resp)
+		e, _ := apiError(resp)
+		return nil, e
 	}
 	var body struct {
 		Data []struct {

@@ -59,6 +59,11 @@ type Provider struct {
 	noticed sync.Map // one-time notices given
 	// tools is the last plan and tools array (toolscache.go).
 	tools toolcache.Cache[plannedTools]
+	// origin is the fingerprint of the organization (or endpoint) the last
+	// answer came from (origin.go).
+	originMu sync.Mutex
+	origin   string
+	strict   bool
 }
 
 var _ agent.Provider = (*Provider)(nil)
@@ -116,6 +121,8 @@ type built struct {
 	mode      agent.SearchMode
 	maxTokens int
 	notice    string
+	// replayed counts the reasoning items of earlier answers in the input.
+	replayed int
 }
 
 // build renders the request body and the tools array exactly as Send
@@ -127,6 +134,11 @@ func (p *Provider) build(req *agent.Request) (body, tools []byte, mode agent.Sea
 
 // render is build with what Send reports besides.
 func (p *Provider) render(req *agent.Request) (built, error) {
+	return p.renderFor(req, p.filter())
+}
+
+// renderFor is render replaying the reasoning items f keeps.
+func (p *Provider) renderFor(req *agent.Request, f replayFilter) (built, error) {
 	b := built{mode: agent.ResolveSearch(p, req)}
 	caps := p.caps(req.Model)
 	req = noimages.Strip(req, caps, provider.ImageRules{})
@@ -136,10 +148,11 @@ func (p *Provider) render(req *agent.Request) (built, error) {
 	}
 	plan, tools := pt.plan, pt.tools
 	b.tools, b.toolsHash = tools, pt.hash
-	input, err := renderInput(req, plan)
+	input, replayed, err := renderInput(req, plan, f)
 	if err != nil {
 		return b, err
 	}
+	b.replayed = replayed
 	b.maxTokens = req.MaxTokens
 	if b.maxTokens <= 0 {
 		b.maxTokens = caps.DefaultMaxTokens
@@ -229,13 +242,41 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	if err != nil {
 		return nil, err
 	}
-	defer hresp.Body.Close()
 	if hresp.StatusCode/100 != 2 {
-		return nil, apiError(hresp)
+		apiErr, code := apiError(hresp)
+		hresp.Body.Close()
+		// Reasoning from another organization (origin.go): once more
+		// without the items not proven to be this one's, or without any.
+		if code != "invalid_encrypted_content" || b.replayed == 0 {
+			return nil, apiErr
+		}
+		p.setOrigin(originOf(hresp.Header, p.opts.BaseURL), true)
+		retry, rerr := p.renderFor(req, p.filter())
+		if rerr == nil && retry.replayed == b.replayed {
+			retry, rerr = p.renderFor(req, replayFilter{strict: true})
+		}
+		if rerr != nil {
+			return nil, apiErr
+		}
+		b = retry
+		if _, seen := p.noticed.LoadOrStore(reasoningDropped, true); !seen {
+			emit(agent.StreamEvent{Type: agent.EventWarning, Text: reasoningDropped})
+		}
+		if hresp, err = p.http.PostParts(ctx, p.opts.BaseURL+"/responses", b.parts, !req.NoStream, h); err != nil {
+			return nil, err
+		}
+		if hresp.StatusCode/100 != 2 {
+			apiErr, _ := apiError(hresp)
+			hresp.Body.Close()
+			return nil, apiErr
+		}
 	}
+	defer hresp.Body.Close()
+	origin := originOf(hresp.Header, p.opts.BaseURL)
+	p.setOrigin(origin, false)
 	// The same test as plan's, without grouping the catalog again.
 	fnSearch := mode == agent.SearchClient && !p.caps(req.Model).DeferLoading
-	pc := parseContext{fnSearch: fnSearch, requestID: hresp.Header.Get("x-request-id")}
+	pc := parseContext{fnSearch: fnSearch, requestID: hresp.Header.Get("x-request-id"), origin: origin}
 	var resp *agent.Response
 	if req.NoStream {
 		resp, err = parseJSON(hresp.Body, pc, emit)
@@ -250,8 +291,9 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	return resp, err
 }
 
-// apiError turns a non-2xx answer into *agent.APIError.
-func apiError(r *http.Response) error {
+// apiError turns a non-2xx answer into *agent.APIError, with the
+// error's code (invalid_encrypted_content, ...): the kind Send acts on.
+func apiError(r *http.Response) (*agent.APIError, string) {
 	b := httpx.ReadErrorBody(r)
 	e := &agent.APIError{
 		Provider:   "openai",
@@ -267,7 +309,9 @@ func apiError(r *http.Response) error {
 			Code    json.RawMessage `json:"code"`
 		} `json:"error"`
 	}
+	code := ""
 	if json.Unmarshal(b, &env) == nil && env.Error != nil {
+		code = jsonString(env.Error.Code)
 		e.Type = env.Error.Type
 		e.Message = env.Error.Message
 		if param := jsonString(env.Error.Param); param != "" {
@@ -282,7 +326,7 @@ func apiError(r *http.Response) error {
 	if e.Type == "invalid_request_error" && strings.Contains(e.Message, "tool_search") {
 		e.Message += " — this model may not support tool search; try --search client"
 	}
-	return e
+	return e, code
 }
 
 func jsonString(r json.RawMessage) string {

@@ -19,6 +19,8 @@ type parseContext struct {
 	// of tool_search / tool_call are searches and wrapped calls.
 	fnSearch  bool
 	requestID string
+	// origin stamps an answer that holds reasoning items (origin.go).
+	origin string
 }
 
 // item is the subset of an output item's fields the adapter reads. The item
@@ -377,12 +379,15 @@ func (a *assembler) finish() *agent.Response {
 	msg := agent.Message{Role: agent.RoleAssistant}
 	var raws [][]byte
 	var cites []agent.Source
+	reasoning := false
 	usage := agent.Usage{}
 	for _, i := range idx {
 		raws = append(raws, a.items[i])
 		msg.Parts = append(msg.Parts, a.parts[i]...)
 		var it item
-		if json.Unmarshal(a.items[i], &it) == nil && it.Type == "message" {
+		_ = json.Unmarshal(a.items[i], &it)
+		reasoning = reasoning || it.Type == "reasoning"
+		if it.Type == "message" {
 			for _, c := range it.Content {
 				for _, an := range c.Annotations {
 					if an.Type == "url_citation" {
@@ -411,6 +416,9 @@ func (a *assembler) finish() *agent.Response {
 	if len(raws) > 0 {
 		data := append([]byte{'['}, bytes.Join(raws, []byte{','})...)
 		msg.Parts = append(msg.Parts, agent.RawPart("openai", "responses", append(data, ']')))
+		if reasoning && a.pc.origin != "" {
+			msg.Parts = append(msg.Parts, originPart(a.pc.origin))
+		}
 	}
 	resp := &agent.Response{Message: msg, StopReason: stop}
 	if r := a.resp; r != nil {

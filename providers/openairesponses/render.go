@@ -40,13 +40,16 @@ type renderer struct {
 	// provResults indexes provider search results of the whole history: an
 	// Anthropic search can be answered at the start of the next message.
 	provResults map[string]*agent.SearchResult
-	// reasoning holds reasoning items until the item after them is known.
+	// reasoning holds reasoning items until the item after them is known;
+	// filter says whose go in, replayed counts those that did.
 	reasoning []json.RawMessage
+	filter    replayFilter
+	replayed  int
 	userText  []string
 }
 
-func renderInput(req *agent.Request, pl plan) ([]json.RawMessage, error) {
-	r := &renderer{req: req, pl: pl, seen: map[string]bool{}, calls: map[string]bool{}, searches: map[string]bool{},
+func renderInput(req *agent.Request, pl plan, f replayFilter) ([]json.RawMessage, int, error) {
+	r := &renderer{req: req, pl: pl, filter: f, seen: map[string]bool{}, calls: map[string]bool{}, searches: map[string]bool{},
 		approvals: map[string]bool{}, loaded: map[string]bool{}, provResults: map[string]*agent.SearchResult{}}
 	for _, m := range req.Messages {
 		for _, p := range m.Parts {
@@ -65,7 +68,7 @@ func renderInput(req *agent.Request, pl plan) ([]json.RawMessage, error) {
 			r.user(m)
 		}
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	if r.out == nil {
@@ -74,7 +77,7 @@ func renderInput(req *agent.Request, pl plan) ([]json.RawMessage, error) {
 	if repeatsCallID(req.Messages) {
 		r.out = uniqueCallIDs(r.out)
 	}
-	return r.out, nil
+	return r.out, r.replayed, nil
 }
 
 // add appends an item the adapter built. A reasoning item waiting for the
@@ -92,6 +95,7 @@ func (r *renderer) add(v any) {
 // addRaw appends a received item, dropping its id if the id is already in
 // the input (the API rejects duplicates).
 func (r *renderer) addRaw(raw json.RawMessage, id string) {
+	r.replayed += len(r.reasoning)
 	r.out = append(r.out, r.reasoning...)
 	r.reasoning = nil
 	if id != "" && r.seen[id] {
@@ -455,6 +459,8 @@ func (r *renderer) assistant(m agent.Message) error {
 
 // rawItems replays our own output items, adapted to this request's plan.
 func (r *renderer) rawItems(items []json.RawMessage, m agent.Message) {
+	// Reasoning made for another organization is refused (origin.go).
+	keep := r.filter.keeps(messageOrigin(m))
 	byID := map[string]agent.Part{}
 	for _, p := range m.Parts {
 		switch {
@@ -501,7 +507,7 @@ func (r *renderer) rawItems(items []json.RawMessage, m agent.Message) {
 			// A model that does not reason cannot take another model's
 			// reasoning (after a switch to, say, gpt-4.1): it rejects
 			// encrypted content, so the items are left out.
-			if !r.pl.reasoning {
+			if !r.pl.reasoning || !keep {
 				continue
 			}
 			// Without storage a reasoning item can only be replayed with its

@@ -146,9 +146,10 @@ func (s *Server) generate(turn Turn, req *parsed) ([]obj, error) {
 			out = append(out, obj{"id": s.id("ws"), "type": "web_search_call", "status": "completed",
 				"action": obj{"type": "search", "query": st.text, "sources": srcs}})
 		case "reasoning":
-			it := obj{"id": s.id("rs"), "type": "reasoning", "summary": []any{}, "encrypted_content": nil}
+			id := s.id("rs")
+			it := obj{"id": id, "type": "reasoning", "summary": []any{}, "encrypted_content": nil}
 			if req.Encrypted {
-				it["encrypted_content"] = "enc_" + s.id("blob")
+				it["encrypted_content"] = seal(req.Org, id)
 			}
 			if req.Summary {
 				it["summary"] = []obj{{"type": "summary_text", "text": "**Planning** I should look this up first."}}

@@ -26,8 +26,15 @@ const DefaultKey = "test-key"
 // Server is the fake. Configure it before the first request.
 type Server struct {
 	URL string
-	// APIKey is the accepted bearer token.
+	// APIKey is the accepted bearer token; Org is its organization
+	// (DefaultOrg when empty). Keys are other accepted tokens, each with
+	// its organization: a key switched mid-session (orgs.go).
 	APIKey string
+	Org    string
+	Keys   map[string]string
+	// RecordedContent accepts encrypted reasoning the fake did not make
+	// (content recorded from the real API, which only it can verify).
+	RecordedContent bool
 	// SupportsToolSearch says which models accept tool_search and
 	// defer_loading; by default gpt-5.4 and later.
 	SupportsToolSearch func(model string) bool
@@ -170,10 +177,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		fail(&apiErr{status: 401, message: "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."})
 		return
 	}
-	if auth != "Bearer "+s.APIKey {
+	org, known := s.orgOf(auth)
+	if !known {
 		fail(&apiErr{status: 401, message: "Incorrect API key provided.", code: "invalid_api_key"})
 		return
 	}
+	w.Header().Set(orgHeader, org)
 	if listing {
 		s.listModels(w)
 		return
@@ -202,7 +211,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		fail(&apiErr{status: fault.Status, message: msg, typ: typ})
 		return
 	}
-	req, e := s.validate(body)
+	req, e := s.validate(body, org)
 	if e != nil {
 		fail(e)
 		return

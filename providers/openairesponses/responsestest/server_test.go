@@ -19,6 +19,7 @@ const nsTools = `[{"type":"tool_search"},` +
 	`{"type":"function","name":"fs__read","description":"Read a file","parameters":{"type":"object"},"strict":false,"defer_loading":true}]}]`
 
 func TestRejects(t *testing.T) {
+	enc := seal(DefaultOrg, "rs_1")
 	tools := `[{"type":"tool_search"},{"type":"function","name":"get_weather","parameters":{"type":"object"},"strict":false,"defer_loading":true}]`
 	cases := []struct {
 		name, key, body, want string
@@ -36,14 +37,23 @@ func TestRejects(t *testing.T) {
 			"Invalid 'input[1].call_id': string too long. Expected a string with maximum length 64, but got a string with length 65 instead.", 400},
 		{"empty call_id", DefaultKey, `{"model":"gpt-4.1","input":[{"role":"user","content":"hi"},{"type":"function_call","call_id":"","name":"f","arguments":"{}"}]}`,
 			"Invalid 'input[1].call_id': empty string. Expected a string with minimum length 1, but got an empty string instead.", 400},
-		{"reasoning last", DefaultKey, `{"model":"gpt-5.4","input":[{"role":"user","content":"hi"},{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"e"}]}`,
+		{"reasoning last", DefaultKey, `{"model":"gpt-5.4","input":[{"role":"user","content":"hi"},{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"` + enc + `"}]}`,
 			"Item 'rs_1' of type 'reasoning' was provided without its required following item.", 400},
-		{"reasoning before a user message", DefaultKey, `{"model":"gpt-5.4","input":[{"role":"user","content":"hi"},{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"e"},{"role":"user","content":"and?"}]}`,
+		{"reasoning before a user message", DefaultKey, `{"model":"gpt-5.4","input":[{"role":"user","content":"hi"},{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"` + enc + `"},{"role":"user","content":"and?"}]}`,
 			"Item 'rs_1' of type 'reasoning' was provided without its required following item.", 400},
-		{"reasoning with its call", DefaultKey, `{"model":"gpt-5.4","input":[{"role":"user","content":"hi"},{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"e"},{"id":"fc_1","type":"function_call","call_id":"call_1","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"call_1","output":"x"}]}`,
+		{"reasoning with its call", DefaultKey, `{"model":"gpt-5.4","input":[{"role":"user","content":"hi"},{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"` + enc + `"},{"id":"fc_1","type":"function_call","call_id":"call_1","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"call_1","output":"x"}]}`,
 			"", 200},
-		{"reasoning with its answer", DefaultKey, `{"model":"gpt-5.4","input":[{"role":"user","content":"hi"},{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"e"},{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}]},{"role":"user","content":"and?"}]}`,
+		{"reasoning with its answer", DefaultKey, `{"model":"gpt-5.4","input":[{"role":"user","content":"hi"},{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"` + enc + `"},{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}]},{"role":"user","content":"and?"}]}`,
 			"", 200},
+		// Encrypted reasoning verifies for the key's organization only (orgs.go).
+		{"encrypted for another organization", DefaultKey, `{"model":"gpt-5.4","input":[{"role":"user","content":"hi"},{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"` + seal("org-other", "rs_1") + `"},{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}]}]}`,
+			"The encrypted content for item rs_1 could not be verified. Reason: Encrypted content organization_id did not match the target organization.", 400},
+		{"encrypted for the other key's organization", "key-b", `{"model":"gpt-5.4","input":[{"role":"user","content":"hi"},{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"` + enc + `"},{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}]}]}`,
+			"Reason: Encrypted content organization_id did not match the target organization.", 400},
+		{"encrypted for another item", DefaultKey, `{"model":"gpt-5.4","input":[{"role":"user","content":"hi"},{"id":"rs_2","type":"reasoning","summary":[],"encrypted_content":"` + enc + `"},{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}]}]}`,
+			"The encrypted content for item rs_2 could not be verified. Reason: Encrypted content item_id did not match the target item id.", 400},
+		{"encrypted garbage without id", DefaultKey, `{"model":"gpt-5.4","input":[{"role":"user","content":"hi"},{"type":"reasoning","summary":[],"encrypted_content":"gAAAAB0123456789"},{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}]}]}`,
+			"The encrypted content gAAA...6789 could not be verified. Reason: Encrypted content could not be decrypted or parsed.", 400},
 		{"bare reasoning without store", DefaultKey, `{"model":"gpt-5.4","store":false,"input":[{"id":"rs_1","type":"reasoning","summary":[]}]}`, "Items are not persisted", 404},
 		{"namespace missing on replay", DefaultKey, `{"model":"gpt-5.4","tools":` + nsTools + `,"input":[{"type":"function_call","call_id":"c1","name":"gh__create_issue","arguments":"{}"}]}`, "Missing namespace for function_call 'gh__create_issue'", 400},
 		{"wrong namespace on replay", DefaultKey, `{"model":"gpt-5.4","tools":` + nsTools + `,"input":[{"type":"function_call","call_id":"c1","name":"gh__create_issue","namespace":"gh__create_issue","arguments":"{}"}]}`, "Function 'gh__create_issue' not found in namespace 'gh__create_issue'", 400},
@@ -93,6 +103,7 @@ func TestRejects(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := NewServer(t)
+			s.Keys = map[string]string{"key-b": "org-b"}
 			req, _ := http.NewRequest("POST", s.URL+"/responses", bytes.NewReader([]byte(c.body)))
 			if c.key != "" {
 				req.Header.Set("Authorization", "Bearer "+c.key)

@@ -41,6 +41,11 @@ type parsed struct {
 	MaxOutputTokens int
 	Summary         bool
 	Encrypted       bool
+	// Org is the organization of the request's key: what encrypted
+	// reasoning is made for and checked against; Recorded is
+	// Server.RecordedContent.
+	Org      string
+	Recorded bool
 }
 
 type searchable struct {
@@ -62,7 +67,7 @@ func str(r json.RawMessage) string {
 	return s
 }
 
-func (s *Server) validate(body []byte) (*parsed, *apiErr) {
+func (s *Server) validate(body []byte, org string) (*parsed, *apiErr) {
 	var raw struct {
 		Model              string            `json:"model"`
 		Input              json.RawMessage   `json:"input"`
@@ -83,7 +88,7 @@ func (s *Server) validate(body []byte) (*parsed, *apiErr) {
 	if raw.Model == "" {
 		return nil, bad("model", "Missing required parameter: 'model'.")
 	}
-	p := &parsed{Model: raw.Model, Stream: raw.Stream, Store: raw.Store == nil || *raw.Store,
+	p := &parsed{Org: org, Recorded: s.RecordedContent, Model: raw.Model, Stream: raw.Stream, Store: raw.Store == nil || *raw.Store,
 		Default: map[string]json.RawMessage{}, Deferred: map[string]json.RawMessage{}, Namespaces: map[string]map[string]json.RawMessage{},
 		Loaded: map[string]map[string]json.RawMessage{}, MCP: map[string]bool{}, Approvals: map[string]bool{},
 		Requests: map[string]map[string]json.RawMessage{}}
@@ -442,6 +447,9 @@ func (p *parsed) readInput(in json.RawMessage) *apiErr {
 			}
 			p.load(it["tools"])
 		case "reasoning":
+			if e := checkEncrypted(it, p.Org, p.Recorded); e != nil {
+				return e
+			}
 			if !p.Store && it["encrypted_content"] == nil {
 				return &apiErr{status: 404, message: fmt.Sprintf("Item with id '%s' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.", str(it["id"])), param: "input"}
 			}
