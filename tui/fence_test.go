@@ -121,3 +121,45 @@ func TestFrameFenceReadsTitles(t *testing.T) {
 		t.Errorf("the watched terminal is no longer a file (%v)", ok)
 	}
 }
+
+// Quitting while a batch waits for its frame prints that batch with the
+// rest, before it and once: the program ends with the print still waiting
+// (the waiting print then gives up) or the print comes after the quit
+// printed everything (it is then not printed again).
+func TestQuitPrintsTheBatchInFlight(t *testing.T) {
+	t.Parallel()
+	for _, late := range []bool{false, true} {
+		b := newFakeBackend()
+		m, _, rec := newInlineModel(t, b, 100, 24, Options{})
+		record := m.print
+		m.print = nil
+		m.fence = newFrameFence()
+		var want []string
+		for i := range 30 {
+			want = append(want, fmt.Sprintf("line %d", i))
+		}
+		m.queue = append(m.queue, want...)
+		print := m.printCmd()
+		if print == nil || m.inflight == 0 || m.inflight == len(want) {
+			t.Fatalf("no batch of %d queued lines in flight (%d)", len(want), m.inflight)
+		}
+		m.print = record
+		run(m, m.quit())
+		if late {
+			// The frame was written just before the program ended.
+			if _, err := m.fence.watch(io.Discard).Write(titled(m.View().WindowTitle)); err != nil {
+				t.Fatal(err)
+			}
+			if msg := print(); msg != nil {
+				if _, cmd := m.Update(msg); cmd != nil {
+					t.Errorf("late=%v: the batch in flight is printed again after the quit printed it", late)
+				}
+			}
+		}
+		m.fence.stop()
+		got := strings.Join(rec.lines, "\n")
+		if !strings.Contains(got, strings.Join(want, "\n")) {
+			t.Errorf("late=%v: printed on quit:\n%s\nwant all %d lines in order", late, got, len(want))
+		}
+	}
+}

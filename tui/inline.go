@@ -104,6 +104,7 @@ func (m *Model) printCmd() tea.Cmd {
 	// once the smaller frame is on the terminal (fence.go), and until
 	// then no frame may be taller than the room they leave it.
 	m.inflight = n
+	m.held, m.holding = text, true
 	if m.fence == nil {
 		return func() tea.Msg { return printNowMsg{text} }
 	}
@@ -216,6 +217,12 @@ func (m *Model) quit() tea.Cmd {
 		return tea.Quit
 	}
 	m.quitting = true
+	if m.holding {
+		// A batch still waiting for its frame: it goes first, and its own
+		// print, if it comes before the program ends, is not made.
+		m.queue = append([]string{m.held}, m.queue...)
+		m.held, m.holding = "", false
+	}
 	c := m.chat
 	for ; m.committed < len(c.items); m.committed++ {
 		it := c.items[m.committed]

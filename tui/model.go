@@ -82,6 +82,10 @@ type Model struct {
 	inflight int
 	fence    *frameFence
 	title    int
+	// held is the text of the print in flight until its printNowMsg comes
+	// (holding): a quit before then prints it with the rest.
+	held    string
+	holding bool
 	// floor is the inline view's least height (see renderInline).
 	floor    int
 	ready    bool

@@ -27,6 +27,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case readyMsg:
 		m.ready = true
 	case printNowMsg:
+		if !m.holding {
+			return m, nil // the quit printed it with the rest
+		}
+		m.held, m.holding = "", false
 		return m, printNow(msg)
 	case quitExpiredMsg:
 		if msg.gen == m.quitGen && m.quitArmed {
