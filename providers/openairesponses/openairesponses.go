@@ -134,7 +134,7 @@ func (p *Provider) build(req *agent.Request) (body, tools []byte, mode agent.Sea
 
 // render is build with what Send reports besides.
 func (p *Provider) render(req *agent.Request) (built, error) {
-	return p.renderFor(req, p.filter())
+	return p.renderFor(req, p.filter(req.Messages))
 }
 
 // renderFor is render replaying the reasoning items f keeps.
@@ -251,7 +251,7 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 			return nil, apiErr
 		}
 		p.setOrigin(originOf(hresp.Header, p.opts.BaseURL), true)
-		retry, rerr := p.renderFor(req, p.filter())
+		retry, rerr := p.renderFor(req, p.filter(req.Messages))
 		if rerr == nil && retry.replayed == b.replayed {
 			retry, rerr = p.renderFor(req, replayFilter{strict: true})
 		}

@@ -25,8 +25,9 @@ import (
 // openai-organization header of its answers ("the organization associated
 // with the request": OpenAI API reference, Debugging requests), or, from a
 // server that names none (Azure, proxies), the base URL. The current one is
-// the last answer's; before the first answer of a process it is unknown
-// and every item goes in. When that fails with invalid_encrypted_content
+// the last answer's; before the first answer of a process it is the
+// newest stamp of the history (filter), or, with none, unknown and every
+// item goes in. When that fails with invalid_encrypted_content
 // (an item made elsewhere, one stored before stamps existed, or content the
 // API could not verify for reasons of its own, openai/codex#8145), the
 // request is sent once more without the items it cannot prove were made
@@ -89,11 +90,24 @@ func (f replayFilter) keeps(origin string) bool {
 	return origin == "" || f.current == "" || origin == f.current
 }
 
-// filter is the replayFilter of the next request.
-func (p *Provider) filter() replayFilter {
+// filter is the replayFilter of the next request with history msgs.
+// Before the Provider's first answer the current origin is taken to be the
+// newest stamp of msgs on an answer whose items it replays (Azure's request
+// keeps OpenAI's stamps but not their items): a session resumed under the
+// key it last answered under is then not refused (and warned about) once
+// more on every resume for the reasoning of an organization it left. When
+// the key changed since, that request is refused once, as with no stamp to
+// go by.
+func (p *Provider) filter(msgs []agent.Message) replayFilter {
 	p.originMu.Lock()
-	defer p.originMu.Unlock()
-	return replayFilter{current: p.origin, strict: p.strict}
+	f := replayFilter{current: p.origin, strict: p.strict}
+	p.originMu.Unlock()
+	for i := len(msgs) - 1; f.current == "" && i >= 0; i-- {
+		if m := msgs[i]; m.Role == agent.RoleAssistant && m.RawFor("openai", "responses") != nil {
+			f.current = messageOrigin(m)
+		}
+	}
+	return f
 }
 
 // setOrigin records the origin of an answer; refused says it was an

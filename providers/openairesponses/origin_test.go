@@ -110,3 +110,47 @@ func withoutStamps(msgs []agent.Message) []agent.Message {
 	}
 	return out
 }
+
+// A session resumed again under the key it moved to is not refused again:
+// each process starts without an answer of its own, and it sent the old
+// organization's reasoning with the new one's, to be refused and warned
+// about on every resume (each agent -p --resume of a script). Until its
+// first answer a process takes the newest stamp of the history for the
+// current origin.
+func TestReasoningAfterAMoveResumesQuietly(t *testing.T) {
+	for _, noStream := range []bool{false, true} {
+		srv := rt.NewServer(t)
+		srv.Keys = map[string]string{"key-b": "org-b"}
+		for range 4 {
+			srv.Script(rt.Turn{rt.Reasoning(), rt.Text("Noted.")})
+		}
+		set, _ := toolSet(t)
+		session := func(key string, msgs []agent.Message) *agent.Session {
+			p := openairesponses.New(openairesponses.Options{APIKey: key, BaseURL: srv.URL})
+			s := agent.New(agent.Config{Provider: p, Model: "gpt-5.4", Tools: set, NoStream: noStream, Backoff: time.Millisecond})
+			s.Reset(msgs)
+			return s
+		}
+		s := session(rt.DefaultKey, nil)
+		run(t, s, "one")
+		s = session("key-b", s.Messages())
+		run(t, s, "two") // refused once: the reasoning of "one" is org-fake's
+		before := len(srv.Requests())
+		s = session("key-b", s.Messages())
+		evs := run(t, s, "three")
+		for _, e := range evs {
+			if e.Type == agent.EventWarning {
+				t.Errorf("stream=%v: resumed under the same key again, warned %q", !noStream, e.Text)
+			}
+		}
+		reqs := srv.Requests()[before:]
+		for _, r := range reqs {
+			if r.Status != 200 {
+				t.Errorf("stream=%v: resumed under the same key again, a request refused: %s", !noStream, r.Error)
+			}
+		}
+		if n := bytes.Count(reqs[len(reqs)-1].Body, []byte(`"type":"reasoning"`)); n != 1 {
+			t.Errorf("stream=%v: %d reasoning items replayed, want the one made under key-b", !noStream, n)
+		}
+	}
+}
