@@ -11,6 +11,7 @@ package openairesponses
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -228,7 +229,6 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	if err != nil {
 		return nil, err
 	}
-	mode := b.mode
 	if b.notice != "" {
 		if _, seen := p.noticed.LoadOrStore(b.notice, true); !seen {
 			emit(agent.StreamEvent{Type: agent.EventWarning, Text: b.notice})
@@ -238,57 +238,85 @@ func (p *Provider) Send(ctx context.Context, req *agent.Request, emit func(agent
 	if p.opts.APIKey != "" {
 		h.Set("Authorization", "Bearer "+p.opts.APIKey)
 	}
+	resp, refused, err := p.attempt(ctx, req, b, h, emit)
+	// Reasoning from another organization (origin.go), refused with a 400
+	// or in a stream before anything of the answer was shown: once more
+	// without the items not proven to be this one's, or without any. A
+	// refusal after output streamed is not sent again (it would be shown
+	// twice); the next request leaves the items out.
+	if refused == nil || b.replayed == 0 {
+		return resp, err
+	}
+	p.setOrigin(refused.origin, true)
+	if refused.shown {
+		return resp, err
+	}
+	retry, rerr := p.renderFor(req, p.filter(req.Messages))
+	if rerr == nil && retry.replayed == b.replayed {
+		retry, rerr = p.renderFor(req, replayFilter{strict: true})
+	}
+	if rerr != nil {
+		return resp, err
+	}
+	if _, seen := p.noticed.LoadOrStore(reasoningDropped, true); !seen {
+		emit(agent.StreamEvent{Type: agent.EventWarning, Text: reasoningDropped})
+	}
+	resp, _, err = p.attempt(ctx, req, retry, h, emit)
+	return resp, err
+}
+
+// refusal is an invalid_encrypted_content answer: its origin, and whether
+// any of the answer reached emit before it.
+type refusal struct {
+	origin string
+	shown  bool
+}
+
+// attempt posts b and reads the answer, returning what Send returns and,
+// when the API refused the request's encrypted reasoning (the error's
+// code, from a 400 or from the stream's failure), the refusal.
+func (p *Provider) attempt(ctx context.Context, req *agent.Request, b built, h http.Header, emit func(agent.StreamEvent)) (*agent.Response, *refusal, error) {
 	hresp, err := p.http.PostParts(ctx, p.opts.BaseURL+"/responses", b.parts, !req.NoStream, h)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	origin := originOf(hresp.Header, p.opts.BaseURL)
 	if hresp.StatusCode/100 != 2 {
 		apiErr, code := apiError(hresp)
 		hresp.Body.Close()
-		// Reasoning from another organization (origin.go): once more
-		// without the items not proven to be this one's, or without any.
-		if code != "invalid_encrypted_content" || b.replayed == 0 {
-			return nil, apiErr
+		if code == codeInvalidEncrypted {
+			return nil, &refusal{origin: origin}, apiErr
 		}
-		p.setOrigin(originOf(hresp.Header, p.opts.BaseURL), true)
-		retry, rerr := p.renderFor(req, p.filter(req.Messages))
-		if rerr == nil && retry.replayed == b.replayed {
-			retry, rerr = p.renderFor(req, replayFilter{strict: true})
-		}
-		if rerr != nil {
-			return nil, apiErr
-		}
-		b = retry
-		if _, seen := p.noticed.LoadOrStore(reasoningDropped, true); !seen {
-			emit(agent.StreamEvent{Type: agent.EventWarning, Text: reasoningDropped})
-		}
-		if hresp, err = p.http.PostParts(ctx, p.opts.BaseURL+"/responses", b.parts, !req.NoStream, h); err != nil {
-			return nil, err
-		}
-		if hresp.StatusCode/100 != 2 {
-			apiErr, _ := apiError(hresp)
-			hresp.Body.Close()
-			return nil, apiErr
-		}
+		return nil, nil, apiErr
 	}
 	defer hresp.Body.Close()
-	origin := originOf(hresp.Header, p.opts.BaseURL)
 	p.setOrigin(origin, false)
 	// The same test as plan's, without grouping the catalog again.
-	fnSearch := mode == agent.SearchClient && !p.caps(req.Model).DeferLoading
+	fnSearch := b.mode == agent.SearchClient && !p.caps(req.Model).DeferLoading
 	pc := parseContext{fnSearch: fnSearch, requestID: hresp.Header.Get("x-request-id"), origin: origin}
+	shown := false
+	seen := func(e agent.StreamEvent) {
+		shown = true
+		emit(e)
+	}
 	var resp *agent.Response
 	if req.NoStream {
-		resp, err = parseJSON(hresp.Body, pc, emit)
+		resp, err = parseJSON(hresp.Body, pc, seen)
 	} else {
-		resp, err = parseStream(ctx, hresp.Body, pc, emit)
+		resp, err = parseStream(ctx, hresp.Body, pc, seen)
 	}
 	if resp != nil {
 		resp.ToolsHash = b.toolsHash
-		resp.Resolved = mode
+		resp.Resolved = b.mode
 		resp.OutputLimit, resp.OutputMax = b.maxTokens, p.caps(req.Model).MaxOutput
 	}
-	return resp, err
+	// failedError keeps a failed response's error code as the APIError's
+	// Type.
+	var ae *agent.APIError
+	if errors.As(err, &ae) && ae.Type == codeInvalidEncrypted {
+		return resp, &refusal{origin: origin, shown: shown}, err
+	}
+	return resp, nil, err
 }
 
 // apiError turns a non-2xx answer into *agent.APIError, with the

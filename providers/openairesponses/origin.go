@@ -33,7 +33,10 @@ import (
 // request is sent once more without the items it cannot prove were made
 // for the organization of that error's answer, or, when that would leave
 // them all in, without any (Send); from then on the Provider replays only
-// items stamped with the current origin.
+// items stamped with the current origin. The refusal is a 400 or, as
+// relays and at times the API send it, the failure of a stream that has
+// started; a stream that showed some of the answer first is not sent again
+// (it would be shown twice), and only the next request leaves them out.
 //
 // Stored is a fingerprint, never the organization id or the URL: a
 // truncated SHA-256, enough to tell two origins apart and nothing to read
@@ -41,6 +44,9 @@ import (
 // API key: the organization is what the content is sealed for, and the
 // key stays out of the session store entirely.
 const originAPI = "responses-origin"
+
+// codeInvalidEncrypted is the code of the API's refusal.
+const codeInvalidEncrypted = "invalid_encrypted_content"
 
 // reasoningDropped is said once when a refusal left reasoning out.
 const reasoningDropped = "earlier reasoning was left out: OpenAI refused it as made for another organisation or key (invalid_encrypted_content)"

@@ -2,6 +2,10 @@ package openairesponses_test
 
 import (
 	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -153,4 +157,116 @@ func TestReasoningAfterAMoveResumesQuietly(t *testing.T) {
 			t.Errorf("stream=%v: %d reasoning items replayed, want the one made under key-b", !noStream, n)
 		}
 	}
+}
+
+// The refusal can come in a stream that has started (200, then
+// response.failed or an error event with the code): before anything of the
+// answer is shown it is handled as the 400 is, sent once more without the
+// reasoning; it was returned as the turn's error and the session refused
+// on every later request.
+func TestReasoningRefusedInTheStream(t *testing.T) {
+	for _, shape := range []string{"response.failed", "error"} {
+		srv := rt.NewServer(t)
+		srv.Keys = map[string]string{"key-b": "org-b"}
+		srv.StreamRefusal = shape
+		for range 4 {
+			srv.Script(rt.Turn{rt.Reasoning(), rt.Text("Noted.")})
+		}
+		set, _ := toolSet(t)
+		pa := openairesponses.New(openairesponses.Options{APIKey: rt.DefaultKey, BaseURL: srv.URL})
+		s := agent.New(agent.Config{Provider: pa, Model: "gpt-5.4", Tools: set, Backoff: time.Millisecond})
+		run(t, s, "one")
+		run(t, s, "two")
+		pb := openairesponses.New(openairesponses.Options{APIKey: "key-b", BaseURL: srv.URL})
+		_ = s.Override(func(turn *agent.TurnContext) { turn.Provider = pb })
+		warned := 0
+		for _, prompt := range []string{"three", "four"} {
+			if err := s.Run(t.Context(), prompt, func(e agent.Event) {
+				if e.Type == agent.EventWarning && strings.Contains(e.Text, "invalid_encrypted_content") {
+					warned++
+				}
+			}); err != nil {
+				t.Fatalf("%s: turn %q: %v", shape, prompt, err)
+			}
+		}
+		refused := 0
+		for _, r := range srv.Requests() {
+			if r.Error != "" {
+				refused++
+			}
+		}
+		if refused != 1 || warned != 1 {
+			t.Errorf("%s: %d requests refused, %d warnings; want 1 and 1", shape, refused, warned)
+		}
+	}
+}
+
+// A refusal that comes after some of the answer was shown is not sent
+// again (the user would see it twice): the turn fails, and the next
+// request leaves the refused reasoning out.
+func TestReasoningRefusedAfterOutputIsNotResent(t *testing.T) {
+	srv := rt.NewServer(t)
+	srv.Keys = map[string]string{"key-b": "org-b"}
+	for range 4 {
+		srv.Script(rt.Turn{rt.Reasoning(), rt.Text("Noted.")})
+	}
+	posts := 0
+	refuse := true
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posts++
+		if !refuse {
+			proxy(t, w, r, srv.URL)
+			return
+		}
+		refuse = false
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("openai-organization", "org-b")
+		for _, ev := range []string{
+			`{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","status":"in_progress","output":[]}}`,
+			`{"type":"response.output_text.delta","sequence_number":1,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"Noted so"}`,
+			`{"type":"response.failed","sequence_number":2,"response":{"id":"resp_1","object":"response","status":"failed","output":[],"error":{"code":"invalid_encrypted_content","message":"The encrypted content for item rs_fake0001 could not be verified. Reason: Encrypted content organization_id did not match the target organization."}}}`,
+		} {
+			fmt.Fprintf(w, "data: %s\n\n", ev)
+		}
+	}))
+	t.Cleanup(front.Close)
+	set, _ := toolSet(t)
+	pa := openairesponses.New(openairesponses.Options{APIKey: rt.DefaultKey, BaseURL: srv.URL})
+	s := agent.New(agent.Config{Provider: pa, Model: "gpt-5.4", Tools: set, Backoff: time.Millisecond})
+	run(t, s, "one")
+	pb := openairesponses.New(openairesponses.Options{APIKey: "key-b", BaseURL: front.URL})
+	_ = s.Override(func(turn *agent.TurnContext) { turn.Provider = pb })
+	if err := s.Run(t.Context(), "two", func(agent.Event) {}); err == nil {
+		t.Fatal("the refused turn did not fail")
+	}
+	if posts != 1 {
+		t.Errorf("the refused request was sent %d times after its answer streamed, want 1", posts)
+	}
+	before := len(srv.Requests())
+	if err := s.Run(t.Context(), "three", func(agent.Event) {}); err != nil {
+		t.Fatalf("the turn after the refusal: %v", err)
+	}
+	for _, r := range srv.Requests()[before:] {
+		if r.Error != "" {
+			t.Errorf("the turn after the refusal was refused again: %s", r.Error)
+		}
+	}
+}
+
+// proxy forwards r to base and copies the answer.
+func proxy(t *testing.T, w http.ResponseWriter, r *http.Request, base string) {
+	body, _ := io.ReadAll(r.Body)
+	req, _ := http.NewRequestWithContext(r.Context(), r.Method, base+r.URL.Path, bytes.NewReader(body))
+	req.Header = r.Header.Clone()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Errorf("proxy: %v", err)
+		return
+	}
+	defer resp.Body.Close()
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = io.Copy(w, resp.Body)
 }

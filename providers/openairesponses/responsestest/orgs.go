@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 )
 
@@ -107,4 +108,44 @@ func (s *Server) orgOf(auth string) (string, bool) {
 	}
 	org, ok := s.Keys[key]
 	return org, ok
+}
+
+// streaming reports whether a request body asks for a stream.
+func streaming(body []byte) bool {
+	var b struct {
+		Stream bool `json:"stream"`
+	}
+	return json.Unmarshal(body, &b) == nil && b.Stream
+}
+
+// refuseInStream answers a streaming request whose encrypted reasoning the
+// fake cannot verify as Server.StreamRefusal says: a 200 whose stream
+// starts, then fails with the refusal, as a response.failed event (the
+// response's error) or an error event. The refusal "can also arrive
+// mid-stream as a response.failed (or type: "error") SSE event"
+// (openclaw/openclaw#95587, a live gpt-5.5 deployment; the error thrown
+// from the SDK's stream iterator in smallmain/vscode-unify-chat-provider#178;
+// "sometimes well into generation", openai/codex#8128).
+func (s *Server) refuseInStream(w http.ResponseWriter, e *apiErr) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("x-request-id", "req_fake")
+	seq := 0
+	send := func(typ string, ev obj) {
+		ev["type"], ev["sequence_number"] = typ, seq
+		seq++
+		b, _ := json.Marshal(ev)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ, b)
+	}
+	resp := obj{"id": s.id("resp"), "object": "response", "status": "in_progress", "error": nil, "output": []any{}}
+	send("response.created", obj{"response": resp})
+	if s.StreamRefusal == "error" {
+		send("error", obj{"code": e.code, "message": e.message, "param": nil})
+		return
+	}
+	failed := obj{}
+	for k, v := range resp {
+		failed[k] = v
+	}
+	failed["status"], failed["error"] = "failed", obj{"code": e.code, "message": e.message}
+	send("response.failed", obj{"response": failed})
 }

@@ -35,6 +35,10 @@ type Server struct {
 	// RecordedContent accepts encrypted reasoning the fake did not make
 	// (content recorded from the real API, which only it can verify).
 	RecordedContent bool
+	// StreamRefusal, when set ("response.failed" or "error"), refuses a
+	// streaming request's encrypted reasoning in the stream instead of with
+	// a 400 (orgs.go).
+	StreamRefusal string
 	// SupportsToolSearch says which models accept tool_search and
 	// defer_loading; by default gpt-5.4 and later.
 	SupportsToolSearch func(model string) bool
@@ -212,6 +216,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, e := s.validate(body, org)
+	if e != nil && e.code == "invalid_encrypted_content" && s.StreamRefusal != "" && streaming(body) {
+		s.mu.Lock()
+		s.log[idx].Error = e.message
+		s.mu.Unlock()
+		s.refuseInStream(w, e)
+		return
+	}
 	if e != nil {
 		fail(e)
 		return
