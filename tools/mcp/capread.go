@@ -137,10 +137,12 @@ const (
 
 // firstRead is the size of the first read's buffer: the whole body when
 // its length is known (and one byte more, so that the read that takes it
-// does not look like one that filled the buffer), else minRead.
+// does not look like one that filled the buffer), else minRead. The
+// length is the server's word, up to 2^63-1 (net/http takes any): capped
+// before the byte is added, which would overflow it.
 func (c *capReader) firstRead() int {
 	if c.length > 0 {
-		return int(min(c.length+1, maxRead))
+		return int(min(c.length, maxRead-1)) + 1
 	}
 	return minRead
 }

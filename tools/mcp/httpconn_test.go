@@ -1,11 +1,15 @@
 package mcp
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -169,4 +173,84 @@ func TestHTTPInitializeTimeout(t *testing.T) {
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("failed after %s: the start's timeout, not initialize's", d)
 	}
+}
+
+// TestCapClientContentLengths: a body is read whatever Content-Length the
+// server sends, true or not. net/http takes any length up to 2^63-1, and
+// the capReader's first read, sized from it plus one byte, overflowed at
+// that one: makeslice panicked in the reading goroutine and the agent
+// died of a remote server's header. A length the body falls short of is
+// io.ErrUnexpectedEOF (net/http's), one it exceeds is where the body ends.
+func TestCapClientContentLengths(t *testing.T) {
+	t.Parallel()
+	value := `{"jsonrpc":"2.0","id":1,"result":{}}`
+	tests := []struct {
+		name    string
+		header  string // the length header, as the server writes it
+		want    string // what the client reads
+		wantErr error
+	}{
+		{"the largest length net/http takes", "Content-Length: 9223372036854775807", value, io.ErrUnexpectedEOF},
+		{"longer than the body", "Content-Length: 100000", value, io.ErrUnexpectedEOF},
+		{"shorter than the body", "Content-Length: 10", value[:10], nil},
+		{"the body's", "Content-Length: " + strconv.Itoa(len(value)), value, nil},
+		{"chunked", "Transfer-Encoding: chunked", value, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			body := value
+			if strings.HasPrefix(tt.header, "Transfer-Encoding") {
+				body = strconv.FormatInt(int64(len(value)), 16) + "\r\n" + value + "\r\n0\r\n\r\n"
+			}
+			url := rawHTTPServer(t, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"+tt.header+"\r\n\r\n"+body)
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(`{}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := capClient(0, nil).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			got, err := io.ReadAll(resp.Body)
+			if string(got) != tt.want || !errors.Is(err, tt.wantErr) {
+				t.Errorf("read %q (%v), want %q (%v)", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+// rawHTTPServer answers every connection with answer, written as it is,
+// once it has the request's headers, and closes it.
+func rawHTTPServer(t *testing.T, answer string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					line, err := br.ReadString('\n')
+					if err != nil {
+						return
+					}
+					if line == "\r\n" {
+						break
+					}
+				}
+				_, _ = io.WriteString(c, answer)
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/mcp"
 }
