@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/signal"
+	"time"
 
 	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/internal/starttrace"
@@ -50,6 +51,9 @@ func printFailed(g *Globals, err error) {
 		return
 	}
 	res := app.FailedResult(g.Settings, err)
+	// The run's wall time, as a turn's result has it: it was 0, as if a
+	// run that waited seconds for a server that then failed took none.
+	res.DurationMS = time.Since(g.start).Milliseconds()
 	enc := json.NewEncoder(g.Stdout)
 	switch g.OutputFormat {
 	case "json":

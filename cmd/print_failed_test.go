@@ -3,12 +3,14 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 )
@@ -103,6 +105,29 @@ func TestPrintFailedJSONKeepsFields(t *testing.T) {
 			_ = json.Unmarshal([]byte(out), &r)
 			if !r.IsError || !strings.Contains(r.Error, tc.errWant) || r.Provider != "ollama" {
 				t.Errorf("is_error %v error %q provider %q", r.IsError, r.Error, r.Provider)
+			}
+		})
+	}
+}
+
+// A -p run that stops before its turn reports its wall time as
+// duration_ms, as a turn's result does: it said 0 whatever the run had
+// waited (for a named server that then failed to start, say). The run is
+// taken to have begun 1.5 s ago, rather than made to last that long.
+func TestFailedRunReportsItsDuration(t *testing.T) {
+	for _, format := range []string{"json", "stream-json"} {
+		t.Run(format, func(t *testing.T) {
+			var out bytes.Buffer
+			g := &Globals{PromptSet: true, OutputFormat: format, Stdout: &out, start: time.Now().Add(-1500 * time.Millisecond)}
+			began := time.Now()
+			printFailed(g, errors.New("MCP server broken did not start"))
+			most := time.Since(g.start).Milliseconds()
+			var r PrintResult
+			if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+				t.Fatalf("decode %q: %v", out.String(), err)
+			}
+			if least := began.Sub(g.start).Milliseconds(); r.DurationMS < least || r.DurationMS > most {
+				t.Errorf("duration_ms %d, want the run's %d-%d ms", r.DurationMS, least, most)
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/spf13/cobra"
@@ -45,6 +46,9 @@ type Globals struct {
 	// resultPrinted: a -p run's result is out (app.Print writes it, also
 	// for a failed turn); until then a failure prints it (printFailed).
 	resultPrinted bool
+	// start is when Execute began: a run that fails before its turn
+	// reports the time from there as its duration_ms.
+	start time.Time
 }
 
 // UsageError is a mistake in how the command was called: exit code 2.
@@ -54,7 +58,7 @@ func usagef(format string, a ...any) error { return app.Usagef(format, a...) }
 
 // Execute runs the command line and returns the process exit code.
 func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	g := &Globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: getenv}
+	g := &Globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: getenv, start: time.Now()}
 	defer app.SetupLog(getenv)()
 	root := NewRootCmd(g)
 	root.SetArgs(joinDeferValue(args))
