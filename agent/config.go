@@ -74,6 +74,9 @@ type Config struct {
 	ContextWindow int
 	// Hooks are the user's commands at points of a turn (nil: none).
 	Hooks Hooks
+	// Now is the clock of tool calls' durations (nil: time.Now); tests
+	// pin it to tell the tool's run from the wait for its approval.
+	Now func() time.Time
 }
 
 // New builds a session from its configuration, with the defaults filled in.
@@ -95,6 +98,9 @@ func (c *Config) defaults() {
 	}
 	if c.MaxRetryWait <= 0 {
 		c.MaxRetryWait = DefaultMaxRetryWait
+	}
+	if c.Now == nil {
+		c.Now = time.Now
 	}
 	if c.PartialEvery <= 0 {
 		c.PartialEvery = 250 * time.Millisecond

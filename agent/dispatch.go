@@ -115,10 +115,10 @@ func (s *Session) runTool(ctx context.Context, c ToolCall, log *startLog, emit f
 	if ok {
 		s.noteCall(ctx, t.Name, t.Server)
 	}
-	start := time.Now()
-	res, err := s.execute(ctx, t, ok, c, log, emit)
+	var ran time.Duration
+	res, err := s.execute(ctx, t, ok, c, log, emit, &ran)
 	fin := ev
-	fin.Duration = time.Since(start)
+	fin.Duration = ran
 	fin.Result = res.Text
 	fin.IsError = res.IsError
 	fin.Err = err
@@ -154,7 +154,12 @@ func refusal(d permission.Decision) string {
 
 // execute runs one call; a failure is both the result the model reads and
 // an error of kind ErrToolFailed for the front end.
-func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCall, log *startLog, emit func(Event)) (ToolResult, error) {
+//
+// ran is set to how long the tool itself ran: not the wait for the user's
+// approval, nor the hooks around it (a card that said "✓ 12.0s" for a
+// 40 ms call approved after 12 s misled about the tool). A call that never
+// ran leaves it 0.
+func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCall, log *startLog, emit func(Event), ran *time.Duration) (ToolResult, error) {
 	fail := func(msg string) (ToolResult, error) {
 		return ToolResult{CallID: c.ID, Name: c.Name, Text: msg, IsError: true}, WithKind(ErrToolFailed, errors.New(msg))
 	}
@@ -208,7 +213,9 @@ func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCal
 		}
 		emit(Event{Type: EventToolProgress, Progress: tp})
 	})
+	began := s.cfg.Now()
 	r, err := t.Exec(pctx, input)
+	*ran = s.cfg.Now().Sub(began)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fail(StoppedResult)
