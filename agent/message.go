@@ -65,6 +65,11 @@ type Part struct {
 	ServerTool   *ServerTool   `json:"server_tool,omitempty"`
 	Raw          *Raw          `json:"raw,omitempty"`
 	Image        *Image        `json:"image,omitempty"`
+	// Hook marks a text part of a user message that a hook added (a
+	// UserPromptSubmit or SessionStart hook's context): the model reads
+	// it with the prompt, but the user did not type it, and a resumed
+	// session shows it as the hook's.
+	Hook bool `json:"hook,omitempty"`
 }
 
 // ToolCall is a model's request to run a local (client-executed) tool.

@@ -241,7 +241,7 @@ func (s *Session) RunInput(ctx context.Context, in Input, emit func(Event)) (err
 				return WithKind(ErrBlocked, err)
 			}
 			for _, c := range added {
-				parts = append(parts, TextPart(c))
+				parts = append(parts, Part{Type: PartText, Text: c, Hook: true})
 			}
 		}
 		// Saved whatever becomes of the turn, as the answer is: a turn

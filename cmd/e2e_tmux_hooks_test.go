@@ -43,3 +43,25 @@ func TestHooksInTmux(t *testing.T) {
 	}
 	ts.quit()
 }
+
+// A resumed session shows a hook's context as the hook's, not under
+// "› you" as if the user had typed it.
+func TestResumedHookContextInTmux(t *testing.T) {
+	isolate(t)
+	userHooks(t, `{
+		"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo 'sprint goal: ship hooks'"}]}],
+		"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo 'branch: main'"}]}]}`)
+	fake := anthropictest.NewServer(t)
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "Ship it."}))
+	db := filepath.Join(t.TempDir(), "a.db")
+	res := runAgent(t, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}, "-p", "what now?", "--base-url", fake.URL, "--db", db)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	ts := startTmux(t, tmuxEnv(), "--provider", "anthropic", "--base-url", fake.URL, "--db", db, "--continue", "--theme", "dark")
+	screen := ts.waitFor("Ship it.", "↳ added by the SessionStart hook: sprint goal: ship hooks", "↳ added by the UserPromptSubmit hook: branch: main")
+	if strings.Contains(screen, "hook context:") {
+		t.Errorf("a hook's context is shown as the user's message:\n%s", screen)
+	}
+	ts.quit()
+}

@@ -344,3 +344,36 @@ func TestResumedReasoningFolded(t *testing.T) {
 		t.Errorf("ctrl+o does not unfold:\n%s", f)
 	}
 }
+
+// A resumed session shows a hook's context as the hook's, not under
+// "› you": the model read it with the prompt, but the user did not type
+// it. Marked (Part.Hook) or, stored before the mark, a later text part with
+// the agent's label; a prompt that itself starts like a label stays the
+// user's.
+func TestResumedHookContextIsNotTheUsers(t *testing.T) {
+	t.Parallel()
+	m, _, _ := newTestModel(t, newFakeBackend(), 140, 40, Options{History: []agent.Message{
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("what now?"),
+			{Type: agent.PartText, Text: "UserPromptSubmit hook context:\nbranch: main", Hook: true}}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("Ship it.")}},
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("and then?"),
+			agent.TextPart("SessionStart hook context:\nsprint goal: ship hooks\nowner: me\ndue: friday")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("Rest.")}},
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("Stop hook context:\nis my own prompt")}},
+	}})
+	var said []string
+	for _, it := range m.chat.items {
+		if it.kind == itemUser {
+			said = append(said, it.text)
+		}
+	}
+	if want := []string{"what now?", "and then?", "Stop hook context:\nis my own prompt"}; strings.Join(said, "|") != strings.Join(want, "|") {
+		t.Errorf("under › you: %q, want %q", said, want)
+	}
+	f := frame(m)
+	for _, want := range []string{"↳ added by the UserPromptSubmit hook: branch: main", "↳ added by the SessionStart hook: sprint goal: ship hooks (+2 lines)"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("the hook's context is not shown as the hook's: %q missing\n%s", want, f)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/agent-dev/agent/agent"
@@ -30,9 +31,11 @@ func (m *Model) loadHistory(msgs []agent.Message, tools []ToolInfo) {
 	c, p := m.chat, m.pane
 	for _, msg := range msgs {
 		if msg.Role == agent.RoleUser {
-			var text, images []string
+			var text, images, hooked []string
 			for _, part := range msg.Parts {
 				switch {
+				case part.Type == agent.PartText && hookContext(part, len(text) > 0):
+					hooked = append(hooked, hookLine(part.Text))
 				case part.Type == agent.PartText:
 					text = append(text, part.Text)
 				case part.Type == agent.PartImage && part.Image != nil:
@@ -59,6 +62,9 @@ func (m *Model) loadHistory(msgs []agent.Message, tools []ToolInfo) {
 			}
 			for _, im := range images {
 				c.add(&chatItem{kind: itemImage, text: im})
+			}
+			for _, h := range hooked {
+				c.add(&chatItem{kind: itemNotice, text: h})
 			}
 			continue
 		}
@@ -116,4 +122,36 @@ func (m *Model) historySearchResult(r agent.SearchResult, describe func([]string
 	if created {
 		s.line = m.chat.add(&chatItem{kind: itemSearch, search: s})
 	}
+}
+
+// hookContext reports whether a user message's text part is a hook's
+// context, not what the user typed: marked so (Part.Hook), or, in a
+// session stored before the mark, a text after the prompt's that starts
+// with the label the agent gives a hook's context ("UserPromptSubmit hook
+// context:"). A resumed session showed it under "› you".
+func hookContext(p agent.Part, afterPrompt bool) bool {
+	if p.Hook {
+		return true
+	}
+	first, _, _ := strings.Cut(p.Text, "\n")
+	event, ok := strings.CutSuffix(first, " hook context:")
+	return afterPrompt && ok && event != "" && !strings.ContainsAny(event, " \t")
+}
+
+// hookLine is a hook's context as a one-line notice that names the hook:
+// its first line, with how many lines follow.
+func hookLine(text string) string {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	out := "↳ added by a hook: " + lines[0]
+	if event, ok := strings.CutSuffix(lines[0], " hook context:"); ok {
+		out = "↳ added by the " + event + " hook:"
+		lines = lines[1:]
+		if len(lines) > 0 {
+			out += " " + lines[0]
+		}
+	}
+	if n := len(lines) - 1; n > 0 {
+		out += fmt.Sprintf(" (+%d lines)", n)
+	}
+	return out
 }
