@@ -229,7 +229,7 @@ func TestFirstRunCreatesSessionWhileListing(t *testing.T) {
 			}
 			atWait := -1
 			testHookListWait = func(a *App) {
-				l, err := a.db.List(t.Context(), store.ListOptions{})
+				l, err := a.db.List(t.Context(), store.ListOptions{Empty: true}) // the session has no message yet
 				if err != nil {
 					t.Error(err)
 				}
@@ -253,7 +253,7 @@ func TestFirstRunCreatesSessionWhileListing(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			l, err := db.List(t.Context(), store.ListOptions{})
+			l, err := db.List(t.Context(), store.ListOptions{Empty: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+	"github.com/agent-dev/agent/store"
 )
 
 // fixture is an isolated run: its own home, working directory, database
@@ -234,15 +235,19 @@ func TestResumeSwitchAndNew(t *testing.T) {
 	if b.Session().ID() == id || len(b.Session().Messages()) != 0 {
 		t.Errorf("new session %s with %d messages", b.Session().ID(), len(b.Session().Messages()))
 	}
+	// The new session has no message yet: the picker does not list it.
 	list, err := b.Sessions(t.Context())
-	if err != nil || len(list) != 2 {
+	if err != nil || len(list) != 1 || list[0].ID != id {
 		t.Fatalf("sessions %v %v", list, err)
+	}
+	if all, err := b.db.List(t.Context(), store.ListOptions{Empty: true}); err != nil || len(all) != 2 {
+		t.Fatalf("stored sessions %v %v", all, err)
 	}
 	if got := b.Leave(); got != "" {
 		t.Errorf("Leave kept the empty session %s", got)
 	}
-	if list, _ := b.Sessions(t.Context()); len(list) != 1 || list[0].ID != id {
-		t.Errorf("after Leave: %+v", list)
+	if all, _ := b.db.List(t.Context(), store.ListOptions{Empty: true}); len(all) != 1 || all[0].ID != id {
+		t.Errorf("after Leave: %+v", all)
 	}
 	hist, err := b.Resume(t.Context(), id)
 	if err != nil || len(hist) != 4 || b.Session().ID() != id {

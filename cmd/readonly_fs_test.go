@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/store"
 )
 
@@ -59,6 +60,10 @@ func TestSessionsOnReadOnlyFileSystem(t *testing.T) {
 	}
 	ss, err := db.Create(context.Background(), store.SessionMeta{Workdir: "/w", Provider: "anthropic", Model: "claude-x", Title: "kept on a read-only disk"})
 	if err != nil {
+		t.Fatal(err)
+	}
+	// Listed: a session with no message is not.
+	if err := ss.AppendMessage(context.Background(), agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("hi")}}); err != nil {
 		t.Fatal(err)
 	}
 	id := ss.ID()

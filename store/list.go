@@ -64,6 +64,11 @@ type ListOptions struct {
 	All   bool
 	// Workdir, when set, lists only sessions started there.
 	Workdir string
+	// Empty lists sessions with no message too. Without it they are left
+	// out: nothing in one can be resumed, and a run killed before its
+	// prompt was saved (a first -p run creates its session while its
+	// servers list) leaves one behind.
+	Empty bool
 }
 
 // Summary is one row of the session list.
@@ -96,9 +101,16 @@ func (d *DB) List(ctx context.Context, o ListOptions) ([]Summary, error) {
 		(SELECT count(*) FROM messages m JOIN parts p ON p.message_id = m.id WHERE m.session_id = s.id AND p.type = 'search_call')
 		FROM sessions s`
 	var args []any
+	var where []string
 	if o.Workdir != "" {
-		q += ` WHERE s.workdir = ?`
+		where = append(where, `s.workdir = ?`)
 		args = append(args, o.Workdir)
+	}
+	if !o.Empty {
+		where = append(where, `EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)`)
+	}
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, ` AND `)
 	}
 	q += ` ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?`
 	args = append(args, limit)

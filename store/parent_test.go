@@ -12,6 +12,7 @@ func TestParentSessionLink(t *testing.T) {
 	d, _ := openTest(t)
 	ctx := t.Context()
 	parent := create(t, d, "/w")
+	appendAll(t, parent, conversation()...) // --continue takes only a session with messages
 	var kids []string
 	for range 2 {
 		c, err := d.Create(ctx, SessionMeta{Workdir: "/w", Provider: "openai-chat", Model: "m", ParentID: parent.ID()})

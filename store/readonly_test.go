@@ -31,9 +31,12 @@ func TestReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Create(t.Context(), SessionMeta{Workdir: "/w", Provider: "p", Model: "m", Title: "seeded"}); err != nil {
+	seeded, err := d.Create(t.Context(), SessionMeta{Workdir: "/w", Provider: "p", Model: "m", Title: "seeded"})
+	if err != nil {
 		t.Fatal(err)
 	}
+	appendAll(t, seeded, conversation()...) // listed: a session with no message is not
+	seeded.Close()
 	d.Close()
 	seedBytes, _ := os.ReadFile(seed)
 

@@ -122,11 +122,13 @@ func (d *DB) OpenSession(ctx context.Context, idOrPrefix string) (*Session, erro
 }
 
 // Latest opens the most recently updated session started in workdir, for
-// --continue; a subagent's session is not one (resume it by its id).
-// ErrNotFound when there is none.
+// --continue; a subagent's session is not one (resume it by its id), nor
+// is one with no message (a run killed before its prompt was saved leaves
+// one; List leaves them out too). ErrNotFound when there is none.
 func (d *DB) Latest(ctx context.Context, workdir string) (*Session, error) {
 	var id string
-	err := d.sql.QueryRowContext(ctx, `SELECT id FROM sessions WHERE workdir = ? AND parent_session_id IS NULL ORDER BY updated_at DESC, rowid DESC LIMIT 1`, workdir).Scan(&id)
+	err := d.sql.QueryRowContext(ctx, `SELECT id FROM sessions s WHERE workdir = ? AND parent_session_id IS NULL
+		AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id) ORDER BY updated_at DESC, rowid DESC LIMIT 1`, workdir).Scan(&id)
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("no session to continue in %s: %w", workdir, ErrNotFound)

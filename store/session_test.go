@@ -358,3 +358,40 @@ func TestImagePartStoredOnce(t *testing.T) {
 		t.Errorf("read back %+v", p)
 	}
 }
+
+// A session with no message is neither listed nor continued: a run killed
+// before its prompt was saved (a first -p run creates its session while its
+// servers list; SIGKILL then) left an empty row in agent sessions and the
+// pickers, and --continue opened it instead of the last conversation.
+// Empty lists it still.
+func TestEmptySessionsAreNotListedOrContinued(t *testing.T) {
+	ctx := t.Context()
+	d, _ := openTest(t)
+	clock := int64(1_700_000_000_000)
+	d.now = func() time.Time { clock += 1000; return fromMS(clock) }
+	full := create(t, d, "/a")
+	appendAll(t, full, conversation()...)
+	full.Close()
+	empty := create(t, d, "/a") // later, so first by update time
+	empty.Close()
+	if l, err := d.List(ctx, ListOptions{}); err != nil || len(l) != 1 || l[0].ID != full.ID() {
+		t.Errorf("list = %+v, %v; want only %s", l, err, full.ID())
+	}
+	if l, err := d.List(ctx, ListOptions{Workdir: "/a"}); err != nil || len(l) != 1 || l[0].ID != full.ID() {
+		t.Errorf("list of /a = %+v, %v; want only %s", l, err, full.ID())
+	}
+	if l, err := d.List(ctx, ListOptions{Empty: true}); err != nil || len(l) != 2 || l[0].ID != empty.ID() {
+		t.Errorf("list with the empty = %+v, %v", l, err)
+	}
+	latest, err := d.Latest(ctx, "/a")
+	if err != nil || latest.ID() != full.ID() {
+		t.Fatalf("latest = %v, want %s", err, full.ID())
+	}
+	latest.Close()
+	// Resumed by its id it still opens (the id was given).
+	s, err := d.OpenSession(ctx, empty.ID())
+	if err != nil {
+		t.Fatalf("open the empty session by id: %v", err)
+	}
+	s.Close()
+}
