@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/app"
+	"github.com/agent-dev/agent/app/tuiapp"
 	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 )
@@ -69,6 +72,41 @@ func TestFirstRequestWaitsForUncachedServer(t *testing.T) {
 	reqs := fake.Requests()
 	if len(reqs) != 1 || !bytes.Contains(reqs[0].Tools(), []byte("tt__get_weather")) {
 		t.Fatalf("the first request lacks the server's tools: %s", reqs[0].Tools())
+	}
+}
+
+// In the TUI, a server the first turn waited for says it is up before
+// that turn's answer, not after it: the notice was taken when the turn
+// began, before the server came up, and said only at the next refresh.
+func TestServerUpIsSaidBeforeTheFirstAnswer(t *testing.T) {
+	isolate(t)
+	cfg, gate := gatedMCPConfig(t)
+	fake := anthropictest.NewServer(t)
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "hello"}))
+	b := tuiapp.New(openInteractive(t, cfg, fake))
+	events := b.Send(context.Background(), "what is the weather in Berlin?")
+	if ev := <-events; ev.Type != agent.EventCatalogWait {
+		t.Fatalf("first event %+v, want catalog_wait", ev)
+	}
+	gate.Open()
+	var order []string
+	for ev := range events {
+		switch ev.Type {
+		case agent.EventWarning:
+			order = append(order, ev.Text)
+		case agent.EventTextDelta:
+			order = append(order, "answer: "+ev.Text)
+		case agent.EventError:
+			t.Fatalf("turn failed: %v", ev.Err)
+		}
+	}
+	up := slices.IndexFunc(order, func(s string) bool { return strings.HasPrefix(s, "MCP server tt is up (") })
+	answer := slices.IndexFunc(order, func(s string) bool { return strings.HasPrefix(s, "answer: ") })
+	if up < 0 || answer < 0 || up > answer {
+		t.Errorf("events %q: want \"MCP server tt is up\" before the answer", order)
+	}
+	if later := b.Refresh(); len(later) > 0 {
+		t.Errorf("said again after the turn: %q", later)
 	}
 }
 

@@ -67,6 +67,14 @@ func (b *Backend) SendInput(ctx context.Context, input agent.Input) <-chan agent
 				go b.ask(ctx, *ev.Tool)
 			}
 			emit(ev)
+			if ev.Type == agent.EventCatalogReady {
+				// The servers the turn waited for came up during the wait
+				// ("MCP server tt is up (6 tools)"): said now, before the
+				// answer. Taken at the next refresh, it came after it.
+				for _, n := range b.a.NewNotices() {
+					emit(agent.Event{Type: agent.EventWarning, Text: n})
+				}
+			}
 		}
 		b.setTurning(false)
 	})
