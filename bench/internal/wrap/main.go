@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/agent-dev/agent/bench/internal/proc"
@@ -58,9 +57,7 @@ func main() {
 		os.Exit(111)
 	}
 	r.CPUNS = int64(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime())
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.RSSKB = ru.Maxrss
-	}
+	r.RSSKB = maxRSS(cmd.ProcessState)
 	r.Code = cmd.ProcessState.ExitCode()
 	_ = json.NewEncoder(os.NewFile(3, "report")).Encode(r)
 }
