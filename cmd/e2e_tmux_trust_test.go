@@ -68,6 +68,51 @@ func TestTrustDialogInTmux(t *testing.T) {
 	}
 }
 
+// A prompt typed while agent started in an untrusted clone is not lost to
+// the trust question's guard: once the question is answered it is in the
+// chat's input, not sent. ctrl+c during the guard says "not now" at once.
+func TestTrustTypeAheadInTmux(t *testing.T) {
+	for _, tc := range []struct{ name, typed, answer string }{
+		{"typed ahead", "tell me about it", "n"},
+		{"ctrl+c in the guard", "", "C-c"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wd := isolate(t)
+			writeFile(t, filepath.Join(wd, ".mcp.json"), map[string]any{"mcpServers": map[string]any{
+				"projsrv": map[string]any{"command": "true"},
+			}})
+			fake := anthropictest.NewServer(t)
+			ts := startTmux(t, tmuxEnv(), "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"), "--theme", "dark")
+			if tc.typed != "" {
+				// Typed at once: before the question appears, or in its
+				// first half second.
+				ts.send(tc.typed)
+				ts.waitFor("Trust this directory?", "not now")
+				ts.send(tc.answer)
+			} else {
+				// Sent as soon as the question shows, well inside its guard
+				// (the answers are not offered yet).
+				ts.waitFor("Trust this directory?")
+				ts.send(tc.answer)
+			}
+			// The chat's input holds the prompt (else its placeholder names
+			// /help); the warning names agent trust: not now.
+			want := "/help"
+			if tc.typed != "" {
+				want = "│ " + tc.typed
+			}
+			screen := ts.waitFor(want, "agent trust")
+			if trusted, _, err := app.Trusted(wd); err != nil || trusted {
+				t.Errorf("trusted %v (%v), want not now", trusted, err)
+			}
+			if n := len(fake.Requests()); n != 0 {
+				t.Errorf("%d requests: the typed-ahead prompt was sent\n%s", n, screen)
+			}
+			ts.quit()
+		})
+	}
+}
+
 func waitUntilFile(path string, within time.Duration) bool {
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {

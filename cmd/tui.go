@@ -16,12 +16,13 @@ func runTUI(ctx context.Context, g *Globals) error {
 	if f, ok := g.Stdout.(*os.File); !ok || !isTerminal(f) {
 		return usagef("the terminal UI needs a terminal on stdout: run agent in one, or use -p PROMPT to print one answer")
 	}
+	var typed tui.TypeAhead
 	if !g.Settings.Demo {
-		s, err := tuiapp.AskTrust(ctx, g.Settings, g.Getenv, tui.Options{Theme: g.Settings.Theme, NoColor: os.Getenv("NO_COLOR") != ""})
+		s, ta, err := tuiapp.AskTrust(ctx, g.Settings, g.Getenv, tui.Options{Theme: g.Settings.Theme, NoColor: os.Getenv("NO_COLOR") != ""})
 		if err != nil {
 			return err
 		}
-		g.Settings = s
+		g.Settings, typed = s, ta
 	}
 	pick := g.Settings.Resume == app.PickSession
 	if pick {
@@ -42,7 +43,7 @@ func runTUI(ctx context.Context, g *Globals) error {
 	}
 	// Startup warnings go to the chat once, not to the status bar.
 	opts.Warnings = append(a.Warnings(), a.NewNotices()...)
-	opts.AltScreen, opts.PickSession = g.AltScreen, pick
+	opts.AltScreen, opts.PickSession, opts.TypeAhead = g.AltScreen, pick, typed
 	opts.Alerts = a.Alerts()
 	err = tui.Run(ctx, b, opts)
 	if id := a.Leave(); id != "" {

@@ -138,6 +138,12 @@ func New(b Backend, opts Options) (*Model, error) {
 			m.chat.notice(itemNotice, "Try one of these (↑ puts it in the input, enter sends):\n  • "+strings.Join(opts.Suggestions, "\n  • "))
 		}
 	}
+	// Typed for the prompt while a question ahead of the chat could not
+	// take it (the trust question's first half second): into the input,
+	// as the approval question's type-ahead goes (handleApprovalKey).
+	for _, msg := range opts.TypeAhead.msgs {
+		m.input.Update(msg)
+	}
 	if opts.Width > 0 && opts.Height > 0 {
 		m.resize(opts.Width, opts.Height)
 	}

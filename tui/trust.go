@@ -47,14 +47,26 @@ type TrustServer struct{ Name, Target string }
 // TrustSetting is a setting the project would change.
 type TrustSetting struct{ Key, From, To string }
 
+// TypeAhead is what was typed (keys, a paste) before a question that runs
+// ahead of the chat could be read: it was meant for the prompt, and the
+// chat puts it in its input (Options.TypeAhead).
+type TypeAhead struct{ msgs []tea.Msg }
+
+// TrustAnswer is the answer to the trust question, with what was typed
+// before the question could be read.
+type TrustAnswer struct {
+	Trusted   bool
+	TypeAhead TypeAhead
+}
+
 // AskTrust shows req and returns whether the user trusts the directory
 // ("trust") or not ("not now", esc, ctrl+c). Everything shown comes from
 // the cloned repository: it is sanitised before it reaches the terminal.
-func AskTrust(ctx context.Context, req TrustRequest, opts Options) (bool, error) {
+func AskTrust(ctx context.Context, req TrustRequest, opts Options) (TrustAnswer, error) {
 	opts.defaults()
 	m, err := newTrustModel(req, opts)
 	if err != nil {
-		return false, err
+		return TrustAnswer{}, err
 	}
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opts.Input != nil {
@@ -63,10 +75,12 @@ func AskTrust(ctx context.Context, req TrustRequest, opts Options) (bool, error)
 	if opts.Output != nil {
 		popts = append(popts, tea.WithOutput(opts.Output))
 	}
+	ans := TrustAnswer{}
 	if _, err := tea.NewProgram(m, popts...).Run(); err != nil && ctx.Err() == nil {
-		return false, fmt.Errorf("ask whether to trust %s: %w", req.Dir, err)
+		return ans, fmt.Errorf("ask whether to trust %s: %w", req.Dir, err)
 	}
-	return m.trusted, nil
+	ans.Trusted, ans.TypeAhead = m.trusted, TypeAhead{m.typeAhead}
+	return ans, nil
 }
 
 type trustModel struct {
@@ -81,6 +95,9 @@ type trustModel struct {
 	// arms it, trustReadyMsg ends it). Keys then were typed before it
 	// could be read and do not answer it; the answers are not offered.
 	guarded bool
+	// typeAhead is what was typed during the guard, for the chat's input:
+	// it was a prompt typed while agent started, and was lost.
+	typeAhead []tea.Msg
 }
 
 // typeAheadGuard: keys typed before the question appeared (a prompt
@@ -120,8 +137,18 @@ func (m *trustModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case trustReadyMsg:
 		m.guarded = false
+	case tea.PasteMsg:
+		if m.guarded {
+			m.typeAhead = append(m.typeAhead, msg)
+		}
 	case tea.KeyPressMsg:
 		if m.guarded {
+			// ctrl+c is never typed ahead by mistake: it says "not now"
+			// at once, as it does once the answers are offered.
+			if msg.String() == "ctrl+c" {
+				return m.answer(false)
+			}
+			m.typeAhead = append(m.typeAhead, msg)
 			return m, nil
 		}
 		switch msg.String() {

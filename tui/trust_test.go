@@ -106,6 +106,55 @@ func TestTrustDialogIgnoresTypeAhead(t *testing.T) {
 	}
 }
 
+// What was typed before the trust question could be read goes to the
+// chat's input, as the approval question's type-ahead does: it was a prompt
+// typed while agent started, and it was lost. Keys after the guard are
+// answers, not type-ahead.
+func TestTrustTypeAheadGoesToTheInput(t *testing.T) {
+	q, err := newTrustModel(trustReq(), Options{Theme: "dark"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Init()
+	for _, r := range "tell me" {
+		q.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	q.Update(tea.PasteMsg{Content: " about main.go"})
+	q.Update(trustReadyMsg{})
+	q.Update(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	if !q.done || q.trusted {
+		t.Fatalf("n after the guard: done %v, trusted %v", q.done, q.trusted)
+	}
+	m, _, _ := newTestModel(t, newFakeBackend(), 100, 30, Options{TypeAhead: TypeAhead{q.typeAhead}})
+	if v := m.input.Value(); v != "tell me about main.go" {
+		t.Errorf("the input holds %q, want what was typed before the question could be read", v)
+	}
+	if f := ansi.Strip(frame(m)); !strings.Contains(f, "tell me about main.go") {
+		t.Errorf("the typed-ahead prompt is not in the input box:\n%s", f)
+	}
+}
+
+// ctrl+c in the trust question's guard says "not now" at once, as it does
+// after: it was ignored, as if it were type-ahead (it never answers
+// "trust", so it needs no guard).
+func TestTrustCtrlCDuringTheGuard(t *testing.T) {
+	m, err := newTrustModel(trustReq(), Options{Theme: "dark"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Init()
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	if !m.done || m.trusted || cmd == nil {
+		t.Fatalf("ctrl+c in the guard: done %v, trusted %v", m.done, m.trusted)
+	}
+	if _, quit := cmd().(tea.QuitMsg); !quit {
+		t.Error("ctrl+c in the guard does not end the question")
+	}
+	if len(m.typeAhead) != 0 {
+		t.Errorf("ctrl+c went to the type-ahead: %v", m.typeAhead)
+	}
+}
+
 // #26: the question lists the servers with their whole command lines and
 // URLs, the settings that would change and what would still be refused,
 // with the repository's escape sequences removed, at any width.

@@ -209,6 +209,10 @@ type Options struct {
 	AltScreen bool
 	// Prompt, when set, is sent as the first message once the program starts.
 	Prompt string
+	// TypeAhead is what was typed before a question asked ahead of the
+	// chat could be read (AskTrust): it goes to the input, as typed, and
+	// is not sent.
+	TypeAhead TypeAhead
 	// Suggestions are prompts worth trying (the demo's): listed in the
 	// empty chat and put in the input history, so ↑ recalls them.
 	Suggestions []string

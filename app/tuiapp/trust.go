@@ -12,8 +12,9 @@ import (
 // untrusted directory whose project files would start servers, change
 // settings, send instruction files or add commands. Trusted, the trust store is written (only if the files are
 // still those shown) and the settings are resolved again with them; "not
-// now" keeps s, whose warning names agent trust.
-func AskTrust(ctx context.Context, s app.Settings, getenv func(string) string, opts tui.Options) (app.Settings, error) {
+// now" keeps s, whose warning names agent trust. What was typed before the
+// question could be read is returned for the chat's input.
+func AskTrust(ctx context.Context, s app.Settings, getenv func(string) string, opts tui.Options) (app.Settings, tui.TypeAhead, error) {
 	pv, err := app.PreviewProject(s, getenv)
 	if err != nil {
 		// Files of a directory the user has not trusted are not used, so
@@ -21,10 +22,10 @@ func AskTrust(ctx context.Context, s app.Settings, getenv func(string) string, o
 		// the agent from starting; -p already runs without them. It is
 		// said, since agent trust would refuse them as they are.
 		s.Warnings = append(s.Warnings, fmt.Sprintf("the project files could not be read for the trust question: %v; they stay unused: fix them before agent trust", err))
-		return s, nil
+		return s, tui.TypeAhead{}, nil
 	}
 	if pv.Empty() {
-		return s, nil
+		return s, tui.TypeAhead{}, nil
 	}
 	req := tui.TrustRequest{Dir: pv.Project.Dir, Files: pv.Project.Files, Warnings: pv.Warnings, Instructions: pv.Instructions, Commands: pv.Commands, Hooks: pv.Hooks}
 	for _, srv := range pv.Servers {
@@ -36,12 +37,13 @@ func AskTrust(ctx context.Context, s app.Settings, getenv func(string) string, o
 	for _, c := range pv.Settings {
 		req.Settings = append(req.Settings, tui.TrustSetting{Key: c.Key, From: c.From, To: c.To})
 	}
-	ok, err := tui.AskTrust(ctx, req, opts)
-	if err != nil || !ok {
-		return s, err
+	ans, err := tui.AskTrust(ctx, req, opts)
+	if err != nil || !ans.Trusted {
+		return s, ans.TypeAhead, err
 	}
 	if err := app.TrustPreviewed(pv); err != nil {
-		return s, err
+		return s, ans.TypeAhead, err
 	}
-	return app.Load(s.Flags, getenv)
+	s, err = app.Load(s.Flags, getenv)
+	return s, ans.TypeAhead, err
 }
