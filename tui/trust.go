@@ -91,10 +91,14 @@ type trustModel struct {
 	notNow  bool // the selected answer: "not now" (else "trust")
 	done    bool
 	trusted bool
-	// guarded: the question appeared less than typeAheadGuard ago (Init
-	// arms it, trustReadyMsg ends it). Keys then were typed before it
-	// could be read and do not answer it; the answers are not offered.
+	// guarded: the question appeared, or a key was typed in the guard,
+	// less than typeAheadGuard ago (Init arms it, the trustReadyMsg of the
+	// last such key ends it). Keys then were typed before it could be read
+	// and do not answer it; the answers are not offered.
 	guarded bool
+	// typed counts the keys and pastes of the guard: only the tick armed
+	// by the last of them ends it (trustReadyMsg.typed).
+	typed int
 	// typeAhead is what was typed during the guard, for the chat's input:
 	// it was a prompt typed while agent started, and was lost.
 	typeAhead []tea.Msg
@@ -103,11 +107,23 @@ type trustModel struct {
 // typeAheadGuard: keys typed before the question appeared (a prompt
 // started while agent was starting) reach it at once: "tell me" answered
 // "t", trusting the directory unread. No one reads the question and
-// answers within this time.
+// answers within this time. It runs again from each key typed in it: a
+// guard timed from the question alone ended, at load 17, between the keys
+// of one typed-ahead prompt ("tell me ab" went to the input, the "t" of
+// "about it" trusted the directory), as its tick came in among keys still
+// being read.
 const typeAheadGuard = 500 * time.Millisecond
 
-// trustReadyMsg ends the type-ahead guard.
-type trustReadyMsg struct{}
+// trustReadyMsg ends the type-ahead guard if no key was typed in it since
+// its tick was armed: typed is how many had been then.
+type trustReadyMsg struct{ typed int }
+
+// rearm starts the guard's time again: it ends typeAheadGuard after the
+// last key typed in it.
+func (m *trustModel) rearm() tea.Cmd {
+	n := m.typed
+	return tea.Tick(typeAheadGuard, func(time.Time) tea.Msg { return trustReadyMsg{typed: n} })
+}
 
 func newTrustModel(req TrustRequest, opts Options) (*trustModel, error) {
 	st, err := themes.Resolve(opts.Theme, true, opts.NoColor)
@@ -120,7 +136,7 @@ func newTrustModel(req TrustRequest, opts Options) (*trustModel, error) {
 
 func (m *trustModel) Init() tea.Cmd {
 	m.guarded = true
-	ready := tea.Tick(typeAheadGuard, func(time.Time) tea.Msg { return trustReadyMsg{} })
+	ready := m.rearm()
 	if !m.opts.NoColor && strings.EqualFold(m.opts.Theme, "auto") {
 		return tea.Batch(tea.RequestBackgroundColor, ready)
 	}
@@ -136,10 +152,14 @@ func (m *trustModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.st = st
 		}
 	case trustReadyMsg:
-		m.guarded = false
+		if msg.typed == m.typed {
+			m.guarded = false
+		}
 	case tea.PasteMsg:
 		if m.guarded {
 			m.typeAhead = append(m.typeAhead, msg)
+			m.typed++
+			return m, m.rearm()
 		}
 	case tea.KeyPressMsg:
 		if m.guarded {
@@ -149,7 +169,8 @@ func (m *trustModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				return m.answer(false)
 			}
 			m.typeAhead = append(m.typeAhead, msg)
-			return m, nil
+			m.typed++
+			return m, m.rearm()
 		}
 		switch msg.String() {
 		case "t", "y":

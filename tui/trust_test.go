@@ -78,7 +78,10 @@ func TestTrustDialogKeys(t *testing.T) {
 
 // Keys typed before the question appeared do not answer it: "tell me"
 // typed while agent started trusted the directory by its "t". The
-// answers are offered once the guard is over.
+// answers are offered once the guard is over, typeAheadGuard after the
+// last key typed in it: the tick armed when the question appeared came,
+// at load, among the keys of one prompt still being read, and the "t" of
+// "about it" after it trusted the directory.
 func TestTrustDialogIgnoresTypeAhead(t *testing.T) {
 	m, err := newTrustModel(trustReq(), Options{Theme: "dark"})
 	if err != nil {
@@ -86,7 +89,11 @@ func TestTrustDialogIgnoresTypeAhead(t *testing.T) {
 	}
 	m.width = 200
 	m.Init()
-	for _, r := range "tell me" {
+	for _, r := range "tell me ab" {
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	m.Update(trustReadyMsg{}) // armed by Init, before the keys
+	for _, r := range "out it" {
 		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
 	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
@@ -96,7 +103,11 @@ func TestTrustDialogIgnoresTypeAhead(t *testing.T) {
 	if v := ansi.Strip(m.View().Content); strings.Contains(v, "not now") || !strings.Contains(v, "Trust this directory?") {
 		t.Errorf("the answers are offered while keys typed ahead are ignored:\n%s", v)
 	}
-	m.Update(trustReadyMsg{})
+	m.Update(trustReadyMsg{typed: m.typed - 1}) // armed by a key before the last
+	if !m.guarded {
+		t.Fatal("the guard ended before typeAheadGuard had passed since the last key")
+	}
+	m.Update(trustReadyMsg{typed: m.typed})
 	if v := ansi.Strip(m.View().Content); !strings.Contains(v, "t trust  n/esc not now") {
 		t.Errorf("the answers are not offered after the guard:\n%s", v)
 	}
@@ -120,7 +131,7 @@ func TestTrustTypeAheadGoesToTheInput(t *testing.T) {
 		q.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
 	q.Update(tea.PasteMsg{Content: " about main.go"})
-	q.Update(trustReadyMsg{})
+	q.Update(trustReadyMsg{typed: q.typed})
 	q.Update(tea.KeyPressMsg{Code: 'n', Text: "n"})
 	if !q.done || q.trusted {
 		t.Fatalf("n after the guard: done %v, trusted %v", q.done, q.trusted)
