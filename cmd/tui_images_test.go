@@ -90,7 +90,11 @@ func runTUIOn(t *testing.T, b *tuiapp.Backend) (typeKeys func(string), wait func
 	}
 	wait = func(want string) {
 		t.Helper()
-		deadline := time.After(15 * time.Second)
+		// screenWait, as the terminal tests: the program is on this
+		// process's share of the cores, and at load 20 a run of the
+		// image test took from 1 s to over 15 s (about 0.7 s of CPU
+		// under -race), its frames seconds apart, none lost.
+		deadline := time.After(screenWait)
 		for !strings.Contains(out.text(), want) {
 			select {
 			case <-out.ch:
