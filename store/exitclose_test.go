@@ -5,6 +5,7 @@ package store
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"os"
 	"testing"
@@ -120,5 +121,51 @@ func TestCloseForExitLeavesTheCheckpoint(t *testing.T) {
 				t.Fatalf("integrity_check: %q %v", ok, err)
 			}
 		})
+	}
+}
+
+// A database deleted by hand after a run that exited through
+// CloseForExit leaves its WAL and shared-memory files: the new database
+// made at the path is made whole and empty, not the template with the
+// deleted one's pages replayed over it from that WAL (SQLite ties a WAL
+// to a path, not to a file). Both came back before: the deleted
+// session, and pages no table reaches (integrity_check: "Page N is never
+// used").
+func TestDeletedDatabaseLeavesNoWALToTheNext(t *testing.T) {
+	path := t.TempDir() + "/agent.db"
+	d, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	h := startHelper(t, "exit-close", "STORE_DB="+path, "STORE_FAST_EXIT=1")
+	line := h.until(t, "ok ")
+	var id string
+	if _, err := fmt.Sscan(line, &id); err != nil {
+		t.Fatalf("helper: %q (%v)", line, err)
+	}
+	if err := h.cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path + "-wal"); err != nil || st.Size() == 0 {
+		t.Fatalf("the run left no WAL (%v): nothing to test", err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	d, err = Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if s, err := d.OpenSession(t.Context(), id); !errors.Is(err, ErrNotFound) {
+		if err == nil {
+			s.Close()
+		}
+		t.Errorf("the deleted database's session %s in the new one: %v, want ErrNotFound", id, err)
+	}
+	var ok string
+	if err := d.sql.QueryRowContext(t.Context(), "PRAGMA integrity_check").Scan(&ok); err != nil || ok != "ok" {
+		t.Fatalf("integrity_check of the new database: %.200q %v", ok, err)
 	}
 }

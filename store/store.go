@@ -328,6 +328,14 @@ func createFile(path string) (created bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("create database %s: %w", path, err)
 	}
+	if unlock, ok := lockDir(dir); ok {
+		// Held until the file is in place: another first start that
+		// linked its own meanwhile has a live WAL, not an orphan.
+		defer unlock()
+		if err := removeOrphanWAL(path); err != nil {
+			return false, err
+		}
+	}
 	err = os.Link(tmp, path)
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil // another process's, complete too
@@ -343,6 +351,27 @@ func createFile(path string) (created bool, err error) {
 		}
 	}
 	return true, nil
+}
+
+// removeOrphanWAL removes the -wal and -shm files beside path while no
+// database is there: they are a deleted database's (CloseForExit leaves
+// its WAL for the next run to checkpoint, and a user who deletes the file
+// by hand leaves them), and SQLite, which ties a WAL to the path, would
+// replay that WAL's pages over the new file: the deleted sessions came
+// back, or pages of the old b-trees no table of the new one reaches. It
+// runs under lockDir, and looks at the path again: a database another
+// first start has linked into place meanwhile (whose WAL is live) keeps
+// its files.
+func removeOrphanWAL(path string) error {
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := os.Remove(path + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("create database %s: %s is a deleted database's and cannot be removed: %w: remove it, or choose another path with --db", path, path+suffix, fsErr(err))
+		}
+	}
+	return nil
 }
 
 func dirWritable(dir string) error {
