@@ -84,13 +84,16 @@ func AskTrust(ctx context.Context, req TrustRequest, opts Options) (TrustAnswer,
 }
 
 type trustModel struct {
-	req     TrustRequest
-	opts    Options
-	st      *themes.Styles
-	width   int
-	notNow  bool // the selected answer: "not now" (else "trust")
-	done    bool
-	trusted bool
+	req   TrustRequest
+	opts  Options
+	st    *themes.Styles
+	width int
+	// height is the screen's rows (0 until known); top is the first line
+	// shown of a question taller than the screen.
+	height, top int
+	notNow      bool // the selected answer: "not now" (else "trust")
+	done        bool
+	trusted     bool
 	// guarded: the question appeared, or a key was typed in the guard,
 	// less than typeAheadGuard ago (Init arms it, the trustReadyMsg of the
 	// last such key ends it). Keys then were typed before it could be read
@@ -146,7 +149,7 @@ func (m *trustModel) Init() tea.Cmd {
 func (m *trustModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width = msg.Width
+		m.width, m.height = msg.Width, msg.Height
 	case tea.BackgroundColorMsg:
 		if st, err := themes.Resolve(m.opts.Theme, msg.IsDark(), m.opts.NoColor); err == nil {
 			m.st = st
@@ -181,6 +184,18 @@ func (m *trustModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m.answer(!m.notNow)
 		case "left", "right", "tab", "shift+tab", "h", "l":
 			m.notNow = !m.notNow
+		case "up", "k":
+			m.scroll(-1)
+		case "down", "j":
+			m.scroll(1)
+		case "pgup":
+			m.scroll(-max(m.height-5, 1))
+		case "pgdown", "space":
+			m.scroll(max(m.height-5, 1))
+		case "home":
+			m.scroll(-1 << 20)
+		case "end":
+			m.scroll(1 << 20)
 		}
 	}
 	return m, nil
@@ -207,10 +222,41 @@ func (m *trustModel) View() tea.View {
 
 func (m *trustModel) render() string {
 	st, inner := m.st, max(m.width-4, 20)
-	var b []string
+	b, foot := m.lines(inner)
+	if room := m.bodyRoom(len(b), len(foot)); room < len(b) {
+		// Taller than the screen: the bottom rows (what else it would
+		// run, the answers) would be cut off unseen, and "t" would trust
+		// what was never shown. The answers stay; the rest scrolls.
+		m.top = min(max(m.top, 0), len(b)-room)
+		b = append(b[m.top:m.top+room:m.top+room], st.Muted.Render(fmt.Sprintf("↑/↓ scroll · lines %d–%d of %d", m.top+1, m.top+room, len(b))))
+	}
+	return st.Dialog.Width(min(m.width, inner+4)).Render(strings.Join(append(b, foot...), "\n"))
+}
+
+// bodyRoom is how many of n lines of what the project would do fit above
+// foot answer lines, a scroll line and the dialog's border: all of them on
+// a tall enough screen (or one of unknown height).
+func (m *trustModel) bodyRoom(n, foot int) int {
+	if m.height <= 0 || n+foot+2 <= m.height {
+		return n
+	}
+	return max(m.height-foot-3, 1)
+}
+
+// scroll moves the shown lines by d (clamped when drawn).
+func (m *trustModel) scroll(d int) {
+	b, foot := m.lines(max(m.width-4, 20))
+	m.top = min(max(m.top+d, 0), max(len(b)-m.bodyRoom(len(b), len(foot)), 0))
+}
+
+// lines are the question's lines wrapped to inner cells: what the project
+// would do, and the answers under it.
+func (m *trustModel) lines(inner int) (b, foot []string) {
+	st := m.st
 	// Wrapped, never cut: the end of a long command line must not hide
 	// what it does.
-	add := func(s string) { b = append(b, strings.Split(ansi.Wrap(s, inner, " "), "\n")...) }
+	wrap := func(s string) []string { return strings.Split(ansi.Wrap(s, inner, " "), "\n") }
+	add := func(s string) { b = append(b, wrap(s)...) }
 	add(st.DialogTitle.Render("Trust this directory?"))
 	add(st.Text.Render(sanitize.Line(m.req.Dir)))
 	add(st.Muted.Render("Its project files (" + sanitize.Line(strings.Join(m.req.Files, ", ")) + ") come with the repository; until you trust it, they are not used."))
@@ -254,11 +300,10 @@ func (m *trustModel) render() string {
 	for _, w := range m.req.Warnings {
 		add(st.WarningText.Render("! " + sanitize.Line(w)))
 	}
-	b = append(b, "")
+	foot = []string{""}
 	if m.guarded {
 		// The answers come once the keys typed ahead have been let go.
-		add(st.Muted.Render("…"))
-		return st.Dialog.Width(min(m.width, inner+4)).Render(strings.Join(b, "\n"))
+		return b, append(foot, st.Muted.Render("…"))
 	}
 	trust, notNow := " trust ", " not now "
 	if m.notNow {
@@ -266,9 +311,8 @@ func (m *trustModel) render() string {
 	} else {
 		trust = st.Selected.Render(trust)
 	}
-	add(trust + "  " + notNow + "   " + st.HelpKey.Render("t") + st.HelpDesc.Render(" trust  ") +
-		st.HelpKey.Render("n/esc") + st.HelpDesc.Render(" not now  ") + st.HelpKey.Render("←/→ enter") + st.HelpDesc.Render(" choose"))
-	return st.Dialog.Width(min(m.width, inner+4)).Render(strings.Join(b, "\n"))
+	return b, append(foot, wrap(trust+"  "+notNow+"   "+st.HelpKey.Render("t")+st.HelpDesc.Render(" trust  ")+
+		st.HelpKey.Render("n/esc")+st.HelpDesc.Render(" not now  ")+st.HelpKey.Render("←/→ enter")+st.HelpDesc.Render(" choose"))...)
 }
 
 // clip shortens a long value, saying by how much.

@@ -175,7 +175,7 @@ func TestTrustDialogShowsWhatTheProjectWouldDo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.Update(tea.WindowSizeMsg{Width: width, Height: 40})
+		m.Update(tea.WindowSizeMsg{Width: width, Height: 100})
 		raw := m.View().Content
 		if strings.Contains(raw, "\x1b]0;") || strings.Contains(raw, "\x07") {
 			t.Fatalf("the repository's escape sequence reached the terminal: %q", raw)
@@ -202,5 +202,48 @@ func TestTrustDialogShowsWhatTheProjectWouldDo(t *testing.T) {
 				t.Errorf("width %d: %q missing from\n%s", width, want, plain)
 			}
 		}
+	}
+}
+
+// A question taller than the screen keeps its answers on it and scrolls
+// the rest: at 80x24 a project with a few servers and hooks lost its
+// last lines (the commands it would add, the answers), and "t" trusted
+// what was never shown.
+func TestTrustDialogFitsTheScreen(t *testing.T) {
+	for _, h := range []int{12, 16, 24} {
+		m, err := newTrustModel(trustReq(), Options{Theme: "dark"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Update(tea.WindowSizeMsg{Width: 80, Height: h})
+		seen := ""
+		for i := 0; i < 60; i++ {
+			plain := ansi.Strip(m.View().Content)
+			rows := strings.Split(plain, "\n")
+			if len(rows) > h {
+				t.Fatalf("height %d: the question takes %d rows:\n%s", h, len(rows), plain)
+			}
+			if !strings.Contains(plain, "t trust  n/esc not now") || !strings.Contains(plain, "↑/↓ scroll") {
+				t.Fatalf("height %d: the answers or the scroll line are not shown:\n%s", h, plain)
+			}
+			seen += plain
+			m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
+		}
+		flat := strings.Join(strings.Fields(strings.NewReplacer("│", " ", "║", " ").Replace(seen)), " ")
+		for _, want := range []string{"Trust this directory?", "END-OF-HOOK", "It would add these commands: /review: Review a PR", "base_url"} {
+			if !strings.Contains(flat, want) {
+				t.Errorf("height %d: %q never shown by scrolling", h, want)
+			}
+		}
+		m.Update(tea.KeyPressMsg{Code: tea.KeyHome})
+		if plain := ansi.Strip(m.View().Content); !strings.Contains(plain, "Trust this directory?") {
+			t.Errorf("height %d: home does not go back to the top:\n%s", h, plain)
+		}
+	}
+	// Tall enough: all of it, and no scroll line.
+	m, _ := newTrustModel(trustReq(), Options{Theme: "dark"})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 60})
+	if plain := ansi.Strip(m.View().Content); strings.Contains(plain, "scroll") {
+		t.Errorf("a question that fits offers to scroll:\n%s", plain)
 	}
 }
