@@ -39,10 +39,19 @@ func (d *DB) LoadCatalog(ctx context.Context, server, configHash string) (tools.
 	}
 	e.ListedAt = fromMS(listed)
 	if size > catalogRefMax {
-		if e.Tools, e.ToolsHash, err = d.loadInlineTools(ctx, server, configHash); err != nil {
+		if testHookCatalogSized != nil {
+			testHookCatalogSized()
+		}
+		if e, err = d.loadInlineRow(ctx, server, configHash); err != nil {
 			return tools.CatalogEntry{}, err
 		}
-		return e, nil
+		if len(e.Tools) > catalogRefMax {
+			return e, nil
+		}
+		// The row was replaced between the two reads (another agent's
+		// save): what it holds now is short, a small list or a
+		// reference, read as such.
+		small = e.Tools
 	}
 	loc, ok := parseCatalogRef(small)
 	if !ok {
@@ -58,32 +67,43 @@ func (d *DB) LoadCatalog(ctx context.Context, server, configHash string) (tools.
 	return e, nil
 }
 
-// loadInlineTools reads a list kept in the row itself (written before the
-// files, or when the file could not be written).
-func (d *DB) loadInlineTools(ctx context.Context, server, configHash string) (b []byte, hash string, err error) {
+// testHookCatalogSized, when set (tests), runs between LoadCatalog's read
+// of a row's size and loadInlineRow's read of it.
+var testHookCatalogSized func()
+
+// loadInlineRow reads the row of a list kept in the row itself (written
+// before the files, or when the file could not be written), whole: the
+// row the size was read from may have been replaced since, by another
+// agent's save of a list kept in a file, and the entry returned is one
+// row's, its tools and its hash together.
+func (d *DB) loadInlineRow(ctx context.Context, server, configHash string) (e tools.CatalogEntry, err error) {
+	e = tools.CatalogEntry{Server: server, ConfigHash: configHash}
 	// On a connection of its own without memory-mapped I/O: a list of
 	// thousands of tools is megabytes, and reading it through the map
 	// would keep those pages resident next to the copy returned.
 	conn, err := d.sql.Conn(ctx)
 	if err != nil {
-		return nil, "", fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
+		return e, fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
 	}
 	defer func() {
 		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA mmap_size = "+mmapSize)
 		conn.Close()
 	}()
 	if _, err := conn.ExecContext(ctx, "PRAGMA mmap_size = 0"); err != nil {
-		return nil, "", fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
+		return e, fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
 	}
-	err = conn.QueryRowContext(ctx, `SELECT tools, tools_hash FROM mcp_catalog WHERE server = ? AND config_hash = ?`, server, configHash).
-		Scan((*ownedBlob)(&b), &hash)
+	var listed int64
+	err = conn.QueryRowContext(ctx, `SELECT server_name, server_version, instructions, description, tools, tools_hash, listed_at
+		FROM mcp_catalog WHERE server = ? AND config_hash = ?`, server, configHash).
+		Scan(&e.ServerName, &e.ServerVersion, &e.Instructions, &e.Description, (*ownedBlob)(&e.Tools), &e.ToolsHash, &listed)
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, "", fmt.Errorf("MCP catalog of %s: %w", server, ErrNotFound)
+			return e, fmt.Errorf("MCP catalog of %s: %w", server, ErrNotFound)
 		}
-		return nil, "", fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
+		return e, fmt.Errorf("read MCP catalog of %s: %w", server, mapErr(err))
 	}
-	return b, hash, nil
+	e.ListedAt = fromMS(listed)
+	return e, nil
 }
 
 // ownedBlob scans a BLOB column without database/sql's copy of it: a

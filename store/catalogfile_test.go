@@ -316,3 +316,51 @@ func TestCatalogPackDamagedAndPruned(t *testing.T) {
 		}
 	})
 }
+
+// A row read as holding a long list, then replaced by another agent's
+// save before the list itself is read (a pack's reference or a short
+// list now), loads as what it holds then: the reference was returned as
+// the list, which tools/mcp then took for a damaged cache entry.
+func TestLoadCatalogOfARowReplacedMeanwhile(t *testing.T) {
+	ctx := t.Context()
+	for _, tc := range []struct {
+		name  string
+		saved []tools.CatalogEntry // by the other agent, between the two reads
+	}{
+		{"into a pack", []tools.CatalogEntry{
+			{Server: "s", ConfigHash: "h", Tools: bigList(1, 40_000)},
+			{Server: "t", ConfigHash: "h", Tools: bigList(2, 40_000)},
+		}},
+		{"into a file", []tools.CatalogEntry{{Server: "s", ConfigHash: "h", Tools: bigList(3, catalogFileMin)}}},
+		{"into a short list", []tools.CatalogEntry{{Server: "s", ConfigHash: "h", Tools: []byte(`["short"]`)}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, path := openTest(t)
+			other, err := Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			if err := d.SaveCatalog(ctx, tools.CatalogEntry{Server: "s", ConfigHash: "h", Tools: bigList(0, 1000)}); err != nil {
+				t.Fatal(err)
+			}
+			testHookCatalogSized = func() {
+				testHookCatalogSized = nil
+				if err := other.SaveCatalogs(ctx, tc.saved); err != nil {
+					t.Error(err)
+				}
+			}
+			t.Cleanup(func() { testHookCatalogSized = nil })
+			got, err := d.LoadCatalog(ctx, "s", "h")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := tc.saved[0].Tools; !bytes.Equal(got.Tools, want) {
+				t.Fatalf("loaded %.60q, want the list saved meanwhile (%d bytes)", got.Tools, len(want))
+			}
+			if sum := sha256.Sum256(got.Tools); got.ToolsHash != hex.EncodeToString(sum[:]) {
+				t.Fatalf("hash %s is not the loaded list's", got.ToolsHash)
+			}
+		})
+	}
+}
