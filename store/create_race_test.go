@@ -4,9 +4,11 @@ package store
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -71,4 +73,24 @@ func TestConcurrentFirstOpensAcrossProcesses(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A first start whose directory lock (lockDir) another holds and does not
+// let go, as a process stopped while it held it would, still makes its
+// database: it waits lockWait, not for ever.
+func TestFirstOpenBesideAHeldDirectoryLock(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Skipf("no flock here: %v", err)
+	}
+	d, err := Open(t.Context(), filepath.Join(dir, "agent.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
 }
