@@ -81,6 +81,9 @@ type App struct {
 	saved   savedTokens
 	spend   Spend
 	noticed int // how many notices NewNotices handed out
+	// capture holds the events of a server while /mcp ACTION NAME runs
+	// on it: its reply says them, once (MCPControl).
+	capture map[string][]mcptools.Event
 	alerts  chan string
 	// perms are the permission rules and mode (permissions.go);
 	// approvalChecked says their patterns were checked against the tools.
@@ -607,18 +610,28 @@ func (a *App) onMCPEvent(e mcptools.Event) {
 		default:
 		}
 	}
+	if a.captured(e) {
+		return
+	}
 	text := e.Text
 	if e.Kind == mcptools.EventToolsChanged && a.LastToolsHash() != "" {
 		// Said only once a request went out: before the first, the new
 		// tools simply join it, and there is no cache to miss.
-		text += "; the change applies from the next turn"
-		if e.CacheMiss {
-			text += ", whose request reads the prompt without the cache once (the tools array changes)"
-		}
+		text += changeNote(e.CacheMiss)
 	}
 	if text != "" {
 		a.Notice(text)
 	}
+}
+
+// changeNote is what a change of a server's tools costs, said once a
+// request went out.
+func changeNote(cacheMiss bool) string {
+	note := "; the change applies from the next turn"
+	if cacheMiss {
+		note += ", whose request reads the prompt without the cache once (the tools array changes)"
+	}
+	return note
 }
 
 // Session is the core session (read its tools, history and usage).

@@ -29,11 +29,105 @@ func (a *App) MCPStatus() []mcptools.Status {
 var ErrNoMCP = errors.New("no MCP servers in this run")
 
 // MCPControl is /mcp reconnect|disable|enable NAME, between turns: the
-// tools array changes at the next turn.
+// tools array changes at the next turn. Its reply is the one message of
+// the action: what the server said meanwhile ("MCP server tt disabled (4
+// tools leave)") is in it and not said again as a notice; a disable then
+// an enable said each thing two or three times ("MCP server tt: disabled,
+// 4 tools", then the notice; "running", "restarted" and "enabled" for the
+// enable), and both said the next request would miss the cache when the
+// tools were back as the last request had them.
 func (a *App) MCPControl(ctx context.Context, action, name string) (string, error) {
 	if a.mcp == nil {
 		return "", ErrNoMCP
 	}
+	capturing := a.startCapture(name)
+	st, err := a.mcpControl(ctx, action, name)
+	var evs []mcptools.Event
+	if capturing {
+		evs = a.endCapture(name)
+	}
+	if err != nil {
+		for _, e := range evs {
+			a.onMCPEvent(e) // said as any other server event is
+		}
+		return "", err
+	}
+	status := fmt.Sprintf("MCP server %s: %s, %d %s", st.Name, st.State, st.Tools, plural(st.Tools, "tool", "tools"))
+	var lines []string
+	if action == "reconnect" || action == "login" {
+		lines = append(lines, status)
+	}
+	last, cacheMiss := -1, false
+	for _, e := range evs {
+		switch {
+		case e.Kind == mcptools.EventServerUp:
+			// Connected by this action ("MCP server tt restarted"): the
+			// reply says how it is.
+		case e.Text == "":
+		case e.Kind == mcptools.EventToolsChanged:
+			lines, last = append(lines, e.Text), len(lines)
+			cacheMiss = cacheMiss || e.CacheMiss
+		default:
+			lines = append(lines, e.Text)
+		}
+	}
+	if len(lines) == 0 {
+		lines = append(lines, status) // nothing changed: already so
+	}
+	if last >= 0 && a.LastToolsHash() != "" {
+		lines[last] += a.toolsNote(cacheMiss)
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// toolsNote is changeNote for the tools array as it is now, between
+// turns: one back as the last request had it (disabled, then enabled)
+// costs no cache.
+func (a *App) toolsNote(cacheMiss bool) string {
+	a.SyncTools()
+	if h := toolsHash(a.session); h != "" && h == a.LastToolsHash() {
+		return "; the tools are again those of the last request, whose prompt cache the next one reads"
+	}
+	return changeNote(cacheMiss)
+}
+
+// startCapture holds server's events for MCPControl's reply; false when
+// another /mcp action on it holds them already.
+func (a *App) startCapture(server string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.capture[server]; ok {
+		return false
+	}
+	if a.capture == nil {
+		a.capture = map[string][]mcptools.Event{}
+	}
+	a.capture[server] = []mcptools.Event{}
+	return true
+}
+
+// endCapture returns the events held since startCapture.
+func (a *App) endCapture(server string) []mcptools.Event {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	evs := a.capture[server]
+	delete(a.capture, server)
+	return evs
+}
+
+// captured holds e if an /mcp action on its server is running.
+func (a *App) captured(e mcptools.Event) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	evs, ok := a.capture[e.Server]
+	if ok {
+		a.capture[e.Server] = append(evs, e)
+	}
+	return ok
+}
+
+// mcpControl runs the action.
+func (a *App) mcpControl(ctx context.Context, action, name string) (mcptools.Status, error) {
 	var st mcptools.Status
 	var err error
 	switch action {
@@ -49,7 +143,7 @@ func (a *App) MCPControl(ctx context.Context, action, name string) (string, erro
 		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loginTimeout(a.settings))
 		defer cancel()
 		if _, err := mcpLogin(lctx, a.settings, name, noticeWriter{a}, "/mcp login"); err != nil {
-			return "", err
+			return st, err
 		}
 		// The sign-in was kept by an Authorizer of its own; the run's
 		// read the store at start and would still find no token.
@@ -58,12 +152,9 @@ func (a *App) MCPControl(ctx context.Context, action, name string) (string, erro
 		}
 		st, err = a.mcp.Reconnect(ctx, name)
 	default:
-		return "", Usagef("unknown /mcp action %q: use reconnect, disable, enable or login", action)
+		return st, Usagef("unknown /mcp action %q: use reconnect, disable, enable or login", action)
 	}
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("MCP server %s: %s, %d %s", st.Name, st.State, st.Tools, plural(st.Tools, "tool", "tools")), nil
+	return st, err
 }
 
 // SignInState is the OAuth state for /mcp ("signed in", "expired",

@@ -320,19 +320,26 @@ func TestMCPSurface(t *testing.T) {
 	if hits, err := a.SearchTools("weather", 5); err != nil || len(hits) == 0 || hits[0].Name != "tt__get_weather" {
 		t.Errorf("search: %+v %v", hits, err)
 	}
-	if _, err := a.MCPControl(t.Context(), "disable", "tt"); err != nil {
-		t.Fatal(err)
-	}
-	a.SyncTools()
-	if n := serverTools(a, "tt"); n != 0 {
-		t.Errorf("%d tools after disable", n)
-	}
-	if _, err := a.MCPControl(t.Context(), "enable", "tt"); err != nil {
-		t.Fatal(err)
-	}
-	a.SyncTools()
-	if n := serverTools(a, "tt"); n != 2 {
-		t.Errorf("%d tools after enable", n)
+	a.NewNotices()
+	// Each action's reply is its one message: what the server said
+	// meanwhile is in it, not said again as a notice.
+	for _, step := range []struct{ action, reply string }{
+		{"disable", "MCP server tt disabled (2 tools leave)"},
+		{"disable", "MCP server tt: disabled, 2 tools"},
+		{"enable", "MCP server tt enabled (2 tools join)"},
+		{"enable", "MCP server tt: running, 2 tools"},
+		{"reconnect", "MCP server tt: running, 2 tools"},
+	} {
+		if got, err := a.MCPControl(t.Context(), step.action, "tt"); err != nil || got != step.reply {
+			t.Errorf("/mcp %s tt: %q, %v; want %q", step.action, got, err, step.reply)
+		}
+		if n := a.NewNotices(); len(n) != 0 {
+			t.Errorf("/mcp %s tt said besides its reply: %q", step.action, n)
+		}
+		a.SyncTools()
+		if n, want := serverTools(a, "tt"), map[bool]int{true: 0, false: 2}[step.action == "disable"]; n != want {
+			t.Errorf("%d tools after %s, want %d", n, step.action, want)
+		}
 	}
 	if _, err := a.MCPControl(t.Context(), "frobnicate", "tt"); err == nil {
 		t.Error("an unknown action was accepted")

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,6 +107,68 @@ func TestURLElicitationRequiredInTmux(t *testing.T) {
 	reqs := waitRequests(t, fake, 2)
 	if !bytes.Contains(reqs[1].Body, []byte("account linked")) {
 		t.Errorf("the retried call's answer did not reach the model: %s", reqs[1].Body)
+	}
+	ts.quit()
+}
+
+// /mcp disable then /mcp enable, twice, then again after a turn: each
+// action says one line, once. It said two or three ("MCP server tt:
+// disabled, 4 tools" and the notice "MCP server tt disabled (4 tools
+// leave)"; "running", "restarted" and "enabled" for an enable). After a
+// turn the disable says the next request misses the cache, and the enable
+// that puts back the tools of the last request says it does not: the
+// next request's tools are the last one's, byte for byte.
+func TestMCPDisableEnableSaysEachOnceInTmux(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "First answer."}, anthropictest.Turn{Text: "Second answer."}))
+	ts := startTmuxSize(t, 200, 50, tmuxEnv(), "--provider", "anthropic", "--base-url", fake.URL,
+		"--db", filepath.Join(t.TempDir(), "a.db"), "--mcp-config", testMCPConfig(t), "--mcp", "tt")
+	ts.waitFor("/help", "MCP server tt is up (4 tools)")
+	disabled, enabled := "MCP server tt disabled (4 tools leave)", "MCP server tt enabled (4 tools join)"
+	// said waits until the terminal has shown text n times.
+	said := func(text string, n int) {
+		t.Helper()
+		deadline := time.Now().Add(screenWait)
+		for strings.Count(flat(ts.history()), text) < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("%q was not said %d times:\n%s", text, n, ts.history())
+			}
+			<-time.After(50 * time.Millisecond)
+		}
+	}
+	for i := 1; i <= 2; i++ {
+		ts.send("/mcp disable tt", "Enter")
+		said(disabled, i)
+		ts.send("/mcp enable tt", "Enter")
+		said(enabled, i)
+	}
+	ts.send("hello", "Enter")
+	ts.waitFor("First answer.")
+	ts.send("/mcp disable tt", "Enter")
+	ts.waitHistory(disabled + "; the change applies from the next turn, whose request reads the prompt without the cache once")
+	ts.send("/mcp enable tt", "Enter")
+	ts.waitHistory(enabled + "; the tools are again those of the last request, whose prompt cache the next one reads")
+	// A turn says what is left to say before its answer: nothing is.
+	ts.send("again", "Enter")
+	ts.waitFor("Second answer.")
+	h := flat(ts.history())
+	for text, n := range map[string]int{disabled: 3, enabled: 3, "MCP server tt is up": 1,
+		"restarted": 0, "MCP server tt: disabled": 0, "MCP server tt: running": 0} {
+		if got := strings.Count(h, text); got != n {
+			t.Errorf("%q said %d times, want %d:\n%s", text, got, n, ts.history())
+		}
+	}
+	reqs := waitRequests(t, fake, 2)
+	var first, second struct{ Tools json.RawMessage }
+	if err := json.Unmarshal(reqs[0].Body, &first); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(reqs[1].Body, &second); err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Tools) == 0 || !bytes.Equal(first.Tools, second.Tools) {
+		t.Errorf("the tools differ between the requests: the enable said the cache holds\n%s\n%s", first.Tools, second.Tools)
 	}
 	ts.quit()
 }
