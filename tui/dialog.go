@@ -1,6 +1,10 @@
 package tui
 
 import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -13,7 +17,7 @@ import (
 
 // approvalView renders the approval question in place of the input; with
 // picking set, the choices of "always" instead.
-func approvalView(st *themes.Styles, req ApprovalRequest, width int, picking, guarded bool) string {
+func approvalView(st *themes.Styles, req ApprovalRequest, width, maxRows int, picking, guarded bool) string {
 	inner := max(width-4, 10)
 	t := req.Tool
 	who := t.Server
@@ -52,12 +56,86 @@ func approvalView(st *themes.Styles, req ApprovalRequest, width int, picking, gu
 		// Keys typed now were typed before the question could be read.
 		keys = st.HelpDesc.Render("…")
 	}
-	lines := []string{
-		ansi.Truncate(title, inner, "…"),
-		st.CardArgs.Render(ansi.Truncate(orText(summarizeArgs(t.Input), "(no arguments)"), inner, "…")),
-		ansi.Truncate(keys, inner, "…"),
+	lines := []string{ansi.Truncate(title, inner, "…")}
+	for _, a := range approvalArgs(t.Input, inner, maxRows) {
+		lines = append(lines, st.CardArgs.Render(a))
 	}
+	lines = append(lines, ansi.Truncate(keys, inner, "…"))
 	return st.Dialog.Width(width).Render(strings.Join(lines, "\n"))
+}
+
+// approvalArgLines bounds the rows of each argument in the approval
+// question: a long one (a file's content) leaves room for the next (its
+// path).
+const approvalArgLines = 2
+
+// approvalArgs lays out a call's arguments for the approval question, one
+// argument a line (two when long), at most rows lines: what is approved
+// is read there, and one line of them all, cut at the width, hid the
+// path of a file write behind its content ("content=\"ssh-ed25519
+// AAAA…\", path=\"/home/user/.ssh/a…"), and at 40 columns the source of
+// a move.
+func approvalArgs(raw json.RawMessage, inner, rows int) []string {
+	rows = max(rows, 1)
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || len(obj) == 0 {
+		s := orText(sanitize.Line(strings.TrimSpace(string(raw))), "(no arguments)")
+		return capLines(wrapCells(s, inner), rows, inner)
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []string
+	for i, k := range keys {
+		v := strings.TrimSpace(string(obj[k]))
+		if s, ok := jsonString(obj[k]); ok {
+			// Quoted as Go quotes: a control character shows as \x1b,
+			// never reaches the terminal.
+			v = strconv.Quote(s)
+		}
+		ls := capLines(wrapCells(sanitize.Line(k+"="+v), inner), approvalArgLines, inner)
+		after := len(keys) - i - 1
+		room := rows - len(out)
+		if after > 0 {
+			room-- // for the line saying how many more there are
+		}
+		if len(ls) > room {
+			if room > 0 {
+				out = append(out, capLines(ls, room, inner)...)
+			} else {
+				after++
+			}
+			if after > 0 {
+				out = append(out, ansi.Truncate(fmt.Sprintf("… and %d more arguments", after), inner, "…"))
+			}
+			return out
+		}
+		out = append(out, ls...)
+	}
+	return out
+}
+
+func jsonString(raw json.RawMessage) (string, bool) {
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
+}
+
+// wrapCells cuts s into lines of at most width cells, anywhere.
+func wrapCells(s string, width int) []string {
+	return strings.Split(ansi.Hardwrap(s, max(width, 1), true), "\n")
+}
+
+// capLines keeps at most n lines, the last one ending in "…" when some
+// were left out.
+func capLines(ls []string, n, width int) []string {
+	if len(ls) <= n {
+		return ls
+	}
+	ls = ls[:n]
+	ls[n-1] = ansi.Truncate(ls[n-1], max(width-1, 1), "") + "…"
+	return ls
 }
 
 // offersAlways: an "always" answer helps only against an ask that an allow

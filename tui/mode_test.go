@@ -107,3 +107,51 @@ func TestApprovalHelpLineMatchesDialog(t *testing.T) {
 		})
 	}
 }
+
+// The approval question shows every argument of the call, one a line (a
+// long one cut at two), so what is approved is read before "y": one line
+// of them all, cut at the width, hid a file write's path behind its
+// content, and at 40 columns a move's source. A call of many arguments
+// says how many are left out, and the frame still fits the screen.
+func TestApprovalShowsEveryArgument(t *testing.T) {
+	t.Parallel()
+	key := "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl attacker@evil"
+	many := `{"a1":1,"a2":2,"a3":3,"a4":4,"a5":5,"a6":6,"a7":7,"a8":8,"a9":9,"b1":10,"b2":11,"b3":12}`
+	for _, tc := range []struct {
+		name          string
+		width, height int
+		input         string
+		want          []string
+	}{
+		{"write at 80", 80, 24, `{"content":"` + key + `","path":"/home/user/.ssh/authorized_keys"}`,
+			[]string{`path="/home/user/.ssh/authorized_keys"`, `content="ssh-ed25519`}},
+		{"move at 40", 40, 20, `{"source":"/tmp/nu5/proj/b.txt","destination":"/tmp/nu5/proj/a.txt"}`,
+			[]string{`source="/tmp/nu5/proj/b.txt"`, `destination="/tmp/nu5/proj/a.txt"`}},
+		{"escape sequence", 80, 24, `{"content":"hi \u001b]0;X\u0007","path":"p"}`,
+			[]string{`content="hi \x1b]0;X\a"`, `path="p"`}},
+		{"many", 80, 24, many, []string{"a1=1", "… and"}},
+		{"not an object", 80, 24, `"just text"`, []string{`"just text"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _, _ := newTestModel(t, newFakeBackend(), tc.width, tc.height, Options{})
+			m.Update(approvalMsg{Req: ApprovalRequest{Tool: agent.ToolEvent{ID: "c1", Name: "fs__write_file", Server: "fs", Input: []byte(tc.input)}, Reply: func(Decision) {}}})
+			raw := m.View().Content
+			if strings.Contains(raw, "\x1b]0;") || strings.Contains(raw, "\a") {
+				t.Fatalf("the call's escape sequence reached the terminal: %q", raw)
+			}
+			f := frame(m)
+			flat := strings.ReplaceAll(f, "║\n║ ", "")
+			for _, w := range tc.want {
+				if !strings.Contains(f, w) && !strings.Contains(flat, w) {
+					t.Errorf("%q not shown in\n%s", w, f)
+				}
+			}
+			if rows := strings.Count(f, "\n"); rows > tc.height {
+				t.Errorf("the frame takes %d rows of %d:\n%s", rows, tc.height, f)
+			}
+			if !strings.Contains(f, "y allow once") {
+				t.Errorf("the answers are not shown:\n%s", f)
+			}
+		})
+	}
+}

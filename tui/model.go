@@ -191,8 +191,16 @@ type frameLayout struct {
 	pane       int // rows of the folded pane (narrow screens), 0 for none
 }
 
-// approvalRows is the approval box's height: three lines and a border.
-const approvalRows = 5
+// approvalRows is the approval box's height on a screen of h rows: its
+// title, the call's arguments (approvalArgs, up to a third of the screen),
+// its keys and a border; the "always" choices take three lines.
+func (m *Model) approvalRows(h int) int {
+	args := len(approvalArgs(m.approvals[0].Tool.Input, max(m.width-4, 10), maxApprovalArgRows(h)))
+	return max(args, 1) + 4
+}
+
+// maxApprovalArgRows bounds the arguments' lines in the approval question.
+func maxApprovalArgRows(h int) int { return min(max(h/3-2, 1), 8) }
 
 // maxInputRows is how far the input box grows with its content.
 func maxInputRows(h int) int { return min(max(h/3, 1), 10) }
@@ -206,7 +214,7 @@ func (m *Model) layout() frameLayout {
 	var l frameLayout
 	l.box = m.input.rows(maxInputRows(h)) + 2
 	if len(m.approvals) > 0 {
-		l.box = approvalRows
+		l.box = m.approvalRows(h)
 	} else if len(m.forms) > 0 {
 		l.box = m.forms[0].rows(m.width)
 	}
@@ -328,7 +336,7 @@ func (m *Model) render() string {
 func (m *Model) bottom(rows int) string {
 	var b string
 	if len(m.approvals) > 0 {
-		b = approvalView(m.st, m.approvals[0], m.width, m.alwaysPick, !m.approvalReady())
+		b = approvalView(m.st, m.approvals[0], m.width, maxApprovalArgRows(m.height), m.alwaysPick, !m.approvalReady())
 	} else if len(m.forms) > 0 {
 		b = m.forms[0].view(m.st, m.width)
 	} else {
