@@ -293,6 +293,12 @@ func (c *conn) handshake(ctx context.Context, cl *client.Client, p *proc, stderr
 	req.Params.ProtocolVersion = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
 	req.Params.ClientInfo = mcpgo.Implementation{Name: c.m.opts.ClientName, Version: c.m.opts.ClientVersion}
 	initTimeout := c.m.opts.InitTimeout
+	if c.cfg.Timeout > initTimeout {
+		// The server's own start timeout, when longer, is initialize's
+		// too: that is what errInit tells a user whose server is slow
+		// to start to set.
+		initTimeout = c.cfg.Timeout
+	}
 	errInit := fmt.Errorf("initialize: no answer within %s (a server that needs longer to start can be given a longer \"timeout\")", initTimeout)
 	var ictx context.Context
 	var cancel context.CancelFunc

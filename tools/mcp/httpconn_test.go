@@ -254,3 +254,22 @@ func rawHTTPServer(t *testing.T, answer string) string {
 	}()
 	return "http://" + ln.Addr().String() + "/mcp"
 }
+
+// A server given a "timeout" longer than initialize's own (InitTimeout)
+// gets it for initialize too, as initialize's failure tells the user to
+// do ("a server that needs longer to start can be given a longer
+// "timeout""): that timeout bounded only the rest of the start, and the
+// server failed at InitTimeout whatever its "timeout" said.
+func TestServerTimeoutLongerThanInitialize(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	_, _, errs := startManager(t, Options{StartTimeout: time.Minute, InitTimeout: 100 * time.Millisecond},
+		config.MCPServer{Name: "slow", Type: config.MCPHTTP, URL: srv.URL + "/mcp", Source: "test", Timeout: 800 * time.Millisecond})
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "no answer within 800ms") {
+		t.Fatalf("start errors %v, want no answer within the server's timeout (800ms)", errs)
+	}
+}
