@@ -159,12 +159,22 @@ func (m *trustModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.guarded = false
 		}
 	case tea.PasteMsg:
+		if m.done {
+			return m, nil
+		}
 		if m.guarded {
 			m.typeAhead = append(m.typeAhead, msg)
 			m.typed++
 			return m, m.rearm()
 		}
 	case tea.KeyPressMsg:
+		if m.done {
+			// Answered: the keys read with the answer (the rest of a word
+			// typed at the question) come before the quit ends the program,
+			// and must not answer again: the "t" of "/context" after its
+			// "n" trusted the directory.
+			return m, nil
+		}
 		if m.guarded {
 			// ctrl+c is never typed ahead by mistake: it says "not now"
 			// at once, as it does once the answers are offered.

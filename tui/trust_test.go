@@ -247,3 +247,46 @@ func TestTrustDialogFitsTheScreen(t *testing.T) {
 		t.Errorf("a question that fits offers to scroll:\n%s", plain)
 	}
 }
+
+// The first answer is the answer: keys read with it, before the program
+// ends (the rest of what was being typed), do not answer again. Typed at
+// the question, "/context" and enter said "not now" by its "n", then
+// trusted the directory by its "t".
+func TestTrustFirstAnswerStands(t *testing.T) {
+	keys := func(s string) []tea.Msg {
+		var out []tea.Msg
+		for _, r := range s {
+			out = append(out, tea.KeyPressMsg{Code: r, Text: string(r)})
+		}
+		return out
+	}
+	enter := tea.KeyPressMsg{Code: tea.KeyEnter}
+	for _, tc := range []struct {
+		name    string
+		msgs    []tea.Msg
+		trusted bool
+	}{
+		{"/context", keys("/context"), false},
+		{"/context then enter", append(keys("/context"), enter), false},
+		{"no thanks", keys("no thanks"), false},
+		{"esc then y", append([]tea.Msg{tea.KeyPressMsg{Code: tea.KeyEscape}}, keys("y")...), false},
+		{"enter then t", append([]tea.Msg{enter}, keys("t")...), false},
+		{"t then n", keys("tn"), true},
+		{"n then a paste", append(keys("n"), tea.PasteMsg{Content: "t"}), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := newTrustModel(trustReq(), Options{Theme: "dark"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Init()
+			m.Update(trustReadyMsg{})
+			for _, msg := range tc.msgs {
+				m.Update(msg)
+			}
+			if !m.done || m.trusted != tc.trusted {
+				t.Errorf("done %v, trusted %v; want trusted %v", m.done, m.trusted, tc.trusted)
+			}
+		})
+	}
+}
