@@ -5,8 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agent-dev/agent/agent"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/agent-dev/agent/agent"
 )
 
 // What is sent while a turn runs and must wait for it stays in the input,
@@ -120,7 +122,10 @@ func TestCancelledCardsSayWhetherTheToolRan(t *testing.T) {
 // Keys typed before an approval question could be read go to the input,
 // not to the question: "yes I also want" typed while the turn ran
 // approved a destructive call with its "y". The answers are offered (and
-// taken) once the guard is over; ctrl+c still denies and cancels at once.
+// taken) once the guard is over, ApprovalGuard after the last key or paste
+// typed in it: a tick armed once, when the question appeared, came among
+// the keys of a draft still being typed, and its next "y" approved the
+// call; ctrl+c still denies and cancels at once.
 func TestApprovalIgnoresTypeAhead(t *testing.T) {
 	b := newFakeBackend()
 	m, _, _ := newTestModel(t, b, 120, 40, Options{ApprovalGuard: time.Hour})
@@ -129,17 +134,25 @@ func TestApprovalIgnoresTypeAhead(t *testing.T) {
 	var got []Decision
 	call := agent.ToolEvent{ID: "c1", Name: "delete_file", Server: "fs", Input: []byte(`{}`)}
 	m.Update(approvalMsg{Req: ApprovalRequest{Tool: call, Reply: func(d Decision) { got = append(got, d) }}})
-	typeText(m, "yes I also want")
+	start := approvalReadyMsg{seq: m.approvals[0].seq, typed: m.approvalTyped} // armed by the question
+	typeText(m, "yes I also want to know wh")
+	m.Update(start) // among the keys of the draft
+	typeText(m, "y")
+	m.Update(tea.PasteMsg{Content: " it failed"})
 	if len(m.approvals) != 1 || len(got) != 0 {
-		t.Fatalf("type-ahead answered the approval: %v", got)
+		t.Fatalf("type-ahead answered the approval: %v, %d waiting", got, len(m.approvals))
 	}
-	if v := m.input.Value(); v != "yes I also want" {
+	if v := m.input.Value(); v != "yes I also want to know why it failed" {
 		t.Errorf("the keys typed ahead are not in the input: %q", v)
 	}
 	if f := frame(m); strings.Contains(f, "y allow once") {
 		t.Errorf("the answers are offered during the guard:\n%s", f)
 	}
-	m.Update(approvalReadyMsg{seq: m.approvals[0].seq})
+	m.Update(approvalReadyMsg{seq: m.approvals[0].seq, typed: m.approvalTyped - 1}) // armed by the "y", before the paste
+	if m.approvalReady() {
+		t.Fatal("the guard ended before ApprovalGuard had passed since the last key or paste")
+	}
+	m.Update(approvalReadyMsg{seq: m.approvals[0].seq, typed: m.approvalTyped})
 	if f := frame(m); !strings.Contains(f, "y allow once") {
 		t.Errorf("the answers are not offered after the guard:\n%s", f)
 	}
@@ -163,7 +176,7 @@ func TestApprovalGuardWithRepeatedCallIDs(t *testing.T) {
 		m.Update(approvalMsg{Req: ApprovalRequest{Tool: call, Reply: func(d Decision) { got = append(got, d) }}})
 	}
 	ask()
-	m.Update(approvalReadyMsg{seq: m.approvals[0].seq})
+	m.Update(approvalReadyMsg{seq: m.approvals[0].seq, typed: m.approvalTyped})
 	run(m, press(m, "y"))
 	if len(got) != 1 || got[0] != Allow {
 		t.Fatalf("the first approval, answered after its guard: %v", got)

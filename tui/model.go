@@ -62,6 +62,10 @@ type Model struct {
 	// one whose answers are taken (armApproval); approvalSeq numbers them
 	// as they come (ApprovalRequest.seq; 0 is none).
 	armed, answerable, approvalSeq int
+	// approvalTyped counts the keys and pastes typed in approval guards:
+	// only the tick armed by the last of them ends one
+	// (approvalReadyMsg.typed).
+	approvalTyped int
 	// mcpPrompts and mcpResources are what completion offers (mcp.go).
 	mcpPrompts   []MCPPromptInfo
 	mcpResources []string

@@ -222,10 +222,11 @@ type Options struct {
 	Now func() time.Time
 	// RenderEvery throttles Markdown re-rendering while text streams.
 	RenderEvery time.Duration
-	// ApprovalGuard is how long after an approval question appears its
-	// answers are taken (default 500 ms; negative: at once): keys typed
-	// before it appeared were meant for the input ("yes, and..." typed
-	// while a turn ran approved the call with its "y") and go there.
+	// ApprovalGuard is how long after an approval question appears, or
+	// after the last key typed in that time, its answers are taken
+	// (default 500 ms; negative: at once): keys typed before it appeared
+	// were meant for the input ("yes, and..." typed while a turn ran
+	// approved the call with its "y") and go there.
 	ApprovalGuard time.Duration
 	// RefreshEvery is how often the status data is read again while idle
 	// (servers starting in the background add tools). Default 2s.

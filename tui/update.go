@@ -100,13 +100,21 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			return m, nil
 		}
-		if m.picker == nil && len(m.approvals) == 0 {
+		guarded := len(m.approvals) > 0 && !m.approvalReady()
+		if (m.picker == nil && len(m.approvals) == 0) || guarded {
 			// A dropped or pasted image file becomes an @reference: it is
 			// attached as an image when the prompt is sent.
 			if ref, ok := imageRef(msg.Content); ok {
 				msg.Content = ref
 			}
-			return m, m.input.Update(msg)
+			cmd := m.input.Update(msg)
+			if guarded {
+				// Pasted into a draft before the question could be read,
+				// as keys typed then are (handleApprovalKey).
+				m.approvalTyped++
+				cmd = tea.Batch(cmd, m.rearmApproval())
+			}
+			return m, cmd
 		}
 		return m, nil
 	case eventMsg:
@@ -144,7 +152,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.approvals = append(m.approvals, msg.Req)
 		return m, tea.Batch(approvalGone(msg.Req), m.armApproval())
 	case approvalReadyMsg:
-		m.answerable = msg.seq
+		if msg.typed == m.approvalTyped {
+			m.answerable = msg.seq
+		}
 		return m, nil
 	case approvalGoneMsg:
 		m.withdrawApproval(msg.id)
@@ -293,8 +303,9 @@ const quitWindow = 2 * time.Second
 type quitExpiredMsg struct{ gen int }
 
 // approvalReadyMsg: the answers of the approval numbered seq are taken
-// from now on.
-type approvalReadyMsg struct{ seq int }
+// from now on, if no key was typed in its guard since the tick was armed:
+// typed is how many had been then (Model.approvalTyped).
+type approvalReadyMsg struct{ seq, typed int }
 
 // armApproval starts the guard of the approval that is now first: its
 // answers are taken once opts.ApprovalGuard has passed (approvalReady).
@@ -308,7 +319,17 @@ func (m *Model) armApproval() tea.Cmd {
 		m.answerable = seq
 		return nil
 	}
-	return tea.Tick(m.opts.ApprovalGuard, func(time.Time) tea.Msg { return approvalReadyMsg{seq} })
+	return m.rearmApproval()
+}
+
+// rearmApproval starts the first approval's guard time again: it ends
+// opts.ApprovalGuard after the last key typed in it. A guard timed once,
+// from the question alone, ended while a draft was still being typed
+// (its tick came in among the keys), and a later "y" approved the call
+// unread, as the trust question's did (81e294b).
+func (m *Model) rearmApproval() tea.Cmd {
+	seq, n := m.approvals[0].seq, m.approvalTyped
+	return tea.Tick(m.opts.ApprovalGuard, func(time.Time) tea.Msg { return approvalReadyMsg{seq: seq, typed: n} })
 }
 
 // approvalReady reports whether the first approval takes answers.
@@ -320,8 +341,10 @@ func (m *Model) handleApprovalKey(k tea.KeyPressMsg) tea.Cmd {
 	req := m.approvals[0]
 	if !m.approvalReady() && !key.Matches(k, m.keys.Quit) {
 		// Typed before the question could be read: meant for the input
-		// (a draft typed while the turn ran), never an answer.
-		return m.input.Update(k)
+		// (a draft typed while the turn ran), never an answer; the guard
+		// runs on from it.
+		m.approvalTyped++
+		return tea.Batch(m.input.Update(k), m.rearmApproval())
 	}
 	var d Decision
 	if m.alwaysPick && key.Matches(k, m.keys.Quit) {
