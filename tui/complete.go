@@ -195,12 +195,12 @@ func (m *Model) completionLine() string {
 	if len(m.comp.items) == 1 && strings.HasPrefix(m.comp.items[0], "/") {
 		for _, c := range commandHelp {
 			if strings.Fields(c[0])[0] == m.comp.items[0] {
-				return st.Accent.Render(c[0]) + st.Muted.Render("  "+c[1]+" · tab completes")
+				return m.commandHint(c[0], c[1], "")
 			}
 		}
 		if c, ok := m.customCommand(m.comp.items[0]); ok {
 			use := strings.TrimSpace("/" + c.Name + " " + c.ArgumentHint)
-			return st.Accent.Render(sanitize.Line(use)) + st.Muted.Render("  "+sanitize.Line(c.Description)+" ("+sanitize.Line(c.Source)+") · tab completes")
+			return m.commandHint(sanitize.Line(use), sanitize.Line(c.Description), " ("+sanitize.Line(c.Source)+")")
 		}
 	}
 	parts := make([]string, 0, len(m.comp.items))
@@ -219,6 +219,22 @@ func (m *Model) completionLine() string {
 		line += st.Muted.Render(fmt.Sprintf("  … +%d more", more))
 	}
 	return line
+}
+
+// commandHint is the line above the input for the one command typed: its
+// use, its description, where it comes from (a custom command's source)
+// and the tab key. The description is cut to the room left, with "…", so
+// the source and the key stay in view; the line was cut at the width
+// without a mark, and a custom command whose description is its long
+// first line lost both ("/wr  Write it CALL files__write_file {\"path\":…"
+// at 80 columns, "/help  show keys and commands · tab comp" at 40).
+func (m *Model) commandHint(use, desc, source string) string {
+	tail := source + " · tab completes"
+	room := m.width - ansi.StringWidth(use) - 2 - ansi.StringWidth(tail)
+	if ansi.StringWidth(desc) > room {
+		desc = ansi.Truncate(desc, max(room, 1), "…")
+	}
+	return ansi.Truncate(m.st.Accent.Render(use)+m.st.Muted.Render("  "+desc+tail), max(m.width, 1), "…")
 }
 
 // fitWords keeps the leading words that fit width when joined by two

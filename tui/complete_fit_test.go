@@ -71,3 +71,39 @@ func TestPlaceholderFitsTheBox(t *testing.T) {
 		}
 	}
 }
+
+// The line for the one command typed keeps where it comes from and the
+// tab key in view, the description cut to the room left with "…": it was
+// cut at the width without a mark, and a long description (a custom
+// command's first line) pushed the source and the key off it.
+func TestCommandHintFitsTheWidth(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	b.info.Commands = []CommandInfo{{Name: "wr", Description: `Write it CALL files__write_file {"path":"/tmp/nu5/proj/c.txt","content":"$1"}`, Source: "user:git", Path: "/u/commands/git/wr.md"}}
+	for _, tc := range []struct {
+		width int
+		typed string
+		want  []string
+	}{
+		{80, "/w", []string{"/wr  Write it", "…", "(user:git) · tab completes"}},
+		{40, "/hel", []string{"/help  show", "…", " · tab completes"}},
+		{120, "/hel", []string{"/help  show keys and commands · tab completes"}},
+	} {
+		m, _, _ := newTestModel(t, b, tc.width, 24, Options{})
+		typeText(m, tc.typed)
+		var got string
+		for _, l := range strings.Split(frame(m), "\n") {
+			if strings.HasPrefix(l, strings.Fields(tc.want[0])[0]) {
+				got = l
+			}
+		}
+		if w := ansi.StringWidth(got); w > tc.width {
+			t.Errorf("width %d, %q: line %d wide: %q", tc.width, tc.typed, w, got)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("width %d, %q: %q not in %q", tc.width, tc.typed, w, got)
+			}
+		}
+	}
+}
