@@ -52,7 +52,7 @@ tool searches. Resume one with agent --resume ID (a unique ID prefix is enough).
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the list as JSON")
-	c.Flags().BoolVar(&all, "all", false, "list every session, not only the most recent")
+	c.Flags().BoolVar(&all, "all", false, "list every session with a message, not only the --limit most recent (one with no message is never listed)")
 	c.Flags().IntVar(&limit, "limit", 50, "how many sessions to list")
 	c.AddCommand(newSessionsShowCmd(g), newSessionsRmCmd(g), newSessionsCompactCmd(g))
 	return c

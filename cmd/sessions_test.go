@@ -58,6 +58,13 @@ func TestSessionsCommands(t *testing.T) {
 		s.Close()
 		ids = append(ids, s.ID())
 	}
+	// A session with no message is not listed, even with --all (its help
+	// says so): a run killed before its prompt was saved leaves one.
+	empty, err := db.Create(ctx, store.SessionMeta{Workdir: "/w", Provider: "anthropic", Model: "claude-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty.Close()
 	db.Close()
 
 	out, _, err := runSessions(t, g)
@@ -84,7 +91,12 @@ func TestSessionsCommands(t *testing.T) {
 	out, _, _ = runSessions(t, g, "--json", "--all")
 	var list []store.Summary
 	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 3 {
-		t.Fatalf("--json: %v %s", err, out)
+		t.Fatalf("--json --all: %v %s", err, out)
+	}
+	for _, sum := range list {
+		if sum.ID == empty.ID() {
+			t.Errorf("--all listed the session with no message: %s", out)
+		}
 	}
 
 	out, _, err = runSessions(t, g, "show", ids[0][:6])
