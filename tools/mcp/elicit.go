@@ -221,18 +221,21 @@ func cmpOr(a, b string) string {
 }
 
 // DefaultText is the field's default as the form shows it in its text box
-// ("" when none).
+// ("" when none). A choice shows its label, as the choices are listed: the
+// form cycles on from the label shown, and Parse reads a label back into
+// its option (a titled default shown as its const, "hero-2", matched no
+// label and the first arrow key went back to the first choice).
 func (f Field) DefaultText() string {
 	if !f.HasDefault {
 		return ""
 	}
 	switch v := f.Default.(type) {
 	case string:
-		return v
+		return f.label(v)
 	case []any:
 		parts := make([]string, 0, len(v))
 		for _, x := range v {
-			parts = append(parts, fmt.Sprint(x))
+			parts = append(parts, f.label(fmt.Sprint(x)))
 		}
 		return strings.Join(parts, ", ")
 	case float64:
@@ -283,6 +286,14 @@ func (f Field) Parse(text string) (v any, ok bool, err error) {
 		s = f.option(text)
 	}
 	return s, true, f.check(s)
+}
+
+// label is the label of option o (o itself when it is no option).
+func (f Field) label(o string) string {
+	if i := slices.Index(f.Options, o); i >= 0 && i < len(f.Labels) {
+		return f.Labels[i]
+	}
+	return o
 }
 
 // option maps a label (or a 1-based number) to its option.
