@@ -65,6 +65,12 @@ type conn struct {
 	everUp   bool
 	listMu   sync.Mutex // orders tools/list requests of this server
 	listNext uint64     // guarded by listMu
+	// The refresh of connection refreshGen (refreshes, under mu): a
+	// tools/list_changed while it runs sets refreshAgain, and it lists
+	// once more, not once per notification (toollist.go).
+	refreshGen   uint64
+	refreshing   bool
+	refreshAgain bool
 	// noTools: the server's initialize declared no tools capability (a
 	// server of resources or prompts); its refusal of tools/list is an
 	// empty list, not a failed start.
@@ -153,9 +159,7 @@ func (c *conn) connectOnce(parent context.Context) error {
 	}
 	cl.OnNotification(func(n mcpgo.JSONRPCNotification) {
 		if n.Method == mcpgo.MethodNotificationToolsListChanged {
-			// The handler runs on the transport's reader: listing from
-			// here would wait for a response that reader must deliver.
-			go c.refresh(gen, cl)
+			c.queueRefresh(gen, cl) // lists in a goroutine: this is the transport's reader
 		}
 	})
 

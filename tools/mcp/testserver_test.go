@@ -90,6 +90,9 @@ func runTestServer(mode string) {
 	case "tasks":
 		_ = server.ServeStdio(taskServer(nil, nil))
 		return
+	case "burst":
+		runBurstServer() // listburst_test.go
+		return
 	case "freezer", "garbage-call", "banner":
 		runHardeningServer(mode)
 		return

@@ -185,6 +185,43 @@ func parseTool(raw json.RawMessage) (rawTool, error) {
 	return rawTool{Name: t.Name, Description: t.Description, Schema: schema, Meta: t.toolMetaWire.meta()}, nil
 }
 
+// queueRefresh re-lists a server's tools after tools/list_changed, in a
+// goroutine: the handler runs on the transport's reader, and listing from
+// there would wait for a response that reader must deliver. Notifications
+// that come while a listing runs are one listing more after it, not one
+// each: server-everything sends seven as it registers the tools of the
+// client's capabilities after initialize, which cost seven tools/list
+// round trips, parses and cache writes, each the same list.
+func (c *conn) queueRefresh(gen uint64, cl *client.Client) {
+	c.mu.Lock()
+	if c.refreshing && c.refreshGen == gen {
+		c.refreshAgain = true
+		c.mu.Unlock()
+		return
+	}
+	// A new connection's refresh starts at once; the old one's ends at
+	// its listing, which refresh finds stale.
+	c.refreshGen, c.refreshing, c.refreshAgain = gen, true, false
+	c.mu.Unlock()
+	go func() {
+		for {
+			c.refresh(gen, cl)
+			c.mu.Lock()
+			if c.refreshGen != gen {
+				c.mu.Unlock()
+				return
+			}
+			if !c.refreshAgain {
+				c.refreshing = false
+				c.mu.Unlock()
+				return
+			}
+			c.refreshAgain = false
+			c.mu.Unlock()
+		}
+	}()
+}
+
 // refresh re-lists a server's tools after tools/list_changed.
 func (c *conn) refresh(gen uint64, cl *client.Client) {
 	ctx, cancel := context.WithTimeout(c.m.ctx, c.startTimeout())
