@@ -111,19 +111,35 @@ func tab(m *Model) {
 }
 
 func TestToolCardShowsProgress(t *testing.T) {
-	b := newFakeBackend()
-	m, _, _ := newTestModel(t, b, 100, 30, Options{})
 	total := 5.0
-	feed(m, b, []agent.Event{
-		{Type: agent.EventToolStarted, Tool: &agent.ToolEvent{ID: "t1", Name: "ev__long", Server: "ev"}},
-		{Type: agent.EventToolProgress, Progress: &agent.ToolProgress{ID: "t1", Progress: 3, Total: &total, Message: "step \x1b[31mthree"}},
-	})
-	f := frame(m)
-	if !strings.Contains(f, "… 3/5 60% step three") {
-		t.Fatalf("progress not on the card (or not sanitised):\n%s", f)
-	}
-	feed(m, b, []agent.Event{{Type: agent.EventToolFinished, Tool: &agent.ToolEvent{ID: "t1", Name: "ev__long", Server: "ev", Result: "done"}}})
-	if f := frame(m); strings.Contains(f, "3/5") {
-		t.Fatalf("a finished card still shows progress:\n%s", f)
+	for _, tc := range []struct {
+		name string
+		p    agent.ToolProgress
+		want string
+		not  string
+	}{
+		{"count of a total", agent.ToolProgress{Progress: 3, Total: &total, Message: "step \x1b[31mthree"}, "… 3/5 60% step three", ""},
+		{"count alone", agent.ToolProgress{Progress: 2}, "… 2", ""},
+		// An MCP task's status (server-everything's simulate-research-query).
+		{"status of a task", agent.ToolProgress{Message: "working: Gathering sources..."}, "… working: Gathering sources...", "… 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newFakeBackend()
+			m, _, _ := newTestModel(t, b, 100, 30, Options{})
+			p := tc.p
+			p.ID = "t1"
+			feed(m, b, []agent.Event{
+				{Type: agent.EventToolStarted, Tool: &agent.ToolEvent{ID: "t1", Name: "ev__long", Server: "ev"}},
+				{Type: agent.EventToolProgress, Progress: &p},
+			})
+			f := frame(m)
+			if !strings.Contains(f, tc.want) || (tc.not != "" && strings.Contains(f, tc.not)) {
+				t.Fatalf("card shows not %q (or shows %q; or not sanitised):\n%s", tc.want, tc.not, f)
+			}
+			feed(m, b, []agent.Event{{Type: agent.EventToolFinished, Tool: &agent.ToolEvent{ID: "t1", Name: "ev__long", Server: "ev", Result: "done"}}})
+			if f := frame(m); strings.Contains(f, tc.want) {
+				t.Fatalf("a finished card still shows progress:\n%s", f)
+			}
+		})
 	}
 }

@@ -102,6 +102,11 @@ func (c *toolCard) progressText() string {
 	if p == nil {
 		return "… running"
 	}
+	if p.Progress == 0 && p.Total == nil && p.Message != "" {
+		// A status with no count: an MCP task's status message
+		// ("input_required: Found multiple…"), where a 0 says nothing.
+		return "… " + ansi.Truncate(p.Message, 30, "…")
+	}
 	s := "… " + strconv.FormatFloat(p.Progress, 'f', -1, 64)
 	if p.Total != nil && *p.Total > 0 {
 		s += "/" + strconv.FormatFloat(*p.Total, 'f', -1, 64) + fmt.Sprintf(" %d%%", int(100*p.Progress / *p.Total))
