@@ -737,7 +737,14 @@ func (a *App) SendInput(ctx context.Context, in agent.Input) <-chan agent.Event 
 		// this turn.
 		text, undo, warns, err := a.commandTurn(in.Text)
 		if err != nil {
-			emit(agent.Event{Type: agent.EventError, Err: usage(err)})
+			err = usage(err)
+		} else {
+			// So is an MCP server's prompt (/SERVER:PROMPT ARGS), which
+			// the TUI expands before it sends and -p did not.
+			text, err = a.promptTurn(ctx, text)
+		}
+		if err != nil {
+			emit(agent.Event{Type: agent.EventError, Err: err})
 			emit(agent.Event{Type: agent.EventDone})
 			return
 		}

@@ -230,6 +230,36 @@ func (a *App) ExpandPrompt(ctx context.Context, server, prompt, args string) (st
 	return strings.Join(parts, "\n\n"), nil
 }
 
+// promptTurn expands text that calls an MCP server's prompt, /SERVER:PROMPT
+// ARGS, into the turn it starts, as the TUI does before it sends; in print
+// mode the line went to the model as typed. Text that names no prompt a
+// server lists is returned as is (a custom command's name has no colon).
+func (a *App) promptTurn(ctx context.Context, text string) (string, error) {
+	if !strings.HasPrefix(text, "/") {
+		return text, nil
+	}
+	head, args := text[1:], ""
+	if i := strings.IndexAny(head, " \t\n"); i >= 0 {
+		head, args = head[:i], strings.TrimSpace(head[i+1:])
+	}
+	server, name, ok := strings.Cut(head, ":")
+	if !ok {
+		return text, nil
+	}
+	p, found := a.findPrompt(server, name)
+	if !found {
+		return text, nil
+	}
+	if _, err := PromptArgs(p, args); err != nil {
+		return "", usage(err)
+	}
+	out, err := a.ExpandPrompt(ctx, server, name, args)
+	if err != nil {
+		return "", fmt.Errorf("/%s:%s: %w", server, name, err)
+	}
+	return out, nil
+}
+
 func (a *App) findPrompt(server, name string) (mcptools.Prompt, bool) {
 	for _, p := range a.MCPPrompts() {
 		if p.Server == server && p.Name == name {

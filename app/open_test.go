@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -373,5 +374,45 @@ func TestProviderGone(t *testing.T) {
 	}
 	if list, _ := a.Sessions(t.Context()); len(list) != 0 {
 		t.Errorf("the failed run left %d sessions", len(list))
+	}
+}
+
+// In print mode /SERVER:PROMPT ARGS runs the server's prompt, as in the
+// TUI (and as -p expands a custom command); a missing argument is a usage
+// error naming it, and a line that names no prompt goes as typed.
+func TestPrintExpandsMCPPrompt(t *testing.T) {
+	for _, tt := range []struct {
+		prompt, sent, err string
+	}{
+		{prompt: "/tt:review main.go", sent: "Review main.go carefully."},
+		{prompt: "/tt:review file=\"a b.go\"", sent: "Review a b.go carefully."},
+		{prompt: "/tt:review", err: "prompt review needs file"},
+		{prompt: "/tt:nope x", sent: "/tt:nope x"},
+	} {
+		t.Run(tt.prompt, func(t *testing.T) {
+			f := newFixture(t, true)
+			f.fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Done."})
+			a := f.open(t, nil)
+			var out, errb bytes.Buffer
+			err := a.Print(t.Context(), tt.prompt, PrintOptions{Format: "json", Stdout: &out, Stderr: &errb})
+			if tt.err != "" {
+				var ue *UsageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("print: %v, want a usage error saying %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("print: %v (%s)", err, errb.String())
+			}
+			reqs := f.fake.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests", len(reqs))
+			}
+			msgs := reqs[0].Messages()
+			if last := string(msgs[len(msgs)-1]); !strings.Contains(last, tt.sent) {
+				t.Errorf("the model was sent %s, want %q", last, tt.sent)
+			}
+		})
 	}
 }
