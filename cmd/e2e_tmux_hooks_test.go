@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 )
@@ -62,6 +63,45 @@ func TestResumedHookContextInTmux(t *testing.T) {
 	screen := ts.waitFor("Ship it.", "↳ added by the SessionStart hook: sprint goal: ship hooks", "↳ added by the UserPromptSubmit hook: branch: main")
 	if strings.Contains(screen, "hook context:") {
 		t.Errorf("a hook's context is shown as the user's message:\n%s", screen)
+	}
+	ts.quit()
+}
+
+// A prompt typed while the TUI starts (here while a SessionStart hook
+// runs, before the TUI has the terminal) is sent by its enter, and is not
+// echoed above the first frame: the terminal, still in the shell's cooked
+// mode, echoed it and turned the enter into a newline, so the prompt sat
+// in the input over two lines, unsent.
+func TestPromptTypedWhileStartingInTmux(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	started, goOn := filepath.Join(dir, "started"), filepath.Join(dir, "go")
+	userHooks(t, `{"SessionStart": [{"hooks": [{"type": "command", "command": "touch `+started+`; while [ ! -e `+goOn+` ]; do sleep 0.05; done"}]}]}`)
+	fake := anthropictest.NewServer(t)
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "Typed early, answered."}))
+	ts := startTmux(t, tmuxEnv(), "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(dir, "a.db"), "--theme", "dark")
+	for deadline := time.Now().Add(screenWait); ; <-time.After(20 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the SessionStart hook never ran:\n%s", ts.capture())
+		}
+	}
+	ts.send("-l", "typed while starting")
+	ts.send("Enter")
+	if err := os.WriteFile(goOn, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	screen := ts.waitFor("Typed early, answered.")
+	if n := len(fake.Requests()); n != 1 {
+		t.Fatalf("%d requests, want the typed prompt sent once", n)
+	}
+	if strings.HasPrefix(ts.history(), "typed while starting") {
+		t.Errorf("the terminal echoed the prompt above the first frame:\n%s", ts.history())
+	}
+	if strings.Count(screen, "typed while starting") != 1 {
+		t.Errorf("the prompt is not shown once, as sent:\n%s", screen)
 	}
 	ts.quit()
 }

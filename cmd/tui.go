@@ -16,6 +16,11 @@ func runTUI(ctx context.Context, g *Globals) error {
 	if f, ok := g.Stdout.(*os.File); !ok || !isTerminal(f) {
 		return usagef("the terminal UI needs a terminal on stdout: run agent in one, or use -p PROMPT to print one answer")
 	}
+	release := func() {}
+	if f, ok := g.Stdin.(*os.File); ok && isTerminal(f) {
+		release = holdTypeAhead(f)
+		defer release()
+	}
 	var typed tui.TypeAhead
 	if !g.Settings.Demo {
 		s, ta, err := tuiapp.AskTrust(ctx, g.Settings, g.Getenv, tui.Options{Theme: g.Settings.Theme, NoColor: os.Getenv("NO_COLOR") != ""})
@@ -45,6 +50,10 @@ func runTUI(ctx context.Context, g *Globals) error {
 	opts.Warnings = append(a.Warnings(), a.NewNotices()...)
 	opts.AltScreen, opts.PickSession, opts.TypeAhead = g.AltScreen, pick, typed
 	opts.Alerts = a.Alerts()
+	// The TUI keeps the terminal as it finds it for what it runs ($EDITOR)
+	// and leaves it so: as the shell had it, the keys typed meanwhile kept
+	// in its buffer.
+	release()
 	err = tui.Run(ctx, b, opts)
 	if id := a.Leave(); id != "" {
 		fmt.Fprintf(g.Stderr, "Session %s saved; resume it with: %s\n", id, app.ResumeCommand(a.Settings(), id))
