@@ -101,6 +101,12 @@ func Load(f Flags, getenv func(string) string) (Settings, error) {
 		s.ConfigPath = config.DefaultPath()
 	}
 	if err := s.Config.Load(s.ConfigPath, f.ConfigPath != ""); err != nil {
+		if f.ConfigPath != "" {
+			// Said as the flag's, as --mcp-config's and --catalog's are:
+			// "read config /x: open /x: no such file or directory" named
+			// neither the flag nor what to give.
+			return s, fileFlagError("config", f.ConfigPath, "a config file (a JSON object of settings: see docs/config.md), or leave out --config for "+config.DefaultPath(), err)
+		}
 		return s, usage(err)
 	}
 	if err := checkHooks(s.ConfigPath, s.Hooks); err != nil {
