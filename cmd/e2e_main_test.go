@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 		// redirects to the agent's listener, as a browser would.
 		os.Exit(followURL(os.Args[1:]))
 	}
+	if os.Getenv("AGENT_TEST_HOLD_TYPEAHEAD") == "1" {
+		holdTypeAheadChild()
+	}
 	if os.Getenv("AGENT_TEST_AS_AGENT") == "1" {
 		// The test binary runs as the agent command itself, in a real
 		// terminal, for the tmux end-to-end tests.
