@@ -2,13 +2,16 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/config/commands"
+	"github.com/agent-dev/agent/sanitize"
 )
 
 // ProjectPreview is what an untrusted directory's project files would do
@@ -145,6 +148,7 @@ func PreviewProject(s Settings, getenv func(string) string) (ProjectPreview, err
 			pv.Commands = append(pv.Commands, "/"+c.Name+": "+c.Description)
 		}
 	}
+	pv.Commands = append(pv.Commands, badProjectCommands(pv.Project.Dir)...)
 	// Only the warnings trusting adds (what it would still refuse).
 	for _, w := range t.Warnings {
 		if !slices.Contains(s.Warnings, w) {
@@ -240,4 +244,33 @@ func orDefault(b []byte) string {
 		return "(default)"
 	}
 	return string(b)
+}
+
+// badProjectCommands are the project's command files that do not parse,
+// one line each ("/NAME would be added but does not parse: line 2: …"):
+// trusted, they are offered to nothing but warn at every start, and a
+// file the question left out was one the user trusted unseen. Read from
+// the project's directory alone, so a user's file's error is not counted
+// as the project's. The reason quotes the file: sanitized here, for any
+// caller that prints it.
+func badProjectCommands(dir string) []string {
+	root := filepath.Join(dir, ".agent", "commands")
+	var out []string
+	for _, err := range commands.Load(commands.Dirs{Project: root}).Errors {
+		var ce *commands.Error
+		if !errors.As(err, &ce) {
+			out = append(out, sanitize.Line("a command file cannot be read: "+err.Error()))
+			continue
+		}
+		name := strings.TrimSuffix(filepath.Base(ce.File), ".md")
+		reason := ce.Msg
+		if ce.Field != "" {
+			reason = "field " + ce.Field + ": " + reason
+		}
+		if ce.Line > 0 {
+			reason = fmt.Sprintf("line %d: %s", ce.Line, reason)
+		}
+		out = append(out, sanitize.Line("/"+name+" would be added but does not parse: "+reason))
+	}
+	return out
 }

@@ -325,3 +325,32 @@ func wantLines(t *testing.T, what string, got, want []string) {
 		t.Errorf("%s:\n%s\nwant:\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A project command file that does not parse is one the project would
+// add: the trust question lists it with its reason, sanitized (a raw ESC
+// of the file must not reach the terminal), before trusting, not only in
+// the warnings after.
+func TestPreviewProjectBadCommand(t *testing.T) {
+	home(t)
+	dir := t.TempDir()
+	put(t, filepath.Join(dir, ".agent", "commands", "review.md"), "---\ndescription: Review a PR\n---\nReview $1.")
+	put(t, filepath.Join(dir, ".agent", "commands", "evil.md"), "---\ndescription: \x1b]52;c;aGk=\x07pwn\n---\nDo it.")
+	s, err := Load(Flags{Workdir: dir}, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv, err := PreviewProject(s, os.Getenv)
+	if err != nil || pv.Empty() {
+		t.Fatalf("preview %+v, %v", pv, err)
+	}
+	if len(pv.Commands) != 2 || pv.Commands[0] != "/review: Review a PR" {
+		t.Fatalf("commands %q: want /review and the bad /evil", pv.Commands)
+	}
+	bad := pv.Commands[1]
+	if !strings.HasPrefix(bad, "/evil would be added but does not parse: line ") || !strings.Contains(bad, "YAML") {
+		t.Fatalf("bad command listed as %q", bad)
+	}
+	if strings.ContainsAny(bad, "\x1b\x07") {
+		t.Fatalf("bad command's reason not sanitized: %q", bad)
+	}
+}
