@@ -23,7 +23,10 @@ type TreeRow struct {
 	Servers int    `json:"servers"`
 	// Medians over the runs: the largest sampled sum of RSS over the agent
 	// and every process it started, the most processes at once (the agent
-	// included), the agent's own peak RSS, and wall time.
+	// included), the agent process's own peak RSS, and wall time. The
+	// agent's peak is its VmHWM as last read before it exited, not its
+	// rusage: wait4's ru_maxrss folds in the children it reaped, and a
+	// Node server's 60-70 MB read as the agent's.
 	TreeMB    float64 `json:"tree_peak_rss_mb"`
 	Processes float64 `json:"processes"`
 	AgentMB   float64 `json:"agent_peak_rss_mb"`
@@ -100,14 +103,14 @@ func measureNPMTree(ctx context.Context, o Options) ([]TreeRow, error) {
 				res.ToolCalls[0].Name != npmTreeTarget || res.ToolCalls[0].IsError {
 				return nil, fmt.Errorf("%s: the turn did not call %s once: %s", start, npmTreeTarget, cut(s.stdout))
 			}
-			fmt.Fprintf(o.Progress, "npm tree %s run %d: tree %d MB in %d processes, agent %d MB, wall %s\n", start, i,
-				s.treeKB/1024, s.treeProcs, s.rssKB/1024, s.wall.Round(time.Millisecond))
+			fmt.Fprintf(o.Progress, "npm tree %s run %d: tree %d MB in %d processes, agent %d MB (ru_maxrss with reaped children %d MB), wall %s\n", start, i,
+				s.treeKB/1024, s.treeProcs, s.ownKB/1024, s.rssKB/1024, s.wall.Round(time.Millisecond))
 			samples = append(samples, s)
 		}
 		rows = append(rows, TreeRow{Start: start, Servers: len(servers), Runs: len(samples),
 			TreeMB:    median(samples, func(s sample) float64 { return float64(s.treeKB) / 1024 }),
 			Processes: median(samples, func(s sample) float64 { return float64(s.treeProcs) }),
-			AgentMB:   median(samples, func(s sample) float64 { return float64(s.rssKB) / 1024 }),
+			AgentMB:   median(samples, func(s sample) float64 { return float64(s.ownKB) / 1024 }),
 			WallMS:    median(samples, func(s sample) float64 { return ms(s.wall) })})
 	}
 	return rows, nil
@@ -118,7 +121,7 @@ func treeMarkdown(b *strings.Builder, rows []TreeRow) {
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nOne -p turn calling %s, the npm servers' catalogs cached; the whole process tree sampled every %s (medians):\n\n", npmTreeTarget, proc.TreeInterval)
+	fmt.Fprintf(b, "\nOne -p turn calling %s, the npm servers' catalogs cached; the whole process tree sampled every %s; agent peak RSS is the agent process's own (its VmHWM, read every %s until it exits; its rusage would count the servers it reaped) (medians):\n\n", npmTreeTarget, proc.TreeInterval, proc.MemoryInterval)
 	b.WriteString("| servers | start | processes (agent included) | tree peak RSS MB | agent peak RSS MB | wall ms | runs |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		fmt.Fprintf(b, "| %d | %s | %.0f | %.1f | %.1f | %.0f | %d |\n", r.Servers, r.Start, r.Processes, r.TreeMB, r.AgentMB, r.WallMS, r.Runs)

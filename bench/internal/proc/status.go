@@ -10,11 +10,12 @@ import (
 // Memory is one reading of a process's resident memory, in KB, from
 // /proc/PID/status: RSS and its file-backed part (the binary's pages and
 // the shared libraries it maps) and anonymous part (heap, stacks, the
-// binary's written data).
+// binary's written data), and HWM, its own high-water RSS (VmHWM).
 type Memory struct {
 	RSS  int64 `json:"rss_kb"`
 	File int64 `json:"file_kb"`
 	Anon int64 `json:"anon_kb"`
+	HWM  int64 `json:"hwm_kb"`
 }
 
 // ReadMemory reads pid's resident memory.
@@ -37,6 +38,8 @@ func ReadMemory(pid int) (Memory, bool) {
 			dst = &m.File
 		case "RssAnon":
 			dst = &m.Anon
+		case "VmHWM":
+			dst = &m.HWM
 		default:
 			continue
 		}
@@ -59,14 +62,26 @@ const MemoryInterval = 2 * time.Millisecond
 // process's /proc/PID/smaps at that reading (one mapping at a time: the
 // binary's text, read-only data and data, the heap arenas, the stacks) is
 // written there.
+//
+// The returned HWM is the last VmHWM read, the process's own peak RSS up
+// to its last reading before it exited (a high-water mark, so only growth
+// in that last interval is missed). It is not rusage's ru_maxrss: wait4
+// gives a child's rusage with its own reaped children's folded in
+// (RUSAGE_BOTH), so for an agent that started and reaped a 70 MB Node
+// server ru_maxrss is the server's peak, not the agent's.
 func SamplePeak(pid int, smaps string) (stop func() Memory) {
 	var (
 		peak Memory
+		hwm  int64
 		maps []byte
 	)
 	end := every(MemoryInterval, func() {
 		m, ok := ReadMemory(pid)
-		if !ok || m.RSS <= peak.RSS {
+		if !ok {
+			return
+		}
+		hwm = max(hwm, m.HWM)
+		if m.RSS <= peak.RSS {
 			return
 		}
 		peak = m
@@ -81,6 +96,7 @@ func SamplePeak(pid int, smaps string) (stop func() Memory) {
 		if smaps != "" && maps != nil {
 			_ = os.WriteFile(smaps, maps, 0o600)
 		}
+		peak.HWM = hwm
 		return peak
 	}
 }
