@@ -120,6 +120,27 @@ func (a *App) commandTurn(text string) (prompt string, undo func(), warn []strin
 	return prompt, undo, warn, nil
 }
 
+// turnModel is the model a turn of text would run on: the model: of the
+// custom command it calls, else the session's (stream-json's init names
+// it before the turn begins, and must agree with the result's).
+func (a *App) turnModel(text string) string {
+	_, model := a.session.Target()
+	name, _, ok := commands.Call(text)
+	if !ok {
+		return model
+	}
+	a.mu.Lock()
+	c, found := a.commands.Find(name)
+	a.mu.Unlock()
+	if !found || c.Model == "" {
+		return model
+	}
+	if _, m, err := a.checkModel(c.Model); err == nil {
+		return m
+	}
+	return model // the turn fails, saying why, on no model
+}
+
 // undoCommand puts back the model and approvals a command's turn changed.
 func (a *App) undoCommand(saved agent.TurnContext, label string) func() {
 	return func() {

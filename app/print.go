@@ -61,8 +61,8 @@ func (a *App) Print(ctx context.Context, prompt string, o PrintOptions) error {
 	defer out.Flush()
 	enc := json.NewEncoder(o.Stdout)
 	if o.Format == "stream-json" {
-		p, model := a.session.Target()
-		_ = enc.Encode(map[string]any{"type": "init", "session_id": a.session.ID(), "provider": p.Name(), "model": model})
+		p, _ := a.session.Target()
+		_ = enc.Encode(map[string]any{"type": "init", "session_id": a.session.ID(), "provider": p.Name(), "model": a.turnModel(prompt)})
 	}
 	var events <-chan agent.Event
 	if err := a.MissingServerIn(prompt); err != nil {

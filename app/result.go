@@ -97,7 +97,7 @@ type Reducer struct {
 	start      time.Time
 	cost       float64
 	unpriced   bool
-	price      func() (pricing.Price, bool)
+	price      func(model string) (pricing.Price, bool) // "": the session's
 	searchIdx  map[string]int
 	seenSource map[string]bool
 	last, all  strings.Builder
@@ -110,8 +110,10 @@ func (a *App) NewReducer() *Reducer {
 	p, model := a.session.Target()
 	r := &Reducer{searchIdx: map[string]int{}, seenSource: map[string]bool{}, start: time.Now()}
 	// The model at each request: a fallback or /model may change it.
-	r.price = func() (pricing.Price, bool) {
-		_, m := a.session.Target()
+	r.price = func(m string) (pricing.Price, bool) {
+		if m == "" {
+			_, m = a.session.Target()
+		}
 		return Price(a.Provider(), m)
 	}
 	// The provider as the user named it ("ollama", not the "openai-chat"
@@ -209,9 +211,21 @@ func (r *Reducer) Add(ev agent.Event) string {
 		for k, v := range u.ServerToolUses {
 			res.Usage.ServerToolUse[k] += v
 		}
+		// The model that answered: a custom command's model: (or a
+		// fallback) runs the turn on another than the session's, and the
+		// result names and prices that one. Served says it as the request
+		// was made; the session's model may be put back by the time this
+		// event is read.
+		model := ""
+		if sv := ev.Served; sv != nil && sv.Model != "" {
+			model = sv.Model
+			if !sv.Compaction {
+				res.Model = sv.Model
+			}
+		}
 		if r.price == nil {
 			r.unpriced = true
-		} else if p, ok := r.price(); ok {
+		} else if p, ok := r.price(model); ok {
 			r.cost += p.Cost(pricing.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens})
 		} else {
 			r.unpriced = true

@@ -2,11 +2,14 @@ package cmd
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/agent-dev/agent/pricing"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 )
 
@@ -59,13 +62,38 @@ func TestCustomCommandsThroughPrint(t *testing.T) {
 	if reqs[0].Model() != "claude-opus-4-5" {
 		t.Errorf("the command's turn ran on %s, want its model claude-opus-4-5", reqs[0].Model())
 	}
+	// The result names the model that answered, and prices it.
+	if out.Model != "claude-opus-4-5" {
+		t.Errorf("the command's turn ran on claude-opus-4-5, its result says model %q", out.Model)
+	}
+	opus, sonnet := pricing.Price{}, pricing.Price{}
+	if p, ok := pricing.Lookup("claude-opus-4-5"); ok {
+		opus = p
+	}
+	if p, ok := pricing.Lookup("claude-sonnet-4-5"); ok {
+		sonnet = p
+	}
+	u := pricing.Usage{Input: out.Usage.InputTokens, Output: out.Usage.OutputTokens, CacheRead: out.Usage.CacheReadInputTokens, CacheWrite: out.Usage.CacheCreationInputTokens}
+	if c := out.TotalCostUSD; c == nil || *c != opus.Cost(u) || opus.Cost(u) == sonnet.Cost(u) {
+		t.Errorf("cost %s, want claude-opus-4-5's %v (not claude-sonnet-4-5's %v)", costText(out.TotalCostUSD), opus.Cost(u), sonnet.Cost(u))
+	}
 	if w := strings.Join(out.Warnings, "\n"); !strings.Contains(w, filepath.Join(user, "broken.md")+":3: custom command: field colour: unknown field") {
 		t.Errorf("the bad command file is not named with its line: %q", out.Warnings)
 	}
+	// stream-json's init and result name it too.
+	fake.SetScript(anthropictest.NewScript(hi...))
+	sj := runAgent(t, env, "--base-url", fake.URL, "--db", db, "--config", cfg, "--output-format", "stream-json", "-p", "/review 43")
+	lines := strings.Split(strings.TrimSpace(sj.stdout), "\n")
+	for _, l := range []string{lines[0], lines[len(lines)-1]} {
+		var ev struct{ Type, Model string }
+		if err := json.Unmarshal([]byte(l), &ev); err != nil || ev.Model != "claude-opus-4-5" {
+			t.Errorf("stream-json %s names model %q, want claude-opus-4-5 (%v): %s", ev.Type, ev.Model, err, l)
+		}
+	}
 	// The session goes on with its own model.
-	_, reqs = run(hi, "-p", "thanks", "--resume", out.SessionID)
-	if reqs[0].Model() != "claude-sonnet-4-5" {
-		t.Errorf("after the command the session runs %s", reqs[0].Model())
+	out, reqs = run(hi, "-p", "thanks", "--resume", out.SessionID)
+	if reqs[0].Model() != "claude-sonnet-4-5" || out.Model != "claude-sonnet-4-5" {
+		t.Errorf("after the command the session runs %s, its result says %q", reqs[0].Model(), out.Model)
 	}
 
 	// Untrusted: the project's command is not one.
@@ -97,4 +125,12 @@ func TestCustomCommandsThroughPrint(t *testing.T) {
 	if len(out.ToolCalls) != 1 || !out.ToolCalls[0].IsError {
 		t.Fatalf("allowed-tools outlived the command's turn: %+v", out.ToolCalls)
 	}
+}
+
+// costText is a total_cost_usd as the JSON says it (null: unpriced).
+func costText(c *float64) string {
+	if c == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*c, 'g', -1, 64)
 }
