@@ -83,7 +83,23 @@ func (c *conn) callTimed(ctx context.Context, tool string, args json.RawMessage)
 			}
 		}()
 	}
-	res, err := c.send(ctx, tctx, cl, tool, args)
+	sctx, rejected := watchSession(tctx)
+	res, err := c.send(ctx, sctx, cl, tool, args)
+	if err != nil && rejected.Load() && tctx.Err() == nil {
+		// The server answered 400 to a request that carried the session
+		// id: it has likely restarted and lost the session (sessionlost.go).
+		// A request rejected with 400 was not run, so sending it once more
+		// on a new session is safe; a second 400 is the answer.
+		ncl, rerr := c.renewSession(ctx, cl, err)
+		if rerr != nil {
+			if ctx.Err() != nil {
+				return tools.Result{}, ctx.Err()
+			}
+			return errResult(rerr.Error()), nil
+		}
+		cl = ncl
+		res, err = c.send(ctx, tctx, cl, tool, args)
+	}
 	if line := malformed.Load(); err != nil && line != nil && ctx.Err() == nil {
 		return errResult(fmt.Sprintf("MCP server %s answered %s with a message that is not JSON: %q; the call failed (the server must write only MCP messages on stdout, one per line)", c.cfg.Name, tool, *line)), nil
 	}

@@ -380,6 +380,8 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 		return client.NewClient(tr, opts...), p, nil
 	case config.MCPHTTP:
 		hc := c.httpClient()
+		tap := &sessionTap{base: hc.Transport}
+		hc.Transport = tap
 		tr, err := transport.NewStreamableHTTP(c.cfg.URL, transport.WithHTTPHeaders(c.cfg.Headers),
 			transport.WithHTTPBasicClient(hc),
 			// The GET stream is how a streamable HTTP server sends
@@ -388,7 +390,12 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("streamable HTTP transport for %s: %w", c.cfg.URL, err)
 		}
-		return client.NewClient(tr, opts...), nil, nil
+		cl := client.NewClient(tr, opts...)
+		tap.lost = func() {
+			c.markDown(cl, errors.New("the server did not accept the session on its GET stream (HTTP 400)"))
+			_, _ = c.ensure(c.m.ctx)
+		}
+		return cl, nil, nil
 	case config.MCPSSE:
 		tr, err := transport.NewSSE(c.cfg.URL, transport.WithHeaders(c.cfg.Headers), transport.WithSSELogger(c.m.log),
 			transport.WithHTTPClient(c.sseClient()), transport.WithResponseTimeout(c.sseResponseTimeout()))

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,7 +57,13 @@ func freePort(t testing.TB) int {
 // it accepts connections.
 func serveHTTP(t testing.TB, bin, mode string) string {
 	t.Helper()
-	port := freePort(t)
+	base, _ := serveHTTPOn(t, bin, mode, freePort(t))
+	return base
+}
+
+// serveHTTPOn runs server-everything in mode on port; stop ends it.
+func serveHTTPOn(t testing.TB, bin, mode string, port int) (base string, stop func()) {
+	t.Helper()
 	cmd := exec.Command(bin, mode)
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
 	var out bytes.Buffer
@@ -64,8 +71,10 @@ func serveHTTP(t testing.TB, bin, mode string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	var once sync.Once
+	stop = func() { once.Do(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }) }
+	t.Cleanup(stop)
+	base = fmt.Sprintf("http://127.0.0.1:%d", port)
 	// Node starts slowly on a loaded machine (load averages of 30 on two
 	// cores were seen in CI-like runs).
 	deadline := time.Now().Add(90 * time.Second)
@@ -73,7 +82,7 @@ func serveHTTP(t testing.TB, bin, mode string) string {
 		c, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), time.Second)
 		if err == nil {
 			c.Close()
-			return base
+			return base, stop
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("server-everything %s did not listen on %s: %s", mode, base, out.String())
