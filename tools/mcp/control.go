@@ -5,7 +5,30 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/agent-dev/agent/internal/suggest"
 )
+
+// noServerError is ErrNoServer said for /mcp: the name, the nearest one
+// configured when it looks like a typo, and where the names are.
+type noServerError struct{ msg string }
+
+func (e *noServerError) Error() string        { return e.msg }
+func (e *noServerError) Is(target error) bool { return target == ErrNoServer }
+
+// noServer is the error of an /mcp action on a name no server has:
+// "no such MCP server: \"nosuch\"" said neither what to do nor which
+// name was meant.
+func (m *Manager) noServer(name string) error {
+	names := make([]string, 0, len(m.conns))
+	for _, c := range m.conns {
+		names = append(names, c.cfg.Name)
+	}
+	if near := suggest.Nearest(name, names); near != "" {
+		return &noServerError{fmt.Sprintf("no MCP server %q: did you mean %q? (/mcp lists them)", name, near)}
+	}
+	return &noServerError{fmt.Sprintf("no MCP server %q: /mcp lists them", name)}
+}
 
 // What /mcp does between turns: reconnect a server, disable one for the
 // rest of the run, enable it again. The tools array follows at the next
@@ -15,7 +38,7 @@ import (
 func (m *Manager) Reconnect(ctx context.Context, server string) (Status, error) {
 	c := m.conn(server)
 	if c == nil {
-		return Status{}, fmt.Errorf("%w: %q", ErrNoServer, server)
+		return Status{}, m.noServer(server)
 	}
 	if c.isDisabled() {
 		return c.status(), fmt.Errorf("MCP server %s is disabled: /mcp enable %s first", server, server)
@@ -32,7 +55,7 @@ func (m *Manager) Reconnect(ctx context.Context, server string) (Status, error) 
 func (m *Manager) Disable(server string) (Status, error) {
 	c := m.conn(server)
 	if c == nil {
-		return Status{}, fmt.Errorf("%w: %q", ErrNoServer, server)
+		return Status{}, m.noServer(server)
 	}
 	if c.isDisabled() {
 		return c.status(), nil
@@ -48,7 +71,7 @@ func (m *Manager) Disable(server string) (Status, error) {
 func (m *Manager) Enable(ctx context.Context, server string) (Status, error) {
 	c := m.conn(server)
 	if c == nil {
-		return Status{}, fmt.Errorf("%w: %q", ErrNoServer, server)
+		return Status{}, m.noServer(server)
 	}
 	c.mu.Lock()
 	if c.state != StateDisabled {

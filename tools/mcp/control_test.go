@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -57,8 +58,21 @@ func TestDisableEnableReconnect(t *testing.T) {
 	ev.wait(t, "tools_changed", func(e Event) bool {
 		return e.Kind == EventToolsChanged && e.Server == "edge" && e.Text != ""
 	})
-	if _, err := m.Disable("nope"); err == nil {
-		t.Error("disable of an unknown server succeeded")
+	// An unknown name: one line saying what to do, the nearest name when
+	// it looks like a typo, of the kind ErrNoServer.
+	for _, tc := range []struct {
+		name string
+		do   func(string) error
+		want string
+	}{
+		{"nope", func(n string) error { _, err := m.Disable(n); return err }, `no MCP server "nope": /mcp lists them`},
+		{"egde", func(n string) error { _, err := m.Disable(n); return err }, `no MCP server "egde": did you mean "edge"? (/mcp lists them)`},
+		{"edg", func(n string) error { _, err := m.Enable(t.Context(), n); return err }, `no MCP server "edg": did you mean "edge"? (/mcp lists them)`},
+		{"nope", func(n string) error { _, err := m.Reconnect(t.Context(), n); return err }, `no MCP server "nope": /mcp lists them`},
+	} {
+		if err := tc.do(tc.name); err == nil || err.Error() != tc.want || !errors.Is(err, ErrNoServer) {
+			t.Errorf("/mcp action on %q: %v, want %q (ErrNoServer)", tc.name, err, tc.want)
+		}
 	}
 }
 
