@@ -23,7 +23,7 @@ func WithSessionDB(ctx context.Context, path string, readOnlyOK bool, fn func(*s
 		db, err = store.OpenReadOnly(ctx, path)
 	}
 	if err != nil {
-		return err
+		return dbFlagError(path, err)
 	}
 	defer db.Close()
 	err = fn(db)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"syscall"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/store"
@@ -38,9 +40,46 @@ func openDB(ctx context.Context, path string) (*store.DB, error) {
 	}
 	db, err := store.Open(ctx, path, store.WithRequestAnalyser(requestAnalyser()))
 	if err != nil {
+		if ferr := dbFlagError(path, err); ferr != err {
+			return nil, ferr
+		}
 		return nil, fmt.Errorf("open session database %s: %w", path, err)
 	}
 	return db, nil
+}
+
+// dbFlagErr is a --db path the database cannot be at, said as the other
+// file flags say theirs (fileFlagError), keeping err's kind (and so its
+// exit code): "open session database /tmp: open database /tmp: open
+// /tmp: is a directory" named neither the flag nor what to give.
+type dbFlagErr struct {
+	path   string
+	reason error
+	err    error
+}
+
+func (e *dbFlagErr) Error() string {
+	def, derr := store.DefaultPath()
+	if derr != nil {
+		def = "the default in your data directory"
+	}
+	return fmt.Sprintf("--db %s: %v: give a file for the session database (created if missing), or leave out --db for %s", e.path, e.reason, def)
+}
+
+func (e *dbFlagErr) Unwrap() error { return e.err }
+
+// dbFlagError is err said as dbFlagErr when the --db path itself is wrong
+// (a directory; a path through a file or nowhere); else err as it is: a
+// file that is not writable or not a database says so in its own words.
+func dbFlagError(path string, err error) error {
+	var pe *fs.PathError
+	if path == "" || !errors.As(err, &pe) || errors.Is(err, store.ErrReadOnly) {
+		return err
+	}
+	if !errors.Is(pe.Err, syscall.EISDIR) && !errors.Is(pe.Err, syscall.ENOTDIR) && !errors.Is(pe.Err, fs.ErrNotExist) {
+		return err
+	}
+	return &dbFlagErr{path: path, reason: pe.Err, err: err}
 }
 
 func sessionErr(id string, err error) error {

@@ -295,3 +295,33 @@ func TestPrintNamedCachedServerThatFailsFails(t *testing.T) {
 		t.Errorf("result = %+v", out)
 	}
 }
+
+// A session ID no session has, and a --db path no database can be at, are
+// one line saying what to do, exit codes as before: "no session "nosuch"
+// (see agent sessions): not found" said the reason twice, and "open
+// session database /tmp: open database /tmp: open /tmp: is a directory"
+// named neither the flag nor what to give.
+func TestSessionAndDBErrorsSayWhatToDo(t *testing.T) {
+	isolate(t)
+	db := filepath.Join(t.TempDir(), "a.db")
+	dir := t.TempDir()
+	file := filepath.Join(t.TempDir(), "f")
+	writeText(t, file, "x")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"sessions", "rm", "nosuch", "--db", db}, 2, `agent: no session "nosuch": see agent sessions for the IDs` + "\n"},
+		{[]string{"sessions", "show", "nosuch", "--db", db}, 2, `agent: no session "nosuch": see agent sessions for the IDs` + "\n"},
+		{[]string{"sessions", "--db", dir}, 1, "agent: --db " + dir + ": is a directory: give a file for the session database (created if missing), or leave out --db for "},
+		{[]string{"-p", "hi", "--db", dir, "--provider", "ollama", "--model", "qwen3", "--base-url", "http://127.0.0.1:1/v1"}, 1,
+			"agent: --db " + dir + ": is a directory: give a file for the session database (created if missing), or leave out --db for "},
+		{[]string{"sessions", "--db", filepath.Join(file, "a.db")}, 1, "agent: --db " + filepath.Join(file, "a.db") + ": not a directory: give a file for the session database"},
+	} {
+		res := runAgent(t, nil, tc.args...)
+		if res.code != tc.code || !strings.HasPrefix(res.stderr, tc.want) || strings.Count(strings.TrimSpace(res.stderr), "\n") != 0 {
+			t.Errorf("agent %q: exit %d, stderr %q; want %d and one line starting %q", tc.args, res.code, res.stderr, tc.code, tc.want)
+		}
+	}
+}

@@ -46,7 +46,7 @@ func (d *DB) Resolve(ctx context.Context, idOrPrefix string) (string, error) {
 	}
 	switch len(matches) {
 	case 0:
-		return "", fmt.Errorf("no session %q (see agent sessions): %w", p, ErrNotFound)
+		return "", &kindError{fmt.Sprintf("no session %q: see agent sessions for the IDs", p), ErrNotFound}
 	case 1:
 		return id, nil
 	}
@@ -54,8 +54,19 @@ func (d *DB) Resolve(ctx context.Context, idOrPrefix string) (string, error) {
 	if len(matches) > 10 {
 		matches, more = matches[:10], ", …"
 	}
-	return "", fmt.Errorf("session id prefix %q matches %s%s; give more characters: %w", p, strings.Join(matches, ", "), more, ErrAmbiguous)
+	return "", &kindError{fmt.Sprintf("session ID prefix %q matches %s%s: give more characters", p, strings.Join(matches, ", "), more), ErrAmbiguous}
 }
+
+// kindError is an error of a kind (errors.Is) whose text already says it
+// all: wrapped with %w the kind's text came after, "no session "x" (see
+// agent sessions): not found", the reason twice.
+type kindError struct {
+	msg  string
+	kind error
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.kind }
 
 // ListOptions selects sessions to list.
 type ListOptions struct {
