@@ -2,15 +2,18 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"os"
-	"time"
 )
 
 // holdTypeAheadChild is the process of TestCtrlCWhileStartingLeavesTheTerminalAsItWas:
 // it holds the type-ahead of its stdin (a pty) and waits to be interrupted.
+// It waits by reading its terminal, to which the test writes nothing: the
+// read ends only when the test's end of the pty closes (the test is gone),
+// and then so does the child.
 func holdTypeAheadChild() {
 	holdTypeAhead(os.Stdin)
 	fmt.Println("held")
-	time.Sleep(30 * time.Second)
+	_, _ = io.Copy(io.Discard, os.Stdin)
 	os.Exit(3)
 }
