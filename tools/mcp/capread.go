@@ -610,5 +610,5 @@ func (b capBody) Close() error { return b.c.Close() }
 // pages go to pages (nil: they stay in the stream), and whose redirects
 // stay within the server's origin (sameOriginRedirects).
 func capClient(limit int, pages *listPages) *http.Client {
-	return &http.Client{Transport: capTransport{base: http.DefaultTransport, limit: limit, pages: pages}, CheckRedirect: sameOriginRedirects}
+	return &http.Client{Transport: capTransport{base: leaveDelete{http.DefaultTransport}, limit: limit, pages: pages}, CheckRedirect: sameOriginRedirects}
 }
