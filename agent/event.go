@@ -39,8 +39,9 @@ const (
 	EventCatalogWait  EventType = "catalog_wait"
 	EventCatalogReady EventType = "catalog_ready"
 	// EventElicitation: an MCP server asked the user to open a URL (URL
-	// mode elicitation) in a run with no one to show it to; Text says it
-	// in words, Elicitation what was asked and answered.
+	// mode elicitation) or to fill in a form (form mode) in a run with no
+	// one to show it to; Text says it in words, Elicitation what was
+	// asked and answered.
 	EventElicitation EventType = "elicitation"
 )
 
@@ -107,19 +108,40 @@ func FailedRequest(err error) *Served {
 	return nil
 }
 
-// ElicitationEvent is a server's URL elicitation and its answer.
+// ElicitationEvent is a server's elicitation and its answer: a URL to
+// open (mode "url") or a form to fill in (mode "form").
 type ElicitationEvent struct {
 	Server  string `json:"server"`
 	Mode    string `json:"mode"`
 	Message string `json:"message"`
-	URL     string `json:"url"`
-	ID      string `json:"elicitation_id,omitempty"`
+	// URL is the page to open (url mode; empty, and left out, for a form).
+	URL string `json:"url,omitempty"`
+	ID  string `json:"elicitation_id,omitempty"`
 	// Retry: a tool call needs it done (URLElicitationRequiredError) and is
 	// retried once the server says so or the wait ends.
 	Retry bool `json:"retry,omitempty"`
-	// Action is accept (the run waits for the user to open it), decline
-	// or cancel.
+	// Fields are the form's requested fields (form mode).
+	Fields []ElicitationField `json:"fields,omitempty"`
+	// Action is accept (url: the run waits for the user to open it; form:
+	// answered with Content), decline or cancel.
 	Action string `json:"action"`
+	// Content is what an accepted form was answered with (its defaults,
+	// as no one is there to fill it in).
+	Content map[string]any `json:"content,omitempty"`
+}
+
+// ElicitationField is one field a form asks for, as its requestedSchema
+// gives it.
+type ElicitationField struct {
+	Name  string `json:"name"`
+	Title string `json:"title,omitempty"`
+	// Type is string, number, integer, boolean or array (multiple choice).
+	Type     string `json:"type"`
+	Required bool   `json:"required,omitempty"`
+	// Options are a choice field's values.
+	Options []string `json:"options,omitempty"`
+	// Default is the field's default; nil (left out) when it has none.
+	Default any `json:"default,omitempty"`
 }
 
 // ToolProgress is one progress report of a running tool call. Total is

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -69,18 +70,47 @@ func (h mcpHost) Elicit(ctx context.Context, e mcptools.Elicitation) (mcptools.E
 	if e.Mode == "url" {
 		return a.elicitURL(ctx, e, policy), nil
 	}
+	return a.elicitForm(e, policy), nil
+}
+
+// elicitForm answers a form in a run without a terminal: no one is there
+// to fill it in, so it is declined, or with accept-defaults (--yes)
+// accepted with the form's defaults when every required field has one.
+// What was asked and answered is said on stderr and, in stream-json, as
+// an elicitation event with the fields.
+func (a *App) elicitForm(e mcptools.Elicitation, policy string) mcptools.ElicitAnswer {
+	ev := agent.ElicitationEvent{Server: e.Server, Mode: "form", Message: e.Message, Action: mcptools.ActionDecline}
+	for _, f := range e.Fields {
+		ef := agent.ElicitationField{Name: f.Name, Title: f.Title, Type: f.Type, Required: f.Required, Options: f.Options}
+		if f.HasDefault {
+			ef.Default = f.Default
+		}
+		ev.Fields = append(ev.Fields, ef)
+	}
 	what := "a form (" + fieldNames(e.Fields) + ")"
-	if policy != "accept-defaults" {
-		a.hostNote(fmt.Sprintf("MCP server %s asked for %s: declined (set \"elicitation\": \"accept-defaults\" or pass --yes to accept with the form's defaults)", e.Server, what))
-		return mcptools.ElicitAnswer{Action: mcptools.ActionDecline}, nil
-	}
+	var text string
 	content, ok := mcptools.Defaults(e.Fields)
-	if !ok {
-		a.hostNote(fmt.Sprintf("MCP server %s asked for %s: declined (a required field has no default, and no one is there to fill it in)", e.Server, what))
-		return mcptools.ElicitAnswer{Action: mcptools.ActionDecline}, nil
+	switch {
+	case policy != "accept-defaults":
+		text = fmt.Sprintf("MCP server %s asked for %s: declined (set \"elicitation\": \"accept-defaults\" or pass --yes to accept with the form's defaults)", e.Server, what)
+	case !ok:
+		text = fmt.Sprintf("MCP server %s asked for %s: declined (a required field has no default, and no one is there to fill it in)", e.Server, what)
+	default:
+		text = fmt.Sprintf("MCP server %s asked for %s: accepted with the defaults", e.Server, what)
+		ev.Action, ev.Content = mcptools.ActionAccept, maps.Clone(content)
 	}
-	a.hostNote(fmt.Sprintf("MCP server %s asked for %s: accepted with the defaults", e.Server, what))
-	return mcptools.ElicitAnswer{Action: mcptools.ActionAccept, Content: content}, nil
+	a.mu.Lock()
+	emit := a.turnEmit
+	a.mu.Unlock()
+	if emit != nil {
+		emit(agent.Event{Type: agent.EventElicitation, Text: text, Elicitation: &ev})
+	} else {
+		a.Notice(text)
+	}
+	if ev.Action != mcptools.ActionAccept {
+		return mcptools.ElicitAnswer{Action: ev.Action}
+	}
+	return mcptools.ElicitAnswer{Action: mcptools.ActionAccept, Content: content}
 }
 
 // elicitURL answers a URL elicitation in a run without a terminal: the

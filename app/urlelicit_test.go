@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -113,7 +114,7 @@ func TestPrintURLElicitationRequired(t *testing.T) {
 			if yes {
 				want.Action, wantCalls = "accept", 2
 			}
-			if len(elicits) != 1 || elicits[0] != want {
+			if len(elicits) != 1 || !reflect.DeepEqual(elicits[0], want) {
 				t.Errorf("elicitation events %+v, want %+v", elicits, want)
 			}
 			if !strings.Contains(stderr.buf.String(), "MCP server bank asks you to open https://bank.example/link (Link your account.)") {

@@ -1,0 +1,121 @@
+package app
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+)
+
+// newFormServer's tool book asks for a form (elicitation/create with a
+// requestedSchema) and says what it got; name has the default nameDefault
+// unless that is nil.
+func newFormServer(nameDefault any) *server.MCPServer {
+	s := server.NewMCPServer("shop", "1.0.0", server.WithToolCapabilities(true), server.WithElicitation())
+	name := map[string]any{"type": "string", "title": "Name"}
+	if nameDefault != nil {
+		name["default"] = nameDefault
+	}
+	s.AddTool(mcpgo.NewTool("book", mcpgo.WithDescription("Books a table")),
+		func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			var req mcpgo.ElicitationRequest
+			req.Params.Message = "Who is the booking for?"
+			req.Params.RequestedSchema = map[string]any{"type": "object", "required": []string{"name"}, "properties": map[string]any{
+				"name":   name,
+				"guests": map[string]any{"type": "integer", "title": "Guests", "default": 2},
+			}}
+			res, err := s.RequestElicitation(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			b, _ := json.Marshal(res.Content)
+			return mcpgo.NewToolResultText("booking " + string(res.Action) + " " + string(b)), nil
+		})
+	return s
+}
+
+// TestPrintFormElicitation: in -p a server's form (elicitation/create
+// with a requestedSchema) is said on stderr and, in stream-json, as an
+// elicitation event with the server, the message, the fields and what
+// the run answered: declined, as no one is there to fill it in, or with
+// --yes accepted with the defaults when every required field has one.
+func TestPrintFormElicitation(t *testing.T) {
+	fields := func(nameDefault any) []agent.ElicitationField {
+		// In the order of the schema's properties (a Go map's: sorted).
+		return []agent.ElicitationField{
+			{Name: "guests", Title: "Guests", Type: "integer", Default: float64(2)},
+			{Name: "name", Title: "Name", Type: "string", Required: true, Default: nameDefault},
+		}
+	}
+	for _, tt := range []struct {
+		name        string
+		yes         bool
+		nameDefault any
+		action      string
+		content     map[string]any
+		stderr      string
+		result      string
+	}{
+		{"default", false, "Ann", "decline", nil,
+			`MCP server shop asked for a form (guests, name): declined (set "elicitation": "accept-defaults" or pass --yes`, "booking decline"},
+		{"yes", true, "Ann", "accept", map[string]any{"name": "Ann", "guests": float64(2)},
+			"MCP server shop asked for a form (guests, name): accepted with the defaults", `booking accept {"guests":2,"name":"Ann"}`},
+		{"yes, a required field without a default", true, nil, "decline", nil,
+			"MCP server shop asked for a form (guests, name): declined (a required field has no default", "booking decline"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, false)
+			srv := httptest.NewServer(server.NewStreamableHTTPServer(newFormServer(tt.nameDefault)))
+			t.Cleanup(srv.Close)
+			cfg := filepath.Join(t.TempDir(), "mcp.json")
+			writeFile(t, cfg, `{"mcpServers": {"shop": {"type": "http", "url": "`+srv.URL+`/mcp"}}}`)
+			f.flags.MCPConfig = cfg
+			f.fake.Script = anthropictest.NewScript(anthropictest.Turn{Call: "shop__book", Input: map[string]any{}}, anthropictest.Turn{Text: "Done."})
+			a := f.open(t, nil)
+			a.opts.Yes = tt.yes
+			var out, stderr bytes.Buffer
+			if err := a.Print(t.Context(), "book", PrintOptions{Format: "stream-json", Yes: tt.yes, Stdout: &out, Stderr: &stderr}); err != nil {
+				t.Fatalf("print: %v (%s)", err, stderr.String())
+			}
+			var elicits []agent.ElicitationEvent
+			var results []string
+			sc := bufio.NewScanner(&out)
+			for sc.Scan() {
+				var ev agent.Event
+				if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+					continue // the init and result lines
+				}
+				switch {
+				case ev.Type == agent.EventElicitation && ev.Elicitation != nil:
+					elicits = append(elicits, *ev.Elicitation)
+				case ev.Type == agent.EventWarning && strings.Contains(ev.Text, "asked for a form"):
+					t.Errorf("the form is said as a warning: %s", sc.Bytes())
+				case ev.Type == agent.EventToolFinished:
+					results = append(results, ev.Tool.Result)
+				}
+			}
+			want := agent.ElicitationEvent{Server: "shop", Mode: "form", Message: "Who is the booking for?",
+				Fields: fields(tt.nameDefault), Action: tt.action, Content: tt.content}
+			if len(elicits) != 1 || !reflect.DeepEqual(elicits[0], want) {
+				t.Errorf("elicitation events %+v, want %+v", elicits, want)
+			}
+			if !strings.Contains(stderr.String(), "agent: "+tt.stderr) {
+				t.Errorf("stderr %q, want %q", stderr.String(), tt.stderr)
+			}
+			if len(results) != 1 || !strings.HasPrefix(results[0], tt.result) {
+				t.Errorf("tool results %q, want %q", results, tt.result)
+			}
+		})
+	}
+}
