@@ -86,8 +86,16 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 		if s.cfg.BeforeSend != nil {
 			s.cfg.BeforeSend()
 		}
+		answered := false
+		answerBegins := func() {
+			if !answered && s.cfg.AnswerBegins != nil {
+				answered = true
+				s.cfg.AnswerBegins()
+			}
+		}
 		resp, err := p.Send(ctx, req, func(se StreamEvent) {
 			streamed = true
+			answerBegins()
 			switch se.Type {
 			case EventTextDelta:
 				emit(Event{Type: EventTextDelta, Text: se.Text})
@@ -118,6 +126,7 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 			}
 		})
 		starttrace.Mark("response end")
+		answerBegins()
 		used := target{p, model}
 		if err == nil {
 			if thinking.Len() > 0 && resp != nil {
