@@ -19,7 +19,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/agent-dev/agent/config"
-	"github.com/agent-dev/agent/tools"
 )
 
 // brokenReply is a JSON-RPC answer cut short: a line that starts as an MCP
@@ -55,15 +54,6 @@ func runHardeningServer(mode string) {
 		return nil, ctx.Err()
 	})
 	_ = server.ServeStdio(s)
-}
-
-func register(t *testing.T, m *Manager) *tools.Set {
-	t.Helper()
-	set := tools.NewSet()
-	if err := m.Register(set, false); err != nil {
-		t.Fatal(err)
-	}
-	return set
 }
 
 // #14 case 7: a tool that times out on a stdio server restarts it (its

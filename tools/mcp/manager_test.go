@@ -73,6 +73,16 @@ func startManager(t *testing.T, opts Options, servers ...config.MCPServer) (*Man
 	return m, ev, errs
 }
 
+// register registers m's tools in a new set, none deferred.
+func register(t *testing.T, m *Manager) *tools.Set {
+	t.Helper()
+	set := tools.NewSet()
+	if err := m.Register(set, false); err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
 func call(t *testing.T, set *tools.Set, name string, args string) tools.Result {
 	t.Helper()
 	tool, ok := set.Lookup(name)
