@@ -187,9 +187,9 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 		// cores the request was being built on; written as the request
 		// went out (BeforeSend), they took ~4 ms of CPU beside its
 		// encoding and sending, and it reached the provider ~1 ms later
-		// than a warm run's. A run with a UI, which
-		// may wait long for its first prompt, writes them at Open's
-		// return; so does an Open that failed; Close lets them go too.
+		// than a warm run's. A run with a UI, which may wait long for its
+		// first prompt, writes them at Open's return; so does an Open that
+		// failed; Close lets them go too.
 		defer func() {
 			if err != nil || a.opts.Interactive {
 				a.early.release()

@@ -105,12 +105,13 @@ func (e *earlyMCP) dbReady(db *store.DB, write *sync.Mutex) {
 	}
 }
 
-// release lets the cache writes go, once Open has created the session or
-// failed (after dbReady; more calls do nothing). Until then they wait: a
-// first run's session insert and first request then never queue behind
-// them (eleven writes, each a list encoded, maybe a file written and
-// synced, and an insert; about 10 ms of CPU and as many of waiting on the
-// disk), and they run while the first response streams in.
+// release lets the cache writes go, once the first answer begins (the
+// session's AnswerBegins), or Open failed, or the app closes (after
+// dbReady; more calls do nothing). Until then they wait: a first run's
+// session insert and first request then never queue behind them (eleven
+// writes, each a list encoded, maybe a file written and synced, and an
+// insert; about 10 ms of CPU and as many of waiting on the disk), and they
+// run while the answer streams in.
 func (e *earlyMCP) release() {
 	if e.cache == nil {
 		return
