@@ -81,6 +81,11 @@ type App struct {
 	saved   savedTokens
 	spend   Spend
 	noticed int // how many notices NewNotices handed out
+	// cmdNamed is the provider a custom command's model: switched the
+	// latest turn to: its adapter's name (what a usage event's Served
+	// says) and its name as the command gave it. It outlives the turn's
+	// undo, so a result read after the turn ended still names it.
+	cmdNamed struct{ adapter, label string }
 	// capture holds the events of a server while /mcp ACTION NAME runs
 	// on it: its reply says them, once (MCPControl).
 	capture map[string][]mcptools.Event

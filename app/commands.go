@@ -59,6 +59,9 @@ func (a *App) Commands() []commands.Command {
 // said in the turn. Text that calls no custom command is returned as is.
 func (a *App) commandTurn(text string) (prompt string, undo func(), warn []string, err error) {
 	undo = func() {}
+	a.mu.Lock()
+	a.cmdNamed.adapter, a.cmdNamed.label = "", ""
+	a.mu.Unlock()
 	name, args, ok := commands.Call(text)
 	if !ok {
 		return text, undo, nil, nil
@@ -113,6 +116,7 @@ func (a *App) commandTurn(text string) (prompt string, undo func(), warn []strin
 	if p != nil {
 		a.mu.Lock()
 		a.label = prov
+		a.cmdNamed.adapter, a.cmdNamed.label = p.Name(), prov
 		a.mu.Unlock()
 	}
 	var once sync.Once
@@ -120,25 +124,31 @@ func (a *App) commandTurn(text string) (prompt string, undo func(), warn []strin
 	return prompt, undo, warn, nil
 }
 
-// turnModel is the model a turn of text would run on: the model: of the
-// custom command it calls, else the session's (stream-json's init names
-// it before the turn begins, and must agree with the result's).
-func (a *App) turnModel(text string) string {
-	_, model := a.session.Target()
+// turnTarget is the provider and model a turn of text would run on: the
+// model: of the custom command it calls, else the session's (stream-json's
+// init names them before the turn begins, and must agree with the
+// result's). The provider is "" for the session's, else the command's as
+// it names it.
+func (a *App) turnTarget(text string) (provider, model string) {
+	_, model = a.session.Target()
 	name, _, ok := commands.Call(text)
 	if !ok {
-		return model
+		return "", model
 	}
 	a.mu.Lock()
 	c, found := a.commands.Find(name)
 	a.mu.Unlock()
 	if !found || c.Model == "" {
-		return model
+		return "", model
 	}
-	if _, m, err := a.checkModel(c.Model); err == nil {
-		return m
+	prov, m, err := a.checkModel(c.Model)
+	if err != nil {
+		return "", model // the turn fails, saying why, on no model
 	}
-	return model // the turn fails, saying why, on no model
+	if prov == a.Provider() {
+		prov = ""
+	}
+	return prov, m
 }
 
 // undoCommand puts back the model and approvals a command's turn changed.

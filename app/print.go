@@ -62,7 +62,11 @@ func (a *App) Print(ctx context.Context, prompt string, o PrintOptions) error {
 	enc := json.NewEncoder(o.Stdout)
 	if o.Format == "stream-json" {
 		p, _ := a.session.Target()
-		_ = enc.Encode(map[string]any{"type": "init", "session_id": a.session.ID(), "provider": p.Name(), "model": a.turnModel(prompt)})
+		provider, model := a.turnTarget(prompt)
+		if provider == "" {
+			provider = p.Name()
+		}
+		_ = enc.Encode(map[string]any{"type": "init", "session_id": a.session.ID(), "provider": provider, "model": model})
 	}
 	var events <-chan agent.Event
 	if err := a.MissingServerIn(prompt); err != nil {

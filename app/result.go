@@ -97,7 +97,8 @@ type Reducer struct {
 	start      time.Time
 	cost       float64
 	unpriced   bool
-	price      func(model string) (pricing.Price, bool) // "": the session's
+	price      func(provider, model string) (pricing.Price, bool) // "": the session's
+	named      func(adapter string) string                        // a usage event's provider as the user named it
 	searchIdx  map[string]int
 	seenSource map[string]bool
 	last, all  strings.Builder
@@ -110,17 +111,37 @@ func (a *App) NewReducer() *Reducer {
 	p, model := a.session.Target()
 	r := &Reducer{searchIdx: map[string]int{}, seenSource: map[string]bool{}, start: time.Now()}
 	// The model at each request: a fallback or /model may change it.
-	r.price = func(m string) (pricing.Price, bool) {
+	r.price = func(prov, m string) (pricing.Price, bool) {
 		if m == "" {
 			_, m = a.session.Target()
 		}
-		return Price(a.Provider(), m)
+		if prov == "" {
+			prov = a.Provider()
+		}
+		return Price(prov, m)
 	}
 	// The provider as the user named it ("ollama", not the "openai-chat"
 	// its adapter calls itself).
 	provider := a.Provider()
 	if provider == "" {
 		provider = p.Name()
+	}
+	// A custom command's model: may be another provider's (its name as
+	// the command gave it); the session's otherwise, a fallback's too.
+	session := p.Name()
+	r.named = func(adapter string) string {
+		a.mu.Lock()
+		cmd := a.cmdNamed
+		a.mu.Unlock()
+		switch adapter {
+		case "":
+			return ""
+		case cmd.adapter:
+			return cmd.label
+		case session:
+			return provider
+		}
+		return adapter
 	}
 	r.res = emptyResult(provider, model, a.Warnings())
 	r.res.SessionID = a.session.ID()
@@ -211,21 +232,27 @@ func (r *Reducer) Add(ev agent.Event) string {
 		for k, v := range u.ServerToolUses {
 			res.Usage.ServerToolUse[k] += v
 		}
-		// The model that answered: a custom command's model: (or a
-		// fallback) runs the turn on another than the session's, and the
-		// result names and prices that one. Served says it as the request
-		// was made; the session's model may be put back by the time this
-		// event is read.
-		model := ""
+		// The provider and model that answered: a custom command's
+		// model: (or a fallback) runs the turn on another than the
+		// session's, and the result names and prices that one. Served
+		// says it as the request was made; the session's provider and
+		// model may be put back by the time this event is read.
+		provider, model := "", ""
 		if sv := ev.Served; sv != nil && sv.Model != "" {
-			model = sv.Model
+			provider, model = sv.Provider, sv.Model
+			if r.named != nil {
+				provider = r.named(provider)
+			}
 			if !sv.Compaction {
 				res.Model = sv.Model
+				if provider != "" {
+					res.Provider = provider
+				}
 			}
 		}
 		if r.price == nil {
 			r.unpriced = true
-		} else if p, ok := r.price(model); ok {
+		} else if p, ok := r.price(provider, model); ok {
 			r.cost += p.Cost(pricing.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens})
 		} else {
 			r.unpriced = true

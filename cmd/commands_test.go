@@ -11,6 +11,7 @@ import (
 
 	"github.com/agent-dev/agent/pricing"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+	rt "github.com/agent-dev/agent/providers/openairesponses/responsestest"
 )
 
 func writeText(t *testing.T, path, text string) {
@@ -133,4 +134,62 @@ func costText(c *float64) string {
 		return "null"
 	}
 	return strconv.FormatFloat(*c, 'g', -1, 64)
+}
+
+// A custom command whose model: is another provider's runs its turn
+// there, and -p's JSON says so: provider names the provider that
+// answered as model names its model, in json's result and stream-json's
+// init and result; the next turn is the session's own again.
+func TestCustomCommandOfAnotherProviderThroughPrint(t *testing.T) {
+	isolate(t)
+	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "commands")
+	writeText(t, filepath.Join(user, "ask.md"), "---\nmodel: openai:gpt-5.4\n---\nAsk $ARGUMENTS.\n")
+	anth := anthropictest.NewServer(t)
+	oai := rt.NewServer(t)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "ANTHROPIC_BASE_URL": anth.URL,
+		"OPENAI_API_KEY": oai.APIKey, "OPENAI_BASE_URL": oai.URL}
+	db := filepath.Join(t.TempDir(), "a.db")
+	var session string
+	for _, tt := range []struct {
+		name, prompt, format string
+		provider, model      string
+	}{
+		{"command, json", "/ask Ann", "json", "openai", "gpt-5.4"},
+		{"command, stream-json", "/ask Bob", "stream-json", "openai", "gpt-5.4"},
+		{"the session's own", "thanks", "json", "anthropic", "claude-sonnet-4-5"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			anth.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "Done."}))
+			oai.Script(rt.Turn{rt.Text("Asked.")})
+			args := []string{"--provider", "anthropic", "--model", "claude-sonnet-4-5", "--db", db, "--output-format", tt.format, "-p", tt.prompt}
+			if session != "" {
+				args = append(args, "--resume", session)
+			}
+			res := runAgent(t, env, args...)
+			if res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stderr)
+			}
+			lines := []string{res.stdout}
+			if tt.format == "stream-json" {
+				all := strings.Split(strings.TrimSpace(res.stdout), "\n")
+				lines = []string{all[0], all[len(all)-1]}
+			}
+			for _, l := range lines {
+				var ev struct {
+					Type, Provider, Model string
+					SessionID             string `json:"session_id"`
+				}
+				if err := json.Unmarshal([]byte(l), &ev); err != nil || ev.Provider != tt.provider || ev.Model != tt.model {
+					t.Errorf("%s %s says provider %q model %q, want %s %s (%v): %s", tt.format, ev.Type, ev.Provider, ev.Model, tt.provider, tt.model, err, l)
+				}
+				session = ev.SessionID
+			}
+		})
+	}
+	if n := len(oai.Requests()); n != 2 {
+		t.Errorf("OpenAI got %d requests, want the two commands'", n)
+	}
+	if n := len(anth.Requests()); n != 1 {
+		t.Errorf("Anthropic got %d requests, want the session's own turn", n)
+	}
 }
