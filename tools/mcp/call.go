@@ -83,14 +83,16 @@ func (c *conn) callTimed(ctx context.Context, tool string, args json.RawMessage)
 			}
 		}()
 	}
-	sctx, rejected := watchSession(tctx)
+	sctx, w := watchSession(tctx)
 	res, err := c.send(ctx, sctx, cl, tool, args)
-	if err != nil && rejected.Load() && tctx.Err() == nil {
-		// The server answered 400 to a request that carried the session
-		// id: it has likely restarted and lost the session (sessionlost.go).
-		// A request rejected with 400 was not run, so sending it once more
-		// on a new session is safe; a second 400 is the answer.
-		ncl, rerr := c.renewSession(ctx, cl, err)
+	if status := w.lost(err); status != 0 && tctx.Err() == nil {
+		// The server answered 400 or 404 to a request that carried the
+		// session id, or a 404 had ended the session before it went out:
+		// the server has likely restarted and lost the session
+		// (sessionlost.go). A request so rejected was not run, so sending
+		// it once more on a new session is safe; a second rejection is the
+		// answer.
+		ncl, rerr := c.renewSession(ctx, cl, status, err)
 		if rerr != nil {
 			if ctx.Err() != nil {
 				return tools.Result{}, ctx.Err()

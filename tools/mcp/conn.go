@@ -391,8 +391,8 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 			return nil, nil, fmt.Errorf("streamable HTTP transport for %s: %w", c.cfg.URL, err)
 		}
 		cl := client.NewClient(tr, opts...)
-		tap.lost = func() {
-			c.markDown(cl, errors.New("the server did not accept the session on its GET stream (HTTP 400)"))
+		tap.lost = func(status int) {
+			c.markDown(cl, fmt.Errorf("the server did not accept the session on its GET stream (HTTP %d)", status))
 			_, _ = c.ensure(c.m.ctx)
 		}
 		return cl, nil, nil

@@ -307,13 +307,17 @@ func (m *Manager) client(ctx context.Context, server string) (*conn, *client.Cli
 
 // GetPrompt runs prompts/get and returns the prompt's messages.
 func (m *Manager) GetPrompt(ctx context.Context, server, name string, args map[string]string) ([]PromptMessage, error) {
-	_, cl, err := m.client(ctx, server)
+	c, cl, err := m.client(ctx, server)
 	if err != nil {
 		return nil, err
 	}
 	var req mcpgo.GetPromptRequest
 	req.Params.Name, req.Params.Arguments = name, args
-	res, err := cl.GetPrompt(ctx, req)
+	var res *mcpgo.GetPromptResult
+	err = c.resend(ctx, cl, func(ctx context.Context, cl *client.Client) (err error) {
+		res, err = cl.GetPrompt(ctx, req)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("prompt %s of MCP server %s: %w", name, server, err)
 	}
@@ -360,7 +364,11 @@ func (m *Manager) Complete(ctx context.Context, server, prompt, arg, value strin
 	if len(others) > 0 {
 		req.Params.Context = mcpgo.CompleteContext{Arguments: others}
 	}
-	res, err := cl.Complete(ctx, req)
+	var res *mcpgo.CompleteResult
+	err = c.resend(ctx, cl, func(ctx context.Context, cl *client.Client) (err error) {
+		res, err = cl.Complete(ctx, req)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("completion/complete on MCP server %s: %w", server, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-dev/agent/tools"
@@ -145,7 +146,11 @@ func (m *Manager) ReadResource(ctx context.Context, server, uri string) (tools.R
 	}
 	var req mcpgo.ReadResourceRequest
 	req.Params.URI = uri
-	res, err := cl.ReadResource(ctx, req)
+	var res *mcpgo.ReadResourceResult
+	err = c.resend(ctx, cl, func(ctx context.Context, cl *client.Client) (err error) {
+		res, err = cl.ReadResource(ctx, req)
+		return err
+	})
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("read %s from MCP server %s: %w", uri, server, err)
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -12,34 +13,66 @@ import (
 )
 
 // A streamable HTTP server that restarts forgets its sessions. The spec has
-// it answer a request with an unknown Mcp-Session-Id with 404, on which
-// mcp-go ends the session; but the TypeScript SDK's example server, which
-// many servers copy (server-everything among them), answers 400 "Bad
-// Request: No valid session ID provided". mcp-go hands that back as the
-// server's own error, so every call failed with it until /mcp reconnect, and
-// the transport's GET stream logged an error once a second. The status is
-// all there is to go by (errors are not matched by their text): sessionTap
-// sees a POST that carried a session id answered 400 and flags the request's
-// context, and the call starts a new session and sends the request once more.
+// it answer a request with an unknown Mcp-Session-Id with 404 and the client
+// start a new session; the TypeScript SDK's example server, which many
+// servers copy (server-everything among them), answers 400 "Bad Request: No
+// valid session ID provided" instead. On a 404 mcp-go v1.2.1 ends the session
+// (transport.ErrSessionTerminated) and refuses every later request of the
+// transport until an initialize succeeds on it, which it leaves to its
+// caller; a 400 it hands back as the server's own error. Either way a request
+// failed once (400: every request, until /mcp reconnect). The status is all
+// there is to go by (errors are not matched by their text): sessionTap sees a
+// POST that carried a session id answered 400 or 404 and flags the request's
+// context (watchSession), and the request (resend) starts a new session and
+// is sent once more. A request so rejected was not run by the server, so
+// sending it again is safe; a second rejection is its error.
 
-// sessionRejectedKey is the context key of the flag sessionTap sets.
-type sessionRejectedKey struct{}
+// sessionWatchKey is the context key of the sessionWatch sessionTap fills.
+type sessionWatchKey struct{}
 
-// watchSession returns ctx with a flag that is set when a request sent with
-// it carried a session id and was answered 400.
-func watchSession(ctx context.Context) (context.Context, *atomic.Bool) {
-	f := new(atomic.Bool)
-	return context.WithValue(ctx, sessionRejectedKey{}, f), f
+// sessionWatch is what sessionTap saw of the requests sent with one
+// context.
+type sessionWatch struct {
+	sent     atomic.Bool  // a POST went out
+	rejected atomic.Int32 // the status (400 or 404) of a POST with the session id that the server rejected
 }
 
-// sessionTap flags, in the request's context (watchSession), a POST with a
-// session id that the server answered 400. A GET stream that worked on a
-// session and is then answered 400 on it has lost the session too: lost is
-// called, once, to start a new one, which also ends this transport's
-// once-a-second retries of the GET.
+// watchSession returns ctx with a sessionWatch for the requests sent with
+// it.
+func watchSession(ctx context.Context) (context.Context, *sessionWatch) {
+	w := new(sessionWatch)
+	return context.WithValue(ctx, sessionWatchKey{}, w), w
+}
+
+// lost returns the status with which the server rejected the session of the
+// request that failed with err (0: it did not), when the request was not
+// run: answered 400 or 404 on its session id, or never sent because a 404
+// had ended the session already (mcp-go's transport refuses requests then,
+// with transport.ErrSessionTerminated, until a new session starts: another
+// request saw the 404, or the GET stream did).
+func (w *sessionWatch) lost(err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case w.rejected.Load() != 0:
+		return int(w.rejected.Load())
+	case !w.sent.Load() && errors.Is(err, transport.ErrSessionTerminated):
+		return http.StatusNotFound
+	}
+	return 0
+}
+
+// sessionTap fills, in the request's context (watchSession), whether a POST
+// went out and whether the server rejected its session id (400 or 404). A
+// GET stream that worked on a session and is then answered 400 or 404 on it
+// has lost the session too: lost is called, once, to start a new one. After
+// a 400 that also ends this transport's once-a-second retries of the GET;
+// after a 404 mcp-go waits for a new session on this transport, which nobody
+// would start until the next request, while the server's notifications (its
+// list_changed among them) are lost.
 type sessionTap struct {
 	base http.RoundTripper
-	lost func() // set before the transport starts
+	lost func(status int) // set before the transport starts
 
 	mu     sync.Mutex
 	opened string // the session of the last GET stream that opened
@@ -47,38 +80,65 @@ type sessionTap struct {
 }
 
 func (t *sessionTap) RoundTrip(req *http.Request) (*http.Response, error) {
+	w, _ := req.Context().Value(sessionWatchKey{}).(*sessionWatch)
+	if w != nil && req.Method == http.MethodPost {
+		w.sent.Store(true)
+	}
 	resp, err := t.base.RoundTrip(req)
 	session := req.Header.Get(transport.HeaderKeySessionID)
 	if err != nil || session == "" {
 		return resp, err
 	}
+	rejected := resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusNotFound
 	switch {
-	case req.Method == http.MethodPost && resp.StatusCode == http.StatusBadRequest:
-		if f, ok := req.Context().Value(sessionRejectedKey{}).(*atomic.Bool); ok {
-			f.Store(true)
+	case req.Method == http.MethodPost && rejected:
+		if w != nil {
+			w.rejected.Store(int32(resp.StatusCode))
 		}
 	case req.Method == http.MethodGet && resp.StatusCode == http.StatusOK:
 		t.mu.Lock()
 		t.opened = session
 		t.mu.Unlock()
-	case req.Method == http.MethodGet && resp.StatusCode == http.StatusBadRequest:
+	case req.Method == http.MethodGet && rejected:
 		// Only a stream that opened on this session: a server that answers
-		// every GET 400 would otherwise be reconnected over and over.
+		// every GET 400 would otherwise be reconnected over and over (one
+		// that answers it 404 does not offer the stream, and mcp-go stops).
 		t.mu.Lock()
 		call := t.opened == session && !t.done && t.lost != nil
 		t.done = t.done || call
 		t.mu.Unlock()
 		if call {
-			go t.lost()
+			go t.lost(resp.StatusCode)
 		}
 	}
 	return resp, err
 }
 
-// renewSession drops cl, whose session the server rejected (HTTP 400), and
-// connects again: a new session, as after a 404. Closing cl also ends its
-// GET stream, which would otherwise retry on the lost session forever.
-func (c *conn) renewSession(ctx context.Context, cl *client.Client, cause error) (*client.Client, error) {
-	c.markDown(cl, fmt.Errorf("the server did not accept the session (HTTP 400: %w)", cause))
+// renewSession drops cl, whose session the server rejected (HTTP status),
+// and connects again: a new session. Closing cl also ends its GET stream,
+// which would otherwise retry on the lost session. A request that finds cl
+// already dropped by another (markDown ignores it) gets the new session, or
+// waits for the one being started (ensure).
+func (c *conn) renewSession(ctx context.Context, cl *client.Client, status int, cause error) (*client.Client, error) {
+	c.markDown(cl, fmt.Errorf("the server did not accept the session (HTTP %d: %w)", status, cause))
 	return c.ensure(ctx)
+}
+
+// resend runs send with cl and, when the server rejected the session
+// (sessionWatch.lost), once more with a new session's client; a second
+// rejection is its error. It is for requests the agent sends on its own
+// (resources/read, prompts/get, completion/complete); tools/call does the
+// same in callTimed, which says more about its failures.
+func (c *conn) resend(ctx context.Context, cl *client.Client, send func(context.Context, *client.Client) error) error {
+	sctx, w := watchSession(ctx)
+	err := send(sctx, cl)
+	status := w.lost(err)
+	if status == 0 || ctx.Err() != nil {
+		return err
+	}
+	ncl, rerr := c.renewSession(ctx, cl, status, err)
+	if rerr != nil {
+		return rerr
+	}
+	return send(ctx, ncl)
 }

@@ -2,7 +2,10 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -11,30 +14,64 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/tools"
 )
 
-// tsSessions answers as the TypeScript SDK's example server does (and
-// server-everything, which copies it): a request with a session id this
-// instance did not give out gets 400 and the SDK's JSON-RPC error, where the
-// spec says 404. rejectCalls answers 400 to every tools/call too, as a
-// server whose sessions never hold; noGET answers the GET stream 405, so
-// that only a call finds the session lost.
+// tsSessions answers a request with a session id this instance did not give
+// out with status: 400 and the SDK's JSON-RPC error, as the TypeScript SDK's
+// example server does (and server-everything, which copies it), or 404 as
+// the spec says. reject is a method answered so on every session too, as by
+// a server whose sessions never hold; noGET answers the GET stream 405, so
+// that only a request finds the session lost.
 type tsSessions struct {
-	next        http.Handler
-	rejectCalls bool
-	noGET       bool
+	next   http.Handler
+	status int
+	reject string
+	noGET  bool
+
+	streamOpen chan struct{} // closed when a GET stream opened
+	openOnce   sync.Once
 
 	mu       sync.Mutex
 	known    map[string]bool
-	rejected int // tools/call requests answered 400
+	rejected map[string]int // requests answered status, by method
 }
 
-func newTSSessions(rejectCalls, noGET bool) *tsSessions {
-	return &tsSessions{next: server.NewStreamableHTTPServer(newInProcessServer()), rejectCalls: rejectCalls, noGET: noGET, known: map[string]bool{}}
+func newTSSessions(status int, reject string, noGET bool) *tsSessions {
+	return &tsSessions{next: server.NewStreamableHTTPServer(sessionServer()), status: status, reject: reject, noGET: noGET,
+		streamOpen: make(chan struct{}), known: map[string]bool{}, rejected: map[string]int{}}
+}
+
+// sessionServer offers one of each thing the agent asks a server for: a
+// tool, a resource, a prompt and completions of its argument.
+func sessionServer() *server.MCPServer {
+	s := server.NewMCPServer("sessions", "1.0.0", server.WithToolCapabilities(true),
+		server.WithResourceCapabilities(false, false), server.WithPromptCapabilities(false), server.WithCompletions(),
+		server.WithPromptCompletionProvider(pageCompletions{}))
+	s.AddTool(mcpgo.NewTool("search"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return mcpgo.NewToolResultText("found"), nil
+	})
+	s.AddResource(mcpgo.NewResource("docs://readme", "readme", mcpgo.WithMIMEType("text/plain")),
+		func(_ context.Context, r mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+			return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: r.Params.URI, MIMEType: "text/plain", Text: "read me"}}, nil
+		})
+	s.AddPrompt(mcpgo.NewPrompt("review", mcpgo.WithArgument("page", mcpgo.RequiredArgument())),
+		func(context.Context, mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
+			return mcpgo.NewGetPromptResult("review", []mcpgo.PromptMessage{mcpgo.NewPromptMessage(mcpgo.RoleUser, mcpgo.NewTextContent("Review it."))}), nil
+		})
+	return s
+}
+
+// pageCompletions completes the argument of sessionServer's prompt.
+type pageCompletions struct{}
+
+func (pageCompletions) CompletePromptArgument(context.Context, string, mcpgo.CompleteArgument, mcpgo.CompleteContext) (*mcpgo.Completion, error) {
+	return &mcpgo.Completion{Values: []string{"intro"}}, nil
 }
 
 func (s *tsSessions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -48,65 +85,120 @@ func (s *tsSessions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.Header.Get("Mcp-Session-Id")
 	s.mu.Lock()
-	reject := id != "" && (!s.known[id] || s.rejectCalls && msg.Method == "tools/call")
-	if reject && msg.Method == "tools/call" {
-		s.rejected++
+	reject := id != "" && (!s.known[id] || s.reject != "" && msg.Method == s.reject)
+	if reject && msg.Method != "" {
+		s.rejected[msg.Method]++
 	}
 	s.mu.Unlock()
 	if reject {
 		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
+		w.WriteHeader(s.status)
+		if s.status == http.StatusNotFound {
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}`)
+			return
+		}
 		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}`)
 		return
 	}
-	s.next.ServeHTTP(sessionWriter{w, s}, r)
+	s.next.ServeHTTP(&sessionWriter{ResponseWriter: w, s: s, get: r.Method == http.MethodGet}, r)
 }
 
-func (s *tsSessions) rejects() int {
+func (s *tsSessions) rejects(method string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.rejected
+	return s.rejected[method]
 }
 
-// sessionWriter records the session id a response gives out.
+// sessionWriter records the session id a response gives out, and closes
+// s.streamOpen once a GET stream's answer is on its way to the client.
 type sessionWriter struct {
 	http.ResponseWriter
-	s *tsSessions
+	s    *tsSessions
+	get  bool
+	code int
 }
 
-func (w sessionWriter) WriteHeader(code int) {
+func (w *sessionWriter) WriteHeader(code int) {
 	if id := w.Header().Get("Mcp-Session-Id"); id != "" {
 		w.s.mu.Lock()
 		w.s.known[id] = true
 		w.s.mu.Unlock()
 	}
+	w.code = code
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w sessionWriter) Flush() {
+func (w *sessionWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
+	if w.get && w.code == http.StatusOK {
+		w.s.openOnce.Do(func() { close(w.s.streamOpen) })
+	}
 }
 
-// A streamable HTTP server that restarted and answers the old session id
-// with 400 (not the spec's 404) gets a new session and the call is sent
-// again, once: a second 400 is the call's error. A GET stream that worked
-// and is answered 400 after the restart starts a new session without a call,
-// which ends the transport's once-a-second retries of the lost one.
-func TestHTTPSessionRejectedWith400(t *testing.T) {
+// sessionRequests are the requests the agent sends a server on its own, by
+// method: each returns the answer's text, or the error.
+var sessionRequests = map[string]func(t *testing.T, m *Manager, set *tools.Set) (string, error){
+	"tools/call": func(t *testing.T, _ *Manager, set *tools.Set) (string, error) {
+		r := call(t, set, "ts__search", `{}`)
+		if r.IsError {
+			return "", errors.New(r.Text)
+		}
+		return r.Text, nil
+	},
+	"resources/read": func(t *testing.T, m *Manager, _ *tools.Set) (string, error) {
+		r, err := m.ReadResource(t.Context(), "ts", "docs://readme")
+		return r.Text, err
+	},
+	"prompts/get": func(t *testing.T, m *Manager, _ *tools.Set) (string, error) {
+		msgs, err := m.GetPrompt(t.Context(), "ts", "review", map[string]string{"page": "intro"})
+		if err != nil || len(msgs) != 1 {
+			return fmt.Sprint(msgs), err
+		}
+		return msgs[0].Text, nil
+	},
+	"completion/complete": func(t *testing.T, m *Manager, _ *tools.Set) (string, error) {
+		vs, err := m.Complete(t.Context(), "ts", "review", "page", "in", nil)
+		return strings.Join(vs, ","), err
+	},
+}
+
+// A streamable HTTP server that restarted answers the old session id with
+// 404 (the spec) or 400 (the TypeScript SDK's example server): the request
+// gets a new session and is sent again, once, and a second rejection is its
+// error. So is a request that finds the session ended already by another's
+// 404, which mcp-go does not send. A GET stream that worked and is answered
+// 400 or 404 after the restart starts a new session without a request:
+// after a 400 that ends the transport's once-a-second retries of the lost
+// session, after a 404 the server's notifications come again.
+func TestHTTPSessionRejected(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
+	want := map[string]string{"tools/call": "found", "resources/read": "[resource docs://readme]\nread me", "prompts/get": "Review it.", "completion/complete": "intro"}
+	type tcase struct {
 		name        string
-		rejectCalls bool // the server answers every tools/call 400
-		getStream   bool // the server has a GET stream; no call is made
+		status      int    // the server's answer to an unknown session id
+		method      string // the request sent after the restart
+		rejectAll   bool   // the server answers every such request status
+		endedFirst  bool   // another request saw the 404 before this one is sent
+		getStream   bool   // the server has a GET stream; the request is sent once it reconnected
 		wantErr     bool
 		wantRejects int
-	}{
-		{name: "restarted server", wantRejects: 1},
-		{name: "400 again on the new session", rejectCalls: true, wantErr: true, wantRejects: 2},
-		{name: "GET stream after the restart", getStream: true},
-	} {
+	}
+	var cases []tcase
+	for _, status := range []int{http.StatusBadRequest, http.StatusNotFound} {
+		for _, method := range []string{"tools/call", "resources/read", "prompts/get", "completion/complete"} {
+			cases = append(cases,
+				tcase{name: fmt.Sprintf("%d %s restarted server", status, method), status: status, method: method, wantRejects: 1},
+				tcase{name: fmt.Sprintf("%d %s again on the new session", status, method), status: status, method: method,
+					rejectAll: true, wantErr: true, wantRejects: 2})
+		}
+		cases = append(cases, tcase{name: fmt.Sprintf("%d GET stream after the restart", status), status: status, method: "tools/call", getStream: true})
+	}
+	for _, method := range []string{"tools/call", "resources/read"} {
+		cases = append(cases, tcase{name: "404 " + method + " after another's 404", status: http.StatusNotFound, method: method, endedFirst: true})
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -120,7 +212,8 @@ func TestHTTPSessionRejectedWith400(t *testing.T) {
 				t.Cleanup(func() { _ = hs.Close() })
 				return hs
 			}
-			first := serve(l, newTSSessions(false, !tc.getStream))
+			h := newTSSessions(tc.status, "", !tc.getStream)
+			first := serve(l, h)
 			m, ev, errs := startManager(t, Options{}, config.MCPServer{Name: "ts", Type: config.MCPHTTP, URL: "http://" + addr + "/mcp"})
 			if len(errs) > 0 {
 				t.Fatal(errs)
@@ -129,8 +222,19 @@ func TestHTTPSessionRejectedWith400(t *testing.T) {
 			if err := m.Register(set, false); err != nil {
 				t.Fatal(err)
 			}
-			if r := call(t, set, "ts__whoami", `{"target":"x"}`); r.IsError {
-				t.Fatalf("before the restart: %+v", r)
+			send := sessionRequests[tc.method]
+			if got, err := send(t, m, set); err != nil || got != want[tc.method] {
+				t.Fatalf("before the restart: %q, %v", got, err)
+			}
+
+			if tc.getStream {
+				// The stream is to have opened on the session: one that did
+				// not is taken for a server without it.
+				select {
+				case <-h.streamOpen:
+				case <-time.After(20 * time.Second):
+					t.Fatal("the GET stream did not open within 20s")
+				}
 			}
 
 			// A new server on the same address: it knows no session.
@@ -139,33 +243,50 @@ func TestHTTPSessionRejectedWith400(t *testing.T) {
 			if err != nil {
 				t.Skipf("cannot listen on %s again: %v", addr, err)
 			}
-			second := newTSSessions(tc.rejectCalls, !tc.getStream)
+			reject := ""
+			if tc.rejectAll {
+				reject = tc.method
+			}
+			second := newTSSessions(tc.status, reject, !tc.getStream)
 			serve(l2, second)
 			// The client finds the old server's keep-alive connection closed
-			// a moment after it went, not at once: the next call is to go to
-			// the new server, as it would some time after a restart.
+			// a moment after it went, not at once: the next request is to go
+			// to the new server, as it would some time after a restart.
 			http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 
 			if tc.getStream {
 				ev.wait(t, "server_up", func(e Event) bool { return e.Kind == EventServerUp })
 			}
-			r := call(t, set, "ts__whoami", `{"target":"x"}`)
-			if r.IsError != tc.wantErr {
-				t.Errorf("after the restart: %+v; want error %v", r, tc.wantErr)
+			if tc.endedFirst {
+				// A request of the old session's client, sent as another call
+				// would be, sees the 404: mcp-go ends the session, and sends
+				// no more requests on that client.
+				c := m.conn("ts")
+				c.mu.Lock()
+				cl := c.cl
+				c.mu.Unlock()
+				if _, err := cl.ListPrompts(t.Context(), mcpgo.ListPromptsRequest{}); !errors.Is(err, transport.ErrSessionTerminated) {
+					t.Fatalf("prompts/list on the old session: %v; want the session ended", err)
+				}
 			}
-			if tc.wantErr && !strings.Contains(r.Text, "No valid session ID provided") {
-				t.Errorf("the second 400 is not the error: %+v", r)
+			got, err := send(t, m, set)
+			if (err != nil) != tc.wantErr || !tc.wantErr && got != want[tc.method] {
+				t.Errorf("after the restart: %q, %v; want error %v", got, err, tc.wantErr)
 			}
-			if got := second.rejects(); got != tc.wantRejects {
-				t.Errorf("tools/call answered 400 %d times; want %d", got, tc.wantRejects)
+			if tc.wantErr && tc.status == http.StatusBadRequest && !strings.Contains(fmt.Sprint(err), "No valid session ID provided") {
+				t.Errorf("the second 400 is not the error: %v", err)
+			}
+			if got := second.rejects(tc.method); got != tc.wantRejects {
+				t.Errorf("%s answered %d %d times; want %d", tc.method, tc.status, got, tc.wantRejects)
 			}
 		})
 	}
 }
 
 // server-everything, restarted, answers the old session id with 400 "Bad
-// Request: No valid session ID provided": the next call gets a new session
-// and its answer.
+// Request: No valid session ID provided": the next request (a resource
+// read, then a tool call on another restart) gets a new session and its
+// answer.
 func TestRealServerEverythingRestartedOverHTTP(t *testing.T) {
 	t.Parallel()
 	bin := nodeBin(t, "mcp-server-everything")
@@ -184,8 +305,15 @@ func TestRealServerEverythingRestartedOverHTTP(t *testing.T) {
 		t.Fatalf("before the restart: %+v", r)
 	}
 	stop()
+	_, stop = serveHTTPOn(t, bin, "streamableHttp", port)
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections() // as in TestHTTPSessionRejected
+	const uri = "demo://resource/dynamic/text/1"
+	if r, err := m.ReadResource(t.Context(), "ev", uri); err != nil || !strings.Contains(r.Text, uri) {
+		t.Errorf("resources/read after the restart: %q, %v", r.Text, err)
+	}
+	stop()
 	serveHTTPOn(t, bin, "streamableHttp", port)
-	http.DefaultTransport.(*http.Transport).CloseIdleConnections() // as in TestHTTPSessionRejectedWith400
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 	if r := call(t, set, "ev__echo", `{"message":"after"}`); r.IsError || !strings.Contains(r.Text, "after") {
 		t.Errorf("after the restart: %+v", r)
 	}
