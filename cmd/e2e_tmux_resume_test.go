@@ -82,8 +82,11 @@ func (ts *tmuxSession) quitAndWait() {
 		<-time.After(50 * time.Millisecond)
 	}
 	if !ended() {
-		// Its goroutines say what it waits for.
-		_ = syscall.Kill(ts.pid, syscall.SIGQUIT)
+		// Its goroutines say what it waits for. (os.Process.Signal, not
+		// syscall.Kill, so the package's tests vet for Windows too.)
+		if p, err := os.FindProcess(ts.pid); err == nil {
+			_ = p.Signal(syscall.SIGQUIT)
+		}
 		for end := time.Now().Add(5 * time.Second); !ended() && time.Now().Before(end); {
 			<-time.After(50 * time.Millisecond)
 		}
