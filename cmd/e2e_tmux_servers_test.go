@@ -23,7 +23,7 @@ func TestFirstRequestWaitsForUncachedServerInTmux(t *testing.T) {
 		"--db", filepath.Join(t.TempDir(), "a.db"), "--mcp-config", cfg, "--mcp", "tt")
 	ts.waitFor("/help")
 	ts.send("What is the weather in Berlin?", "Enter")
-	ts.waitFor("waiting for tt to list tools")
+	ts.waitFor("waiting for tt · esc sends without them")
 	if n := len(fake.Requests()); n != 0 {
 		t.Fatalf("%d requests went out while tt was starting", n)
 	}

@@ -32,7 +32,7 @@ func TestCatalogWaitLine(t *testing.T) {
 	m.Update(eventMsg{Event: agent.Event{Type: agent.EventCatalogWait, Text: "memory, github"}})
 	clk.t = clk.t.Add(3 * time.Second)
 	line := ansi.Strip(m.workLine())
-	for _, want := range []string{"catalog: starting… 3.0s", "memory, github", "esc sends without them"} {
+	for _, want := range []string{"catalog: starting… 3.0s", "memory, github", "waiting for memory, github · esc sends without them"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("%q missing from the work line %q", want, line)
 		}
@@ -49,6 +49,37 @@ func TestCatalogWaitLine(t *testing.T) {
 	run(m, press(m, "esc"))
 	if turns.cancelled != 1 {
 		t.Error("esc after the wait did not cancel the turn")
+	}
+}
+
+// The catalog wait line fits an 80-column terminal: the key to go on
+// without the servers is never cut, and their names take what is left,
+// as many as fit and "+N more".
+func TestCatalogWaitLineFits80Columns(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		names, want string
+	}{
+		{"memory, github", "waiting for memory, github"},
+		{"fs, github, playwright, sequential-thinking", "waiting for fs +3 more"},
+		{"a-server-whose-name-is-far-too-long-for-the-line", "waiting for a-server-whose…"},
+		{"a-server-whose-name-is-far-too-long, memory", "waiting for 2 servers"},
+	} {
+		t.Run(tt.names, func(t *testing.T) {
+			t.Parallel()
+			m, _, clk := newTestModel(t, newFakeBackend(), 80, 24, Options{})
+			typeText(m, "hi")
+			run(m, press(m, "enter"))
+			m.Update(eventMsg{Event: agent.Event{Type: agent.EventCatalogWait, Text: tt.names}})
+			clk.t = clk.t.Add(3 * time.Second)
+			line := strings.TrimRight(ansi.Strip(m.workLine()), " ")
+			if w := ansi.StringWidth(line); w > 80 || !strings.HasSuffix(line, "catalog: starting… 3.0s · "+tt.want+" · esc sends without them") {
+				t.Errorf("the work line at 80 columns (%d wide):\n%q\nwant it to end %q", w, line, "catalog: starting… 3.0s · "+tt.want+" · esc sends without them")
+			}
+			if !strings.Contains(ansi.Strip(m.View().Content), line) {
+				t.Errorf("the screen does not show the work line %q", line)
+			}
+		})
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/themes"
@@ -353,8 +354,12 @@ func (m *Model) workLine() string {
 	var s string
 	switch {
 	case m.working && !m.catalogSince.IsZero():
-		s = m.spin.View() + " " + m.st.Running.Render("catalog: starting… "+fmtElapsed(m.opts.Now().Sub(m.catalogSince)))
-		s += m.st.Muted.Render(" · waiting for " + m.catalogNames + " to list tools · esc sends without them")
+		// The names go in what the rest leaves of the width, so that
+		// the key to go on without them is not cut at 80 columns.
+		head := m.spin.View() + " " + m.st.Running.Render("catalog: starting… "+fmtElapsed(m.opts.Now().Sub(m.catalogSince)))
+		const waiting, keys = " · waiting for ", " · esc sends without them"
+		room := m.width - ansi.StringWidth(head) - ansi.StringWidth(waiting) - ansi.StringWidth(keys)
+		s = head + m.st.Muted.Render(waiting+fitNames(strings.Split(m.catalogNames, ", "), room)+keys)
 	case m.working:
 		s = m.spin.View() + " " + m.st.Running.Render("working "+fmtElapsed(m.opts.Now().Sub(m.started)))
 		if len(m.approvals)+len(m.forms) == 0 {
@@ -373,6 +378,23 @@ func (m *Model) workLine() string {
 		s = m.st.Muted.Render(fmt.Sprintf("scrolled up %d lines · pgdn to return", m.chat.Offset()))
 	}
 	return strings.Join(fit([]string{s}, m.width, 1), "")
+}
+
+// fitNames lists names in at most width columns: as many as fit, then
+// "+N more" for the rest; a count when not even the first fits.
+func fitNames(names []string, width int) string {
+	if all := strings.Join(names, ", "); ansi.StringWidth(all) <= width {
+		return all
+	}
+	for i := len(names) - 1; i >= 1; i-- {
+		if s := strings.Join(names[:i], ", ") + fmt.Sprintf(" +%d more", len(names)-i); ansi.StringWidth(s) <= width {
+			return s
+		}
+	}
+	if len(names) == 1 {
+		return ansi.Truncate(names[0], max(width, 1), "…")
+	}
+	return fmt.Sprintf("%d servers", len(names))
 }
 
 func fmtElapsed(d time.Duration) string {
