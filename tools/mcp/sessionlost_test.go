@@ -182,22 +182,28 @@ func TestHTTPSessionRejected(t *testing.T) {
 		rejectAll   bool   // the server answers every such request status
 		endedFirst  bool   // another request saw the 404 before this one is sent
 		getStream   bool   // the server has a GET stream; the request is sent once it reconnected
+		parallel    int    // so many requests at once (wantRejects is then at most)
 		wantErr     bool
 		wantRejects int
 	}
+	// A slash in a subtest's name would split it in two for -run.
+	label := func(method string) string { return strings.ReplaceAll(method, "/", " ") }
 	var cases []tcase
 	for _, status := range []int{http.StatusBadRequest, http.StatusNotFound} {
 		for _, method := range []string{"tools/call", "resources/read", "prompts/get", "completion/complete"} {
 			cases = append(cases,
-				tcase{name: fmt.Sprintf("%d %s restarted server", status, method), status: status, method: method, wantRejects: 1},
-				tcase{name: fmt.Sprintf("%d %s again on the new session", status, method), status: status, method: method,
+				tcase{name: fmt.Sprintf("%d %s restarted server", status, label(method)), status: status, method: method, wantRejects: 1},
+				tcase{name: fmt.Sprintf("%d %s again on the new session", status, label(method)), status: status, method: method,
 					rejectAll: true, wantErr: true, wantRejects: 2})
 		}
 		cases = append(cases, tcase{name: fmt.Sprintf("%d GET stream after the restart", status), status: status, method: "tools/call", getStream: true})
 	}
 	for _, method := range []string{"tools/call", "resources/read"} {
-		cases = append(cases, tcase{name: "404 " + method + " after another's 404", status: http.StatusNotFound, method: method, endedFirst: true})
+		cases = append(cases,
+			tcase{name: "404 " + label(method) + " after another's 404", status: http.StatusNotFound, method: method, endedFirst: true},
+			tcase{name: "404 " + label(method) + " 8 at once", status: http.StatusNotFound, method: method, parallel: 8, wantRejects: 8})
 	}
+	cases = append(cases, tcase{name: "400 resources read 8 at once", status: http.StatusBadRequest, method: "resources/read", parallel: 8, wantRejects: 8})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -214,6 +220,14 @@ func TestHTTPSessionRejected(t *testing.T) {
 			}
 			h := newTSSessions(tc.status, "", !tc.getStream)
 			first := serve(l, h)
+			// The client finds the old server's keep-alive connection closed
+			// a moment after it went, not at once, and a request on it fails
+			// ("server closed idle connection"): the next request is to go to
+			// the new server, as it would some time after a restart. Closing
+			// the idle connections after the restart is not enough: one may
+			// come back to the pool after, net/http putting it back
+			// asynchronously (seen with many cases at once).
+			first.SetKeepAlivesEnabled(false)
 			m, ev, errs := startManager(t, Options{}, config.MCPServer{Name: "ts", Type: config.MCPHTTP, URL: "http://" + addr + "/mcp"})
 			if len(errs) > 0 {
 				t.Fatal(errs)
@@ -249,10 +263,6 @@ func TestHTTPSessionRejected(t *testing.T) {
 			}
 			second := newTSSessions(tc.status, reject, !tc.getStream)
 			serve(l2, second)
-			// The client finds the old server's keep-alive connection closed
-			// a moment after it went, not at once: the next request is to go
-			// to the new server, as it would some time after a restart.
-			http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 
 			if tc.getStream {
 				ev.wait(t, "server_up", func(e Event) bool { return e.Kind == EventServerUp })
@@ -268,6 +278,24 @@ func TestHTTPSessionRejected(t *testing.T) {
 				if _, err := cl.ListPrompts(t.Context(), mcpgo.ListPromptsRequest{}); !errors.Is(err, transport.ErrSessionTerminated) {
 					t.Fatalf("prompts/list on the old session: %v; want the session ended", err)
 				}
+			}
+			if tc.parallel > 0 {
+				// Each request that went out on the old session is resent,
+				// whether it saw its own rejection, or found the session
+				// ended or renewed by another's.
+				var wg sync.WaitGroup
+				for range tc.parallel {
+					wg.Go(func() {
+						if got, err := send(t, m, set); err != nil || got != want[tc.method] {
+							t.Errorf("after the restart, at once: %q, %v", got, err)
+						}
+					})
+				}
+				wg.Wait()
+				if got := second.rejects(tc.method); got < 1 || got > tc.wantRejects {
+					t.Errorf("%s answered %d %d times; want 1 to %d", tc.method, tc.status, got, tc.wantRejects)
+				}
+				return
 			}
 			got, err := send(t, m, set)
 			if (err != nil) != tc.wantErr || !tc.wantErr && got != want[tc.method] {
@@ -306,7 +334,7 @@ func TestRealServerEverythingRestartedOverHTTP(t *testing.T) {
 	}
 	stop()
 	_, stop = serveHTTPOn(t, bin, "streamableHttp", port)
-	http.DefaultTransport.(*http.Transport).CloseIdleConnections() // as in TestHTTPSessionRejected
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections() // see TestHTTPSessionRejected
 	const uri = "demo://resource/dynamic/text/1"
 	if r, err := m.ReadResource(t.Context(), "ev", uri); err != nil || !strings.Contains(r.Text, uri) {
 		t.Errorf("resources/read after the restart: %q, %v", r.Text, err)
