@@ -311,6 +311,53 @@ func TestHTTPSessionRejected(t *testing.T) {
 	}
 }
 
+// mcp-go's own server, stateful, answers a session id it does not know with
+// 404 as the spec says: restarted, each request the agent sends is answered
+// on a new session.
+func TestHTTPSessionLostMcpGoServer(t *testing.T) {
+	t.Parallel()
+	want := map[string]string{"tools/call": "found", "resources/read": "[resource docs://readme]\nread me", "prompts/get": "Review it.", "completion/complete": "intro"}
+	for _, method := range []string{"tools/call", "resources/read", "prompts/get", "completion/complete"} {
+		t.Run(strings.ReplaceAll(method, "/", " "), func(t *testing.T) {
+			t.Parallel()
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := l.Addr().String()
+			serve := func(l net.Listener) *http.Server {
+				hs := &http.Server{Handler: server.NewStreamableHTTPServer(sessionServer(), server.WithStateful(true))}
+				hs.SetKeepAlivesEnabled(false) // see TestHTTPSessionRejected
+				go func() { _ = hs.Serve(l) }()
+				t.Cleanup(func() { _ = hs.Close() })
+				return hs
+			}
+			first := serve(l)
+			m, _, errs := startManager(t, Options{}, config.MCPServer{Name: "ts", Type: config.MCPHTTP, URL: "http://" + addr + "/mcp"})
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			set := tools.NewSet()
+			if err := m.Register(set, false); err != nil {
+				t.Fatal(err)
+			}
+			send := sessionRequests[method]
+			if got, err := send(t, m, set); err != nil || got != want[method] {
+				t.Fatalf("before the restart: %q, %v", got, err)
+			}
+			_ = first.Close()
+			l2, err := net.Listen("tcp", addr)
+			if err != nil {
+				t.Skipf("cannot listen on %s again: %v", addr, err)
+			}
+			serve(l2)
+			if got, err := send(t, m, set); err != nil || got != want[method] {
+				t.Errorf("after the restart: %q, %v", got, err)
+			}
+		})
+	}
+}
+
 // server-everything, restarted, answers the old session id with 400 "Bad
 // Request: No valid session ID provided": the next request (a resource
 // read, then a tool call on another restart) gets a new session and its
