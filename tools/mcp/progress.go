@@ -88,7 +88,8 @@ func (c *conn) send(ctx, tctx context.Context, cl *client.Client, tool string, a
 		return nil, resp.Error.AsError()
 	}
 	if t, ok := taskCreated(resp.Result); task && ok {
-		return c.awaitTask(ctx, tctx, cl, tool, t)
+		// The task runs: its requests must not have the call resent.
+		return c.awaitTask(ctx, unwatched(tctx), cl, tool, t)
 	}
 	res, err := mcpgo.ParseCallToolResult(&resp.Result)
 	if err != nil {

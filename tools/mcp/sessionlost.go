@@ -44,6 +44,14 @@ func watchSession(ctx context.Context) (context.Context, *sessionWatch) {
 	return context.WithValue(ctx, sessionWatchKey{}, w), w
 }
 
+// unwatched returns ctx without the sessionWatch it may carry. The requests
+// that follow one the server ran, a task's tasks/result, tasks/get and
+// tasks/cancel after its tools/call, must not have that one resent when
+// they are rejected: the tool would run twice.
+func unwatched(ctx context.Context) context.Context {
+	return context.WithValue(ctx, sessionWatchKey{}, (*sessionWatch)(nil))
+}
+
 // lost returns the status with which the server rejected the session of the
 // request that failed with err (0: it did not), when the request was not
 // run: answered 400 or 404 on its session id, or never sent because a 404

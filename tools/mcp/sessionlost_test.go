@@ -9,6 +9,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -40,11 +42,12 @@ type tsSessions struct {
 	mu       sync.Mutex
 	known    map[string]bool
 	rejected map[string]int // requests answered status, by method
+	seen     map[string]int // all requests, by method
 }
 
 func newTSSessions(status int, reject string, noGET bool) *tsSessions {
 	return &tsSessions{next: server.NewStreamableHTTPServer(sessionServer()), status: status, reject: reject, noGET: noGET,
-		streamOpen: make(chan struct{}), known: map[string]bool{}, rejected: map[string]int{}}
+		streamOpen: make(chan struct{}), known: map[string]bool{}, rejected: map[string]int{}, seen: map[string]int{}}
 }
 
 // sessionServer offers one of each thing the agent asks a server for: a
@@ -85,6 +88,7 @@ func (s *tsSessions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.Header.Get("Mcp-Session-Id")
 	s.mu.Lock()
+	s.seen[msg.Method]++
 	reject := id != "" && (!s.known[id] || s.reject != "" && msg.Method == s.reject)
 	if reject && msg.Method != "" {
 		s.rejected[msg.Method]++
@@ -107,6 +111,12 @@ func (s *tsSessions) rejects(method string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.rejected[method]
+}
+
+func (s *tsSessions) requests(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seen[method]
 }
 
 // sessionWriter records the session id a response gives out, and closes
@@ -306,6 +316,38 @@ func TestHTTPSessionRejected(t *testing.T) {
 			}
 			if got := second.rejects(tc.method); got != tc.wantRejects {
 				t.Errorf("%s answered %d %d times; want %d", tc.method, tc.status, got, tc.wantRejects)
+			}
+		})
+	}
+}
+
+// A task's tools/call ran: when the server then rejects the session on the
+// task's tasks/result (400 or 404), the call fails and is not sent again,
+// which would run the tool twice.
+func TestHTTPSessionRejectedTaskNotResent(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusBadRequest, http.StatusNotFound} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			t.Parallel()
+			stop := make(chan struct{})
+			t.Cleanup(func() { close(stop) })
+			h := newTSSessions(status, "tasks/result", true)
+			h.next = server.NewStreamableHTTPServer(taskServer(stop, nil))
+			ts := httptest.NewServer(h)
+			t.Cleanup(ts.Close)
+			m, _, errs := startManager(t, Options{}, config.MCPServer{Name: "ts", Type: config.MCPHTTP, URL: ts.URL + "/mcp"})
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			set := tools.NewSet()
+			if err := m.Register(set, false); err != nil {
+				t.Fatal(err)
+			}
+			if r := call(t, set, "ts__crunch", `{"ms":0}`); !r.IsError {
+				t.Errorf("the task's result was rejected, yet: %+v", r)
+			}
+			if n := h.requests("tools/call"); n != 1 {
+				t.Errorf("tools/call sent %d times; want 1 (the task ran)", n)
 			}
 		})
 	}
