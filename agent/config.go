@@ -67,12 +67,14 @@ type Config struct {
 	// BeforeSend, when set, is called just before each provider request is
 	// handed to the provider (the app starts deferred MCP work there).
 	BeforeSend func()
-	// AnswerBegins, when set, is called once per provider request when its
-	// answer begins (the first streamed event), or when the request ends
-	// without one: work that need not be done before the first request but
-	// should not compete with its sending goes there (the app writes a
-	// first run's catalogs).
-	AnswerBegins func()
+	// AfterSend, when set, is called once per provider request once it has
+	// gone out: when the provider's HTTP layer has written it (reported
+	// through the request's context, SentHook), else at the answer's first
+	// event or the request's end. Work that need not be done before the
+	// first request, but should not compete with its encoding and sending,
+	// goes there (the app writes a first run's catalogs): the run then
+	// only waits for the answer.
+	AfterSend func()
 	// AutoCompact is the share of ContextWindow (tokens) a request may fill
 	// before the earlier turns are compacted; 0 turns it off, as does a
 	// ContextWindow of 0.
@@ -144,7 +146,7 @@ type TurnContext struct {
 	Backoff       time.Duration
 	MaxRetryWait  time.Duration
 	BeforeSend    func()
-	AnswerBegins  func()
+	AfterSend     func()
 	AutoCompact   float64
 	ContextWindow int
 }
@@ -155,7 +157,7 @@ func (c *Config) turn() TurnContext {
 		WireBudget: c.WireBudget, DeferToFit: c.DeferToFit, ProviderTools: c.ProviderTools, MaxSteps: c.MaxSteps, MaxTokens: c.MaxTokens,
 		Effort: c.Effort, NoStream: c.NoStream, Searcher: c.Searcher, Learner: c.Learner, Permit: c.Permit, ModeNote: c.ModeNote,
 		Retries: c.Retries, Backoff: c.Backoff, MaxRetryWait: c.MaxRetryWait, BeforeSend: c.BeforeSend,
-		AnswerBegins: c.AnswerBegins, AutoCompact: c.AutoCompact, ContextWindow: c.ContextWindow}
+		AfterSend: c.AfterSend, AutoCompact: c.AutoCompact, ContextWindow: c.ContextWindow}
 }
 
 func (c *Config) setTurn(t TurnContext) {
@@ -163,7 +165,7 @@ func (c *Config) setTurn(t TurnContext) {
 	c.System, c.Search, c.SearchAlgo, c.WireBudget, c.DeferToFit, c.ProviderTools = t.System, t.Search, t.SearchAlgo, t.WireBudget, t.DeferToFit, t.ProviderTools
 	c.MaxSteps, c.MaxTokens, c.Effort, c.NoStream = t.MaxSteps, t.MaxTokens, t.Effort, t.NoStream
 	c.Searcher, c.Learner, c.Permit, c.ModeNote = t.Searcher, t.Learner, t.Permit, t.ModeNote
-	c.Retries, c.Backoff, c.MaxRetryWait, c.BeforeSend, c.AnswerBegins = t.Retries, t.Backoff, t.MaxRetryWait, t.BeforeSend, t.AnswerBegins
+	c.Retries, c.Backoff, c.MaxRetryWait, c.BeforeSend, c.AfterSend = t.Retries, t.Backoff, t.MaxRetryWait, t.BeforeSend, t.AfterSend
 	c.AutoCompact, c.ContextWindow = t.AutoCompact, t.ContextWindow
 }
 

@@ -10,6 +10,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agent-dev/agent/internal/starttrace"
@@ -86,16 +87,19 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 		if s.cfg.BeforeSend != nil {
 			s.cfg.BeforeSend()
 		}
-		answered := false
-		answerBegins := func() {
-			if !answered && s.cfg.AnswerBegins != nil {
-				answered = true
-				s.cfg.AnswerBegins()
+		var sent sync.Once
+		afterSend := func() {
+			if s.cfg.AfterSend != nil {
+				sent.Do(s.cfg.AfterSend)
 			}
 		}
-		resp, err := p.Send(ctx, req, func(se StreamEvent) {
+		sendCtx := ctx
+		if s.cfg.AfterSend != nil {
+			sendCtx = WithSentHook(ctx, afterSend)
+		}
+		resp, err := p.Send(sendCtx, req, func(se StreamEvent) {
 			streamed = true
-			answerBegins()
+			afterSend()
 			switch se.Type {
 			case EventTextDelta:
 				emit(Event{Type: EventTextDelta, Text: se.Text})
@@ -126,7 +130,7 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 			}
 		})
 		starttrace.Mark("response end")
-		answerBegins()
+		afterSend()
 		used := target{p, model}
 		if err == nil {
 			if thinking.Len() > 0 && resp != nil {

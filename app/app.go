@@ -186,8 +186,8 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 	a.db, err = openDB(ctx, s.DBPath)
 	if a.early != nil {
 		a.early.dbReady(a.db, &a.dbWrite)
-		// The catalogs are written once the first answer begins (the
-		// session's AnswerBegins), while the run waits for the rest of it:
+		// The catalogs are written once the first request has gone out (the
+		// session's AfterSend), while the run waits for its answer:
 		// a first run's eleven catalogs took ~10 ms of CPU, on the two
 		// cores the request was being built on; written as the request
 		// went out (BeforeSend), they took ~4 ms of CPU beside its
@@ -402,8 +402,8 @@ func (a *App) build(ctx context.Context) error {
 			}
 		},
 		// A first run's catalogs are written while the run waits for the
-		// rest of the answer.
-		AnswerBegins: func() {
+		// answer.
+		AfterSend: func() {
 			if a.early != nil {
 				a.early.release()
 			}

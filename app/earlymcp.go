@@ -105,8 +105,8 @@ func (e *earlyMCP) dbReady(db *store.DB, write *sync.Mutex) {
 	}
 }
 
-// release lets the cache writes go, once the first answer begins (the
-// session's AnswerBegins), or Open failed, or the app closes (after
+// release lets the cache writes go, once the first request has gone out
+// (the session's AfterSend), or Open failed, or the app closes (after
 // dbReady; more calls do nothing). Until then they wait: a first run's
 // session insert and first request then never queue behind them (eleven
 // writes, each a list encoded, maybe a file written and synced, and an

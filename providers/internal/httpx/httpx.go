@@ -26,6 +26,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
 	"sync"
@@ -171,6 +172,15 @@ func (c Client) send(ctx context.Context, method, url string, parts [][]byte, st
 		hc = http.DefaultClient
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
+	if sent := agent.SentHook(ctx); sent != nil {
+		// The session waits for the request to be written, not answered:
+		// work it holds back while the request goes out runs then.
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(i httptrace.WroteRequestInfo) {
+			if i.Err == nil {
+				sent()
+			}
+		}})
+	}
 	size := int64(0)
 	for _, p := range parts {
 		size += int64(len(p))

@@ -8,10 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/providers/sse"
 )
 
@@ -197,5 +199,40 @@ func TestRetryAfter(t *testing.T) {
 	}
 	if usable(math.Inf(1)) || usable(float64(math.MaxInt64)) {
 		t.Fatal("usable")
+	}
+}
+
+// A request's SentHook is called once the request has been written, before
+// the server answers: the server here answers only after it.
+func TestSentHookBeforeTheAnswer(t *testing.T) {
+	sent := make(chan struct{})
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if string(b) != `{"a":1}` {
+			t.Errorf("body %q", b)
+		}
+		select {
+		case <-sent:
+		case <-time.After(10 * time.Second): // answered anyway: the test fails below
+		case <-r.Context().Done():
+			return
+		}
+		_, _ = io.WriteString(w, "{}")
+	}))
+	defer srv.Close()
+	ctx := agent.WithSentHook(t.Context(), func() {
+		if n.Add(1) == 1 {
+			close(sent)
+		}
+	})
+	c := Client{Provider: "p", Timeouts: Timeouts{FirstByte: time.Hour, StreamIdle: time.Hour}}
+	resp, err := c.PostParts(ctx, srv.URL, [][]byte{[]byte(`{"a"`), []byte(`:1}`)}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n.Load() != 1 {
+		t.Errorf("the hook was called %d times, want 1", n.Load())
 	}
 }
