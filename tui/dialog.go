@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/sanitize"
 	"github.com/agent-dev/agent/themes"
 	"github.com/agent-dev/agent/tools/permission"
@@ -20,14 +21,7 @@ import (
 func approvalView(st *themes.Styles, req ApprovalRequest, width, maxRows int, picking, guarded bool) string {
 	inner := max(width-4, 10)
 	t := req.Tool
-	who := t.Server
-	if who == "" {
-		who = "provider"
-	}
-	if t.Agent != "" {
-		// A subagent asks through its parent: say which one.
-		who += " · subagent " + t.Agent
-	}
+	who := approvalWho(t)
 	key := func(k, desc string) string { return st.HelpKey.Render(k) + st.HelpDesc.Render(" "+desc+"  ") }
 	if picking {
 		lines := []string{
@@ -42,9 +36,8 @@ func approvalView(st *themes.Styles, req ApprovalRequest, width, maxRows int, pi
 		return st.Dialog.Width(width).Render(strings.Join(lines, "\n"))
 	}
 	title := st.DialogTitle.Render("Allow this tool call? ") + st.CardTitle.Render(t.Name) + st.CardServer.Render(" · "+who)
-	if p := t.Permission; p != nil && p.Reason != "" {
-		title += st.HelpDesc.Render(" — " + sanitize.Line(p.Reason))
-	}
+	inline, reason := approvalReason(req, who, inner)
+	title += st.HelpDesc.Render(inline)
 	keys := key("y", "allow once") + key("n", "deny")
 	switch {
 	case req.SessionOnly:
@@ -57,11 +50,53 @@ func approvalView(st *themes.Styles, req ApprovalRequest, width, maxRows int, pi
 		keys = st.HelpDesc.Render("…")
 	}
 	lines := []string{ansi.Truncate(title, inner, "…")}
+	for _, r := range reason {
+		lines = append(lines, st.HelpDesc.Render(r))
+	}
 	for _, a := range approvalArgs(t.Input, inner, maxRows) {
 		lines = append(lines, st.CardArgs.Render(a))
 	}
 	lines = append(lines, ansi.Truncate(keys, inner, "…"))
 	return st.Dialog.Width(width).Render(strings.Join(lines, "\n"))
+}
+
+// approvalWho names who offers the tool in the question.
+func approvalWho(t agent.ToolEvent) string {
+	who := t.Server
+	if who == "" {
+		who = "provider"
+	}
+	if t.Agent != "" {
+		// A subagent asks through its parent: say which one.
+		who += " · subagent " + t.Agent
+	}
+	return who
+}
+
+// approvalReasonLines bounds the rows of why the call is asked.
+const approvalReasonLines = 2
+
+// approvalReason is why the call is asked, laid out for the question:
+// inline, to end the title line with, when it fits there, else lines of
+// their own under it. Cut at the end of the title line, the rule or hook
+// that asked was lost at 80 columns ("the permissions rule "mem__re…").
+func approvalReason(req ApprovalRequest, who string, inner int) (inline string, lines []string) {
+	p := req.Tool.Permission
+	if p == nil || p.Reason == "" {
+		return "", nil
+	}
+	r := sanitize.Line(p.Reason)
+	head := ansi.StringWidth("Allow this tool call? " + req.Tool.Name + " · " + who)
+	if head+ansi.StringWidth(" — "+r) <= inner {
+		return " — " + r, nil
+	}
+	const indent = "  "
+	w := max(inner-len(indent), 1)
+	lines = capLines(strings.Split(ansi.Wrap(r, w, ""), "\n"), approvalReasonLines, w)
+	for i := range lines {
+		lines[i] = indent + strings.TrimRight(lines[i], " ")
+	}
+	return "", lines
 }
 
 // approvalArgLines bounds the rows of each argument in the approval

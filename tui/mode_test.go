@@ -155,3 +155,33 @@ func TestApprovalShowsEveryArgument(t *testing.T) {
 		})
 	}
 }
+
+// Why a call is asked reads whole at 80 columns and narrower: cut at the
+// end of the title line, the rule that asked was lost ("the permissions
+// rule "mem__re…"); the question keeps its keys and the status bar.
+func TestApprovalReasonReadsWhole(t *testing.T) {
+	t.Parallel()
+	reason := `the permissions rule "mem__read_graph" asks for mem__read_graph`
+	for _, w := range []int{200, 80, 50} {
+		m, _, _ := newTestModel(t, newFakeBackend(), w, 24, Options{})
+		m.Update(approvalMsg{Req: ApprovalRequest{
+			Tool:  agent.ToolEvent{ID: "c1", Name: "mem__read_graph", Server: "mem", Input: []byte(`{}`), Permission: &permission.Decision{Behavior: permission.Ask, Source: permission.SourceRule, Reason: reason}},
+			Reply: func(Decision) {}}})
+		f := frame(m)
+		var words []string
+		for _, l := range strings.Split(f, "\n") {
+			words = append(words, strings.Fields(strings.Trim(l, "║ "))...)
+		}
+		if got := strings.Join(words, " "); !strings.Contains(got, reason) {
+			t.Errorf("width %d: the reason is not whole in\n%s", w, f)
+		}
+		for _, want := range []string{"Allow this tool call? mem__read_graph", "y allow once", "ctx "} {
+			if !strings.Contains(f, want) {
+				t.Errorf("width %d: missing %q in\n%s", w, want, f)
+			}
+		}
+		if n := strings.Count(f, "\n"); n > 24 {
+			t.Errorf("width %d: %d lines in a 24-row terminal", w, n)
+		}
+	}
+}

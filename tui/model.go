@@ -200,8 +200,11 @@ type frameLayout struct {
 // title, the call's arguments (approvalArgs, up to a third of the screen),
 // its keys and a border; the "always" choices take three lines.
 func (m *Model) approvalRows(h int) int {
-	args := len(approvalArgs(m.approvals[0].Tool.Input, max(m.width-4, 10), maxApprovalArgRows(h)))
-	return max(args, 1) + 4
+	req := m.approvals[0]
+	inner := max(m.width-4, 10)
+	args := len(approvalArgs(req.Tool.Input, inner, maxApprovalArgRows(h)))
+	_, reason := approvalReason(req, approvalWho(req.Tool), inner)
+	return max(args, 1) + len(reason) + 4
 }
 
 // maxApprovalArgRows bounds the arguments' lines in the approval question.
