@@ -33,8 +33,8 @@ type sessionWatchKey struct{}
 // sessionWatch is what sessionTap saw of the requests sent with one
 // context.
 type sessionWatch struct {
-	sent     atomic.Bool  // a POST went out
-	rejected atomic.Int32 // the status (400 or 404) of a POST with the session id that the server rejected
+	sent     atomic.Bool  // the request's POST went out
+	rejected atomic.Int32 // the status (400 or 404) with which the server rejected that POST's session id
 }
 
 // watchSession returns ctx with a sessionWatch for the requests sent with
@@ -89,9 +89,12 @@ type sessionTap struct {
 
 func (t *sessionTap) RoundTrip(req *http.Request) (*http.Response, error) {
 	w, _ := req.Context().Value(sessionWatchKey{}).(*sessionWatch)
-	if w != nil && req.Method == http.MethodPost {
-		w.sent.Store(true)
-	}
+	// The first POST sent with the watch is the watched request. Those
+	// that follow are mcp-go's answers to the server's requests that came
+	// on its stream (a ping, roots/list), which it sends with the
+	// request's context: the server had accepted the request by then and
+	// may have run it, so their rejection must not have it resent.
+	first := w != nil && req.Method == http.MethodPost && w.sent.CompareAndSwap(false, true)
 	resp, err := t.base.RoundTrip(req)
 	session := req.Header.Get(transport.HeaderKeySessionID)
 	if err != nil || session == "" {
@@ -100,7 +103,7 @@ func (t *sessionTap) RoundTrip(req *http.Request) (*http.Response, error) {
 	rejected := resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusNotFound
 	switch {
 	case req.Method == http.MethodPost && rejected:
-		if w != nil {
+		if first {
 			w.rejected.Store(int32(resp.StatusCode))
 		}
 	case req.Method == http.MethodGet && resp.StatusCode == http.StatusOK:
