@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agent-dev/agent/agent"
@@ -84,5 +85,49 @@ func TestAfterSendOncePerRequest(t *testing.T) {
 	}
 	if agent.SentHook(context.Background()) != nil {
 		t.Error("a context no request was sent with has a hook")
+	}
+}
+
+// late is a provider whose HTTP layer reports the request written only
+// after the answer came: net/http's writer may finish the body after a
+// server answered early, and calls the trace then, from its goroutine.
+type late struct {
+	scripted
+	hook func()
+}
+
+func (l *late) Send(ctx context.Context, req *agent.Request, emit func(agent.StreamEvent)) (*agent.Response, error) {
+	l.hook = agent.SentHook(ctx)
+	return l.scripted.Send(ctx, req, emit)
+}
+
+// A SentHook called after its request ended, while the session is being
+// changed between turns, neither calls AfterSend again nor reads the
+// session's configuration (a data race go test -race reports).
+func TestAfterSendHookCalledLate(t *testing.T) {
+	var n atomic.Int32
+	p := &late{scripted: scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){
+		func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error) {
+			return &agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Parts: []agent.Part{agent.TextPart("ok")}}}, nil
+		},
+	}}}
+	s := agent.New(agent.Config{Provider: p, Model: "m", Retries: -1, AfterSend: func() { n.Add(1) }})
+	if _, err := collect(t, s, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if p.hook == nil {
+		t.Fatal("the request carried no SentHook")
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.hook()
+	}()
+	if err := s.Override(func(tc *agent.TurnContext) { tc.AfterSend = func() { n.Add(100) } }); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if got := n.Load(); got != 1 {
+		t.Errorf("AfterSend ran %d times (a later one's count in hundreds), want once", got)
 	}
 }

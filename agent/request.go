@@ -87,14 +87,18 @@ func (s *Session) request(ctx context.Context, emit func(Event), build func() *R
 		if s.cfg.BeforeSend != nil {
 			s.cfg.BeforeSend()
 		}
+		// Read once here: the provider's HTTP layer may call the hook from
+		// its goroutine after the request ended (a body written after an
+		// early answer), when the session may be changed between turns.
+		after := s.cfg.AfterSend
 		var sent sync.Once
 		afterSend := func() {
-			if s.cfg.AfterSend != nil {
-				sent.Do(s.cfg.AfterSend)
+			if after != nil {
+				sent.Do(after)
 			}
 		}
 		sendCtx := ctx
-		if s.cfg.AfterSend != nil {
+		if after != nil {
 			sendCtx = WithSentHook(ctx, afterSend)
 		}
 		resp, err := p.Send(sendCtx, req, func(se StreamEvent) {
