@@ -214,3 +214,13 @@ func TestResumePickerListsStoredSessionsInTmux(t *testing.T) {
 	ts.waitFor("Noted.", "/help for commands")
 	ts.quit()
 }
+
+// agent --resume with no ID and no key for the configured provider says
+// how to resume anyway: the picker opens on the configured provider, but
+// a session named by ID opens on its own (a demo session needs no key),
+// and a new user who tried agent --demo was told only to export a key.
+func TestTUIResumePickerWithoutKeyNamesResumeByID(t *testing.T) {
+	isolate(t)
+	ts := startTmuxSize(t, 200, 10, map[string]string{"ANTHROPIC_API_KEY": ""}, "--resume")
+	ts.waitFor("ANTHROPIC_API_KEY is not set", "a session named by ID resumes with its own provider: agent --resume ID (agent sessions lists them)")
+}

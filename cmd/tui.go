@@ -2,12 +2,14 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/app/tuiapp"
 	"github.com/agent-dev/agent/demo"
+	"github.com/agent-dev/agent/providers/registry"
 	"github.com/agent-dev/agent/tui"
 )
 
@@ -34,6 +36,13 @@ func runTUI(ctx context.Context, g *Globals) error {
 		g.Settings.Resume = ""
 	}
 	a, err := app.Open(ctx, g.Settings, app.Options{Getenv: g.Getenv, Version: versionString(), Title: g.Prompt, Interactive: true})
+	if mk := (*registry.MissingKeyError)(nil); pick && errors.As(err, &mk) {
+		// The picker opens on the configured provider, so it needs its
+		// key; a session named by ID opens on its own provider (one of
+		// agent --demo resumes with no key), which a user who tried the
+		// demo and then agent --resume could not have guessed.
+		return fmt.Errorf("%w; a session named by ID resumes with its own provider: agent --resume ID (agent sessions lists them)", err)
+	}
 	if err != nil {
 		return err
 	}
