@@ -99,14 +99,7 @@ func (a *App) elicitForm(e mcptools.Elicitation, policy string) mcptools.ElicitA
 		text = fmt.Sprintf("MCP server %s asked for %s: accepted with the defaults", e.Server, what)
 		ev.Action, ev.Content = mcptools.ActionAccept, maps.Clone(content)
 	}
-	a.mu.Lock()
-	emit := a.turnEmit
-	a.mu.Unlock()
-	if emit != nil {
-		emit(agent.Event{Type: agent.EventElicitation, Text: text, Elicitation: &ev})
-	} else {
-		a.Notice(text)
-	}
+	a.hostEvent(agent.Event{Type: agent.EventElicitation, Text: text, Elicitation: &ev})
 	if ev.Action != mcptools.ActionAccept {
 		return mcptools.ElicitAnswer{Action: ev.Action}
 	}
@@ -140,14 +133,7 @@ func (a *App) elicitURL(ctx context.Context, e mcptools.Elicitation, policy stri
 		ev.Action = mcptools.ActionAccept
 		text = asks + ": open it in a browser to continue"
 	}
-	a.mu.Lock()
-	emit := a.turnEmit
-	a.mu.Unlock()
-	if emit != nil {
-		emit(agent.Event{Type: agent.EventElicitation, Text: text, Elicitation: &ev})
-	} else {
-		a.Notice(text)
-	}
+	a.hostEvent(agent.Event{Type: agent.EventElicitation, Text: text, Elicitation: &ev})
 	if ev.Action != mcptools.ActionAccept || !e.Retry {
 		return mcptools.ElicitAnswer{Action: ev.Action}
 	}
@@ -274,12 +260,17 @@ func SamplingInput(r mcptools.SamplingRequest, model string) json.RawMessage {
 // hostNote says what was answered for the user: a warning in the running
 // turn (stderr in print mode, the chat in the TUI), else a notice.
 func (a *App) hostNote(text string) {
+	a.hostEvent(agent.Event{Type: agent.EventWarning, Text: text})
+}
+
+// hostEvent is ev in the running turn, else its Text as a notice.
+func (a *App) hostEvent(ev agent.Event) {
 	a.mu.Lock()
 	emit := a.turnEmit
 	a.mu.Unlock()
 	if emit != nil {
-		emit(agent.Event{Type: agent.EventWarning, Text: text})
+		emit(ev)
 		return
 	}
-	a.Notice(text)
+	a.Notice(ev.Text)
 }
