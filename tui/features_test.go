@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -375,5 +376,36 @@ func TestResumedHookContextIsNotTheUsers(t *testing.T) {
 		if !strings.Contains(f, want) {
 			t.Errorf("the hook's context is not shown as the hook's: %q missing\n%s", want, f)
 		}
+	}
+}
+
+// A resumed session's call of a tool the session does not list (its
+// server still starting, or not configured in this directory) does not
+// say "built-in": who offers it is not known. A listed one names its
+// server, and a tool listed with no server is built-in.
+func TestResumedUnlistedToolNotBuiltIn(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	b.tools = append(b.tools, ToolInfo{Name: "run_agent", Description: "Run a subagent."})
+	call := func(id, name string) []agent.Message {
+		return []agent.Message{
+			{Role: agent.RoleAssistant, Parts: []agent.Part{agent.ToolCallPart(agent.ToolCall{ID: id, Name: name, Input: json.RawMessage(`{}`)})}},
+			{Role: agent.RoleUser, Parts: []agent.Part{agent.ToolResultPart(agent.ToolResult{CallID: id, Name: name, Text: "ok"})}},
+		}
+	}
+	var h []agent.Message
+	h = append(h, agent.Message{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("go")}})
+	h = append(h, call("c1", "mem__read_graph")...)
+	h = append(h, call("c2", "read_file")...)
+	h = append(h, call("c3", "run_agent")...)
+	m, _, _ := newTestModel(t, b, 100, 40, Options{History: h})
+	f := frame(m)
+	for _, want := range []string{"⚙ mem__read_graph ", "⚙ read_file · fs", "⚙ run_agent · built-in"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("missing %q in\n%s", want, f)
+		}
+	}
+	if strings.Contains(f, "mem__read_graph · ") {
+		t.Errorf("an unlisted tool is given a server:\n%s", f)
 	}
 }

@@ -79,8 +79,9 @@ func (m *Model) loadHistory(msgs []agent.Message, tools []ToolInfo) {
 				continue
 			case part.Type == agent.PartToolCall && part.ToolCall != nil:
 				tc := part.ToolCall
-				t := byName[tc.Name]
+				t, listed := byName[tc.Name]
 				c.toolStarted(agent.ToolEvent{ID: tc.ID, Name: tc.Name, Server: t.Server, Input: tc.Input, Discovered: t.Deferred})
+				c.cards[tc.ID].card.Unlisted = !listed
 				p.called("", tc.Name, statusRunning, 0)
 			case part.Type == agent.PartSearchCall && part.SearchCall != nil:
 				sc := part.SearchCall

@@ -85,10 +85,14 @@ type toolCard struct {
 	// Provider marks provider-hosted (server-side) tools.
 	Provider   bool
 	Discovered bool
-	Status     cardStatus
-	Duration   time.Duration
-	Result     string
-	Sources    []agent.Source
+	// Unlisted: a replayed call of a tool the session does not list (yet:
+	// its server is still starting, or not configured here). Who offers
+	// it is not known, so the card does not say "built-in".
+	Unlisted bool
+	Status   cardStatus
+	Duration time.Duration
+	Result   string
+	Sources  []agent.Source
 	// Progress is the running tool's latest report (MCP progress).
 	Progress *agent.ToolProgress
 	// Sub is the child session a run_agent call runs (subagent.go).
@@ -137,6 +141,9 @@ func (c *toolCard) render(st *themes.Styles, width int, expanded, selected bool)
 		mark, by = "☁", "run by provider"
 	}
 	title := st.CardTitle.Render(mark+" "+c.Name) + " " + st.CardServer.Render("· "+orDash(by))
+	if c.Unlisted && by == "" {
+		title = st.CardTitle.Render(mark + " " + c.Name)
+	}
 	if c.Provider {
 		title = st.CardTitle.Render(mark+" "+c.Name) + " " + st.ProviderBadge.Render("· "+by)
 	}

@@ -160,7 +160,11 @@ func (m *Model) transcript() string {
 			fmt.Fprintf(&b, "\n<details><summary>Thinking</summary>\n\n%s\n\n</details>\n", strings.TrimSpace(it.text))
 		case itemTool:
 			c := it.card
-			fmt.Fprintf(&b, "\n> **%s** (%s) %s\n", c.Name, orDash(c.Server), statusWord(c.Status))
+			if c.Unlisted && c.Server == "" {
+				fmt.Fprintf(&b, "\n> **%s** %s\n", c.Name, statusWord(c.Status))
+			} else {
+				fmt.Fprintf(&b, "\n> **%s** (%s) %s\n", c.Name, orDash(c.Server), statusWord(c.Status))
+			}
 			if a := summarizeArgs(c.Input); a != "" {
 				fmt.Fprintf(&b, "> `%s`\n", strings.ReplaceAll(a, "`", "'"))
 			}
