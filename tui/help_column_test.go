@@ -55,7 +55,7 @@ func TestMCPTextColumns(t *testing.T) {
 		{[]MCPServerInfo{{Name: "bad\x1b[31m", State: "failed", Error: "exit 3"}, {Name: "a", State: "idle"}},
 			[]string{"  bad  failed · 0 tools", "  a    idle · 0 tools"}},
 	} {
-		got := strings.Split(mcpText(tc.servers), "\n")
+		got := strings.Split(mcpText(tc.servers, false), "\n")
 		for _, w := range tc.want {
 			found := false
 			for _, l := range got {

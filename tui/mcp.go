@@ -72,14 +72,15 @@ func mcpListCmd(b Backend) tea.Cmd {
 func (m *Model) mcpCommand(name, arg string) (tea.Cmd, bool) {
 	mb, isMCP := m.b.(MCPBackend)
 	if name == "/mcp" {
+		demo := m.status.info.Provider == "demo"
 		if !isMCP {
-			m.chat.notice(itemNotice, "no MCP servers in this session")
+			m.chat.notice(itemNotice, mcpText(nil, demo))
 			return nil, true
 		}
 		action, server, _ := strings.Cut(arg, " ")
 		server = strings.TrimSpace(server)
 		if action == "" {
-			return func() tea.Msg { return mcpTextMsg{text: mcpText(mb.MCPServers())} }, true
+			return func() tea.Msg { return mcpTextMsg{text: mcpText(mb.MCPServers(), demo)} }, true
 		}
 		if server == "" {
 			m.chat.notice(itemWarning, "usage: /mcp [login|reconnect|disable|enable NAME]")
@@ -121,10 +122,15 @@ func (m *Model) isPrompt(server, name string) bool {
 	return false
 }
 
-// mcpText is /mcp's list.
-func mcpText(servers []MCPServerInfo) string {
+// mcpText is /mcp's list. With none it says how to connect one; in the
+// demo, whose /tools lists servers' tools (weather, codehost, …), it says
+// where those come from, as a bare "no MCP servers" contradicted /tools.
+func mcpText(servers []MCPServerInfo, demo bool) string {
+	if len(servers) == 0 && demo {
+		return "no MCP servers in the demo: its tools come from a bundled catalog; run agent --mcp NAME to connect a server (agent mcp list shows the presets)"
+	}
 	if len(servers) == 0 {
-		return "no MCP servers in this session"
+		return "no MCP servers in this session: run agent --mcp NAME to connect one (agent mcp list shows the presets), or add mcpServers to your config"
 	}
 	var b strings.Builder
 	b.WriteString("MCP servers (/mcp reconnect|disable|enable|login NAME):\n")

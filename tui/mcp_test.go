@@ -143,3 +143,27 @@ func TestToolCardShowsProgress(t *testing.T) {
 		})
 	}
 }
+
+// /mcp with no server says how to connect one; in the demo, whose /tools
+// lists the tools of servers named weather, codehost and so on, it says
+// they come from a bundled catalog: "no MCP servers in this session"
+// alone contradicted /tools.
+func TestMCPNoServersSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		provider string
+		want     string
+	}{
+		{"demo", "no MCP servers in the demo: its tools come from a bundled catalog; run agent --mcp NAME"},
+		{"fake", "no MCP servers in this session: run agent --mcp NAME to connect one (agent mcp list shows the presets)"},
+	} {
+		b := newFakeBackend()
+		b.info.Provider = tc.provider
+		m, _, _ := newTestModel(t, b, 200, 30, Options{})
+		typeText(m, "/mcp")
+		run(m, press(m, "enter"))
+		if f := frame(m); !strings.Contains(f, tc.want) {
+			t.Errorf("%s: no %q in\n%s", tc.provider, tc.want, f)
+		}
+	}
+}
