@@ -43,6 +43,7 @@ func wrapLines(text string, width int) []string {
 				w, prefix = width-len(indent), indent
 			}
 			head := strings.SplitN(ansi.Wrap(rest, w, ""), "\n", 2)[0]
+			head = keepFlagWhole(head, rest)
 			out = append(out, prefix+head)
 			first = false
 			// The rest is what follows the head in the text itself: a
@@ -64,6 +65,21 @@ func wrapLines(text string, width int) []string {
 		}
 	}
 	return out
+}
+
+// keepFlagWhole moves a break that ansi.Wrap made at a hyphen of a word
+// starting with one (a flag: --mcp, --mcp-config) to the space before the
+// word: "run agent -" then "-mcp NAME" told the user a flag that is not
+// one. A flag longer than the line keeps the break.
+func keepFlagWhole(head, rest string) string {
+	if !strings.HasSuffix(head, "-") || !strings.HasPrefix(rest, head) || len(head) >= len(rest) || rest[len(head)] == ' ' {
+		return head
+	}
+	sp := strings.LastIndexByte(head, ' ')
+	if sp <= 0 || head[sp+1] != '-' || strings.TrimSpace(head[:sp]) == "" {
+		return head
+	}
+	return head[:sp]
 }
 
 type cardStatus int

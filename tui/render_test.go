@@ -25,6 +25,11 @@ func TestWrapLines(t *testing.T) {
 		// each hyphen a break fell on ("yy- D2").
 		{"open: https://a.example/authorize?client_id=client-927dd65d&state=yy-D2 now", 24,
 			[]string{"open:", "  https://a.example/auth", "  orize?client_id=client", "  -927dd65d&state=yy-D2", "  now"}},
+		// A flag is not broken at its hyphens ("run agent -" then "-mcp
+		// NAME" named no flag); a word's own hyphen still breaks.
+		{"to connect one run agent --mcp NAME now", 26, []string{"to connect one run agent", "  --mcp NAME now"}},
+		{"see the --mcp-config flag", 17, []string{"see the", "  --mcp-config", "  flag"}},
+		{"a well-known thing", 8, []string{"a well-", "  known", "  thing"}},
 	}
 	for _, tt := range tests {
 		got := wrapLines(tt.in, tt.width)
