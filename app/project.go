@@ -28,8 +28,14 @@ func (s *Settings) applyProject(trustFlag bool) error {
 		return nil
 	}
 	if !trusted && !trustFlag {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("the project files of this directory (%s) are not used: it is not trusted; review them, then run `agent trust` (or pass --trust for one run)",
-			strings.Join(p.Files, ", ")))
+		// A directory trusted with other files says so: "it is not
+		// trusted" read as a lost trust, not as a change to look at.
+		why := "it is not trusted"
+		if trustedBefore(p) {
+			why = "they changed since you trusted it"
+		}
+		s.Warnings = append(s.Warnings, fmt.Sprintf("the project files of this directory (%s) are not used: %s; review them, then run `agent trust` (or pass --trust for one run)",
+			strings.Join(p.Files, ", "), why))
 		return nil
 	}
 	s.Trusted = true

@@ -145,6 +145,17 @@ func Trusted(dir string) (bool, Project, error) {
 	return t.Dirs[p.Dir] == p.Hash, p, nil
 }
 
+// trustedBefore reports whether p's directory was trusted with project
+// files other than those it has now.
+func trustedBefore(p Project) bool {
+	t, _, err := readTrust()
+	if err != nil {
+		return false
+	}
+	h, ok := t.Dirs[p.Dir]
+	return ok && h != p.Hash
+}
+
 // Trust trusts dir with its project files as they are now.
 func Trust(dir string) (Project, error) {
 	p, err := ReadProject(dir)

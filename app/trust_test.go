@@ -132,8 +132,10 @@ func TestTrustedProjectIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Trusted || !warned(s, "agent trust") {
-		t.Fatalf("changed files still trusted: %v %q", s.Trusted, s.Warnings)
+	// The warning says they changed, not only that the directory is
+	// not trusted, as a directory never trusted reads.
+	if s.Trusted || !warned(s, "are not used: they changed since you trusted it; review them, then run `agent trust`") {
+		t.Fatalf("changed files still trusted, or not said: %v %q", s.Trusted, s.Warnings)
 	}
 	if _, err := Trust(dir); err != nil {
 		t.Fatal(err)
@@ -141,7 +143,7 @@ func TestTrustedProjectIsBounded(t *testing.T) {
 	if had, err := Revoke(dir); !had || err != nil {
 		t.Fatal(had, err)
 	}
-	if s, _ := Load(Flags{Workdir: dir}, os.Getenv); s.Trusted {
-		t.Fatal("revoked, still trusted")
+	if s, _ := Load(Flags{Workdir: dir}, os.Getenv); s.Trusted || !warned(s, "are not used: it is not trusted;") {
+		t.Fatalf("revoked, still trusted, or said changed: %v %q", s.Trusted, s.Warnings)
 	}
 }
