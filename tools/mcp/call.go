@@ -84,7 +84,9 @@ func (c *conn) callTimed(ctx context.Context, tool string, args json.RawMessage)
 		}()
 	}
 	sctx, w := watchSession(tctx)
+	done := c.use(cl)
 	res, err := c.send(ctx, sctx, cl, tool, args)
+	done()
 	if status := w.lost(err); status != 0 && tctx.Err() == nil {
 		// The server answered 400 or 404 to a request that carried the
 		// session id, or a 404 had ended the session before it went out:

@@ -78,6 +78,10 @@ type conn struct {
 	pages   listPages  // tools arrays read past mcp-go (listpages.go)
 	dialMu  sync.Mutex // one (re)connection at a time
 	reqs    reqConn    // whose server requests are answered (requests.go)
+	// inflight counts, per client, the requests in flight that a lost
+	// session has sent again (conn.use), so that the client is closed
+	// only after them (markDownDrained).
+	inflight map[*client.Client]*inflight
 
 	// The catalog cache (cache.go). cached: the list is the cached one
 	// (the server has not listed its tools in this run yet).
@@ -151,6 +155,10 @@ func (c *conn) connectOnce(parent context.Context) error {
 	cl, p, err := c.newClient(stderr)
 	if err != nil {
 		return err
+	}
+	if p == nil {
+		// A remote server has no stderr to wait for (markDown's settle).
+		stderr.finish()
 	}
 	var bad <-chan string
 	var exited <-chan struct{}
@@ -392,7 +400,7 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 		}
 		cl := client.NewClient(tr, opts...)
 		tap.lost = func(status int) {
-			c.markDown(cl, fmt.Errorf("the server did not accept the session on its GET stream (HTTP %d)", status))
+			c.markDownDrained(cl, fmt.Errorf("the server did not accept the session on its GET stream (HTTP %d)", status), true)
 			_, _ = c.ensure(c.m.ctx)
 		}
 		return cl, nil, nil
@@ -497,7 +505,12 @@ func (c *conn) watchStderr(cl *client.Client, t *tail) {
 
 // markDown records that the connection cl died. A report about an older
 // connection, or made while closing, is ignored.
-func (c *conn) markDown(cl *client.Client, cause error) {
+func (c *conn) markDown(cl *client.Client, cause error) { c.markDownDrained(cl, cause, false) }
+
+// markDownDrained is markDown; with drain, cl (whose session the server
+// lost) is closed once the requests in flight on it that may be resent
+// (conn.use) have their answers, not at once.
+func (c *conn) markDownDrained(cl *client.Client, cause error, drain bool) {
 	if c.m.isClosed() {
 		return
 	}
@@ -519,7 +532,19 @@ func (c *conn) markDown(cl *client.Client, cause error) {
 	c.cl, c.proc, c.state, c.err = nil, nil, StateDown, err
 	c.mu.Unlock()
 	c.endRequests(cl)
-	go cl.Close()
+	if drain {
+		// Closing cl cancels its requests in flight: those on the lost
+		// session are to get their own rejection, and be sent again.
+		go func() {
+			select {
+			case <-c.drained(cl):
+			case <-c.m.ctx.Done():
+			}
+			_ = cl.Close()
+		}()
+	} else {
+		go cl.Close()
+	}
 	c.m.emit(Event{Kind: EventServerDown, Server: c.cfg.Name,
 		Text: fmt.Sprintf("MCP server %s stopped: %v; it will be restarted on the next call of one of its tools", c.cfg.Name, err)})
 }

@@ -131,8 +131,62 @@ func (t *sessionTap) RoundTrip(req *http.Request) (*http.Response, error) {
 // already dropped by another (markDown ignores it) gets the new session, or
 // waits for the one being started (ensure).
 func (c *conn) renewSession(ctx context.Context, cl *client.Client, status int, cause error) (*client.Client, error) {
-	c.markDown(cl, fmt.Errorf("the server did not accept the session (HTTP %d: %w)", status, cause))
+	c.markDownDrained(cl, fmt.Errorf("the server did not accept the session (HTTP %d: %w)", status, cause), true)
 	return c.ensure(ctx)
+}
+
+// inflight is the count of a client's requests in flight (conn.use).
+type inflight struct {
+	n    int
+	idle chan struct{} // closed when n is back to 0 (made by drained)
+}
+
+// use counts a request in flight on cl until the returned func is called.
+// The requests a lost session has sent again are counted: the other
+// requests in flight when one of them renews the session had gone out on
+// the same session and will be rejected too, and closing cl at once would
+// cancel them, not have them sent again.
+func (c *conn) use(cl *client.Client) (done func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inflight == nil {
+		c.inflight = map[*client.Client]*inflight{}
+	}
+	u := c.inflight[cl]
+	if u == nil {
+		u = &inflight{}
+		c.inflight[cl] = u
+	}
+	u.n++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if u.n--; u.n == 0 {
+				delete(c.inflight, cl)
+				if u.idle != nil {
+					close(u.idle)
+				}
+			}
+		})
+	}
+}
+
+// drained is closed once no request counted by use is in flight on cl.
+func (c *conn) drained(cl *client.Client) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	u := c.inflight[cl]
+	if u == nil {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	if u.idle == nil {
+		u.idle = make(chan struct{})
+	}
+	return u.idle
 }
 
 // resend runs send with cl and, when the server rejected the session
@@ -142,7 +196,9 @@ func (c *conn) renewSession(ctx context.Context, cl *client.Client, status int, 
 // same in callTimed, which says more about its failures.
 func (c *conn) resend(ctx context.Context, cl *client.Client, send func(context.Context, *client.Client) error) error {
 	sctx, w := watchSession(ctx)
+	done := c.use(cl)
 	err := send(sctx, cl)
+	done()
 	status := w.lost(err)
 	if status == 0 || ctx.Err() != nil {
 		return err

@@ -1,0 +1,109 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/tools"
+)
+
+// Two requests in flight on the old session of a restarted server: the
+// first one rejected renews the session; the other, still waiting for its
+// answer, is not cut by the old client's close but gets its own rejection
+// and is sent again on the new session. The server here answers the second
+// rejection only once the new session is up (as a slower answer would be):
+// the old client was closed before, and the request failed with "context
+// canceled".
+func TestHTTPSessionRenewedWithAnotherInFlight(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusBadRequest, http.StatusNotFound} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			t.Parallel()
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := l.Addr().String()
+			serve := func(l net.Listener, h http.Handler) *http.Server {
+				hs := &http.Server{Handler: h}
+				hs.SetKeepAlivesEnabled(false) // see TestHTTPSessionRejected
+				go func() { _ = hs.Serve(l) }()
+				t.Cleanup(func() { _ = hs.Close() })
+				return hs
+			}
+			first := serve(l, newTSSessions(status, "", true))
+			m, _, errs := startManager(t, Options{}, config.MCPServer{Name: "ts", Type: config.MCPHTTP, URL: "http://" + addr + "/mcp"})
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			set := tools.NewSet()
+			if err := m.Register(set, false); err != nil {
+				t.Fatal(err)
+			}
+			send := sessionRequests["resources/read"]
+			if _, err := send(t, m, set); err != nil {
+				t.Fatalf("before the restart: %v", err)
+			}
+			_ = first.Close()
+			l2, err := net.Listen("tcp", addr)
+			if err != nil {
+				t.Skipf("cannot listen on %s again: %v", addr, err)
+			}
+			second := newTSSessions(status, "", true)
+			var mu sync.Mutex
+			old := 0                       // requests on the old session so far
+			both := make(chan struct{})    // both are in flight
+			renewed := make(chan struct{}) // the new session is up
+			var bothOnce, renewedOnce sync.Once
+			serve(l2, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				var msg struct{ Method string }
+				_ = json.Unmarshal(body, &msg)
+				id := r.Header.Get("Mcp-Session-Id")
+				second.mu.Lock()
+				stale := id != "" && !second.known[id]
+				second.mu.Unlock()
+				if stale && msg.Method == "resources/read" {
+					mu.Lock()
+					old++
+					n := old
+					mu.Unlock()
+					wait := renewed
+					if n == 1 {
+						wait = both // the first is answered once the other is sent
+					} else {
+						bothOnce.Do(func() { close(both) })
+					}
+					select {
+					case <-wait:
+					case <-r.Context().Done():
+						return
+					case <-time.After(10 * time.Second): // the test fails below
+					}
+				}
+				second.ServeHTTP(w, r)
+				if msg.Method == "notifications/initialized" {
+					renewedOnce.Do(func() { close(renewed) })
+				}
+			}))
+			var wg sync.WaitGroup
+			for range 2 {
+				wg.Go(func() {
+					if got, err := send(t, m, set); err != nil {
+						t.Errorf("after the restart: %q, %v", got, err)
+					}
+				})
+			}
+			wg.Wait()
+		})
+	}
+}
