@@ -72,6 +72,9 @@ func TestUntrustedProjectIsNotUsed(t *testing.T) {
 	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "agent trust") || !strings.Contains(s.Warnings[0], ".mcp.json") {
 		t.Fatalf("warnings = %q", s.Warnings)
 	}
+	if pv, err := PreviewProject(s, os.Getenv); err != nil || pv.Changed {
+		t.Fatalf("never trusted, the question says the files changed: %v %v", pv.Changed, err)
+	}
 	if s.Profiles(); !strings.Contains(strings.Join(s.Project.Files, ","), ".agent") {
 		t.Fatalf("project files = %q", s.Project.Files)
 	}
@@ -136,6 +139,9 @@ func TestTrustedProjectIsBounded(t *testing.T) {
 	// not trusted, as a directory never trusted reads.
 	if s.Trusted || !warned(s, "are not used: they changed since you trusted it; review them, then run `agent trust`") {
 		t.Fatalf("changed files still trusted, or not said: %v %q", s.Trusted, s.Warnings)
+	}
+	if pv, err := PreviewProject(s, os.Getenv); err != nil || !pv.Changed {
+		t.Fatalf("the trust question does not know the files changed: %v %v", pv.Changed, err)
 	}
 	if _, err := Trust(dir); err != nil {
 		t.Fatal(err)

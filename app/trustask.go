@@ -37,6 +37,9 @@ type ProjectPreview struct {
 	// to a host of its choosing.
 	Env      []EnvUse
 	Warnings []string // what trusting would still refuse or not expand
+	// Changed: the directory was trusted with other project files (a git
+	// pull edited them), which the question says.
+	Changed bool
 }
 
 // EnvUse is one ${VAR} in what a project server sends: To says where
@@ -90,6 +93,7 @@ func PreviewProject(s Settings, getenv func(string) string) (ProjectPreview, err
 	if s.Trusted || s.Project.Empty() {
 		return pv, nil
 	}
+	pv.Changed = trustedBefore(s.Project)
 	f := s.Flags
 	f.Trust, f.preview = true, true
 	t, err := Load(f, getenv)

@@ -32,6 +32,8 @@ type TrustRequest struct {
 	// or leave empty, one line each.
 	Env      []TrustEnv
 	Warnings []string // what trusting would still refuse
+	// Changed: the directory was trusted with other project files.
+	Changed bool
 }
 
 // TrustEnv is one ${VAR} of a project server's URL, headers or OAuth
@@ -269,7 +271,14 @@ func (m *trustModel) lines(inner int) (b, foot []string) {
 	add := func(s string) { b = append(b, wrap(s)...) }
 	add(st.DialogTitle.Render("Trust this directory?"))
 	add(st.Text.Render(sanitize.Line(m.req.Dir)))
-	add(st.Muted.Render("Its project files (" + sanitize.Line(strings.Join(m.req.Files, ", ")) + ") come with the repository; until you trust it, they are not used."))
+	files := "Its project files (" + sanitize.Line(strings.Join(m.req.Files, ", ")) + ")"
+	if m.req.Changed {
+		// Asked again with no word of why, the question read as a
+		// trust that was lost.
+		add(st.Muted.Render(files + " changed since you trusted it; until you trust it again, they are not used."))
+	} else {
+		add(st.Muted.Render(files + " come with the repository; until you trust it, they are not used."))
+	}
 	// section lists n items under a title, at most maxListed of them.
 	section := func(title string, n int, item func(int) string) {
 		if n == 0 {

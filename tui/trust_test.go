@@ -290,3 +290,25 @@ func TestTrustFirstAnswerStands(t *testing.T) {
 		})
 	}
 }
+
+// A directory trusted before with other project files says they changed:
+// asked again with the first-time text, it read as a lost trust.
+func TestTrustDialogSaysTheFilesChanged(t *testing.T) {
+	for _, changed := range []bool{false, true} {
+		req := trustReq()
+		req.Changed = changed
+		m, err := newTrustModel(req, Options{Theme: "dark"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Update(tea.WindowSizeMsg{Width: 80, Height: 100})
+		flat := strings.Join(strings.Fields(strings.NewReplacer("│", " ", "║", " ").Replace(ansi.Strip(m.View().Content))), " ")
+		want, not := "come with the repository; until you trust it, they are not used.", "changed since you trusted it; until you trust it again, they are not used."
+		if changed {
+			want, not = not, want
+		}
+		if !strings.Contains(flat, want) || strings.Contains(flat, not) {
+			t.Errorf("changed %v: want %q, not %q, in\n%s", changed, want, not, flat)
+		}
+	}
+}

@@ -27,7 +27,7 @@ func AskTrust(ctx context.Context, s app.Settings, getenv func(string) string, o
 	if pv.Empty() {
 		return s, tui.TypeAhead{}, nil
 	}
-	req := tui.TrustRequest{Dir: pv.Project.Dir, Files: pv.Project.Files, Warnings: pv.Warnings, Instructions: pv.Instructions, Commands: pv.Commands, Hooks: pv.Hooks}
+	req := tui.TrustRequest{Dir: pv.Project.Dir, Files: pv.Project.Files, Warnings: pv.Warnings, Instructions: pv.Instructions, Commands: pv.Commands, Hooks: pv.Hooks, Changed: pv.Changed}
 	for _, srv := range pv.Servers {
 		req.Servers = append(req.Servers, tui.TrustServer{Name: srv.Name, Target: srv.Target})
 	}
