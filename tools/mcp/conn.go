@@ -400,7 +400,7 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 		}
 		cl := client.NewClient(tr, opts...)
 		tap.lost = func(status int) {
-			c.markDownDrained(cl, fmt.Errorf("the server did not accept the session on its GET stream (HTTP %d)", status), true)
+			c.markDownDrained(cl, fmt.Errorf("the server did not accept the session on its GET stream (HTTP %d)", status), status)
 			_, _ = c.ensure(c.m.ctx)
 		}
 		return cl, nil, nil
@@ -505,12 +505,13 @@ func (c *conn) watchStderr(cl *client.Client, t *tail) {
 
 // markDown records that the connection cl died. A report about an older
 // connection, or made while closing, is ignored.
-func (c *conn) markDown(cl *client.Client, cause error) { c.markDownDrained(cl, cause, false) }
+func (c *conn) markDown(cl *client.Client, cause error) { c.markDownDrained(cl, cause, 0) }
 
-// markDownDrained is markDown; with drain, cl (whose session the server
-// lost) is closed once the requests in flight on it that may be resent
-// (conn.use) have their answers, not at once.
-func (c *conn) markDownDrained(cl *client.Client, cause error, drain bool) {
+// markDownDrained is markDown. With lost, the HTTP status with which the
+// server rejected cl's session (a restarted server forgot it), cl is closed
+// once the requests in flight on it that may be resent (conn.use) have
+// their answers, not at once, and the user is told it connects again.
+func (c *conn) markDownDrained(cl *client.Client, cause error, lost int) {
 	if c.m.isClosed() {
 		return
 	}
@@ -532,7 +533,7 @@ func (c *conn) markDownDrained(cl *client.Client, cause error, drain bool) {
 	c.cl, c.proc, c.state, c.err = nil, nil, StateDown, err
 	c.mu.Unlock()
 	c.endRequests(cl)
-	if drain {
+	if lost != 0 {
 		// Closing cl cancels its requests in flight: those on the lost
 		// session are to get their own rejection, and be sent again.
 		go func() {
@@ -545,8 +546,13 @@ func (c *conn) markDownDrained(cl *client.Client, cause error, drain bool) {
 	} else {
 		go cl.Close()
 	}
-	c.m.emit(Event{Kind: EventServerDown, Server: c.cfg.Name,
-		Text: fmt.Sprintf("MCP server %s stopped: %v; it will be restarted on the next call of one of its tools", c.cfg.Name, err)})
+	text := fmt.Sprintf("MCP server %s stopped: %v; it will be restarted on the next call of one of its tools", c.cfg.Name, err)
+	if lost != 0 {
+		// It is started again at once (renewSession, the GET stream's
+		// tap), and the rejected requests sent again.
+		text = fmt.Sprintf("MCP server %s did not accept its session (HTTP %d), as after a restart: connecting with a new session", c.cfg.Name, lost)
+	}
+	c.m.emit(Event{Kind: EventServerDown, Server: c.cfg.Name, Text: text})
 }
 
 func (c *conn) close() {

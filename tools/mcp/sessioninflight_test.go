@@ -21,7 +21,7 @@ import (
 // and is sent again on the new session. The server here answers the second
 // rejection only once the new session is up (as a slower answer would be):
 // the old client was closed before, and the request failed with "context
-// canceled".
+// canceled". The notice says the server is connected again.
 func TestHTTPSessionRenewedWithAnotherInFlight(t *testing.T) {
 	t.Parallel()
 	for _, status := range []int{http.StatusBadRequest, http.StatusNotFound} {
@@ -40,7 +40,7 @@ func TestHTTPSessionRenewedWithAnotherInFlight(t *testing.T) {
 				return hs
 			}
 			first := serve(l, newTSSessions(status, "", true))
-			m, _, errs := startManager(t, Options{}, config.MCPServer{Name: "ts", Type: config.MCPHTTP, URL: "http://" + addr + "/mcp"})
+			m, ev, errs := startManager(t, Options{}, config.MCPServer{Name: "ts", Type: config.MCPHTTP, URL: "http://" + addr + "/mcp"})
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
@@ -104,6 +104,12 @@ func TestHTTPSessionRenewedWithAnotherInFlight(t *testing.T) {
 				})
 			}
 			wg.Wait()
+			// The user is told the server is being connected again, not
+			// that it stopped until a next call.
+			down := ev.wait(t, "server_down", func(e Event) bool { return e.Kind == EventServerDown })
+			if want := "MCP server ts did not accept its session (HTTP " + strconv.Itoa(status) + "), as after a restart: connecting with a new session"; down.Text != want {
+				t.Errorf("the notice %q, want %q", down.Text, want)
+			}
 		})
 	}
 }

@@ -131,7 +131,7 @@ func (t *sessionTap) RoundTrip(req *http.Request) (*http.Response, error) {
 // already dropped by another (markDown ignores it) gets the new session, or
 // waits for the one being started (ensure).
 func (c *conn) renewSession(ctx context.Context, cl *client.Client, status int, cause error) (*client.Client, error) {
-	c.markDownDrained(cl, fmt.Errorf("the server did not accept the session (HTTP %d: %w)", status, cause), true)
+	c.markDownDrained(cl, fmt.Errorf("the server did not accept the session (HTTP %d: %w)", status, cause), status)
 	return c.ensure(ctx)
 }
 
