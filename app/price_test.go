@@ -28,8 +28,9 @@ func TestPriceAndServedByFromDescriptors(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ provider, model, want string }{
-		{"gemini", "claude-sonnet-4-5", "/model anthropic:claude-sonnet-4-5"},
-		{"deepseek", "gpt-4o", "/model openai:gpt-4o"},
+		{"gemini", "claude-sonnet-4-5", "claude-sonnet-4-5 is an anthropic model, which gemini does not serve: use /model anthropic:claude-sonnet-4-5"},
+		{"deepseek", "gpt-4o", "gpt-4o is an openai model, which deepseek does not serve: use /model openai:gpt-4o"},
+		{"openai", "gemini-2.5-pro", "gemini-2.5-pro is a google model"},
 		{"openai", "deepseek-chat", "/model deepseek:deepseek-chat"},
 		{"bedrock", "gpt-4o", ""},
 		{"openrouter", "claude-sonnet-4-5", ""},

@@ -88,7 +88,16 @@ func servedBy(provider, model string) error {
 	if other := registry.Home(c.Family); other != "" {
 		hint = "use /model " + other + ":" + model
 	}
-	return fmt.Errorf("%s is a %s model, which %s does not serve: %s", model, c.Family, provider, hint)
+	return fmt.Errorf("%s is %s %s model, which %s does not serve: %s", model, article(c.Family), c.Family, provider, hint)
+}
+
+// article is "an" before a vowel, else "a": "a openai model" was the
+// error a new user read.
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiouAEIOU", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // Price is what model costs on the named provider: nothing on a server on
