@@ -15,6 +15,9 @@ import (
 type eventMsg struct {
 	Event agent.Event
 	Found []ToolInfo
+	// Unlisted: a tool call's tool is not in the session's tools (a
+	// model's made-up name), so its card names no server.
+	Unlisted bool
 }
 
 // alertMsg is an error from outside a turn (Options.Alerts).
@@ -150,12 +153,32 @@ func (br *bridge) forward(ev agent.Event, events <-chan agent.Event) bool {
 			return true
 		}
 	}
+	br.p.Send(br.message(ev))
+	return true
+}
+
+// message is ev as the model receives it, with what the bridge looks up.
+func (br *bridge) message(ev agent.Event) eventMsg {
 	msg := eventMsg{Event: ev}
 	if ev.Type == agent.EventSearchFinished && ev.Search != nil {
 		msg.Found = br.describe(ev.Search.Tools)
 	}
-	br.p.Send(msg)
-	return true
+	if ev.Type == agent.EventToolStarted && ev.Tool != nil && ev.Tool.Server == "" {
+		// No server: built-in, or no tool of that name at all, which
+		// the card must not call built-in.
+		msg.Unlisted = !br.listed(ev.Tool.Name)
+	}
+	return msg
+}
+
+// listed reports whether the session has a tool of that name (describe
+// refreshes the list for a name it does not know).
+func (br *bridge) listed(name string) bool {
+	br.describe([]string{name})
+	br.mu.Lock()
+	defer br.mu.Unlock()
+	_, ok := br.tools[name]
+	return ok
 }
 
 // describe looks up what a search found, refreshing the tool list when a

@@ -409,3 +409,23 @@ func TestResumedUnlistedToolNotBuiltIn(t *testing.T) {
 		t.Errorf("an unlisted tool is given a server:\n%s", f)
 	}
 }
+
+// Live too, a call of a tool the session does not have (a name the model
+// made up) does not say "built-in"; a listed tool with no server does.
+func TestUnlistedToolCallNotBuiltIn(t *testing.T) {
+	t.Parallel()
+	b := newFakeBackend()
+	b.tools = append(b.tools, ToolInfo{Name: "run_agent", Description: "Run a subagent."})
+	m, _, _ := newTestModel(t, b, 100, 40, Options{})
+	feed(m, b, []agent.Event{
+		{Type: agent.EventToolStarted, Tool: &agent.ToolEvent{ID: "c1", Name: "mem__read_graph", Input: json.RawMessage(`{}`)}},
+		{Type: agent.EventToolFinished, Tool: &agent.ToolEvent{ID: "c1", Name: "mem__read_graph", Result: `unknown tool "mem__read_graph"`, IsError: true}},
+		{Type: agent.EventToolStarted, Tool: &agent.ToolEvent{ID: "c2", Name: "run_agent", Input: json.RawMessage(`{}`)}},
+		{Type: agent.EventToolFinished, Tool: &agent.ToolEvent{ID: "c2", Name: "run_agent", Result: "ok"}},
+		{Type: agent.EventDone},
+	})
+	f := frame(m)
+	if !strings.Contains(f, "⚙ mem__read_graph ") || strings.Contains(f, "mem__read_graph · ") || !strings.Contains(f, "⚙ run_agent · built-in") {
+		t.Errorf("cards:\n%s", f)
+	}
+}

@@ -104,11 +104,7 @@ func feed(m *Model, b *fakeBackend, evs []agent.Event) {
 		b.mu.Lock()
 		b.busy = e.Type != agent.EventDone
 		b.mu.Unlock()
-		msg := eventMsg{Event: e}
-		if e.Type == agent.EventSearchFinished {
-			msg.Found = br.describe(e.Search.Tools)
-		}
-		m.Update(msg)
+		m.Update(br.message(e))
 	}
 	m.Update(flushMsg{})
 }

@@ -515,6 +515,9 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 	case agent.EventToolStarted:
 		if ev.Tool != nil {
 			m.chat.toolStarted(*ev.Tool)
+			if msg.Unlisted {
+				m.chat.cards[ev.Tool.ID].card.Unlisted = true
+			}
 			m.pane.called("", ev.Tool.Name, statusRunning, 0)
 		}
 	case agent.EventToolFinished:
