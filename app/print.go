@@ -62,7 +62,12 @@ func (a *App) Print(ctx context.Context, prompt string, o PrintOptions) error {
 	enc := json.NewEncoder(o.Stdout)
 	if o.Format == "stream-json" {
 		p, _ := a.session.Target()
+		// As the result names it: as the user named it ("ollama", not
+		// its adapter's "openai-chat").
 		provider, model := a.turnTarget(prompt)
+		if provider == "" {
+			provider = a.Provider()
+		}
 		if provider == "" {
 			provider = p.Name()
 		}

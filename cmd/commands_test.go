@@ -11,6 +11,7 @@ import (
 
 	"github.com/agent-dev/agent/pricing"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+	"github.com/agent-dev/agent/providers/openaichat/chattest"
 	rt "github.com/agent-dev/agent/providers/openairesponses/responsestest"
 )
 
@@ -191,5 +192,25 @@ func TestCustomCommandOfAnotherProviderThroughPrint(t *testing.T) {
 	}
 	if n := len(anth.Requests()); n != 1 {
 		t.Errorf("Anthropic got %d requests, want the session's own turn", n)
+	}
+}
+
+// stream-json's init names the provider as the result does, as the user
+// named it: "ollama", not the "openai-chat" its adapter calls itself.
+func TestStreamJSONInitNamesTheProviderAsTheResult(t *testing.T) {
+	isolate(t)
+	f := chattest.NewServer(t)
+	f.Script(chattest.Text("Hi."))
+	res := runAgent(t, nil, "-p", "hello", "--provider", "ollama", "--base-url", f.URL+"/v1", "--model", "qwen3",
+		"--db", filepath.Join(t.TempDir(), "a.db"), "--output-format", "stream-json")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	all := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	for _, l := range []string{all[0], all[len(all)-1]} {
+		var ev struct{ Type, Provider string }
+		if err := json.Unmarshal([]byte(l), &ev); err != nil || ev.Provider != "ollama" {
+			t.Errorf("stream-json %s says provider %q, want ollama (%v): %s", ev.Type, ev.Provider, err, l)
+		}
 	}
 }
