@@ -40,8 +40,11 @@ func (t leaveDelete) RoundTrip(req *http.Request) (*http.Response, error) {
 	wrote := make(chan struct{})
 	var once sync.Once
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		// A failed write is the RoundTrip's error; the transport may
-		// write a DELETE again on a new connection (it is idempotent).
+		// A failed write is the RoundTrip's error. The transport writes a
+		// DELETE again on a new connection only when nothing of it was
+		// written (it is not replayable to net/http); one written to a
+		// keep-alive connection the server had just closed is lost, as its
+		// answer was never looked at anyway.
 		WroteRequest: func(i httptrace.WroteRequestInfo) {
 			if i.Err == nil {
 				once.Do(func() { close(wrote) })
