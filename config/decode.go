@@ -103,12 +103,51 @@ func syntaxError(path string, b []byte, err error) error {
 	if errors.As(err, &se) {
 		off = se.Offset - 1 // the offset counts the offending byte
 	}
-	line, col := position(b, off)
 	msg := err.Error()
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		msg = "the file ends before its JSON does (a missing } or ]?)"
 	}
+	if at, ok := trailingComma(b, off); ok {
+		off, msg = at, trailingCommaText(b[at])
+	}
+	line, col := position(b, off)
 	return fmt.Errorf("%s:%d:%d: not valid JSON: %s", path, line, col, msg)
+}
+
+// trailingComma reports whether the error at off is a comma right before
+// the } or ] that closes an object or a list, the JSON error people make
+// most (JavaScript and many examples allow it), and where that } or ] is:
+// encoding/json places it at the comma, or past it, or at the closing
+// byte, depending on the API. Told by the bytes, not by its wording.
+func trailingComma(b []byte, off int64) (int64, bool) {
+	if off < 0 || off > int64(len(b)) {
+		return 0, false
+	}
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+	j := off
+	for j < int64(len(b)) && isSpace(b[j]) {
+		j++
+	}
+	if j < int64(len(b)) && b[j] == ',' {
+		j++
+		for j < int64(len(b)) && isSpace(b[j]) {
+			j++
+		}
+	}
+	if j >= int64(len(b)) || (b[j] != '}' && b[j] != ']') {
+		return 0, false
+	}
+	// A comma before it, after an entry: "{,}" is another mistake.
+	prev := bytes.TrimRight(b[:j], " \t\r\n")
+	if len(prev) == 0 || prev[len(prev)-1] != ',' {
+		return 0, false
+	}
+	prev = bytes.TrimRight(prev[:len(prev)-1], " \t\r\n")
+	return j, len(prev) > 0 && !bytes.ContainsAny(prev[len(prev)-1:], "{[,")
+}
+
+func trailingCommaText(c byte) string {
+	return fmt.Sprintf("a comma before this %c: JSON allows none after the last entry; remove it", c)
 }
 
 // position is the 1-based line and column (in characters) of offset off.

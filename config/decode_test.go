@@ -26,7 +26,12 @@ func TestReadErrorsSayWhereAndWhat(t *testing.T) {
 		{"bad duration", "{\n \"first_byte_timeout\": \"soon\"}", `config.json:2:2: "first_byte_timeout": "soon" is not a duration`},
 		{"unknown key", "{\n  \"modle\": \"x\"}", `config.json:2:3: unknown key "modle": did you mean "model"?`},
 		{"unknown key, nothing near", "{\n  \"colour\": 1}", `config.json:2:3: unknown key "colour" (see`},
-		{"syntax: trailing comma", "{\n  \"model\": \"x\",\n}", `config.json:2:16: not valid JSON: invalid character '}'`},
+		// A comma after the last entry, which JSON does not allow: said in
+		// those words, at the } or ] it comes before.
+		{"syntax: trailing comma", "{\n  \"model\": \"x\",\n}", `config.json:3:1: not valid JSON: a comma before this }: JSON allows none after the last entry; remove it`},
+		{"syntax: trailing comma on the line", `{"model": "x",}`, `config.json:1:15: not valid JSON: a comma before this }: JSON allows none after the last entry; remove it`},
+		{"syntax: trailing comma in a list", `{"require_approval": ["a", "b" , ]}`, `config.json:1:34: not valid JSON: a comma before this ]: JSON allows none after the last entry; remove it`},
+		{"syntax: a comma with no entry", `{"model": "x", , "learn": true}`, `config.json:1:15: not valid JSON: invalid character ','`},
 		{"syntax: cut short", "{\n  \"model\": \"x\"", `config.json:2:15: not valid JSON: the file ends before its JSON does`},
 		{"not an object", `["model"]`, `config.json:1:1: the file must be one JSON object ({ … }), got a list`},
 		{"negative", "{\"max_steps\": -3}", `config.json:1:2: "max_steps" must be at least 1, got -3`},

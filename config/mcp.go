@@ -654,14 +654,18 @@ func mcpJSONError(b []byte, err error) string {
 	if !errors.As(err, &se) {
 		return err.Error()
 	}
-	line, col := 1, 1
 	// Offset counts the offending byte too.
-	for _, c := range b[:max(0, min(int(se.Offset)-1, len(b)))] {
+	off, msg := se.Offset-1, err.Error()
+	if at, ok := trailingComma(b, off); ok {
+		off, msg = at, trailingCommaText(b[at])
+	}
+	line, col := 1, 1
+	for _, c := range b[:max(0, min(int(off), len(b)))] {
 		if c == '\n' {
 			line, col = line+1, 1
 		} else {
 			col++
 		}
 	}
-	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+	return fmt.Sprintf("line %d, column %d: %s", line, col, msg)
 }

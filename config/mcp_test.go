@@ -51,7 +51,8 @@ func TestLoadMCPConfig(t *testing.T) {
 func TestLoadMCPConfigErrors(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct{ name, body, want string }{
-		{"syntax", "{\n  \"mcpServers\": {,}\n}", "line 2, column 18"},
+		{"syntax", "{\n  \"mcpServers\": {,}\n}", "line 2, column 18: invalid character ','"},
+		{"trailing comma", "{\"mcpServers\": {\"x\": {\"command\": \"a\", \"args\": [\"-v\",]}}}", `line 1, column 53: a comma before this ]: JSON allows none after the last entry; remove it`},
 		{"no servers", `{"servers": {}}`, `no "mcpServers" object`},
 		{"not object", `{"mcpServers": []}`, `"mcpServers" must be an object of servers ({"name": {"command": …}}), got a list`},
 		{"command a number", `{"mcpServers": {"x": {"command": 5}}}`, `server "x": "command" must be a string (in quotes), got a number`},
