@@ -17,6 +17,7 @@ import (
 	"github.com/agent-dev/agent/config/commands"
 	"github.com/agent-dev/agent/demo"
 	"github.com/agent-dev/agent/internal/starttrace"
+	"github.com/agent-dev/agent/providers/registry"
 	"github.com/agent-dev/agent/store"
 	"github.com/agent-dev/agent/telemetry"
 	"github.com/agent-dev/agent/tools"
@@ -896,6 +897,15 @@ func (a *App) useModel(provider, model string) error {
 	return nil
 }
 
+// running marks a missing key as found by a running agent, whose way out
+// is not a flag.
+func running(err error) error {
+	if mk := (*registry.MissingKeyError)(nil); errors.As(err, &mk) {
+		mk.Running = true
+	}
+	return err
+}
+
 // providerFor is the session's provider, or a new one when provider names
 // another.
 func (a *App) providerFor(provider string) (agent.Provider, error) {
@@ -905,7 +915,7 @@ func (a *App) providerFor(provider string) (agent.Provider, error) {
 	}
 	np, _, err := NewProvider(a.settings, provider, a.opts.Getenv)
 	if err != nil {
-		return nil, fmt.Errorf("switch to %s: %w", provider, err)
+		return nil, fmt.Errorf("switch to %s: %w", provider, running(err))
 	}
 	return np, nil
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/agent-dev/agent/providers/registry"
 )
 
 // --model and the config's model take Claude Code's aliases as a
@@ -95,5 +97,20 @@ func TestSubagentModelPrecedence(t *testing.T) {
 				t.Errorf("the child's request named model %q (%+v), want %q", childModel, fin, c.want)
 			}
 		})
+	}
+}
+
+// /model PROVIDER:NAME with no key for that provider says what a running
+// agent needs (quit, export, start again), not the command line's way
+// out ("pick another --provider, or try agent --demo"); it is still a
+// MissingKeyError.
+func TestSlashModelMissingKeySaysRestart(t *testing.T) {
+	f := newFixture(t, false)
+	a := f.open(t, nil)
+	err := a.SetModel("openai:gpt-5.4")
+	var mk *registry.MissingKeyError
+	want := "switch to openai: OPENAI_API_KEY is not set in this agent's environment: quit, export it, and start agent again"
+	if err == nil || err.Error() != want || !errors.As(err, &mk) {
+		t.Fatalf("error %v, want %q", err, want)
 	}
 }

@@ -208,7 +208,7 @@ func (a *App) SetAgent(name string) (string, error) {
 	if prov != a.Provider() {
 		np, def, err := NewProvider(c, prov, a.opts.Getenv)
 		if err != nil {
-			return "", fmt.Errorf("switch to %s: %w", prov, err)
+			return "", fmt.Errorf("switch to %s: %w", prov, running(err))
 		}
 		pr, model = np, def
 	}

@@ -64,12 +64,20 @@ func (e *UnknownError) Error() string {
 }
 
 // MissingKeyError is a provider that needs an API key built without one.
-type MissingKeyError struct{ Vars []string }
+// Running: a running agent switched to it (/model, a profile), where the
+// flags and the demo are no way out and an export does not reach it.
+type MissingKeyError struct {
+	Vars    []string
+	Running bool
+}
 
 func (e *MissingKeyError) Error() string {
 	v := e.Vars[0]
 	if len(e.Vars) > 1 {
 		v += " (or " + strings.Join(e.Vars[1:], ", ") + ")"
+	}
+	if e.Running {
+		return v + " is not set in this agent's environment: quit, export it, and start agent again"
 	}
 	return v + " is not set: export it, pick another --provider, or try agent --demo"
 }
