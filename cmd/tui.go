@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/agent-dev/agent/app"
@@ -57,6 +58,9 @@ func runTUI(ctx context.Context, g *Globals) error {
 	}
 	// Startup warnings go to the chat once, not to the status bar.
 	opts.Warnings = append(a.Warnings(), a.NewNotices()...)
+	if w := pipedStdinWarning(g.Stdin); w != "" {
+		opts.Warnings = append(opts.Warnings, w)
+	}
 	opts.AltScreen, opts.PickSession, opts.TypeAhead = g.AltScreen, pick, typed
 	opts.Alerts = a.Alerts()
 	// The TUI keeps the terminal as it finds it for what it runs ($EDITOR)
@@ -68,6 +72,21 @@ func runTUI(ctx context.Context, g *Globals) error {
 		fmt.Fprintf(g.Stderr, "Session %s saved; resume it with: %s\n", id, app.ResumeCommand(a.Settings(), id))
 	}
 	return err
+}
+
+// pipedStdinWarning says that text piped to the terminal UI is not read:
+// "echo QUESTION | agent" opened the TUI (it reads keys from the
+// terminal) and dropped the question without a word; -p reads it.
+func pipedStdinWarning(stdin io.Reader) string {
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return ""
+	}
+	fi, err := f.Stat()
+	if err != nil || (fi.Mode()&os.ModeNamedPipe == 0 && !fi.Mode().IsRegular()) {
+		return ""
+	}
+	return "standard input is piped or redirected: the terminal UI does not read it; to send that text, run agent -p PROMPT with it piped"
 }
 
 func isTerminal(f *os.File) bool {
