@@ -219,8 +219,11 @@ func TestResumePickerListsStoredSessionsInTmux(t *testing.T) {
 // how to resume anyway: the picker opens on the configured provider, but
 // a session named by ID opens on its own (a demo session needs no key),
 // and a new user who tried agent --demo was told only to export a key.
+// It fails before the terminal UI starts, so the pane is kept by a shell
+// (startTmuxKept): read from the dead pane, the test passed only when a
+// slow exit (-race) let the screen be read in time.
 func TestTUIResumePickerWithoutKeyNamesResumeByID(t *testing.T) {
 	isolate(t)
-	ts := startTmuxSize(t, 200, 10, map[string]string{"ANTHROPIC_API_KEY": ""}, "--resume")
-	ts.waitFor("ANTHROPIC_API_KEY is not set", "a session named by ID resumes with its own provider: agent --resume ID (agent sessions lists them)")
+	ts := startTmuxKept(t, 200, 10, map[string]string{"ANTHROPIC_API_KEY": ""}, "--resume")
+	ts.waitFor("ANTHROPIC_API_KEY is not set", "a session named by ID resumes with its own provider: agent --resume ID (agent sessions lists them)", "[exit 2]")
 }

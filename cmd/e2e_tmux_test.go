@@ -18,7 +18,8 @@ import (
 type tmuxSession struct {
 	t      *testing.T
 	socket string
-	pid    int // the program's process: quit waits for it to be gone
+	pid    int  // the program's process: quit waits for it to be gone
+	keep   bool // started by startTmuxKept: pid is the shell's
 }
 
 func startTmux(t *testing.T, env map[string]string, args ...string) *tmuxSession {
@@ -29,6 +30,19 @@ func startTmux(t *testing.T, env map[string]string, args ...string) *tmuxSession
 // startTmuxSize is startTmux in a terminal of width × height cells.
 func startTmuxSize(t *testing.T, width, height int, env map[string]string, args ...string) *tmuxSession {
 	t.Helper()
+	return startTmuxOpts(t, &tmuxSession{t: t}, width, height, env, args...)
+}
+
+// startTmuxKept is startTmuxSize for a program expected to exit at once
+// (an error before the terminal UI): the pane keeps what it printed and
+// then "[exit CODE]".
+func startTmuxKept(t *testing.T, width, height int, env map[string]string, args ...string) *tmuxSession {
+	t.Helper()
+	return startTmuxOpts(t, &tmuxSession{t: t, keep: true}, width, height, env, args...)
+}
+
+func startTmuxOpts(t *testing.T, ts *tmuxSession, width, height int, env map[string]string, args ...string) *tmuxSession {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: install it (apt-get install tmux; .ci/run does) to run the terminal tests")
 	}
@@ -36,7 +50,7 @@ func startTmuxSize(t *testing.T, width, height int, env map[string]string, args 
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := &tmuxSession{t: t, socket: fmt.Sprintf("agent-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	ts.socket = fmt.Sprintf("agent-test-%d-%d", os.Getpid(), time.Now().UnixNano())
 	var envs []string
 	env["AGENT_TEST_AS_AGENT"] = "1"
 	env["TERM"] = "xterm-256color"
@@ -44,6 +58,12 @@ func startTmuxSize(t *testing.T, width, height int, env map[string]string, args 
 		envs = append(envs, "-e", k+"="+v)
 	}
 	cmdArgs := append([]string{"-L", ts.socket, "new-session", "-d", "-x", strconv.Itoa(width), "-y", strconv.Itoa(height)}, envs...)
+	if ts.keep {
+		// tmux 3.3a shows a dead pane blank (remain-on-exit keeps the pane,
+		// not what it showed): a program that fails at once is read from a
+		// shell that outlives it, which also says how it exited.
+		cmdArgs = append(cmdArgs, "sh", "-c", `"$0" "$@"; echo "[exit $?]"; exec sleep 600`)
+	}
 	cmdArgs = append(cmdArgs, append([]string{exe}, args...)...)
 	// Keep the pane after the program exits, to read what it left: set in
 	// the same command queue, before tmux can see a short program end.
