@@ -15,7 +15,9 @@ import (
 // serverDef is how a session remembers a server: no value of an
 // environment variable, a header or a URL query is kept.
 func serverDef(s config.MCPServer) store.MCPServerDef {
-	d := store.MCPServerDef{Name: s.Name, Type: s.Type, Command: s.Command, Args: s.Args, Cwd: s.Cwd,
+	// Args are copied: the definition goes to the store, the config stays
+	// the running server's.
+	d := store.MCPServerDef{Name: s.Name, Type: s.Type, Command: s.Command, Args: slices.Clone(s.Args), Cwd: s.Cwd,
 		Env: slices.Sorted(maps.Keys(s.Env)), Headers: slices.Sorted(maps.Keys(s.Headers)), Source: s.Source}
 	if s.URL != "" {
 		d.URL = s.URL

@@ -81,6 +81,14 @@ func (s Settings) sanitized(environ []string) (json.RawMessage, error) {
 	return sanitizeJSON(b, environ), nil
 }
 
+// decodeSettings decodes stored settings into new ones, sharing no memory
+// with any caller's.
+func decodeSettings(b json.RawMessage) (Settings, error) {
+	var s Settings
+	err := json.Unmarshal(b, &s)
+	return s, err
+}
+
 // idEncoding is lower-case base32 without padding: readable, unambiguous
 // in a terminal and safe in a file name.
 var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)

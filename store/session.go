@@ -42,7 +42,11 @@ func (d *DB) Create(ctx context.Context, m SessionMeta) (*Session, error) {
 	m.Created = d.now()
 	m.Updated = m.Created
 	m.Title = titleFrom(m.Title)
-	if err := json.Unmarshal(settings, &m.Settings); err != nil {
+	// Decoded into new settings, not into m's: json.Unmarshal fills a
+	// slice in place, and m's share their arrays with the caller's (a
+	// server's args are the running server's), which got the redacted
+	// values back.
+	if m.Settings, err = decodeSettings(settings); err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
 	token := NewID() + NewID()
@@ -174,7 +178,7 @@ func (s *Session) UpdateMeta(ctx context.Context, m SessionMeta) error {
 	m.ID, m.Created, m.Workdir, m.ParentID = s.meta.ID, s.meta.Created, s.meta.Workdir, s.meta.ParentID
 	m.Title = titleFrom(m.Title)
 	m.Updated = s.db.now()
-	if err := json.Unmarshal(settings, &m.Settings); err != nil {
+	if m.Settings, err = decodeSettings(settings); err != nil {
 		return fmt.Errorf("update session %s: %w", m.ID, err)
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
