@@ -4,15 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/agent-dev/agent/config"
-	"github.com/agent-dev/agent/tools"
 )
 
 // Two requests in flight on the old session of a restarted server: the
@@ -27,35 +23,11 @@ func TestHTTPSessionRenewedWithAnotherInFlight(t *testing.T) {
 	for _, status := range []int{http.StatusBadRequest, http.StatusNotFound} {
 		t.Run(strconv.Itoa(status), func(t *testing.T) {
 			t.Parallel()
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			addr := l.Addr().String()
-			serve := func(l net.Listener, h http.Handler) *http.Server {
-				hs := &http.Server{Handler: h}
-				hs.SetKeepAlivesEnabled(false) // see TestHTTPSessionRejected
-				go func() { _ = hs.Serve(l) }()
-				t.Cleanup(func() { _ = hs.Close() })
-				return hs
-			}
-			first := serve(l, newTSSessions(status, "", true))
-			m, ev, errs := startManager(t, Options{}, config.MCPServer{Name: "ts", Type: config.MCPHTTP, URL: "http://" + addr + "/mcp"})
-			if len(errs) > 0 {
-				t.Fatal(errs)
-			}
-			set := tools.NewSet()
-			if err := m.Register(set, false); err != nil {
-				t.Fatal(err)
-			}
+			srv := newRestartable(t, newTSSessions(status, "", true))
+			m, ev, set := srv.start()
 			send := sessionRequests["resources/read"]
 			if _, err := send(t, m, set); err != nil {
 				t.Fatalf("before the restart: %v", err)
-			}
-			_ = first.Close()
-			l2, err := net.Listen("tcp", addr)
-			if err != nil {
-				t.Skipf("cannot listen on %s again: %v", addr, err)
 			}
 			second := newTSSessions(status, "", true)
 			var mu sync.Mutex
@@ -63,7 +35,7 @@ func TestHTTPSessionRenewedWithAnotherInFlight(t *testing.T) {
 			both := make(chan struct{})    // both are in flight
 			renewed := make(chan struct{}) // the new session is up
 			var bothOnce, renewedOnce sync.Once
-			serve(l2, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			srv.restart(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				body, _ := io.ReadAll(r.Body)
 				r.Body = io.NopCloser(bytes.NewReader(body))
 				var msg struct{ Method string }

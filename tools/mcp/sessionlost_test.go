@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -217,35 +216,9 @@ func TestHTTPSessionRejected(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			addr := l.Addr().String()
-			serve := func(l net.Listener, h *tsSessions) *http.Server {
-				hs := &http.Server{Handler: h}
-				go func() { _ = hs.Serve(l) }()
-				t.Cleanup(func() { _ = hs.Close() })
-				return hs
-			}
 			h := newTSSessions(tc.status, "", !tc.getStream)
-			first := serve(l, h)
-			// The client finds the old server's keep-alive connection closed
-			// a moment after it went, not at once, and a request on it fails
-			// ("server closed idle connection"): the next request is to go to
-			// the new server, as it would some time after a restart. Closing
-			// the idle connections after the restart is not enough: one may
-			// come back to the pool after, net/http putting it back
-			// asynchronously (seen with many cases at once).
-			first.SetKeepAlivesEnabled(false)
-			m, ev, errs := startManager(t, Options{}, config.MCPServer{Name: "ts", Type: config.MCPHTTP, URL: "http://" + addr + "/mcp"})
-			if len(errs) > 0 {
-				t.Fatal(errs)
-			}
-			set := tools.NewSet()
-			if err := m.Register(set, false); err != nil {
-				t.Fatal(err)
-			}
+			srv := newRestartable(t, h)
+			m, ev, set := srv.start()
 			send := sessionRequests[tc.method]
 			if got, err := send(t, m, set); err != nil || got != want[tc.method] {
 				t.Fatalf("before the restart: %q, %v", got, err)
@@ -262,17 +235,12 @@ func TestHTTPSessionRejected(t *testing.T) {
 			}
 
 			// A new server on the same address: it knows no session.
-			_ = first.Close()
-			l2, err := net.Listen("tcp", addr)
-			if err != nil {
-				t.Skipf("cannot listen on %s again: %v", addr, err)
-			}
 			reject := ""
 			if tc.rejectAll {
 				reject = tc.method
 			}
 			second := newTSSessions(tc.status, reject, !tc.getStream)
-			serve(l2, second)
+			srv.restart(second)
 
 			if tc.getStream {
 				ev.wait(t, "server_up", func(e Event) bool { return e.Kind == EventServerUp })
@@ -339,10 +307,7 @@ func TestHTTPSessionRejectedTaskNotResent(t *testing.T) {
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
-			set := tools.NewSet()
-			if err := m.Register(set, false); err != nil {
-				t.Fatal(err)
-			}
+			set := register(t, m)
 			if r := call(t, set, "ts__crunch", `{"ms":0}`); !r.IsError {
 				t.Errorf("the task's result was rejected, yet: %+v", r)
 			}
@@ -362,37 +327,16 @@ func TestHTTPSessionLostMcpGoServer(t *testing.T) {
 	for _, method := range []string{"tools/call", "resources/read", "prompts/get", "completion/complete"} {
 		t.Run(strings.ReplaceAll(method, "/", " "), func(t *testing.T) {
 			t.Parallel()
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
+			stateful := func() http.Handler {
+				return server.NewStreamableHTTPServer(sessionServer(), server.WithStateful(true))
 			}
-			addr := l.Addr().String()
-			serve := func(l net.Listener) *http.Server {
-				hs := &http.Server{Handler: server.NewStreamableHTTPServer(sessionServer(), server.WithStateful(true))}
-				hs.SetKeepAlivesEnabled(false) // see TestHTTPSessionRejected
-				go func() { _ = hs.Serve(l) }()
-				t.Cleanup(func() { _ = hs.Close() })
-				return hs
-			}
-			first := serve(l)
-			m, _, errs := startManager(t, Options{}, config.MCPServer{Name: "ts", Type: config.MCPHTTP, URL: "http://" + addr + "/mcp"})
-			if len(errs) > 0 {
-				t.Fatal(errs)
-			}
-			set := tools.NewSet()
-			if err := m.Register(set, false); err != nil {
-				t.Fatal(err)
-			}
+			srv := newRestartable(t, stateful())
+			m, _, set := srv.start()
 			send := sessionRequests[method]
 			if got, err := send(t, m, set); err != nil || got != want[method] {
 				t.Fatalf("before the restart: %q, %v", got, err)
 			}
-			_ = first.Close()
-			l2, err := net.Listen("tcp", addr)
-			if err != nil {
-				t.Skipf("cannot listen on %s again: %v", addr, err)
-			}
-			serve(l2)
+			srv.restart(stateful())
 			if got, err := send(t, m, set); err != nil || got != want[method] {
 				t.Errorf("after the restart: %q, %v", got, err)
 			}
@@ -414,10 +358,7 @@ func TestRealServerEverythingRestartedOverHTTP(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	set := tools.NewSet()
-	if err := m.Register(set, false); err != nil {
-		t.Fatal(err)
-	}
+	set := register(t, m)
 	if r := call(t, set, "ev__echo", `{"message":"before"}`); r.IsError || !strings.Contains(r.Text, "before") {
 		t.Fatalf("before the restart: %+v", r)
 	}

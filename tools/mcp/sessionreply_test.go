@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/agent-dev/agent/config"
-	"github.com/agent-dev/agent/tools"
 )
 
 // replyRejecter is a streamable HTTP server whose one tool asks the client
@@ -97,10 +96,7 @@ func TestHTTPSessionRejectedAnswerNotResent(t *testing.T) {
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
-			set := tools.NewSet()
-			if err := m.Register(set, false); err != nil {
-				t.Fatal(err)
-			}
+			set := register(t, m)
 			if r := call(t, set, "rr__run", `{}`); !r.IsError {
 				t.Errorf("the tool failed, yet: %+v", r)
 			}
