@@ -106,14 +106,7 @@ func TestPreviewProjectInstructionsAndCommands(t *testing.T) {
 	dir := t.TempDir()
 	put(t, filepath.Join(dir, "AGENTS.md"), "Obey the repository.\n")
 	put(t, filepath.Join(dir, ".agent", "commands", "review.md"), "---\ndescription: Review a PR\n---\nReview $1.")
-	s, err := Load(Flags{Workdir: dir}, os.Getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pv, err := PreviewProject(s, os.Getenv)
-	if err != nil || pv.Empty() {
-		t.Fatalf("preview %+v, %v", pv, err)
-	}
+	pv := preview(t, dir)
 	if strings.Join(pv.Instructions, "|") != "AGENTS.md (21 bytes)" || strings.Join(pv.Commands, "|") != "/review: Review a PR" {
 		t.Fatalf("instructions %q, commands %q", pv.Instructions, pv.Commands)
 	}
@@ -335,14 +328,7 @@ func TestPreviewProjectBadCommand(t *testing.T) {
 	dir := t.TempDir()
 	put(t, filepath.Join(dir, ".agent", "commands", "review.md"), "---\ndescription: Review a PR\n---\nReview $1.")
 	put(t, filepath.Join(dir, ".agent", "commands", "evil.md"), "---\ndescription: \x1b]52;c;aGk=\x07pwn\n---\nDo it.")
-	s, err := Load(Flags{Workdir: dir}, os.Getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pv, err := PreviewProject(s, os.Getenv)
-	if err != nil || pv.Empty() {
-		t.Fatalf("preview %+v, %v", pv, err)
-	}
+	pv := preview(t, dir)
 	if len(pv.Commands) != 2 || pv.Commands[0] != "/review: Review a PR" {
 		t.Fatalf("commands %q: want /review and the bad /evil", pv.Commands)
 	}
@@ -353,4 +339,19 @@ func TestPreviewProjectBadCommand(t *testing.T) {
 	if strings.ContainsAny(bad, "\x1b\x07") {
 		t.Fatalf("bad command's reason not sanitized: %q", bad)
 	}
+}
+
+// preview is what the trust question shows for dir's project files, which
+// must have some.
+func preview(t *testing.T, dir string) ProjectPreview {
+	t.Helper()
+	s, err := Load(Flags{Workdir: dir}, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv, err := PreviewProject(s, os.Getenv)
+	if err != nil || pv.Empty() {
+		t.Fatalf("preview %+v, %v", pv, err)
+	}
+	return pv
 }
