@@ -126,8 +126,29 @@ type ElicitationEvent struct {
 	// answered with Content), decline or cancel.
 	Action string `json:"action"`
 	// Content is what an accepted form was answered with (its defaults,
-	// as no one is there to fill it in).
+	// as no one is there to fill it in). MarshalJSON writes it for every
+	// accepted form, {} when the form has no defaults, and for nothing else.
 	Content map[string]any `json:"content,omitempty"`
+}
+
+// MarshalJSON writes "content" exactly when a form was accepted: an
+// accepted form with no defaults is answered with {}, and omitempty alone
+// would leave it out, so that a reader could not tell it from a decline
+// without reading "action" too.
+func (e ElicitationEvent) MarshalJSON() ([]byte, error) {
+	type plain ElicitationEvent
+	out := struct {
+		plain
+		Content *map[string]any `json:"content,omitempty"`
+	}{plain: plain(e)}
+	if e.Mode == "form" && e.Action == "accept" {
+		c := e.Content
+		if c == nil {
+			c = map[string]any{}
+		}
+		out.Content = &c
+	}
+	return json.Marshal(out)
 }
 
 // ElicitationField is one field a form asks for, as its requestedSchema

@@ -119,3 +119,63 @@ func TestPrintFormElicitation(t *testing.T) {
 		})
 	}
 }
+
+// A form whose fields have no defaults, none of them required, accepted
+// with --yes: the stream-json event carries "content": {} (what the server
+// got), not no content at all, which reads like a decline.
+func TestPrintFormAcceptedWithoutDefaultsSaysContent(t *testing.T) {
+	s := server.NewMCPServer("shop", "1.0.0", server.WithToolCapabilities(true), server.WithElicitation())
+	s.AddTool(mcpgo.NewTool("note", mcpgo.WithDescription("Takes a note")),
+		func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			var req mcpgo.ElicitationRequest
+			req.Params.Message = "Anything to add?"
+			req.Params.RequestedSchema = map[string]any{"type": "object", "properties": map[string]any{
+				"text": map[string]any{"type": "string", "title": "Text"},
+			}}
+			res, err := s.RequestElicitation(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			return mcpgo.NewToolResultText("note " + string(res.Action)), nil
+		})
+	f := newFixture(t, false)
+	srv := httptest.NewServer(server.NewStreamableHTTPServer(s))
+	t.Cleanup(srv.Close)
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	writeFile(t, cfg, `{"mcpServers": {"shop": {"type": "http", "url": "`+srv.URL+`/mcp"}}}`)
+	f.flags.MCPConfig = cfg
+	f.fake.Script = anthropictest.NewScript(anthropictest.Turn{Call: "shop__note", Input: map[string]any{}}, anthropictest.Turn{Text: "Done."})
+	a := f.open(t, nil)
+	a.opts.Yes = true
+	var out, stderr bytes.Buffer
+	if err := a.Print(t.Context(), "note", PrintOptions{Format: "stream-json", Yes: true, Stdout: &out, Stderr: &stderr}); err != nil {
+		t.Fatalf("print: %v (%s)", err, stderr.String())
+	}
+	var lines []string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.Contains(l, `"type":"elicitation"`) {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 {
+		t.Fatalf("elicitation events %q, want one\n%s", lines, out.String())
+	}
+	var ev struct {
+		Elicitation map[string]json.RawMessage `json:"elicitation"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &ev); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(ev.Elicitation["action"]); got != `"accept"` {
+		t.Errorf("action %s, want \"accept\": %s", got, lines[0])
+	}
+	if got, ok := ev.Elicitation["content"]; !ok || string(got) != "{}" {
+		t.Errorf("content %s (present %v), want {}: %s", got, ok, lines[0])
+	}
+	if want := "agent: MCP server shop asked for a form (text): accepted empty (no field has a default)"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	if !strings.Contains(out.String(), "note accept") {
+		t.Errorf("the server did not get an accept: %s", out.String())
+	}
+}

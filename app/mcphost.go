@@ -95,6 +95,9 @@ func (a *App) elicitForm(e mcptools.Elicitation, policy string) mcptools.ElicitA
 		text = fmt.Sprintf("MCP server %s asked for %s: declined (set \"elicitation\": \"accept-defaults\" or pass --yes to accept with the form's defaults)", e.Server, what)
 	case !ok:
 		text = fmt.Sprintf("MCP server %s asked for %s: declined (a required field has no default, and no one is there to fill it in)", e.Server, what)
+	case len(content) == 0:
+		text = fmt.Sprintf("MCP server %s asked for %s: accepted empty (no field has a default)", e.Server, what)
+		ev.Action, ev.Content = mcptools.ActionAccept, map[string]any{}
 	default:
 		text = fmt.Sprintf("MCP server %s asked for %s: accepted with the defaults", e.Server, what)
 		ev.Action, ev.Content = mcptools.ActionAccept, maps.Clone(content)
