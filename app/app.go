@@ -230,6 +230,9 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 	}
 	if resumed != nil {
 		a.closers = append(a.closers, func() { _ = resumed.Close() })
+		if err := demoCanContinue(s.Demo, resumed.Meta()); err != nil {
+			return nil, usage(err)
+		}
 		a.isResume = true
 		// The session's agent profile comes back first; what was stored
 		// (what was sent) then wins over it.

@@ -416,3 +416,72 @@ func TestPrintExpandsMCPPrompt(t *testing.T) {
 		})
 	}
 }
+
+// --demo with --resume (or --continue) of a session another provider made
+// is refused, saying how to resume it: the demo's scripted model would have
+// answered in the real conversation, and the session, stored as the
+// demo's, would have resumed in the demo from then on. A demo session
+// still resumes in the demo, and /resume in the demo refuses the same.
+func TestDemoRefusesAnotherProvidersSession(t *testing.T) {
+	f := newFixture(t, false)
+	f.fake.Script = anthropictest.NewScript(anthropictest.Turn{Text: "Hello."})
+	a := f.open(t, nil)
+	var out, stderr bytes.Buffer
+	if err := a.Print(t.Context(), "hi", PrintOptions{Format: "text", Stdout: &out, Stderr: &stderr}); err != nil {
+		t.Fatalf("print: %v (%s)", err, stderr.String())
+	}
+	id := a.Session().ID()
+	a.Close()
+
+	for _, change := range []func(*Flags){
+		func(fl *Flags) { fl.Demo, fl.Resume = true, id },
+		func(fl *Flags) { fl.Demo, fl.Continue = true, true },
+	} {
+		fl := f.flags
+		change(&fl)
+		s, err := Load(fl, f.getenv)
+		if err != nil {
+			t.Fatalf("load: %v", err)
+		}
+		d, err := Open(t.Context(), s, Options{Getenv: f.getenv, Version: "test"})
+		if err == nil {
+			d.Close()
+			t.Fatalf("--demo resumed %s, a session of anthropic", id)
+		}
+		var ue *UsageError
+		want := "session " + id + " was made with anthropic (claude-"
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "agent --resume "+id) {
+			t.Errorf("error %v (usage %v), want a usage error containing %q and the command", err, ue != nil, want)
+		}
+	}
+	db, err := store.Open(t.Context(), f.flags.DBPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ss, err := db.OpenSession(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := ss.Meta().Provider; p != "anthropic" {
+		t.Errorf("the session's provider is now %q", p)
+	}
+	_ = ss.Close()
+
+	// In the demo, /resume of that session is refused; a demo session
+	// resumes in the demo without --demo.
+	demo := f.open(t, func(fl *Flags) { fl.Demo = true })
+	if _, err := demo.Resume(t.Context(), id); err == nil || !strings.Contains(err.Error(), "agent --resume "+id) {
+		t.Errorf("/resume in the demo: %v", err)
+	}
+	demoID := demo.Session().ID()
+	var dout bytes.Buffer
+	if err := demo.Print(t.Context(), "hi", PrintOptions{Format: "text", Stdout: &dout, Stderr: &stderr}); err != nil {
+		t.Fatalf("demo print: %v", err)
+	}
+	demo.Close()
+	back := f.open(t, func(fl *Flags) { fl.Resume = demoID })
+	if !back.Settings().Demo {
+		t.Errorf("a demo session resumed outside the demo")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"syscall"
 
 	"github.com/agent-dev/agent/agent"
@@ -167,6 +168,10 @@ func (a *App) Resume(ctx context.Context, id string) ([]agent.Message, error) {
 	if err != nil {
 		return nil, sessionErr(id, err)
 	}
+	if err := demoCanContinue(a.isDemo(), ss.Meta()); err != nil {
+		_ = ss.Close()
+		return nil, err
+	}
 	hist, err := ss.LoadRepaired(ctx)
 	if err != nil {
 		_ = ss.Close()
@@ -253,4 +258,19 @@ func (a *App) Meta() store.SessionMeta {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.stored.Meta()
+}
+
+// demoCanContinue refuses to continue another provider's session in the
+// demo: its scripted model would answer in the user's real conversation,
+// and the session, stored as the demo's from then on, would resume in the
+// demo by default.
+func demoCanContinue(demo bool, m store.SessionMeta) error {
+	if !demo || m.Provider == demoName {
+		return nil
+	}
+	made := "another provider"
+	if m.Provider != "" {
+		made = strings.TrimSuffix(m.Provider+" ("+m.Model+")", " ()")
+	}
+	return fmt.Errorf("session %s was made with %s, which the demo's scripted model cannot continue: resume it without --demo (agent --resume %s)", m.ID, made, m.ID)
 }
