@@ -372,6 +372,12 @@ func (a *App) build(ctx context.Context) error {
 	if err := notRetired(*s, model); err != nil {
 		return err
 	}
+	if s.Model != "" {
+		// The provider's default is in the tables.
+		if err := a.checkStartModel(*s, model); err != nil {
+			return err
+		}
+	}
 	mode, err := agent.ParseSearchMode(s.Search)
 	if err != nil {
 		return usage(err)

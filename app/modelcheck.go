@@ -41,6 +41,58 @@ func knownModel(provider, model string, table *models.Table) error {
 		model, provider, strings.Join(near, " or "), provider)
 }
 
+// unknownModel is a warning for an id the tables know nothing of on a
+// provider whose models they list (claude-nonexistent-9 on anthropic):
+// not priced, matching no model family, not declared in the config. It
+// is sent all the same, as a provider may serve models newer than the
+// tables, but the user hears why the first request may fail before it
+// does. Typos of a known id are refused before this (knownModel).
+func unknownModel(provider, model string, table *models.Table) string {
+	d, _ := registry.Lookup(provider)
+	if model == "" || !d.Home || len(pricing.Models(d.ModelPrefixes...)) == 0 {
+		return ""
+	}
+	if _, ok := Price(provider, model); ok || table.Lookup(provider, model).Known {
+		return ""
+	}
+	for _, k := range table.Keys() {
+		if k == model || (strings.HasSuffix(k, "*") && strings.HasPrefix(model, strings.TrimSuffix(k, "*"))) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%s is not a model the agent knows for %s: it is sent as is, and the first request fails if %s does not serve it (agent models lists the known ones; declare it under \"models\" in the config to drop this warning)",
+		model, provider, provider)
+}
+
+// checkStartModel applies /model's checks to the model a run starts with
+// (--model, the config's or a profile's; not a resumed session's, which
+// was sent already): a typo of a known id is refused, an id the tables do
+// not know is said. Behind --base-url any id may be served, as for /model.
+func (a *App) checkStartModel(s Settings, model string) error {
+	if s.Demo || s.BaseURL != "" || (a.isResume && s.Flags.Model == "") {
+		return nil
+	}
+	table := s.modelTable()
+	if err := knownModel(s.Provider, model, table); err != nil {
+		return usage(err)
+	}
+	if w := unknownModel(s.Provider, model, table); w != "" {
+		a.warnings = append(a.warnings, w)
+	}
+	return nil
+}
+
+// ModelWarning is what /model says after switching to the current model
+// when the tables do not know it (unknownModel); "" behind --base-url and
+// in the demo.
+func (a *App) ModelWarning() string {
+	if a.isDemo() || a.settings.BaseURL != "" {
+		return ""
+	}
+	_, model := a.session.Target()
+	return unknownModel(a.Provider(), model, a.settings.modelTable())
+}
+
 // typoOf returns the ids (at most three, sorted) that s is one edit away
 // from, letters only: digits are masked, so claude-sonnet-5 is a version
 // of claude-sonnet-4 and not a typo of it. The ids are price-table

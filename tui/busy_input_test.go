@@ -97,6 +97,36 @@ func TestModelTypoSaysWhatWasMeant(t *testing.T) {
 	}
 }
 
+// /model NAME with a name the backend's tables do not know sets it and
+// says so in one warning (claude-nonexistent-9 used to be set without a
+// word, and the next request failed); a listed model, or a typo of one
+// (whose "did you mean" says more), gets no such warning.
+func TestModelUnknownToTheAgentIsSaid(t *testing.T) {
+	const unknown = "is not a model the agent knows"
+	for _, tc := range []struct {
+		name string
+		warn bool
+	}{
+		{"claude-nonexistent-9", true},
+		{"big-2", false},
+		{"big-3", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newFakeBackend()
+			m, _, _ := newTestModel(t, b, 200, 40, Options{})
+			typeText(m, "/model "+tc.name)
+			run(m, press(m, "enter"))
+			f := strings.Join(strings.Fields(frame(m)), " ")
+			if !strings.Contains(f, "model set to "+tc.name) {
+				t.Fatalf("not set:\n%s", frame(m))
+			}
+			if got := strings.Count(f, unknown); got != map[bool]int{true: 1}[tc.warn] {
+				t.Errorf("%q said %d times, want it %v:\n%s", unknown, got, tc.warn, frame(m))
+			}
+		})
+	}
+}
+
 // A turn cancelled while a tool runs says on its card that the tool may
 // have completed (what the model reads too); one cancelled while its
 // approval waited says it never ran. The running one said "interrupted:

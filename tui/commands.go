@@ -24,6 +24,8 @@ type (
 		Err  error
 		// Near is the provider's model the name looks like a typo of.
 		Near string
+		// Warning says the model is unknown to the backend (ModelWarner).
+		Warning string
 	}
 	toolsListMsg struct {
 		Filter string

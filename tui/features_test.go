@@ -42,9 +42,22 @@ func (f *fakeBackend) Models(context.Context) ([]ModelInfo, error) {
 	return out, nil
 }
 
+// ModelWarning stands for the real backend's tables, which know the
+// models Models lists and no other.
+func (f *fakeBackend) ModelWarning() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch f.model {
+	case "", "fake-1", "big-2", "small-3":
+		return ""
+	}
+	return f.model + " is not a model the agent knows for fake: it is sent as is"
+}
+
 var (
 	_ SessionDeleter = (*fakeBackend)(nil)
 	_ ModelLister    = (*fakeBackend)(nil)
+	_ ModelWarner    = (*fakeBackend)(nil)
 )
 
 func pressKey(m *Model, k tea.KeyPressMsg) tea.Cmd {

@@ -27,6 +27,13 @@ type ModelLister interface {
 	Models(ctx context.Context) ([]ModelInfo, error)
 }
 
+// ModelWarner is implemented by a Backend that knows the provider's
+// models from its own tables: after /model switched, ModelWarning says
+// (one line) that the current model is not among them, or "".
+type ModelWarner interface {
+	ModelWarning() string
+}
+
 // Refresher is implemented by a Backend whose tools can change between
 // turns (MCP servers that finished starting in the background): the TUI
 // calls Refresh while idle and shows the notes it returns.
@@ -127,11 +134,16 @@ func setModelCmd(b Backend, name string) tea.Cmd {
 	return func() tea.Msg {
 		// Listed before the switch: the list starts with the current model,
 		// which would be the typo itself after it.
-		near := nearModel(b, name)
+		near, listed := nearModel(b, name)
 		if err := b.SetModel(name); err != nil {
 			return modelSetMsg{Name: name, Err: err}
 		}
-		return modelSetMsg{Name: name, Near: near}
+		msg := modelSetMsg{Name: name, Near: near}
+		// A model the provider lists is served, whatever the tables say.
+		if w, ok := b.(ModelWarner); ok && near == "" && !listed {
+			msg.Warning = w.ModelWarning()
+		}
+		return msg
 	}
 }
 
@@ -145,23 +157,27 @@ func pickModelCmd(b Backend, name string) tea.Cmd {
 
 // nearModel is the model of the provider's list that name is a typo of
 // ("claude-sonet-4-5"), or "": the provider takes any id, so an unknown
-// one is set, but a near miss would fail at the next request.
-func nearModel(b Backend, name string) string {
+// one is set, but a near miss would fail at the next request. listed says
+// the list names it.
+func nearModel(b Backend, name string) (near string, listed bool) {
 	l, ok := b.(ModelLister)
 	if !ok || strings.Contains(name, ":") {
-		return ""
+		return "", false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), backendTimeout)
 	defer cancel()
 	ms, err := l.Models(ctx)
 	if err != nil {
-		return ""
+		return "", false
 	}
 	names := make([]string, 0, len(ms))
 	for _, m := range ms {
+		if m.Name == name {
+			return "", true
+		}
 		names = append(names, m.Name)
 	}
-	return suggest.Nearest(name, names)
+	return suggest.Nearest(name, names), false
 }
 
 type notSupported struct{}

@@ -610,6 +610,8 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 		m.chat.notice(itemNotice, "model set to "+msg.Name)
 		if msg.Near != "" {
 			m.chat.notice(itemWarning, fmt.Sprintf("%s is not among the provider's models: did you mean %s? (/model %s)", msg.Name, msg.Near, msg.Near))
+		} else if msg.Warning != "" {
+			m.chat.notice(itemWarning, msg.Warning)
 		}
 		return m.refreshInfo(), true
 	case toolsListMsg:

@@ -40,6 +40,7 @@ var (
 	_ tui.Backend        = (*Backend)(nil)
 	_ tui.Refresher      = (*Backend)(nil)
 	_ tui.ModelLister    = (*Backend)(nil)
+	_ tui.ModelWarner    = (*Backend)(nil)
 	_ tui.SessionDeleter = (*Backend)(nil)
 	_ tui.ImageSender    = (*Backend)(nil)
 )
@@ -178,6 +179,9 @@ func (b *Backend) Search(ctx context.Context, query string) ([]tui.ToolInfo, err
 }
 
 func (b *Backend) SetModel(name string) error { return b.a.SetModel(name) }
+
+// ModelWarning says the current model is unknown to the tables.
+func (b *Backend) ModelWarning() string { return b.a.ModelWarning() }
 
 func (b *Backend) Sessions(ctx context.Context) ([]tui.SessionInfo, error) {
 	rows, err := b.a.Sessions(ctx)
