@@ -87,3 +87,23 @@ func TestNarrowWhileStreamingInTmux(t *testing.T) {
 	settled("All done.")
 	ts.waitFor("my draft")
 }
+
+// A draft longer than a row shows whole, from its first word, when typed
+// in a 60-column terminal (the textarea wraps at word boundaries, a row
+// later than a count of cells) and after the terminal narrows and widens
+// again: its first row was scrolled out of a box one row short.
+func TestLongDraftShowsWholeAfterResizeInTmux(t *testing.T) {
+	isolate(t)
+	fake := anthropictest.NewServer(t)
+	ts := startTmuxSize(t, 60, 30, tmuxEnv(), "--provider", "anthropic", "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"))
+	ts.waitFor("/help")
+	ts.send("-l", "this is a long draft that the user is typing and it should wrap across lines in the narrow terminal without loss")
+	ts.waitFor("this is a long draft", "without", "loss")
+	for _, w := range []int{100, 60, 40, 80} {
+		if out, err := exec.Command("tmux", "-L", ts.socket, "resize-window", "-x", fmt.Sprint(w)).CombinedOutput(); err != nil {
+			t.Fatalf("resize: %v: %s", err, out)
+		}
+		ts.waitFor("this is a long", "loss")
+	}
+	ts.quit()
+}

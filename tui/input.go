@@ -6,7 +6,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agent-dev/agent/themes"
 )
@@ -21,6 +20,12 @@ type input struct {
 	idx   int
 	draft string
 	width int
+	// measure holds a copy of the text, in a textarea that sizes itself to
+	// it, to count the rows the text takes as the input wraps it: at word
+	// boundaries, which a count of cells per row (the box's earlier
+	// measure) put a row short, hiding a draft's first line.
+	measure  textarea.Model
+	measured string
 }
 
 // placeholder is the empty input's text, and placeholderShort the part of
@@ -42,46 +47,66 @@ func newInput(st *themes.Styles, keys KeyMap) *input {
 	ta.SetHeight(1)
 	ta.SetStyles(textareaStyles(st))
 	ta.Focus()
-	return &input{ta: ta, keys: keys, st: st}
+	ms := textarea.New()
+	ms.Prompt = ta.Prompt
+	ms.ShowLineNumbers = false
+	ms.CharLimit = 0
+	ms.MaxHeight = 0
+	ms.DynamicHeight = true
+	ms.SetStyles(textareaStyles(st))
+	return &input{ta: ta, keys: keys, st: st, measure: ms}
 }
 
 // SetSize sets the box's outer width and the rows of text inside it.
 func (in *input) SetSize(w, rows int) {
+	in.setWidth(w)
+	in.ta.SetHeight(max(rows, 1))
+	if in.ta.ScrollYOffset() > 0 && in.textRows() <= in.ta.Height() {
+		// The textarea scrolled to keep the cursor in a smaller or
+		// narrower box; in this one the whole text fits, so it shows from
+		// its first line, the cursor where it was.
+		row, col := in.ta.Line(), in.ta.Column()
+		in.ta.MoveToBegin()
+		for in.ta.Line() < row {
+			in.ta.CursorDown()
+		}
+		in.ta.SetCursorColumn(col)
+	}
+}
+
+// setWidth sets the box's outer width; the layout reads the rows the text
+// needs at it, so a resize sets it before laying the screen out.
+func (in *input) setWidth(w int) {
 	in.width = w
 	in.ta.SetWidth(max(w-2, 4))
+	in.measure.SetWidth(max(w-2, 4))
 	// The prompt cell and a cell for the cursor take two of the text's.
 	if in.ta.Width()-2 < len(placeholder) {
 		in.ta.Placeholder = placeholderShort
 	} else {
 		in.ta.Placeholder = placeholder
 	}
-	grew := max(rows, 1) > in.ta.Height()
-	in.ta.SetHeight(max(rows, 1))
-	if grew {
-		// The textarea scrolled to keep the cursor in the smaller box; in
-		// the grown one the whole text fits again, from its first line.
-		lines := strings.Split(in.ta.Value(), "\n")
-		if in.ta.Line() == len(lines)-1 && in.ta.Column() == len([]rune(lines[len(lines)-1])) {
-			in.ta.MoveToBegin()
-			in.ta.MoveToEnd()
-		}
+}
+
+// textRows is how many rows the text takes, wrapped as the box wraps it.
+func (in *input) textRows() int {
+	if v := in.ta.Value(); v != in.measured {
+		in.measure.SetValue(v)
+		in.measured = v
 	}
+	return in.measure.Height()
 }
 
 // rows is how many rows the text needs, wrapped at the box's width, at
 // least one and at most limit: the box grows with what is typed or pasted.
 func (in *input) rows(limit int) int {
-	w := max(in.width-3, 1) // borders and the one-cell prompt
-	n := 0
-	for _, l := range strings.Split(in.ta.Value(), "\n") {
-		n += max(1, (ansi.StringWidth(l)+w)/w)
-	}
-	return min(max(n, 1), max(limit, 1))
+	return min(max(in.textRows(), 1), max(limit, 1))
 }
 
 func (in *input) setStyles(st *themes.Styles) {
 	in.st = st
 	in.ta.SetStyles(textareaStyles(st))
+	in.measure.SetStyles(textareaStyles(st))
 }
 
 // textareaStyles takes the textarea's defaults and recolours the parts that

@@ -258,6 +258,7 @@ func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
 	// The renderer redraws a resized terminal from scratch.
 	m.floor = 0
+	m.input.setWidth(w)
 	l := m.layout()
 	m.laidOut = l
 	chatW, chatH := w, l.main
