@@ -120,24 +120,39 @@ func callEveryTool(r *anthropictest.Request) anthropictest.Reply {
 		return anthropictest.Message(anthropictest.Text("Done."))
 	}
 	var tools []struct {
-		Name        string `json:"name"`
-		Type        string `json:"type"`
-		InputSchema struct {
-			Properties map[string]struct {
-				Type any `json:"type"`
-			} `json:"properties"`
-			Required []string `json:"required"`
-		} `json:"input_schema"`
+		Name   string          `json:"name"`
+		Type   string          `json:"type"`
+		Schema json.RawMessage `json:"input_schema"`
 	}
 	_ = json.Unmarshal(r.Tools(), &tools)
+	// The json-schema-2020-12-preservation scenario asks the model to
+	// pass the focal tool's inputSchema, as the request showed it, back
+	// through its echo tool: what the suite then compares is what the
+	// agent sent the model, so a keyword dropped on the way fails it.
+	var focal json.RawMessage
+	for _, tl := range tools {
+		if strings.HasSuffix(tl.Name, "json_schema_2020_12_tool") {
+			focal = tl.Schema
+		}
+	}
 	var blocks []json.RawMessage
 	for i, tl := range tools {
 		if tl.Type != "" && tl.Type != "custom" {
 			continue // a server tool (tool search), not the MCP server's
 		}
+		var schema struct {
+			Properties map[string]struct {
+				Type any `json:"type"`
+			} `json:"properties"`
+			Required []string `json:"required"`
+		}
+		_ = json.Unmarshal(tl.Schema, &schema)
 		args := map[string]any{}
-		for _, name := range tl.InputSchema.Required {
-			args[name] = sample(tl.InputSchema.Properties[name].Type)
+		for _, name := range schema.Required {
+			args[name] = sample(schema.Properties[name].Type)
+		}
+		if strings.HasSuffix(tl.Name, "json_schema_echo") && focal != nil {
+			args["schema"] = focal
 		}
 		blocks = append(blocks, anthropictest.ToolUse(fmt.Sprintf("toolu_conf%02d", i), tl.Name, args))
 	}
