@@ -269,6 +269,14 @@ func (m *trustModel) lines(inner int) (b, foot []string) {
 	// what it does.
 	wrap := func(s string) []string { return strings.Split(ansi.Wrap(s, inner, " "), "\n") }
 	add := func(s string) { b = append(b, wrap(s)...) }
+	// item adds an entry of a list with a hanging indent: the rest of a
+	// wrapped command line stays under its entry, where flush left it read
+	// as an entry, or a heading, of its own.
+	item := func(indent int, s string) {
+		for i, l := range strings.Split(ansi.Wrap(s, max(inner-indent-2, 1), " "), "\n") {
+			b = append(b, strings.Repeat(" ", indent+min(i, 1)*2)+l)
+		}
+	}
 	add(st.DialogTitle.Render("Trust this directory?"))
 	add(st.Text.Render(sanitize.Line(m.req.Dir)))
 	files := "Its project files (" + sanitize.Line(strings.Join(m.req.Files, ", ")) + ")"
@@ -280,14 +288,14 @@ func (m *trustModel) lines(inner int) (b, foot []string) {
 		add(st.Muted.Render(files + " come with the repository; until you trust it, they are not used."))
 	}
 	// section lists n items under a title, at most maxListed of them.
-	section := func(title string, n int, item func(int) string) {
+	section := func(title string, n int, entry func(int) string) {
 		if n == 0 {
 			return
 		}
 		b = append(b, "")
 		add(st.Bold.Render(title))
 		for i := range min(n, maxListed) {
-			add("  " + item(i))
+			item(2, entry(i))
 		}
 		if n > maxListed {
 			add(st.Muted.Render(fmt.Sprintf("  … and %d more", n-maxListed)))
@@ -317,7 +325,7 @@ func (m *trustModel) lines(inner int) (b, foot []string) {
 		section(l.title, len(l.items), func(i int) string { return st.CardArgs.Render(sanitize.Line(clip(l.items[i], 200))) })
 	}
 	for _, w := range m.req.Warnings {
-		add(st.WarningText.Render("! " + sanitize.Line(w)))
+		item(0, st.WarningText.Render("! "+sanitize.Line(w)))
 	}
 	foot = []string{""}
 	if m.guarded {

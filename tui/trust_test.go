@@ -312,3 +312,49 @@ func TestTrustDialogSaysTheFilesChanged(t *testing.T) {
 		}
 	}
 }
+
+// A wrapped entry of the question keeps a hanging indent: the rest of a
+// long hook command or server command line sits under its entry, not flush
+// left where it read as an entry or a heading of its own (at 60 columns the
+// hook's "exit 2" stood alone at the margin).
+func TestTrustDialogWrapsEntriesUnderThemselves(t *testing.T) {
+	m, err := newTrustModel(trustReq(), Options{Theme: "dark"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 60, Height: 100})
+	rows := strings.Split(ansi.Strip(m.View().Content), "\n")
+	titles := map[string]bool{}
+	for _, title := range []string{"It would start these MCP servers:", "It would run these commands at hook events:", "Its servers would put your environment variables in what they send:"} {
+		titles[title] = true
+	}
+	checked := 0
+	for i := 0; i < len(rows); i++ {
+		if !titles[strings.TrimSpace(strings.Trim(rows[i], "║"))] {
+			continue
+		}
+		// The section's rows, up to the blank row after it: entries at two
+		// spaces, their continuations at four.
+		for j := i + 1; j < len(rows); j++ {
+			text := strings.TrimSuffix(strings.TrimPrefix(rows[j], "║ "), "║")
+			if strings.TrimSpace(text) == "" {
+				break
+			}
+			entry := strings.HasPrefix(text, "  ") && text[2] != ' '
+			continued := strings.HasPrefix(text, "    ") && text[4] != ' '
+			if !entry && !continued {
+				t.Errorf("row %q of the section %q is neither an entry nor under one", text, strings.TrimSpace(strings.Trim(rows[i], "║")))
+			}
+			if continued {
+				checked++
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatalf("no entry wrapped at 60 columns:\n%s", strings.Join(rows, "\n"))
+	}
+	flat := strings.Join(strings.Fields(strings.ReplaceAll(strings.Join(rows, " "), "║", " ")), " ")
+	if !strings.Contains(flat, "base64) K=${SECRET}") || !strings.Contains(flat, "project_env_allow does not name it") {
+		t.Errorf("a wrapped entry lost its end:\n%s", strings.Join(rows, "\n"))
+	}
+}
