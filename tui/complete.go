@@ -189,18 +189,12 @@ func (m *Model) applyFileList(msg fileListMsg) tea.Cmd {
 // completionLine shows the candidates above the input.
 func (m *Model) completionLine() string {
 	if len(m.comp.items) == 0 {
-		return ""
+		return m.argumentsLine()
 	}
 	st := m.st
 	if len(m.comp.items) == 1 && strings.HasPrefix(m.comp.items[0], "/") {
-		for _, c := range commandHelp {
-			if strings.Fields(c[0])[0] == m.comp.items[0] {
-				return m.commandHint(c[0], c[1], "")
-			}
-		}
-		if c, ok := m.customCommand(m.comp.items[0]); ok {
-			use := strings.TrimSpace("/" + c.Name + " " + c.ArgumentHint)
-			return m.commandHint(sanitize.Line(use), sanitize.Line(c.Description), " ("+sanitize.Line(c.Source)+")")
+		if line := m.usageLine(m.comp.items[0], " · tab completes"); line != "" {
+			return line
 		}
 	}
 	parts := make([]string, 0, len(m.comp.items))
@@ -221,15 +215,50 @@ func (m *Model) completionLine() string {
 	return line
 }
 
+// usageLine is the line above the input for the command name: its use,
+// description and source, then tail; "" when name is no command.
+func (m *Model) usageLine(name, tail string) string {
+	for _, c := range commandHelp {
+		if strings.Fields(c[0])[0] == name {
+			return m.commandHint(c[0], c[1], tail)
+		}
+	}
+	if c, ok := m.customCommand(name); ok {
+		use := strings.TrimSpace("/" + c.Name + " " + c.ArgumentHint)
+		return m.commandHint(sanitize.Line(use), sanitize.Line(c.Description), " ("+sanitize.Line(c.Source)+")"+tail)
+	}
+	return ""
+}
+
+// argumentsLine keeps a command's use above the input while its arguments
+// are typed: completing "/review" put "/review " in the input and took the
+// line away with its argument hint ("[pr] [priority]"), which is what the
+// arguments are typed from. Only for commands that take arguments.
+func (m *Model) argumentsLine() string {
+	v := m.input.Value()
+	name, _, ok := strings.Cut(v, " ")
+	if !ok || !strings.HasPrefix(name, "/") || strings.Contains(v, "\n") {
+		return ""
+	}
+	for _, c := range commandHelp {
+		if f := strings.Fields(c[0]); f[0] == name && len(f) == 1 {
+			return ""
+		}
+	}
+	if c, ok := m.customCommand(name); ok && c.ArgumentHint == "" {
+		return ""
+	}
+	return m.usageLine(name, "")
+}
+
 // commandHint is the line above the input for the one command typed: its
-// use, its description, where it comes from (a custom command's source)
-// and the tab key. The description is cut to the room left, with "…", so
+// use, its description, and tail: where it comes from (a custom command's
+// source) and, while completing, the tab key. The description is cut to the room left, with "…", so
 // the source and the key stay in view; the line was cut at the width
 // without a mark, and a custom command whose description is its long
 // first line lost both ("/wr  Write it CALL files__write_file {\"path\":…"
 // at 80 columns, "/help  show keys and commands · tab comp" at 40).
-func (m *Model) commandHint(use, desc, source string) string {
-	tail := source + " · tab completes"
+func (m *Model) commandHint(use, desc, tail string) string {
 	room := m.width - ansi.StringWidth(use) - 2 - ansi.StringWidth(tail)
 	if ansi.StringWidth(desc) > room {
 		desc = ansi.Truncate(desc, max(room, 1), "…")

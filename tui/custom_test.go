@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // #30 part 3: custom commands complete with their argument hint, are
@@ -32,7 +34,35 @@ func TestCustomCommands(t *testing.T) {
 	if v := m.input.Value(); v != "/review " {
 		t.Fatalf("tab: %q", v)
 	}
+	// Completed, and while its arguments are typed, the command's use
+	// stays above the input: the hint is what they are typed from.
+	for _, typed := range []string{"", "12 "} {
+		typeText(m, typed)
+		if f := frame(m); !strings.Contains(f, "/review [pr] [priority]  Review a pull request (project:git)") || strings.Contains(f, "tab completes") {
+			t.Errorf("after %q: the argument hint is not above the input:\n%s", "/review "+typed, f)
+		}
+	}
 	m.input.Reset()
+	// Commands without arguments, unknown ones and plain text show none.
+	for _, typed := range []string{"/help ", "/nosuch 1", "hello there"} {
+		typeText(m, typed)
+		if f := frame(m); strings.Contains(f, "show keys and commands") || strings.Contains(f, "Review a pull request") {
+			t.Errorf("after %q: a command's use is shown:\n%s", typed, f)
+		}
+		m.input.Reset()
+	}
+	typeText(m, "/model ")
+	if f := frame(m); !strings.Contains(f, "/model [NAME]") {
+		t.Errorf("a built-in's arguments are not shown:\n%s", f)
+	}
+	m.input.Reset()
+	// Inline (the default) too, where the line above the input is drawn
+	// only when it has something to say.
+	in, _, _ := newInlineModel(t, b, 120, 40, Options{})
+	typeText(in, "/review 12 ")
+	if f := ansi.Strip(in.renderInline()); !strings.Contains(f, "/review [pr] [priority]  Review a pull request (project:git)") {
+		t.Errorf("inline: the argument hint is not above the input:\n%s", f)
+	}
 	typeText(m, "/help")
 	press(m, "enter")
 	f := frame(m)

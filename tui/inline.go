@@ -177,7 +177,7 @@ func (m *Model) renderInline() string {
 			rows = append(rows, m.pane.View(m.spin.View(), true))
 		}
 	}
-	if l.work && (m.working || m.hint != "" || len(m.comp.items) > 0) {
+	if l.work && (m.working || m.hint != "" || m.completionLine() != "") {
 		rows = append(rows, m.workLine())
 	}
 	rows = append(rows, m.bottom(l.box), m.status.View(m.st, m.width))
