@@ -60,7 +60,12 @@ func (a *Authorizer) identity(ctx context.Context, d discovery, redirectURI stri
 		}
 	}
 	body, _ := json.Marshal(map[string]any{
-		"client_name":                a.opts.ClientName,
+		"client_name": a.opts.ClientName,
+		// OpenID Connect Dynamic Client Registration §2 (MCP SEP-837): the
+		// agent is a native application with a loopback redirect; a server
+		// that reads no application_type takes "web", which may not
+		// register one.
+		"application_type":           "native",
 		"redirect_uris":              []string{redirectURI},
 		"grant_types":                []string{"authorization_code", "refresh_token"},
 		"response_types":             []string{"code"},

@@ -3,7 +3,8 @@
 // RFCs' own errors where a real server rejects a request — a wrong PKCE
 // verifier, a missing or other resource indicator, a reused or expired
 // code, an expired or rotated refresh token, a client that authenticates
-// otherwise than registered, a redirect URI that was not registered — and
+// otherwise than registered, a redirect URI that was not registered, a
+// loopback redirect registered without application_type "native" — and
 // the protected resource answers 401 with its challenge and 403
 // insufficient_scope as the MCP authorization specification describes.
 package oauthtest
@@ -202,9 +203,10 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var req struct {
-		RedirectURIs []string `json:"redirect_uris"`
-		AuthMethod   string   `json:"token_endpoint_auth_method"`
-		GrantTypes   []string `json:"grant_types"`
+		RedirectURIs    []string `json:"redirect_uris"`
+		AuthMethod      string   `json:"token_endpoint_auth_method"`
+		GrantTypes      []string `json:"grant_types"`
+		ApplicationType string   `json:"application_type"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		s.fail(w, r, 400, "invalid_client_metadata", "the body is not JSON")
@@ -214,10 +216,27 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, 400, "invalid_redirect_uri", "redirect_uris is required for the authorization code grant")
 		return
 	}
+	// OpenID Connect Dynamic Client Registration §2, as OpenID providers
+	// apply it: an omitted application_type is "web", and a web client may
+	// register only https redirect URIs on a host other than localhost; a
+	// native one (a CLI's loopback redirect) only loopback http or https.
+	appType := req.ApplicationType
+	if appType == "" {
+		appType = "web"
+	}
+	if appType != "web" && appType != "native" {
+		s.fail(w, r, 400, "invalid_client_metadata", "application_type must be native or web")
+		return
+	}
 	for _, u := range req.RedirectURIs {
 		pu, err := url.Parse(u)
-		if err != nil || (pu.Scheme != "https" && !(pu.Scheme == "http" && (pu.Hostname() == "127.0.0.1" || pu.Hostname() == "localhost"))) {
+		loopback := err == nil && (pu.Hostname() == "127.0.0.1" || pu.Hostname() == "localhost")
+		switch {
+		case err != nil || (pu.Scheme != "https" && !(pu.Scheme == "http" && loopback)):
 			s.fail(w, r, 400, "invalid_redirect_uri", "redirect URIs must be https or loopback http")
+			return
+		case appType == "web" && loopback:
+			s.fail(w, r, 400, "invalid_redirect_uri", "a web client (the default application_type) cannot register a loopback redirect URI")
 			return
 		}
 	}

@@ -118,3 +118,39 @@ func TestRejections(t *testing.T) {
 		}
 	})
 }
+
+// The registration endpoint applies OpenID Connect's application_type
+// rules to the redirect URIs, as OpenID providers do.
+func TestRegistrationApplicationType(t *testing.T) {
+	s := New(t, http.NotFoundHandler())
+	for _, tc := range []struct {
+		name, appType, redirect, wantError string
+	}{
+		{"native loopback", "native", "http://127.0.0.1:5000/callback", ""},
+		{"omitted is web: no loopback", "", "http://127.0.0.1:5000/callback", "invalid_redirect_uri"},
+		{"web loopback", "web", "http://localhost:5000/callback", "invalid_redirect_uri"},
+		{"web https", "web", "https://app.example/callback", ""},
+		{"unknown type", "desktop", "http://127.0.0.1:5000/callback", "invalid_client_metadata"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := map[string]any{"redirect_uris": []string{tc.redirect}, "token_endpoint_auth_method": "none"}
+			if tc.appType != "" {
+				body["application_type"] = tc.appType
+			}
+			b, _ := json.Marshal(body)
+			resp, err := http.Post(s.URL+"/register", "application/json", strings.NewReader(string(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var v struct {
+				Error    string `json:"error"`
+				ClientID string `json:"client_id"`
+			}
+			_ = json.NewDecoder(resp.Body).Decode(&v)
+			if v.Error != tc.wantError || (tc.wantError == "") != (v.ClientID != "") {
+				t.Fatalf("status %d, error %q, client %q; want error %q", resp.StatusCode, v.Error, v.ClientID, tc.wantError)
+			}
+		})
+	}
+}
