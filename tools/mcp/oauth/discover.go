@@ -119,6 +119,9 @@ type resourceMetadata struct {
 type serverMetadata struct {
 	transport.AuthServerMetadata
 	ClientIDMetadataDocumentSupported bool `json:"client_id_metadata_document_supported"`
+	// IssParameterSupported: the server's authorization responses carry
+	// its issuer as iss (RFC 9207 §3).
+	IssParameterSupported bool `json:"authorization_response_iss_parameter_supported"`
 	// discovered is false for the 2025-03-26 default endpoints.
 	discovered bool
 }

@@ -97,7 +97,7 @@ func (a *Authorizer) authorize(ctx context.Context, ch challenge, extra []string
 	} else {
 		authURL += "?" + q.Encode()
 	}
-	code, err := a.await(ctx, ln, state, func() { a.opts.Prompt(a.name, authURL) })
+	code, err := a.await(ctx, ln, state, d.as, func() { a.opts.Prompt(a.name, authURL) })
 	if err != nil {
 		return err
 	}
@@ -211,10 +211,37 @@ func (a *Authorizer) listen(ctx context.Context) (net.Listener, string, error) {
 	return nil, "", fmt.Errorf("listen on 127.0.0.1 for the sign-in's redirect: %w (set another oauth.callback_port)", err)
 }
 
+// ErrIssuerMismatch is an authorization response that did not come from the
+// authorization server the request went to (RFC 9207): its iss names
+// another issuer, or it has none where the server said it sends one. Its
+// code may be an attacker's (a mix-up attack), so it is not redeemed.
+var ErrIssuerMismatch = errors.New("the sign-in answer came from another authorization server")
+
+// checkIssuer applies RFC 9207 §2.4 to an authorization response's query: a
+// present iss must equal the issuer of the server's metadata by simple
+// string comparison (no case folding, default port, trailing slash or
+// percent-encoding normalisation: a variant is another issuer), advertised
+// or not; an absent one is refused where the metadata advertised it. A
+// server whose metadata was not found (the 2025-03-26 default endpoints)
+// has told no issuer to compare with.
+func checkIssuer(q url.Values, as serverMetadata) error {
+	iss, present := q["iss"]
+	switch {
+	case !as.discovered:
+		return nil
+	case present && (len(iss) != 1 || iss[0] != as.Issuer):
+		return fmt.Errorf("%w: it names issuer %q, the agent signed in at %q (a possible mix-up attack): refused, sign in again", ErrIssuerMismatch, firstLine(strings.Join(iss, ",")), as.Issuer)
+	case !present && as.IssParameterSupported:
+		return fmt.Errorf("%w: it has no iss, which %s says it always sends (a possible mix-up attack): refused, sign in again", ErrIssuerMismatch, as.Issuer)
+	}
+	return nil
+}
+
 // await serves the redirect until it brings the code for state, the
-// authorization server reports an error, or ctx ends. open shows the URL
+// authorization server reports an error, or ctx ends; a response that is
+// not from as (checkIssuer) ends it with that error. open shows the URL
 // once the listener serves.
-func (a *Authorizer) await(ctx context.Context, ln net.Listener, state string, open func()) (string, error) {
+func (a *Authorizer) await(ctx context.Context, ln net.Listener, state string, as serverMetadata, open func()) (string, error) {
 	type result struct {
 		code string
 		err  error
@@ -235,6 +262,13 @@ func (a *Authorizer) await(ctx context.Context, ln net.Listener, state string, o
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if err := checkIssuer(q, as); err != nil {
+			// Before the error too: an error answer carries iss as well
+			// (RFC 9207 §2), and another server's is not this one's word.
+			fmt.Fprintf(w, "<p>The sign-in to %s was refused: the answer did not come from the authorization server the agent asked. You can close this tab.</p>", html.EscapeString(a.name))
+			finish(result{err: err})
+			return
+		}
 		if e := q.Get("error"); e != "" {
 			desc := firstLine(q.Get("error_description"))
 			fmt.Fprintf(w, "<p>The sign-in to %s failed: %s. You can close this tab.</p>", html.EscapeString(a.name), html.EscapeString(e))

@@ -76,7 +76,7 @@ func (a *Authorizer) ssoIDToken(ctx context.Context, im serverMetadata, c *clien
 		sep = "&"
 	}
 	authURL := im.AuthorizationEndpoint + sep + q.Encode()
-	code, err := a.await(ctx, ln, state, func() { a.opts.Prompt(a.name, authURL) })
+	code, err := a.await(ctx, ln, state, im, func() { a.opts.Prompt(a.name, authURL) })
 	if err != nil {
 		return "", err
 	}

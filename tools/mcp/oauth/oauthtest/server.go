@@ -58,6 +58,14 @@ type Server struct {
 	// PRMResource, when set, is the resource the protected resource
 	// metadata names instead of ResourceURL (a server pointing elsewhere).
 	PRMResource string
+	// NoIssParameter: the metadata does not advertise
+	// authorization_response_iss_parameter_supported and the authorization
+	// responses carry no iss (a server from before RFC 9207).
+	NoIssParameter bool
+	// ResponseIss, when set, says which iss the authorization responses
+	// carry instead of the issuer, if any (send false): another server's
+	// answer in a mix-up attack, or a server that does not keep its word.
+	ResponseIss func(issuer string) (iss string, send bool)
 	// MCP answers the requests that pass the token check.
 	MCP http.Handler
 	// IdP, when set, is the enterprise IdP whose ID-JAGs the server takes
@@ -190,6 +198,9 @@ func (s *Server) serverMetadata(w http.ResponseWriter, r *http.Request) {
 	if len(s.Scopes) > 0 {
 		m["scopes_supported"] = s.Scopes
 	}
+	if !s.NoIssParameter {
+		m["authorization_response_iss_parameter_supported"] = true
+	}
 	if s.IdP != nil {
 		m["grant_types_supported"] = append(m["grant_types_supported"].([]string), GrantJWTBearer)
 	}
@@ -291,6 +302,14 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		}
 		if st := q.Get("state"); st != "" {
 			v.Set("state", st)
+		}
+		// RFC 9207 §2: the issuer, on success and error answers alike.
+		iss, send := s.URL, !s.NoIssParameter
+		if s.ResponseIss != nil {
+			iss, send = s.ResponseIss(s.URL)
+		}
+		if send {
+			v.Set("iss", iss)
 		}
 		u.RawQuery = v.Encode()
 		s.record(r, 302, params.Get("error"))
