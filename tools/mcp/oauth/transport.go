@@ -105,6 +105,7 @@ func (a *Authorizer) recover(ctx context.Context, used string, ch challenge) err
 	if t := a.rec.Token; t != nil && t.AccessToken != used && !t.IsExpired() {
 		return nil // replaced while this request was out: send it again
 	}
+	a.rebind(ctx, ch)
 	if a.rec.Token != nil && a.rec.Token.RefreshToken != "" {
 		if err := a.refresh(ctx); err == nil {
 			return nil
@@ -123,6 +124,32 @@ func (a *Authorizer) recover(ctx context.Context, used string, ch challenge) err
 		reason = "the server no longer accepts the stored token"
 	}
 	return a.signInError(reason)
+}
+
+// rebind forgets the token and the client when the server's protected
+// resource metadata now names another authorization server than the one
+// they came from (MCP SEP-2352): a registration and its tokens belong to
+// one authorization server, so the old server's refresh token would only
+// bring a token the resource no longer takes, and its client must not be
+// shown to the new one. The sign-in that follows discovers the new server
+// and registers there. A metadata document that cannot be read changes
+// nothing: the sign-in reads it again and says what is wrong. mu is held.
+func (a *Authorizer) rebind(ctx context.Context, ch challenge) {
+	c := a.rec.Client
+	if c == nil || c.Issuer == "" {
+		return
+	}
+	prm, found, err := a.resourceMetadata(ctx, ch)
+	if err != nil || !found || len(prm.AuthorizationServers) == 0 {
+		return
+	}
+	// The kept issuer is the one its metadata declared, which may differ
+	// from the resource's entry by a trailing slash (discover allows that).
+	if strings.TrimSuffix(prm.AuthorizationServers[0], "/") == strings.TrimSuffix(c.Issuer, "/") {
+		return
+	}
+	a.rec.Token, a.rec.Client = nil, nil
+	_ = a.store.save(a.name, a.url, a.rec)
 }
 
 // stepUp signs in again asking for the scopes the 403 names on top of those

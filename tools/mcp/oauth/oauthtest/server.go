@@ -74,6 +74,7 @@ type Server struct {
 
 	srv      *httptest.Server
 	mu       sync.Mutex
+	movedTo  *Server
 	clients  map[string]*Client
 	codes    map[string]*grant
 	access   map[string]*grant
@@ -115,6 +116,16 @@ func (s *Server) AddClient(c Client) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clients[c.ID] = &c
+}
+
+// MoveTo makes as the protected resource's authorization server from now
+// on (a resource migrating to another one): its metadata names as, and it
+// takes as's tokens for ResourceURL, no longer this server's. as must have
+// this server's ResourceURL, the resource its tokens are for.
+func (s *Server) MoveTo(as *Server) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.movedTo = as
 }
 
 // DenyNext makes the next authorization answer with the error code (as when
@@ -181,7 +192,11 @@ func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
 	if s.PRMResource != "" {
 		res = s.PRMResource
 	}
-	writeJSON(w, 200, map[string]any{"resource": res, "authorization_servers": []string{s.URL}, "scopes_supported": s.Scopes})
+	issuer := s.URL
+	if as := s.moved(); as != nil {
+		issuer = as.URL
+	}
+	writeJSON(w, 200, map[string]any{"resource": res, "authorization_servers": []string{issuer}, "scopes_supported": s.Scopes})
 }
 
 func (s *Server) serverMetadata(w http.ResponseWriter, r *http.Request) {
@@ -516,10 +531,16 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, code, 
 // the required scopes, else 401 with the challenge or 403
 // insufficient_scope.
 func (s *Server) protected(w http.ResponseWriter, r *http.Request) {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	var g *grant
+	if as := s.moved(); as != nil {
+		g = as.grant(tok)
+	}
 	s.mu.Lock()
 	meta := s.URL + "/.well-known/oauth-protected-resource/mcp"
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	g := s.access[tok]
+	if s.movedTo == nil {
+		g = s.access[tok]
+	}
 	if !ok || g == nil || time.Now().After(g.expires) || g.resource != s.ResourceURL {
 		chal := fmt.Sprintf(`Bearer resource_metadata="%s"`, meta)
 		if len(s.Required) > 0 {
@@ -550,6 +571,24 @@ func (s *Server) protected(w http.ResponseWriter, r *http.Request) {
 	s.record(r, 200, "")
 	s.mu.Unlock()
 	s.MCP.ServeHTTP(w, r)
+}
+
+func (s *Server) moved() *Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.movedTo
+}
+
+// grant is a copy of what the access token tok stands for, nil if nothing.
+func (s *Server) grant(tok string) *grant {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.access[tok]
+	if g == nil {
+		return nil
+	}
+	c := *g
+	return &c
 }
 
 // isToolCall peeks at a JSON-RPC body for tools/call, leaving it readable.
