@@ -32,6 +32,9 @@ func TestBadValueNamesItsSource(t *testing.T) {
 			`AGENT_THEME="neon": unknown theme: ` + themes},
 		{"flag over the file", map[string]string{"~/agent/config.json": `{"theme": "neon"}`}, nil, []string{"--theme", "neo"},
 			`--theme "neo": unknown theme: ` + themes},
+		// A number out of range names its flag, as the file's does its key.
+		{"negative flag", nil, nil, []string{"--max-tokens", "-5"}, `--max-tokens -5: must be positive`},
+		{"negative max steps", nil, nil, []string{"--max-steps", "-1"}, `--max-steps -1: must be at least 1`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wd := isolate(t)

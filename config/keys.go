@@ -204,7 +204,15 @@ func (e *FlagValueError) Error() string {
 // it came from rather than only itself.
 func CheckFlags(c *Config) error {
 	for _, k := range Keys() {
-		if k.Flag == "" || len(k.Enum) == 0 {
+		if k.Flag == "" {
+			continue
+		}
+		// A negative number, refused after the merge, read "max tokens
+		// must be positive, got -5" with no word of the flag.
+		if v := k.field(c); v.CanInt() && v.Int() < 0 || v.CanFloat() && v.Float() < 0 {
+			return &FlagNumberError{Flag: k.Flag, Value: fmt.Sprint(v.Interface()), Check: k.Check}
+		}
+		if len(k.Enum) == 0 {
 			continue
 		}
 		if v := k.field(c).String(); k.check(v) != nil {
@@ -212,6 +220,16 @@ func CheckFlags(c *Config) error {
 		}
 	}
 	return nil
+}
+
+// FlagNumberError is a command-line flag whose number is out of range:
+// the flag, the value and what it must be.
+type FlagNumberError struct {
+	Flag, Value, Check string
+}
+
+func (e *FlagNumberError) Error() string {
+	return fmt.Sprintf("--%s %s: %s", e.Flag, e.Value, e.Check)
 }
 
 // CheckFlag checks the flag of the key named name against a closed set
