@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agent-dev/agent/internal/suggest"
 )
 
 // MCP transports.
@@ -316,11 +318,42 @@ func ParseMCPServersWith(raw json.RawMessage, source string, lookup func(string)
 		s.Name, s.Source = name, source
 		s = s.Expand(lookup)
 		if err := s.normalizeWith(lookup == nil); err != nil {
-			return nil, fmt.Errorf("MCP config %s: server %q: %v", source, name, err)
+			return nil, fmt.Errorf("MCP config %s: server %q: %v%s", source, name, err, misspeltKey(m[name]))
 		}
 		out[name] = s
 	}
 	return out, nil
+}
+
+// misspeltKey names a key of a server that failed to load which is no key
+// of a server but near one ("comand"): unknown keys are ignored (the file
+// carries other clients' settings), so the error said only that the
+// server "needs a command", with one written a letter short beside it.
+// "" when no key is such a typo.
+func misspeltKey(raw json.RawMessage) string {
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(raw, &keys) != nil {
+		return ""
+	}
+	known := mcpServerKeys()
+	for _, k := range mcpSortedKeys(keys) {
+		if near := suggest.Nearest(k, known); near != "" {
+			return fmt.Sprintf(`; %q is no key of a server: did you mean %q?`, k, near)
+		}
+	}
+	return ""
+}
+
+// mcpServerKeys are the keys a server's entry is read from.
+func mcpServerKeys() []string {
+	keys := []string{"timeout", "toolTimeout"}
+	t := reflect.TypeFor[MCPServer]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
 }
 
 // normalize infers the transport and checks what it needs.

@@ -62,6 +62,10 @@ func TestLoadMCPConfigErrors(t *testing.T) {
 		{"bad type", `{"mcpServers": {"x": {"type": "ws", "url": "http://a"}}}`, `server "x": unknown type "ws"`},
 		{"no command", `{"mcpServers": {"x": {"args": ["a"]}}}`, `server "x": needs a "command"`},
 		{"http no url", `{"mcpServers": {"x": {"type": "http"}}}`, `server "x": http server needs a "url"`},
+		// A key a letter off is named with the one meant: unknown keys are
+		// otherwise ignored, as other clients' settings.
+		{"command misspelt", `{"mcpServers": {"x": {"comand": "npx", "autoApprove": []}}}`, `server "x": needs a "command" (stdio) or a "url" (http, sse); "comand" is no key of a server: did you mean "command"?`},
+		{"url misspelt", `{"mcpServers": {"x": {"type": "http", "ulr": "https://a/mcp"}}}`, `server "x": http server needs a "url"; "ulr" is no key of a server: did you mean "url"?`},
 		{"bad url", `{"mcpServers": {"x": {"type": "sse", "url": "ftp://a"}}}`, "must start with http"},
 		{"bad defer", `{"mcpServers": {"x": {"command": "a", "defer": "sometimes"}}}`, `defer must be true, false, "auto"`},
 		{"bad timeout", `{"mcpServers": {"x": {"command": "a", "timeout": "soon"}}}`, "timeout must be seconds"},
