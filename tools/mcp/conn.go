@@ -75,9 +75,12 @@ type conn struct {
 	// server of resources or prompts); its refusal of tools/list is an
 	// empty list, not a failed start.
 	noTools atomic.Bool
-	pages   listPages  // tools arrays read past mcp-go (listpages.go)
-	dialMu  sync.Mutex // one (re)connection at a time
-	reqs    reqConn    // whose server requests are answered (requests.go)
+	// modern: the server refused the 2025-11-25 handshake and answers
+	// protocol 2026-07-28 (modern.go).
+	modern atomic.Bool
+	pages  listPages  // tools arrays read past mcp-go (listpages.go)
+	dialMu sync.Mutex // one (re)connection at a time
+	reqs   reqConn    // whose server requests are answered (requests.go)
 	// inflight counts, per client, the requests in flight that a lost
 	// session has sent again (conn.use), so that the client is closed
 	// only after them (markDownDrained).
@@ -302,7 +305,10 @@ func (c *conn) handshake(ctx context.Context, cl *client.Client, p *proc, stderr
 	}
 	c.serveRequests(cl) // after Start, which installs mcp-go's handler (requests.go)
 	var req mcpgo.InitializeRequest
-	req.Params.ProtocolVersion = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
+	if !c.modern.Load() {
+		// Unset, mcp-go asks server/discover first (2026-07-28).
+		req.Params.ProtocolVersion = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
+	}
 	req.Params.ClientInfo = mcpgo.Implementation{Name: c.m.opts.ClientName, Version: c.m.opts.ClientVersion}
 	initTimeout := c.m.opts.InitTimeout
 	if c.cfg.Timeout > initTimeout {
@@ -378,7 +384,10 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 	// timeout (5 s by default) on servers that ignore unknown methods, and it
 	// keeps tools/list a plain request we can send ourselves to read the
 	// schemas verbatim.
-	opts := append([]client.ClientOption{client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)}, c.clientOptions()...)
+	opts := c.clientOptions()
+	if !c.modern.Load() {
+		opts = append([]client.ClientOption{client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)}, opts...)
+	}
 	switch c.cfg.Type {
 	case config.MCPStdio:
 		p, tr, err := c.spawn(stderr)
@@ -390,11 +399,15 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 		hc := c.httpClient()
 		tap := &sessionTap{base: hc.Transport}
 		hc.Transport = tap
-		tr, err := transport.NewStreamableHTTP(c.cfg.URL, transport.WithHTTPHeaders(c.cfg.Headers),
-			transport.WithHTTPBasicClient(hc),
+		topts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(c.cfg.Headers),
+			transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(c.m.log)}
+		if !c.modern.Load() {
 			// The GET stream is how a streamable HTTP server sends
-			// tools/list_changed outside of a request.
-			transport.WithContinuousListening(), transport.WithHTTPLogger(c.m.log)) //nolint:staticcheck // servers of protocol versions before 2026-07-28 still send list_changed on the GET stream
+			// tools/list_changed outside of a request (2026-07-28 has
+			// none, and mcp-go speaks that revision only without it).
+			topts = append(topts, transport.WithContinuousListening()) //nolint:staticcheck // servers of protocol versions before 2026-07-28 still send list_changed on the GET stream
+		}
+		tr, err := transport.NewStreamableHTTP(c.cfg.URL, topts...)
 		if err != nil {
 			return nil, nil, fmt.Errorf("streamable HTTP transport for %s: %w", c.cfg.URL, err)
 		}

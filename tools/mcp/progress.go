@@ -65,6 +65,9 @@ func (c *conn) send(ctx, tctx context.Context, cl *client.Client, tool string, a
 	}
 	req := transport.JSONRPCRequest{JSONRPC: mcpgo.JSONRPC_VERSION, ID: mcpgo.NewRequestId(id),
 		Method: string(mcpgo.MethodToolsCall), Params: params}
+	if err := c.stampModern(cl, &req); err != nil {
+		return nil, err
+	}
 	resp, err := cl.GetTransport().SendRequest(tctx, req)
 	if err != nil && tctx.Err() == nil {
 		if dl, ok := tctx.Deadline(); ok && time.Until(dl) < 100*time.Millisecond {
@@ -90,6 +93,9 @@ func (c *conn) send(ctx, tctx context.Context, cl *client.Client, tool string, a
 	if t, ok := taskCreated(resp.Result); task && ok {
 		// The task runs: its requests must not have the call resent.
 		return c.awaitTask(ctx, unwatched(tctx), cl, tool, t)
+	}
+	if inputRequired(resp.Result) {
+		return nil, fmt.Errorf("tools/call %s: %w", tool, errInputRequired)
 	}
 	res, err := mcpgo.ParseCallToolResult(&resp.Result)
 	if err != nil {

@@ -35,6 +35,17 @@ func (c *conn) httpClient() *http.Client {
 // than the start's, and is connected again.
 func (c *conn) connect(parent context.Context) error {
 	err := c.connectOnce(parent)
+	if err != nil && c.fallsForward(err) {
+		// A server of protocol 2026-07-28 only (modern.go). Should it
+		// not answer that either, what the user sees is the first
+		// refusal, which says what else it may be (an SSE server).
+		c.modern.Store(true)
+		if ferr := c.connectOnce(parent); ferr != nil {
+			c.modern.Store(false)
+		} else {
+			err = nil
+		}
+	}
 	if c.auth == nil {
 		return err
 	}

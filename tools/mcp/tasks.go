@@ -172,6 +172,9 @@ func pollWait(t mcpgo.Task) time.Duration {
 func (c *conn) taskResult(ctx context.Context, cl *client.Client, id string) taskAnswer {
 	req := transport.JSONRPCRequest{JSONRPC: mcpgo.JSONRPC_VERSION, ID: mcpgo.NewRequestId(fmt.Sprintf("agent-task-%d", rpcSeq.Add(1))),
 		Method: string(mcpgo.MethodTasksResult), Params: mcpgo.TaskResultParams{TaskId: id}}
+	if err := c.stampModern(cl, &req); err != nil {
+		return taskAnswer{err: err}
+	}
 	resp, err := cl.GetTransport().SendRequest(ctx, req)
 	if err != nil {
 		return taskAnswer{err: transport.NewError(err), lost: true}

@@ -48,13 +48,17 @@ func (c *conn) listTools(ctx context.Context, cl *client.Client) ([]rawTool, uin
 		params := struct {
 			Cursor string `json:"cursor,omitempty"`
 		}{cursor}
-		resp, err := cl.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{
+		req := transport.JSONRPCRequest{
 			JSONRPC: mcpgo.JSONRPC_VERSION,
 			// String ids never meet the client's own integer ids.
 			ID:     mcpgo.NewRequestId(fmt.Sprintf("agent-tools-list-%d", rpcSeq.Add(1))),
 			Method: string(mcpgo.MethodToolsList),
 			Params: params,
-		})
+		}
+		if err := c.stampModern(cl, &req); err != nil {
+			return nil, 0, "", err
+		}
+		resp, err := cl.GetTransport().SendRequest(ctx, req)
 		if err != nil {
 			return nil, 0, "", fmt.Errorf("tools/list: %w", transport.NewError(err))
 		}

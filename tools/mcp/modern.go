@@ -1,0 +1,90 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/agent-dev/agent/config"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// Servers of protocol 2026-07-28 only. That revision is stateless: no
+// initialize handshake, no session; every request carries its protocol
+// version and the client's capabilities in _meta, and over HTTP the
+// Mcp-Method (and for a call Mcp-Name) headers. A server that serves
+// only it answers the 2025-11-25 initialize with a 4xx (-32022,
+// "unsupported protocol version"), which mcp-go reports as
+// transport.ErrLegacySSEServer. The agent still opens every server with
+// the 2025-11-25 handshake, which every server of both eras answers in
+// one round trip of its own, and falls forward to 2026-07-28 only for a
+// streamable HTTP server that refused it: a server that worked before
+// works as it did, one that failed for want of the new revision now
+// connects. What it does not do on such a server yet: answer a tool's
+// request for input (the revision's multi round-trip results), or hear of
+// list changes (subscriptions/listen); requests it sends itself declare
+// no client capabilities, so a server does not count on those.
+
+// fallsForward reports whether err, the 2025-11-25 handshake's failure
+// with c, warrants trying protocol 2026-07-28: a streamable HTTP server
+// that refused initialize with a 4xx, and not tried that way yet.
+func (c *conn) fallsForward(err error) bool {
+	return c.cfg.Type == config.MCPHTTP && !c.modern.Load() && errors.Is(err, transport.ErrLegacySSEServer)
+}
+
+// stampModern adds to a request the agent builds itself (tools/list,
+// tools/call, tasks) what protocol 2026-07-28 requires of every request,
+// when cl speaks it: the protocol version, client capabilities and
+// client info in _meta, and the standard headers. Other requests go
+// through mcp-go's client, which does the same.
+func (c *conn) stampModern(cl *client.Client, req *transport.JSONRPCRequest) error {
+	v := cl.ProtocolVersion()
+	if !mcpgo.IsModernProtocol(v) {
+		return nil
+	}
+	params := map[string]any{}
+	if req.Params != nil {
+		b, err := json.Marshal(req.Params)
+		if err != nil {
+			return fmt.Errorf("%s: %w", req.Method, err)
+		}
+		if err := json.Unmarshal(b, &params); err != nil {
+			return fmt.Errorf("%s: params are not an object: %w", req.Method, err)
+		}
+	}
+	meta, _ := params["_meta"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta[mcpgo.MetaKeyProtocolVersion] = v
+	meta[mcpgo.MetaKeyClientCapabilities] = map[string]any{}
+	meta[mcpgo.MetaKeyClientInfo] = mcpgo.Implementation{Name: c.m.opts.ClientName, Version: c.m.opts.ClientVersion}
+	params["_meta"] = meta
+	req.Params = params
+	enc, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("%s: %w", req.Method, err)
+	}
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
+	for k, val := range mcpgo.StandardHeaders(v, mcpgo.MCPMethod(req.Method), enc) {
+		req.Header.Set(k, val)
+	}
+	return nil
+}
+
+// errInputRequired is a 2026-07-28 call result that asks the client for
+// input (an elicitation, a sampling, the roots) before it completes.
+var errInputRequired = errors.New("the server asked for input before answering (protocol 2026-07-28's multi round-trip request), which the agent does not answer yet")
+
+// inputRequired reports whether a result is 2026-07-28's input_required.
+func inputRequired(res json.RawMessage) bool {
+	var r struct {
+		ResultType string `json:"resultType"`
+	}
+	return json.Unmarshal(res, &r) == nil && r.ResultType == "input_required"
+}

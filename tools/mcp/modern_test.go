@@ -1,0 +1,150 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/agent-dev/agent/config"
+)
+
+// modernSchema keeps keywords a client must pass on untouched.
+const modernSchema = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"msg":{"type":"string"}},"properties":{"message":{"$ref":"#/$defs/msg"}},"required":["message"],"additionalProperties":false}`
+
+// modernOnly serves protocol 2026-07-28 and nothing older, as mcp-go's
+// server does with only that version allowed (a TypeScript SDK v2 server
+// with legacy: 'reject' answers the same way), recording each request's
+// method, _meta and Mcp-Method header.
+type modernOnly struct {
+	mu   sync.Mutex
+	seen []string // "method meta-version header-method"
+}
+
+func (s *modernOnly) handler() http.Handler {
+	srv := server.NewMCPServer("modern", "1.0.0", server.WithToolCapabilities(false))
+	srv.AddTool(mcpgo.NewToolWithRawSchema("echo", "Echo a message", json.RawMessage(modernSchema)),
+		func(_ context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("echo: " + req.GetString("message", "")), nil
+		})
+	h := server.NewStreamableHTTPServer(srv, server.WithStreamableHTTPProtocolVersions(mcpgo.ProtocolVersion20260728))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			var body struct {
+				Method string `json:"method"`
+				Params struct {
+					Meta map[string]any `json:"_meta"`
+				} `json:"params"`
+			}
+			var id json.RawMessage
+			b, _ := readAllAndRestore(r)
+			_ = json.Unmarshal(b, &body)
+			_ = json.Unmarshal(b, &struct {
+				ID *json.RawMessage `json:"id"`
+			}{&id})
+			v, _ := body.Params.Meta[mcpgo.MetaKeyProtocolVersion].(string)
+			s.mu.Lock()
+			s.seen = append(s.seen, body.Method+" "+v+" "+r.Header.Get(mcpgo.HeaderMethod))
+			s.mu.Unlock()
+			if len(id) == 0 {
+				id = json.RawMessage("null")
+			}
+			if v == "" {
+				// What the TypeScript SDK v2's strict server answers a
+				// request of an earlier revision (initialize included).
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","error":{"code":-32022,"message":"Unsupported protocol version: 2025-11-25","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}},"id":` + string(id) + `}`))
+				return
+			}
+		}
+		if r.Method == http.MethodGet {
+			http.Error(w, "no GET stream in 2026-07-28", http.StatusMethodNotAllowed)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *modernOnly) requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.seen...)
+}
+
+func readAllAndRestore(r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return b, err
+}
+
+// TestModernOnlyServerConnects: a server of protocol 2026-07-28 only
+// refuses the 2025-11-25 handshake; the agent falls forward to that
+// revision, lists the tools with their schemas verbatim and calls them,
+// each of its own requests carrying the revision's _meta and Mcp-Method.
+// Before, the server failed to start ("likely a legacy SSE server").
+func TestModernOnlyServerConnects(t *testing.T) {
+	t.Parallel()
+	s := &modernOnly{}
+	ts := httptest.NewServer(s.handler())
+	t.Cleanup(ts.Close)
+	m, _, errs := startManager(t, Options{}, config.MCPServer{Name: "modern", Type: config.MCPHTTP, URL: ts.URL + "/mcp"})
+	if len(errs) > 0 {
+		t.Fatalf("start: %v", errs)
+	}
+	set := register(t, m)
+	tool, ok := set.Lookup(ToolName("modern", "echo"))
+	if !ok {
+		t.Fatalf("echo not registered: %v", names(set.All()))
+	}
+	if got := string(tool.Schema); got != modernSchema {
+		t.Errorf("schema changed on the way:\n got %s\nwant %s", got, modernSchema)
+	}
+	if r := call(t, set, ToolName("modern", "echo"), `{"message":"hi"}`); r.IsError || !strings.Contains(r.Text, "echo: hi") {
+		t.Errorf("call: %+v", r)
+	}
+	t.Logf("requests: %q", s.requests())
+	var list, callReq bool
+	for _, r := range s.requests() {
+		f := strings.Fields(r)
+		switch f[0] {
+		case "tools/list", "tools/call":
+			if len(f) != 3 || f[1] != mcpgo.ProtocolVersion20260728 || f[2] != f[0] {
+				t.Errorf("request %q lacks the 2026-07-28 _meta or Mcp-Method header", r)
+			}
+			list = list || f[0] == "tools/list"
+			callReq = callReq || f[0] == "tools/call"
+		}
+	}
+	if !list || !callReq {
+		t.Errorf("requests %v: want a tools/list and a tools/call", s.requests())
+	}
+}
+
+// TestRefusedHandshakeKeepsItsError: a server that refuses both revisions
+// (a legacy SSE server configured as "http") fails as it did, with the
+// first refusal's error.
+func TestRefusedHandshakeKeepsItsError(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "use /sse", http.StatusMethodNotAllowed)
+	}))
+	t.Cleanup(ts.Close)
+	_, _, errs := startManager(t, Options{}, config.MCPServer{Name: "old", Type: config.MCPHTTP, URL: ts.URL + "/mcp"})
+	if len(errs) != 1 {
+		t.Fatalf("errs = %v, want one", errs)
+	}
+	if !errors.Is(errs[0], transport.ErrLegacySSEServer) {
+		t.Errorf("error = %v, want the 2025-11-25 refusal", errs[0])
+	}
+}
