@@ -9,13 +9,17 @@
 // served by this test, which calls every tool it is offered. The suite then
 // judges what the agent did on the wire.
 //
-// .ci/install-conformance.sh installs Node 22 and the suite into
-// .ci/node_modules/conformance (AGENT_CONFORMANCE_PREFIX overrides it).
-// testdata/expected-failures.yml lists the scenarios that do not pass yet,
-// in the suite's own baseline format: an unlisted scenario that fails, or a
-// listed one that passes, fails the test. `go test ./conformance -v` prints
-// the table of scenarios and checks passed; AGENT_CONFORMANCE_SCENARIOS
-// (comma-separated) runs only those.
+// Two versions of the suite run (suiteVersions): the release CI has always
+// run and the newest, whose scenarios are the next protocol revision's.
+// .ci/install-conformance.sh installs Node 22 and each version into
+// .ci/node_modules/conformance-VERSION; AGENT_CONFORMANCE_PREFIX names one
+// install to run instead (its version read from its package.json).
+// testdata/expected-failures-VERSION.yml lists the scenarios of that version
+// that do not pass yet, in the suite's own baseline format: an unlisted
+// scenario that fails, or a listed one that passes, fails the test.
+// `go test ./conformance -v` prints each version's table of scenarios and
+// checks passed; AGENT_CONFORMANCE_SCENARIOS (comma-separated) runs only
+// those.
 package conformance
 
 import (
@@ -38,28 +42,74 @@ import (
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 )
 
-// suite is where the suite and its node are installed.
+// suiteVersions are the versions of @modelcontextprotocol/conformance CI
+// runs, as .ci/install-conformance.sh installs them.
+var suiteVersions = []string{"0.1.16", "0.2.0-alpha.12"}
+
+// suite is where one version of the suite and its node are installed.
 type suite struct {
-	node, cli, dir string
+	version, node, cli, dir string
 }
 
-func findSuite(t *testing.T) suite {
+// findSuites returns the installed suites: the one AGENT_CONFORMANCE_PREFIX
+// names, else each of suiteVersions in .ci/node_modules. A version that is
+// not installed is left out, saying what installs it; none installed skips
+// the test.
+func findSuites(t *testing.T) []suite {
 	t.Helper()
-	prefix := os.Getenv("AGENT_CONFORMANCE_PREFIX")
-	if prefix == "" {
-		prefix = filepath.Join(repoRoot(t), ".ci", "node_modules", "conformance")
-	}
-	s := suite{
-		node: filepath.Join(prefix, "node_modules", ".bin", "node"),
-		cli:  filepath.Join(prefix, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"),
-		dir:  filepath.Join(repoRoot(t), "conformance"),
-	}
-	for _, p := range []string{s.node, s.cli} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("the MCP conformance suite is not installed (%s is missing): run .ci/install-conformance.sh, or set AGENT_CONFORMANCE_PREFIX to the npm prefix holding node@22 and @modelcontextprotocol/conformance", p)
+	prefixes := map[string]string{}
+	if p := os.Getenv("AGENT_CONFORMANCE_PREFIX"); p != "" {
+		prefixes[""] = p
+	} else {
+		for _, v := range suiteVersions {
+			prefixes[v] = filepath.Join(repoRoot(t), ".ci", "node_modules", "conformance-"+v)
 		}
 	}
-	return s
+	var out []suite
+	var missing []string
+	for _, want := range append([]string{""}, suiteVersions...) {
+		prefix, ok := prefixes[want]
+		if !ok {
+			continue
+		}
+		pkg := filepath.Join(prefix, "node_modules", "@modelcontextprotocol", "conformance")
+		s := suite{
+			version: want,
+			node:    filepath.Join(prefix, "node_modules", ".bin", "node"),
+			cli:     filepath.Join(pkg, "dist", "index.js"),
+			dir:     filepath.Join(repoRoot(t), "conformance"),
+		}
+		installed := true
+		for _, p := range []string{s.node, s.cli} {
+			if _, err := os.Stat(p); err != nil {
+				missing = append(missing, p)
+				installed = false
+			}
+		}
+		if !installed {
+			continue
+		}
+		var meta struct{ Version string }
+		b, err := os.ReadFile(filepath.Join(pkg, "package.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &meta)
+		}
+		if err != nil || meta.Version == "" {
+			t.Fatalf("%s: no version in the suite's package.json (%v)", pkg, err)
+		}
+		if want != "" && meta.Version != want {
+			t.Fatalf("%s holds @modelcontextprotocol/conformance %s, not %s: run .ci/install-conformance.sh", prefix, meta.Version, want)
+		}
+		s.version = meta.Version
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		t.Skipf("the MCP conformance suite is not installed (%s missing): run .ci/install-conformance.sh, or set AGENT_CONFORMANCE_PREFIX to the npm prefix holding node@22 and @modelcontextprotocol/conformance", strings.Join(missing, ", "))
+	}
+	for _, p := range missing {
+		t.Logf("not run: %s is missing (.ci/install-conformance.sh installs it)", p)
+	}
+	return out
 }
 
 func repoRoot(t *testing.T) string {
@@ -225,12 +275,12 @@ func (s suite) run(t *testing.T, scenario, bin, modelURL string) result {
 	return r
 }
 
-// expectedFailures reads the client list of the suite's baseline file.
-func expectedFailures(t *testing.T) map[string]bool {
+// expectedFailures reads the client list of the version's baseline file.
+func expectedFailures(t *testing.T, file string) map[string]bool {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "expected-failures.yml"))
+	b, err := os.ReadFile(file)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v: each suite version has its list of the scenarios that do not pass yet", err)
 	}
 	out := map[string]bool{}
 	inClient := false
@@ -243,7 +293,7 @@ func expectedFailures(t *testing.T) map[string]bool {
 		case inClient:
 			name, ok := strings.CutPrefix(trimmed, "- ")
 			if !ok {
-				t.Fatalf("testdata/expected-failures.yml: %q is not a list item", line)
+				t.Fatalf("%s: %q is not a list item", file, line)
 			}
 			out[strings.Trim(strings.TrimSpace(name), `"'`)] = true
 		}
@@ -253,42 +303,67 @@ func expectedFailures(t *testing.T) map[string]bool {
 
 func TestClientScenarios(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: the conformance suite builds the agent and runs 25 scenarios")
+		t.Skip("-short: the conformance suite builds the agent and runs every client scenario of two suite versions")
 	}
-	s := findSuite(t)
-	scenarios := s.clientScenarios(t)
-	expected := expectedFailures(t)
+	suites := findSuites(t)
+	bin := buildAgent(t)
+	model := anthropictest.NewServer(t)
+	model.SetHandler(callEveryTool)
+	// One bound for every version's scenarios: the suites' servers and the
+	// agents are light, a few at once.
+	sem := make(chan struct{}, 3)
+	tables := make([]string, len(suites))
+	if path := os.Getenv("AGENT_CONFORMANCE_TABLE"); path != "" {
+		// After the parallel subtests: every version's table, in order.
+		t.Cleanup(func() {
+			if err := os.WriteFile(path, []byte(strings.Join(tables, "\n")), 0o644); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	for i, s := range suites {
+		t.Run(s.version, func(t *testing.T) {
+			t.Parallel()
+			tables[i] = s.check(t, bin, model.URL, sem)
+		})
+	}
+}
+
+// check runs the suite's client scenarios and holds the outcome to its
+// expected failures; it returns the table of scenarios.
+func (s suite) check(t *testing.T, bin, modelURL string, sem chan struct{}) string {
+	file := filepath.Join("testdata", "expected-failures-"+s.version+".yml")
+	all := s.clientScenarios(t)
+	scenarios := slices.Clone(all)
+	expected := expectedFailures(t, file)
 	if only := os.Getenv("AGENT_CONFORMANCE_SCENARIOS"); only != "" {
 		// While working on some scenarios: those alone (comma-separated).
 		scenarios = slices.DeleteFunc(scenarios, func(sc string) bool { return !slices.Contains(strings.Split(only, ","), sc) })
 		if len(scenarios) == 0 {
-			t.Fatalf("AGENT_CONFORMANCE_SCENARIOS=%s names no client scenario of the suite", only)
+			t.Skipf("AGENT_CONFORMANCE_SCENARIOS=%s names no client scenario of suite %s", only, s.version)
 		}
 	}
 	for name := range expected {
-		if !slices.Contains(scenarios, name) {
-			t.Errorf("testdata/expected-failures.yml names %q, which the suite does not have", name)
+		if !slices.Contains(all, name) {
+			t.Errorf("%s names %q, which suite %s does not have", file, name, s.version)
 		}
 	}
-	bin := buildAgent(t)
-	model := anthropictest.NewServer(t)
-	model.SetHandler(callEveryTool)
 
 	results := make([]result, len(scenarios))
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 3) // the suite's servers and the agents are light; a few at once
 	for i, sc := range scenarios {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i] = s.run(t, sc, bin, model.URL)
+			results[i] = s.run(t, sc, bin, modelURL)
 		}()
 	}
 	wg.Wait()
 
 	var table strings.Builder
+	fmt.Fprintf(&table, "@modelcontextprotocol/conformance %s\n\n", s.version)
 	fmt.Fprintf(&table, "| scenario | checks passed | failed | warnings | verdict | time |\n|---|---|---|---|---|---|\n")
 	pass := 0
 	for _, r := range results {
@@ -300,17 +375,13 @@ func TestClientScenarios(t *testing.T) {
 	}
 	fmt.Fprintf(&table, "\n%d of %d client scenarios pass\n", pass, len(results))
 	t.Log("\n" + table.String())
-	if path := os.Getenv("AGENT_CONFORMANCE_TABLE"); path != "" {
-		if err := os.WriteFile(path, []byte(table.String()), 0o644); err != nil {
-			t.Error(err)
-		}
-	}
 	for _, r := range results {
 		switch {
 		case !r.ok && !expected[r.name]:
 			t.Errorf("scenario %s fails (%d of %d checks passed); the suite said:\n%s", r.name, r.passed, r.passed+r.failed+r.warnings, r.log)
 		case r.ok && expected[r.name]:
-			t.Errorf("scenario %s passes now: remove it from testdata/expected-failures.yml", r.name)
+			t.Errorf("scenario %s passes now: remove it from %s", r.name, file)
 		}
 	}
+	return table.String()
 }
