@@ -10,8 +10,10 @@ func newAgentsCmd(g *Globals) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "agents",
-		Short: "List agent profiles (.agent/agents/NAME.md, ~/.config/agent/agents/NAME.md, the config's agents) and where each comes from",
-		Args:  noArgs,
+		Short: "List the agent profiles and where each comes from",
+		Long: `List the agent profiles (.agent/agents/NAME.md, ~/.config/agent/agents/NAME.md,
+the config's agents) and where each comes from.`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			settings, err := g.settings()
 			if err != nil {

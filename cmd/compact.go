@@ -14,12 +14,14 @@ func newSessionsCompactCmd(g *Globals) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "compact ID [FOCUS...]",
-		Short: "Summarise a session's turns so far; later requests send the summary instead (the history is kept)",
-		Long: `Compact a stored session: the model writes a summary of the conversation so far (a request of
-its own, counted in the session's usage), and from then on the summary is sent in place of those
-turns. The tools found before stay found without a new search. The store keeps every message:
-agent sessions show still prints them all. FOCUS, when given, says what the summary should keep.
-The session is resumed with its stored provider, model and servers (the flags override them).`,
+		Short: "Summarise a session's turns; later requests send the summary",
+		Long: `Compact a stored session: the model writes a summary of the conversation so far
+(a request of its own, counted in the session's usage), and from then on the
+summary is sent in place of those turns. The tools found before stay found
+without a new search. The store keeps every message: agent sessions show still
+prints them all. FOCUS, when given, says what the summary should keep. The
+session is resumed with its stored provider, model and servers (the flags
+override them).`,
 		Args: sessionsMinArgs(1, "a session ID (see agent sessions)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()

@@ -21,8 +21,10 @@ func newMCPCmd(g *Globals) *cobra.Command {
 	}
 	c.AddCommand(newMCPListCmd(g), &cobra.Command{
 		Use:   "login NAME",
-		Short: "Sign in to a remote MCP server (OAuth, through the browser; the token is kept for later runs)",
-		Args:  exactArgs(1, "a server NAME (see agent mcp list)"),
+		Short: "Sign in to a remote MCP server (OAuth, through the browser)",
+		Long: `Sign in to a remote MCP server (OAuth, through the browser); the token is kept
+for later runs.`,
+		Args: exactArgs(1, "a server NAME (see agent mcp list)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := g.settings()
 			if err != nil {
@@ -37,7 +39,8 @@ func newMCPCmd(g *Globals) *cobra.Command {
 		},
 	}, &cobra.Command{
 		Use:   "logout NAME",
-		Short: "Forget a remote MCP server's sign-in (its token and registered client)",
+		Short: "Forget a remote MCP server's sign-in (token and client)",
+		Long:  "Forget a remote MCP server's sign-in: its token and its registered client.",
 		Args:  exactArgs(1, "a server NAME (see agent mcp list)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := g.settings()
@@ -64,10 +67,10 @@ func newMCPListCmd(g *Globals) *cobra.Command {
 	var timeout time.Duration
 	c := &cobra.Command{
 		Use:   "list",
-		Short: "Show configured and preset MCP servers, their status and tool counts",
-		Long: `Connects the configured servers (and the presets named with --mcp, or every preset
-with --all) to count their tools, each within --timeout. Other presets are listed as
-"available" without being started.`,
+		Short: "Show the configured and preset MCP servers, status and tool counts",
+		Long: `Connects the configured servers (and the presets named with --mcp, or every
+preset with --all) to count their tools, each within --timeout. Other presets
+are listed as "available" without being started.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := g.settings()

@@ -10,13 +10,14 @@ func newModelsCmd(g *Globals) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "models [MODEL...]",
-		Short: "List the provider's models, or show what the capability table says of some (the config's models section applied)",
-		Long: `Without MODEL (or --model), list the models the tables know for the current --provider: the
-current one first, with context window and price.
+		Short: "List the provider's models, or show what the tables say of some",
+		Long: `Without MODEL (or --model), list the models the tables know for the
+current --provider: the current one first, with context window and price.
 
-With MODEL, show the capabilities the adapters use for each model id under the current --provider:
-context window, output limits, tool search and deferral, reasoning and thinking, effort levels,
-schema dialect. Ids the table does not know say so; declare them in the config's "models" section.`,
+With MODEL, show the capabilities the adapters use for each model id under the
+current --provider: context window, output limits, tool search and deferral,
+reasoning and thinking, effort levels, schema dialect. Ids the table does not
+know say so; declare them in the config's "models" section.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := g.settings()
 			if err != nil {

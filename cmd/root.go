@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -122,16 +123,22 @@ func deferValue(a string) bool {
 	return true
 }
 
+// helpWidth is the width --help fits: an 80-column terminal. Descriptions
+// (Short, Long) are written to fit it; TestHelpFitsEightyColumns checks.
+const helpWidth = 80
+
 // NewRootCmd builds the command tree.
 func NewRootCmd(g *Globals) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "agent [-p PROMPT]",
 		Short: "A terminal agent for models wired to hundreds of tools, with deferred tools found by search",
-		Long: `agent keeps two tool sets: active tools, sent on every request, and deferred tools,
-which stay out of the model's context until the model searches for them. Anthropic and OpenAI
-Responses search natively; every other provider gets the agent's own client-side search.
+		Long: `agent keeps two tool sets: active tools, sent on every request, and deferred
+tools, which stay out of the model's context until the model searches for them.
+Anthropic and OpenAI Responses search natively; every other provider gets the
+agent's own client-side search.
 
-Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent --demo".`,
+Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try
+"agent --demo".`,
 		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -181,6 +188,21 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try "agent
 		return usagef("%v (see %s --help)", err, c.CommandPath())
 	})
 	root.SetVersionTemplate("agent {{.Version}}\n")
+	// The flags' help is wrapped under its column to fit an 80-column
+	// terminal (pflag leaves each on one line); every subcommand inherits
+	// the template.
+	cobra.AddTemplateFunc("wrappedFlagUsages", func(fs *pflag.FlagSet) string { return fs.FlagUsagesWrapped(helpWidth) })
+	// Cobra's own texts (completion's) are wrapped when shown, keeping
+	// each line's indentation.
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		c.Long = wrapLines(c.Long, helpWidth)
+		help(c, args)
+	})
+	root.SetUsageTemplate(strings.NewReplacer(
+		".LocalFlags.FlagUsages", "wrappedFlagUsages .LocalFlags",
+		".InheritedFlags.FlagUsages", "wrappedFlagUsages .InheritedFlags",
+	).Replace(root.UsageTemplate()))
 	f := root.PersistentFlags()
 	f.StringVar(&g.ConfigPath, "config", "", "config file (default "+config.DefaultPath()+")")
 	f.StringVar(&g.MCPConfig, "mcp-config", "", "JSON file with an mcpServers object (Claude Desktop / .mcp.json format)")
@@ -395,4 +417,25 @@ func flagValueWanted(f *pflag.Flag) string {
 		return "not a duration: use a number with a unit, such as 30s or 2m"
 	}
 	return ""
+}
+
+// wrapLines breaks each line of s wider than width at its last space that
+// fits, continuing with the line's indentation; a word wider than width
+// stays whole.
+func wrapLines(s string, width int) string {
+	lines := strings.Split(s, "\n")
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		for ansi.StringWidth(l) > width {
+			cut := strings.LastIndexByte(ansi.Truncate(l, width+1, ""), ' ')
+			if cut <= len(indent) {
+				break
+			}
+			out = append(out, strings.TrimRight(l[:cut], " "))
+			l = indent + strings.TrimLeft(l[cut:], " ")
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }

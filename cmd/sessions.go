@@ -18,8 +18,9 @@ func newSessionsCmd(g *Globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "sessions",
 		Short: "List stored sessions, newest first",
-		Long: `List stored sessions, newest first: ID, last update, title, provider/model, messages and
-tool searches. Resume one with agent --resume ID (a unique ID prefix is enough).`,
+		Long: `List stored sessions, newest first: ID, last update, title, provider/model,
+messages and tool searches. Resume one with agent --resume ID (a unique ID
+prefix is enough).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit <= 0 {

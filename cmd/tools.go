@@ -10,10 +10,11 @@ func newToolsCmd(g *Globals) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "tools",
-		Short: "List the active and deferred tools of the configured MCP servers, with their token cost",
-		Long: `List every tool of the MCP servers this run would connect (--mcp NAME, or every configured
-server), whether it is active or deferred, its estimated token cost (o200k), each server's total, and
-what the current provider, model and search mode would send.`,
+		Short: "List the MCP servers' active and deferred tools, with their cost",
+		Long: `List every tool of the MCP servers this run would connect (--mcp NAME, or every
+configured server), whether it is active or deferred, its estimated token cost
+(o200k), each server's total, and what the current provider, model and search
+mode would send.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			settings, err := g.settings()

@@ -27,22 +27,25 @@ func newToolsSearchCmd(g *Globals) *cobra.Command {
 	var o toolsSearchOpts
 	c := &cobra.Command{
 		Use:   "search QUERY",
-		Short: "Search tools with the agent's own engine, as a model's client-side search would",
-		Long: `Ranks the tools of the MCP servers (configured, plus those named with --mcp) or of a
-catalog file for QUERY, and prints rank, name, server, score and the first line of each
-description.
+		Short: "Search tools with the agent's own engine (client-side search)",
+		Long: `Ranks the tools of the MCP servers (configured, plus those named with --mcp) or
+of a catalog file for QUERY, and prints rank, name, server, score and the first
+line of each description.
 
-QUERY is words describing the tool, "select:NAME,NAME" for exact names, or "/regex/"
-(see --mode). --catalog reads a JSON array or JSONL of
-{id?, name, description, input_schema | inputSchema, server?}, or an MCP tools/list
-result {"tools": [...]}. --queries answers each line {id, query} of a JSONL file with a
-line {id, results: [tool id or name, ...]}, for evaluating a catalog. --history reads earlier
-use, {"query", "tool"} a line, as if those requests had led to those tools; searching MCP
-servers also uses what sessions recorded (unless --no-learn).`,
+QUERY is words describing the tool, "select:NAME,NAME" for exact names, or
+"/regex/" (see --mode). --catalog reads a JSON array or JSONL of {id?, name,
+description, input_schema | inputSchema, server?}, or an MCP tools/list result
+{"tools": [...]}. --queries answers each line {id, query} of a JSONL file with a
+line {id, results: [tool id or name, ...]}, for evaluating a catalog. --history
+reads earlier use, {"query", "tool"} a line, as if those requests had led to
+those tools; searching MCP servers also uses what sessions recorded (unless
+--no-learn).`,
 		Example: `  agent tools search --mcp github "open a pull request"
-  agent tools search --catalog tools.jsonl --limit 5 --json "convert a docx to pdf"
+  agent tools search --catalog tools.jsonl --limit 5 --json \
+    "convert a docx to pdf"
   agent tools search --catalog tools.jsonl --queries queries.jsonl > run.jsonl
-  agent tools search --catalog tools.jsonl --history history.jsonl --queries queries.jsonl > run.jsonl`,
+  agent tools search --catalog tools.jsonl --history history.jsonl \
+    --queries queries.jsonl > run.jsonl`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runToolsSearch(cmd.Context(), g, o, args, cmd.OutOrStdout())
 		},

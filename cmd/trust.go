@@ -17,11 +17,12 @@ func newTrustCmd(g *Globals) *cobra.Command {
 	var revoke bool
 	c := &cobra.Command{
 		Use:   "trust [DIR]",
-		Short: "Trust a directory's project files (.mcp.json, .agent/config.json, .agent/agents/), or --revoke",
-		Long: `Trust DIR (default: the working directory): its project files are used from then on, as long as
-they stay as they are now; a change to them asks again. Review them first: a project's .mcp.json
-starts commands. Even trusted, a project cannot loosen your approvals, set base_url or token_env,
-expand variables you did not allow (project_env_allow) or replace your servers.`,
+		Short: "Trust a directory's project files (.mcp.json, .agent/); --revoke",
+		Long: `Trust DIR (default: the working directory): its project files are used from then
+on, as long as they stay as they are now; a change to them asks again. Review
+them first: a project's .mcp.json starts commands. Even trusted, a project
+cannot loosen your approvals, set base_url or token_env, expand variables you
+did not allow (project_env_allow) or replace your servers.`,
 		Args: atMostArgs(1, "at most one DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "."
