@@ -39,54 +39,57 @@ func firstLine(s string) string {
 
 // WriteToolsReport prints agent tools: the servers' totals, every tool
 // with its set and cost, the tools left out and what a request carries.
-func WriteToolsReport(w io.Writer, rep *ToolsReport) error {
+// width is the terminal's (0 when not one: nothing is cut or wrapped).
+func WriteToolsReport(w io.Writer, rep *ToolsReport, width int) error {
 	sw := sanitize.NewWriter(w) // tool and server names, warnings come from outside
 	defer sw.Flush()
 	w = sw
+	cut := cutLines(w, width)
 	for _, warn := range rep.Warnings {
-		fmt.Fprintln(w, "warning: "+warn)
+		fmt.Fprintln(w, wrapNote("warning: "+warn, width))
 	}
 	// The model is empty when the provider is not configured.
 	provider := rep.Provider
 	if rep.ProviderError != "" {
 		provider += " (not configured: " + rep.ProviderError + ")"
 	}
-	fmt.Fprintf(w, "%s, search %s (resolves to %s): %d active, %d deferred\n\n", strings.TrimSpace(provider+" "+rep.Model), rep.Search, rep.Resolved, rep.Active, rep.Deferred)
+	fmt.Fprintln(w, wrapNote(fmt.Sprintf("%s, search %s (resolves to %s): %d active, %d deferred", strings.TrimSpace(provider+" "+rep.Model), rep.Search, rep.Resolved, rep.Active, rep.Deferred), width))
+	fmt.Fprintln(w)
 	if len(rep.Tools) == 0 {
-		fmt.Fprintln(w, "no tools: no MCP server is configured or started (agent mcp list shows the presets; connect one with --mcp NAME)")
+		fmt.Fprintln(w, wrapNote("no tools: no MCP server is configured or started (agent mcp list shows the presets; connect one with --mcp NAME)", width))
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(cut, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tTOOLS\tDEFERRED\tTOKENS")
 	for _, s := range rep.Servers {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", dash(s.Server), s.Tools, s.Deferred, s.Tokens)
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw = tabwriter.NewWriter(cut, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tSERVER\tSET\tTOKENS\tANNOTATIONS")
 	for _, t := range rep.Tools {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", t.Name, dash(t.Server), setName(t.Deferred), t.Tokens, t.Annotations)
 	}
 	_ = tw.Flush()
 	for _, l := range []struct {
-		head string
+		head []string
 		rows []QuarantinedRow
-	}{{"QUARANTINED\tSERVER\tPROBLEM (never sent)", rep.Quarantined}, {"HIDDEN\tSERVER\tREASON (never sent)", rep.Hidden}} {
+	}{{[]string{"QUARANTINED", "SERVER", "PROBLEM (never sent)"}, rep.Quarantined}, {[]string{"HIDDEN", "SERVER", "REASON (never sent)"}, rep.Hidden}} {
 		if len(l.rows) == 0 {
 			continue
 		}
 		fmt.Fprintln(w)
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, l.head)
+		var rows [][]string
 		for _, q := range l.rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", q.Name, dash(q.Server), q.Problem)
+			rows = append(rows, []string{q.Name, dash(q.Server), q.Problem})
 		}
-		_ = tw.Flush()
+		_ = writeTable(w, width, l.head, rows)
 	}
 	e := rep.Sent
-	fmt.Fprintf(w, "\nin the model's context per request: about %d tokens of tool definitions (every tool eager: %d; saved by deferral: %d)\n",
-		e.Context, e.Eager, e.Saved)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, wrapNote(fmt.Sprintf("in the model's context per request: about %d tokens of tool definitions (every tool eager: %d; saved by deferral: %d)",
+		e.Context, e.Eager, e.Saved), width))
 	return nil
 }
 
@@ -98,27 +101,29 @@ func setName(deferred bool) string {
 }
 
 // WriteMCPList prints agent mcp list; showTools adds each server's tools.
-func WriteMCPList(w io.Writer, entries []MCPEntry, showTools bool) error {
+// width is the terminal's (0 when not one: nothing is cut or wrapped).
+func WriteMCPList(w io.Writer, entries []MCPEntry, showTools bool, width int) error {
 	sw := sanitize.NewWriter(w) // server names, errors and tool names come from outside
 	defer sw.Flush()
 	w = sw
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATUS\tSIGN-IN\tTOOLS\tDEFERRED\tSOURCE\tDETAIL")
+	cut := cutLines(w, width)
+	var rows [][]string
 	for _, e := range entries {
 		count, deferred := "-", "-"
 		if e.State == mcptools.StateRunning || e.State == mcptools.StateDown {
 			count, deferred = strconv.Itoa(e.Tools), strconv.Itoa(e.Deferred)
 		}
 		detail := cmp.Or(e.Error, e.Target)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Transport, e.State, dash(signInText(e.SignIn, e.Grant)), count, deferred, e.Source, firstLine(detail))
+		rows = append(rows, []string{e.Name, e.Transport, string(e.State), dash(signInText(e.SignIn, e.Grant)), count, deferred, e.Source, firstLine(detail)})
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeTable(w, width, []string{"NAME", "TRANSPORT", "STATUS", "SIGN-IN", "TOOLS", "DEFERRED", "SOURCE", "DETAIL"}, rows); err != nil {
 		return err
 	}
 	// One store serves every server of a run: said once.
 	for _, e := range entries {
 		if e.keptIn != "" {
-			fmt.Fprintf(w, "\nSign-ins are kept in %s.\n", e.keptIn)
+			fmt.Fprintln(w)
+			fmt.Fprintln(w, wrapNote("Sign-ins are kept in "+e.keptIn+".", width))
 			break
 		}
 	}
@@ -130,7 +135,7 @@ func WriteMCPList(w io.Writer, entries []MCPEntry, showTools bool) error {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s: %d %s, %d deferred\n", e.Name, e.Tools, plural(e.Tools, "tool", "tools"), e.Deferred)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tw := tabwriter.NewWriter(cut, 0, 0, 2, ' ', 0)
 		for _, t := range e.ToolNames {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Name, setName(t.Deferred), t.ServerTool)
 		}
@@ -142,12 +147,15 @@ func WriteMCPList(w io.Writer, entries []MCPEntry, showTools bool) error {
 }
 
 // WriteHits prints agent tools search's ranking of query among n tools.
-func WriteHits(w io.Writer, hits []search.Hit, query string, n int) error {
+// width is the terminal's: the description is cut to fit it (0 when not
+// one: the first 80 columns of the description, as ever).
+func WriteHits(w io.Writer, hits []search.Hit, query string, n, width int) error {
 	if len(hits) == 0 {
 		_, err := fmt.Fprintf(w, "no tools match %q among %d %s\n", query, n, plural(n, "tool", "tools"))
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	cut := cutLines(w, width)
+	tw := tabwriter.NewWriter(cut, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tNAME\tSERVER\tSCORE\tDESCRIPTION")
 	for i, h := range hits {
 		// Catalogs and MCP descriptions are untrusted: no escape reaches the terminal.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -123,7 +124,7 @@ func TestWriteMCPListAndHits(t *testing.T) {
 		{Status: mcptools.Status{Name: "xa", Transport: "http", State: "idle"}, SignIn: string(oauth.StateOnUse), Grant: config.GrantCrossApp},
 	}
 	var b bytes.Buffer
-	if err := WriteMCPList(&b, entries, true); err != nil {
+	if err := WriteMCPList(&b, entries, true, 0); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -139,16 +140,16 @@ func TestWriteMCPListAndHits(t *testing.T) {
 	}
 
 	b.Reset()
-	if err := WriteHits(&b, nil, "pdf", 12); err != nil || b.String() != "no tools match \"pdf\" among 12 tools\n" {
+	if err := WriteHits(&b, nil, "pdf", 12, 0); err != nil || b.String() != "no tools match \"pdf\" among 12 tools\n" {
 		t.Errorf("no hits: %q %v", b.String(), err)
 	}
 	b.Reset()
-	if err := WriteHits(&b, nil, "pdf", 1); err != nil || b.String() != "no tools match \"pdf\" among 1 tool\n" {
+	if err := WriteHits(&b, nil, "pdf", 1, 0); err != nil || b.String() != "no tools match \"pdf\" among 1 tool\n" {
 		t.Errorf("no hits among one: %q %v", b.String(), err)
 	}
 	b.Reset()
 	hits := []search.Hit{{Name: "convert" + evil, Description: "Converts files\nmore", Score: 1.5}, {Name: "b", Server: "s", Score: 0.25}}
-	if err := WriteHits(&b, hits, "x", 2); err != nil {
+	if err := WriteHits(&b, hits, "x", 2, 0); err != nil {
 		t.Fatal(err)
 	}
 	noEscapes(t, "hits", b.String())
@@ -209,7 +210,7 @@ func TestToolsReportMCPListAndSearchFiles(t *testing.T) {
 		t.Errorf("report %+v", rep)
 	}
 	var b bytes.Buffer
-	if err := WriteToolsReport(&b, rep); err != nil {
+	if err := WriteToolsReport(&b, rep, 0); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"anthropic claude-sonnet-4-5, search", "1 active, 2 deferred", "tt__get_weather  tt      deferred", "read_resource    -       active", "saved by deferral"} {
@@ -497,4 +498,82 @@ func storedTerms(t *testing.T, u search.Use, an *search.Analysis) []string {
 		out, b = append(out, an.Terms[n]), b[k:]
 	}
 	return out
+}
+
+// On a terminal (width > 0) agent mcp list, agent tools and agent tools
+// search fit it: a table's rows are cut with an ellipsis (the last
+// column, a description or annotations, first), a detail that says what
+// to do (a server's command or error, a quarantined tool's problem) goes
+// under its row, wrapped, and the notes are wrapped between words; piped
+// (width 0) every field and note is whole, on its row, as scripts read it.
+func TestTablesFitTheTerminal(t *testing.T) {
+	longDetail := "npx -y @modelcontextprotocol/server-everything stdio --with --many --arguments-that-run-on"
+	entries := []MCPEntry{
+		{Status: mcptools.Status{Name: "everything", Transport: "stdio", State: "available", Source: "preset", Target: longDetail},
+			ToolNames: []MCPTool{{Name: "everything__" + strings.Repeat("x", 60), ServerTool: strings.Repeat("x", 60), Deferred: true}}},
+		{Status: mcptools.Status{Name: "gh", Transport: "http", State: mcptools.StateRunning, Tools: 1, Source: "user", Target: "https://api.githubcopilot.com/mcp/"},
+			keptIn:    "files of mode 0600 in /home/someone/.local/share/agent/oauth (no D-Bus session bus for a Secret Service)",
+			ToolNames: []MCPTool{{Name: "gh__pr", ServerTool: "pr"}}},
+	}
+	report := &ToolsReport{Provider: "anthropic", Model: "claude-sonnet-4-5", Search: "native", Resolved: "native", Active: 1, Deferred: 1,
+		Warnings: []string{"MCP server slow did not list its tools within 30s: its tools are left out of this run (agent mcp list shows why)"},
+		Servers:  []ServerTokens{{Server: "gh", Tools: 2, Deferred: 1, Tokens: 900}},
+		Tools: []ToolRow{{Name: "gh__create_pull_request", Server: "gh", Deferred: true, Tokens: 500, Annotations: "destructive, open-world, idempotent, read-only hint absent, title: Create a pull request"},
+			{Name: "gh__pr", Server: "gh", Tokens: 400}},
+		Quarantined: []QuarantinedRow{{Name: "gh__bad", Server: "gh", Problem: "input schema: properties.x: type must be a string or an array of strings, got a number"}},
+	}
+	hits := []search.Hit{{Name: "everything__convert_documents", Server: "everything", Score: 12.5,
+		Description: "Converts documents between formats: docx, pdf, odt, rtf, markdown, html and plain text, keeping the layout"}}
+	for _, tt := range []struct {
+		name  string
+		write func(w io.Writer, width int) error
+		cells []string // piped, each is printed whole
+		notes []string // wrapped on a terminal, never cut
+	}{
+		{"mcp list", func(w io.Writer, width int) error { return WriteMCPList(w, entries, true, width) },
+			[]string{"preset  " + longDetail, entries[0].ToolNames[0].Name},
+			[]string{longDetail, "Sign-ins are kept in " + entries[1].keptIn + "."}},
+		{"tools", func(w io.Writer, width int) error { return WriteToolsReport(w, report, width) },
+			[]string{report.Tools[0].Annotations, "gh      " + report.Quarantined[0].Problem},
+			[]string{report.Quarantined[0].Problem, "warning: " + report.Warnings[0], "anthropic claude-sonnet-4-5, search native (resolves to native): 1 active, 1 deferred",
+				"in the model's context per request: about 0 tokens of tool definitions (every tool eager: 0; saved by deferral: 0)"}},
+		{"tools search", func(w io.Writer, width int) error { return WriteHits(w, hits, "convert", 40, width) },
+			[]string{"Converts documents between formats: docx, pdf, odt, rtf, markdown, html and pla…"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var piped bytes.Buffer
+			if err := tt.write(&piped, 0); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range append(tt.cells, tt.notes...) {
+				if !strings.Contains(piped.String(), w) {
+					t.Errorf("piped, %q is not whole:\n%s", w, piped.String())
+				}
+			}
+			for _, width := range []int{80, 60} {
+				var term bytes.Buffer
+				if err := tt.write(&term, width); err != nil {
+					t.Fatal(err)
+				}
+				cut := 0
+				for _, l := range strings.Split(term.String(), "\n") {
+					if w := ansi.StringWidth(l); w > width {
+						t.Errorf("width %d: a line of %d columns: %q", width, w, l)
+					}
+					if strings.HasSuffix(l, "…") {
+						cut++
+					}
+				}
+				if cut == 0 {
+					t.Errorf("width %d: no row was cut:\n%s", width, term.String())
+				}
+				joined := strings.Join(strings.Fields(term.String()), " ")
+				for _, n := range tt.notes {
+					if !strings.Contains(joined, n) {
+						t.Errorf("width %d: the note %q is not all there:\n%s", width, n, term.String())
+					}
+				}
+			}
+		})
+	}
 }

@@ -164,7 +164,7 @@ func TestUntrustedTextIsSanitised(t *testing.T) {
 	noEscapes(t, "tools search", search.stdout)
 
 	var b bytes.Buffer
-	if err := app.WriteMCPList(&b, []app.MCPEntry{{Status: mcptools.Status{Name: "x", State: mcptools.StateFailed, Error: "exit status 1: " + evil}}}, false); err != nil {
+	if err := app.WriteMCPList(&b, []app.MCPEntry{{Status: mcptools.Status{Name: "x", State: mcptools.StateFailed, Error: "exit status 1: " + evil}}}, false, 0); err != nil {
 		t.Fatal(err)
 	}
 	noEscapes(t, "mcp list", b.String())

@@ -84,7 +84,7 @@ are listed as "available" without being started.`,
 			if asJSON {
 				return app.WriteJSON(cmd.OutOrStdout(), entries)
 			}
-			return app.WriteMCPList(cmd.OutOrStdout(), entries, showTools)
+			return app.WriteMCPList(cmd.OutOrStdout(), entries, showTools, termWidth(cmd.OutOrStdout()))
 		},
 	}
 	f := c.Flags()

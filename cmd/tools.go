@@ -28,7 +28,7 @@ mode would send.`,
 			if asJSON {
 				return app.WriteJSON(g.Stdout, rep)
 			}
-			return app.WriteToolsReport(g.Stdout, rep)
+			return app.WriteToolsReport(g.Stdout, rep, termWidth(g.Stdout))
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")

@@ -98,5 +98,5 @@ func runToolsSearch(ctx context.Context, g *Globals, o toolsSearchOpts, args []s
 	if o.asJSON {
 		return app.WriteJSON(out, hits)
 	}
-	return app.WriteHits(out, hits, query, ix.Len())
+	return app.WriteHits(out, hits, query, ix.Len(), termWidth(out))
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/charmbracelet/x/term"
+
 	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/app/tuiapp"
 	"github.com/agent-dev/agent/demo"
@@ -87,6 +89,20 @@ func pipedStdinWarning(stdin io.Reader) string {
 		return ""
 	}
 	return "standard input is piped or redirected: the terminal UI does not read it; to send that text, run agent -p PROMPT with it piped"
+}
+
+// termWidth is the width of the terminal w is, or 0 when w is not one
+// (piped or redirected: tables keep every field whole for scripts).
+func termWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !isTerminal(f) {
+		return 0
+	}
+	width, _, err := term.GetSize(f.Fd())
+	if err != nil || width <= 0 {
+		return 0
+	}
+	return width
 }
 
 func isTerminal(f *os.File) bool {
