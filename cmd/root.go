@@ -204,7 +204,10 @@ Start the TUI with "agent", run one prompt with "agent -p PROMPT", or try
 		".InheritedFlags.FlagUsages", "wrappedFlagUsages .InheritedFlags",
 	).Replace(root.UsageTemplate()))
 	f := root.PersistentFlags()
-	f.StringVar(&g.ConfigPath, "config", "", "config file (default "+config.DefaultPath()+")")
+	// The path starts a line of its own whatever its length, so that the
+	// wrapped help is the same for every user: internal/early prints a
+	// copy made with another path.
+	f.StringVar(&g.ConfigPath, "config", "", "config file (default\n"+config.DefaultPath()+")")
 	f.StringVar(&g.MCPConfig, "mcp-config", "", "JSON file with an mcpServers object (Claude Desktop / .mcp.json format)")
 	f.StringArrayVar(&g.MCP, "mcp", nil, "connect this MCP server, configured or preset (repeatable)")
 	f.StringVar(&g.Defer, "defer", "", "defer the tools of the servers named with --mcp (true, false or auto)")

@@ -131,7 +131,7 @@ func TestHelp(t *testing.T) {
 		}
 		t.Skip("help.go written: rebuild and run the test again")
 	}
-	for _, home := range []string{"/home/someone/.config", "/tmp/x/"} {
+	for _, home := range []string{"/home/someone/.config", "/tmp/x/", "/c"} {
 		for _, arg := range []string{"--help", "-h", "help"} {
 			want, heavyDev := run(t, dev, arg, "XDG_CONFIG_HOME="+home)
 			got, heavy := run(t, release, arg, "XDG_CONFIG_HOME="+home)
