@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -86,7 +87,10 @@ type Model struct {
 	// titled titles[title] (fence.go).
 	inflight int
 	fence    *frameFence
-	title    int
+	// tty is the terminal the program draws on, when it is one: the
+	// editor of ctrl+g writes to it directly.
+	tty   *os.File
+	title int
 	// held is the text of the print in flight until its printNowMsg comes
 	// (holding): a quit before then prints it with the rest.
 	held    string

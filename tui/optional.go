@@ -218,7 +218,7 @@ func editorCmd(draft string) tea.Cmd {
 
 type editorReadyMsg struct{ path, draft string }
 
-func editorExec(msg editorReadyMsg) tea.Cmd {
+func editorExec(msg editorReadyMsg, tty *os.File) tea.Cmd {
 	editor := os.Getenv("VISUAL")
 	if editor == "" {
 		editor = os.Getenv("EDITOR")
@@ -228,6 +228,12 @@ func editorExec(msg editorReadyMsg) tea.Cmd {
 	}
 	args := strings.Fields(editor)
 	c := exec.CommandContext(context.Background(), args[0], append(args[1:], msg.path)...)
+	if tty != nil {
+		// The program's output is wrapped (frameFence), and an exec.Cmd
+		// given a writer that is no file gives the process a pipe: vi
+		// said "Output is not to a terminal" and waited before it drew.
+		c.Stdout = tty
+	}
 	return tea.ExecProcess(c, func(err error) tea.Msg {
 		defer os.Remove(msg.path)
 		if err != nil {

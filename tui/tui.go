@@ -273,6 +273,9 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 	if out == nil {
 		out = os.Stdout
 	}
+	if f, ok := out.(*os.File); ok {
+		m.tty = f
+	}
 	m.fence = newFrameFence()
 	defer m.fence.stop()
 	popts = append(popts, tea.WithOutput(m.fence.watch(out)))

@@ -631,7 +631,7 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 	case refusedMsg:
 		return m.applyRefused(msg), true
 	case editorReadyMsg:
-		return editorExec(msg), true
+		return editorExec(msg, m.tty), true
 	case modelsMsg:
 		if msg.Err != nil {
 			m.chat.notice(itemError, "list models: "+msg.Err.Error())
