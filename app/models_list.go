@@ -85,6 +85,6 @@ func WriteModelList(w io.Writer, provider string, list []ModelChoice) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(sw, "%d %s of %s in the tables; agent models MODEL shows what the table says of one\n", len(list), plural(len(list), "model", "models"), provider)
+	_, err := fmt.Fprintf(sw, "%d %s of %s in the tables; agent models MODEL shows more of one\n", len(list), plural(len(list), "model", "models"), provider)
 	return err
 }

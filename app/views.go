@@ -172,7 +172,7 @@ func WriteAgents(w, errw io.Writer, rep AgentsList, workdir string) error {
 		fmt.Fprintln(errw, "warning: "+sanitize.Line(e))
 	}
 	if len(rep.Agents) == 0 {
-		_, err := fmt.Fprintln(w, "No agent profiles. Add one as .agent/agents/NAME.md: YAML front matter (description, model, mcp, defer, tools, ...), then the system prompt.")
+		_, err := fmt.Fprintln(w, "No agent profiles. Add one as .agent/agents/NAME.md: YAML front matter\n(description, model, mcp, defer, tools, ...), then the system prompt.")
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

@@ -577,3 +577,20 @@ func TestTablesFitTheTerminal(t *testing.T) {
 		})
 	}
 }
+
+// The notes of agent agents (no profile) and agent models fit an
+// 80-column terminal: they were 140 and 88 columns wide.
+func TestListNotesFitEightyColumns(t *testing.T) {
+	var agents, models bytes.Buffer
+	if err := WriteAgents(&agents, io.Discard, AgentsList{}, "/"); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteModelList(&models, "vertex-gemini", make([]ModelChoice, 99)); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(agents.String()+models.String(), "\n") {
+		if w := ansi.StringWidth(l); w > 80 {
+			t.Errorf("a line of %d columns: %q", w, l)
+		}
+	}
+}
