@@ -284,14 +284,14 @@ func TestSessionListMarksSubagents(t *testing.T) {
 		t.Errorf("JSON list: %s", js.String())
 	}
 	var b bytes.Buffer
-	WriteSessionTable(&b, list, time.Now())
+	WriteSessionTable(&b, list, time.Now(), 0)
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	if len(lines) != 3 || !strings.HasPrefix(lines[1], parent) || !strings.HasPrefix(lines[2], child) || !strings.Contains(lines[2], "↳ helper: Help.") {
 		t.Errorf("table:\n%s", b.String())
 	}
 	// The parent not listed (a --limit cut it): the child names it.
 	b.Reset()
-	WriteSessionTable(&b, []store.Summary{list[slices.IndexFunc(list, func(s store.Summary) bool { return s.ID == child })]}, time.Now())
+	WriteSessionTable(&b, []store.Summary{list[slices.IndexFunc(list, func(s store.Summary) bool { return s.ID == child })]}, time.Now(), 0)
 	if !strings.Contains(b.String(), "↳ subagent of "+parent+": helper: Help.") {
 		t.Errorf("table without the parent:\n%s", b.String())
 	}

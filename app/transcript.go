@@ -17,9 +17,14 @@ import (
 // WriteSessionTable prints agent sessions' list: ID, age, title,
 // provider/model, messages and searches, in aligned columns. A subagent's
 // session is marked ↳ and listed under its parent's row when that is in
-// the list, else where it falls with the parent's id.
-func WriteSessionTable(w io.Writer, list []store.Summary, now time.Time) {
-	sw := sanitize.NewWriter(w) // titles are prompts, pasted from anywhere
+// the list, else where it falls with the parent's id. Given a terminal's
+// width (0: not a terminal, every field as it is), the titles are cut to
+// fit it, then the provider/model: at 80 columns each row ran to about
+// 100 and the terminal wrapped it into the next.
+func WriteSessionTable(w io.Writer, list []store.Summary, now time.Time, width int) {
+	cut := cutLines(w, width)
+	defer cut.Flush()
+	sw := sanitize.NewWriter(cut) // titles are prompts, pasted from anywhere
 	defer sw.Flush()
 	rows := [][]string{{"ID", "UPDATED", "TITLE", "PROVIDER/MODEL", "MESSAGES", "SEARCHES"}}
 	listed, kids := map[string]bool{}, map[string][]store.Summary{}
@@ -50,10 +55,24 @@ func WriteSessionTable(w io.Writer, list []store.Summary, now time.Time) {
 	}
 	// Columns are measured in cells, not bytes (titles are any language),
 	// which text/tabwriter does not do.
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], ansi.StringWidth(c))
+	widths := columnWidths(rows)
+	if width > 0 {
+		// The title gives way first, then the provider/model, each down
+		// to what still names it, then both to a few cells (60 columns);
+		// a row still too wide is cut at the end.
+		for _, step := range []struct{ col, least int }{{2, 12}, {3, 12}, {2, 6}, {3, 6}} {
+			total := 0
+			for _, cw := range widths {
+				total += cw + 2
+			}
+			if over := total - 2 - width; over > 0 && widths[step.col] > step.least {
+				cw := max(widths[step.col]-over, step.least)
+				for _, r := range rows[1:] {
+					r[step.col] = ansi.Truncate(r[step.col], cw, "…")
+				}
+				rows[0][step.col] = ansi.Truncate(rows[0][step.col], cw, "…")
+				widths = columnWidths(rows)
+			}
 		}
 	}
 	for _, r := range rows {
@@ -67,6 +86,17 @@ func WriteSessionTable(w io.Writer, list []store.Summary, now time.Time) {
 		}
 		fmt.Fprintln(sw, strings.TrimRight(b.String(), " "))
 	}
+}
+
+// columnWidths is each column's width in cells.
+func columnWidths(rows [][]string) []int {
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], ansi.StringWidth(c))
+		}
+	}
+	return widths
 }
 
 // sessionAge is a short, human age; older than a week shows the date.

@@ -62,7 +62,7 @@ func TestWriteSessionTable(t *testing.T) {
 		{ID: "cccc3333", Updated: now, Title: strings.Repeat("long ", 20) + evil, Provider: "gemini", Model: "gemini-2.5-pro"},
 	}
 	var b bytes.Buffer
-	WriteSessionTable(&b, list, now)
+	WriteSessionTable(&b, list, now, 0)
 	out := b.String()
 	noEscapes(t, "sessions", out)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
@@ -78,6 +78,45 @@ func TestWriteSessionTable(t *testing.T) {
 	}
 	if !strings.Contains(lines[2], "(untitled)") || !strings.Contains(lines[2], "2h ago") || !strings.Contains(lines[3], "…") {
 		t.Errorf("rows:\n%s", out)
+	}
+}
+
+// On a terminal the list fits its width: the titles give way first, then
+// the provider/model, and every row keeps its id and counts. At 80 columns
+// rows ran to about 100, each wrapped into the next by the terminal.
+// Piped (width 0) every field is as it was.
+func TestSessionTableFitsTheTerminal(t *testing.T) {
+	now := time.Now()
+	list := []store.Summary{
+		{ID: "aaaa1111", Updated: now, Title: "Please convert 250 EUR to USD and also tell me about the rate", Provider: "anthropic", Model: "claude-sonnet-4-5-20250929", Messages: 12, Searches: 3},
+		{ID: "bbbb2222", Updated: now.Add(-2 * time.Hour), Title: "日本語のタイトルと長い説明文がここに続きます", Provider: "openrouter", Model: "anthropic/claude-sonnet-4.5", Messages: 2},
+	}
+	var whole bytes.Buffer
+	WriteSessionTable(&whole, list, now, 0)
+	if !strings.Contains(whole.String(), "claude-sonnet-4-5-20250929") || !strings.Contains(whole.String(), "and also tell me") {
+		t.Fatalf("piped, a field was cut:\n%s", whole.String())
+	}
+	for _, width := range []int{100, 80, 60} {
+		var b bytes.Buffer
+		WriteSessionTable(&b, list, now, width)
+		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+		for _, l := range lines {
+			if w := ansi.StringWidth(l); w > width {
+				t.Errorf("width %d: a line of %d cells: %q", width, w, l)
+			}
+		}
+		if len(lines) != 3 || !strings.HasPrefix(lines[0], "ID") || !strings.Contains(lines[0], "SEARCHES") {
+			t.Fatalf("width %d: table:\n%s", width, b.String())
+		}
+		for i, id := range []string{"aaaa1111", "bbbb2222"} {
+			f := strings.Fields(lines[i+1])
+			if f[0] != id || f[len(f)-2] != []string{"12", "2"}[i] || f[len(f)-1] != []string{"3", "0"}[i] {
+				t.Errorf("width %d: row %q lost its id or counts", width, lines[i+1])
+			}
+		}
+		if width == 100 && (!strings.Contains(lines[1], "Please convert") || !strings.Contains(lines[1], "…") || !strings.Contains(lines[2], "openrouter/anthropic/claude-sonnet-4.5")) {
+			t.Errorf("at 100 columns the title should give way, not the model:\n%s", b.String())
+		}
 	}
 }
 

@@ -44,7 +44,7 @@ prefix is enough).`,
 					fmt.Fprintf(out, "No sessions yet in %s.\n", db.Path())
 					return nil
 				}
-				app.WriteSessionTable(out, list, time.Now())
+				app.WriteSessionTable(out, list, time.Now(), termWidth(out))
 				if cut {
 					fmt.Fprintf(cmd.ErrOrStderr(), "Showing the %d most recent sessions; --all lists every one.\n", limit)
 				}
