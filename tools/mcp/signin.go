@@ -34,33 +34,66 @@ func (c *conn) httpClient() *http.Client {
 // one (Options.OAuth.Prompt), bounded by the sign-in's own timeout rather
 // than the start's, and is connected again.
 func (c *conn) connect(parent context.Context) error {
-	err := c.connectOnce(parent)
-	if err != nil && c.fallsForward(err) {
-		// A server of protocol 2026-07-28 only (modern.go). Should it
-		// not answer that either, what the user sees is the first
-		// refusal, which says what else it may be (an SSE server).
-		c.modern.Store(true)
-		if ferr := c.connectOnce(parent); ferr != nil {
-			c.modern.Store(false)
-		} else {
-			err = nil
-		}
-	}
+	err := c.connectForward(parent)
 	if c.auth == nil {
 		return err
 	}
-	if err != nil && errors.Is(err, oauth.ErrSignInRequired) && c.auth.Interactive() {
+	// A second sign-in only when the first was forgotten meanwhile: the
+	// server moved to another authorization server during the start
+	// (SEP-2352), not a server that refuses the token it just gave.
+	for range 2 {
+		if err == nil || !errors.Is(err, oauth.ErrSignInRequired) || !c.auth.Interactive() {
+			break
+		}
 		if lerr := c.auth.Login(parent); lerr != nil {
 			return lerr
 		}
 		// The sign-in may have outlasted the server's keep-alive.
 		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
-		err = c.connectOnce(parent)
+		// A protected server answers the 401 before it can refuse the
+		// handshake: its refusal comes now.
+		err = c.connectForward(parent)
+		if c.auth.State() != oauth.StateNotSignedIn {
+			break
+		}
 	}
 	c.auth.SetLive(err == nil)
 	if se := (*oauth.SignInError)(nil); errors.As(err, &se) {
 		// The transport's wrapping says nothing the user can act on.
 		return se
+	}
+	return err
+}
+
+// connectForward connects once, and once more in protocol 2026-07-28 when
+// the server refused the 2025-11-25 handshake (modern.go).
+func (c *conn) connectForward(parent context.Context) error {
+	err := c.connectOnce(parent)
+	if err != nil && c.fallsForward(err) {
+		c.modern.Store(true)
+		if c.auth != nil {
+			_ = c.auth.TakeRefusal() // only this attempt's counts
+		}
+		ferr := c.connectOnce(parent)
+		var refusal *oauth.SignInError
+		if c.auth != nil {
+			refusal = c.auth.TakeRefusal()
+		}
+		switch {
+		case ferr == nil:
+			err = nil
+		case refusal != nil:
+			// It speaks 2026-07-28 and wants a sign-in first (a server
+			// may take the initialize without one and refuse it). mcp-go
+			// took the probe's 401 for an older server and tried
+			// initialize, which the server refused again.
+			err = refusal
+		default:
+			// Should it not answer that either, what the user sees is
+			// the first refusal, which says what else it may be (an SSE
+			// server).
+			c.modern.Store(false)
+		}
 	}
 	return err
 }

@@ -121,6 +121,9 @@ type Authorizer struct {
 	// the browser flow from inside a request (during the start, the
 	// manager runs it outside the start's timeouts: NeedsSignIn).
 	live atomic.Bool
+	// refusal is the latest SignInError a request through the transport
+	// failed with (TakeRefusal).
+	refusal atomic.Pointer[SignInError]
 }
 
 // New returns the server's Authorizer, or nil when the server is not
@@ -181,6 +184,13 @@ func (a *Authorizer) Store() *Store { return a.store }
 
 // SetLive tells the Authorizer its connection is up (or down).
 func (a *Authorizer) SetLive(up bool) { a.live.Store(up) }
+
+// TakeRefusal returns, and forgets, the SignInError a request through the
+// transport failed with last; nil when none did since the last call. It is
+// for a caller whose MCP client did not pass that error on: mcp-go's
+// server/discover probe takes any failure for an older server and falls
+// back to initialize, whose own refusal then hides the sign-in.
+func (a *Authorizer) TakeRefusal() *SignInError { return a.refusal.Swap(nil) }
 
 // Interactive reports whether a sign-in through the browser can happen.
 func (a *Authorizer) Interactive() bool { return a.opts.Prompt != nil }

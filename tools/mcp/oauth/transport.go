@@ -64,11 +64,11 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			ch := parseChallenge(resp.Header)
 			discard(resp)
 			if retried {
-				return nil, t.a.signInError("the server refused the new token")
+				return nil, t.a.refused(t.a.signInError("the server refused the new token"))
 			}
 			retried = true
 			if err := t.a.recover(ctx, tok, ch); err != nil {
-				return nil, err
+				return nil, t.a.refused(err)
 			}
 			dropIdle(t.base)
 			continue
@@ -87,6 +87,14 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return resp, nil
 	}
+}
+
+// refused keeps err for TakeRefusal when it is a SignInError.
+func (a *Authorizer) refused(err error) error {
+	if se := (*SignInError)(nil); errors.As(err, &se) {
+		a.refusal.Store(se)
+	}
+	return err
 }
 
 func discard(resp *http.Response) {

@@ -66,6 +66,9 @@ type Server struct {
 	// carry instead of the issuer, if any (send false): another server's
 	// answer in a mix-up attack, or a server that does not keep its word.
 	ResponseIss func(issuer string) (iss string, send bool)
+	// OpenMethods are JSON-RPC methods the resource serves without a
+	// token (a server that lets initialize through and guards the rest).
+	OpenMethods []string
 	// MCP answers the requests that pass the token check.
 	MCP http.Handler
 	// IdP, when set, is the enterprise IdP whose ID-JAGs the server takes
@@ -531,6 +534,13 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, code, 
 // the required scopes, else 401 with the challenge or 403
 // insufficient_scope.
 func (s *Server) protected(w http.ResponseWriter, r *http.Request) {
+	if len(s.OpenMethods) > 0 && r.Method == http.MethodPost && slices.Contains(s.OpenMethods, rpcMethod(r)) {
+		s.mu.Lock()
+		s.record(r, 200, "open")
+		s.mu.Unlock()
+		s.MCP.ServeHTTP(w, r)
+		return
+	}
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	var g *grant
 	if as := s.moved(); as != nil {
@@ -556,7 +566,7 @@ func (s *Server) protected(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	need := slices.Clone(s.Required)
-	if len(s.ToolScopes) > 0 && r.Method == http.MethodPost && isToolCall(r) {
+	if len(s.ToolScopes) > 0 && r.Method == http.MethodPost && rpcMethod(r) == "tools/call" {
 		need = append(need, s.ToolScopes...)
 	}
 	for _, sc := range need {
@@ -591,8 +601,8 @@ func (s *Server) grant(tok string) *grant {
 	return &c
 }
 
-// isToolCall peeks at a JSON-RPC body for tools/call, leaving it readable.
-func isToolCall(r *http.Request) bool {
+// rpcMethod peeks at a JSON-RPC body for its method, leaving it readable.
+func rpcMethod(r *http.Request) string {
 	var b strings.Builder
 	buf := make([]byte, 4096)
 	for {
@@ -608,7 +618,7 @@ func isToolCall(r *http.Request) bool {
 		Method string `json:"method"`
 	}
 	_ = json.Unmarshal([]byte(body), &m)
-	return m.Method == "tools/call"
+	return m.Method
 }
 
 type readCloser struct{ *strings.Reader }
