@@ -230,7 +230,7 @@ func checkIssuer(q url.Values, as serverMetadata) error {
 	case !as.discovered:
 		return nil
 	case present && (len(iss) != 1 || iss[0] != as.Issuer):
-		return fmt.Errorf("%w: it names issuer %q, the agent signed in at %q (a possible mix-up attack): refused, sign in again", ErrIssuerMismatch, firstLine(strings.Join(iss, ",")), as.Issuer)
+		return fmt.Errorf("%w: it names issuer %q, not %q, where the agent sent the sign-in (a possible mix-up attack): refused, sign in again", ErrIssuerMismatch, firstLine(strings.Join(iss, ",")), as.Issuer)
 	case !present && as.IssParameterSupported:
 		return fmt.Errorf("%w: it has no iss, which %s says it always sends (a possible mix-up attack): refused, sign in again", ErrIssuerMismatch, as.Issuer)
 	}

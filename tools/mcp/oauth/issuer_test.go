@@ -34,6 +34,7 @@ func TestIssuerIdentification(t *testing.T) {
 		{"upper-case scheme", true, send(func(iss string) string { return "HTTP" + strings.TrimPrefix(iss, "http") }), true},
 		{"percent-encoded", true, send(func(iss string) string { return strings.Replace(iss, "127.0.0.1", "127%2E0.0.1", 1) }), true},
 		{"empty", true, send(func(string) string { return "" }), true},
+		{"escape sequence", true, send(func(string) string { return "https://evil.example.com/\x1b[2J\nnext line" }), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := setup(t, nil, true, func(s *oauthtest.Server) {
@@ -50,8 +51,9 @@ func TestIssuerIdentification(t *testing.T) {
 			if !errors.Is(err, oauth.ErrIssuerMismatch) {
 				t.Fatalf("err = %v, want ErrIssuerMismatch", err)
 			}
-			if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "mix-up") {
-				t.Errorf("the error is not one line naming a possible mix-up: %q", msg)
+			// The iss is the sender's text: quoted, never raw in a terminal.
+			if msg := err.Error(); strings.ContainsAny(msg, "\n\x1b") || !strings.Contains(msg, "mix-up") {
+				t.Errorf("the error is not one plain line naming a possible mix-up: %q", msg)
 			}
 			if n := count(f.as.Log(), "POST /token"); n != 0 {
 				t.Fatalf("the refused response's code went to the token endpoint:\n%q", f.as.Log())
