@@ -43,6 +43,9 @@ const (
 	// one to show it to; Text says it in words, Elicitation what was
 	// asked and answered.
 	EventElicitation EventType = "elicitation"
+	// EventNotice is news for the user, no problem: an MCP server is up,
+	// its tools changed. The TUI's backend emits it; a turn never does.
+	EventNotice EventType = "notice"
 )
 
 // Event is one item of a turn's event stream. Terminal events (error, done)

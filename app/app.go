@@ -76,7 +76,7 @@ type App struct {
 	mu      sync.Mutex
 	stored  *store.Session
 	label   string // the provider as the user named it ("ollama", "demo")
-	notices []string
+	notices []Notice
 	hash    string // the last request's tools hash
 	resumed string // the tools hash recorded last before this resume
 	saved   savedTokens
@@ -641,7 +641,11 @@ func (a *App) onMCPEvent(e mcptools.Event) {
 		// tools simply join it, and there is no cache to miss.
 		text += changeNote(e.CacheMiss)
 	}
-	if text != "" {
+	switch {
+	case text == "":
+	case e.Kind == mcptools.EventServerUp, e.Kind == mcptools.EventToolsChanged, e.Kind == mcptools.EventListChanged:
+		a.News(text)
+	default:
 		a.Notice(text)
 	}
 }
@@ -680,27 +684,45 @@ func (a *App) Warnings() []string {
 	return append(append([]string(nil), a.settings.Warnings...), a.warnings...)
 }
 
+// A Notice is what the MCP servers or the app said: a warning (a server
+// that did not start or stopped, a setting ignored) or news (a server up,
+// its tools changed). The TUI marks the one and not the other: told apart
+// by their text, a server's failure said between turns looked like news.
+type Notice struct {
+	Text    string
+	Warning bool
+}
+
 // Notices are what the MCP servers and the app said since the start.
 func (a *App) Notices() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]string(nil), a.notices...)
+	out := make([]string, len(a.notices))
+	for i, n := range a.notices {
+		out[i] = n.Text
+	}
+	return out
 }
 
 // NewNotices returns the notices not handed out yet (the TUI says them
 // in the chat once).
-func (a *App) NewNotices() []string {
+func (a *App) NewNotices() []Notice {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := append([]string(nil), a.notices[a.noticed:]...)
+	out := append([]Notice(nil), a.notices[a.noticed:]...)
 	a.noticed = len(a.notices)
 	return out
 }
 
-// Notice adds a notice.
-func (a *App) Notice(s string) {
+// Notice adds a warning.
+func (a *App) Notice(s string) { a.addNotice(Notice{Text: s, Warning: true}) }
+
+// News adds a notice that reports no problem.
+func (a *App) News(s string) { a.addNotice(Notice{Text: s}) }
+
+func (a *App) addNotice(n Notice) {
 	a.mu.Lock()
-	a.notices = append(a.notices, s)
+	a.notices = append(a.notices, n)
 	a.mu.Unlock()
 }
 

@@ -275,5 +275,9 @@ func (a *App) hostEvent(ev agent.Event) {
 		emit(ev)
 		return
 	}
-	a.Notice(ev.Text)
+	if ev.Type == agent.EventWarning {
+		a.Notice(ev.Text)
+	} else {
+		a.News(ev.Text)
+	}
 }

@@ -176,7 +176,7 @@ func (w noticeWriter) Write(b []byte) (int, error) {
 	// The "agent: " that starts a line on the shell's stderr says nothing
 	// in the agent's own chat.
 	if s := strings.TrimSpace(strings.ReplaceAll(string(b), "agent: ", "")); s != "" {
-		w.a.Notice(s)
+		w.a.News(s)
 	}
 	return len(b), nil
 }

@@ -335,7 +335,7 @@ func TestMCPSurface(t *testing.T) {
 			t.Errorf("/mcp %s tt: %q, %v; want %q", step.action, got, err, step.reply)
 		}
 		if n := a.NewNotices(); len(n) != 0 {
-			t.Errorf("/mcp %s tt said besides its reply: %q", step.action, n)
+			t.Errorf("/mcp %s tt said besides its reply: %v", step.action, n)
 		}
 		a.SyncTools()
 		if n, want := serverTools(a, "tt"), map[bool]int{true: 0, false: 2}[step.action == "disable"]; n != want {

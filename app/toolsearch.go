@@ -124,7 +124,7 @@ func (a *App) applyAutoDefer(configured map[string]config.MCPServer, model strin
 	}
 	if a.settings.Defer == "auto" {
 		if servers := set.AutoDefer(budget, alwaysLoad(configured, a.mcp, set)); len(servers) > 0 {
-			a.notices = append(a.notices, fmt.Sprintf("--defer auto: deferred the tools of %s to keep active tools under %d tokens", strings.Join(servers, ", "), budget))
+			a.notices = append(a.notices, Notice{Warning: true, Text: fmt.Sprintf("--defer auto: deferred the tools of %s to keep active tools under %d tokens", strings.Join(servers, ", "), budget)})
 		}
 	}
 	if cost := set.ActiveCost(); cost > budget {

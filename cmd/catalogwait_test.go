@@ -92,7 +92,7 @@ func TestServerUpIsSaidBeforeTheFirstAnswer(t *testing.T) {
 	var order []string
 	for ev := range events {
 		switch ev.Type {
-		case agent.EventWarning:
+		case agent.EventWarning, agent.EventNotice:
 			order = append(order, ev.Text)
 		case agent.EventTextDelta:
 			order = append(order, "answer: "+ev.Text)
@@ -106,7 +106,7 @@ func TestServerUpIsSaidBeforeTheFirstAnswer(t *testing.T) {
 		t.Errorf("events %q: want \"MCP server tt is up\" before the answer", order)
 	}
 	if later := b.Refresh(); len(later) > 0 {
-		t.Errorf("said again after the turn: %q", later)
+		t.Errorf("said again after the turn: %v", later)
 	}
 }
 

@@ -59,7 +59,14 @@ func runTUI(ctx context.Context, g *Globals) error {
 		opts.Suggestions = demo.Prompts
 	}
 	// Startup warnings go to the chat once, not to the status bar.
-	opts.Warnings = append(a.Warnings(), a.NewNotices()...)
+	opts.Warnings = a.Warnings()
+	for _, n := range a.NewNotices() {
+		if n.Warning {
+			opts.Warnings = append(opts.Warnings, n.Text)
+		} else {
+			opts.News = append(opts.News, n.Text)
+		}
+	}
 	if w := pipedStdinWarning(g.Stdin); w != "" {
 		opts.Warnings = append(opts.Warnings, w)
 	}

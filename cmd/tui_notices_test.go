@@ -35,8 +35,12 @@ func TestTUIServerUpSaidOnce(t *testing.T) {
 				// The turn waits for the server's first listing, then
 				// takes its tools.
 				for ev := range b.Send(t.Context(), "hi") {
-					if ev.Type == agent.EventWarning {
+					if ev.Type == agent.EventWarning || ev.Type == agent.EventNotice {
 						notes = append(notes, ev.Text)
+					}
+					// News, not a warning: the TUI marks warnings with "!".
+					if strings.Contains(ev.Text, "is up") && ev.Type != agent.EventNotice {
+						t.Errorf("%q came as a %s, want a notice", ev.Text, ev.Type)
 					}
 				}
 			}
@@ -48,8 +52,16 @@ func TestTUIServerUpSaidOnce(t *testing.T) {
 				}
 				return false
 			}
+			refresh := func() {
+				for _, n := range b.Refresh() {
+					notes = append(notes, n.Text)
+					if strings.Contains(n.Text, "is up") && n.Warning {
+						t.Errorf("%q came as a warning, want news", n.Text)
+					}
+				}
+			}
 			for deadline := time.Now().Add(30 * time.Second); !up() && time.Now().Before(deadline); {
-				notes = append(notes, b.Refresh()...)
+				refresh()
 				if !up() {
 					<-time.After(20 * time.Millisecond)
 				}
@@ -58,7 +70,7 @@ func TestTUIServerUpSaidOnce(t *testing.T) {
 				t.Fatalf("the server never came up: %q", notes)
 			}
 			// The refresh after the notice applies whatever was still pending.
-			notes = append(notes, b.Refresh()...)
+			refresh()
 			var about []string
 			for _, n := range notes {
 				if strings.Contains(n, "tt") {

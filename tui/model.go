@@ -138,6 +138,9 @@ func New(b Backend, opts Options) (*Model, error) {
 	for _, w := range opts.Warnings {
 		m.chat.notice(itemWarning, sanitize.Text(w))
 	}
+	for _, n := range opts.News {
+		m.chat.notice(itemNotice, sanitize.Text(n))
+	}
 	if len(opts.Suggestions) > 0 {
 		// Newest history entry first under ↑, so the list reads top down.
 		for i := len(opts.Suggestions) - 1; i >= 0; i-- {

@@ -36,9 +36,17 @@ type ModelWarner interface {
 
 // Refresher is implemented by a Backend whose tools can change between
 // turns (MCP servers that finished starting in the background): the TUI
-// calls Refresh while idle and shows the notes it returns.
+// calls Refresh while idle and shows the notes it returns: a warning
+// marked as the startup warnings are, news as a plain notice.
 type Refresher interface {
-	Refresh() []string
+	Refresh() []Note
+}
+
+// A Note is what a backend says between turns: a Warning (a server that
+// did not start) or news (a server up, its tools changed).
+type Note struct {
+	Text    string
+	Warning bool
 }
 
 // ImageSender is implemented by a Backend that sends images with a
@@ -59,14 +67,14 @@ type CatalogSkipper interface {
 }
 
 type refreshedMsg struct {
-	notes []string
+	notes []Note
 	info  Info
 }
 
 // refreshCmd applies what changed while idle and reads the status again.
 func refreshCmd(b Backend) tea.Cmd {
 	return func() tea.Msg {
-		var notes []string
+		var notes []Note
 		if r, ok := b.(Refresher); ok {
 			notes = r.Refresh()
 		}

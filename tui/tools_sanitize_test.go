@@ -77,7 +77,7 @@ func TestNoticesSanitized(t *testing.T) {
 		run(m, press(m, "enter"))
 		feed(m, b, []agent.Event{ev, {Type: agent.EventDone}})
 		// What the backend noticed between turns (a server's words).
-		m.Update(refreshedMsg{notes: []string{"MCP server x says \x1b]0;pwned\x07 hello \x1b[2J"}, info: b.Info()})
+		m.Update(refreshedMsg{notes: []Note{{Text: "MCP server x says \x1b]0;pwned\x07 hello \x1b[2J", Warning: true}}, info: b.Info()})
 		raw := m.View().Content
 		if !strings.Contains(ansi.Strip(raw), "MCP server x says") {
 			t.Fatalf("the note is not shown:\n%s", ansi.Strip(raw))

@@ -197,8 +197,9 @@ type Options struct {
 	NoColor bool
 	// History is a resumed session's messages, rendered on start.
 	History []agent.Message
-	// Warnings are shown once in the chat when the program starts.
-	Warnings []string
+	// Warnings are shown once in the chat when the program starts, and
+	// News after them, unmarked (an MCP server that is up).
+	Warnings, News []string
 	// Alerts are errors that happen outside a turn (an MCP server named
 	// with --mcp that failed to start in the background), shown in the
 	// chat as errors when they arrive.

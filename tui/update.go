@@ -133,7 +133,11 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(refreshCmd(m.b), m.infoTick(), mcpListCmd(m.b))
 	case refreshedMsg:
 		for _, n := range msg.notes {
-			m.chat.notice(itemNotice, n)
+			if n.Warning {
+				m.chat.notice(itemWarning, n.Text)
+			} else {
+				m.chat.notice(itemNotice, n.Text)
+			}
 		}
 		if !m.working {
 			m.status.setInfo(msg.info)
@@ -558,6 +562,8 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 		m.catalogSince, m.catalogNames = time.Time{}, ""
 	case agent.EventWarning:
 		m.chat.notice(itemWarning, ev.Text)
+	case agent.EventNotice:
+		m.chat.notice(itemNotice, ev.Text)
 	case agent.EventCompacted:
 		if ev.Compaction != nil {
 			m.chat.notice(itemNotice, compactionNotice(*ev.Compaction))

@@ -61,7 +61,7 @@ func (b *Backend) SendInput(ctx context.Context, input agent.Input) <-chan agent
 	notes := b.a.NewNotices()
 	return agent.Stream(ctx, func(emit func(agent.Event)) {
 		for _, n := range notes {
-			emit(agent.Event{Type: agent.EventWarning, Text: n})
+			emit(noticeEvent(n))
 		}
 		for ev := range in {
 			if ev.Type == agent.EventApproval {
@@ -73,12 +73,20 @@ func (b *Backend) SendInput(ctx context.Context, input agent.Input) <-chan agent
 				// ("MCP server tt is up (6 tools)"): said now, before the
 				// answer. Taken at the next refresh, it came after it.
 				for _, n := range b.a.NewNotices() {
-					emit(agent.Event{Type: agent.EventWarning, Text: n})
+					emit(noticeEvent(n))
 				}
 			}
 		}
 		b.setTurning(false)
 	})
+}
+
+// noticeEvent is a notice in a turn's stream: a warning, or news.
+func noticeEvent(n app.Notice) agent.Event {
+	if n.Warning {
+		return agent.Event{Type: agent.EventWarning, Text: n.Text}
+	}
+	return agent.Event{Type: agent.EventNotice, Text: n.Text}
 }
 
 func (b *Backend) setTurning(on bool) {
@@ -91,7 +99,7 @@ func (b *Backend) setTurning(on bool) {
 // what they reported is said. The server's own notice ("MCP server tt is
 // up (6 tools)", "... changed its tools") says the change: a second line,
 // "tools of tt are ready", said it again.
-func (b *Backend) Refresh() []string {
+func (b *Backend) Refresh() []tui.Note {
 	b.mu.Lock()
 	turning := b.turning
 	b.mu.Unlock()
@@ -99,7 +107,11 @@ func (b *Backend) Refresh() []string {
 		return nil
 	}
 	b.a.SyncTools()
-	return b.a.NewNotices()
+	var notes []tui.Note
+	for _, n := range b.a.NewNotices() {
+		notes = append(notes, tui.Note{Text: n.Text, Warning: n.Warning})
+	}
+	return notes
 }
 
 // Models lists what /model offers.
