@@ -109,7 +109,20 @@ func cancelled(ctx context.Context, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return WithKind(ErrTimeout, fmt.Errorf("turn timed out: %w", err))
 	}
+	if errors.Is(err, context.Canceled) {
+		// Said as it is: ctrl+c, or a signal, ended the turn. Go's own
+		// words after it ("turn cancelled: context canceled", or a
+		// request's "Post ...: context canceled") told the user nothing.
+		return WithKind(ErrCancelled, cancelledError{err})
+	}
 	return WithKind(ErrCancelled, fmt.Errorf("turn cancelled: %w", err))
 }
+
+// cancelledError is a turn the user cancelled; it still unwraps to what
+// the cancel gave (context.Canceled).
+type cancelledError struct{ err error }
+
+func (e cancelledError) Error() string { return "turn cancelled" }
+func (e cancelledError) Unwrap() error { return e.err }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -544,4 +544,9 @@ func TestCancelledBeforeTheRequestKeepsThePrompt(t *testing.T) {
 	if st.saved != 1 || len(s.Messages()) != 1 {
 		t.Errorf("saved %d messages, history %d; want the prompt in both", st.saved, len(s.Messages()))
 	}
+	// Said in the user's words (-p printed "turn cancelled: context
+	// canceled"), still a context.Canceled to code that asks.
+	if err.Error() != "turn cancelled" || !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %q (is context.Canceled: %v), want \"turn cancelled\" wrapping context.Canceled", err, errors.Is(err, context.Canceled))
+	}
 }
