@@ -38,6 +38,10 @@ const (
 func (a *Authorizer) identity(ctx context.Context, d discovery, redirectURI string, rec *record) (*client, error) {
 	as := d.as
 	if a.cfg.ClientID != "" {
+		if k := rec.Client; k != nil && k.ID == a.cfg.ClientID && k.Issuer != "" && !sameIssuer(k.Issuer, as.Issuer) {
+			return nil, fmt.Errorf("%w: %s's oauth.client_id was used with %s, and the server now names %s (a client is registered with one authorization server): register a client there and set it as oauth.client_id, or, if this one is registered there too, run `agent mcp logout %s` and sign in again",
+				ErrClientOfAnotherServer, a.name, k.Issuer, as.Issuer, a.name)
+		}
 		c := &client{Issuer: as.Issuer, ID: a.cfg.ClientID, Secret: a.cfg.ClientSecret, registeredBy: "config"}
 		c.AuthMethod = configuredMethod(as, c.Secret, a.cfg.PrivateKey != "")
 		return c, nil
@@ -104,6 +108,15 @@ func (a *Authorizer) identity(ctx context.Context, d discovery, redirectURI stri
 	rec.Client = c
 	return c, nil
 }
+
+// ErrClientOfAnotherServer is a configured client that was used with
+// another authorization server than the one the server names now (MCP
+// SEP-2352): its credentials are not sent to the new one.
+var ErrClientOfAnotherServer = errors.New("the configured client belongs to another authorization server")
+
+// sameIssuer compares a kept issuer with a discovered one, which the
+// discovery lets differ by a trailing slash.
+func sameIssuer(a, b string) bool { return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/") }
 
 // configuredMethod is how a configured client authenticates at a token
 // endpoint: with its key, else its secret (Basic unless the server takes

@@ -1,6 +1,7 @@
 package oauth_test
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -51,5 +52,42 @@ func TestAuthorizationServerMigration(t *testing.T) {
 	again := oauth.New(config.MCPServer{Name: "remote", Type: config.MCPHTTP, URL: f.as.ResourceURL}, oauth.Options{Dir: f.dir})
 	if status, err := post(t.Context(), &http.Client{Transport: again.Wrap(nil)}, f.as.ResourceURL, `{}`); err != nil || status != 200 {
 		t.Fatalf("a later run with the kept sign-in: %v %v", status, err)
+	}
+}
+
+// A configured client that was used with the old authorization server is
+// not shown to the new one: the sign-in is refused saying so, and goes on
+// once the user has said it is registered there too (a logout forgets
+// where it was used).
+func TestConfiguredClientAfterMigration(t *testing.T) {
+	pre := oauthtest.Client{ID: "pre", Secret: "pre-secret", AuthMethod: "client_secret_basic", RedirectURIs: []string{"http://127.0.0.1/callback"}}
+	cfg := config.MCPOAuth{ClientID: "pre", ClientSecret: "pre-secret"}
+	f := setup(t, &cfg, true, func(s *oauthtest.Server) { s.AddClient(pre) })
+	if status, err := f.call(t, "tools/list"); err != nil || status != 200 {
+		t.Fatalf("first sign-in: %v %v\n%q", status, err, f.as.Log())
+	}
+	as2 := oauthtest.New(t, okMCP)
+	as2.ResourceURL = f.as.ResourceURL
+	f.as.MoveTo(as2)
+
+	_, err := f.call(t, "tools/list")
+	if !errors.Is(err, oauth.ErrClientOfAnotherServer) {
+		t.Fatalf("err = %v, want ErrClientOfAnotherServer", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "pre-secret") || !strings.Contains(msg, "agent mcp logout remote") {
+		t.Errorf("the error shows the secret or does not say what to do: %q", msg)
+	}
+	for _, l := range as2.Log() {
+		if strings.HasPrefix(l, "GET /authorize") || strings.HasPrefix(l, "POST /token") {
+			t.Errorf("the configured client went to the new authorization server: %s", l)
+		}
+	}
+
+	as2.AddClient(pre)
+	if _, err := f.auth.Logout(); err != nil {
+		t.Fatal(err)
+	}
+	if status, err := f.call(t, "tools/list"); err != nil || status != 200 {
+		t.Fatalf("after logout: %v %v\n%q", status, err, as2.Log())
 	}
 }

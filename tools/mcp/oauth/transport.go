@@ -134,13 +134,14 @@ func (a *Authorizer) recover(ctx context.Context, used string, ch challenge) err
 	return a.signInError(reason)
 }
 
-// rebind forgets the token and the client when the server's protected
-// resource metadata now names another authorization server than the one
-// they came from (MCP SEP-2352): a registration and its tokens belong to
-// one authorization server, so the old server's refresh token would only
-// bring a token the resource no longer takes, and its client must not be
-// shown to the new one. The sign-in that follows discovers the new server
-// and registers there. A metadata document that cannot be read changes
+// rebind forgets the token when the server's protected resource metadata
+// now names another authorization server than the one it came from (MCP
+// SEP-2352): a registration and its tokens belong to one authorization
+// server, so the old server's refresh token would only bring a token the
+// resource no longer takes. The kept client stays as the record of where
+// it is registered: the sign-in that follows discovers the new server and
+// registers there (identity), or refuses to show it a configured client
+// used with the old one. A metadata document that cannot be read changes
 // nothing: the sign-in reads it again and says what is wrong. mu is held.
 func (a *Authorizer) rebind(ctx context.Context, ch challenge) {
 	c := a.rec.Client
@@ -153,10 +154,10 @@ func (a *Authorizer) rebind(ctx context.Context, ch challenge) {
 	}
 	// The kept issuer is the one its metadata declared, which may differ
 	// from the resource's entry by a trailing slash (discover allows that).
-	if strings.TrimSuffix(prm.AuthorizationServers[0], "/") == strings.TrimSuffix(c.Issuer, "/") {
+	if sameIssuer(prm.AuthorizationServers[0], c.Issuer) {
 		return
 	}
-	a.rec.Token, a.rec.Client = nil, nil
+	a.rec.Token = nil
 	_ = a.store.save(a.name, a.url, a.rec)
 }
 
