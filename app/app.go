@@ -353,6 +353,11 @@ func (a *App) build(ctx context.Context) error {
 			s.System = kit.System
 		}
 		a.note = kit.Note
+		if s.Flags.MCPConfig != "" || len(s.Flags.MCP) > 0 {
+			// Its tools are a bundled catalog: a server named for it was
+			// dropped without a word (a broken --mcp-config file too).
+			a.warnings = append(a.warnings, "--demo runs on its bundled catalog: --mcp and --mcp-config are not used (run without --demo to connect MCP servers)")
+		}
 	} else if p, defModel, err = NewProvider(*s, s.Provider, a.opts.Getenv); err != nil {
 		return err
 	}

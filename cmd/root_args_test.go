@@ -108,6 +108,38 @@ func TestDemoWarnsOfUnmatchedApproval(t *testing.T) {
 	}
 }
 
+// The demo runs on its bundled catalog: a server named for it with --mcp
+// or --mcp-config (even a file that does not parse) is said to be unused,
+// where it was dropped without a word; without them nothing is said.
+func TestDemoSaysServersAreNotUsed(t *testing.T) {
+	wd := isolate(t)
+	broken := filepath.Join(wd, "mcp.json")
+	if err := os.WriteFile(broken, []byte(`{"mcpServers": [`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const said = "--demo runs on its bundled catalog: --mcp and --mcp-config are not used"
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"--mcp-config", broken}, true},
+		{[]string{"--mcp", "github"}, true},
+		{nil, false},
+	} {
+		args := append([]string{"--demo", "-p", "Convert 10 EUR to USD", "--output-format", "json", "--db", filepath.Join(t.TempDir(), "a.db")}, tc.args...)
+		res := runAgent(t, nil, args...)
+		var out struct {
+			Warnings []string `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || res.code != 0 {
+			t.Fatalf("%v: exit %d stdout %q: %v", tc.args, res.code, res.stdout, err)
+		}
+		if got := slices.ContainsFunc(out.Warnings, func(w string) bool { return strings.Contains(w, said) }); got != tc.want || strings.Contains(res.stderr, said) != tc.want {
+			t.Errorf("%v: warnings %q, stderr %q; want the demo's note: %v", tc.args, out.Warnings, res.stderr, tc.want)
+		}
+	}
+}
+
 // #27: -p cannot open a picker: --resume without an ID is a usage error.
 func TestPrintResumeWithoutID(t *testing.T) {
 	isolate(t)
