@@ -189,6 +189,24 @@ func TestSessionPickerFiltersPreviewsDeletes(t *testing.T) {
 	}
 }
 
+// A session's row keeps its id, date and message count in a narrow
+// terminal; the model and title after them are cut first. At 60 columns
+// the count read "…" (the label was cut at half the width).
+func TestSessionPickerRowsKeepTheirCount(t *testing.T) {
+	t.Parallel()
+	for _, width := range []int{60, 80, 100} {
+		m, _, _ := newTestModel(t, newFakeBackend(), width, 30, Options{})
+		typeText(m, "/sessions")
+		run(m, press(m, "enter"))
+		f := frame(m)
+		for _, want := range []string{"aaaaaaaa  2026-12-01 10:00    6 msgs", "bbbbbbbb  2026-11-30 09:00    4 msgs"} {
+			if !strings.Contains(f, want) {
+				t.Errorf("width %d: %q is not in the picker:\n%s", width, want, f)
+			}
+		}
+	}
+}
+
 // /copy, /cost, /context, /export.
 func TestCopyCostContextExport(t *testing.T) {
 	dir := t.TempDir()

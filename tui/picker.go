@@ -202,7 +202,10 @@ func (p *picker) View() string {
 	for _, it := range p.shown {
 		lw = max(lw, ansi.StringWidth(it.Label))
 	}
-	lw = min(lw, max(width/2, 12))
+	// The label (a session's id, date and message count; a model's name)
+	// is what a row is chosen by: the detail after it gives way first. Cut
+	// at half the width, a session's count read "…" at 60 columns.
+	lw = min(lw, max(width-24, width/2, 12))
 	for i := start; i < len(p.shown) && i < start+room; i++ {
 		it := p.shown[i]
 		label := ansi.Truncate(it.Label, lw, "…")
