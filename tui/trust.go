@@ -338,8 +338,14 @@ func (m *trustModel) lines(inner int) (b, foot []string) {
 	} else {
 		trust = st.Selected.Render(trust)
 	}
-	return b, append(foot, wrap(trust+"  "+notNow+"   "+st.HelpKey.Render("t")+st.HelpDesc.Render(" trust  ")+
-		st.HelpKey.Render("n/esc")+st.HelpDesc.Render(" not now  ")+st.HelpKey.Render("←/→ enter")+st.HelpDesc.Render(" choose"))...)
+	keys := trust + "  " + notNow + "   " + st.HelpKey.Render("t") + st.HelpDesc.Render(" trust  ") +
+		st.HelpKey.Render("n/esc") + st.HelpDesc.Render(" not now")
+	// The choosing keys go when they do not fit: wrapped, "choose" stood
+	// alone on a line at 60 columns, and the buttons say it.
+	if all := keys + st.HelpDesc.Render("  ") + st.HelpKey.Render("←/→ enter") + st.HelpDesc.Render(" choose"); ansi.StringWidth(all) <= inner {
+		keys = all
+	}
+	return b, append(foot, wrap(keys)...)
 }
 
 // clip shortens a long value, saying by how much.

@@ -353,6 +353,10 @@ func TestTrustDialogWrapsEntriesUnderThemselves(t *testing.T) {
 	if checked == 0 {
 		t.Fatalf("no entry wrapped at 60 columns:\n%s", strings.Join(rows, "\n"))
 	}
+	// The answers are one line: "choose" stood alone on a second one.
+	if last := strings.TrimSpace(strings.Trim(rows[len(rows)-2], "║")); !strings.HasPrefix(last, "trust") || !strings.Contains(last, "n/esc not now") {
+		t.Errorf("the answers are not one line: %q", last)
+	}
 	flat := strings.Join(strings.Fields(strings.ReplaceAll(strings.Join(rows, " "), "║", " ")), " ")
 	if !strings.Contains(flat, "base64) K=${SECRET}") || !strings.Contains(flat, "project_env_allow does not name it") {
 		t.Errorf("a wrapped entry lost its end:\n%s", strings.Join(rows, "\n"))
