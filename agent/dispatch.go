@@ -163,6 +163,11 @@ func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCal
 	fail := func(msg string) (ToolResult, error) {
 		return ToolResult{CallID: c.ID, Name: c.Name, Text: msg, IsError: true}, WithKind(ErrToolFailed, errors.New(msg))
 	}
+	// cancelled is a call the turn's cancel stopped, before or while it
+	// ran: not a failure of the tool, so front ends need not say "failed".
+	cancelled := func(msg string) (ToolResult, error) {
+		return ToolResult{CallID: c.ID, Name: c.Name, Text: msg, IsError: true}, WithKind(ErrCancelled, errors.New(msg))
+	}
 	if !ok && (c.Name == "" || c.Name == "tool_call") {
 		// The client-search wrapper arrived without a usable "name".
 		return fail(`tool_call needs "name": the name of a tool that tool_search returned, and "arguments": an object matching its input schema, e.g. {"name": "github__create_issue", "arguments": {"title": "..."}}`)
@@ -178,7 +183,7 @@ func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCal
 		return fail(fmt.Sprintf("unknown tool %q: it is not offered in this conversation; search for tools with tool_search and use a name it returns", c.Name))
 	}
 	if ctx.Err() != nil {
-		return fail(InterruptedResult)
+		return cancelled(InterruptedResult)
 	}
 	input := c.Input
 	if len(bytes.TrimSpace(input)) == 0 {
@@ -201,7 +206,7 @@ func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCal
 		return fail(fmt.Sprintf("tool %s has no executor", c.Name))
 	}
 	if ctx.Err() != nil {
-		return fail(InterruptedResult)
+		return cancelled(InterruptedResult)
 	}
 	log.start(ctx, c)
 	// A tool that reports progress (an MCP server's notifications) shows
@@ -218,7 +223,7 @@ func (s *Session) execute(ctx context.Context, t *tools.Tool, ok bool, c ToolCal
 	*ran = s.cfg.Now().Sub(began)
 	if err != nil {
 		if ctx.Err() != nil {
-			return fail(StoppedResult)
+			return cancelled(StoppedResult)
 		}
 		return ToolResult{CallID: c.ID, Name: c.Name, Text: fmt.Sprintf("%s failed: %v", c.Name, err), IsError: true},
 			WithKind(ErrToolFailed, fmt.Errorf("%s failed: %w", c.Name, err))

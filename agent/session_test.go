@@ -502,13 +502,22 @@ func TestToolStartIsRecordedBeforeItRuns(t *testing.T) {
 	}))
 	p := &scripted{turns: []func(*agent.Request, func(agent.StreamEvent)) (*agent.Response, error){answer(call("1", "slow", `{"x":1}`))}}
 	s := agent.New(agent.Config{Provider: p, Tools: set, Store: st})
-	_ = s.Run(ctx, "go", func(agent.Event) {})
+	var finished *agent.ToolEvent
+	_ = s.Run(ctx, "go", func(ev agent.Event) {
+		if ev.Type == agent.EventToolFinished {
+			finished = ev.Tool
+		}
+	})
 	if !sawCheckpoint {
 		t.Fatal("the tool ran before its start was checkpointed")
 	}
 	h := s.Messages()
 	if len(h) != 3 || h[2].Parts[0].ToolResult.Text != agent.StoppedResult {
 		t.Fatalf("history = %+v", h)
+	}
+	// The front end hears a cancelled call, not a failed tool.
+	if finished == nil || !errors.Is(finished.Err, agent.ErrCancelled) || !finished.IsError {
+		t.Errorf("tool_call_finished = %+v, want an error of kind ErrCancelled", finished)
 	}
 }
 

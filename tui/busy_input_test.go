@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -143,9 +144,20 @@ func TestCancelledCardsSayWhetherTheToolRan(t *testing.T) {
 		{Type: agent.EventToolStarted, Tool: waiting}, {Type: agent.EventApproval, Tool: waiting}})
 	m.cancelTurn()
 	for id, want := range map[string]string{"c1": agent.StoppedResult, "c2": agent.InterruptedResult} {
-		if c := m.chat.cards[id].card; c.Status != statusFailed || c.Result != want {
-			t.Errorf("card %s: status %v, result %q; want %q", id, c.Status, c.Result, want)
+		if c := m.chat.cards[id].card; c.Status != statusCancelled || c.Result != want {
+			t.Errorf("card %s: status %v, result %q; want cancelled, %q", id, c.Status, c.Result, want)
 		}
+	}
+	// Cancelled, not failed: the tool did nothing wrong ("✗ failed 2.1s").
+	if f := frame(m); strings.Count(f, "⊘ cancelled") != 2 || strings.Contains(f, "✗ failed") {
+		t.Errorf("the cards do not say cancelled:\n%s", f)
+	}
+	// So does a call the session reports stopped by the cancel.
+	late := &agent.ToolEvent{ID: "c3", Name: "long_job", Server: "jobs", Input: []byte(`{}`), Result: agent.StoppedResult, IsError: true,
+		Err: agent.WithKind(agent.ErrCancelled, errors.New(agent.StoppedResult))}
+	feed(m, b, []agent.Event{{Type: agent.EventToolStarted, Tool: late}, {Type: agent.EventToolFinished, Tool: late}})
+	if c := m.chat.cards["c3"].card; c.Status != statusCancelled {
+		t.Errorf("a call finished as cancelled: status %v", c.Status)
 	}
 }
 

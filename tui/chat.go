@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -327,12 +328,12 @@ func (c *chat) interrupt() {
 			// it may have done its work, as the model is told; "before
 			// this tool call ran" said the opposite, and inline the card
 			// goes to the scrollback as it is now.
-			it.card.Status = statusFailed
+			it.card.Status = statusCancelled
 			it.card.Result = agent.StoppedResult
 			it.version++
 		case statusWaiting:
 			// Awaiting approval: it never ran.
-			it.card.Status = statusFailed
+			it.card.Status = statusCancelled
 			it.card.Result = agent.InterruptedResult
 			it.version++
 		}
@@ -362,6 +363,10 @@ func (c *chat) toolFinished(ev agent.ToolEvent) cardStatus {
 	case ev.Permission != nil && ev.Permission.Behavior == permission.Deny:
 		// A deny rule, the mode or a hook refused it: it never ran.
 		it.card.Status = statusDenied
+	case errors.Is(ev.Err, agent.ErrCancelled):
+		// The user cancelled the turn: the tool did not fail ("✗ failed
+		// 2.1s" read so); its result says whether it may have run.
+		it.card.Status = statusCancelled
 	case ev.IsError:
 		it.card.Status = statusFailed
 	default:

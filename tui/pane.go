@@ -341,6 +341,8 @@ func callLabel(st *themes.Styles, c *callInfo) string {
 	switch c.Status {
 	case statusDenied:
 		return st.Fail.Render("↳ denied" + n)
+	case statusCancelled:
+		return st.Fail.Render("↳ cancelled" + n)
 	case statusOK:
 		return st.OK.Render("↳ called" + n + " ✓ " + fmtDuration(c.Duration))
 	case statusFailed:

@@ -92,6 +92,9 @@ const (
 	statusWaiting
 	// statusDenied: the user denied the call.
 	statusDenied
+	// statusCancelled: the turn was cancelled before the call ran, or
+	// while it ran (it may have done its work).
+	statusCancelled
 )
 
 // toolCard is a tool call shown compactly in the chat.
@@ -172,6 +175,8 @@ func (c *toolCard) render(st *themes.Styles, width int, expanded, selected bool)
 		status = st.Running.Render("? awaiting approval")
 	case statusDenied:
 		status = st.Fail.Render("⊘ denied")
+	case statusCancelled:
+		status = st.Fail.Render("⊘ cancelled")
 	case statusOK:
 		status = st.OK.Render("✓ " + fmtDuration(c.Duration))
 	case statusFailed:

@@ -193,6 +193,8 @@ func statusWord(s cardStatus) string {
 		return "✗ failed"
 	case statusDenied:
 		return "denied"
+	case statusCancelled:
+		return "cancelled"
 	case statusWaiting:
 		return "awaiting approval"
 	}
