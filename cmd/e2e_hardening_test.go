@@ -202,7 +202,7 @@ func TestResumeAndLimitMistakes(t *testing.T) {
 		{"unknown id", []string{"-p", "x", "--resume", "zzzzzz", "--db", db}, `no session "zzzzzz"`},
 		{"ambiguous id", []string{"-p", "x", "--resume", prefix, "--db", db}, "matches several sessions"},
 		{"empty id", []string{"-p", "x", "--resume", "", "--db", db}, "--resume needs a session ID"},
-		{"negative max steps flag", []string{"-p", "x", "--max-steps", "-5", "--db", db}, "max steps must be at least 1"},
+		{"negative max steps flag", []string{"-p", "x", "--max-steps", "-5", "--db", db}, "--max-steps -5: must be at least 1"},
 		{"negative max_steps in config", []string{"-p", "x", "--config", writeJSON(t, "c.json", map[string]any{"max_steps": -5}), "--db", db}, `"max_steps" must be at least 1`},
 		{"negative defer_threshold in config", []string{"-p", "x", "--config", writeJSON(t, "d.json", map[string]any{"defer_threshold": -3}), "--db", db}, `"defer_threshold" must be positive`},
 		{"negative wire_budget in config", []string{"-p", "x", "--config", writeJSON(t, "w.json", map[string]any{"wire_budget": -1}), "--db", db}, `"wire_budget" must be a positive number of bytes`},
