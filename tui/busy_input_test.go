@@ -161,6 +161,30 @@ func TestCancelledCardsSayWhetherTheToolRan(t *testing.T) {
 	}
 }
 
+// A resumed session shows a call its cancel stopped as the live card did:
+// the session's own answers to such calls, and a call whose answer never
+// came, read "⊘ cancelled", not "✗ failed"; a tool's own error still fails.
+func TestResumedCancelledCards(t *testing.T) {
+	t.Parallel()
+	call := func(id string) agent.Part {
+		return agent.ToolCallPart(agent.ToolCall{ID: id, Name: "long_job", Input: []byte(`{}`)})
+	}
+	result := func(id, text string) agent.Part {
+		return agent.ToolResultPart(agent.ToolResult{CallID: id, Name: "long_job", Text: text, IsError: true})
+	}
+	h := []agent.Message{
+		{Role: agent.RoleUser, Parts: []agent.Part{agent.TextPart("go")}},
+		{Role: agent.RoleAssistant, Parts: []agent.Part{call("s"), call("i"), call("f"), call("n")}},
+		{Role: agent.RoleUser, Parts: []agent.Part{result("s", agent.StoppedResult), result("i", agent.InterruptedResult), result("f", "long_job failed: disk full")}},
+	}
+	m, _, _ := newTestModel(t, newFakeBackend(), 120, 60, Options{History: h})
+	for id, want := range map[string]cardStatus{"s": statusCancelled, "i": statusCancelled, "f": statusFailed, "n": statusCancelled} {
+		if got := m.chat.cards[id].card.Status; got != want {
+			t.Errorf("card %s: status %v, want %v", id, got, want)
+		}
+	}
+}
+
 // Keys typed before an approval question could be read go to the input,
 // not to the question: "yes I also want" typed while the turn ran
 // approved a destructive call with its "y". The answers are offered (and

@@ -45,7 +45,12 @@ func (m *Model) loadHistory(msgs []agent.Message, tools []ToolInfo) {
 					if it, ok := c.cards[r.CallID]; ok {
 						it.card.Result = r.Text
 						it.card.Status = statusOK
-						if r.IsError {
+						switch {
+						case r.IsError && (r.Text == agent.StoppedResult || r.Text == agent.InterruptedResult):
+							// The session's own answer to a call a cancel (or
+							// a crash) stopped: shown as the live card was.
+							it.card.Status = statusCancelled
+						case r.IsError:
 							it.card.Status = statusFailed
 						}
 						it.version++
@@ -111,7 +116,7 @@ func (m *Model) loadHistory(msgs []agent.Message, tools []ToolInfo) {
 	// store; show it as interrupted rather than spinning forever.
 	for _, it := range c.cards {
 		if it.card.Status == statusRunning && !it.card.Provider {
-			it.card.Status = statusFailed
+			it.card.Status = statusCancelled
 			it.card.Result = agent.InterruptedResult
 			it.version++
 		}
