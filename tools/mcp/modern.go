@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/agent-dev/agent/config"
 	"github.com/mark3labs/mcp-go/client"
@@ -29,10 +30,21 @@ import (
 // no client capabilities, so a server does not count on those.
 
 // fallsForward reports whether err, the 2025-11-25 handshake's failure
-// with c, warrants trying protocol 2026-07-28: a streamable HTTP server
-// that refused initialize with a 4xx, and not tried that way yet.
+// with c, warrants trying protocol 2026-07-28, not tried yet: a
+// streamable HTTP server that refused initialize with a 4xx, or any
+// server that answered it with -32022 naming 2026-07-28 among the
+// versions it supports (a stdio server of that revision only: the
+// TypeScript SDK v2's serveStdio with legacy: 'reject'). A stdio server
+// is started again for the second try.
 func (c *conn) fallsForward(err error) bool {
-	return c.cfg.Type == config.MCPHTTP && !c.modern.Load() && errors.Is(err, transport.ErrLegacySSEServer)
+	if c.modern.Load() {
+		return false
+	}
+	if c.cfg.Type == config.MCPHTTP && errors.Is(err, transport.ErrLegacySSEServer) {
+		return true
+	}
+	var unsupported mcpgo.UnsupportedProtocolVersionError
+	return errors.As(err, &unsupported) && slices.ContainsFunc(unsupported.Supported, mcpgo.IsModernProtocol)
 }
 
 // stampModern adds to a request the agent builds itself (tools/list,

@@ -1,13 +1,16 @@
 package mcp
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -146,5 +149,106 @@ func TestRefusedHandshakeKeepsItsError(t *testing.T) {
 	}
 	if !errors.Is(errs[0], transport.ErrLegacySSEServer) {
 		t.Errorf("error = %v, want the 2025-11-25 refusal", errs[0])
+	}
+}
+
+// runModernOnlyStdio is the "modern-only" test server: over stdio, an
+// mcp-go server behind a filter that answers every message of an earlier
+// revision (no protocol version in its _meta: initialize included) with
+// -32022 naming 2026-07-28, as the TypeScript SDK v2's serveStdio does with
+// legacy: 'reject'.
+func runModernOnlyStdio() {
+	s := server.NewMCPServer("modern-stdio", "1.0.0", server.WithToolCapabilities(false))
+	s.AddTool(mcpgo.NewToolWithRawSchema("echo", "Echo a message", json.RawMessage(modernSchema)),
+		func(_ context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("echo: " + req.GetString("message", "")), nil
+		})
+	var mu sync.Mutex
+	out := syncWriter{mu: &mu, w: os.Stdout}
+	pr, pw := io.Pipe()
+	go func() {
+		sc := bufio.NewScanner(os.Stdin)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var msg struct {
+				ID     json.RawMessage `json:"id"`
+				Params struct {
+					Meta map[string]any `json:"_meta"`
+				} `json:"params"`
+			}
+			line := sc.Bytes()
+			_ = json.Unmarshal(line, &msg)
+			if v, _ := msg.Params.Meta[mcpgo.MetaKeyProtocolVersion].(string); v == "" {
+				if len(msg.ID) > 0 {
+					_, _ = out.Write([]byte(`{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"error":{"code":-32022,"message":"Unsupported protocol version: 2025-11-25","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}}}` + "\n"))
+				}
+				continue
+			}
+			_, _ = pw.Write(append(append([]byte(nil), line...), '\n'))
+		}
+		_ = pw.Close()
+	}()
+	_ = server.NewStdioServer(s).Listen(context.Background(), pr, out)
+}
+
+// syncWriter serialises the filter's answers with the server's.
+type syncWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l syncWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// TestModernOnlyStdioServerConnects: a stdio server of protocol 2026-07-28
+// only answers the 2025-11-25 initialize with -32022; the agent starts it
+// again and speaks 2026-07-28. Before, it did not start ("unsupported
+// protocol version").
+func TestModernOnlyStdioServerConnects(t *testing.T) {
+	t.Parallel()
+	m, _, errs := startManager(t, Options{}, testServerConfig(t, "mstdio", "modern-only"))
+	if len(errs) > 0 {
+		t.Fatalf("start: %v", errs)
+	}
+	set := register(t, m)
+	tool, ok := set.Lookup(ToolName("mstdio", "echo"))
+	if !ok {
+		t.Fatalf("echo not registered: %v", names(set.All()))
+	}
+	if got := string(tool.Schema); got != modernSchema {
+		t.Errorf("schema changed on the way:\n got %s\nwant %s", got, modernSchema)
+	}
+	if r := call(t, set, ToolName("mstdio", "echo"), `{"message":"hi"}`); r.IsError || !strings.Contains(r.Text, "echo: hi") {
+		t.Errorf("call: %+v", r)
+	}
+}
+
+// TestFallsForward: which refusals of the 2025-11-25 handshake are tried
+// again in 2026-07-28.
+func TestFallsForward(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		typ    string
+		err    error
+		modern bool
+		want   bool
+	}{
+		{"http 4xx", config.MCPHTTP, fmt.Errorf("initialize: %w", transport.ErrLegacySSEServer), false, true},
+		{"stdio -32022 naming 2026-07-28", config.MCPStdio, fmt.Errorf("initialize: %w", mcpgo.UnsupportedProtocolVersionError{Version: "2025-11-25", Supported: []string{"2026-07-28"}}), false, true},
+		{"-32022 naming older versions only", config.MCPStdio, mcpgo.UnsupportedProtocolVersionError{Version: "2025-11-25", Supported: []string{"2024-11-05"}}, false, false},
+		{"sse 4xx", config.MCPSSE, transport.ErrLegacySSEServer, false, false},
+		{"tried already", config.MCPHTTP, transport.ErrLegacySSEServer, true, false},
+		{"another failure", config.MCPHTTP, errors.New("connection refused"), false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &conn{cfg: config.MCPServer{Type: tc.typ}}
+			c.modern.Store(tc.modern)
+			if got := c.fallsForward(tc.err); got != tc.want {
+				t.Errorf("fallsForward(%v) = %v, want %v", tc.err, got, tc.want)
+			}
+		})
 	}
 }

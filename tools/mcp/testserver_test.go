@@ -93,6 +93,9 @@ func runTestServer(mode string) {
 	case "burst":
 		runBurstServer() // listburst_test.go
 		return
+	case "modern-only":
+		runModernOnlyStdio() // modern_test.go
+		return
 	case "freezer", "garbage-call", "banner":
 		runHardeningServer(mode)
 		return
