@@ -101,21 +101,7 @@ func TestModernOnlyServerConnects(t *testing.T) {
 	s := &modernOnly{}
 	ts := httptest.NewServer(s.handler())
 	t.Cleanup(ts.Close)
-	m, _, errs := startManager(t, Options{}, config.MCPServer{Name: "modern", Type: config.MCPHTTP, URL: ts.URL + "/mcp"})
-	if len(errs) > 0 {
-		t.Fatalf("start: %v", errs)
-	}
-	set := register(t, m)
-	tool, ok := set.Lookup(ToolName("modern", "echo"))
-	if !ok {
-		t.Fatalf("echo not registered: %v", names(set.All()))
-	}
-	if got := string(tool.Schema); got != modernSchema {
-		t.Errorf("schema changed on the way:\n got %s\nwant %s", got, modernSchema)
-	}
-	if r := call(t, set, ToolName("modern", "echo"), `{"message":"hi"}`); r.IsError || !strings.Contains(r.Text, "echo: hi") {
-		t.Errorf("call: %+v", r)
-	}
+	connectEcho(t, config.MCPServer{Name: "modern", Type: config.MCPHTTP, URL: ts.URL + "/mcp"})
 	t.Logf("requests: %q", s.requests())
 	var list, callReq bool
 	for _, r := range s.requests() {
@@ -209,21 +195,7 @@ func (l syncWriter) Write(p []byte) (int, error) {
 // protocol version").
 func TestModernOnlyStdioServerConnects(t *testing.T) {
 	t.Parallel()
-	m, _, errs := startManager(t, Options{}, testServerConfig(t, "mstdio", "modern-only"))
-	if len(errs) > 0 {
-		t.Fatalf("start: %v", errs)
-	}
-	set := register(t, m)
-	tool, ok := set.Lookup(ToolName("mstdio", "echo"))
-	if !ok {
-		t.Fatalf("echo not registered: %v", names(set.All()))
-	}
-	if got := string(tool.Schema); got != modernSchema {
-		t.Errorf("schema changed on the way:\n got %s\nwant %s", got, modernSchema)
-	}
-	if r := call(t, set, ToolName("mstdio", "echo"), `{"message":"hi"}`); r.IsError || !strings.Contains(r.Text, "echo: hi") {
-		t.Errorf("call: %+v", r)
-	}
+	connectEcho(t, testServerConfig(t, "mstdio", "modern-only"))
 }
 
 // TestFallsForward: which refusals of the 2025-11-25 handshake are tried
@@ -250,5 +222,26 @@ func TestFallsForward(t *testing.T) {
 				t.Errorf("fallsForward(%v) = %v, want %v", tc.err, got, tc.want)
 			}
 		})
+	}
+}
+
+// connectEcho starts srv, a server of protocol 2026-07-28 only, and checks
+// that its echo tool is listed with its schema verbatim and answers.
+func connectEcho(t *testing.T, srv config.MCPServer) {
+	t.Helper()
+	m, _, errs := startManager(t, Options{}, srv)
+	if len(errs) > 0 {
+		t.Fatalf("start: %v", errs)
+	}
+	set := register(t, m)
+	tool, ok := set.Lookup(ToolName(srv.Name, "echo"))
+	if !ok {
+		t.Fatalf("echo not registered: %v", names(set.All()))
+	}
+	if got := string(tool.Schema); got != modernSchema {
+		t.Errorf("schema changed on the way:\n got %s\nwant %s", got, modernSchema)
+	}
+	if r := call(t, set, ToolName(srv.Name, "echo"), `{"message":"hi"}`); r.IsError || !strings.Contains(r.Text, "echo: hi") {
+		t.Errorf("call: %+v", r)
 	}
 }

@@ -50,16 +50,7 @@ func TestSignInAtStart(t *testing.T) {
 				t.Fatalf("without a browser: %v", errs)
 			}
 
-			var visits atomic.Int32
-			browse := func(_, u string) {
-				visits.Add(1)
-				go func() {
-					if resp, err := http.Get(u); err == nil {
-						_, _ = io.Copy(io.Discard, resp.Body)
-						resp.Body.Close()
-					}
-				}()
-			}
+			browse, visits := browser()
 			m, _, errs := startManager(t, Options{OAuth: oauth.Options{Dir: dir, Prompt: browse}}, srv)
 			if len(errs) != 0 || visits.Load() != 1 {
 				t.Fatalf("with a browser: %v (visits %d)\n%q", errs, visits.Load(), as.Log())
@@ -94,16 +85,7 @@ func TestSignInThenModernOnlyServer(t *testing.T) {
 			s := &modernOnly{}
 			as := oauthtest.New(t, s.handler())
 			as.OpenMethods = tc.open
-			var visits atomic.Int32
-			browse := func(_, u string) {
-				visits.Add(1)
-				go func() {
-					if resp, err := http.Get(u); err == nil {
-						_, _ = io.Copy(io.Discard, resp.Body)
-						resp.Body.Close()
-					}
-				}()
-			}
+			browse, visits := browser()
 			srv := config.MCPServer{Name: "modern", Type: config.MCPHTTP, URL: as.ResourceURL}
 			dir := t.TempDir()
 			_, _, errs := startManager(t, Options{OAuth: oauth.Options{Dir: dir}}, srv)
@@ -142,16 +124,7 @@ func TestSignInAgainWhenTheServerMovesDuringTheStart(t *testing.T) {
 	}))
 	as2 = oauthtest.New(t, nil)
 	as2.ResourceURL = as1.ResourceURL
-	var visits atomic.Int32
-	browse := func(_, u string) {
-		visits.Add(1)
-		go func() {
-			if resp, err := http.Get(u); err == nil {
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-			}
-		}()
-	}
+	browse, visits := browser()
 	srv := config.MCPServer{Name: "remote", Type: config.MCPHTTP, URL: as1.ResourceURL}
 	m, _, errs := startManager(t, Options{OAuth: oauth.Options{Dir: t.TempDir(), Prompt: browse}}, srv)
 	if len(errs) != 0 || visits.Load() != 2 {
@@ -164,4 +137,19 @@ func TestSignInAgainWhenTheServerMovesDuringTheStart(t *testing.T) {
 	if r := call(t, set, "remote__whoami", `{}`); r.Text != "signed in" || r.IsError {
 		t.Fatalf("call: %+v", r)
 	}
+}
+
+// browser is a user who follows every sign-in link at once (in the
+// background, as a browser would), and how many links it was given.
+func browser() (func(server, url string), *atomic.Int32) {
+	visits := new(atomic.Int32)
+	return func(_, u string) {
+		visits.Add(1)
+		go func() {
+			if resp, err := http.Get(u); err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+	}, visits
 }
