@@ -1,12 +1,9 @@
 package cmd
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
 // agent sessions in an 80-column terminal fits it: a long title is cut to
@@ -27,16 +24,7 @@ func TestSessionsFitsTheTerminal(t *testing.T) {
 	}
 	ts := startTmuxKept(t, 80, 24, tmuxEnv(), "sessions", "--db", db)
 	ts.waitFor("SEARCHES", "[exit 0]")
-	out, err := exec.Command("tmux", "-L", ts.socket, "capture-pane", "-p", "-J").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	screen := string(out)
-	for _, l := range strings.Split(screen, "\n") {
-		if w := ansi.StringWidth(l); w > 80 {
-			t.Errorf("a line of %d columns in an 80-column terminal: %q", w, l)
-		}
-	}
+	screen := screenWithin80(t, ts)
 	if !strings.Contains(screen, "Please convert") || !strings.Contains(screen, "demo/scripted-1") {
 		t.Errorf("the row lost its title or model:\n%s", screen)
 	}

@@ -23,6 +23,17 @@ func TestMCPListFitsTheTerminal(t *testing.T) {
 	}
 	ts := startTmuxKept(t, 80, 40, tmuxEnv(), "mcp", "list")
 	ts.waitFor("everything", "Sign-ins are kept in", "[exit 0]")
+	screen := screenWithin80(t, ts)
+	if !strings.Contains(screen, "\n    "+detail+"\n") {
+		t.Errorf("the long DETAIL is not under its row:\n%s", screen)
+	}
+}
+
+// screenWithin80 is the pane of an 80-column terminal with wrapped lines
+// joined (-J), failing t for each line wider than the terminal: a line the
+// terminal had to wrap.
+func screenWithin80(t *testing.T, ts *tmuxSession) string {
+	t.Helper()
 	out, err := exec.Command("tmux", "-L", ts.socket, "capture-pane", "-p", "-J").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +44,5 @@ func TestMCPListFitsTheTerminal(t *testing.T) {
 			t.Errorf("a line of %d columns in an 80-column terminal: %q", w, l)
 		}
 	}
-	if !strings.Contains(screen, "\n    "+detail+"\n") {
-		t.Errorf("the long DETAIL is not under its row:\n%s", screen)
-	}
+	return screen
 }
