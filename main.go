@@ -12,8 +12,10 @@ import (
 	"github.com/agent-dev/agent/internal/gctune"
 	"github.com/agent-dev/agent/internal/residency"
 	"github.com/agent-dev/agent/internal/starttrace"
-	// Imported first for its init: --version answers before the heavy
-	// packages initialise.
+
+	// Imported for its init: --version answers before the heavy packages
+	// initialise. The linker orders inits by import path, not by where an
+	// import stands here (internal/early says why its path sorts first).
 	_ "github.com/agent-dev/agent/internal/early"
 )
 

@@ -3,12 +3,12 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/agent-dev/agent/app"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 	"github.com/agent-dev/agent/providers/openaichat/chattest"
 	"github.com/agent-dev/agent/store"

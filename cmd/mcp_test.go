@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/agent-dev/agent/app"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/providers/openaichat/chattest"
 	mcptools "github.com/agent-dev/agent/tools/mcp"
 )

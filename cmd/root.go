@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agent-dev/agent/internal/early"
 	"io"
 	"os"
 	"runtime/debug"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/config"
+	"github.com/agent-dev/agent/internal/early"
 	"github.com/agent-dev/agent/internal/starttrace"
 	"github.com/agent-dev/agent/internal/suggest"
 	"github.com/agent-dev/agent/sanitize"

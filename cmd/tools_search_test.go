@@ -3,11 +3,12 @@ package cmd
 import (
 	"bytes"
 	"errors"
-	"github.com/agent-dev/agent/app"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-dev/agent/app"
 
 	"go.uber.org/goleak"
 )
