@@ -34,8 +34,10 @@ type refusedMsg struct {
 // from the prompt; an @path that names an image (by its extension or its
 // content), or a prompt that is nothing but a pasted image path, becomes
 // an image of the turn instead. It runs in the command that starts the
-// turn (IO).
-func attach(text string) (string, []agent.Image, attachedMsg) {
+// turn (IO). An @word that is no file and that isResource says is an
+// MCP resource (@server:uri) is left to attachResources, which says
+// whether it was attached: "no such file" beside "attached" contradicted it.
+func attach(text string, isResource func(string) bool) (string, []agent.Image, attachedMsg) {
 	var out attachedMsg
 	var images []agent.Image
 	addImage := func(ref, p string) {
@@ -63,6 +65,8 @@ func attach(text string) (string, []agent.Image, attachedMsg) {
 		seen[p] = true
 		fi, err := os.Stat(p)
 		switch {
+		case err != nil && isResource != nil && isResource(p):
+			continue
 		case err != nil:
 			out.warnings = append(out.warnings, fmt.Sprintf("@%s not attached: no such file (a name with spaces goes in quotes: @\"my file.txt\")", p))
 			continue

@@ -59,7 +59,7 @@ func TestAttachImages(t *testing.T) {
 		{"dot.png is a file", "dot.png is a file", nil, ""},
 	}
 	for _, c := range cases {
-		text, images, att := attach(c.prompt)
+		text, images, att := attach(c.prompt, nil)
 		var names []string
 		for _, im := range images {
 			names = append(names, im.Name)

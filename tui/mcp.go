@@ -256,6 +256,31 @@ func (m *Model) mcpComplete(w string) (tea.Cmd, bool) {
 	}, true
 }
 
+// resourceServers names the servers that list resources: an @server:uri
+// word of one of them is a resource for attachResources.
+func resourceServers(mb MCPBackend) map[string]bool {
+	servers := map[string]bool{}
+	for _, r := range mb.MCPResources() {
+		s, _, _ := strings.Cut(r, ":")
+		servers[s] = true
+	}
+	return servers
+}
+
+// isResourceRef reports whether an @word (without its @) is one that
+// attachResources reads, so that attach does not also take it for a file.
+func isResourceRef(b Backend) func(string) bool {
+	mb, ok := b.(MCPBackend)
+	if !ok {
+		return nil
+	}
+	servers := resourceServers(mb)
+	return func(ref string) bool {
+		server, uri, ok := strings.Cut(ref, ":")
+		return ok && uri != "" && servers[server]
+	}
+}
+
 // attachResources appends the text of every @server:uri of the prompt that
 // names a listed resource (or any uri of a server that has resources), in
 // a <resource> element. It runs in the command that starts the turn (IO).
@@ -264,11 +289,7 @@ func attachResources(b Backend, text string, out *attachedMsg) string {
 	if !ok {
 		return text
 	}
-	servers := map[string]bool{}
-	for _, r := range mb.MCPResources() {
-		s, _, _ := strings.Cut(r, ":")
-		servers[s] = true
-	}
+	servers := resourceServers(mb)
 	var res strings.Builder
 	seen := map[string]bool{}
 	for _, w := range strings.Fields(text) {

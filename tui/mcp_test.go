@@ -167,3 +167,36 @@ func TestMCPNoServersSaysWhatToDo(t *testing.T) {
 		}
 	}
 }
+
+// An @server:uri of a server that lists resources is a resource, not a
+// file: it was attached and also warned about ("@ev:demo://… not attached:
+// no such file"), two lines that contradicted each other. An @word that is
+// neither a resource nor a file still says so.
+func TestResourceMentionIsNotAFile(t *testing.T) {
+	for _, tc := range []struct {
+		prompt, note, warning string
+	}{
+		{"summarise @ev:demo://resource/static/document/a.md", "attached @ev:demo://resource/static/document/a.md", ""},
+		{"summarise @nosuch:thing", "", "@nosuch:thing not attached: no such file"},
+	} {
+		t.Run(tc.prompt, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			m, _, turns := newMCPModel(t)
+			typeText(m, tc.prompt)
+			run(m, press(m, "enter"))
+			if len(turns.started) != 1 {
+				t.Fatalf("turns started: %q", turns.started)
+			}
+			f := frame(m)
+			if tc.note != "" && !strings.Contains(f, tc.note) {
+				t.Errorf("no note %q:\n%s", tc.note, f)
+			}
+			if tc.warning == "" && strings.Contains(f, "not attached") {
+				t.Errorf("a resource was also warned about as a file:\n%s", f)
+			}
+			if tc.warning != "" && !strings.Contains(f, tc.warning) {
+				t.Errorf("no warning %q:\n%s", tc.warning, f)
+			}
+		})
+	}
+}

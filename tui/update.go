@@ -435,7 +435,7 @@ func (m *Model) submit(text string) tea.Cmd {
 	turns := m.turns
 	b := m.b
 	return tea.Batch(func() tea.Msg {
-		full, images, att := attach(text)
+		full, images, att := attach(text, isResourceRef(b))
 		full = attachResources(b, full, &att)
 		if len(images) > 0 {
 			if err := checkImages(b, images); err != nil {
