@@ -143,7 +143,7 @@ func TestSamplingDialogWithdrawnInTmux(t *testing.T) {
 		"--defer", "false", "--permission-mode", "bypass")
 	ts.waitFor("MCP server tt is up")
 	ts.send("write me a haiku", "Enter")
-	ts.waitFor("sample claude-sonnet-4-5 for tt")
+	ts.waitFor("Let MCP server tt sample claude-sonnet-4-5?")
 	gate.Open()
 	ts.waitFor("sample claude-sonnet-4-5 for tt: withdrawn unanswered, the connection to the server was lost")
 	if s := ts.capture(); strings.Contains(s, "y allow once") {

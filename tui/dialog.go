@@ -36,6 +36,9 @@ func approvalView(st *themes.Styles, req ApprovalRequest, width, maxRows int, pi
 		return st.Dialog.Width(width).Render(strings.Join(lines, "\n"))
 	}
 	title := st.DialogTitle.Render("Allow this tool call? ") + st.CardTitle.Render(t.Name) + st.CardServer.Render(" · "+who)
+	if req.Question != "" {
+		title = st.DialogTitle.Render(sanitize.Line(req.Question))
+	}
 	inline, reason := approvalReason(req, who, inner)
 	title += st.HelpDesc.Render(inline)
 	keys := key("y", "allow once") + key("n", "deny")
@@ -87,6 +90,9 @@ func approvalReason(req ApprovalRequest, who string, inner int) (inline string, 
 	}
 	r := sanitize.Line(p.Reason)
 	head := ansi.StringWidth("Allow this tool call? " + req.Tool.Name + " · " + who)
+	if req.Question != "" {
+		head = ansi.StringWidth(sanitize.Line(req.Question))
+	}
 	if head+ansi.StringWidth(" — "+r) <= inner {
 		return " — " + r, nil
 	}

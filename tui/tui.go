@@ -176,6 +176,10 @@ type ApprovalRequest struct {
 	// SessionOnly: "always" can only mean this server, this session (an
 	// MCP server's sampling request): a answers AllowServer at once.
 	SessionOnly bool
+	// Question, when set, is the dialog's title in place of "Allow this
+	// tool call? NAME · SERVER": a server's sampling request is no tool
+	// call, and its name already says the server.
+	Question string
 	// Done, when it closes, withdraws the dialog unanswered: the request
 	// behind it ended first (the server cancelled it, it timed out, the
 	// connection dropped). Why, when set, says why in a few words.

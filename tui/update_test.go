@@ -200,7 +200,8 @@ func TestApprovalAnswers(t *testing.T) {
 		{"a y", asked, []Decision{Allow}},
 		{"a ctrl+c", mcp, []Decision{Deny}},
 	}
-	sampling := ApprovalRequest{Tool: agent.ToolEvent{Name: "sample m for fs", Server: "fs"}, SessionOnly: true}
+	sampling := ApprovalRequest{Tool: agent.ToolEvent{Name: "sample m for fs", Server: "fs"}, SessionOnly: true,
+		Question: "Let MCP server fs sample m?"}
 	for _, tt := range tests {
 		m, _, _ := newTestModel(t, newFakeBackend(), 80, 24, Options{})
 		var got []Decision
@@ -221,7 +222,10 @@ func TestApprovalAnswers(t *testing.T) {
 	var got []Decision
 	sampling.Reply = func(d Decision) { got = append(got, d) }
 	m.Update(approvalMsg{Req: sampling})
-	if f := frame(m); !strings.Contains(f, "a always, this session") {
+	// It asks its own question: "Allow this tool call? sample m for fs ·
+	// fs" called it a tool call and named the server twice.
+	if f := frame(m); !strings.Contains(f, "a always, this session") || !strings.Contains(f, "Let MCP server fs sample m?") ||
+		strings.Contains(f, "Allow this tool call") {
 		t.Errorf("sampling dialog:\n%s", f)
 	}
 	run(m, press(m, "a"))

@@ -46,6 +46,7 @@ func (b *Backend) ApproveSampling(ctx context.Context, r mcptools.SamplingReques
 			answer <- d != tui.Deny
 		},
 		SessionOnly: true,
+		Question:    "Let MCP server " + r.Server + " sample " + model + "?",
 		// The server may cancel, the request time out or the connection
 		// drop while the dialog is up: it is withdrawn then.
 		Done: ctx.Done(), Why: func() string { return mcptools.RequestEnded(ctx) },
