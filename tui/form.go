@@ -184,9 +184,15 @@ func (f *form) view(st *themes.Styles, width int) string {
 			val += "▏"
 		}
 		hint := sanitize.Line(fd.Description)
-		if len(fd.Options) > 0 {
-			hint = strings.Join(fd.Options, " | ")
-		} else if fd.Type == "boolean" {
+		switch {
+		case len(fd.Options) > 0 && fd.Type == "array":
+			// Several are typed, comma separated: "Tuna | Salmon | Trout"
+			// read as one choice, and "Tuna Salmon" was refused.
+			hint = "comma separated: " + sanitize.Line(strings.Join(fd.Options, ", "))
+		case len(fd.Options) > 0:
+			// The server's labels are its text: sanitised like the rest.
+			hint = sanitize.Line(strings.Join(fd.Options, " | "))
+		case fd.Type == "boolean":
 			hint = "yes | no"
 		}
 		line := mark + st.CardTitle.Render(label) + ": " + sanitize.Line(val)
@@ -198,7 +204,14 @@ func (f *form) view(st *themes.Styles, width int) string {
 	if f.err != "" {
 		lines = append(lines, st.Fail.Render(ansi.Truncate(sanitize.Line(f.err), inner, "…")))
 	}
-	lines = append(lines, ansi.Truncate(st.HelpKey.Render("tab")+st.HelpDesc.Render(" next field  ")+
+	// ←/→ is said where it works: on a single choice or a yes/no.
+	choose := ""
+	if f.cur < len(r.Fields) {
+		if fd := r.Fields[f.cur]; fd.Type == "boolean" || (len(fd.Options) > 0 && fd.Type != "array") {
+			choose = st.HelpKey.Render("←/→") + st.HelpDesc.Render(" choose  ")
+		}
+	}
+	lines = append(lines, ansi.Truncate(st.HelpKey.Render("tab")+st.HelpDesc.Render(" next field  ")+choose+
 		st.HelpKey.Render("enter")+st.HelpDesc.Render(" next / accept  ")+st.HelpKey.Render("ctrl+d")+st.HelpDesc.Render(" decline  ")+
 		st.HelpKey.Render("esc")+st.HelpDesc.Render(" cancel"), inner, "…"))
 	return st.Dialog.Width(width).Render(strings.Join(lines, "\n"))

@@ -122,3 +122,40 @@ func TestFormURL(t *testing.T) {
 		t.Errorf("y: action %q, opened %v, forms %d", action, opened, len(m.forms))
 	}
 }
+
+// A form says how each kind of field is answered, at 80 columns: a
+// multiple choice is typed comma separated (its choices read "Tuna |
+// Salmon | Trout", like one to pick, and "Tuna Salmon" was refused), ←/→
+// is offered where it works (a single choice, a yes/no), and the
+// server's choice labels reach the terminal sanitised.
+func TestFormChoiceHints(t *testing.T) {
+	fields := []FormField{
+		{Name: "fish", Label: "Fish", Type: "array", Options: []string{"Tuna", "Salmon", "Trout"}},
+		{Name: "hero", Label: "Hero", Type: "string", Options: []string{"Superman", "Bat\x1b]52;c;aGk=\x07man"}},
+		{Name: "ok", Label: "Agree", Type: "boolean"},
+		{Name: "name", Label: "Name", Type: "string"},
+	}
+	for _, tc := range []struct {
+		tabs   int
+		choose bool
+	}{{0, false}, {1, true}, {2, true}, {3, false}} {
+		t.Run(fields[tc.tabs].Name, func(t *testing.T) {
+			m, _, _ := newTestModel(t, &fakeBackend{}, 80, 30, Options{})
+			m.Update(formMsg{Req: FormRequest{Server: "s", Message: "m", Fields: fields, Reply: func(string, map[string]any) {}}})
+			for range tc.tabs {
+				m.Update(tea.KeyPressMsg{Code: tea.KeyTab})
+			}
+			raw := m.View().Content
+			if strings.Contains(raw, "]52;") {
+				t.Error("a choice label's escape sequence (OSC 52, a clipboard write) reached the screen")
+			}
+			f := frame(m)
+			if !strings.Contains(f, "comma separated: Tuna, Salmon, Trout") {
+				t.Errorf("the multiple choice does not say it is typed comma separated:\n%s", f)
+			}
+			if got := strings.Contains(f, "←/→ choose"); got != tc.choose {
+				t.Errorf("←/→ offered %v on %s, want %v:\n%s", got, fields[tc.tabs].Name, tc.choose, f)
+			}
+		})
+	}
+}
