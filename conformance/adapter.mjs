@@ -15,6 +15,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const url = process.argv[2];
+// The prefix of the prompt's line of tool arguments (conformance_test.go's
+// toolCallsMarker).
+const toolCallsMarker = "conformance-tool-calls: ";
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
 const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}");
 const bin = process.env.AGENT_CONFORMANCE_BIN;
@@ -64,8 +67,13 @@ const env = {
   // browser.mjs runs under the node that runs this script.
   PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
 };
+// Some scenarios name the arguments each tool is to be called with (the
+// context's toolCalls: http-custom-headers' values to encode): the prompt
+// carries them, on a line of their own, for the fake model to use.
+let prompt = "Call each of the conformance server's tools once.";
+if (Array.isArray(ctx.toolCalls)) prompt += `\n${toolCallsMarker}${JSON.stringify(ctx.toolCalls)}`;
 const args = [
-  "-p", "Call each of the conformance server's tools once.", "--config", settings,
+  "-p", prompt, "--config", settings,
   "--mcp-config", config, "--mcp", "conformance",
   "--provider", "anthropic", "--base-url", model,
   "--db", join(dir, "agent.db"), "--output-format", "json",

@@ -29,6 +29,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -185,6 +186,7 @@ func callEveryTool(r *anthropictest.Request) anthropictest.Reply {
 			focal = tl.Schema
 		}
 	}
+	given := givenArguments(msgs)
 	var blocks []json.RawMessage
 	for i, tl := range tools {
 		if tl.Type != "" && tl.Type != "custom" {
@@ -204,12 +206,65 @@ func callEveryTool(r *anthropictest.Request) anthropictest.Reply {
 		if strings.HasSuffix(tl.Name, "json_schema_echo") && focal != nil {
 			args["schema"] = focal
 		}
+		for name, a := range given {
+			if strings.HasSuffix(tl.Name, "__"+name) {
+				args = a
+			}
+		}
 		blocks = append(blocks, anthropictest.ToolUse(fmt.Sprintf("toolu_conf%02d", i), tl.Name, args))
 	}
 	if len(blocks) == 0 {
 		return anthropictest.Message(anthropictest.Text("No tools were offered."))
 	}
 	return anthropictest.Message(blocks...)
+}
+
+// toolCallsMarker begins the prompt's line of tool arguments, which
+// adapter.mjs writes from the scenario's context (its toolCalls).
+const toolCallsMarker = "conformance-tool-calls: "
+
+// givenArguments reads the arguments the prompt names for each tool (none
+// for most scenarios).
+func givenArguments(msgs []json.RawMessage) map[string]map[string]any {
+	if len(msgs) == 0 {
+		return nil
+	}
+	var first struct {
+		Content json.RawMessage `json:"content"`
+	}
+	_ = json.Unmarshal(msgs[0], &first)
+	text := ""
+	if json.Unmarshal(first.Content, &text) != nil {
+		var blocks []struct {
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(first.Content, &blocks)
+		for _, b := range blocks {
+			text += b.Text
+		}
+	}
+	_, line, ok := strings.Cut(text, toolCallsMarker)
+	if !ok {
+		return nil
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	var calls []struct {
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+	}
+	if json.Unmarshal([]byte(line), &calls) != nil {
+		return nil
+	}
+	out := map[string]map[string]any{}
+	for _, c := range calls {
+		// A null for a property whose schema does not allow it (the
+		// scenario's verbose: null, a boolean) would be refused by the
+		// agent's check of the arguments before the call: a model leaves
+		// such an argument out, the other way the header is omitted.
+		maps.DeleteFunc(c.Arguments, func(_ string, v any) bool { return v == nil })
+		out[c.Name] = c.Arguments
+	}
+	return out
 }
 
 func sample(typ any) any {

@@ -88,7 +88,7 @@ func (c *conn) clientOptions() []client.ClientOption {
 		Elicitation: &mcpgo.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
 		Tasks:       tasks,
 	}
-	return []client.ClientOption{client.WithClientCapabilities(caps)}
+	return append([]client.ClientOption{client.WithClientCapabilities(caps)}, c.inputOptions()...)
 }
 
 // ListRoots answers roots/list: the working directory, the one place the

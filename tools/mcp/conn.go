@@ -475,7 +475,7 @@ func (c *conn) status() Status {
 	s.Prompts, s.Resources = len(c.ex.prompts), len(c.ex.resources)+len(c.ex.templates)
 	c.ex.mu.Unlock()
 	for _, t := range c.list {
-		if r := c.hiddenReason(t.Meta); r != "" {
+		if r := c.hiddenReason(t); r != "" {
 			s.Tools--
 			s.Hidden = append(s.Hidden, HiddenTool{Name: t.Name, Reason: r})
 		}

@@ -24,10 +24,10 @@ import (
 // one round trip of its own, and falls forward to 2026-07-28 only for a
 // streamable HTTP server that refused it: a server that worked before
 // works as it did, one that failed for want of the new revision now
-// connects. What it does not do on such a server yet: answer a tool's
-// request for input (the revision's multi round-trip results), or hear of
-// list changes (subscriptions/listen); requests it sends itself declare
-// no client capabilities, so a server does not count on those.
+// connects. What it does not do on such a server yet: hear of list
+// changes (subscriptions/listen). A request's answer that asks for input
+// (the revision's multi round-trip results) is answered in mrtr.go, so
+// the requests the agent sends itself declare what it answers.
 
 // fallsForward reports whether err, the 2025-11-25 handshake's failure
 // with c, warrants trying protocol 2026-07-28, not tried yet: a
@@ -72,7 +72,7 @@ func (c *conn) stampModern(cl *client.Client, req *transport.JSONRPCRequest) err
 		meta = map[string]any{}
 	}
 	meta[mcpgo.MetaKeyProtocolVersion] = v
-	meta[mcpgo.MetaKeyClientCapabilities] = map[string]any{}
+	meta[mcpgo.MetaKeyClientCapabilities] = modernCapabilities()
 	meta[mcpgo.MetaKeyClientInfo] = mcpgo.Implementation{Name: c.m.opts.ClientName, Version: c.m.opts.ClientVersion}
 	params["_meta"] = meta
 	req.Params = params
@@ -88,10 +88,6 @@ func (c *conn) stampModern(cl *client.Client, req *transport.JSONRPCRequest) err
 	}
 	return nil
 }
-
-// errInputRequired is a 2026-07-28 call result that asks the client for
-// input (an elicitation, a sampling, the roots) before it completes.
-var errInputRequired = errors.New("the server asked for input before answering (protocol 2026-07-28's multi round-trip request), which the agent does not answer yet")
 
 // inputRequired reports whether a result is 2026-07-28's input_required.
 func inputRequired(res json.RawMessage) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"sync"
 	"time"
@@ -32,14 +33,69 @@ var progressFns sync.Map // string -> func(tools.Progress)
 const cancelNoticeTimeout = 2 * time.Second
 
 // send runs tools/call on cl within tctx. ctx is the turn's: when either
-// ends before the answer, the server is told to stop.
+// ends before the answer, the server is told to stop. A call a server of
+// protocol 2026-07-28 answers with input_required is sent again, with the
+// input it asked for, until it completes (mrtr.go); the user's answers are
+// given within tctx, as they are to a server's own requests of earlier
+// revisions.
 func (c *conn) send(ctx, tctx context.Context, cl *client.Client, tool string, args json.RawMessage) (*mcpgo.CallToolResult, error) {
-	id := fmt.Sprintf("agent-call-%d", rpcSeq.Add(1))
+	task := c.asTask(tool)
+	var ids []string
+	defer func() {
+		for _, id := range ids {
+			progressFns.Delete(id)
+		}
+	}()
+	var more map[string]any
+	for round := 1; ; round++ {
+		// Each round is a request of its own: a new id (the
+		// specification requires it), so a new progress token.
+		id := fmt.Sprintf("agent-call-%d", rpcSeq.Add(1))
+		ids = append(ids, id)
+		resp, err := c.sendRound(ctx, tctx, cl, tool, args, id, task, more)
+		if err != nil {
+			return nil, err
+		}
+		if t, ok := taskCreated(resp.Result); task && ok {
+			// The task runs: its requests must not have the call resent.
+			return c.awaitTask(ctx, unwatched(tctx), cl, tool, t)
+		}
+		ask, again, err := readInputAsk(resp.Result)
+		if err != nil {
+			return nil, err
+		}
+		if !again {
+			res, err := mcpgo.ParseCallToolResult(&resp.Result)
+			if err != nil {
+				return nil, fmt.Errorf("tools/call %s: unreadable result: %w", tool, err)
+			}
+			return res, nil
+		}
+		if round >= maxInputRounds {
+			return nil, &InputRoundsError{Method: "tools/call " + tool, Rounds: round}
+		}
+		c.m.log.Info("mcp: the server asks for input", "server", c.cfg.Name, "tool", tool, "round", round,
+			"requests", inputRoundsText(ask.requests), "state", len(ask.state) > 0)
+		answers, err := c.answerInputs(tctx, ask.requests)
+		if err != nil {
+			if tctx.Err() != nil {
+				// A timeout or the turn's end, as call reports them.
+				return nil, transport.NewError(tctx.Err())
+			}
+			return nil, err
+		}
+		more = ask.retryParams(answers)
+	}
+}
+
+// sendRound sends one tools/call request with id, the fields of more
+// (inputResponses, requestState) added to its params.
+func (c *conn) sendRound(ctx, tctx context.Context, cl *client.Client, tool string, args json.RawMessage, id string, task bool, more map[string]any) (*transport.JSONRPCResponse, error) {
 	params := map[string]any{"name": tool, "_meta": map[string]any{"progressToken": id}}
 	if len(args) > 0 {
 		params["arguments"] = args
 	}
-	task := c.asTask(tool)
+	maps.Copy(params, more)
 	if task {
 		// Kept a while past the call's own timeout: a task that expired
 		// at the timeout could no longer be cancelled (tasks/cancel).
@@ -61,11 +117,13 @@ func (c *conn) send(ctx, tctx context.Context, cl *client.Client, tool string, a
 			last = p.Progress
 			tools.ReportProgress(ctx, p)
 		})
-		defer progressFns.Delete(id)
 	}
 	req := transport.JSONRPCRequest{JSONRPC: mcpgo.JSONRPC_VERSION, ID: mcpgo.NewRequestId(id),
 		Method: string(mcpgo.MethodToolsCall), Params: params}
 	if err := c.stampModern(cl, &req); err != nil {
+		return nil, err
+	}
+	if err := c.paramHeaders(cl, &req, tool); err != nil {
 		return nil, err
 	}
 	resp, err := cl.GetTransport().SendRequest(tctx, req)
@@ -90,18 +148,7 @@ func (c *conn) send(ctx, tctx context.Context, cl *client.Client, tool string, a
 	if resp.Error != nil {
 		return nil, resp.Error.AsError()
 	}
-	if t, ok := taskCreated(resp.Result); task && ok {
-		// The task runs: its requests must not have the call resent.
-		return c.awaitTask(ctx, unwatched(tctx), cl, tool, t)
-	}
-	if inputRequired(resp.Result) {
-		return nil, fmt.Errorf("tools/call %s: %w", tool, errInputRequired)
-	}
-	res, err := mcpgo.ParseCallToolResult(&resp.Result)
-	if err != nil {
-		return nil, fmt.Errorf("tools/call %s: unreadable result: %w", tool, err)
-	}
-	return res, nil
+	return resp, nil
 }
 
 // cancelRequest sends notifications/cancelled for the request id and waits

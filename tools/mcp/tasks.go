@@ -47,14 +47,15 @@ func (c *conn) runsTasks() bool {
 }
 
 // hiddenReason is why the tool is not offered ("" when it is).
-func (c *conn) hiddenReason(m *toolMeta) string {
+func (c *conn) hiddenReason(t rawTool) string {
+	m := t.Meta
 	if m != nil && m.AppOnly {
 		return `_meta.ui.visibility leaves out "model" (an MCP Apps tool for the server's own UI, which the agent does not show)`
 	}
 	if m != nil && m.TaskSupport == "required" && !c.runsTasks() {
 		return `execution.taskSupport is "required" (it runs only as an MCP task), but the server does not declare tasks.requests.tools.call`
 	}
-	return ""
+	return c.headerProblem(t)
 }
 
 // asTask reports whether tool is called as a task.

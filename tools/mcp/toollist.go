@@ -349,7 +349,7 @@ func (c *conn) agentTools(deferAll bool) []tools.Tool {
 	c.mu.Unlock()
 	out := make([]tools.Tool, 0, len(list))
 	for _, t := range list {
-		if c.hiddenReason(t.Meta) != "" {
+		if c.hiddenReason(t) != "" {
 			continue // listed with its reason in Status, never offered
 		}
 		out = append(out, tools.Tool{
