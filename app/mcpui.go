@@ -1,7 +1,9 @@
 package app
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -46,9 +48,16 @@ func (a *App) MCPControl(ctx context.Context, action, name string) (string, erro
 	if capturing {
 		evs = a.endCapture(name)
 	}
+	var edited string
+	if action == "reconnect" || action == "enable" {
+		edited = a.editedNote(name)
+	}
 	if err != nil {
 		for _, e := range evs {
 			a.onMCPEvent(e) // said as any other server event is
+		}
+		if edited != "" {
+			return "", fmt.Errorf("%w; %s", err, edited)
 		}
 		return "", err
 	}
@@ -77,7 +86,37 @@ func (a *App) MCPControl(ctx context.Context, action, name string) (string, erro
 	if last >= 0 && a.LastToolsHash() != "" {
 		lines[last] += a.toolsNote(cacheMiss)
 	}
+	if edited != "" {
+		lines = append(lines, edited)
+	}
 	return strings.Join(lines, "\n"), nil
+}
+
+// editedNote says when a server's entry in the config files is no longer
+// the one it runs with: the config is read at start, and /mcp reconnect
+// restarts the server as it was then. A user who fixed a wrong command in
+// mcp.json and reconnected saw the old command fail again ("command
+// \"mcp-server-nosuch\" not found"), with nothing saying why.
+func (a *App) editedNote(name string) string {
+	was, ok := a.configured[name]
+	if !ok {
+		return ""
+	}
+	configured, err := a.settings.MCPServers()
+	if err != nil {
+		return ""
+	}
+	now, ok := configured[name]
+	if !ok {
+		return ""
+	}
+	before, err1 := json.Marshal(was)
+	after, err2 := json.Marshal(now)
+	if err1 != nil || err2 != nil || bytes.Equal(before, after) {
+		return ""
+	}
+	return "the config of MCP server " + name + " changed since the agent started, which read it then: " +
+		"quit and resume (agent --continue) to use the new one"
 }
 
 // toolsNote is changeNote for the tools array as it is now, between

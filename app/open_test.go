@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -483,5 +484,47 @@ func TestDemoRefusesAnotherProvidersSession(t *testing.T) {
 	back := f.open(t, func(fl *Flags) { fl.Resume = demoID })
 	if !back.Settings().Demo {
 		t.Errorf("a demo session resumed outside the demo")
+	}
+}
+
+// /mcp reconnect (and enable) restarts a server with the config the agent
+// read at start; when the config files now say something else, the reply
+// says so, and how to use the new one. A fixed command that was not
+// used, with nothing saying why, read as the fix not working.
+func TestReconnectSaysTheConfigChanged(t *testing.T) {
+	const note = "the config of MCP server tt changed since the agent started"
+	for _, tc := range []struct {
+		name   string
+		edit   func(cfg string) string
+		action string
+		noted  bool
+	}{
+		{"unchanged", func(cfg string) string { return cfg }, "reconnect", false},
+		{"a header added", func(cfg string) string {
+			return strings.Replace(cfg, `"type": "http"`, `"type": "http", "headers": {"X-Team": "a"}`, 1)
+		}, "reconnect", true},
+		{"enabled after an edit", func(cfg string) string {
+			return strings.Replace(cfg, `"type": "http"`, `"type": "http", "headers": {"X-Team": "a"}`, 1)
+		}, "enable", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, true)
+			a := f.open(t, nil)
+			b, err := os.ReadFile(f.flags.MCPConfig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, f.flags.MCPConfig, tc.edit(string(b)))
+			got, err := a.MCPControl(t.Context(), tc.action, "tt")
+			if err != nil {
+				t.Fatalf("/mcp %s tt: %v", tc.action, err)
+			}
+			if strings.Contains(got, note) != tc.noted {
+				t.Errorf("/mcp %s tt said %q; the config's change noted: want %v", tc.action, got, tc.noted)
+			}
+			if tc.noted && !strings.Contains(got, "agent --continue") {
+				t.Errorf("the note does not say how to use the new config: %q", got)
+			}
+		})
 	}
 }
