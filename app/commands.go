@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/config"
 	"github.com/agent-dev/agent/config/commands"
+	"github.com/agent-dev/agent/internal/suggest"
 	"github.com/agent-dev/agent/tools/permission"
 )
 
@@ -184,4 +186,61 @@ func allowFor(name string, patterns []string, next permission.Func) permission.F
 		}
 		return d
 	}
+}
+
+// UnknownCommandError is -p's refusal of text of a command's shape
+// (/NAME ARGS, config/commands.Call) that calls no custom command: the TUI
+// says "unknown command" for it, and -p sent it to the model as a prompt.
+// Near is the custom command it looks like a typo of; Untrusted says the
+// project has a command of that name, unused until the project is trusted.
+type UnknownCommandError struct {
+	Name, Near string
+	Untrusted  bool
+}
+
+func (e *UnknownCommandError) Error() string {
+	// The way around it: commandTurn reads a command after leading blanks
+	// too, but CheckCommand only refuses text that starts with the "/".
+	send := fmt.Sprintf(`to send it as a prompt, start it with a space: -p " /%s ..."`, e.Name)
+	switch {
+	case e.Untrusted:
+		return fmt.Sprintf("/%s is a command of this project, which is not trusted: review .agent/commands, then run `agent trust` (or pass --trust); %s", e.Name, send)
+	case e.Near != "":
+		return fmt.Sprintf("unknown command /%s: did you mean /%s? (%s)", e.Name, e.Near, send)
+	}
+	return fmt.Sprintf("unknown command /%s: no custom command has that name (%s)", e.Name, send)
+}
+
+// CheckCommand refuses text that starts with a command that does not
+// exist, as the TUI does, instead of sending it to the model. Text that is
+// not of a command's shape goes as typed: a path ("/etc/hosts is ..."), an
+// MCP server's prompt (/SERVER:PROMPT, which promptTurn reads once the
+// servers are up), anything after a leading blank.
+func (a *App) CheckCommand(text string) error {
+	if !strings.HasPrefix(text, "/") {
+		return nil
+	}
+	name, _, ok := commands.Call(text)
+	if !ok {
+		return nil
+	}
+	a.mu.Lock()
+	_, found := a.commands.Find(name)
+	list := a.commands.List()
+	a.mu.Unlock()
+	if found {
+		return nil
+	}
+	e := &UnknownCommandError{Name: name}
+	names := make([]string, 0, len(list))
+	for _, c := range list {
+		names = append(names, c.Name)
+	}
+	e.Near = suggest.Nearest(name, names)
+	if a.settings.Project.Dir != "" {
+		// Read again only on this path: Open left out an untrusted
+		// project's commands.
+		_, e.Untrusted = commands.Load(commands.Dirs{Project: filepath.Join(a.settings.Project.Dir, ".agent", "commands")}).Find(name)
+	}
+	return &UsageError{e}
 }

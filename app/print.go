@@ -54,6 +54,9 @@ func (a *App) Print(ctx context.Context, prompt string, o PrintOptions) error {
 	for _, w := range a.Warnings() {
 		fmt.Fprintln(o.Stderr, "agent: warning: "+sanitize.Line(w))
 	}
+	if err := a.CheckCommand(prompt); err != nil {
+		return err
+	}
 	red := a.NewReducer()
 	// Text mode prints the model's words, which may echo a tool result:
 	// escape sequences in them never reach the terminal.

@@ -98,10 +98,12 @@ func TestCustomCommandsThroughPrint(t *testing.T) {
 		t.Errorf("after the command the session runs %s, its result says %q", reqs[0].Model(), out.Model)
 	}
 
-	// Untrusted: the project's command is not one.
-	out, reqs = run(hi, "-p", "/ship v1 ops@example.com")
-	if got := lastUser(reqs[0]); !strings.Contains(got, `"/ship v1 ops@example.com"`) || !strings.Contains(strings.Join(out.Warnings, "\n"), "agent trust") {
-		t.Fatalf("untrusted project's command: %s, warnings %q", got, out.Warnings)
+	// Untrusted: the project's command is not one, and -p says why
+	// instead of sending it as typed.
+	before := len(fake.Requests())
+	un := runAgent(t, env, "--base-url", fake.URL, "--db", db, "--config", cfg, "-p", "/ship v1 ops@example.com")
+	if un.code != 2 || !strings.Contains(un.stderr, "/ship is a command of this project, which is not trusted") || !strings.Contains(un.stderr, "agent trust") || len(fake.Requests()) != before {
+		t.Fatalf("untrusted project's command: exit %d, %d requests: %s", un.code, len(fake.Requests())-before, un.stderr)
 	}
 
 	// Trusted: it expands, but its allowed-tools are ignored with a warning:
@@ -212,5 +214,55 @@ func TestStreamJSONInitNamesTheProviderAsTheResult(t *testing.T) {
 		if err := json.Unmarshal([]byte(l), &ev); err != nil || ev.Provider != "ollama" {
 			t.Errorf("stream-json %s says provider %q, want ollama (%v): %s", ev.Type, ev.Provider, err, l)
 		}
+	}
+}
+
+// -p refuses text that calls a command that does not exist, as the TUI
+// says "unknown command" for it; it sent it to the model as a prompt.
+// Text not of a command's shape, or after a leading space, goes as typed.
+func TestPrintRefusesAnUnknownCommand(t *testing.T) {
+	isolate(t)
+	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agent", "commands")
+	writeText(t, filepath.Join(user, "review.md"), "Review PR #$1.\n")
+	fake := anthropictest.NewServer(t)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	db := filepath.Join(t.TempDir(), "a.db")
+	for _, tt := range []struct {
+		name, prompt string
+		refused      []string // what stderr's one line says; nil: sent
+		sent         string   // what the model got
+	}{
+		{"unknown", "/nosuchcmd x", []string{"unknown command /nosuchcmd: no custom command has that name", `start it with a space: -p " /nosuchcmd ..."`}, ""},
+		{"a typo", "/reviw 42", []string{"unknown command /reviw: did you mean /review?"}, ""},
+		{"alone", "/nosuchcmd", []string{"unknown command /nosuchcmd"}, ""},
+		{"known", "/review 42", nil, "Review PR #42."},
+		{"a path", "/etc/hosts is what?", nil, "/etc/hosts is what?"},
+		{"after a space", " /nosuchcmd x", nil, "/nosuchcmd x"},
+		{"a server's prompt", "/srv:hello", nil, "/srv:hello"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "Done."}))
+			before := len(fake.Requests())
+			res := runAgent(t, env, "--base-url", fake.URL, "--db", db, "-p", tt.prompt)
+			reqs := fake.Requests()[before:]
+			if tt.refused != nil {
+				if res.code != 2 || len(reqs) != 0 || strings.Count(strings.TrimSpace(res.stderr), "\n") != 0 {
+					t.Fatalf("exit %d, %d requests, stderr %q: want exit 2, nothing sent, one line", res.code, len(reqs), res.stderr)
+				}
+				for _, w := range tt.refused {
+					if !strings.Contains(res.stderr, w) {
+						t.Errorf("stderr %q does not say %q", res.stderr, w)
+					}
+				}
+				return
+			}
+			if res.code != 0 || len(reqs) != 1 {
+				t.Fatalf("exit %d, %d requests: %s", res.code, len(reqs), res.stderr)
+			}
+			m := reqs[0].Messages()
+			if got := string(m[len(m)-1]); !strings.Contains(got, tt.sent) {
+				t.Errorf("the model got %s, want %q", got, tt.sent)
+			}
+		})
 	}
 }
