@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/internal/suggest"
 	"github.com/agent-dev/agent/store"
 	"github.com/agent-dev/agent/tools/search"
 )
@@ -224,5 +226,32 @@ func ForgetToolUses(ctx context.Context, s Settings, tool string) (int64, error)
 		return 0, err
 	}
 	defer db.Close()
-	return db.ForgetToolUses(ctx, s.learnScope(), tool)
+	n, err := db.ForgetToolUses(ctx, s.learnScope(), tool)
+	if err != nil || n > 0 || tool == "" {
+		return n, err
+	}
+	// Nothing of that name: a typo reads as one, not as "forgot 0".
+	e := &UnknownToolError{Tool: tool}
+	if stats, err := db.ToolStats(ctx, s.learnScope()); err == nil {
+		names := make([]string, 0, len(stats))
+		for _, st := range stats {
+			names = append(names, st.Tool)
+			if st.Server != "" && !strings.Contains(st.Tool, "__") {
+				names = append(names, st.Server+"__"+st.Tool)
+			}
+		}
+		e.Near = suggest.Nearest(tool, names)
+	}
+	return 0, &UsageError{e}
+}
+
+// UnknownToolError is agent tools forget TOOL when tool search learned
+// nothing about TOOL. Near is the learned tool it looks like a typo of.
+type UnknownToolError struct{ Tool, Near string }
+
+func (e *UnknownToolError) Error() string {
+	if e.Near != "" {
+		return fmt.Sprintf("unknown tool %q: tool search learned nothing about it; did you mean %s?", e.Tool, e.Near)
+	}
+	return fmt.Sprintf(`unknown tool %q: tool search learned nothing about it (agent tools --json lists what it learned, under "usage")`, e.Tool)
 }

@@ -159,3 +159,50 @@ func TestDemoLearnsApart(t *testing.T) {
 		t.Errorf("real %+v, demo %+v: want the demo's call in the demo's scope alone", real, demo)
 	}
 }
+
+// The mistakes of agent tools forget TOOL are one line in the command's
+// terms, exit 2: forget of a tool search learned nothing about said
+// "forgot 0" and exited 0.
+func TestToolsForgetAndLearnMistakes(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "a.db")
+	d, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = d.RecordToolUses(ctx, store.ToolUse{At: time.UnixMilli(1_700_000_000_000), Session: "s1", Kind: store.UseCalled, Query: "weather in Oslo", Tool: "get_forecast", Server: "weather"})
+	d.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want []string // what the one line says
+		not  string   // what it must not say
+	}{
+		{"forget a typo", []string{"tools", "forget", "get_forcast"}, []string{`unknown tool "get_forcast": tool search learned nothing about it; did you mean get_forecast?`}, "forgot"},
+		{"forget a typo of the server's spelling", []string{"tools", "forget", "weather__get_forcast"}, []string{"did you mean weather__get_forecast?"}, "forgot"},
+		{"forget nothing like it", []string{"tools", "forget", "zzzzzzzzzzzz"}, []string{`unknown tool "zzzzzzzzzzzz"`, "agent tools --json"}, "did you mean"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runAgent(t, nil, append([]string{"--db", db}, tt.args...)...)
+			if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+				t.Fatalf("exit %d, stdout %q, stderr %q: want exit 2 and one line", r.code, r.stdout, r.stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr %q does not say %q", r.stderr, w)
+				}
+			}
+			if strings.Contains(r.stderr+r.stdout, tt.not) {
+				t.Errorf("%q says %q", r.stderr+r.stdout, tt.not)
+			}
+		})
+	}
+	// Nothing was forgotten by the mistakes.
+	if r := runAgent(t, nil, "--db", db, "tools", "forget", "get_forecast"); r.code != 0 || !strings.Contains(r.stdout, "forgot 1 ") {
+		t.Errorf("forget the learned tool: %+v", r)
+	}
+}
