@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agent-dev/agent/store"
@@ -34,6 +38,40 @@ func ShareLearned(ctx context.Context, s Settings, verb, path string) (string, e
 	return fmt.Sprintf("imported %d new learned pairs of %d in %s", added, read, path), err
 }
 
+// LearnFileError is agent tools learn export|import FILE when FILE cannot
+// be created or read: said in the command's terms (which file, what to
+// do), not as the system call's "open X: no such file or directory".
+type LearnFileError struct {
+	Op   string // export or import
+	Path string
+	Err  error
+}
+
+func (e *LearnFileError) Error() string {
+	dir := filepath.Dir(e.Path)
+	switch {
+	case errors.Is(e.Err, syscall.EISDIR):
+		return fmt.Sprintf("%s: %s is a directory: give a file's path (agent tools learn %s FILE)", e.Op, e.Path, e.Op)
+	case e.Op == "import" && errors.Is(e.Err, fs.ErrNotExist):
+		return fmt.Sprintf("import: there is no file %s: give the path of a file agent tools learn export wrote", e.Path)
+	case errors.Is(e.Err, fs.ErrNotExist), errors.Is(e.Err, syscall.ENOTDIR):
+		return fmt.Sprintf("export: cannot create %s: the directory %s does not exist; create it or give another path", e.Path, dir)
+	case errors.Is(e.Err, fs.ErrPermission) && e.Op == "import":
+		return fmt.Sprintf("import: you may not read %s: give a file you can read", e.Path)
+	case errors.Is(e.Err, fs.ErrPermission):
+		return fmt.Sprintf("export: you may not write %s: give a path in a directory you can write", e.Path)
+	}
+	verb := map[string]string{"export": "create", "import": "read"}[e.Op]
+	reason := e.Err
+	var pe *fs.PathError
+	if errors.As(e.Err, &pe) {
+		reason = pe.Err // the path is said once, in the command's words
+	}
+	return fmt.Sprintf("%s: cannot %s %s: %v", e.Op, verb, e.Path, reason)
+}
+
+func (e *LearnFileError) Unwrap() error { return e.Err }
+
 // ExportLearned writes what tool search learned (this run's scope) to path
 // as JSONL, oldest first, and returns how many pairs it wrote.
 func ExportLearned(ctx context.Context, s Settings, path string) (int, error) {
@@ -48,7 +86,7 @@ func ExportLearned(ctx context.Context, s Settings, path string) (int, error) {
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return 0, usage(fmt.Errorf("export learned pairs: %w", err))
+		return 0, &UsageError{&LearnFileError{Op: "export", Path: path, Err: err}}
 	}
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
@@ -73,10 +111,15 @@ func ExportLearned(ctx context.Context, s Settings, path string) (int, error) {
 func ImportLearned(ctx context.Context, s Settings, path string) (read, added int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, 0, usage(fmt.Errorf("import learned pairs: %w", err))
+		return 0, 0, &UsageError{&LearnFileError{Op: "import", Path: path, Err: err}}
 	}
 	defer f.Close()
 	uses, err := readPairs(f, path)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		// Opened but not readable as a file: a directory.
+		return 0, 0, &UsageError{&LearnFileError{Op: "import", Path: path, Err: err}}
+	}
 	if err != nil {
 		return 0, 0, usage(err)
 	}

@@ -160,9 +160,10 @@ func TestDemoLearnsApart(t *testing.T) {
 	}
 }
 
-// The mistakes of agent tools forget TOOL are one line in the command's
-// terms, exit 2: forget of a tool search learned nothing about said
-// "forgot 0" and exited 0.
+// The mistakes of agent tools forget TOOL and tools learn export|import
+// FILE are one line in the command's terms, exit 2: forget of a tool
+// search learned nothing about said "forgot 0" and exited 0; a file that
+// could not be opened read as Go's "open X: no such file or directory".
 func TestToolsForgetAndLearnMistakes(t *testing.T) {
 	ctx := t.Context()
 	dir := t.TempDir()
@@ -185,6 +186,10 @@ func TestToolsForgetAndLearnMistakes(t *testing.T) {
 		{"forget a typo", []string{"tools", "forget", "get_forcast"}, []string{`unknown tool "get_forcast": tool search learned nothing about it; did you mean get_forecast?`}, "forgot"},
 		{"forget a typo of the server's spelling", []string{"tools", "forget", "weather__get_forcast"}, []string{"did you mean weather__get_forecast?"}, "forgot"},
 		{"forget nothing like it", []string{"tools", "forget", "zzzzzzzzzzzz"}, []string{`unknown tool "zzzzzzzzzzzz"`, "agent tools --json"}, "did you mean"},
+		{"import a missing file", []string{"tools", "learn", "import", filepath.Join(dir, "none.jsonl")}, []string{"import: there is no file " + filepath.Join(dir, "none.jsonl"), "agent tools learn export wrote"}, "no such file"},
+		{"import a directory", []string{"tools", "learn", "import", dir}, []string{"import: " + dir + " is a directory"}, "read " + dir},
+		{"export into a missing directory", []string{"tools", "learn", "export", filepath.Join(dir, "no", "x.jsonl")}, []string{"export: cannot create " + filepath.Join(dir, "no", "x.jsonl") + ": the directory " + filepath.Join(dir, "no") + " does not exist"}, "no such file"},
+		{"export onto a directory", []string{"tools", "learn", "export", dir}, []string{"export: " + dir + " is a directory: give a file's path"}, "open "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := runAgent(t, nil, append([]string{"--db", db}, tt.args...)...)
