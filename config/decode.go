@@ -104,7 +104,9 @@ func syntaxError(path string, b []byte, err error) error {
 		off = se.Offset - 1 // the offset counts the offending byte
 	}
 	msg := err.Error()
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+	// json.Unmarshal says "unexpected end of JSON input" as a SyntaxError
+	// placed at the end; a Decoder says io.ErrUnexpectedEOF.
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || se != nil && se.Offset >= int64(len(b)) {
 		msg = "the file ends before its JSON does (a missing } or ]?)"
 	}
 	if at, ok := trailingComma(b, off); ok {

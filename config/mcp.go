@@ -284,7 +284,13 @@ func ReadMCPConfigFileWith(path string, lookup func(string) (string, bool)) (map
 		MCPServers json.RawMessage `json:"mcpServers"`
 	}
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("parse MCP config %s: %v", path, mcpJSONError(b, err))
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			// Placed as config.json's are, path:line:col, which editors
+			// and terminals open at the place.
+			return nil, syntaxError(path, b, err)
+		}
+		return nil, fmt.Errorf("parse MCP config %s: %v", path, err)
 	}
 	if len(f.MCPServers) == 0 {
 		return nil, fmt.Errorf(`parse MCP config %s: no "mcpServers" object (expected {"mcpServers": {"name": {...}}})`, path)
@@ -679,26 +685,4 @@ func mcpServerField(key string) (reflect.Type, bool) {
 		}
 	}
 	return nil, false
-}
-
-// mcpJSONError turns a JSON syntax error into "line L, column C: msg".
-func mcpJSONError(b []byte, err error) string {
-	var se *json.SyntaxError
-	if !errors.As(err, &se) {
-		return err.Error()
-	}
-	// Offset counts the offending byte too.
-	off, msg := se.Offset-1, err.Error()
-	if at, ok := trailingComma(b, off); ok {
-		off, msg = at, trailingCommaText(b[at])
-	}
-	line, col := 1, 1
-	for _, c := range b[:max(0, min(int(off), len(b)))] {
-		if c == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
-	return fmt.Sprintf("line %d, column %d: %s", line, col, msg)
 }

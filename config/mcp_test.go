@@ -51,8 +51,9 @@ func TestLoadMCPConfig(t *testing.T) {
 func TestLoadMCPConfigErrors(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct{ name, body, want string }{
-		{"syntax", "{\n  \"mcpServers\": {,}\n}", "line 2, column 18: invalid character ','"},
-		{"trailing comma", "{\"mcpServers\": {\"x\": {\"command\": \"a\", \"args\": [\"-v\",]}}}", `line 1, column 53: a comma before this ]: JSON allows none after the last entry; remove it`},
+		{"syntax", "{\n  \"mcpServers\": {,}\n}", "syntax.json:2:18: not valid JSON: invalid character ','"},
+		{"trailing comma", "{\"mcpServers\": {\"x\": {\"command\": \"a\", \"args\": [\"-v\",]}}}", `trailing_comma.json:1:53: not valid JSON: a comma before this ]: JSON allows none after the last entry; remove it`},
+		{"cut short", "{\"mcpServers\": {\"x\": {", "cut_short.json:1:22: not valid JSON: the file ends before its JSON does (a missing } or ]?)"},
 		{"no servers", `{"servers": {}}`, `no "mcpServers" object`},
 		{"not object", `{"mcpServers": []}`, `"mcpServers" must be an object of servers ({"name": {"command": …}}), got a list`},
 		{"command a number", `{"mcpServers": {"x": {"command": 5}}}`, `server "x": "command" must be a string (in quotes), got a number`},
