@@ -234,6 +234,8 @@ func signInText(state, grant string) string {
 		return state + " (client credentials)"
 	case config.GrantCrossApp:
 		return state + " (cross-app access)"
+	case config.GrantWorkloadIdentity:
+		return state + " (workload identity)"
 	}
 	return state
 }

@@ -138,7 +138,7 @@ func MCPLogout(s Settings, name string) (removed bool, err error) {
 	return a.Logout()
 }
 
-// untrustedKeyPaths refuses a private key or ID token read from a path that a project's
+// untrustedKeyPaths refuses a private key, ID token or workload identity token read from a path that a project's
 // .mcp.json names: a file that came with a cloned repository must not say
 // where credentials are read from. The user's own files and --mcp-config may.
 func untrustedKeyPaths(servers map[string]config.MCPServer) error {
@@ -153,6 +153,8 @@ func untrustedKeyPaths(servers map[string]config.MCPServer) error {
 			key = "oauth.private_key"
 		case o.IdP != nil && strings.HasPrefix(o.IdP.IDToken, "@"):
 			key = "oauth.idp.id_token"
+		case strings.HasPrefix(o.WorkloadToken, "@"):
+			key = "oauth.workload_token"
 		}
 		if key != "" {
 			return fmt.Errorf("MCP server %s in %s: %s @PATH is read only from your own config (~/.config/agent/mcp.json, the config file or --mcp-config), never from a project's .mcp.json", name, servers[name].Source, key)

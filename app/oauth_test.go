@@ -20,6 +20,9 @@ func TestProjectMCPConfigNamesNoKeyPath(t *testing.T) {
 	idTokenEntry := func(v string) string {
 		return `{"grant": "cross_app", "client_id": "c", "idp": {"issuer": "https://idp.example", "client_id": "i", "id_token": "` + v + `"}}`
 	}
+	workloadEntry := func(v string) string {
+		return `{"grant": "workload_identity", "workload_token": "` + v + `"}`
+	}
 	for _, tc := range []struct {
 		oauth   string
 		refused bool
@@ -28,6 +31,8 @@ func TestProjectMCPConfigNamesNoKeyPath(t *testing.T) {
 		{keyEntry("-----BEGIN PRIVATE KEY-----\\n..."), false},
 		{idTokenEntry("@/home/user/.cache/sso/id_token"), true},
 		{idTokenEntry("eyJ.a.b"), false},
+		{workloadEntry("@/var/run/secrets/tokens/mcp"), true},
+		{workloadEntry("eyJ.a.b"), false},
 	} {
 		cfg := `{"mcpServers": {"x": {"type": "http", "url": "https://x.example/mcp", "oauth": ` + tc.oauth + `}}}`
 		if err := os.WriteFile(filepath.Join(wd, ".mcp.json"), []byte(cfg), 0o600); err != nil {

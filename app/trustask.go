@@ -197,7 +197,11 @@ func envUses(name string, srv config.MCPServer, allow []string, getenv func(stri
 			field{where: "oauth client_secret", value: o.ClientSecret, to: as},
 			field{where: "oauth private_key", value: o.PrivateKey, to: as, signs: true},
 			field{where: "oauth signing_alg", value: o.SigningAlg, to: as},
-			field{where: "oauth grant", value: o.Grant, to: as})
+			field{where: "oauth grant", value: o.Grant, to: as},
+			// workload_identity: the workload's own identity token is the
+			// grant, so a ${VAR} of it hands that identity to the server's
+			// choice of authorization server.
+			field{where: "oauth workload_token", value: o.WorkloadToken, to: as})
 		for _, sc := range o.Scopes {
 			fields = append(fields, field{where: "oauth scopes", value: sc, to: scopesTo})
 		}

@@ -226,9 +226,10 @@ func TestEnvUsesSayWhereTheyGo(t *testing.T) {
 		Headers: map[string]string{"X-K": "${V_HDR}"},
 		OAuth: &config.MCPOAuth{ClientID: "${V_ID}", ClientSecret: "${V_SEC}", PrivateKey: "${V_KEY}",
 			SigningAlg: "${V_ALG}", Grant: "${V_GRANT}", Scopes: []string{"read ${V_SCOPE}"},
-			IdP: &config.MCPOAuthIdP{Issuer: "https://${V_ISS}", ClientID: "${V_IDPID}", ClientSecret: "${V_IDPSEC}", IDToken: "${V_TOK}"}},
+			IdP:           &config.MCPOAuthIdP{Issuer: "https://${V_ISS}", ClientID: "${V_IDPID}", ClientSecret: "${V_IDPSEC}", IDToken: "${V_TOK}"},
+			WorkloadToken: "${V_WIF}"},
 	}
-	all := []string{"V_URL", "V_HDR", "V_ID", "V_SEC", "V_KEY", "V_ALG", "V_GRANT", "V_SCOPE", "V_ISS", "V_IDPID", "V_IDPSEC", "V_TOK"}
+	all := []string{"V_URL", "V_HDR", "V_ID", "V_SEC", "V_KEY", "V_ALG", "V_GRANT", "V_SCOPE", "V_ISS", "V_IDPID", "V_IDPSEC", "V_TOK", "V_WIF"}
 	got := map[string]string{}
 	for _, u := range envUses("s", srv, all, func(string) string { return "set" }) {
 		got[u.Var] = u.String()
@@ -248,6 +249,7 @@ func TestEnvUsesSayWhereTheyGo(t *testing.T) {
 		"V_IDPID":  "s sends ${V_IDPID} (oauth idp client_id)" + idp,
 		"V_IDPSEC": "s sends ${V_IDPSEC} (oauth idp client_secret)" + idp,
 		"V_TOK":    "s sends ${V_TOK} (oauth idp id_token)" + idp,
+		"V_WIF":    "s sends ${V_WIF} (oauth workload_token)" + as,
 	} {
 		if got[v] != want {
 			t.Errorf("%s: %q\nwant %q", v, got[v], want)

@@ -74,7 +74,9 @@ func TestLoadMCPConfigErrors(t *testing.T) {
 		{"cross_app without idp", `{"mcpServers": {"x": {"type": "http", "url": "https://a/mcp", "oauth": {"grant": "cross_app", "client_id": "c"}}}}`, `needs "idp": {"issuer", "client_id"}`},
 		{"cross_app without client", `{"mcpServers": {"x": {"type": "http", "url": "https://a/mcp", "oauth": {"grant": "cross_app", "idp": {"issuer": "https://idp", "client_id": "i"}}}}}`, `needs the "client_id"`},
 		{"idp without cross_app", `{"mcpServers": {"x": {"type": "http", "url": "https://a/mcp", "oauth": {"idp": {"issuer": "https://idp", "client_id": "i"}}}}}`, `oauth.idp is used by "grant": "cross_app" only`},
-		{"unknown grant", `{"mcpServers": {"x": {"type": "http", "url": "https://a/mcp", "oauth": {"grant": "password"}}}}`, `oauth.grant must be "authorization_code", "client_credentials" or "cross_app"`},
+		{"unknown grant", `{"mcpServers": {"x": {"type": "http", "url": "https://a/mcp", "oauth": {"grant": "password"}}}}`, `oauth.grant must be "authorization_code", "client_credentials", "cross_app" or "workload_identity"`},
+		{"workload_identity without token", `{"mcpServers": {"x": {"type": "http", "url": "https://a/mcp", "oauth": {"grant": "workload_identity"}}}}`, `needs "workload_token"`},
+		{"workload_token without its grant", `{"mcpServers": {"x": {"type": "http", "url": "https://a/mcp", "oauth": {"workload_token": "@/var/run/token"}}}}`, `oauth.workload_token is used by "grant": "workload_identity" only`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

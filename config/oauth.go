@@ -16,6 +16,11 @@ const (
 	// exchanged there for an ID-JAG, which the server's authorization
 	// server takes as a JWT authorization grant.
 	GrantCrossApp = "cross_app"
+	// GrantWorkloadIdentity is workload identity federation (MCP SEP-1933):
+	// the workload's own identity token from its platform (a Kubernetes
+	// service account token, a SPIFFE JWT-SVID, a cloud workload token) is
+	// the JWT bearer grant (RFC 7523) at the server's authorization server.
+	GrantWorkloadIdentity = "workload_identity"
 )
 
 // MCPOAuth is a server's "oauth" entry: how the agent signs in to a remote
@@ -32,9 +37,13 @@ type MCPOAuth struct {
 	// CallbackPort is the 127.0.0.1 port the browser is sent back to (0:
 	// any free port; set it when the client is registered with one).
 	CallbackPort int `json:"callback_port,omitempty"`
-	// Grant is authorization_code (the default), client_credentials or
-	// cross_app.
+	// Grant is authorization_code (the default), client_credentials,
+	// cross_app or workload_identity.
 	Grant string `json:"grant,omitempty"`
+	// WorkloadToken is the workload_identity grant's identity token (a
+	// JWT): text or ${VAR}, or @PATH of a file read at each use, as
+	// platforms rotate the files they mount.
+	WorkloadToken string `json:"workload_token,omitempty"`
 	// IdP is the enterprise identity provider of the cross_app grant.
 	IdP *MCPOAuthIdP `json:"idp,omitempty"`
 	// PrivateKey signs client assertions (private_key_jwt, RFC 7523): PEM
@@ -77,7 +86,7 @@ func (o *MCPOAuth) UnmarshalJSON(b []byte) error {
 		Scopes json.RawMessage `json:"scopes"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
-		return fmt.Errorf(`oauth must be false or an object {"client_id", "client_secret", "scopes", "callback_port", "grant", "private_key", "signing_alg", "idp"}: %v`, err)
+		return fmt.Errorf(`oauth must be false or an object {"client_id", "client_secret", "scopes", "callback_port", "grant", "private_key", "signing_alg", "idp", "workload_token"}: %v`, err)
 	}
 	*o = MCPOAuth(v.plain)
 	if raw := bytes.TrimSpace(v.Scopes); len(raw) > 0 && string(raw) != "null" {
@@ -117,8 +126,15 @@ func (o MCPOAuth) check() error {
 		if o.IdP == nil || o.IdP.Issuer == "" || o.IdP.ClientID == "" {
 			return fmt.Errorf(`oauth.grant %q needs "idp": {"issuer", "client_id"} (and "client_secret", "id_token" where they apply)`, o.Grant)
 		}
+	case GrantWorkloadIdentity:
+		if strings.TrimSpace(o.WorkloadToken) == "" {
+			return fmt.Errorf(`oauth.grant %q needs "workload_token": the workload's identity token, ${VAR} or @PATH of the file the platform mounts`, o.Grant)
+		}
 	default:
-		return fmt.Errorf(`oauth.grant must be %q, %q or %q, got %q`, GrantAuthorizationCode, GrantClientCredentials, GrantCrossApp, o.Grant)
+		return fmt.Errorf(`oauth.grant must be %q, %q, %q or %q, got %q`, GrantAuthorizationCode, GrantClientCredentials, GrantCrossApp, GrantWorkloadIdentity, o.Grant)
+	}
+	if o.WorkloadToken != "" && o.Grant != GrantWorkloadIdentity {
+		return fmt.Errorf(`oauth.workload_token is used by "grant": %q only`, GrantWorkloadIdentity)
 	}
 	if o.IdP != nil && o.Grant != GrantCrossApp {
 		return fmt.Errorf(`oauth.idp is used by "grant": %q only`, GrantCrossApp)
@@ -139,6 +155,7 @@ func (o *MCPOAuth) expand(x func(string) string) {
 	}
 	o.ClientID, o.ClientSecret = x(o.ClientID), x(o.ClientSecret)
 	o.PrivateKey, o.SigningAlg, o.Grant = x(o.PrivateKey), x(o.SigningAlg), x(o.Grant)
+	o.WorkloadToken = x(o.WorkloadToken)
 	if o.IdP != nil {
 		idp := *o.IdP // the entry may be shared with a merged copy
 		idp.Issuer, idp.ClientID, idp.ClientSecret, idp.IDToken = x(idp.Issuer), x(idp.ClientID), x(idp.ClientSecret), x(idp.IDToken)

@@ -40,10 +40,19 @@ if (ctx.idp_issuer) {
   oauth.idp = { issuer: ctx.idp_issuer, client_id: ctx.idp_client_id, id_token: ctx.idp_id_token };
 }
 
+// Workload identity federation: the workload's identity token, in a file
+// as a platform mounts one (a Kubernetes projected service account token).
+const dir = mkdtempSync(join(tmpdir(), "agent-conformance-"));
+if (scenario.startsWith("auth/wif") && ctx.valid_jwt) {
+  const tokenFile = join(dir, "workload-token");
+  writeFileSync(tokenFile, ctx.valid_jwt, { mode: 0o600 });
+  oauth.grant = "workload_identity";
+  oauth.workload_token = `@${tokenFile}`;
+}
+
 const server = { type: "http", url };
 if (Object.keys(oauth).length > 0) server.oauth = oauth;
 
-const dir = mkdtempSync(join(tmpdir(), "agent-conformance-"));
 const config = join(dir, "mcp.json");
 writeFileSync(config, JSON.stringify({ mcpServers: { conformance: server } }, null, 2), { mode: 0o600 });
 // The suite's authorization servers that accept Client ID Metadata

@@ -173,8 +173,10 @@ func firstLine(s string) string {
 
 // tokenRequest posts form to the token endpoint with the client's
 // authentication and the resource indicator, and reads the access token.
-func (a *Authorizer) tokenRequest(ctx context.Context, as serverMetadata, c *client, resource string, form url.Values) (*transport.Token, error) {
-	b, err := a.postToken(ctx, as, c, resource, form)
+// dk, when set, asks for a token bound to it (DPoP); the server may still
+// issue a Bearer token, which is then used as one.
+func (a *Authorizer) tokenRequest(ctx context.Context, as serverMetadata, c *client, resource string, form url.Values, dk *dpopKey) (*transport.Token, error) {
+	b, err := a.postToken(ctx, as, c, resource, form, dk)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +184,11 @@ func (a *Authorizer) tokenRequest(ctx context.Context, as serverMetadata, c *cli
 	if err := json.Unmarshal(b, &tok); err != nil || tok.AccessToken == "" {
 		return nil, fmt.Errorf("token request to %s: the answer has no access_token", as.TokenEndpoint)
 	}
-	if !strings.EqualFold(tok.TokenType, "bearer") {
+	switch {
+	case strings.EqualFold(tok.TokenType, "bearer"):
+	case strings.EqualFold(tok.TokenType, tokenTypeDPoP) && dk != nil:
+		tok.TokenType = tokenTypeDPoP
+	default:
 		return nil, fmt.Errorf("token request to %s: token_type %q is not Bearer", as.TokenEndpoint, tok.TokenType)
 	}
 	if tok.ExpiresIn > 0 {
@@ -193,8 +199,49 @@ func (a *Authorizer) tokenRequest(ctx context.Context, as serverMetadata, c *cli
 
 // postToken posts form to a token endpoint with the client's
 // authentication and the resource indicator; it returns the body of a
-// successful answer, and a TokenError for an error answer.
-func (a *Authorizer) postToken(ctx context.Context, as serverMetadata, c *client, resource string, form url.Values) ([]byte, error) {
+// successful answer, and a TokenError for an error answer. With dk each
+// post carries a DPoP proof, and a use_dpop_nonce answer is posted again
+// with the server's nonce (RFC 9449 §8), at most maxNonceRetries times.
+func (a *Authorizer) postToken(ctx context.Context, as serverMetadata, c *client, resource string, form url.Values, dk *dpopKey) ([]byte, error) {
+	endpoint, err := url.Parse(as.TokenEndpoint)
+	if err != nil {
+		return nil, fmt.Errorf("token endpoint %q: %w", as.TokenEndpoint, err)
+	}
+	for retries := 0; ; retries++ {
+		req, err := a.tokenPost(ctx, as, c, resource, form, dk, endpoint)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := a.http.Do(req)
+		if err != nil {
+			return nil, fmt.Errorf("token request to %s: %w", as.TokenEndpoint, err)
+		}
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		fresh := dk != nil && a.nonces.note(endpoint, resp.Header)
+		if resp.StatusCode/100 != 2 {
+			err := oauthError(resp.StatusCode, b)
+			if te := (*TokenError)(nil); dk != nil && errors.As(err, &te) && te.Code == "use_dpop_nonce" {
+				if fresh && retries < maxNonceRetries {
+					continue
+				}
+				err = fmt.Errorf("%w (%w)", ErrDPoPNonce, err)
+			}
+			return nil, fmt.Errorf("token request to %s: %w", as.TokenEndpoint, err)
+		}
+		var errBody struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(b, &errBody) == nil && errBody.Error != "" {
+			return nil, fmt.Errorf("token request to %s: %w", as.TokenEndpoint, oauthError(resp.StatusCode, b))
+		}
+		return b, nil
+	}
+}
+
+// tokenPost makes one token request: each has its own client assertion and
+// DPoP proof, as a server refuses a jti it has seen.
+func (a *Authorizer) tokenPost(ctx context.Context, as serverMetadata, c *client, resource string, form url.Values, dk *dpopKey, endpoint *url.URL) (*http.Request, error) {
 	if resource != "" {
 		form.Set("resource", resource) // RFC 8707 §2.2
 	}
@@ -214,7 +261,9 @@ func (a *Authorizer) postToken(ctx context.Context, as serverMetadata, c *client
 		form.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
 		form.Set("client_assertion", assertion)
 	default:
-		form.Set("client_id", c.ID)
+		if c.ID != "" { // a workload's grant may come with no client (SEP-1933)
+			form.Set("client_id", c.ID)
+		}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, as.TokenEndpoint, strings.NewReader(form.Encode()))
 	if err != nil {
@@ -226,22 +275,14 @@ func (a *Authorizer) postToken(ctx context.Context, as serverMetadata, c *client
 		// RFC 6749 §2.3.1: both are form-encoded before Basic encoding.
 		req.SetBasicAuth(url.QueryEscape(c.ID), url.QueryEscape(c.Secret))
 	}
-	resp, err := a.http.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("token request to %s: %w", as.TokenEndpoint, err)
+	if dk != nil {
+		proof, err := dk.proof(http.MethodPost, endpoint, "", a.nonces.get(endpoint))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("DPoP", proof)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("token request to %s: %w", as.TokenEndpoint, oauthError(resp.StatusCode, b))
-	}
-	var errBody struct {
-		Error string `json:"error"`
-	}
-	if json.Unmarshal(b, &errBody) == nil && errBody.Error != "" {
-		return nil, fmt.Errorf("token request to %s: %w", as.TokenEndpoint, oauthError(resp.StatusCode, b))
-	}
-	return b, nil
+	return req, nil
 }
 
 // clientAssertion signs the RFC 7523 §3 client authentication JWT: issuer

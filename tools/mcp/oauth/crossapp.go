@@ -28,7 +28,11 @@ const (
 // machineGrant is true for the grants that get a token without the
 // browser step at the MCP server's authorization server.
 func (a *Authorizer) machineGrant() bool {
-	return a.cfg.Grant == config.GrantClientCredentials || a.cfg.Grant == config.GrantCrossApp
+	switch a.cfg.Grant {
+	case config.GrantClientCredentials, config.GrantCrossApp, config.GrantWorkloadIdentity:
+		return true
+	}
+	return false
 }
 
 // crossApp gets a token by cross-app access: the user's ID token is
@@ -36,7 +40,7 @@ func (a *Authorizer) machineGrant() bool {
 // authorization server (audience) and the server (resource), which that
 // authorization server takes as a JWT authorization grant from the
 // configured client. mu is held.
-func (a *Authorizer) crossApp(ctx context.Context, d discovery, scopes []string) error {
+func (a *Authorizer) crossApp(ctx context.Context, d discovery, scopes []string, dk *dpopKey) error {
 	idp := a.cfg.IdP
 	c, err := a.identity(ctx, d, "", &a.rec)
 	if err != nil {
@@ -75,7 +79,7 @@ func (a *Authorizer) crossApp(ctx context.Context, d discovery, scopes []string)
 	if len(scopes) > 0 {
 		form.Set("scope", strings.Join(scopes, " "))
 	}
-	b, err := a.postToken(ctx, im, idpClient, resource, form)
+	b, err := a.postToken(ctx, im, idpClient, resource, form, nil)
 	if err != nil {
 		return fmt.Errorf("exchange the ID token at the IdP: %w", err)
 	}
@@ -93,14 +97,14 @@ func (a *Authorizer) crossApp(ctx context.Context, d discovery, scopes []string)
 	if len(scopes) > 0 {
 		form.Set("scope", strings.Join(scopes, " "))
 	}
-	tok, err := a.tokenRequest(ctx, d.as, c, resource, form)
+	tok, err := a.tokenRequest(ctx, d.as, c, resource, form, dk)
 	if err != nil {
 		return fmt.Errorf("present the IdP's grant to %s: %w", d.as.Issuer, err)
 	}
 	if tok.Scope == "" {
 		tok.Scope = strings.Join(scopes, " ")
 	}
-	return a.keep(c, d, tok)
+	return a.keep(c, d, tok, dk)
 }
 
 // idToken reads the user's ID token from oauth.idp.id_token (text or

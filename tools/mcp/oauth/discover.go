@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,34 +15,43 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
-// challenge is what a 401 or 403's WWW-Authenticate Bearer challenge says
-// (RFC 6750 §3, RFC 9728 §5.1).
+// challenge is what a 401 or 403's WWW-Authenticate says: its Bearer
+// challenge (RFC 6750 §3, RFC 9728 §5.1), or its DPoP one (RFC 9449 §7.1),
+// which carries the same parameters.
 type challenge struct {
 	ResourceMetadata string
 	Scope            string
 	Error            string
+	// DPoP: the server offered the DPoP scheme; DPoPAlgs are the
+	// algorithms it named (space-separated, "" when it named none).
+	DPoP     bool
+	DPoPAlgs string
 }
 
-// parseChallenge reads the Bearer challenge of a response; other schemes
-// are skipped.
+// parseChallenge reads the Bearer and DPoP challenges of a response; other
+// schemes are skipped. A parameter both carry is the first one's.
 func parseChallenge(h http.Header) challenge {
 	var c challenge
 	for _, line := range h.Values("WWW-Authenticate") {
-		params, ok := bearerParams(line)
-		if !ok {
-			continue
+		for _, scheme := range []string{"DPoP", "Bearer"} {
+			params, ok := schemeParams(line, scheme)
+			if !ok {
+				continue
+			}
+			if scheme == "DPoP" {
+				c.DPoP, c.DPoPAlgs = true, params["algs"]
+			}
+			c.ResourceMetadata = cmp.Or(c.ResourceMetadata, params["resource_metadata"])
+			c.Scope = cmp.Or(c.Scope, params["scope"])
+			c.Error = cmp.Or(c.Error, params["error"])
 		}
-		c.ResourceMetadata = params["resource_metadata"]
-		c.Scope = params["scope"]
-		c.Error = params["error"]
-		return c
 	}
 	return c
 }
 
-// bearerParams finds the Bearer scheme in one header value and returns its
+// schemeParams finds the scheme in one header value and returns its
 // auth-params (token or quoted-string values).
-func bearerParams(v string) (map[string]string, bool) {
+func schemeParams(v, scheme string) (map[string]string, bool) {
 	i := 0
 	for {
 		// Skip to the next word that may be a scheme.
@@ -63,7 +73,7 @@ func bearerParams(v string) (map[string]string, bool) {
 			continue
 		}
 		i = j
-		if !strings.EqualFold(word, "Bearer") {
+		if !strings.EqualFold(word, scheme) {
 			continue
 		}
 		params := map[string]string{}
@@ -122,6 +132,9 @@ type serverMetadata struct {
 	// IssParameterSupported: the server's authorization responses carry
 	// its issuer as iss (RFC 9207 §3).
 	IssParameterSupported bool `json:"authorization_response_iss_parameter_supported"`
+	// DPoPSigningAlgValuesSupported: the server binds tokens to a DPoP
+	// key signing with these (RFC 9449 §5.1).
+	DPoPSigningAlgValuesSupported []string `json:"dpop_signing_alg_values_supported"`
 	// discovered is false for the 2025-03-26 default endpoints.
 	discovered bool
 }

@@ -33,8 +33,17 @@ func (a *Authorizer) authorize(ctx context.Context, ch challenge, extra []string
 		return err
 	}
 	scopes := a.scopes(d, ch, extra)
-	if a.cfg.Grant == config.GrantCrossApp {
-		return a.crossApp(ctx, d, scopes)
+	// A new sign-in gets a new DPoP key, when DPoP is used: the key lives
+	// as long as the tokens of one sign-in.
+	dk, err := dpopFor(d.as, ch)
+	if err != nil {
+		return err
+	}
+	switch a.cfg.Grant {
+	case config.GrantCrossApp:
+		return a.crossApp(ctx, d, scopes, dk)
+	case config.GrantWorkloadIdentity:
+		return a.workload(ctx, d, scopes, dk)
 	}
 	if a.cfg.Grant == config.GrantClientCredentials {
 		c, err := a.identity(ctx, d, "", &a.rec)
@@ -45,11 +54,11 @@ func (a *Authorizer) authorize(ctx context.Context, ch challenge, extra []string
 		if len(scopes) > 0 {
 			form.Set("scope", strings.Join(scopes, " "))
 		}
-		tok, err := a.tokenRequest(ctx, d.as, c, d.resource, form)
+		tok, err := a.tokenRequest(ctx, d.as, c, d.resource, form, dk)
 		if err != nil {
 			return err
 		}
-		return a.keep(c, d, tok)
+		return a.keep(c, d, tok, dk)
 	}
 	if a.opts.Prompt == nil {
 		return a.signInError("")
@@ -107,20 +116,29 @@ func (a *Authorizer) authorize(ctx context.Context, ch challenge, extra []string
 		"redirect_uri":  {redirectURI},
 		"code_verifier": {verifier},
 	}
-	tok, err := a.tokenRequest(ctx, d.as, c, d.resource, form)
+	tok, err := a.tokenRequest(ctx, d.as, c, d.resource, form, dk)
 	if err != nil {
 		return err
 	}
 	if tok.Scope == "" {
 		tok.Scope = strings.Join(scopes, " ")
 	}
-	return a.keep(c, d, tok)
+	return a.keep(c, d, tok, dk)
 }
 
 // keep stores the token with what a refresh needs: the client (its secret
 // only when it was registered, a configured one stays in the config), the
-// token endpoint and the resource.
-func (a *Authorizer) keep(c *client, d discovery, tok *transport.Token) error {
+// token endpoint and the resource, and the DPoP key a DPoP token is bound
+// to.
+func (a *Authorizer) keep(c *client, d discovery, tok *transport.Token, dk *dpopKey) error {
+	a.rec.DPoPKey = ""
+	if dk != nil && tok.TokenType == tokenTypeDPoP {
+		enc, err := dk.encode()
+		if err != nil {
+			return err
+		}
+		a.rec.DPoPKey = enc
+	}
 	kept := *c
 	kept.Issuer, kept.TokenURL, kept.Resource = d.as.Issuer, d.as.TokenEndpoint, d.resource
 	if c.registeredBy != "dcr" {
@@ -165,9 +183,18 @@ func (a *Authorizer) refresh(ctx context.Context) error {
 	if use.ID == a.cfg.ClientID {
 		use.Secret = a.cfg.ClientSecret
 	}
+	// A DPoP token's refresh token is bound to the same key (RFC 9449
+	// §5): its refresh carries a proof of it, and the new token is bound
+	// to it too.
+	dk, bound := a.boundKey()
+	if bound && dk == nil {
+		a.rec.Token = nil
+		_ = a.store.save(a.name, a.url, a.rec)
+		return errors.New("the kept DPoP key is damaged")
+	}
 	as := serverMetadata{AuthServerMetadata: transport.AuthServerMetadata{Issuer: c.Issuer, TokenEndpoint: c.TokenURL}}
 	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {t.RefreshToken}}
-	tok, err := a.tokenRequest(ctx, as, &use, c.Resource, form)
+	tok, err := a.tokenRequest(ctx, as, &use, c.Resource, form, dk)
 	if err != nil {
 		var te *TokenError
 		if errors.As(err, &te) && (te.Code == "invalid_grant" || te.Code == "invalid_client") {
@@ -181,6 +208,9 @@ func (a *Authorizer) refresh(ctx context.Context) error {
 	}
 	if tok.Scope == "" {
 		tok.Scope = t.Scope
+	}
+	if tok.TokenType != tokenTypeDPoP {
+		a.rec.DPoPKey = "" // the server now binds nothing
 	}
 	return a.saveToken(tok)
 }

@@ -6,7 +6,10 @@
 // the resource indicator (RFC 8707) through the user's browser and a
 // 127.0.0.1 listener, the client credentials grant, or cross-app access
 // (an enterprise IdP's ID-JAG by RFC 8693 token exchange, presented as an
-// RFC 7523 JWT bearer grant; crossapp.go); client_secret_basic,
+// RFC 7523 JWT bearer grant; crossapp.go), or workload identity
+// federation (the workload's own identity token as that grant, SEP-1933;
+// workload.go); DPoP-bound tokens (RFC 9449, SEP-1932; dpop.go) where the
+// authorization server or the resource asks for them; client_secret_basic,
 // client_secret_post, none and private_key_jwt (RFC 7523); refresh before
 // expiry and on a 401; step-up on 403 insufficient_scope, at most twice a
 // request.
@@ -121,6 +124,8 @@ type Authorizer struct {
 	// the browser flow from inside a request (during the start, the
 	// manager runs it outside the start's timeouts: NeedsSignIn).
 	live atomic.Bool
+	// nonces are the servers' latest DPoP nonces.
+	nonces nonces
 	// refusal is the latest SignInError a request through the transport
 	// failed with (TakeRefusal).
 	refusal atomic.Pointer[SignInError]
@@ -267,12 +272,12 @@ func (a *Authorizer) Grant() string {
 }
 
 // signsInAlone tells whether the grant gets a token with no one at a
-// browser: client credentials always; cross-app access when an ID token is
+// browser: client credentials and workload identity always; cross-app access when an ID token is
 // configured or the agent's own IdP sign-in is kept (a fresh ID token, or
 // a refresh token for one). mu is held.
 func (a *Authorizer) signsInAlone() bool {
 	switch a.cfg.Grant {
-	case config.GrantClientCredentials:
+	case config.GrantClientCredentials, config.GrantWorkloadIdentity:
 		return true
 	case config.GrantCrossApp:
 		idp := a.cfg.IdP
@@ -328,11 +333,19 @@ func (a *Authorizer) Login(ctx context.Context) error {
 }
 
 // token returns the stored access token, refreshing it when it expires
-// within a minute, or getting one by the client credentials or cross-app
-// grant; "" when there is none. mu is held.
-func (a *Authorizer) token(ctx context.Context) string {
+// within a minute, or getting one by a machine grant (client credentials,
+// cross-app, workload identity); "" when there is none. err is a machine
+// grant's failure that trying again would not mend (finalGrantError). mu
+// is held.
+func (a *Authorizer) token(ctx context.Context) (string, error) {
 	if err := a.load(); err != nil {
-		return ""
+		return "", nil
+	}
+	if k, bound := a.boundKey(); bound && k == nil {
+		// A DPoP token whose key is lost or damaged is of no use, and is
+		// never sent as a Bearer token: forgotten, so a sign-in follows.
+		a.rec.Token, a.rec.DPoPKey = nil, ""
+		_ = a.store.save(a.name, a.url, a.rec)
 	}
 	t := a.rec.Token
 	if t != nil && !t.ExpiresAt.IsZero() && time.Until(t.ExpiresAt) < time.Minute && t.RefreshToken != "" {
@@ -341,14 +354,17 @@ func (a *Authorizer) token(ctx context.Context) string {
 		}
 	}
 	if (t == nil || (t.IsExpired() && t.RefreshToken == "")) && a.machineGrant() {
-		if err := a.authorize(ctx, a.last, nil); err == nil {
+		err := a.authorize(ctx, a.last, nil)
+		if err == nil {
 			t = a.rec.Token
+		} else if a.finalGrantError(err) {
+			return "", err
 		}
 	}
 	if t == nil || (t.IsExpired() && t.RefreshToken == "") {
-		return ""
+		return "", nil
 	}
-	return t.AccessToken
+	return t.AccessToken, nil
 }
 
 // saveToken keeps tok (and the client it came with); mu is held.

@@ -88,7 +88,7 @@ func (a *Authorizer) ssoIDToken(ctx context.Context, im serverMetadata, c *clien
 // it answers with (issuer, audience, nonce, expiry) and keeps it with the
 // refresh token.
 func (a *Authorizer) ssoToken(ctx context.Context, im serverMetadata, c *client, form url.Values, nonce string, rec *record) (string, error) {
-	b, err := a.postToken(ctx, im, c, "", form)
+	b, err := a.postToken(ctx, im, c, "", form, nil)
 	if err != nil {
 		return "", fmt.Errorf("sign in at the IdP: %w", err)
 	}

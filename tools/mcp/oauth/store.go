@@ -25,6 +25,10 @@ type record struct {
 	// Client is the registered client (dynamic registration), kept for the
 	// issuer it was registered with.
 	Client *client `json:"client,omitempty"`
+	// DPoPKey is the private key a DPoP token (Token.TokenType "DPoP") and
+	// its refresh token are bound to (dpop.go): kept with them, as secret
+	// as they are, and replaced with them at the next sign-in.
+	DPoPKey string `json:"dpop_key,omitempty"`
 	// IDToken is the user's OpenID Connect ID token, in the record of an
 	// IdP the agent signed in to for cross-app access (sso.go).
 	IDToken string `json:"id_token,omitempty"`

@@ -42,7 +42,7 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	ctx := req.Context()
-	stepUps, retried := 0, false
+	stepUps, retried, nonceRetries := 0, false, 0
 	for {
 		r := req.Clone(ctx)
 		if body != nil {
@@ -50,19 +50,38 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		}
 		t.a.mu.Lock()
-		tok := t.a.token(ctx)
+		tok, err := t.a.token(ctx)
+		dk, bound := t.a.boundKey()
 		t.a.mu.Unlock()
-		if tok != "" {
-			r.Header.Set("Authorization", "Bearer "+tok)
+		if err != nil {
+			return nil, err
+		}
+		if bound && dk == nil {
+			// A DPoP token whose key is lost is of no use, and is never
+			// sent as a Bearer token: the server asks for a sign-in.
+			tok = ""
+		}
+		if err := t.a.credentials(r, tok, dk); err != nil {
+			return nil, err
 		}
 		resp, err := t.base.RoundTrip(r)
 		if err != nil {
 			return nil, err
 		}
+		fresh := dk != nil && t.a.nonces.note(r.URL, resp.Header)
 		switch resp.StatusCode {
 		case http.StatusUnauthorized:
 			ch := parseChallenge(resp.Header)
 			discard(resp)
+			if dk != nil && ch.Error == "use_dpop_nonce" {
+				// RFC 9449 §9: the same request again, its proof with
+				// the server's nonce; not a refusal of the token.
+				if !fresh || nonceRetries >= maxNonceRetries {
+					return nil, ErrDPoPNonce
+				}
+				nonceRetries++
+				continue
+			}
 			if retried {
 				return nil, t.a.refused(t.a.signInError("the server refused the new token"))
 			}
@@ -87,6 +106,26 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return resp, nil
 	}
+}
+
+// credentials sets the request's credentials: a Bearer token, or a DPoP
+// token with a proof of its key for this request (RFC 9449 §7.1: method,
+// URL, the token's hash, the server's latest nonce).
+func (a *Authorizer) credentials(r *http.Request, tok string, dk *dpopKey) error {
+	if tok == "" {
+		return nil
+	}
+	if dk == nil {
+		r.Header.Set("Authorization", "Bearer "+tok)
+		return nil
+	}
+	proof, err := dk.proof(r.Method, r.URL, tok, a.nonces.get(r.URL))
+	if err != nil {
+		return err
+	}
+	r.Header.Set("Authorization", tokenTypeDPoP+" "+tok)
+	r.Header.Set("DPoP", proof)
+	return nil
 }
 
 // refused keeps err for TakeRefusal when it is a SignInError.

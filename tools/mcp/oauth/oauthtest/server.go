@@ -74,6 +74,10 @@ type Server struct {
 	// IdP, when set, is the enterprise IdP whose ID-JAGs the server takes
 	// by the JWT bearer grant (cross-app access).
 	IdP *IdP
+	// DPoP, when set, binds tokens to DPoP keys (dpop.go).
+	DPoP *DPoP
+	// Workload, when set, takes workload identity tokens (dpop.go).
+	Workload *Workload
 
 	srv      *httptest.Server
 	mu       sync.Mutex
@@ -86,6 +90,7 @@ type Server struct {
 	denyNext string
 	jtis     map[string]bool
 	issued   []string
+	dpop     dpopState
 }
 
 // grant is what a code or token stands for.
@@ -95,6 +100,7 @@ type grant struct {
 	expires                               time.Time
 	used                                  bool
 	fromCode                              string
+	jkt                                   string // the DPoP key it is bound to
 }
 
 // New starts a fake closed with the test.
@@ -219,8 +225,11 @@ func (s *Server) serverMetadata(w http.ResponseWriter, r *http.Request) {
 	if !s.NoIssParameter {
 		m["authorization_response_iss_parameter_supported"] = true
 	}
-	if s.IdP != nil {
+	if s.IdP != nil || s.Workload != nil {
 		m["grant_types_supported"] = append(m["grant_types_supported"].([]string), GrantJWTBearer)
+	}
+	if s.DPoP != nil && !s.DPoP.Unadvertised {
+		m["dpop_signing_alg_values_supported"] = []string{"ES256"}
 	}
 	if !s.NoRegistration {
 		m["registration_endpoint"] = s.URL + "/register"
@@ -389,6 +398,17 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, 400, "invalid_request", "the body is not a form")
 		return
 	}
+	jkt, ok := s.tokenProof(w, r)
+	if !ok {
+		return
+	}
+	s.dpop.jkt = jkt
+	defer func() { s.dpop.jkt = "" }()
+	if s.Workload != nil && r.PostForm.Get("grant_type") == GrantJWTBearer && r.PostForm.Get("client_secret") == "" &&
+		r.PostForm.Get("client_assertion") == "" && r.Header.Get("Authorization") == "" {
+		s.workloadGrant(w, r)
+		return
+	}
 	c, why := s.authenticate(r)
 	if c == nil {
 		w.Header().Set("WWW-Authenticate", `Basic realm="token"`)
@@ -436,6 +456,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, 400, "invalid_grant", "the refresh token expired")
 		case f.Get("resource") != "" && f.Get("resource") != g.resource:
 			s.fail(w, r, 400, "invalid_target", "resource differs from the grant's")
+		case g.jkt != jkt:
+			s.fail(w, r, 400, "invalid_grant", "the refresh token is bound to another DPoP key")
 		default:
 			delete(s.refresh, f.Get("refresh_token")) // rotated (OAuth 2.1 §4.3.1)
 			s.issue(w, r, c, g.scopes, g.resource, g.fromCode)
@@ -512,12 +534,17 @@ func (s *Server) issueAccess(w http.ResponseWriter, r *http.Request, c *Client, 
 	scopes = slices.DeleteFunc(slices.Clone(scopes), func(sc string) bool { return slices.Contains(s.Withhold, sc) })
 	at := "at-" + random()
 	s.issued = append(s.issued, at)
-	s.access[at] = &grant{client: c.ID, resource: resource, scopes: scopes, expires: time.Now().Add(ttl), fromCode: fromCode}
-	out := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(ttl.Seconds()), "scope": strings.Join(scopes, " ")}
+	jkt := s.dpop.jkt
+	s.access[at] = &grant{client: c.ID, resource: resource, scopes: scopes, expires: time.Now().Add(ttl), fromCode: fromCode, jkt: jkt}
+	typ := "Bearer"
+	if jkt != "" {
+		typ = "DPoP"
+	}
+	out := map[string]any{"access_token": at, "token_type": typ, "expires_in": int(ttl.Seconds()), "scope": strings.Join(scopes, " ")}
 	if withRefresh {
 		rt := "rt-" + random()
 		s.issued = append(s.issued, rt)
-		s.refresh[rt] = &grant{client: c.ID, resource: resource, scopes: scopes, expires: time.Now().Add(rttl), fromCode: fromCode}
+		s.refresh[rt] = &grant{client: c.ID, resource: resource, scopes: scopes, expires: time.Now().Add(rttl), fromCode: fromCode, jkt: jkt}
 		out["refresh_token"] = rt
 	}
 	s.record(r, 200, "")
@@ -529,101 +556,6 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, code, 
 	s.record(r, status, code)
 	writeJSON(w, status, map[string]string{"error": code, "error_description": desc})
 }
-
-// protected guards the MCP endpoint: a valid token for this resource with
-// the required scopes, else 401 with the challenge or 403
-// insufficient_scope.
-func (s *Server) protected(w http.ResponseWriter, r *http.Request) {
-	if len(s.OpenMethods) > 0 && r.Method == http.MethodPost && slices.Contains(s.OpenMethods, rpcMethod(r)) {
-		s.mu.Lock()
-		s.record(r, 200, "open")
-		s.mu.Unlock()
-		s.MCP.ServeHTTP(w, r)
-		return
-	}
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	var g *grant
-	if as := s.moved(); as != nil {
-		g = as.grant(tok)
-	}
-	s.mu.Lock()
-	meta := s.URL + "/.well-known/oauth-protected-resource/mcp"
-	if s.movedTo == nil {
-		g = s.access[tok]
-	}
-	if !ok || g == nil || time.Now().After(g.expires) || g.resource != s.ResourceURL {
-		chal := fmt.Sprintf(`Bearer resource_metadata="%s"`, meta)
-		if len(s.Required) > 0 {
-			chal += fmt.Sprintf(`, scope="%s"`, strings.Join(s.Required, " "))
-		}
-		if ok {
-			chal += `, error="invalid_token"`
-		}
-		w.Header().Set("WWW-Authenticate", chal)
-		s.record(r, 401, "")
-		s.mu.Unlock()
-		http.Error(w, "unauthorized", http.StatusUnauthorized)
-		return
-	}
-	need := slices.Clone(s.Required)
-	if len(s.ToolScopes) > 0 && r.Method == http.MethodPost && rpcMethod(r) == "tools/call" {
-		need = append(need, s.ToolScopes...)
-	}
-	for _, sc := range need {
-		if !slices.Contains(g.scopes, sc) {
-			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s", resource_metadata="%s"`, strings.Join(need, " "), meta))
-			s.record(r, 403, "insufficient_scope")
-			s.mu.Unlock()
-			http.Error(w, "insufficient scope", http.StatusForbidden)
-			return
-		}
-	}
-	s.record(r, 200, "")
-	s.mu.Unlock()
-	s.MCP.ServeHTTP(w, r)
-}
-
-func (s *Server) moved() *Server {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.movedTo
-}
-
-// grant is a copy of what the access token tok stands for, nil if nothing.
-func (s *Server) grant(tok string) *grant {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g := s.access[tok]
-	if g == nil {
-		return nil
-	}
-	c := *g
-	return &c
-}
-
-// rpcMethod peeks at a JSON-RPC body for its method, leaving it readable.
-func rpcMethod(r *http.Request) string {
-	var b strings.Builder
-	buf := make([]byte, 4096)
-	for {
-		n, err := r.Body.Read(buf)
-		b.Write(buf[:n])
-		if err != nil {
-			break
-		}
-	}
-	body := b.String()
-	r.Body = readCloser{strings.NewReader(body)}
-	var m struct {
-		Method string `json:"method"`
-	}
-	_ = json.Unmarshal([]byte(body), &m)
-	return m.Method
-}
-
-type readCloser struct{ *strings.Reader }
-
-func (readCloser) Close() error { return nil }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
