@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"strings"
@@ -183,6 +184,7 @@ func MCPList(ctx context.Context, s Settings, all bool, timeout time.Duration, v
 	for _, st := range m.Status() {
 		started[st.Name] = st
 	}
+	needs := needSignIn(m)
 	var entries []MCPEntry
 	for _, n := range names {
 		srv := merged[n]
@@ -196,7 +198,7 @@ func MCPList(ctx context.Context, s Settings, all bool, timeout time.Duration, v
 			auth = oauth.New(srv, oauthOptions(s, nil)) // a preset not started
 		}
 		if auth != nil {
-			e.SignIn, e.Grant, e.TokenStore, e.keptIn = string(signInState(auth, st.State)), auth.Grant(), auth.Store().Kind(), auth.Store().Where()
+			e.SignIn, e.Grant, e.TokenStore, e.keptIn = string(signInState(auth, st.State, needs[n])), auth.Grant(), auth.Store().Kind(), auth.Store().Where()
 		}
 		e.Deferred = 0
 		for _, t := range byServer[n] {
@@ -214,13 +216,26 @@ func MCPList(ctx context.Context, s Settings, all bool, timeout time.Duration, v
 // signInState is a remote server's sign-in state as lists show it. One
 // that runs with no token kept answered without asking for a sign-in: it
 // has none to show ("-"), not "not signed in", which reads as a step left
-// to do.
-func signInState(auth *oauth.Authorizer, state mcptools.State) oauth.State {
+// to do. So has one that failed for another reason (nothing answers at
+// its URL): "not signed in" beside "connection refused" sent the user to
+// agent mcp login. needs: its start failed for want of a sign-in.
+func signInState(auth *oauth.Authorizer, state mcptools.State, needs bool) oauth.State {
 	s := auth.State()
-	if s == oauth.StateNotSignedIn && state == mcptools.StateRunning {
+	if s == oauth.StateNotSignedIn && (state == mcptools.StateRunning || (state == mcptools.StateFailed && !needs)) {
 		return oauth.StateOff
 	}
 	return s
+}
+
+// needSignIn names the servers whose start failed for want of a sign-in.
+func needSignIn(m *mcptools.Manager) map[string]bool {
+	out := map[string]bool{}
+	for _, err := range m.SignInNeeded() {
+		if se := (*oauth.SignInError)(nil); errors.As(err, &se) {
+			out[se.Server] = true
+		}
+	}
+	return out
 }
 
 // signInText is a sign-in state for people: one that needs no browser

@@ -203,7 +203,7 @@ func (a *App) SignInState(name string, state mcptools.State) string {
 		return ""
 	}
 	if auth := a.mcp.Authorizer(name); auth != nil {
-		return signInText(string(signInState(auth, state)), auth.Grant())
+		return signInText(string(signInState(auth, state, needSignIn(a.mcp)[name])), auth.Grant())
 	}
 	return ""
 }

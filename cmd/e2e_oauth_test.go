@@ -50,7 +50,9 @@ func protectedMCP(t *testing.T) (*oauthtest.Server, string) {
 // A remote server that answered without asking for a sign-in has none to
 // show: `mcp list` said "not signed in" beside it (every HTTP server of
 // FastMCP, the TypeScript SDK and server-everything), as if it needed one;
-// the protected one, which refused the list, still says so.
+// the protected one, which refused the list, still says so. One where
+// nothing answers shows none either: "not signed in" beside "connection
+// refused" sent the user to agent mcp login.
 func TestMCPListOpenServerNeedsNoSignIn(t *testing.T) {
 	isolate(t)
 	s := server.NewMCPServer("open", "1.0.0")
@@ -60,9 +62,12 @@ func TestMCPListOpenServerNeedsNoSignIn(t *testing.T) {
 	open := httptest.NewServer(server.NewStreamableHTTPServer(s))
 	t.Cleanup(open.Close)
 	as, _ := protectedMCP(t)
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close() // nothing answers at its URL now
 	cfg := writeJSON(t, "mcp.json", map[string]any{"mcpServers": map[string]any{
 		"open":   map[string]any{"type": "http", "url": open.URL + "/mcp"},
-		"remote": map[string]any{"type": "http", "url": as.ResourceURL}}})
+		"remote": map[string]any{"type": "http", "url": as.ResourceURL},
+		"down":   map[string]any{"type": "http", "url": gone.URL + "/mcp"}}})
 	res := runAgent(t, nil, "mcp", "list", "--json", "--mcp-config", cfg, "--db", filepath.Join(t.TempDir(), "a.db"))
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s%s", res.code, res.stdout, res.stderr)
@@ -75,11 +80,15 @@ func TestMCPListOpenServerNeedsNoSignIn(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.stdout), &entries); err != nil {
 		t.Fatalf("%v\n%s", err, res.stdout)
 	}
-	want := map[string][2]string{"open": {"running", "-"}, "remote": {"failed", "not signed in"}}
+	want := map[string][2]string{"open": {"running", "-"}, "remote": {"failed", "not signed in"}, "down": {"failed", "-"}}
 	for _, e := range entries {
 		if w, ok := want[e.Name]; ok && (e.State != w[0] || e.SignIn != w[1]) {
 			t.Errorf("%s: state %q, sign-in %q; want %q, %q", e.Name, e.State, e.SignIn, w[0], w[1])
 		}
+		delete(want, e.Name)
+	}
+	if len(want) != 0 {
+		t.Errorf("not listed: %v", want)
 	}
 }
 
