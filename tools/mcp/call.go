@@ -10,7 +10,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-dev/agent/internal/starttrace"
 	"github.com/agent-dev/agent/tools"
@@ -30,34 +29,41 @@ func (c *conn) executor(tool string) tools.Executor {
 // down, timeout, the server's own error) are error results; only the
 // turn's cancellation is a Go error. A call the server answers with
 // URLElicitationRequiredError is retried once, after the user completed
-// the elicitations it lists (urlelicit.go).
+// the elicitations it lists (urlelicit.go). One a server of protocol
+// 2026-07-28 answers input_required is sent again with the input it asked
+// for (mrtr.go): each round within the tool timeout, the user's answers
+// between rounds outside it, as they are for -32042 (a slow answer is not
+// a hung server, which the timeout would restart).
 func (c *conn) call(ctx context.Context, tool string, args json.RawMessage) (tools.Result, error) {
 	starttrace.Markf("tool call", c.cfg.Name, tool)
 	defer starttrace.Markf("tool answered", c.cfg.Name, tool)
-	res, need, err := c.callOnce(ctx, tool, args)
-	if need == nil {
-		return res, err
+	var more map[string]any
+	retriedURL := false
+	for round := 1; ; round++ {
+		res, err := c.callTimed(ctx, tool, args, more)
+		if need, ok := urlElicitationRequired(err); ok {
+			if retriedURL {
+				return c.stillRequired(tool, need), nil
+			}
+			retriedURL = true
+			if res, ok, err := c.satisfy(ctx, tool, need); !ok {
+				return res, err
+			}
+			continue
+		}
+		var asked *inputAskError
+		if !errors.As(err, &asked) {
+			return res, err
+		}
+		if more, res, err = c.nextRound(ctx, tool, round, asked.ask); more == nil {
+			return res, err
+		}
 	}
-	if res, ok, err := c.satisfy(ctx, tool, *need); !ok {
-		return res, err
-	}
-	if res, need, err = c.callOnce(ctx, tool, args); need != nil {
-		return c.stillRequired(tool, *need), nil
-	}
-	return res, err
 }
 
-// callOnce sends one tools/call within the tool timeout. need is set when
-// the server answered URLElicitationRequiredError.
-func (c *conn) callOnce(ctx context.Context, tool string, args json.RawMessage) (tools.Result, *mcpgo.URLElicitationRequiredError, error) {
-	res, err := c.callTimed(ctx, tool, args)
-	if need, ok := urlElicitationRequired(err); ok {
-		return tools.Result{}, &need, nil
-	}
-	return res, nil, err
-}
-
-func (c *conn) callTimed(ctx context.Context, tool string, args json.RawMessage) (tools.Result, error) {
+// callTimed sends one tools/call within the tool timeout, more (the input
+// a server of 2026-07-28 asked for) added to its params.
+func (c *conn) callTimed(ctx context.Context, tool string, args json.RawMessage, more map[string]any) (tools.Result, error) {
 	cl, err := c.ensure(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -85,7 +91,7 @@ func (c *conn) callTimed(ctx context.Context, tool string, args json.RawMessage)
 	}
 	sctx, w := watchSession(tctx)
 	done := c.use(cl)
-	res, err := c.send(ctx, sctx, cl, tool, args)
+	res, err := c.send(ctx, sctx, cl, tool, args, more)
 	done()
 	if status := w.lost(err); status != 0 && tctx.Err() == nil {
 		// The server answered 400 or 404 to a request that carried the
@@ -102,7 +108,7 @@ func (c *conn) callTimed(ctx context.Context, tool string, args json.RawMessage)
 			return errResult(rerr.Error()), nil
 		}
 		cl = ncl
-		res, err = c.send(ctx, tctx, cl, tool, args)
+		res, err = c.send(ctx, tctx, cl, tool, args, more)
 	}
 	if line := malformed.Load(); err != nil && line != nil && ctx.Err() == nil {
 		return errResult(fmt.Sprintf("MCP server %s answered %s with a message that is not JSON: %q; the call failed (the server must write only MCP messages on stdout, one per line)", c.cfg.Name, tool, *line)), nil
@@ -138,7 +144,8 @@ func (c *conn) callTimed(ctx context.Context, tool string, args json.RawMessage)
 		c.markDown(cl, err)
 		return errResult(c.downMessage()), nil
 	}
-	if _, ok := urlElicitationRequired(err); ok {
+	var asked *inputAskError
+	if _, ok := urlElicitationRequired(err); ok || errors.As(err, &asked) {
 		return tools.Result{}, err // call asks the user, then retries
 	}
 	return errResult(fmt.Sprintf("MCP server %s could not run %s: %v", c.cfg.Name, tool, err)), nil

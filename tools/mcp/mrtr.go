@@ -10,6 +10,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agent-dev/agent/tools"
 )
 
 // Multi round-trip requests (protocol 2026-07-28, SEP-2322). A server of
@@ -63,6 +65,33 @@ func (e *InputRequestError) Unwrap() error { return e.Err }
 // requests nor a state: sending the request again unchanged would only
 // get the same answer.
 var errNoInputAsked = errors.New("it answered input_required with neither inputRequests nor requestState")
+
+// inputAskError carries an input_required answer from send up to call,
+// which answers it between two rounds (each round has the tool timeout;
+// the user's answers do not count against it).
+type inputAskError struct{ ask inputAsk }
+
+func (e *inputAskError) Error() string { return "the server asks for input before it answers" }
+
+// nextRound answers a round's input requests: more are the next round's
+// params, or nil when the call ends here with res (or err, the turn's
+// cancellation).
+func (c *conn) nextRound(ctx context.Context, tool string, round int, ask inputAsk) (more map[string]any, res tools.Result, err error) {
+	if round >= maxInputRounds {
+		return nil, errResult(fmt.Sprintf("MCP server %s could not run %s: %v", c.cfg.Name, tool,
+			&InputRoundsError{Method: "tools/call " + tool, Rounds: round})), nil
+	}
+	c.m.log.Info("mcp: the server asks for input", "server", c.cfg.Name, "tool", tool, "round", round,
+		"requests", inputRoundsText(ask.requests), "state", len(ask.state) > 0)
+	answers, err := c.answerInputs(ctx, ask.requests)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, tools.Result{}, ctx.Err()
+		}
+		return nil, errResult(fmt.Sprintf("MCP server %s could not run %s: %v", c.cfg.Name, tool, err)), nil
+	}
+	return ask.retryParams(answers), tools.Result{}, nil
+}
 
 // inputAsk is an input_required result's content.
 type inputAsk struct {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -412,5 +413,34 @@ func TestPromptInputRequired(t *testing.T) {
 	calls := s.served("greet")
 	if len(calls) != 2 || string(calls[1].State) != `"p1"` || !strings.Contains(string(calls[1].Responses["confirm"]), `"action":"accept"`) {
 		t.Errorf("prompts/get requests %+v: want a retry with the answer and the state", calls)
+	}
+}
+
+// TestInputRequiredAnswerOutlivesTimeout: the user's time to answer is not
+// the server's: each round has the tool timeout, the dialog between them
+// none (a slow answer timed out the call, and would have restarted a stdio
+// server as hung).
+func TestInputRequiredAnswerOutlivesTimeout(t *testing.T) {
+	t.Parallel()
+	const timeout = 100 * time.Millisecond
+	h := &ctxHost{elicit: func(ctx context.Context, _ Elicitation) ElicitAnswer {
+		slow := time.NewTimer(3 * timeout) // the user thinks it over
+		defer slow.Stop()
+		select {
+		case <-ctx.Done():
+			return ElicitAnswer{Action: ActionCancel}
+		case <-slow.C:
+			return ElicitAnswer{Action: ActionAccept, Content: map[string]any{"confirmed": true}}
+		}
+	}}
+	s := &statelessServer{tools: []map[string]any{plainTool("deploy")}, answer: askOnce(map[string]any{"confirm": confirmForm}, "s")}
+	cfg := s.start(t)
+	cfg.ToolTimeout = timeout
+	_, set := startRegistered(t, Options{Host: h}, cfg)
+	if r := call(t, set, ToolName("st", "deploy"), `{}`); r.IsError || r.Text != "done" {
+		t.Fatalf("result %+v, want done", r)
+	}
+	if c := s.served("deploy"); len(c) != 2 || !strings.Contains(string(c[1].Responses["confirm"]), `"accept"`) {
+		t.Errorf("requests %+v: want the retry with the answer", c)
 	}
 }

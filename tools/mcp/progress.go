@@ -32,60 +32,37 @@ var progressFns sync.Map // string -> func(tools.Progress)
 // that does not read must not hold up the end of a call.
 const cancelNoticeTimeout = 2 * time.Second
 
-// send runs tools/call on cl within tctx. ctx is the turn's: when either
-// ends before the answer, the server is told to stop. A call a server of
-// protocol 2026-07-28 answers with input_required is sent again, with the
-// input it asked for, until it completes (mrtr.go); the user's answers are
-// given within tctx, as they are to a server's own requests of earlier
-// revisions.
-func (c *conn) send(ctx, tctx context.Context, cl *client.Client, tool string, args json.RawMessage) (*mcpgo.CallToolResult, error) {
+// send runs tools/call on cl within tctx, more (inputResponses,
+// requestState) added to its params. ctx is the turn's: when either ends
+// before the answer, the server is told to stop. An answer of protocol
+// 2026-07-28 that asks for input is an *inputAskError, for call to
+// answer outside tctx (mrtr.go).
+func (c *conn) send(ctx, tctx context.Context, cl *client.Client, tool string, args json.RawMessage, more map[string]any) (*mcpgo.CallToolResult, error) {
 	task := c.asTask(tool)
-	var ids []string
-	defer func() {
-		for _, id := range ids {
-			progressFns.Delete(id)
-		}
-	}()
-	var more map[string]any
-	for round := 1; ; round++ {
-		// Each round is a request of its own: a new id (the
-		// specification requires it), so a new progress token.
-		id := fmt.Sprintf("agent-call-%d", rpcSeq.Add(1))
-		ids = append(ids, id)
-		resp, err := c.sendRound(ctx, tctx, cl, tool, args, id, task, more)
-		if err != nil {
-			return nil, err
-		}
-		if t, ok := taskCreated(resp.Result); task && ok {
-			// The task runs: its requests must not have the call resent.
-			return c.awaitTask(ctx, unwatched(tctx), cl, tool, t)
-		}
-		ask, again, err := readInputAsk(resp.Result)
-		if err != nil {
-			return nil, err
-		}
-		if !again {
-			res, err := mcpgo.ParseCallToolResult(&resp.Result)
-			if err != nil {
-				return nil, fmt.Errorf("tools/call %s: unreadable result: %w", tool, err)
-			}
-			return res, nil
-		}
-		if round >= maxInputRounds {
-			return nil, &InputRoundsError{Method: "tools/call " + tool, Rounds: round}
-		}
-		c.m.log.Info("mcp: the server asks for input", "server", c.cfg.Name, "tool", tool, "round", round,
-			"requests", inputRoundsText(ask.requests), "state", len(ask.state) > 0)
-		answers, err := c.answerInputs(tctx, ask.requests)
-		if err != nil {
-			if tctx.Err() != nil {
-				// A timeout or the turn's end, as call reports them.
-				return nil, transport.NewError(tctx.Err())
-			}
-			return nil, err
-		}
-		more = ask.retryParams(answers)
+	// Each round, and a resend on a new session, is a request of its own:
+	// a new id (the specification requires it), so a new progress token.
+	id := fmt.Sprintf("agent-call-%d", rpcSeq.Add(1))
+	defer progressFns.Delete(id)
+	resp, err := c.sendRound(ctx, tctx, cl, tool, args, id, task, more)
+	if err != nil {
+		return nil, err
 	}
+	if t, ok := taskCreated(resp.Result); task && ok {
+		// The task runs: its requests must not have the call resent.
+		return c.awaitTask(ctx, unwatched(tctx), cl, tool, t)
+	}
+	ask, again, err := readInputAsk(resp.Result)
+	if err != nil {
+		return nil, err
+	}
+	if again {
+		return nil, &inputAskError{ask}
+	}
+	res, err := mcpgo.ParseCallToolResult(&resp.Result)
+	if err != nil {
+		return nil, fmt.Errorf("tools/call %s: unreadable result: %w", tool, err)
+	}
+	return res, nil
 }
 
 // sendRound sends one tools/call request with id, the fields of more
