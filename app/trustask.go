@@ -257,17 +257,37 @@ func orDefault(b []byte) string {
 // badProjectCommands are the project's command files that do not parse,
 // one line each ("/NAME would be added but does not parse: line 2: …"):
 // trusted, they are offered to nothing but warn at every start, and a
-// file the question left out was one the user trusted unseen. Read from
-// the project's directory alone, so a user's file's error is not counted
-// as the project's. The reason quotes the file: sanitized here, for any
-// caller that prints it.
+// file the question left out was one the user trusted unseen.
 func badProjectCommands(dir string) []string {
-	root := filepath.Join(dir, ".agent", "commands")
 	var out []string
+	for _, b := range BrokenProjectCommands(dir) {
+		if b.Name == "" {
+			out = append(out, "a command file cannot be read: "+b.Reason)
+			continue
+		}
+		out = append(out, "/"+b.Name+" would be added but does not parse: "+b.Reason)
+	}
+	return out
+}
+
+// BrokenCommand is a project's command file that does not parse (Name
+// empty: one that cannot be read). Reason names the line and field where
+// it can; it quotes the file and is sanitized.
+type BrokenCommand struct {
+	Name, File, Reason string
+}
+
+// BrokenProjectCommands are dir's command files that do not parse: the
+// trust question lists them, and so does agent trust. Read from the
+// project's directory alone, so a user's file's error is not counted as
+// the project's.
+func BrokenProjectCommands(dir string) []BrokenCommand {
+	root := filepath.Join(dir, ".agent", "commands")
+	var out []BrokenCommand
 	for _, err := range commands.Load(commands.Dirs{Project: root}).Errors {
 		var ce *commands.Error
 		if !errors.As(err, &ce) {
-			out = append(out, sanitize.Line("a command file cannot be read: "+err.Error()))
+			out = append(out, BrokenCommand{Reason: sanitize.Line(err.Error())})
 			continue
 		}
 		name := strings.TrimSuffix(filepath.Base(ce.File), ".md")
@@ -278,7 +298,11 @@ func badProjectCommands(dir string) []string {
 		if ce.Line > 0 {
 			reason = fmt.Sprintf("line %d: %s", ce.Line, reason)
 		}
-		out = append(out, sanitize.Line("/"+name+" would be added but does not parse: "+reason))
+		file := ce.File
+		if rel, err := filepath.Rel(dir, ce.File); err == nil {
+			file = rel
+		}
+		out = append(out, BrokenCommand{Name: sanitize.Line(name), File: sanitize.Line(file), Reason: sanitize.Line(reason)})
 	}
 	return out
 }

@@ -69,6 +69,15 @@ did not allow (project_env_allow) or replace your servers.`,
 			for _, f := range p.Files {
 				fmt.Fprintf(out, "  %s\n", f)
 			}
+			// As the TUI's trust question lists them: trusted, such a file
+			// warns at every start and its command is not offered.
+			for _, b := range app.BrokenProjectCommands(p.Dir) {
+				if b.Name == "" {
+					fmt.Fprintf(out, "A command file cannot be read: %s\n", b.Reason)
+					continue
+				}
+				fmt.Fprintf(out, "Its command /%s is not offered: %s does not parse: %s; fix the file, then run agent trust again\n", b.Name, b.File, b.Reason)
+			}
 			return nil
 		},
 	}

@@ -146,3 +146,37 @@ func TestTrustOfUnreadableDirectory(t *testing.T) {
 		t.Errorf("agent trust %s: exit %d, stderr %q; want exit 2 and one line with %q", dir, res.code, res.stderr, want)
 	}
 }
+
+// agent trust lists the project's command files that do not parse, as
+// the TUI's trust question does: it listed only the files it trusted, so
+// a broken command was trusted unseen and then warned at every start.
+func TestTrustListsBrokenCommands(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		files map[string]string // under .agent/commands
+		want  []string
+	}{
+		{"a bad field", map[string]string{"review.md": "---\ncolour: red\n---\nReview.\n", "ok.md": "Fine.\n"},
+			[]string{"Its command /review is not offered: " + filepath.Join(".agent", "commands", "review.md") + " does not parse: line 2: field colour: unknown field", "fix the file"}},
+		{"all good", map[string]string{"ok.md": "Fine.\n"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			wd := isolate(t)
+			for name, body := range tt.files {
+				writeText(t, filepath.Join(wd, ".agent", "commands", name), body)
+			}
+			tr := runAgent(t, nil, "trust")
+			if tr.code != 0 {
+				t.Fatalf("agent trust: exit %d: %s", tr.code, tr.stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(tr.stdout, w) {
+					t.Errorf("agent trust says\n%s\nwant %q", tr.stdout, w)
+				}
+			}
+			if tt.want == nil && strings.Contains(tr.stdout, "not offered") {
+				t.Errorf("agent trust says a good command is broken:\n%s", tr.stdout)
+			}
+		})
+	}
+}
