@@ -99,11 +99,31 @@ func (f *form) rows(width int) int {
 	if f.req.URL != "" {
 		return 2 + len(f.urlLines(nil, width))
 	}
-	n := 4 + max(len(f.req.Fields), 1)
+	n := 3 + len(f.messageLines(nil, max(width-4, 10))) + max(len(f.req.Fields), 1)
 	if f.err != "" {
 		n++ // the error line under the fields
 	}
 	return n
+}
+
+// formMessageLines bounds the rows of a form's question.
+const formMessageLines = 4
+
+// messageLines are the form's question, "MCP server NAME asks: " and the
+// server's message, wrapped over at most formMessageLines rows: cut to
+// one line, server-everything's simulate-research-query asked 'The
+// research query "bees" could have multiple i…' at 80 columns, and the
+// user had to answer a question they could not read. st nil: unstyled,
+// to count them.
+func (f *form) messageLines(st *themes.Styles, inner int) []string {
+	head := "MCP server " + sanitize.Line(f.req.Server) + " asks: "
+	ls := capLines(strings.Split(ansi.Wrap(head+sanitize.Line(f.req.Message), inner, ""), "\n"), formMessageLines, inner)
+	if st != nil {
+		if rest, ok := strings.CutPrefix(ls[0], head); ok {
+			ls[0] = st.DialogTitle.Render(head) + rest
+		}
+	}
+	return ls
 }
 
 // urlLines are a URL elicitation's lines: the message, the site, the whole
@@ -169,7 +189,7 @@ func (f *form) view(st *themes.Styles, width int) string {
 	if r.URL != "" {
 		return st.Dialog.Width(width).Render(strings.Join(f.urlLines(st, width), "\n"))
 	}
-	lines := []string{ansi.Truncate(st.DialogTitle.Render("MCP server "+sanitize.Line(r.Server)+" asks: ")+sanitize.Line(r.Message), inner, "…")}
+	lines := f.messageLines(st, inner)
 	for i, fd := range r.Fields {
 		mark := "  "
 		if i == f.cur {

@@ -159,3 +159,41 @@ func TestFormChoiceHints(t *testing.T) {
 		})
 	}
 }
+
+// A form's question wraps instead of being cut to one line: at 80
+// columns server-everything's simulate-research-query asked 'The
+// research query "bees" could have multiple i…', and the rest, what to
+// answer, was lost. The box is as tall as its rows say (the layout
+// reserves that height), and a very long message still ends in "…".
+func TestFormQuestionWraps(t *testing.T) {
+	const q = `The research query "bees" could have multiple interpretations. Please clarify which perspective you want the research to take.`
+	for _, tc := range []struct {
+		name, message string
+		want          []string
+	}{
+		{"a long question", q, []string{"interpretations. Please clarify which perspective", "║ take."}},
+		{"an endless one", strings.Repeat("word ", 200), []string{"…"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _, _ := newTestModel(t, &fakeBackend{}, 80, 30, Options{})
+			req := FormRequest{Server: "everything", Message: tc.message, Reply: func(string, map[string]any) {},
+				Fields: []FormField{{Name: "c", Label: "Clarification", Type: "string", Required: true}}}
+			m.Update(formMsg{Req: req})
+			f := frame(m)
+			for _, w := range tc.want {
+				if !strings.Contains(f, w) {
+					t.Errorf("%q is not on screen:\n%s", w, f)
+				}
+			}
+			box := 0
+			for _, l := range strings.Split(f, "\n") {
+				if strings.HasPrefix(l, "║") || strings.HasPrefix(l, "╔") || strings.HasPrefix(l, "╚") {
+					box++
+				}
+			}
+			if rows := m.forms[0].rows(80); box != rows || box > 9 {
+				t.Errorf("the box is %d rows, its rows() say %d (at most 9: borders, 4 of question, the field, the keys):\n%s", box, rows, f)
+			}
+		})
+	}
+}
