@@ -60,8 +60,10 @@ func unknownModel(provider, model string, table *models.Table) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("%s is not a model the agent knows for %s: it is sent as is, and the first request fails if %s does not serve it (agent models lists the known ones; declare it under \"models\" in the config to drop this warning)",
-		model, provider, provider)
+	// One row of a 100-column chat for a model name of ~20 characters:
+	// it was ~200 characters, three rows. The README says the rest (a
+	// model declared under "models" is not warned about).
+	return fmt.Sprintf("unknown model %s for %s, sent as is: agent models lists the known ones", model, provider)
 }
 
 // checkStartModel applies /model's checks to the model a run starts with

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agent-dev/agent/models"
 )
@@ -75,6 +76,11 @@ func TestUnknownModel(t *testing.T) {
 		if (w != "") != c.warn || c.warn && (!strings.Contains(w, c.model) || !strings.Contains(w, "agent models")) {
 			t.Errorf("%s on %s: warning %q, want one: %v", c.model, c.provider, w, c.warn)
 		}
+		// One row of a 100-column chat, as the TUI marks it ("! "): it
+		// was ~200 characters, three rows.
+		if n := utf8.RuneCountInString("! " + w); n > 100 {
+			t.Errorf("%s on %s: warning of %d columns, want at most 100: %q", c.model, c.provider, n, w)
+		}
 	}
 }
 
@@ -84,7 +90,7 @@ func TestUnknownModel(t *testing.T) {
 // comes from ANTHROPIC_BASE_URL: behind --base-url any id may be served and
 // neither checks.
 func TestStartModelAndSlashModelAgree(t *testing.T) {
-	const unknown = "claude-nonexistent-9 is not a model the agent knows for anthropic"
+	const unknown = "unknown model claude-nonexistent-9 for anthropic, sent as is: agent models lists the known ones"
 	f := newFixture(t, false)
 	f.env["ANTHROPIC_BASE_URL"], f.flags.BaseURL = f.fake.URL, ""
 
@@ -130,7 +136,7 @@ func TestStartModelAndSlashModelAgree(t *testing.T) {
 		fl.Model, fl.Changed, fl.BaseURL = "claude-nonexistent-9", map[string]bool{"model": true}, f.fake.URL
 	})
 	for _, x := range []*App{known, proxied} {
-		if w := strings.Join(x.Warnings(), "\n"); strings.Contains(w, "is not a model the agent knows") {
+		if w := strings.Join(x.Warnings(), "\n"); strings.Contains(w, "unknown model") {
 			t.Errorf("warned: %s", w)
 		}
 	}
