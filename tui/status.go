@@ -99,6 +99,17 @@ func fmtCost(c float64, ok bool) string {
 	return fmt.Sprintf("$%.0f", c)
 }
 
+// searchItem is the bar's search mode. An asked mode that resolves to off
+// ("native→off") does so because no tool is deferred (agent.ResolveSearch):
+// said as that reason, in no more cells, since "native→off" read as if
+// search were broken.
+func searchItem(i Info) string {
+	if asked, ok := strings.CutSuffix(i.SearchMode, "→off"); ok && asked != "off" && i.Deferred == 0 {
+		return "nothing deferred"
+	}
+	return "search " + i.SearchMode
+}
+
 func shortID(id string) string {
 	if len(id) > 8 {
 		return id[:8]
@@ -156,7 +167,7 @@ func (s *statusBar) View(st *themes.Styles, width int) string {
 		add("saved ~"+fmtTokens(i.TokensSaved*n)+" tok", 4)
 	}
 	if i.SearchMode != "" {
-		add("search "+i.SearchMode, 3)
+		add(searchItem(i), 3)
 	}
 	add(fmt.Sprintf("last %s↑ %s↓", fmtTokens(inputOf(s.last)), fmtTokens(s.last.OutputTokens)), 6)
 	srv := 0

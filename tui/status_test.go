@@ -93,3 +93,31 @@ func TestNarrowStatusBarKeepsModel(t *testing.T) {
 		})
 	}
 }
+
+// A search mode that resolves to off because no tool is deferred says so:
+// "search native→off" did not say why. In no more cells, and the bar
+// still fits 80 columns.
+func TestStatusBarSaysNothingIsDeferred(t *testing.T) {
+	st, _ := themes.Get("dark")
+	for _, tt := range []struct {
+		mode     string
+		deferred int
+		want     string
+	}{
+		{"native→off", 0, "nothing deferred"},
+		{"client→off", 0, "nothing deferred"},
+		{"off", 0, "search off"},
+		{"native", 12, "search native"},
+		{"native→client", 12, "search native→client"},
+	} {
+		t.Run(tt.mode, func(t *testing.T) {
+			bar := statusBar{info: Info{Provider: "anthropic", Model: "claude-sonnet-4-5", SearchMode: tt.mode, Deferred: tt.deferred, Active: 3}}
+			if got := searchItem(bar.info); got != tt.want || ansi.StringWidth(got) > ansi.StringWidth("search "+tt.mode) && tt.want != "search "+tt.mode {
+				t.Errorf("search item %q, want %q (no wider than %q)", got, tt.want, "search "+tt.mode)
+			}
+			if line := ansi.Strip(bar.View(st, 80)); ansi.StringWidth(line) != 80 || !strings.Contains(line, tt.want) {
+				t.Errorf("80 columns: %q (%d cells), want %q in it", line, ansi.StringWidth(line), tt.want)
+			}
+		})
+	}
+}
