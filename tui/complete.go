@@ -227,6 +227,13 @@ func (m *Model) usageLine(name, tail string) string {
 		use := strings.TrimSpace("/" + c.Name + " " + c.ArgumentHint)
 		return m.commandHint(sanitize.Line(use), sanitize.Line(c.Description), " ("+sanitize.Line(c.Source)+")"+tail)
 	}
+	// An MCP server's prompt says its arguments as a custom command does:
+	// "/everything:args-prompt " showed nothing, and its arguments were
+	// learnt from the error of running it without them.
+	if p, ok := m.mcpPrompt(name); ok {
+		use := strings.TrimSpace(name + " " + strings.Join(p.Args, " "))
+		return m.commandHint(sanitize.Line(use), sanitize.Line(p.Description), " (MCP server "+sanitize.Line(p.Server)+")"+tail)
+	}
 	return ""
 }
 
@@ -246,6 +253,9 @@ func (m *Model) argumentsLine() string {
 		}
 	}
 	if c, ok := m.customCommand(name); ok && c.ArgumentHint == "" {
+		return ""
+	}
+	if p, ok := m.mcpPrompt(name); ok && len(p.Args) == 0 {
 		return ""
 	}
 	return m.usageLine(name, "")

@@ -114,12 +114,22 @@ func (m *Model) mcpCommand(name, arg string) (tea.Cmd, bool) {
 }
 
 func (m *Model) isPrompt(server, name string) bool {
+	_, ok := m.mcpPrompt("/" + server + ":" + name)
+	return ok
+}
+
+// mcpPrompt is the server's prompt a /SERVER:PROMPT command names.
+func (m *Model) mcpPrompt(command string) (MCPPromptInfo, bool) {
+	server, name, ok := strings.Cut(strings.TrimPrefix(command, "/"), ":")
+	if !ok || !strings.HasPrefix(command, "/") {
+		return MCPPromptInfo{}, false
+	}
 	for _, p := range m.mcpPrompts {
 		if p.Server == server && p.Name == name {
-			return true
+			return p, true
 		}
 	}
-	return false
+	return MCPPromptInfo{}, false
 }
 
 // mcpText is /mcp's list. With none it says how to connect one; in the

@@ -200,3 +200,18 @@ func TestResourceMentionIsNotAFile(t *testing.T) {
 		})
 	}
 }
+
+// An MCP server's prompt says its arguments above the input while they
+// are typed, as a custom command's argument hint does: nothing said
+// them, and they were learnt from the error of running it without them.
+func TestMCPPromptShowsItsArguments(t *testing.T) {
+	for _, typed := range []string{"/ev:args-prompt ", "/ev:args-prompt Paris"} {
+		t.Run(typed, func(t *testing.T) {
+			m, _, _ := newMCPModel(t)
+			typeText(m, typed)
+			if f := frame(m); !strings.Contains(f, "/ev:args-prompt city state") || !strings.Contains(f, "(MCP server ev)") {
+				t.Errorf("the prompt's arguments are not shown:\n%s", f)
+			}
+		})
+	}
+}
