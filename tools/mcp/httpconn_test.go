@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/agent-dev/agent/config"
@@ -96,12 +97,14 @@ func (r *sizeReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// TestCapReaderReadSizes: the capReader reads a body whose length is
-// known in one read of that length (plus one byte), another in reads that
-// start at minRead and double while they fill up to maxRead, and passes
-// every byte through either way. The reads were 32 KB each whatever the
-// body: 1 MB of fresh memory in a first run's listing of eleven servers,
-// mostly for answers of a few hundred bytes.
+// TestCapReaderReadSizes: the capReader reads a short body whose length
+// is known in one read of that length (plus one byte), a longer one in
+// reads of maxRead, another in reads that start at minRead and are of
+// maxRead from the one that fills, and passes every byte through either
+// way; at the body's end its buffer is given back (firstBuf, release).
+// The reads were 32 KB each whatever the body: 1 MB of fresh memory in a
+// first run's listing of eleven servers, mostly for answers of a few
+// hundred bytes.
 func TestCapReaderReadSizes(t *testing.T) {
 	t.Parallel()
 	body := func(n int) []byte {
@@ -118,6 +121,7 @@ func TestCapReaderReadSizes(t *testing.T) {
 		{"small, length known", 300, 300, 301},
 		{"small, no length", 300, 0, minRead},
 		{"long, length known", 200 << 10, 200 << 10, maxRead},
+		{"between the sizes, length known", 10 << 10, 10 << 10, maxRead},
 		{"long, no length", 200 << 10, 0, minRead},
 		{"exactly minRead, no length", minRead, 0, minRead},
 	}
@@ -148,7 +152,57 @@ func TestCapReaderReadSizes(t *testing.T) {
 			if tt.size > 2*maxRead && r.sizes[len(r.sizes)-1] != maxRead {
 				t.Errorf("reads of a long body end at %d bytes, want maxRead (%d)", r.sizes[len(r.sizes)-1], maxRead)
 			}
+			for i, n := range r.sizes[1:] {
+				if n != r.sizes[0] && n != maxRead {
+					t.Errorf("read %d of %d bytes: after the first, reads are of maxRead (%d)", i+1, n, maxRead)
+				}
+			}
+			if cr.in != nil || cr.buf != ownBuf {
+				t.Errorf("the body was read to its end and its reader still holds a %d-byte buffer", len(cr.in))
+			}
 		})
+	}
+}
+
+// TestCapReaderReusedBuffers: bodies read one after the other through
+// buffers the ones before them gave back get their own bytes, whatever
+// the buffers held: a short body after a long one, line-delimited or not,
+// and a body cut by its reader's error keeps what it read.
+func TestCapReaderReusedBuffers(t *testing.T) {
+	t.Parallel()
+	msg := func(fill string, n int) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":1,"result":{"pad":"` + strings.Repeat(fill, n) + `"}}`)
+	}
+	tests := []struct {
+		name  string
+		body  []byte
+		lines bool
+		err   error // the reader's error after the body (nil: io.EOF)
+	}{
+		{"long", msg("a", 100<<10), false, nil},
+		{"short after long", msg("b", 10), false, nil},
+		{"a few KB", msg("c", 6<<10), false, nil},
+		{"lines", append(append(msg("d", 5<<10), '\n'), msg("e", 3)...), true, nil},
+		{"cut by an error", msg("f", 40<<10)[:30<<10], false, io.ErrUnexpectedEOF},
+		{"short again", msg("g", 1), false, nil},
+	}
+	// In order: each reader takes what the one before gave back.
+	for _, tt := range tests {
+		var r io.Reader = bytes.NewReader(tt.body)
+		if tt.err != nil {
+			r = io.MultiReader(r, iotest.ErrReader(tt.err))
+		}
+		cr := newCapReader(r, 1<<20, tt.lines)
+		got, err := io.ReadAll(cr)
+		if !errors.Is(err, tt.err) {
+			t.Errorf("%s: error %v, want %v", tt.name, err, tt.err)
+		}
+		if !bytes.Equal(got, tt.body) {
+			t.Errorf("%s: read %d bytes (%.40q...), want the %d of the body unchanged", tt.name, len(got), got, len(tt.body))
+		}
+		if cr.in != nil {
+			t.Errorf("%s: the reader kept its buffer after the body's end", tt.name)
+		}
 	}
 }
 
