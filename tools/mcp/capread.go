@@ -98,17 +98,25 @@ func (c *capReader) Read(p []byte) (int, error) {
 		if c.err != nil {
 			return 0, c.err
 		}
-		if c.in == nil {
-			c.firstBuf()
-		}
-		n, err := c.r.Read(c.in)
-		c.out, c.pos, c.err = c.out[:0], 0, err
-		c.take(c.in[:n])
-		if n == len(c.in) && n < maxRead {
-			// A long body: read it in larger reads (take keeps nothing
-			// of in).
-			c.release()
-			c.in, c.buf = readBuf(largeBuf)
+		if space := c.pageSpace(); space != nil {
+			// Inside a tools array being diverted: read where its bytes
+			// go (pageSpace).
+			n, err := c.r.Read(space)
+			c.out, c.pos, c.err = c.out[:0], 0, err
+			c.take(space[:n])
+		} else {
+			if c.in == nil {
+				c.firstBuf()
+			}
+			n, err := c.r.Read(c.in)
+			c.out, c.pos, c.err = c.out[:0], 0, err
+			c.take(c.in[:n])
+			if n == len(c.in) && n < maxRead {
+				// A long body: read it in larger reads (take keeps nothing
+				// of in).
+				c.release()
+				c.in, c.buf = readBuf(largeBuf)
+			}
 		}
 		// A JSON body's value has closed: its rest (the newline after it,
 		// a chunked body's last chunk) is read now, before the caller has
@@ -117,6 +125,9 @@ func (c *capReader) Read(p []byte) (int, error) {
 		// closed the connection and the server's next request dialled a
 		// new one (a tools/list page is chunked: every listing did).
 		for c.ended && !c.lines && c.err == nil && c.rest < maxRest {
+			if c.in == nil {
+				c.firstBuf()
+			}
 			n, err := c.r.Read(c.in)
 			c.err, c.rest = err, c.rest+n
 			c.take(c.in[:n])
@@ -199,6 +210,29 @@ func (c *capReader) firstBuf() {
 	default:
 		c.in, c.buf = readBuf(smallBuf)
 	}
+}
+
+// pageSpace is where the next read goes while a tools array is being
+// diverted (nil when none is): the free end of its page's chunk, a new
+// chunk when less than minRead of it is free. The bytes of the array are
+// then read into the page where they are kept, and writing them there
+// (listPage.writeRun) finds them in place: a tools/list page was read
+// into the read buffer and copied from it into the page, two copies of a
+// first run's 350 KB of lists, and for each listing the fresh pages of
+// its read buffers (the eleven listings read at once: each took its own).
+// The reader writes to a page exactly the bytes it takes from the array,
+// in order, so a byte is never written before it has been read; what
+// follows the array in the same read is taken from there as from any
+// buffer (the chunk is cut at the page's end: nothing else reads it).
+func (c *capReader) pageSpace() []byte {
+	pg := c.div
+	if pg == nil {
+		return nil
+	}
+	if cap(pg.cur)-len(pg.cur) < minRead {
+		pg.grow()
+	}
+	return pg.cur[len(pg.cur):cap(pg.cur)]
 }
 
 // take runs in through the reader.

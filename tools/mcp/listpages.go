@@ -126,8 +126,14 @@ func (pg *listPage) write(b byte) {
 	pg.size++
 }
 
-// writeRun is write for each byte of p, a run inside a string.
+// writeRun is write for each byte of p, a run inside a string. A run
+// read into the page's free end (capReader.pageSpace) is there already.
 func (pg *listPage) writeRun(p []byte) {
+	if len(p) > 0 && len(p) <= cap(pg.cur)-len(pg.cur) && &pg.cur[len(pg.cur):cap(pg.cur)][0] == &p[0] {
+		pg.cur = pg.cur[:len(pg.cur)+len(p)]
+		pg.size += len(p)
+		return
+	}
 	for len(p) > 0 {
 		if len(pg.cur) == cap(pg.cur) {
 			pg.grow()

@@ -17,14 +17,16 @@ import (
 )
 
 // divert runs s through a capReader whose listing waits for a page, in
-// one read, a byte a read and in one read with keepRun and divRun off (the
-// three must agree, pages included), and returns the output
-// and the pages it diverted, by number.
+// one read, a byte a read, in one read with keepRun and divRun off, and in
+// reads of a few bytes (the four must agree, pages included: the last
+// two read the arrays into their pages, capReader.pageSpace, by runs
+// shorter than a string or a member), and returns the output and the
+// pages it diverted, by number.
 func divert(t *testing.T, s string, lines bool) (string, map[int]*listPage) {
 	t.Helper()
 	var outs []string
 	var got map[int]*listPage
-	for i, r := range []io.Reader{strings.NewReader(s), iotest.OneByteReader(strings.NewReader(s)), strings.NewReader(s)} {
+	for i, r := range []io.Reader{strings.NewReader(s), iotest.OneByteReader(strings.NewReader(s)), strings.NewReader(s), &fewReader{strings.NewReader(s), 5}} {
 		var p listPages
 		p.expect(true)
 		cr := newCapReader(r, 1<<20, lines)
@@ -53,6 +55,14 @@ func divert(t *testing.T, s string, lines bool) (string, map[int]*listPage) {
 	out, _, _ := strings.Cut(outs[0], "\x00")
 	return out, got
 }
+
+// fewReader reads at most n bytes a read.
+type fewReader struct {
+	r io.Reader
+	n int
+}
+
+func (f *fewReader) Read(p []byte) (int, error) { return f.r.Read(p[:min(len(p), f.n)]) }
 
 // checkTight holds a page's tight marks to encoding/json: a valid tool is
 // tight when compacting it changes nothing, as divRun reads it (a page
