@@ -62,6 +62,9 @@ func (c *conn) connect(parent context.Context) error {
 		// The transport's wrapping says nothing the user can act on.
 		return se
 	}
+	if ge := (*oauth.GrantError)(nil); errors.As(err, &ge) {
+		return ge // the same: a workload token that cannot be read, a refused grant
+	}
 	return err
 }
 
@@ -134,6 +137,9 @@ type startError struct {
 func (e *startError) Error() string {
 	if se := (*oauth.SignInError)(nil); errors.As(e.err, &se) && se.Server == e.server {
 		return fmt.Sprintf("MCP server %s did not start: it %s", e.server, se.Need())
+	}
+	if ge := (*oauth.GrantError)(nil); errors.As(e.err, &ge) && ge.Server == e.server {
+		return fmt.Sprintf("MCP server %s did not start: %v", e.server, ge.Err)
 	}
 	return fmt.Sprintf("MCP server %s did not start: %v", e.server, e.err)
 }

@@ -158,11 +158,12 @@ func TestDPoPNonceRetriesAreBounded(t *testing.T) {
 		name       string
 		dpop       oauthtest.DPoP
 		end        string // the log line of the end that keeps asking
+		names      string // what the error names: the server or the endpoint
 		wantAsked  int
 		signedInOK bool
 	}{
-		{name: "token endpoint", dpop: oauthtest.DPoP{TokenNonce: true, NewNonceEachTime: true}, end: "POST /token -> 400 use_dpop_nonce", wantAsked: 2},
-		{name: "resource", dpop: oauthtest.DPoP{ResourceNonce: true, NewNonceEachTime: true}, end: "POST /mcp -> 401 use_dpop_nonce", wantAsked: 2, signedInOK: true},
+		{name: "token endpoint", dpop: oauthtest.DPoP{TokenNonce: true, NewNonceEachTime: true}, end: "POST /token -> 400 use_dpop_nonce", names: "token request to http://127.0.0.1", wantAsked: 2},
+		{name: "resource", dpop: oauthtest.DPoP{ResourceNonce: true, NewNonceEachTime: true}, end: "POST /mcp -> 401 use_dpop_nonce", names: "MCP server remote", wantAsked: 2, signedInOK: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -185,8 +186,8 @@ func TestDPoPNonceRetriesAreBounded(t *testing.T) {
 					t.Fatalf("the key or token in the error: %v", err)
 				}
 			}
-			if strings.Contains(err.Error(), "\n") {
-				t.Fatalf("error of more than a line: %q", err)
+			if strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), tt.names) {
+				t.Fatalf("want one line naming %q: %q", tt.names, err)
 			}
 		})
 	}

@@ -358,7 +358,7 @@ func (a *Authorizer) token(ctx context.Context) (string, error) {
 		if err == nil {
 			t = a.rec.Token
 		} else if a.finalGrantError(err) {
-			return "", err
+			return "", &GrantError{Server: a.name, Err: err}
 		}
 	}
 	if t == nil || (t.IsExpired() && t.RefreshToken == "") {

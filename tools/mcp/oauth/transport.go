@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -77,7 +78,7 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 				// RFC 9449 §9: the same request again, its proof with
 				// the server's nonce; not a refusal of the token.
 				if !fresh || nonceRetries >= maxNonceRetries {
-					return nil, ErrDPoPNonce
+					return nil, fmt.Errorf("MCP server %s: %w", t.a.name, ErrDPoPNonce)
 				}
 				nonceRetries++
 				continue

@@ -17,7 +17,6 @@ import (
 // that cannot be used: a file that is missing, unreadable or empty, or text
 // that is not a JWT. It never carries the token.
 type WorkloadTokenError struct {
-	Server string
 	// Path is the file's, "" for a token given as text or ${VAR}.
 	Path string
 	// Reason says what is wrong, in a few words.
@@ -29,8 +28,20 @@ func (e *WorkloadTokenError) Error() string {
 	if e.Path != "" {
 		where += " file " + e.Path
 	}
-	return fmt.Sprintf("MCP server %s: %s: %s", e.Server, where, e.Reason)
+	return where + ": " + e.Reason
 }
+
+// GrantError is a machine grant's failure that ends the request instead of
+// sending it without a token (finalGrantError): the server's name and what
+// went wrong, in one line.
+type GrantError struct {
+	Server string
+	Err    error
+}
+
+func (e *GrantError) Error() string { return "MCP server " + e.Server + ": " + e.Err.Error() }
+
+func (e *GrantError) Unwrap() error { return e.Err }
 
 // workloadToken reads the workload's identity token: text or ${VAR} (the
 // config expanded it), or @PATH read at each use, as platforms rotate the
@@ -40,7 +51,7 @@ func (a *Authorizer) workloadToken() (string, error) {
 	v := strings.TrimSpace(a.cfg.WorkloadToken)
 	path, isFile := strings.CutPrefix(v, "@")
 	fail := func(reason string) error {
-		e := &WorkloadTokenError{Server: a.name, Reason: reason}
+		e := &WorkloadTokenError{Reason: reason}
 		if isFile {
 			e.Path = path
 		}

@@ -90,6 +90,9 @@ func TestWorkloadIdentity(t *testing.T) {
 			if tok := strings.TrimSpace(string(content)); tok != "" && strings.Contains(err.Error(), tok) {
 				t.Fatalf("the token in the error: %v", err)
 			}
+			if ge := (*oauth.GrantError)(nil); !errors.As(err, &ge) || ge.Server != "remote" {
+				t.Fatalf("want a GrantError of server remote: %v", err)
+			}
 			var we *oauth.WorkloadTokenError
 			if got := errors.As(err, &we); got != tt.readFailure {
 				t.Fatalf("WorkloadTokenError %v, want %v: %v", got, tt.readFailure, err)
