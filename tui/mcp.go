@@ -56,6 +56,9 @@ type (
 	promptMsg struct {
 		text string
 		err  error
+		// typed is the command as sent, given back to the input when
+		// the prompt could not be expanded (a missing argument).
+		typed string
 	}
 )
 
@@ -109,7 +112,7 @@ func (m *Model) mcpCommand(name, arg string) (tea.Cmd, bool) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*backendTimeout)
 		defer cancel()
 		text, err := mb.ExpandPrompt(ctx, server, prompt, arg)
-		return promptMsg{text: text, err: err}
+		return promptMsg{text: text, err: err, typed: strings.TrimSpace(name+" "+arg) + " "}
 	}, true
 }
 
@@ -182,6 +185,11 @@ func (m *Model) handleMCPMsg(msg tea.Msg) (tea.Cmd, bool) {
 	case promptMsg:
 		if msg.err != nil {
 			m.chat.notice(itemWarning, sanitize.Line(msg.err.Error()))
+			// The command comes back to the input to be completed ("needs
+			// city"), as a refused prompt does: it had to be typed again.
+			if strings.TrimSpace(m.input.Value()) == "" {
+				m.input.SetValue(msg.typed)
+			}
 			return nil, true
 		}
 		if m.working {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,9 @@ func (f *fakeMCP) MCPPrompts() []MCPPromptInfo {
 func (f *fakeMCP) MCPResources() []string { return []string{"ev:demo://resource/static/document/a.md"} }
 func (f *fakeMCP) ExpandPrompt(_ context.Context, server, prompt, args string) (string, error) {
 	f.args = append(f.args, args)
+	if args == "" {
+		return "", errors.New("prompt args-prompt needs city: /ev:args-prompt city=VALUE")
+	}
 	return "What's the weather in " + args + "?", nil
 }
 func (f *fakeMCP) CompletePrompt(_ context.Context, server, prompt, arg, value string) ([]string, error) {
@@ -213,5 +217,19 @@ func TestMCPPromptShowsItsArguments(t *testing.T) {
 				t.Errorf("the prompt's arguments are not shown:\n%s", f)
 			}
 		})
+	}
+}
+
+// A prompt sent without its required argument comes back to the input,
+// to be completed: the input was emptied and the command typed again.
+func TestMCPPromptMissingArgumentKeepsTheCommand(t *testing.T) {
+	m, _, turns := newMCPModel(t)
+	typeText(m, "/ev:args-prompt")
+	run(m, press(m, "enter"))
+	if f := frame(m); !strings.Contains(f, "needs city") {
+		t.Fatalf("no warning of the missing argument:\n%s", f)
+	}
+	if v := m.input.Value(); v != "/ev:args-prompt " || len(turns.started) != 0 {
+		t.Errorf("input %q after the refused prompt (want the command back); turns %q", v, turns.started)
 	}
 }
