@@ -144,7 +144,13 @@ func PreviewProject(s Settings, getenv func(string) string) (ProjectPreview, err
 	for _, f := range loadInstructions(t, true).Files {
 		if f.Scope == "project" {
 			rel, _ := filepath.Rel(pv.Project.Dir, f.Path)
-			pv.Instructions = append(pv.Instructions, fmt.Sprintf("%s (%d bytes)", rel, f.Size))
+			// What is sent, as /context counts it: the file's size on
+			// disk counted the blank lines around the text, never sent.
+			size := fmt.Sprintf("%d bytes", f.Bytes)
+			if f.Cut {
+				size += fmt.Sprintf(", cut from %d to fit", f.Size)
+			}
+			pv.Instructions = append(pv.Instructions, fmt.Sprintf("%s (%s)", rel, size))
 		}
 	}
 	for _, c := range loadCommands(t, true).List() {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,8 +108,37 @@ func TestPreviewProjectInstructionsAndCommands(t *testing.T) {
 	put(t, filepath.Join(dir, "AGENTS.md"), "Obey the repository.\n")
 	put(t, filepath.Join(dir, ".agent", "commands", "review.md"), "---\ndescription: Review a PR\n---\nReview $1.")
 	pv := preview(t, dir)
-	if strings.Join(pv.Instructions, "|") != "AGENTS.md (21 bytes)" || strings.Join(pv.Commands, "|") != "/review: Review a PR" {
+	if strings.Join(pv.Instructions, "|") != "AGENTS.md (20 bytes)" || strings.Join(pv.Commands, "|") != "/review: Review a PR" {
 		t.Fatalf("instructions %q, commands %q", pv.Instructions, pv.Commands)
+	}
+}
+
+// The question counts an instruction file's bytes as /context does, what
+// is sent: it counted the file on disk, blank lines around the text too
+// (42 against /context's 41).
+func TestPreviewCountsInstructionsAsSent(t *testing.T) {
+	big := strings.Repeat("x", 100) + "\n"
+	for _, tt := range []struct {
+		name, body, want string
+	}{
+		{"a newline at the end", "Obey the repository.\n", "AGENTS.md (20 bytes)"},
+		{"blank lines around", "\n\nObey.\r\n\n", "AGENTS.md (5 bytes)"},
+		{"none", "Obey.", "AGENTS.md (5 bytes)"},
+		{"over the cap", strings.Repeat(big, InstructionsCap/len(big)+10), fmt.Sprintf("AGENTS.md (%d bytes, cut from %d to fit)", InstructionsCap/len(big)*len(big)-1, (InstructionsCap/len(big)+10)*len(big))},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			home(t)
+			dir := t.TempDir()
+			put(t, filepath.Join(dir, "AGENTS.md"), tt.body)
+			pv := preview(t, dir)
+			if got := strings.Join(pv.Instructions, "|"); got != tt.want {
+				t.Errorf("the question says %q, want %q", got, tt.want)
+			}
+			files := loadInstructions(mustLoad(t, dir), true).Files
+			if len(files) != 1 || !strings.Contains(tt.want, fmt.Sprintf("(%d bytes", files[0].Bytes)) {
+				t.Errorf("/context counts %+v, the question %q", files, tt.want)
+			}
+		})
 	}
 }
 
