@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -475,12 +476,33 @@ func TestDemoRefusesAnotherProvidersSession(t *testing.T) {
 	if _, err := demo.Resume(t.Context(), id); err == nil || !strings.Contains(err.Error(), "agent --resume "+id) {
 		t.Errorf("/resume in the demo: %v", err)
 	}
+	// Nor does its /sessions list it: the demo lists its own sessions only.
+	listed := func(a *App) []string {
+		t.Helper()
+		rows, err := a.Sessions(t.Context())
+		if err != nil {
+			t.Fatalf("sessions: %v", err)
+		}
+		var ids []string
+		for _, r := range rows {
+			ids = append(ids, r.ID)
+		}
+		return ids
+	}
+	if ids := listed(demo); slices.Contains(ids, id) {
+		t.Errorf("the demo's /sessions lists %v, anthropic's session %s among them", ids, id)
+	}
 	demoID := demo.Session().ID()
 	var dout bytes.Buffer
 	if err := demo.Print(t.Context(), "hi", PrintOptions{Format: "text", Stdout: &dout, Stderr: &stderr}); err != nil {
 		t.Fatalf("demo print: %v", err)
 	}
 	demo.Close()
+	demo2 := f.open(t, func(fl *Flags) { fl.Demo = true })
+	if ids := listed(demo2); !slices.Equal(ids, []string{demoID}) {
+		t.Errorf("the demo's /sessions lists %v, want its own %s alone", ids, demoID)
+	}
+	demo2.Close()
 	back := f.open(t, func(fl *Flags) { fl.Resume = demoID })
 	if !back.Settings().Demo {
 		t.Errorf("a demo session resumed outside the demo")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -157,9 +158,15 @@ func toolsHash(s *agent.Session) string {
 	return ""
 }
 
-// Sessions lists the stored sessions, newest first.
+// Sessions lists the stored sessions, newest first. The demo lists its own
+// only: it cannot continue another provider's (demoCanContinue), so the
+// user's real sessions were offered in its picker and then refused.
 func (a *App) Sessions(ctx context.Context) ([]store.Summary, error) {
-	return a.db.List(ctx, store.ListOptions{})
+	rows, err := a.db.List(ctx, store.ListOptions{})
+	if err != nil || !a.isDemo() {
+		return rows, err
+	}
+	return slices.DeleteFunc(rows, func(r store.Summary) bool { return r.Provider != demoName }), nil
 }
 
 // Resume makes the stored session id current and returns its history.

@@ -132,3 +132,22 @@ func TestResumeCommandOpensPicker(t *testing.T) {
 		t.Fatalf("resume from the /resume picker failed:\n%s", frame(m))
 	}
 }
+
+// /sessions (and /resume) with no stored session says so instead of
+// opening an empty picker (the demo lists its own sessions only, and has
+// none at first).
+func TestSessionsWithNoneSaysSo(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{"/sessions", "/resume"} {
+		t.Run(cmd, func(t *testing.T) {
+			b := newFakeBackend()
+			b.sessions = nil
+			m, _, _ := newTestModel(t, b, 100, 30, Options{})
+			typeText(m, cmd)
+			run(m, press(m, "enter"))
+			if m.picker != nil || !strings.Contains(frame(m), "no session to resume yet") {
+				t.Fatalf("%s with no session:\n%s", cmd, frame(m))
+			}
+		})
+	}
+}

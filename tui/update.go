@@ -629,6 +629,12 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 			m.chat.notice(itemError, "list sessions: "+msg.Err.Error())
 			return nil, true
 		}
+		if len(msg.Items) == 0 {
+			// An empty picker read as broken (the demo, which lists its
+			// own sessions only, has none at first).
+			m.chat.notice(itemNotice, "no session to resume yet: a session is kept once something is said in it")
+			return nil, true
+		}
 		m.openPicker(newPicker(m.st, pickSession, "Resume a session", sessionItems(msg.Items)))
 	case fileListMsg:
 		return m.applyFileList(msg), true
