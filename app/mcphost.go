@@ -129,6 +129,11 @@ func (a *App) elicitURL(ctx context.Context, e mcptools.Elicitation, policy stri
 		text = asks + " before its tool can run: declined, the call was not retried (open it, then rerun; or pass --yes to wait for it)"
 	case policy != "accept-defaults":
 		text = asks + ": declined (pass --yes or set \"elicitation\": \"accept-defaults\" to let the server wait while you open it)"
+	case e.Retry && e.ID == "":
+		// A 2026-07-28 request for input (mcp's mrtr.go): no elicitation
+		// id, so no completion notification; only the wait ends it.
+		ev.Action = mcptools.ActionAccept
+		text = fmt.Sprintf("%s before its tool can run: open it in a browser; the request is sent again in %s (oauth_timeout)", asks, wait)
 	case e.Retry:
 		ev.Action = mcptools.ActionAccept
 		text = fmt.Sprintf("%s before its tool can run: open it in a browser; the call is retried when the server says it is done, or in %s (oauth_timeout)", asks, wait)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+	mcptools "github.com/agent-dev/agent/tools/mcp"
 )
 
 // linkServer's tool pay answers URLElicitationRequiredError (-32042) until
@@ -127,5 +128,29 @@ func TestPrintURLElicitationRequired(t *testing.T) {
 				t.Errorf("the server got %d calls, want %d", l.calls, wantCalls)
 			}
 		})
+	}
+}
+
+// TestPrintURLElicitationWaitSays: in -p with --yes, what the line says the
+// wait ends with: a -32042 call's elicitation has an id the server says is
+// complete; a 2026-07-28 input request's has none, only the wait ends it.
+func TestPrintURLElicitationWaitSays(t *testing.T) {
+	for _, tc := range []struct {
+		id, want, not string
+	}{
+		{"e1", "retried when the server says it is done", "sent again"},
+		{"", "the request is sent again in 2m0s", "server says"},
+	} {
+		var got []agent.Event
+		a := &App{turnEmit: func(ev agent.Event) { got = append(got, ev) }}
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel() // the wait is not what is tested
+		ans := a.elicitURL(ctx, mcptools.Elicitation{Server: "bank", Mode: "url", URL: "https://bank.example/link", ID: tc.id, Retry: true}, "accept-defaults")
+		if ans.Action != mcptools.ActionAccept || len(got) != 1 {
+			t.Fatalf("id %q: answer %+v, events %+v", tc.id, ans, got)
+		}
+		if !strings.Contains(got[0].Text, tc.want) || strings.Contains(got[0].Text, tc.not) {
+			t.Errorf("id %q: %q, want it to say %q", tc.id, got[0].Text, tc.want)
+		}
 	}
 }
