@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -154,15 +155,68 @@ func WriteHits(w io.Writer, hits []search.Hit, query string, n, width int) error
 		_, err := fmt.Fprintf(w, "no tools match %q among %d %s\n", query, n, plural(n, "tool", "tools"))
 		return err
 	}
-	cut := cutLines(w, width)
-	tw := tabwriter.NewWriter(cut, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tNAME\tSERVER\tSCORE\tDESCRIPTION")
+	rows := [][]string{{"#", "NAME", "SERVER", "SCORE", "DESCRIPTION"}}
 	for i, h := range hits {
 		// Catalogs and MCP descriptions are untrusted: no escape reaches the terminal.
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%s\n", i+1, sanitize.Line(h.Name), sanitize.Line(dash(h.Server)), h.Score,
-			ansi.Truncate(sanitize.Line(search.FirstLine(h.Description)), 80, "…"))
+		rows = append(rows, []string{strconv.Itoa(i + 1), sanitize.Line(h.Name), sanitize.Line(dash(h.Server)), fmt.Sprintf("%.2f", h.Score),
+			ansi.Truncate(sanitize.Line(search.FirstLine(h.Description)), 80, "…")})
+	}
+	if width > 0 {
+		if lines := hitLines(rows, 4); width-maxLineWidth(lines)-2 < minHitDescription {
+			return writeHitsUnder(w, lines, rows, width)
+		}
+	}
+	cut := cutLines(w, width)
+	tw := tabwriter.NewWriter(cut, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
 	return tw.Flush()
+}
+
+// minHitDescription is the least room a hit's description gets beside
+// its row on a terminal; with less it goes on a line of its own.
+const minHitDescription = 24
+
+// writeHitsUnder prints each hit's row without its description, and the
+// description under it, indented, on a terminal too narrow for both: at
+// 80 columns server-everything's long tool names left the description
+// ten cells ("Trigger a …"), and the description is what a search result
+// is read by. lines are the rows laid out without it.
+func writeHitsUnder(w io.Writer, lines []string, rows [][]string, width int) error {
+	const indent = "    "
+	cut := cutLines(w, width)
+	for i, l := range lines {
+		if _, err := io.WriteString(cut, l+"\n"); err != nil {
+			return err
+		}
+		if i == 0 || rows[i][4] == "" {
+			continue
+		}
+		if _, err := io.WriteString(cut, indent+ansi.Truncate(rows[i][4], max(width-len(indent), 1), "…")+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hitLines lays out the first cols columns of rows as a table.
+func hitLines(rows [][]string, cols int) []string {
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		_, _ = io.WriteString(tw, strings.Join(r[:cols], "\t")+"\n")
+	}
+	_ = tw.Flush()
+	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+}
+
+func maxLineWidth(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		n = max(n, ansi.StringWidth(l))
+	}
+	return n
 }
 
 // WriteAgents prints agent agents: the profiles, their files shown

@@ -633,3 +633,48 @@ func TestListNotesFitEightyColumns(t *testing.T) {
 		}
 	}
 }
+
+// On a terminal too narrow for a hit's description beside its row, the
+// description goes on a line of its own under it: at 80 columns
+// server-everything's long tool names left it ten cells ("Trigger a …").
+// Where it has room it stays in its column, and piped output is one row a
+// hit whatever the names.
+func TestHitsDescriptionUnderItsRow(t *testing.T) {
+	const desc = "Trigger an elicitation request that the client answers as a background task"
+	long := []search.Hit{{Name: "everything__trigger-elicitation-request-async", Server: "everything", Score: 3.3, Description: desc}}
+	short := []search.Hit{{Name: "gh__pr", Server: "gh", Score: 1, Description: desc}}
+	for _, tc := range []struct {
+		name  string
+		hits  []search.Hit
+		width int
+		under bool
+	}{
+		{"long names at 80", long, 80, true},
+		{"long names at 120", long, 120, false},
+		{"short names at 80", short, 80, false},
+		{"piped", long, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := WriteHits(&b, tc.hits, "ask", 19, tc.width); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+			wantLines := map[bool]int{true: 3, false: 2}[tc.under]
+			if len(lines) != wantLines {
+				t.Fatalf("%d lines, want %d:\n%s", len(lines), wantLines, b.String())
+			}
+			for _, l := range lines {
+				if tc.width > 0 && ansi.StringWidth(l) > tc.width {
+					t.Errorf("a line of %d columns at %d: %q", ansi.StringWidth(l), tc.width, l)
+				}
+			}
+			if tc.under && !strings.HasPrefix(lines[2], "    Trigger an elicitation request that the client answers") {
+				t.Errorf("the description is not under its row, readable:\n%s", b.String())
+			}
+			if !tc.under && !strings.Contains(lines[1], "Trigger an") {
+				t.Errorf("the description left its row:\n%s", b.String())
+			}
+		})
+	}
+}
