@@ -99,7 +99,7 @@ func (f *form) rows(width int) int {
 	if f.req.URL != "" {
 		return 2 + len(f.urlLines(nil, width))
 	}
-	n := 3 + len(f.messageLines(nil, max(width-4, 10))) + max(len(f.req.Fields), 1)
+	n := 3 + len(f.messageLines(nil, max(width-4, 10), " asks: ")) + max(len(f.req.Fields), 1)
 	if f.err != "" {
 		n++ // the error line under the fields
 	}
@@ -109,14 +109,15 @@ func (f *form) rows(width int) int {
 // formMessageLines bounds the rows of a form's question.
 const formMessageLines = 4
 
-// messageLines are the form's question, "MCP server NAME asks: " and the
-// server's message, wrapped over at most formMessageLines rows: cut to
-// one line, server-everything's simulate-research-query asked 'The
-// research query "bees" could have multiple i…' at 80 columns, and the
-// user had to answer a question they could not read. st nil: unstyled,
-// to count them.
-func (f *form) messageLines(st *themes.Styles, inner int) []string {
-	head := "MCP server " + sanitize.Line(f.req.Server) + " asks: "
+// messageLines are the form's question, "MCP server NAME" and verb (" asks:
+// ", " asks you to open a link: ") then the server's message, wrapped
+// over at most formMessageLines rows: cut to one line,
+// server-everything's simulate-research-query asked 'The research query
+// "bees" could have multiple i…' at 80 columns, and the user had to
+// answer a question they could not read (a link, why to open it). st nil:
+// unstyled, to count them.
+func (f *form) messageLines(st *themes.Styles, inner int, verb string) []string {
+	head := "MCP server " + sanitize.Line(f.req.Server) + verb
 	ls := capLines(strings.Split(ansi.Wrap(head+sanitize.Line(f.req.Message), inner, ""), "\n"), formMessageLines, inner)
 	if st != nil {
 		if rest, ok := strings.CutPrefix(ls[0], head); ok {
@@ -141,7 +142,7 @@ func (f *form) urlLines(st *themes.Styles, width int) []string {
 	if st != nil {
 		title, key, desc, args, warn = st.DialogTitle.Render, st.HelpKey.Render, st.HelpDesc.Render, st.CardArgs.Render, st.Fail.Render
 	}
-	lines := []string{ansi.Truncate(style(title, "MCP server "+sanitize.Line(r.Server)+" asks you to open a link: ")+sanitize.Line(r.Message), inner, "…")}
+	lines := f.messageLines(st, inner, " asks you to open a link: ")
 	host, puny := urlHost(r.URL)
 	lines = append(lines, style(title, "site: ")+style(args, ansi.Truncate(host, inner-6, "…")))
 	if puny {
@@ -189,7 +190,7 @@ func (f *form) view(st *themes.Styles, width int) string {
 	if r.URL != "" {
 		return st.Dialog.Width(width).Render(strings.Join(f.urlLines(st, width), "\n"))
 	}
-	lines := f.messageLines(st, inner)
+	lines := f.messageLines(st, inner, " asks: ")
 	for i, fd := range r.Fields {
 		mark := "  "
 		if i == f.cur {

@@ -167,17 +167,23 @@ func TestFormChoiceHints(t *testing.T) {
 // reserves that height), and a very long message still ends in "…".
 func TestFormQuestionWraps(t *testing.T) {
 	const q = `The research query "bees" could have multiple interpretations. Please clarify which perspective you want the research to take.`
+	const why = "Please sign in to the example service to link your account with the everything server so it can continue"
 	for _, tc := range []struct {
-		name, message string
-		want          []string
+		name, message, url string
+		want               []string
 	}{
-		{"a long question", q, []string{"interpretations. Please clarify which perspective", "║ take."}},
-		{"an endless one", strings.Repeat("word ", 200), []string{"…"}},
+		{"a long question", q, "", []string{"interpretations. Please clarify which perspective", "║ take."}},
+		{"an endless one", strings.Repeat("word ", 200), "", []string{"…"}},
+		// A link to open says why, whole: it was cut at "Please sign in
+		// to the exampl…".
+		{"why to open a link", why, "https://example.com/connect", []string{"so it can continue", "site: example.com"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, _, _ := newTestModel(t, &fakeBackend{}, 80, 30, Options{})
-			req := FormRequest{Server: "everything", Message: tc.message, Reply: func(string, map[string]any) {},
-				Fields: []FormField{{Name: "c", Label: "Clarification", Type: "string", Required: true}}}
+			req := FormRequest{Server: "everything", Message: tc.message, URL: tc.url, Reply: func(string, map[string]any) {}}
+			if tc.url == "" {
+				req.Fields = []FormField{{Name: "c", Label: "Clarification", Type: "string", Required: true}}
+			}
 			m.Update(formMsg{Req: req})
 			f := frame(m)
 			for _, w := range tc.want {
