@@ -44,7 +44,8 @@ const (
 	// asked and answered.
 	EventElicitation EventType = "elicitation"
 	// EventNotice is news for the user, no problem: an MCP server is up,
-	// its tools changed. The TUI's backend emits it; a turn never does.
+	// its tools changed (the TUI's backend), a hook's systemMessage (in a
+	// turn too: app's hooks).
 	EventNotice EventType = "notice"
 )
 

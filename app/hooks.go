@@ -94,6 +94,23 @@ func (h *sessionHooks) tell(emit func(agent.Event), notes []string) {
 	}
 }
 
+// say gives the user the hooks' systemMessage, named by its event, as
+// news: a Stop hook's "tests passed" is no problem, and the chat marked it
+// as a warning. -p prints it on stderr as before (print.go).
+func (h *sessionHooks) say(emit func(agent.Event), ev hooks.Event, msgs []string) {
+	if h == nil {
+		return
+	}
+	for _, m := range msgs {
+		text := string(ev) + " hook: " + m
+		if emit != nil {
+			emit(agent.Event{Type: agent.EventNotice, Text: text})
+			continue
+		}
+		h.a.News(text)
+	}
+}
+
 func (h *sessionHooks) halted(o hooks.Outcome) {
 	if !o.Halt {
 		return
@@ -134,6 +151,7 @@ func (h *sessionHooks) Prompt(ctx context.Context, text string, emit func(agent.
 	in.Prompt = text
 	o := h.r.Run(ctx, hooks.UserPromptSubmit, "", in)
 	h.tell(emit, o.Notes)
+	h.say(emit, hooks.UserPromptSubmit, o.Messages)
 	switch {
 	case o.Block:
 		return nil, errors.New("the UserPromptSubmit hook blocked the prompt: " + o.Reason)
@@ -178,6 +196,7 @@ func (h *sessionHooks) ToolDone(ctx context.Context, c agent.ToolCall, r agent.T
 	in.ToolInput, in.ToolUseID, in.ToolResponse = c.Input, c.ID, toolResponse(r)
 	o := h.r.Run(ctx, hooks.PostToolUse, in.ToolName, in)
 	h.tell(emit, o.Notes)
+	h.say(emit, hooks.PostToolUse, o.Messages)
 	h.halted(o)
 	var add []string
 	if o.Block {
@@ -201,6 +220,7 @@ func (h *sessionHooks) Stopping(ctx context.Context, active bool, last string, e
 	in.StopHookActive, in.LastAssistantMessage = &active, last
 	o := h.r.Run(ctx, hooks.Stop, "", in)
 	h.tell(emit, o.Notes)
+	h.say(emit, hooks.Stop, o.Messages)
 	h.halted(o)
 	if !o.Block || o.Halt {
 		return ""
@@ -223,6 +243,7 @@ func (h *sessionHooks) Compacting(ctx context.Context, auto bool, focus string, 
 	in.CustomInstructions = &focus
 	o := h.r.Run(ctx, hooks.PreCompact, in.Trigger, in)
 	h.tell(emit, o.Notes)
+	h.say(emit, hooks.PreCompact, o.Messages)
 	if o.Block {
 		return errors.New("the PreCompact hook blocked the compaction: " + o.Reason)
 	}
@@ -254,6 +275,11 @@ func (h *sessionHooks) sessionStart(ctx context.Context, source string) []string
 		h.pending = append(h.pending, contextPart(hooks.SessionStart, c))
 	}
 	h.mu.Unlock()
+	for _, m := range o.Messages {
+		// Said with the start-up warnings, which -p prints (its notices
+		// it does not): the one event whose messages stay there.
+		o.Notes = append(o.Notes, "SessionStart hook: "+m)
+	}
 	if o.Block && o.Reason != "" {
 		// SessionStart cannot block: its stderr is for the user.
 		o.Notes = append(o.Notes, "SessionStart hook: "+o.Reason)
@@ -277,6 +303,7 @@ func (h *sessionHooks) preToolUse(ctx context.Context, c permission.Call) permis
 	emit := h.a.turnEmit
 	h.a.mu.Unlock()
 	h.tell(emit, o.Notes)
+	h.say(emit, hooks.PreToolUse, o.Messages)
 	h.halted(o)
 	d := permission.Decision{Source: permission.SourceHook}
 	switch {

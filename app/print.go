@@ -95,7 +95,8 @@ func (a *App) Print(ctx context.Context, prompt string, o PrintOptions) error {
 		switch {
 		case text != "" && o.Format == "text":
 			fmt.Fprint(out, text)
-		case ev.Type == agent.EventWarning, ev.Type == agent.EventElicitation:
+		case ev.Type == agent.EventWarning, ev.Type == agent.EventElicitation, ev.Type == agent.EventNotice:
+			// A turn's notice is a hook's systemMessage (sessionHooks.say).
 			fmt.Fprintln(o.Stderr, "agent: "+sanitize.Line(ev.Text))
 		case ev.Type == agent.EventCompacted && ev.Compaction != nil:
 			fmt.Fprintln(o.Stderr, "agent: compacted: "+CompactionLine(*ev.Compaction))

@@ -257,7 +257,9 @@ func (r *Reducer) Add(ev agent.Event) string {
 		} else {
 			r.unpriced = true
 		}
-	case agent.EventWarning:
+	case agent.EventWarning, agent.EventNotice:
+		// A turn's notice is a hook's systemMessage: in warnings, where
+		// -p's JSON always had it.
 		res.Warnings = append(res.Warnings, ev.Text)
 	case agent.EventCompacted:
 		if c := ev.Compaction; c != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -391,5 +392,46 @@ func TestHookContinueFalse(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(out.Warnings, "\n"), "a hook ended the turn: daily quota reached") {
 		t.Errorf("warnings %q", out.Warnings)
+	}
+}
+
+// A hook's systemMessage is news for the user, not a warning: the turn
+// says it as a notice naming the hook (stream-json's "notice", which the
+// TUI shows without the warning mark); -p still prints it on stderr and
+// keeps it in the result's warnings. It was a "warning" event.
+func TestHookSystemMessageIsANotice(t *testing.T) {
+	for _, tt := range []struct{ event, want string }{
+		{"Stop", "Stop hook: tests passed"},
+		{"UserPromptSubmit", "UserPromptSubmit hook: tests passed"},
+	} {
+		t.Run(tt.event, func(t *testing.T) {
+			isolate(t)
+			userHooks(t, `{"`+tt.event+`": [{"hooks": [{"type": "command", "command": "cat >/dev/null; echo '{\"systemMessage\": \"tests passed\"}'"}]}]}`)
+			fake := anthropictest.NewServer(t)
+			fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "All done."}))
+			env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+			res := runAgent(t, env, "-p", "fix it", "--base-url", fake.URL, "--output-format", "stream-json")
+			if res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stderr)
+			}
+			var notice, warning bool
+			lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+			for _, l := range lines {
+				var ev struct{ Type, Text string }
+				if err := json.Unmarshal([]byte(l), &ev); err != nil {
+					t.Fatalf("%v: %s", err, l)
+				}
+				notice = notice || ev.Type == "notice" && ev.Text == tt.want
+				warning = warning || ev.Type == "warning" && strings.Contains(ev.Text, "tests passed")
+			}
+			if !notice || warning {
+				t.Errorf("stream-json has the notice %v, a warning %v:\n%s", notice, warning, res.stdout)
+			}
+			var result struct{ Warnings []string }
+			_ = json.Unmarshal([]byte(lines[len(lines)-1]), &result)
+			if !slices.Contains(result.Warnings, tt.want) || !strings.Contains(res.stderr, "agent: "+tt.want) {
+				t.Errorf("result warnings %q, stderr %q: want %q in both", result.Warnings, res.stderr, tt.want)
+			}
+		})
 	}
 }

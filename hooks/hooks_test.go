@@ -127,7 +127,7 @@ func TestOutcome(t *testing.T) {
 			func(o Outcome) bool { return slices.Equal(o.Context, []string{"formatted"}) }},
 		{"continue false", PostToolUse, []string{`echo '{"continue":false,"stopReason":"quota","systemMessage":"hi"}'`},
 			func(o Outcome) bool {
-				return o.Halt && o.StopReason == "quota" && slices.Equal(o.Notes, []string{"hi"})
+				return o.Halt && o.StopReason == "quota" && slices.Equal(o.Messages, []string{"hi"}) && len(o.Notes) == 0
 			}},
 		{"JSON ignored on exit 2", PreToolUse, []string{`echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'; echo why >&2; exit 2`},
 			func(o Outcome) bool { return o.Block && o.Decision == "" && o.Reason == "why" }},

@@ -57,8 +57,11 @@ type Outcome struct {
 	// Halt: a hook said "continue": false; StopReason is for the user.
 	Halt       bool
 	StopReason string
-	// Notes are for the user: systemMessage, failures, timeouts.
+	// Notes are warnings for the user: failures, timeouts.
 	Notes []string
+	// Messages are the hooks' systemMessage: for the user too, but news,
+	// not a problem (the front ends do not mark them as warnings).
+	Messages []string
 }
 
 // output is a hook's JSON stdout (Claude Code's fields).
@@ -242,7 +245,7 @@ func fold(out *Outcome, ev Event, c Command, res result) {
 		return
 	}
 	if o.SystemMessage != "" {
-		out.Notes = append(out.Notes, o.SystemMessage)
+		out.Messages = append(out.Messages, o.SystemMessage)
 	}
 	if o.Continue != nil && !*o.Continue {
 		out.Halt = true
