@@ -75,9 +75,9 @@ type conn struct {
 	// server of resources or prompts); its refusal of tools/list is an
 	// empty list, not a failed start.
 	noTools atomic.Bool
-	// modern: the server refused the 2025-11-25 handshake and answers
-	// protocol 2026-07-28 (modern.go).
-	modern atomic.Bool
+	// era: the protocol revision the server is known to speak (era.go),
+	// an era held in an int32.
+	era    atomic.Int32
 	pages  listPages  // tools arrays read past mcp-go (listpages.go)
 	dialMu sync.Mutex // one (re)connection at a time
 	reqs   reqConn    // whose server requests are answered (requests.go)
@@ -189,6 +189,7 @@ func (c *conn) connectOnce(parent context.Context) error {
 		r.info, r.si, r.err = c.handshake(ctx, cl, p, stderr)
 		starttrace.Markf("mcp initialized", c.cfg.Name)
 		if r.err == nil {
+			c.awaitListen(ctx, c.listen(gen, cl))
 			// Resources, prompts and the log level are asked for while
 			// the tools are listed, not after: a first run waits for one
 			// round trip to each server, not four.
@@ -272,6 +273,7 @@ func (c *conn) connectOnce(parent context.Context) error {
 	wasUp, fromCache := c.everUp, c.cached
 	c.everUp = true
 	c.mu.Unlock()
+	c.learnEra(cl) // before saveCached, which keeps it
 	// A restarted server may offer other tools than before: that is a
 	// change like tools/list_changed. So is a list that differs from the
 	// cached one the run started with, or the first list of a server the
@@ -305,8 +307,9 @@ func (c *conn) handshake(ctx context.Context, cl *client.Client, p *proc, stderr
 	}
 	c.serveRequests(cl) // after Start, which installs mcp-go's handler (requests.go)
 	var req mcpgo.InitializeRequest
-	if !c.modern.Load() {
-		// Unset, mcp-go asks server/discover first (2026-07-28).
+	if !c.probes() {
+		// Unset, mcp-go asks server/discover first (2026-07-28) and
+		// sends initialize when that is refused (era.go).
 		req.Params.ProtocolVersion = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
 	}
 	req.Params.ClientInfo = mcpgo.Implementation{Name: c.m.opts.ClientName, Version: c.m.opts.ClientVersion}
@@ -380,12 +383,12 @@ func (e refusedError) Unwrap() error { return e.err }
 // newClient builds the client for the server's transport, unstarted; a
 // stdio server's process is started here.
 func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
-	// The legacy handshake skips the server/discover probe, which costs a
-	// timeout (5 s by default) on servers that ignore unknown methods, and it
-	// keeps tools/list a plain request we can send ourselves to read the
-	// schemas verbatim.
+	// A server whose era is known 2025-11-25 (or a stdio server not known
+	// to be of 2026-07-28) is not probed: the legacy handshake skips
+	// server/discover (era.go).
+	probe := c.probes()
 	opts := c.clientOptions()
-	if !c.modern.Load() {
+	if !probe {
 		opts = append([]client.ClientOption{client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)}, opts...)
 	}
 	switch c.cfg.Type {
@@ -401,17 +404,20 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 		hc.Transport = tap
 		topts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(c.cfg.Headers),
 			transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(c.m.log)}
-		if !c.modern.Load() {
-			// The GET stream is how a streamable HTTP server sends
-			// tools/list_changed outside of a request (2026-07-28 has
-			// none, and mcp-go speaks that revision only without it).
-			topts = append(topts, transport.WithContinuousListening()) //nolint:staticcheck // servers of protocol versions before 2026-07-28 still send list_changed on the GET stream
-		}
+		// The GET stream is how a streamable HTTP server of 2025-11-25
+		// sends tools/list_changed outside of a request; the transport
+		// opens it only on a session of that revision (2026-07-28 has
+		// subscriptions/listen instead: era.go).
+		topts = append(topts, transport.WithContinuousListening()) //nolint:staticcheck // servers of protocol versions before 2026-07-28 still send list_changed on the GET stream
 		tr, err := transport.NewStreamableHTTP(c.cfg.URL, topts...)
 		if err != nil {
 			return nil, nil, fmt.Errorf("streamable HTTP transport for %s: %w", c.cfg.URL, err)
 		}
-		cl := client.NewClient(tr, opts...)
+		var ti transport.Interface = tr
+		if probe {
+			ti = &eitherEra{StreamableHTTP: tr}
+		}
+		cl := client.NewClient(ti, opts...)
 		tap.lost = func(status int) {
 			c.markDownDrained(cl, fmt.Errorf("the server did not accept the session on its GET stream (HTTP %d)", status), status)
 			_, _ = c.ensure(c.m.ctx)

@@ -93,7 +93,12 @@ func (c *conn) listExtras(ctx context.Context, cl *client.Client) {
 	c.ex.mu.Lock()
 	c.ex.caps = caps
 	c.ex.completions = caps.Completions != nil
-	c.ex.taskTools = caps.Tasks != nil && caps.Tasks.Requests != nil && caps.Tasks.Requests.Tools != nil && caps.Tasks.Requests.Tools.Call != nil
+	// Tasks as tasks.go runs them are 2025-11-25's: 2026-07-28 removed
+	// tasks/result (its tasks are an extension the agent does not speak),
+	// so on that revision an "optional" tool is called plainly and a
+	// "required" one is hidden.
+	c.ex.taskTools = caps.Tasks != nil && caps.Tasks.Requests != nil && caps.Tasks.Requests.Tools != nil && caps.Tasks.Requests.Tools.Call != nil &&
+		!mcpgo.IsModernProtocol(cl.ProtocolVersion())
 	// What the cache said the server offered, and it no longer does, goes.
 	if caps.Resources == nil {
 		c.ex.resources, c.ex.templates = nil, nil
@@ -197,6 +202,9 @@ type cachedExtras struct {
 	Prompts     []Prompt   `json:"prompts,omitempty"`
 	Completions bool       `json:"completions,omitempty"`
 	TaskTools   bool       `json:"task_tools,omitempty"`
+	// Era is the protocol revision the server answered (era.go), so a
+	// later start knows whether to probe it.
+	Era string `json:"era,omitempty"`
 }
 
 // extrasJSON is the connection's resources and prompts as the cache keeps
@@ -205,7 +213,8 @@ func (c *conn) extrasJSON() []byte {
 	c.ex.mu.Lock()
 	x := cachedExtras{Resources: c.ex.resources, Templates: c.ex.templates, Prompts: c.ex.prompts, Completions: c.ex.completions, TaskTools: c.ex.taskTools}
 	c.ex.mu.Unlock()
-	if len(x.Resources)+len(x.Templates)+len(x.Prompts) == 0 && !x.Completions && !x.TaskTools {
+	x.Era = c.getEra().String()
+	if len(x.Resources)+len(x.Templates)+len(x.Prompts) == 0 && !x.Completions && !x.TaskTools && x.Era == "" {
 		return nil
 	}
 	b, _ := json.Marshal(x)
@@ -224,6 +233,9 @@ func (c *conn) loadExtras(b []byte) error {
 	c.ex.mu.Lock()
 	c.ex.resources, c.ex.templates, c.ex.prompts, c.ex.completions, c.ex.taskTools = x.Resources, x.Templates, x.Prompts, x.Completions, x.TaskTools
 	c.ex.mu.Unlock()
+	if c.getEra() == eraUnknown {
+		c.setEra(eraOf(x.Era)) // what this run learnt stands
+	}
 	return nil
 }
 

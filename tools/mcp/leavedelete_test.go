@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/agent-dev/agent/config"
 )
 
@@ -17,7 +15,7 @@ import (
 // with the session id, and its answer is read when it comes.
 func TestCloseDoesNotWaitForDeleteAnswers(t *testing.T) {
 	t.Parallel()
-	next := server.NewStreamableHTTPServer(newInProcessServer())
+	next := legacyHTTP(newInProcessServer())
 	got := make(chan string, 1)     // the DELETE's session id
 	answer := make(chan struct{})   // lets the DELETE be answered
 	answered := make(chan error, 1) // the DELETE's request context when answered

@@ -13,32 +13,25 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
-// Servers of protocol 2026-07-28 only. That revision is stateless: no
-// initialize handshake, no session; every request carries its protocol
-// version and the client's capabilities in _meta, and over HTTP the
-// Mcp-Method (and for a call Mcp-Name) headers. A server that serves
-// only it answers the 2025-11-25 initialize with a 4xx (-32022,
-// "unsupported protocol version"), which mcp-go reports as
-// transport.ErrLegacySSEServer. The agent still opens every server with
-// the 2025-11-25 handshake, which every server of both eras answers in
-// one round trip of its own, and falls forward to 2026-07-28 only for a
-// streamable HTTP server that refused it: a server that worked before
-// works as it did, one that failed for want of the new revision now
-// connects. What it does not do on such a server yet: hear of list
-// changes (subscriptions/listen). A request's answer that asks for input
-// (the revision's multi round-trip results) is answered in mrtr.go, so
-// the requests the agent sends itself declare what it answers.
+// Protocol 2026-07-28 is stateless: no initialize handshake, no session;
+// every request carries its protocol version and the client's
+// capabilities in _meta, and over HTTP the Mcp-Method (and for a call
+// Mcp-Name) headers. Which servers are spoken to in it, and how that is
+// found out and remembered, is era.go's. A request's answer that asks for
+// input (the revision's multi round-trip results) is answered in mrtr.go,
+// so the requests the agent sends itself declare what it answers.
 
-// fallsForward reports whether err, the 2025-11-25 handshake's failure
-// with c, warrants trying protocol 2026-07-28, not tried yet: a
-// streamable HTTP server that refused initialize with a 4xx, or any
-// server that answered it with -32022 naming 2026-07-28 among the
-// versions it supports (a stdio server of that revision only: the
-// TypeScript SDK v2's serveStdio with legacy: 'reject'). A stdio server
-// is started again for the second try.
+// fallsForward reports whether err, the failure of a 2025-11-25 handshake
+// sent without server/discover first (era.go's probes), warrants a second
+// try that probes: a streamable HTTP server that refused initialize with
+// a 4xx (a server known to be of 2025-11-25 that is no longer), or any
+// server that answered it with -32022 naming 2026-07-28 among the versions
+// it supports (a stdio server of that revision only: the TypeScript SDK
+// v2's serveStdio with legacy: 'reject'). A stdio server is started again
+// for the second try.
 func (c *conn) fallsForward(err error) bool {
-	if c.modern.Load() {
-		return false
+	if c.probes() {
+		return false // it was probed: initialize was its answer to a refusal
 	}
 	if c.cfg.Type == config.MCPHTTP && errors.Is(err, transport.ErrLegacySSEServer) {
 		return true

@@ -198,26 +198,31 @@ func TestModernOnlyStdioServerConnects(t *testing.T) {
 	connectEcho(t, testServerConfig(t, "mstdio", "modern-only"))
 }
 
-// TestFallsForward: which refusals of the 2025-11-25 handshake are tried
-// again in 2026-07-28.
+// TestFallsForward: which refusals of a 2025-11-25 handshake sent without
+// server/discover first are tried again probing. A server that was probed
+// (an HTTP server of no known era, a stdio server known to be of
+// 2026-07-28) answered initialize after refusing the probe: no second try.
 func TestFallsForward(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		typ    string
-		err    error
-		modern bool
-		want   bool
+		name string
+		typ  string
+		err  error
+		era  era
+		want bool
 	}{
-		{"http 4xx", config.MCPHTTP, fmt.Errorf("initialize: %w", transport.ErrLegacySSEServer), false, true},
-		{"stdio -32022 naming 2026-07-28", config.MCPStdio, fmt.Errorf("initialize: %w", mcpgo.UnsupportedProtocolVersionError{Version: "2025-11-25", Supported: []string{"2026-07-28"}}), false, true},
-		{"-32022 naming older versions only", config.MCPStdio, mcpgo.UnsupportedProtocolVersionError{Version: "2025-11-25", Supported: []string{"2024-11-05"}}, false, false},
-		{"sse 4xx", config.MCPSSE, transport.ErrLegacySSEServer, false, false},
-		{"tried already", config.MCPHTTP, transport.ErrLegacySSEServer, true, false},
-		{"another failure", config.MCPHTTP, errors.New("connection refused"), false, false},
+		{"http known legacy, 4xx", config.MCPHTTP, fmt.Errorf("initialize: %w", transport.ErrLegacySSEServer), eraLegacy, true},
+		{"stdio -32022 naming 2026-07-28", config.MCPStdio, fmt.Errorf("initialize: %w", mcpgo.UnsupportedProtocolVersionError{Version: "2025-11-25", Supported: []string{"2026-07-28"}}), eraUnknown, true},
+		{"stdio known legacy, -32022 naming 2026-07-28", config.MCPStdio, mcpgo.UnsupportedProtocolVersionError{Version: "2025-11-25", Supported: []string{"2026-07-28"}}, eraLegacy, true},
+		{"-32022 naming older versions only", config.MCPStdio, mcpgo.UnsupportedProtocolVersionError{Version: "2025-11-25", Supported: []string{"2024-11-05"}}, eraUnknown, false},
+		{"sse 4xx", config.MCPSSE, transport.ErrLegacySSEServer, eraUnknown, false},
+		{"http probed already", config.MCPHTTP, transport.ErrLegacySSEServer, eraUnknown, false},
+		{"http known modern, probed already", config.MCPHTTP, transport.ErrLegacySSEServer, eraModern, false},
+		{"stdio known modern, probed already", config.MCPStdio, mcpgo.UnsupportedProtocolVersionError{Version: "2025-11-25", Supported: []string{"2026-07-28"}}, eraModern, false},
+		{"another failure", config.MCPHTTP, errors.New("connection refused"), eraLegacy, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &conn{cfg: config.MCPServer{Type: tc.typ}}
-			c.modern.Store(tc.modern)
+			c.setEra(tc.era)
 			if got := c.fallsForward(tc.err); got != tc.want {
 				t.Errorf("fallsForward(%v) = %v, want %v", tc.err, got, tc.want)
 			}

@@ -54,7 +54,11 @@ func TestHTTPRedirectStaysInOrigin(t *testing.T) {
 	}
 	headers := map[string]string{"X-Api-Key": "s3cret", "Authorization": "Bearer t0ken"}
 	atCall := redirecting(func(b []byte) bool { return bytes.Contains(b, []byte(`"tools/call"`)) })
-	atStart := redirecting(func(b []byte) bool { return bytes.Contains(b, []byte(`"initialize"`)) })
+	// The start's first request: server/discover, then initialize
+	// (mcp-go sends it when the probe fails).
+	atStart := redirecting(func(b []byte) bool {
+		return bytes.Contains(b, []byte(`"initialize"`)) || bytes.Contains(b, []byte(`"server/discover"`))
+	})
 	never := redirecting(func([]byte) bool { return false })
 	m, _, errs := startManager(t, Options{},
 		config.MCPServer{Name: "atcall", Type: config.MCPHTTP, URL: atCall.URL + "/mcp", Headers: headers},

@@ -144,7 +144,7 @@ func (c *conn) serveRequests(cl *client.Client) {
 		}
 		return reply(req.ID, res, err), nil
 	}
-	if sh, ok := cl.GetTransport().(*transport.StreamableHTTP); ok {
+	if sh := streamableOf(cl); sh != nil {
 		sh.SetRequestHandler(c.unbounded(cl, sh, handle))
 	} else if bt, ok := cl.GetTransport().(transport.BidirectionalInterface); ok {
 		bt.SetRequestHandler(handle)

@@ -96,6 +96,9 @@ func (t *sessionTap) RoundTrip(req *http.Request) (*http.Response, error) {
 	// may have run it, so their rejection must not have it resent.
 	first := w != nil && req.Method == http.MethodPost && w.sent.CompareAndSwap(false, true)
 	resp, err := t.base.RoundTrip(req)
+	if err == nil {
+		resp = probeAnswer(req, resp) // era.go
+	}
 	session := req.Header.Get(transport.HeaderKeySessionID)
 	if err != nil || session == "" {
 		return resp, err

@@ -45,7 +45,7 @@ type tsSessions struct {
 }
 
 func newTSSessions(status int, reject string, noGET bool) *tsSessions {
-	return &tsSessions{next: server.NewStreamableHTTPServer(sessionServer()), status: status, reject: reject, noGET: noGET,
+	return &tsSessions{next: legacyHTTP(sessionServer()), status: status, reject: reject, noGET: noGET,
 		streamOpen: make(chan struct{}), known: map[string]bool{}, rejected: map[string]int{}, seen: map[string]int{}}
 }
 
@@ -300,7 +300,7 @@ func TestHTTPSessionRejectedTaskNotResent(t *testing.T) {
 			stop := make(chan struct{})
 			t.Cleanup(func() { close(stop) })
 			h := newTSSessions(status, "tasks/result", true)
-			h.next = server.NewStreamableHTTPServer(taskServer(stop, nil))
+			h.next = legacyHTTP(taskServer(stop, nil))
 			ts := httptest.NewServer(h)
 			t.Cleanup(ts.Close)
 			m, _, errs := startManager(t, Options{}, config.MCPServer{Name: "ts", Type: config.MCPHTTP, URL: ts.URL + "/mcp"})
@@ -328,7 +328,7 @@ func TestHTTPSessionLostMcpGoServer(t *testing.T) {
 		t.Run(strings.ReplaceAll(method, "/", " "), func(t *testing.T) {
 			t.Parallel()
 			stateful := func() http.Handler {
-				return server.NewStreamableHTTPServer(sessionServer(), server.WithStateful(true))
+				return legacyHTTP(sessionServer(), server.WithStateful(true))
 			}
 			srv := newRestartable(t, stateful())
 			m, _, set := srv.start()

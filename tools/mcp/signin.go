@@ -68,12 +68,14 @@ func (c *conn) connect(parent context.Context) error {
 	return err
 }
 
-// connectForward connects once, and once more in protocol 2026-07-28 when
-// the server refused the 2025-11-25 handshake (modern.go).
+// connectForward connects once, and once more sending server/discover
+// first when the server refused the 2025-11-25 handshake it was sent
+// without a probe (modern.go, era.go).
 func (c *conn) connectForward(parent context.Context) error {
 	err := c.connectOnce(parent)
 	if err != nil && c.fallsForward(err) {
-		c.modern.Store(true)
+		was := c.getEra()
+		c.setEra(eraModern)
 		if c.auth != nil {
 			_ = c.auth.TakeRefusal() // only this attempt's counts
 		}
@@ -95,7 +97,7 @@ func (c *conn) connectForward(parent context.Context) error {
 			// Should it not answer that either, what the user sees is
 			// the first refusal, which says what else it may be (an SSE
 			// server).
-			c.modern.Store(false)
+			c.setEra(was)
 		}
 	}
 	return err

@@ -48,7 +48,7 @@ func taskServer(stop <-chan struct{}, cancelled chan<- struct{}) *server.MCPServ
 // returns its endpoint.
 func serveStreamable(t *testing.T, s *server.MCPServer) string {
 	t.Helper()
-	ts := httptest.NewServer(server.NewStreamableHTTPServer(s))
+	ts := httptest.NewServer(legacyHTTP(s))
 	t.Cleanup(ts.Close)
 	return ts.URL + "/mcp"
 }
@@ -192,7 +192,7 @@ func TestTaskResultLost(t *testing.T) {
 	t.Parallel()
 	stop := make(chan struct{})
 	t.Cleanup(func() { close(stop) })
-	h := server.NewStreamableHTTPServer(taskServer(stop, nil))
+	h := legacyHTTP(taskServer(stop, nil))
 	var mu sync.Mutex
 	asked := 0
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -194,7 +194,7 @@ func TestURLElicitationRequiredRetries(t *testing.T) {
 				var url string
 				if transportType == config.MCPHTTP {
 					g.stream = newGetStream()
-					ts := httptest.NewServer(g.stream.wrap(server.NewStreamableHTTPServer(g.MCPServer)))
+					ts := httptest.NewServer(g.stream.wrap(legacyHTTP(g.MCPServer)))
 					t.Cleanup(ts.Close)
 					url = ts.URL + "/mcp"
 				} else {
@@ -227,7 +227,7 @@ func TestURLElicitationRequiredRetries(t *testing.T) {
 func TestURLElicitationRequiredCancelledWithTurn(t *testing.T) {
 	t.Parallel()
 	g := newPayServer(false)
-	ts := httptest.NewServer(server.NewStreamableHTTPServer(g.MCPServer))
+	ts := httptest.NewServer(legacyHTTP(g.MCPServer))
 	t.Cleanup(ts.Close)
 	ctx, cancel := context.WithCancel(t.Context())
 	h := &ctxHost{elicit: func(ectx context.Context, _ Elicitation) ElicitAnswer {
