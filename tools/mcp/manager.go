@@ -173,6 +173,9 @@ type Manager struct {
 	ctx    context.Context // lives until Close: stdio processes are bound to it
 	cancel context.CancelFunc
 	conns  []*conn
+	// grace and termAfter are closeGrace and termAfter; a test sets them
+	// to see which of the two ended a server.
+	grace, termAfter time.Duration
 
 	mu       sync.Mutex
 	set      *tools.Set
@@ -229,7 +232,8 @@ func NewManager(servers []config.MCPServer, opts Options) *Manager {
 	if opts.ClientVersion == "" {
 		opts.ClientVersion = "dev"
 	}
-	m := &Manager{opts: opts, log: opts.Logger, pending: map[string]bool{}, startGate: make(chan struct{})}
+	m := &Manager{opts: opts, log: opts.Logger, pending: map[string]bool{}, startGate: make(chan struct{}),
+		grace: closeGrace, termAfter: termAfter}
 	if m.log == nil {
 		m.log = slog.Default()
 	}
@@ -517,8 +521,18 @@ func (m *Manager) Status() []Status {
 	return out
 }
 
-// closeGrace is how long Close lets servers exit by themselves.
+// closeGrace is how long Close lets servers exit before it kills them.
 const closeGrace = time.Second
+
+// termAfter is how long Close waits, after a server's input closed, before
+// it asks a server still running to stop with SIGTERM: the MCP lifecycle's
+// stdio shutdown is close the input, wait, SIGTERM, wait, SIGKILL. Servers
+// that honour the closed input exit well within it (the npm servers here
+// in about 0.1 s); one whose event loop a timer keeps alive
+// (server-everything) held every exit of the agent for the whole grace,
+// then was killed without being asked. SIGTERM lets it clean up and exit
+// at once; one that ignores SIGTERM too is killed at closeGrace as before.
+const termAfter = 250 * time.Millisecond
 
 // Close disconnects every server and, after a grace period (closeGrace),
 // kills the process groups of stdio servers that do not exit when their
@@ -552,8 +566,18 @@ func (m *Manager) Close() error {
 	// Closing stdin lets a well-behaved server exit by itself; whatever is
 	// still running after a grace period is killed with its process group.
 	expired := make(chan struct{}) // closed: read by every wait below
-	grace := time.AfterFunc(closeGrace, func() { close(expired) })
+	grace := time.AfterFunc(m.grace, func() { close(expired) })
 	defer grace.Stop()
+	term := time.AfterFunc(m.termAfter, func() {
+		for _, p := range running {
+			select {
+			case <-p.exited:
+			default:
+				p.term()
+			}
+		}
+	})
+	defer term.Stop()
 	select {
 	case <-done:
 	case <-expired:

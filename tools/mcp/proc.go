@@ -117,6 +117,9 @@ func (p *proc) status() string {
 // kill ends the process and its process group at once.
 func (p *proc) kill() { killGroup(p.cmd) }
 
+// term asks the process and its process group to stop (SIGTERM).
+func (p *proc) term() { termGroup(p.cmd) }
+
 // stop lets the process exit by itself after its stdin closed, and kills
 // its process group if it has not within a grace period.
 func (p *proc) stop() {

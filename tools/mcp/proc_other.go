@@ -14,3 +14,7 @@ func killGroup(cmd *exec.Cmd) {
 		_ = cmd.Process.Kill()
 	}
 }
+
+// termGroup does nothing where there is no SIGTERM (Windows): the process
+// is killed at the end of the grace instead.
+func termGroup(cmd *exec.Cmd) {}

@@ -93,6 +93,9 @@ func runTestServer(mode string) {
 	case "burst":
 		runBurstServer() // listburst_test.go
 		return
+	case "lingers", "stubborn":
+		runLingeringServer(mode == "stubborn") // shutdown_test.go
+		return
 	case "modern-only":
 		runModernOnlyStdio() // modern_test.go
 		return
