@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -144,7 +142,8 @@ func (d *DB) SaveCatalog(ctx context.Context, e tools.CatalogEntry) error {
 func (d *DB) SaveCatalogs(ctx context.Context, es []tools.CatalogEntry) error {
 	type row struct {
 		e      tools.CatalogEntry
-		stored []byte
+		part   catalogPart // the list, in memory or streamed
+		stored []byte      // the tools column: the list, or a file's reference
 	}
 	for _, e := range es {
 		if e.Server == "" || e.ConfigHash == "" {
@@ -155,19 +154,25 @@ func (d *DB) SaveCatalogs(ctx context.Context, es []tools.CatalogEntry) error {
 	var packed []int // rows whose lists go in the batch's pack
 	total := 0
 	for _, e := range es {
-		if e.Tools == nil {
-			e.Tools = []byte("[]")
+		p := catalogPart{b: e.Tools, write: e.WriteTools, size: e.ToolsSize}
+		if e.Tools != nil || e.WriteTools == nil {
+			if e.Tools == nil {
+				e.Tools = []byte("[]")
+			}
+			p = catalogPart{b: e.Tools, size: len(e.Tools)}
 		}
-		sum := sha256.Sum256(e.Tools)
-		e.ToolsHash = hex.EncodeToString(sum[:])
+		var err error
+		if e.ToolsHash, err = p.hash(); err != nil {
+			return fmt.Errorf("save MCP catalog of %s: %w", e.Server, err)
+		}
 		if e.ListedAt.IsZero() {
 			e.ListedAt = time.Now()
 		}
-		if len(e.Tools) > catalogRefMax {
+		if p.size > catalogRefMax {
 			packed = append(packed, len(rows))
-			total += len(e.Tools)
+			total += p.size
 		}
-		rows = append(rows, row{e, e.Tools})
+		rows = append(rows, row{e: e, part: p})
 	}
 	filed := false
 	switch {
@@ -179,32 +184,44 @@ func (d *DB) SaveCatalogs(ctx context.Context, es []tools.CatalogEntry) error {
 		// into the WAL, a write call per page and per frame header,
 		// most of the transaction's CPU (go test ./store -bench
 		// SaveCatalogsFirstRun).
-		hashes, sizes, parts := make([]string, len(packed)), make([]int, len(packed)), make([][]byte, len(packed))
+		hashes, sizes, parts := make([]string, len(packed)), make([]int, len(packed)), make([]catalogPart, len(packed))
 		for i, r := range packed {
-			hashes[i], sizes[i], parts[i] = rows[r].e.ToolsHash, len(rows[r].e.Tools), rows[r].e.Tools
+			hashes[i], sizes[i], parts[i] = rows[r].e.ToolsHash, rows[r].part.size, rows[r].part
 		}
 		name := packName(hashes, sizes)
 		// A pack that cannot be written leaves the lists in the rows.
 		if err := d.writeCatalogFile(name, parts...); err == nil {
 			off := 0
 			for _, r := range packed {
-				rows[r].stored = catalogPackRef(name, total, off, len(rows[r].e.Tools))
-				off += len(rows[r].e.Tools)
+				rows[r].stored = catalogPackRef(name, total, off, rows[r].part.size)
+				off += rows[r].part.size
 			}
 			filed = true
 		}
 	default:
 		for _, r := range packed {
-			e := rows[r].e
-			if len(e.Tools) < catalogFileMin {
+			e, p := rows[r].e, rows[r].part
+			if p.size < catalogFileMin {
 				continue
 			}
 			// A file that cannot be written leaves the list in the row.
-			if err := d.writeCatalogFile(e.ToolsHash, e.Tools); err == nil {
-				rows[r].stored = catalogRef(e.ToolsHash, len(e.Tools))
+			if err := d.writeCatalogFile(e.ToolsHash, p); err == nil {
+				rows[r].stored = catalogRef(e.ToolsHash, p.size)
 				filed = true
 			}
 		}
+	}
+	for i := range rows {
+		if rows[i].stored != nil {
+			continue
+		}
+		// Kept in the row: a short list, or one whose file could not
+		// be written.
+		b, err := rows[i].part.bytes()
+		if err != nil {
+			return fmt.Errorf("save MCP catalog of %s: %w", rows[i].e.Server, err)
+		}
+		rows[i].stored = b
 	}
 	err := d.withTx(ctx, func(tx *sql.Tx) error {
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO mcp_catalog

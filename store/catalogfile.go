@@ -1,15 +1,19 @@
 package store
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -137,13 +141,102 @@ func validHash(h string) bool {
 	return true
 }
 
+// catalogPart is a list to store: its bytes b, or write, which writes
+// its size bytes (tools.CatalogEntry.WriteTools) so that a large list
+// reaches its file without being built in memory.
+type catalogPart struct {
+	b     []byte
+	write func(io.Writer) error
+	size  int
+}
+
+// CatalogSizeError is a streamed list (tools.CatalogEntry.WriteTools) that
+// wrote other than its ToolsSize bytes: stored, its row would name a slice
+// of the file that is not the list, so it is not stored.
+type CatalogSizeError struct{ Wrote, Size int }
+
+func (e *CatalogSizeError) Error() string {
+	return fmt.Sprintf("catalog list wrote %d bytes, said %d", e.Wrote, e.Size)
+}
+
+// catalogBufs are the buffers streamed lists are written through, kept
+// between writes: a later save (a changed server, token counts written
+// back) finds one already faulted in.
+var catalogBufs = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, catalogBufSize) }}
+
+// catalogBufSize: a few syscalls for a first run's pack of ~360 KB, and
+// eight pages to fault in, not the ninety of the pack built in memory.
+const catalogBufSize = 32 << 10
+
+// writeTo writes the list to w (a buffered writer when streamed).
+func (p catalogPart) writeTo(w io.Writer) error {
+	if p.write == nil {
+		_, err := w.Write(p.b)
+		return err
+	}
+	cw := countWriter{w: w}
+	if err := p.write(&cw); err != nil {
+		return err
+	}
+	if cw.n != p.size {
+		return &CatalogSizeError{Wrote: cw.n, Size: p.size}
+	}
+	return nil
+}
+
+// hash is the sha256 (hex) of the list, streamed through a pooled buffer
+// when the list is.
+func (p catalogPart) hash() (string, error) {
+	h := sha256.New()
+	if p.write == nil {
+		h.Write(p.b)
+		return hex.EncodeToString(h.Sum(nil)), nil
+	}
+	bw := catalogBufs.Get().(*bufio.Writer)
+	defer func() { bw.Reset(nil); catalogBufs.Put(bw) }()
+	bw.Reset(h)
+	err := p.writeTo(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// bytes is the list in memory (a list kept in its row).
+func (p catalogPart) bytes() ([]byte, error) {
+	if p.write == nil {
+		return p.b, nil
+	}
+	var b bytes.Buffer
+	b.Grow(p.size)
+	if err := p.writeTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// countWriter counts what passes through it to w.
+type countWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
+}
+
 // writeCatalogFile stores parts, one after the other, as the file name
 // (the sha256 of a list, or a packName), unless a file of that name and
 // size is there already.
-func (d *DB) writeCatalogFile(name string, parts ...[]byte) error {
+func (d *DB) writeCatalogFile(name string, parts ...catalogPart) error {
 	size := 0
-	for _, b := range parts {
-		size += len(b)
+	for _, p := range parts {
+		size += p.size
 	}
 	dir := d.catalogDir()
 	p := filepath.Join(dir, name)
@@ -161,11 +254,18 @@ func (d *DB) writeCatalogFile(name string, parts ...[]byte) error {
 		return err
 	}
 	tmp := f.Name()
-	for _, b := range parts {
-		if _, err = f.Write(b); err != nil {
+	bw := catalogBufs.Get().(*bufio.Writer)
+	bw.Reset(f)
+	for _, part := range parts {
+		if err = part.writeTo(bw); err != nil {
 			break
 		}
 	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	bw.Reset(nil)
+	catalogBufs.Put(bw)
 	if err == nil {
 		err = f.Sync()
 	}

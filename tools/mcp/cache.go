@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math/bits"
 	"slices"
 	"time"
 	"unsafe"
@@ -60,33 +62,102 @@ func encodeCatalog(listHash string, ts []cachedTool) []byte {
 // (they are slices of the one buffer) and validates nothing twice, which
 // matters at thousands of tools on every start.
 func encodeCatalogExtras(listHash string, ts []cachedTool, extras []byte) []byte {
-	n := len(catalogMagic) + len(listHash) + 16
+	b := bytes.NewBuffer(make([]byte, 0, catalogSize(listHash, ts, extras)))
+	_ = writeCatalog(b, listHash, ts, extras) // a bytes.Buffer does not fail
+	return b.Bytes()
+}
+
+// uvarintLen is the length of binary.AppendUvarint's encoding of x.
+func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
+
+// catalogSize is the length of encodeCatalogExtras's bytes, without
+// encoding them (tools.CatalogEntry.ToolsSize).
+func catalogSize(listHash string, ts []cachedTool, extras []byte) int {
+	field := func(n int) int { return uvarintLen(uint64(n)) + n }
+	n := len(catalogMagic) + field(len(listHash)) + uvarintLen(uint64(len(ts))) + field(len(extras))
 	for _, t := range ts {
-		n += len(t.Name) + len(t.Description) + len(t.InputSchema) + len(t.Meta) + 5*binary.MaxVarintLen64
+		n += field(len(t.Name)) + field(len(t.Description)) + field(len(t.InputSchema)) +
+			uvarintLen(uint64(t.Tokens)) + 1 + field(len(t.Meta)) // flags: 0 or 1, one byte
 	}
-	b := make([]byte, 0, n)
-	b = append(b, catalogMagic...)
-	b = binary.AppendUvarint(b, uint64(len(listHash)))
-	b = append(b, listHash...)
-	b = binary.AppendUvarint(b, uint64(len(ts)))
+	return n
+}
+
+// catalogChunk is how much writeCatalog gathers before a Write: the
+// length prefixes and short fields of a few tools per call, not a call
+// each.
+const catalogChunk = 4 << 10
+
+// writeCatalog writes encodeCatalogExtras's bytes to w
+// (tools.CatalogEntry.WriteTools), through a buffer of catalogChunk.
+func writeCatalog(w io.Writer, listHash string, ts []cachedTool, extras []byte) error {
+	e := catalogWriter{w: w, b: make([]byte, 0, catalogChunk)}
+	e.bytes([]byte(catalogMagic))
+	e.str(listHash)
+	e.uvarint(uint64(len(ts)))
 	for _, t := range ts {
-		for _, f := range []string{t.Name, t.Description} {
-			b = binary.AppendUvarint(b, uint64(len(f)))
-			b = append(b, f...)
-		}
-		b = binary.AppendUvarint(b, uint64(len(t.InputSchema)))
-		b = append(b, t.InputSchema...)
-		b = binary.AppendUvarint(b, uint64(t.Tokens))
+		e.str(t.Name)
+		e.str(t.Description)
+		e.field(t.InputSchema)
+		e.uvarint(uint64(t.Tokens))
 		var flags uint64
 		if t.Checked {
 			flags |= 1
 		}
-		b = binary.AppendUvarint(b, flags)
-		b = binary.AppendUvarint(b, uint64(len(t.Meta)))
-		b = append(b, t.Meta...)
+		e.uvarint(flags)
+		e.field(t.Meta)
 	}
-	b = binary.AppendUvarint(b, uint64(len(extras)))
-	return append(b, extras...)
+	e.field(extras)
+	e.flush()
+	return e.err
+}
+
+// catalogWriter gathers writeCatalog's pieces into b; a piece that does
+// not fit in it goes to w directly.
+type catalogWriter struct {
+	w   io.Writer
+	b   []byte
+	err error
+}
+
+func (e *catalogWriter) flush() {
+	if len(e.b) > 0 && e.err == nil {
+		_, e.err = e.w.Write(e.b)
+	}
+	e.b = e.b[:0]
+}
+
+func (e *catalogWriter) uvarint(x uint64) {
+	if cap(e.b)-len(e.b) < binary.MaxVarintLen64 {
+		e.flush()
+	}
+	e.b = binary.AppendUvarint(e.b, x)
+}
+
+func (e *catalogWriter) bytes(p []byte) {
+	if cap(e.b)-len(e.b) < len(p) {
+		e.flush()
+		if len(p) > cap(e.b) {
+			if e.err == nil {
+				_, e.err = e.w.Write(p)
+			}
+			return
+		}
+	}
+	e.b = append(e.b, p...)
+}
+
+func (e *catalogWriter) str(s string) {
+	e.uvarint(uint64(len(s)))
+	if cap(e.b)-len(e.b) >= len(s) {
+		e.b = append(e.b, s...)
+		return
+	}
+	e.bytes(unsafe.Slice(unsafe.StringData(s), len(s))) // read only
+}
+
+func (e *catalogWriter) field(p []byte) {
+	e.uvarint(uint64(len(p)))
+	e.bytes(p)
 }
 
 // decodeCatalog is decodeCatalogExtras without the extras.
@@ -287,9 +358,12 @@ func (c *conn) catalogEntry(list []rawTool, listHash string, si serverInfo, info
 		checked := t.Checked || schema.Check(t.Schema) == nil
 		cts[i] = cachedTool{Name: t.Name, Description: t.Description, InputSchema: t.Schema, Tokens: t.Tokens, Checked: checked, Meta: t.Meta.encode()}
 	}
+	// Streamed, not built (tools.CatalogEntry.WriteTools): cts and extras
+	// are not changed afterwards, so every call writes the same bytes.
 	return tools.CatalogEntry{Server: c.cfg.Name, ConfigHash: c.configHash,
 		ServerName: si.Name, ServerVersion: si.Version, Instructions: si.Instructions, Description: info,
-		Tools: encodeCatalogExtras(listHash, cts, extras), ListedAt: time.Now()}
+		WriteTools: func(w io.Writer) error { return writeCatalog(w, listHash, cts, extras) },
+		ToolsSize:  catalogSize(listHash, cts, extras), ListedAt: time.Now()}
 }
 
 // writeCatalog queues list's write as the server's cached catalog.

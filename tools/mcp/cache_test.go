@@ -31,6 +31,12 @@ func (c *memCache) LoadCatalog(_ context.Context, server, hash string) (tools.Ca
 }
 
 func (c *memCache) SaveCatalog(_ context.Context, e tools.CatalogEntry) error {
+	// Kept as a store keeps it: the bytes, as LoadCatalog returns them.
+	b, err := e.ToolsBytes()
+	if err != nil {
+		return err
+	}
+	e.Tools, e.WriteTools, e.ToolsSize = b, nil, 0
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.entries[e.Server+"\x00"+e.ConfigHash] = e
