@@ -19,9 +19,10 @@ import (
 // earlier sessions taught), having learned the history file's uses first.
 // The servers' start-up warnings go to warn.
 func SearchIndex(ctx context.Context, s Settings, catalog, history, version string, warn func(string)) (*search.Index, error) {
-	// What earlier sessions taught is read while the servers list their
-	// tools: 100,000 stored pairs take about 0.1 s, which the user would
-	// otherwise wait for after the servers.
+	// What earlier sessions taught, and the synonym tables, are read while
+	// the servers list their tools: 100,000 stored pairs take about 0.1 s,
+	// the tables as long, which the user would otherwise wait for after
+	// the servers.
 	var stored []search.Use
 	var analysis *search.Analysis
 	read := make(chan struct{})
@@ -30,6 +31,9 @@ func SearchIndex(ctx context.Context, s Settings, catalog, history, version stri
 		if catalog == "" {
 			stored, analysis = LearnedUses(ctx, s)
 		}
+		// The first search reads the synonym tables; the servers take
+		// longer to start than that.
+		search.Warm(search.DefaultConfig().Stemmer)
 	}()
 	docs, err := searchDocs(ctx, s, catalog, version, warn)
 	<-read

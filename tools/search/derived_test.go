@@ -2,6 +2,7 @@ package search
 
 import (
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -63,5 +64,20 @@ func TestNameDerivedForms(t *testing.T) {
 				t.Errorf("without derived forms %s ranks %d, not below %d: the case does not test them", tt.tool, got, tt.rank)
 			}
 		})
+	}
+}
+
+// Warm reads both tables of a stemmer, so the first search does not.
+func TestWarmReadsBothTables(t *testing.T) {
+	const stemmer = "none" // a stemmer no other test reads the tables of
+	Warm(stemmer)
+	for name, tables := range map[string]*sync.Map{"synonyms": &wordnetTables, "derived forms": &derivedTables} {
+		v, ok := tables.Load(stemmer)
+		if !ok {
+			t.Fatalf("Warm did not read the %s table", name)
+		}
+		if len(v.(*wordnetTable).m) == 0 {
+			t.Errorf("the %s table Warm read is empty", name)
+		}
 	}
 }
