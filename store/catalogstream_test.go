@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -165,4 +166,24 @@ func TestSaveCatalogsStreamedPackUnwritable(t *testing.T) {
 			t.Fatalf("%s: read back %d bytes, not the %d written", e.Server, len(got.Tools), len(e.Tools))
 		}
 	}
+}
+
+// firstRunCatalogs are entries of the sizes a first run at 282 tools
+// writes (the eleven servers of ../shared/catalogs, encoded by tools/mcp:
+// about 480 KB, two lists over 64 KiB), with made-up bytes: the store
+// keeps them opaque.
+func firstRunCatalogs() []tools.CatalogEntry {
+	sizes := []int{4640, 29361, 60300, 230566, 76215, 32048, 7653, 12973, 15854, 10750, 2448}
+	es := make([]tools.CatalogEntry, len(sizes))
+	x := uint32(1)
+	for i, n := range sizes {
+		b := make([]byte, n)
+		for j := range b {
+			x = x*1664525 + 1013904223
+			b[j] = ' ' + byte(x>>24)%95
+		}
+		es[i] = tools.CatalogEntry{Server: fmt.Sprintf("server-%d", i), ConfigHash: fmt.Sprintf("%064x", i),
+			ServerName: fmt.Sprintf("server %d", i), ServerVersion: "1.0.0", Description: "a server", Tools: b}
+	}
+	return es
 }
