@@ -76,7 +76,7 @@ func TestPrintFormElicitation(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, false)
-			srv := httptest.NewServer(server.NewStreamableHTTPServer(newFormServer(tt.nameDefault)))
+			srv := httptest.NewServer(legacyHTTP(newFormServer(tt.nameDefault)))
 			t.Cleanup(srv.Close)
 			cfg := filepath.Join(t.TempDir(), "mcp.json")
 			writeFile(t, cfg, `{"mcpServers": {"shop": {"type": "http", "url": "`+srv.URL+`/mcp"}}}`)
@@ -139,7 +139,7 @@ func TestPrintFormAcceptedWithoutDefaultsSaysContent(t *testing.T) {
 			return mcpgo.NewToolResultText("note " + string(res.Action)), nil
 		})
 	f := newFixture(t, false)
-	srv := httptest.NewServer(server.NewStreamableHTTPServer(s))
+	srv := httptest.NewServer(legacyHTTP(s))
 	t.Cleanup(srv.Close)
 	cfg := filepath.Join(t.TempDir(), "mcp.json")
 	writeFile(t, cfg, `{"mcpServers": {"shop": {"type": "http", "url": "`+srv.URL+`/mcp"}}}`)
@@ -178,4 +178,20 @@ func TestPrintFormAcceptedWithoutDefaultsSaysContent(t *testing.T) {
 	if !strings.Contains(out.String(), "note accept") {
 		t.Errorf("the server did not get an accept: %s", out.String())
 	}
+}
+
+// legacyHTTP serves s over streamable HTTP in the protocol revisions
+// before 2026-07-28 only. These tests are of a 2025-11-25 server's
+// server-initiated requests (elicitation/create); mcp-go refuses those in a
+// 2026-07-28 exchange, which the agent opens with a server of both eras
+// (its server/discover probe), and asks the handler for input requests
+// instead (multi round-trip requests, tested in tools/mcp).
+func legacyHTTP(s *server.MCPServer) *server.StreamableHTTPServer {
+	var legacy []string
+	for _, v := range mcpgo.ValidProtocolVersions {
+		if !mcpgo.IsModernProtocol(v) {
+			legacy = append(legacy, v)
+		}
+	}
+	return server.NewStreamableHTTPServer(s, server.WithStreamableHTTPProtocolVersions(legacy...))
 }

@@ -82,7 +82,7 @@ func TestPrintURLElicitationRequired(t *testing.T) {
 		t.Run(map[bool]string{true: "yes", false: "default"}[yes], func(t *testing.T) {
 			f := newFixture(t, false)
 			l := newLinkServer()
-			srv := httptest.NewServer(server.NewStreamableHTTPServer(l.MCPServer))
+			srv := httptest.NewServer(legacyHTTP(l.MCPServer))
 			t.Cleanup(srv.Close)
 			cfg := filepath.Join(t.TempDir(), "mcp.json")
 			writeFile(t, cfg, `{"mcpServers": {"bank": {"type": "http", "url": "`+srv.URL+`/mcp"}}}`)
