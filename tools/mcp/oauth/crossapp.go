@@ -93,18 +93,7 @@ func (a *Authorizer) crossApp(ctx context.Context, d discovery, scopes []string,
 	if ex.IssuedTokenType != tokenTypeIDJAG {
 		return fmt.Errorf("exchange the ID token at the IdP %s: it issued %q, not an ID-JAG (%s)", im.TokenEndpoint, ex.IssuedTokenType, tokenTypeIDJAG)
 	}
-	form = url.Values{"grant_type": {grantJWTBearer}, "assertion": {ex.AccessToken}}
-	if len(scopes) > 0 {
-		form.Set("scope", strings.Join(scopes, " "))
-	}
-	tok, err := a.tokenRequest(ctx, d.as, c, resource, form, dk)
-	if err != nil {
-		return fmt.Errorf("present the IdP's grant to %s: %w", d.as.Issuer, err)
-	}
-	if tok.Scope == "" {
-		tok.Scope = strings.Join(scopes, " ")
-	}
-	return a.keep(c, d, tok, dk)
+	return a.presentJWT(ctx, d, c, resource, ex.AccessToken, scopes, dk, "the IdP's grant")
 }
 
 // idToken reads the user's ID token from oauth.idp.id_token (text or

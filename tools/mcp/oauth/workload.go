@@ -100,13 +100,21 @@ func (a *Authorizer) workload(ctx context.Context, d discovery, scopes []string,
 	if resource == "" {
 		resource = canonicalResource(a.url) // a 2025-03-26 server publishes none
 	}
+	return a.presentJWT(ctx, d, c, resource, assertion, scopes, dk, "the workload identity token")
+}
+
+// presentJWT presents assertion (what names it) as the RFC 7523 JWT
+// bearer grant at the server's authorization server and keeps the token it
+// gets: the last step of both the cross-app grant (an ID-JAG) and workload
+// identity federation (the platform's token). mu is held.
+func (a *Authorizer) presentJWT(ctx context.Context, d discovery, c *client, resource, assertion string, scopes []string, dk *dpopKey, what string) error {
 	form := url.Values{"grant_type": {grantJWTBearer}, "assertion": {assertion}}
 	if len(scopes) > 0 {
 		form.Set("scope", strings.Join(scopes, " "))
 	}
 	tok, err := a.tokenRequest(ctx, d.as, c, resource, form, dk)
 	if err != nil {
-		return fmt.Errorf("present the workload identity token to %s: %w", d.as.Issuer, err)
+		return fmt.Errorf("present %s to %s: %w", what, d.as.Issuer, err)
 	}
 	if tok.Scope == "" {
 		tok.Scope = strings.Join(scopes, " ")
