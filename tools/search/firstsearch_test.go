@@ -1,0 +1,65 @@
+package search_test
+
+import (
+	"testing"
+
+	"github.com/agent-dev/agent/tools/search"
+	"github.com/agent-dev/agent/tools/search/internal/bench"
+)
+
+// BenchmarkFirstSearch measures what a process's first search pays over
+// a later one, on the shared catalogs (ALL.json, 282 tools) and the
+// requests set's queries, cycled:
+//
+//   - tables: the WordNet tables forgotten before each search, as in a new
+//     process, then one query on a built index;
+//   - warm: the same query with the tables read: tables minus warm is what
+//     reading them costs;
+//   - index: the index built, then one query: the rest of a first search.
+//
+// The cpu-µs/op metric is the one to compare: the machine is shared.
+func BenchmarkFirstSearch(b *testing.B) {
+	_, sets := sharedSets(b)
+	var set *bench.Set
+	for _, s := range sets {
+		if s.Name == "requests" {
+			set = s
+		}
+	}
+	if set == nil {
+		b.Skip("no requests set: ../shared/catalogs/ALL.json enables this benchmark")
+	}
+	qs := make([]string, len(set.Queries))
+	for i, q := range set.Queries {
+		qs[i] = q.Query
+	}
+	ix := search.New(set.Docs)
+	for _, q := range qs { // the index's own first-use work, out of the way
+		if _, err := ix.Search(q, search.Options{Limit: 10}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	run := func(b *testing.B, each func(q string)) {
+		cpu := bench.CPUTime()
+		i := 0
+		for b.Loop() {
+			each(qs[i%len(qs)])
+			i++
+		}
+		reportCPU(b, cpu)
+	}
+	search1 := func(b *testing.B, ix *search.Index, q string) {
+		if _, err := ix.Search(q, search.Options{Limit: 10}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("tables", func(b *testing.B) {
+		run(b, func(q string) { search.ResetTables(); search1(b, ix, q) })
+	})
+	b.Run("warm", func(b *testing.B) {
+		run(b, func(q string) { search1(b, ix, q) })
+	})
+	b.Run("index", func(b *testing.B) {
+		run(b, func(q string) { search1(b, search.New(set.Docs), q) })
+	})
+}
