@@ -193,9 +193,14 @@ func allowFor(name string, patterns []string, next permission.Func) permission.F
 // says "unknown command" for it, and -p sent it to the model as a prompt.
 // Near is the custom command it looks like a typo of; Untrusted says the
 // project has a command of that name, unused until the project is trusted.
+// Interactive says it is one of the TUI's own commands (/help, /model),
+// which -p does not run; Instead is what does its work outside the TUI,
+// when something does ("agent tools").
 type UnknownCommandError struct {
-	Name, Near string
-	Untrusted  bool
+	Name, Near  string
+	Untrusted   bool
+	Interactive bool
+	Instead     string
 }
 
 func (e *UnknownCommandError) Error() string {
@@ -203,6 +208,10 @@ func (e *UnknownCommandError) Error() string {
 	// too, but CheckCommand only refuses text that starts with the "/".
 	send := fmt.Sprintf(`to send it as a prompt, start it with a space: -p " /%s ..."`, e.Name)
 	switch {
+	case e.Interactive && e.Instead != "":
+		return fmt.Sprintf("/%s is a command of the interactive UI (run agent without -p), not of -p: use %s; %s", e.Name, e.Instead, send)
+	case e.Interactive:
+		return fmt.Sprintf("/%s is a command of the interactive UI (run agent without -p), not of -p; %s", e.Name, send)
 	case e.Untrusted:
 		return fmt.Sprintf("/%s is a command of this project, which is not trusted: review .agent/commands, then run `agent trust` (or pass --trust); %s", e.Name, send)
 	case e.Near != "":

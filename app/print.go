@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,6 +46,12 @@ type PrintOptions struct {
 	// Images are attached to the prompt (--image).
 	Images         []agent.Image
 	Stdout, Stderr io.Writer
+	// UICommand, when set, says whether a name ("/help") is a command of
+	// the interactive UI and what does its work outside it ("" when
+	// nothing does): -p refuses such a command saying that, not that no
+	// custom command has its name. The UI's commands live with the UI,
+	// which app does not import.
+	UICommand func(name string) (instead string, ok bool)
 }
 
 // Print runs prompt as one turn of print mode (-p) and writes it as
@@ -55,6 +62,10 @@ func (a *App) Print(ctx context.Context, prompt string, o PrintOptions) error {
 		fmt.Fprintln(o.Stderr, "agent: warning: "+sanitize.Line(w))
 	}
 	if err := a.CheckCommand(prompt); err != nil {
+		var uc *UnknownCommandError
+		if errors.As(err, &uc) && o.UICommand != nil {
+			uc.Instead, uc.Interactive = o.UICommand("/" + uc.Name)
+		}
 		return err
 	}
 	red := a.NewReducer()

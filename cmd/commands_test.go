@@ -235,6 +235,11 @@ func TestPrintRefusesAnUnknownCommand(t *testing.T) {
 		{"unknown", "/nosuchcmd x", []string{"unknown command /nosuchcmd: no custom command has that name", `start it with a space: -p " /nosuchcmd ..."`}, ""},
 		{"a typo", "/reviw 42", []string{"unknown command /reviw: did you mean /review?"}, ""},
 		{"alone", "/nosuchcmd", []string{"unknown command /nosuchcmd"}, ""},
+		// The TUI's own commands: it said "no custom command has that
+		// name", as if /help did not exist anywhere.
+		{"the TUI's /help", "/help", []string{"/help is a command of the interactive UI", `-p " /help ..."`}, ""},
+		{"the TUI's /tools", "/tools mem", []string{"/tools is a command of the interactive UI", "use agent tools;"}, ""},
+		{"the TUI's /resume", "/resume", []string{"/resume is a command of the interactive UI", "--resume ID"}, ""},
 		{"known", "/review 42", nil, "Review PR #42."},
 		{"a path", "/etc/hosts is what?", nil, "/etc/hosts is what?"},
 		{"after a space", " /nosuchcmd x", nil, "/nosuchcmd x"},

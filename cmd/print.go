@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/internal/starttrace"
+	"github.com/agent-dev/agent/tui"
 )
 
 // PrintResult is the -p --output-format json object.
@@ -36,7 +37,8 @@ func runPrint(ctx context.Context, g *Globals) error {
 	defer func() { starttrace.Mark("close begin"); a.Close(); starttrace.Mark("closed") }()
 	// Print writes the result whatever happens, also when it fails.
 	g.resultPrinted = true
-	return a.Print(ctx, prompt, app.PrintOptions{Format: g.OutputFormat, Yes: g.Yes, Images: images, Stdout: g.Stdout, Stderr: g.Stderr})
+	return a.Print(ctx, prompt, app.PrintOptions{Format: g.OutputFormat, Yes: g.Yes, Images: images, Stdout: g.Stdout, Stderr: g.Stderr,
+		UICommand: tui.BuiltinCommand})
 }
 
 // printFailed writes the JSON result of a -p run that failed before its

@@ -28,6 +28,31 @@ func builtin(name string) bool {
 	return slices.Contains(commandNames(), name) || name == "/resume"
 }
 
+// outside names what does a TUI command's work from the shell, for -p's
+// refusal of the command (BuiltinCommand).
+var outside = map[string]string{
+	"/model":    "--model NAME",
+	"/agent":    "--agent NAME",
+	"/tools":    "agent tools",
+	"/search":   "agent tools search QUERY",
+	"/sessions": "agent sessions, then --resume ID",
+	"/resume":   "--resume ID or --continue",
+	"/compact":  "agent sessions compact ID",
+	"/mcp":      "agent mcp",
+	"/help":     "agent --help",
+	"/cost":     "--output-format json (its usage and total_cost_usd)",
+}
+
+// BuiltinCommand reports whether name ("/help") is one of the TUI's own
+// commands, and what does its work outside the TUI ("" when nothing does):
+// -p does not run them and says so.
+func BuiltinCommand(name string) (instead string, ok bool) {
+	if !builtin(name) {
+		return "", false
+	}
+	return outside[name], true
+}
+
 // customCommands are the custom commands a built-in does not hide.
 func (m *Model) customCommands() []CommandInfo {
 	var out []CommandInfo
