@@ -65,6 +65,10 @@ type conn struct {
 	everUp   bool
 	listMu   sync.Mutex // orders tools/list requests of this server
 	listNext uint64     // guarded by listMu
+	// hdr: the x-mcp-header verdicts of the tools that carry one
+	// (mcpheaders.go), under hdrMu: hiddenReason is asked with mu held.
+	hdrMu sync.Mutex
+	hdr   map[string]headerVerdict
 	// The refresh of connection refreshGen (refreshes, under mu): a
 	// tools/list_changed while it runs sets refreshAgain, and it lists
 	// once more, not once per notification (toollist.go).

@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"encoding/base64"
+	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
@@ -141,6 +143,23 @@ func TestHeaderProblemOnlyOverHTTP(t *testing.T) {
 		c := &conn{cfg: config.MCPServer{Name: "s", Type: typ}}
 		if why := c.headerProblem(bad); why != "" {
 			t.Errorf("%s: %q, want the tool used", typ, why)
+		}
+	}
+}
+
+// TestHeaderProblemFollowsTheSchema: the verdict kept for a tool is its
+// schema's; a new list's schema of the same tool is checked again.
+func TestHeaderProblemFollowsTheSchema(t *testing.T) {
+	t.Parallel()
+	bad := []byte(`{"type":"object","properties":{"v":{"type":"object","x-mcp-header":"V"}}}`)
+	good := []byte(`{"type":"object","properties":{"v":{"type":"string","x-mcp-header":"V"}}}`)
+	c := &conn{m: &Manager{log: slog.New(slog.DiscardHandler)}, cfg: config.MCPServer{Name: "s", Type: config.MCPHTTP}}
+	for i, step := range []struct {
+		schema  []byte
+		invalid bool
+	}{{bad, true}, {bad, true}, {slices.Clone(bad), true}, {good, false}, {good, false}, {bad, true}} {
+		if why := c.headerProblem(rawTool{Name: "t", Schema: step.schema}); (why != "") != step.invalid {
+			t.Errorf("step %d: reason %q, want invalid=%v", i, why, step.invalid)
 		}
 	}
 }

@@ -254,6 +254,11 @@ func (c *conn) refresh(gen uint64, cl *client.Client) {
 // installed, and reports the change when announce is set. It returns
 // whether it reported one.
 func (c *conn) install(list []rawTool, seq uint64, announce bool) bool {
+	// The x-mcp-header verdicts, which registration and status read: on a
+	// first run, while the other servers are still listing.
+	for _, t := range list {
+		c.headerProblem(t)
+	}
 	c.mu.Lock()
 	if seq <= c.listSeq {
 		c.mu.Unlock()
