@@ -64,6 +64,12 @@ func (a *App) commandTurn(text string) (prompt string, undo func(), warn []strin
 	a.mu.Lock()
 	a.cmdNamed.adapter, a.cmdNamed.label = "", ""
 	a.mu.Unlock()
+	// Only at the text's first byte: a blank before the "/" sends the text
+	// as typed, in -p and the TUI alike (the README's way to send
+	// "/help" to the model).
+	if !strings.HasPrefix(text, "/") {
+		return text, undo, nil, nil
+	}
 	name, args, ok := commands.Call(text)
 	if !ok {
 		return text, undo, nil, nil
@@ -134,7 +140,7 @@ func (a *App) commandTurn(text string) (prompt string, undo func(), warn []strin
 func (a *App) turnTarget(text string) (provider, model string) {
 	_, model = a.session.Target()
 	name, _, ok := commands.Call(text)
-	if !ok {
+	if !ok || !strings.HasPrefix(text, "/") {
 		return "", model
 	}
 	a.mu.Lock()
@@ -204,8 +210,8 @@ type UnknownCommandError struct {
 }
 
 func (e *UnknownCommandError) Error() string {
-	// The way around it: commandTurn reads a command after leading blanks
-	// too, but CheckCommand only refuses text that starts with the "/".
+	// The way around it: neither CheckCommand nor commandTurn reads a
+	// command after a leading blank.
 	send := fmt.Sprintf(`to send it as a prompt, start it with a space: -p " /%s ..."`, e.Name)
 	switch {
 	case e.Interactive && e.Instead != "":

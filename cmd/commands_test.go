@@ -243,6 +243,9 @@ func TestPrintRefusesAnUnknownCommand(t *testing.T) {
 		{"known", "/review 42", nil, "Review PR #42."},
 		{"a path", "/etc/hosts is what?", nil, "/etc/hosts is what?"},
 		{"after a space", " /nosuchcmd x", nil, "/nosuchcmd x"},
+		// A leading space sends a command's call as typed too: it ran
+		// the custom command (the model got "Review PR #42.").
+		{"a command after a space", " /review 42", nil, "/review 42"},
 		{"a server's prompt", "/srv:hello", nil, "/srv:hello"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

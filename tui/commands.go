@@ -149,11 +149,18 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 			// The backend expands it (Send), as -p does.
 			return m.submit(strings.TrimSpace(text)), true
 		}
+		if strings.Contains(name[1:], "/") {
+			// A path ("/etc/hosts is what?") is no command's name: it
+			// goes as typed, as -p sends it.
+			return nil, false
+		}
+		// The text stays in the input, to be fixed or sent as typed.
+		m.keepInput = true
 		if near := suggest.Nearest(name, append(commandNames(), m.customNames()...)); near != "" {
-			m.chat.notice(itemWarning, "unknown command "+name+": did you mean "+near+"? (/help lists them)")
+			m.chat.notice(itemWarning, "unknown command "+name+": did you mean "+near+"? (/help lists them; a leading space sends the text as typed)")
 			return nil, true
 		}
-		m.chat.notice(itemWarning, "unknown command "+name+"; /help lists them")
+		m.chat.notice(itemWarning, "unknown command "+name+"; /help lists them (a leading space sends the text as typed)")
 	}
 	return nil, true
 }
@@ -196,6 +203,7 @@ func (m *Model) helpText() string {
 		fmt.Fprintf(&b, "  %-*s %s\n", col, c[0], c[1])
 	}
 	b.WriteString(m.customHelp(col))
+	b.WriteString("Text that starts with / is a command; start it with a space to send it as typed (\" /help me read this\").\n")
 	if m.opts.AltScreen {
 		b.WriteString("pgup/pgdn scroll the chat.")
 	} else {

@@ -80,15 +80,52 @@ func TestCustomCommands(t *testing.T) {
 		t.Error("an unknown command is not refused")
 	}
 	// A typo names what was meant, a custom command as well as a
-	// built-in one, and reaches neither the model nor the backend.
+	// built-in one, and reaches neither the model nor the backend. What
+	// was typed stays in the input, to be fixed or sent as typed.
 	for typo, meant := range map[string]string{"/modle": "/model", "/reviw": "/review", "/exprot": "/export"} {
+		m.input.Reset()
 		typeText(m, typo)
 		press(m, "enter")
 		if want := "unknown command " + typo + ": did you mean " + meant + "?"; !strings.Contains(frame(m), want) {
 			t.Errorf("%s: %q is not in the frame:\n%s", typo, want, frame(m))
 		}
+		if v := m.input.Value(); v != typo {
+			t.Errorf("%s: the input holds %q after the refusal, want what was typed", typo, v)
+		}
 	}
 	if len(turns.started) != 1 {
 		t.Errorf("a mistyped command was sent: %q", turns.started)
+	}
+}
+
+// Text that starts with "/" reaches the model when a blank comes before
+// it, as -p " /text" does: the TUI had no way to send "/help" or
+// "/review 12" as words. A path is no command and goes as typed.
+func TestLeadingSpaceSendsAsTyped(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, typed, sent string // sent "": nothing started
+	}{
+		{"a built-in", " /help me read this", " /help me read this"},
+		{"a custom command", "  /review 12", " /review 12"},
+		{"an unknown command", " /nosuch", " /nosuch"},
+		{"a path", "/etc/hosts is what?", "/etc/hosts is what?"},
+		{"a command", "/review 12", "/review 12"},
+		{"the built-in without", "/help", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newFakeBackend()
+			b.info.Commands = []CommandInfo{{Name: "review", Source: "user"}}
+			m, turns, _ := newTestModel(t, b, 100, 30, Options{})
+			typeText(m, tt.typed)
+			run(m, press(m, "enter"))
+			var want []string
+			if tt.sent != "" {
+				want = []string{tt.sent}
+			}
+			if strings.Join(turns.started, "|") != strings.Join(want, "|") {
+				t.Errorf("typed %q: turns %q, want %q", tt.typed, turns.started, want)
+			}
+		})
 	}
 }

@@ -400,22 +400,33 @@ func (m *Model) handleApprovalKey(k tea.KeyPressMsg) tea.Cmd {
 }
 
 // send submits the input: a command, or a prompt when no turn is running.
+// Text that starts with a blank before its "/" is a prompt as typed, not a
+// command, as -p " /text" is: the backend runs no custom command or MCP
+// prompt for it either, as it reads one only at the text's first byte.
 func (m *Model) send() tea.Cmd {
-	text := strings.TrimSpace(m.input.Value())
+	raw := m.input.Value()
+	text := strings.TrimSpace(raw)
 	if text == "" {
 		return nil
 	}
 	m.keepInput = false
-	if cmd, ok := m.command(text); ok {
-		m.input.remember(text)
-		if !m.keepInput {
-			m.input.Reset()
+	asTyped := strings.HasPrefix(text, "/") && !strings.HasPrefix(raw, "/")
+	if !asTyped {
+		if cmd, ok := m.command(text); ok {
+			m.input.remember(text)
+			if !m.keepInput {
+				m.input.Reset()
+			}
+			return cmd
 		}
-		return cmd
 	}
 	if m.working {
 		m.waitForTurn("a turn is running: esc cancels it")
 		return nil
+	}
+	if asTyped {
+		// One blank says it; the rest of the text is as typed.
+		text = " " + text
 	}
 	m.input.remember(text)
 	m.input.Reset()
