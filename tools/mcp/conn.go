@@ -250,7 +250,10 @@ func (c *conn) connectOnce(parent context.Context) error {
 			case <-p.exited:
 			case <-time.After(500 * time.Millisecond):
 			}
-			if st := p.status(); st != "" {
+			if st, fromOutside := p.ended(); st != "" {
+				if fromOutside {
+					stderr = nil // its banner, not why it ended
+				}
 				return withStderr(fmt.Errorf("the server exited (%s) before it was ready", st), stderr)
 			}
 		}
@@ -288,7 +291,7 @@ func (c *conn) connectOnce(parent context.Context) error {
 	starttrace.Markf("mcp installed", c.cfg.Name)
 	c.saveCached(r.list, r.hash, r.si, r.info)
 	if c.cfg.Type == config.MCPStdio {
-		go c.watchStderr(cl, stderr)
+		go c.watchStderr(cl, p, stderr)
 	}
 	return nil
 }
@@ -521,8 +524,16 @@ func (c *conn) startTimeout() time.Duration {
 
 // watchStderr notices a stdio server's exit as soon as it happens (its
 // stderr ends), not only at the next call, so the UI can say so.
-func (c *conn) watchStderr(cl *client.Client, t *tail) {
+func (c *conn) watchStderr(cl *client.Client, p *proc, t *tail) {
 	<-t.done
+	if p != nil {
+		// Its stderr closes a moment before its exit status is known:
+		// without it a killed server's notice named no signal.
+		select {
+		case <-p.exited:
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 	c.markDown(cl, errors.New("the server process exited"))
 }
 
@@ -547,12 +558,17 @@ func (c *conn) markDownDrained(cl *client.Client, cause error, lost int) {
 		c.mu.Unlock()
 		return
 	}
+	quote := c.stderr
 	if c.proc != nil {
-		if st := c.proc.status(); st != "" {
-			cause = fmt.Errorf("%w (%s)", cause, st)
+		st, fromOutside := c.proc.ended()
+		if st != "" {
+			cause = fmt.Errorf("%w: %s", cause, st)
+		}
+		if fromOutside {
+			quote = nil
 		}
 	}
-	err := withStderr(cause, c.stderr)
+	err := withStderr(cause, quote)
 	c.cl, c.proc, c.state, c.err = nil, nil, StateDown, err
 	c.mu.Unlock()
 	c.endRequests(cl)

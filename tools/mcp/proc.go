@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -97,21 +98,49 @@ func (c *conn) spawn(stderr *tail) (*proc, *procTransport, error) {
 	return p, &procTransport{Stdio: tr, p: p, out: outR}, nil
 }
 
-// status says how the process ended, "" while it runs.
+// status says how the process ended, "" while it runs: "exit status 2",
+// "killed by SIGKILL".
 func (p *proc) status() string {
+	st, _ := p.ended()
+	return st
+}
+
+// ended is status, and whether a signal from outside ended the process
+// (SIGKILL, SIGTERM, SIGINT, SIGHUP): its stderr then tells what it was
+// doing, its start banner often, not why it ended, and is not quoted.
+func (p *proc) ended() (status string, fromOutside bool) {
 	select {
 	case <-p.exited:
 	default:
-		return ""
+		return "", false
 	}
 	var ee *exec.ExitError
 	if errors.As(p.err, &ee) {
-		return ee.String() // "exit status 2", "signal: killed"
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			sig := ws.Signal()
+			name, known := signalNames[sig]
+			if !known {
+				return "killed by signal " + sig.String(), false
+			}
+			return "killed by " + name, sig == syscall.SIGKILL || sig == syscall.SIGTERM || sig == syscall.SIGINT || sig == syscall.SIGHUP
+		}
+		return ee.String(), false // "exit status 2"
 	}
 	if p.err != nil {
-		return p.err.Error()
+		return p.err.Error(), false
 	}
-	return "exit status 0"
+	return "exit status 0", false
+}
+
+// signalNames are the signals that end a server, by the names a user
+// would kill it with: Go's own names ("killed", "terminated") do not say
+// which one it was.
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGKILL: "SIGKILL", syscall.SIGTERM: "SIGTERM", syscall.SIGINT: "SIGINT",
+	syscall.SIGHUP: "SIGHUP", syscall.SIGQUIT: "SIGQUIT", syscall.SIGABRT: "SIGABRT",
+	syscall.SIGSEGV: "SIGSEGV", syscall.SIGBUS: "SIGBUS", syscall.SIGILL: "SIGILL",
+	syscall.SIGFPE: "SIGFPE", syscall.SIGPIPE: "SIGPIPE", syscall.SIGTRAP: "SIGTRAP",
+	syscall.SIGALRM: "SIGALRM",
 }
 
 // kill ends the process and its process group at once.

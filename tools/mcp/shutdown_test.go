@@ -25,7 +25,7 @@ func TestCloseAsksLingeringServerToStop(t *testing.T) {
 		grace      time.Duration
 	}{
 		{mode: "lingers", want: "exit status 0", grace: time.Hour},
-		{mode: "stubborn", want: "signal: killed", grace: 100 * time.Millisecond},
+		{mode: "stubborn", want: "killed by SIGKILL", grace: 100 * time.Millisecond},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
