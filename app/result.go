@@ -335,7 +335,7 @@ func (r *Reducer) Result(a *App) TurnResult {
 	res.ToolsHash = a.LastToolsHash()
 	res.DurationMS, res.NumTurns = time.Since(r.start).Milliseconds(), res.NumRequests
 	if !r.unpriced {
-		c := r.cost
+		c := pricing.Round(r.cost)
 		res.TotalCostUSD = &c
 	}
 	if r.err != nil {

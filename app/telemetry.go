@@ -60,5 +60,5 @@ func cost(provider, model string, u agent.Usage) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return p.Cost(pricing.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens}), true
+	return pricing.Round(p.Cost(pricing.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens})), true
 }

@@ -76,7 +76,7 @@ func TestCustomCommandsThroughPrint(t *testing.T) {
 		sonnet = p
 	}
 	u := pricing.Usage{Input: out.Usage.InputTokens, Output: out.Usage.OutputTokens, CacheRead: out.Usage.CacheReadInputTokens, CacheWrite: out.Usage.CacheCreationInputTokens}
-	if c := out.TotalCostUSD; c == nil || *c != opus.Cost(u) || opus.Cost(u) == sonnet.Cost(u) {
+	if c := out.TotalCostUSD; c == nil || *c != pricing.Round(opus.Cost(u)) || opus.Cost(u) == sonnet.Cost(u) {
 		t.Errorf("cost %s, want claude-opus-4-5's %v (not claude-sonnet-4-5's %v)", costText(out.TotalCostUSD), opus.Cost(u), sonnet.Cost(u))
 	}
 	if w := strings.Join(out.Warnings, "\n"); !strings.Contains(w, filepath.Join(user, "broken.md")+":3: custom command: field colour: unknown field") {

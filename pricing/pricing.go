@@ -8,6 +8,7 @@
 package pricing
 
 import (
+	"math"
 	"sort"
 	"strings"
 )
@@ -31,6 +32,13 @@ func (p Price) Cost(u Usage) float64 {
 	return (float64(u.Input)*p.Input + float64(u.Output)*p.Output +
 		float64(u.CacheRead)*p.CacheRead + float64(u.CacheWrite)*p.CacheWrite) / 1e6
 }
+
+// Round is usd to the nano-dollar, for a cost that is printed: a sum of
+// requests' costs in float64 carries noise in its last digits
+// (0.055569900000000005), and a price per million tokens of up to three
+// decimals makes every token's cost a whole number of nano-dollars, so
+// nothing real is lost.
+func Round(usd float64) float64 { return math.Round(usd*1e9) / 1e9 }
 
 // anthropic prices a cache write at 1.25× and a read at 0.1× the input.
 func anthropic(in, out float64) Price { return Price{in, out, in * 0.1, in * 1.25} }

@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"testing"
@@ -54,5 +55,35 @@ func TestModels(t *testing.T) {
 	}
 	if got := Models(); len(got) != 0 {
 		t.Errorf("Models() = %v, want none", got)
+	}
+}
+
+// Round leaves a printed cost without float noise in its last digits: the
+// -p JSON said total_cost_usd 0.055569900000000005. A whole number of
+// nano-dollars, which every token's cost is, comes through unchanged.
+func TestRound(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		usd  float64
+		want string
+	}{
+		{0.055569900000000005, "0.0555699"},
+		{0.1 + 0.2, "0.3"},
+		{0, "0"},
+		{0.000000003, "3e-9"},
+		{0.0000000004, "0"},
+		{12.345678912, "12.345678912"},
+	} {
+		b, err := json.Marshal(Round(tt.usd))
+		if err != nil || string(b) != tt.want {
+			t.Errorf("Round(%v) encodes as %s (%v), want %s", tt.usd, b, err, tt.want)
+		}
+	}
+	// A request's cost, whose float sum is 0.014963549999999999, is its
+	// exact decimal.
+	p, _ := Lookup("claude-sonnet-4-5")
+	got := Round(p.Cost(Usage{Input: 1234, Output: 567, CacheRead: 8901, CacheWrite: 23}))
+	if want := 0.01496355; got != want {
+		t.Errorf("Round(cost) = %v, want %v", got, want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agent-dev/agent/agent"
+	"github.com/agent-dev/agent/pricing"
 )
 
 // TurnInfo describes a turn as it starts.
@@ -361,7 +362,7 @@ func (tr *Turn) End() {
 		attribute.Int(attrOutputTokens, u.OutputTokens),
 		attribute.Int(attrCacheRead, u.CacheReadTokens),
 		attribute.Int(attrCacheCreation, u.CacheWriteTokens),
-		attribute.Float64(attrCost, tr.cost),
+		attribute.Float64(attrCost, pricing.Round(tr.cost)),
 	)
 	tr.span.End(trace.WithTimestamp(now))
 }
