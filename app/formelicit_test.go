@@ -120,6 +120,65 @@ func TestPrintFormElicitation(t *testing.T) {
 	}
 }
 
+// TestPrintFormOfBothErasServer: an mcp-go server of both eras with its
+// default settings, whose tool asks for a form with a request of its own.
+// Unset, "protocol" is "auto": the agent speaks 2026-07-28 to it, mcp-go
+// refuses the tool's request there, and the call's result, which -p shows,
+// has the server's words and the line naming the setting. Set to
+// "2025-11-25", the server is spoken to in that revision and the form is
+// answered as a 2025-11-25 server's is (TestPrintFormElicitation). The
+// agent does not fall back by itself: the refusal carries no code of its
+// own, and the tool ran up to it (tools/mcp/protocol.go).
+func TestPrintFormOfBothErasServer(t *testing.T) {
+	for _, tt := range []struct {
+		name, protocol string
+		elicits        int
+		result         []string // in the tool's result
+	}{
+		{"unset", "", 0, []string{"server-initiated requests are not supported in protocol version 2026-07-28",
+			`"protocol": "2025-11-25" in the server's config may let it run`}},
+		{"2025-11-25", `, "protocol": "2025-11-25"`, 1, []string{`booking accept {"guests":2,"name":"Ann"}`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, false)
+			srv := httptest.NewServer(server.NewStreamableHTTPServer(newFormServer("Ann")))
+			t.Cleanup(srv.Close)
+			cfg := filepath.Join(t.TempDir(), "mcp.json")
+			writeFile(t, cfg, `{"mcpServers": {"shop": {"type": "http", "url": "`+srv.URL+`/mcp"`+tt.protocol+`}}}`)
+			f.flags.MCPConfig = cfg
+			f.fake.Script = anthropictest.NewScript(anthropictest.Turn{Call: "shop__book", Input: map[string]any{}}, anthropictest.Turn{Text: "Done."})
+			a := f.open(t, nil)
+			a.opts.Yes = true
+			var out, stderr bytes.Buffer
+			if err := a.Print(t.Context(), "book", PrintOptions{Format: "stream-json", Yes: true, Stdout: &out, Stderr: &stderr}); err != nil {
+				t.Fatalf("print: %v (%s)", err, stderr.String())
+			}
+			elicits, result := 0, ""
+			sc := bufio.NewScanner(&out)
+			for sc.Scan() {
+				var ev agent.Event
+				if json.Unmarshal(sc.Bytes(), &ev) != nil {
+					continue
+				}
+				switch ev.Type {
+				case agent.EventElicitation:
+					elicits++
+				case agent.EventToolFinished:
+					result = ev.Tool.Result
+				}
+			}
+			if elicits != tt.elicits {
+				t.Errorf("%d elicitation events, want %d", elicits, tt.elicits)
+			}
+			for _, w := range tt.result {
+				if !strings.Contains(result, w) {
+					t.Errorf("tool result %q, want %q in it", result, w)
+				}
+			}
+		})
+	}
+}
+
 // A form whose fields have no defaults, none of them required, accepted
 // with --yes: the stream-json event carries "content": {} (what the server
 // got), not no content at all, which reads like a decline.
@@ -185,7 +244,8 @@ func TestPrintFormAcceptedWithoutDefaultsSaysContent(t *testing.T) {
 // server-initiated requests (elicitation/create); mcp-go refuses those in a
 // 2026-07-28 exchange, which the agent opens with a server of both eras
 // (its server/discover probe), and asks the handler for input requests
-// instead (multi round-trip requests, tested in tools/mcp).
+// instead (multi round-trip requests, tested in tools/mcp). A server of
+// both eras is TestPrintFormOfBothErasServer's.
 func legacyHTTP(s *server.MCPServer) *server.StreamableHTTPServer {
 	var legacy []string
 	for _, v := range mcpgo.ValidProtocolVersions {

@@ -190,7 +190,8 @@ func MCPList(ctx context.Context, s Settings, all bool, timeout time.Duration, v
 		srv := merged[n]
 		st, ok := started[n]
 		if !ok {
-			st = mcptools.Status{Name: n, Transport: srv.Type, Source: srv.Source, State: mcptools.State("available"), Target: mcpTarget(srv), Error: srv.Unavailable}
+			st = mcptools.Status{Name: n, Transport: srv.Type, Source: srv.Source, State: mcptools.State("available"), Target: mcpTarget(srv), Error: srv.Unavailable,
+				Protocol: srv.ProtocolSetting()}
 		}
 		e := MCPEntry{Status: st, Preset: srv.Source == "preset", SignIn: string(oauth.StateOff)}
 		auth := m.Authorizer(n)

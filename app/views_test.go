@@ -270,9 +270,16 @@ func TestToolsReportMCPListAndSearchFiles(t *testing.T) {
 	if tt == nil || tt.State != mcptools.StateRunning || tt.Tools != 2 || tt.Deferred != 2 || len(tt.ToolNames) != 2 {
 		t.Fatalf("mcp list: %+v", entries)
 	}
+	// The "protocol" setting, and the revision the server was spoken to in.
+	if tt.Protocol != "auto" || tt.Revision == "" {
+		t.Errorf("mcp list: tt's protocol %q, revision %q; want auto and the revision spoken", tt.Protocol, tt.Revision)
+	}
 	for _, e := range entries {
 		if e.Preset && e.State == mcptools.StateRunning {
 			t.Errorf("preset %s started without --all", e.Name)
+		}
+		if e.Protocol != "auto" {
+			t.Errorf("mcp list: %s's protocol %q, want auto (unset)", e.Name, e.Protocol)
 		}
 	}
 

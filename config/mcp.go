@@ -56,6 +56,14 @@ type MCPServer struct {
 	// out). A server with nothing cached always starts at launch: its
 	// tools must be listed.
 	Start string `json:"start,omitempty"`
+	// Protocol is the MCP protocol revision the server is spoken to in:
+	// "auto" (the default, also when empty) probes a streamable HTTP
+	// server with server/discover and speaks 2026-07-28 when it answers,
+	// else 2025-11-25; "2025-11-25" sends initialize only, never a probe
+	// (a server of both eras whose tools send requests of their own,
+	// which 2026-07-28 has not); "2026-07-28" speaks that revision only,
+	// a server that does not answer server/discover failing its start.
+	Protocol string `json:"protocol,omitempty"`
 	// Timeout bounds connecting and listing tools (0: the manager's default).
 	Timeout time.Duration `json:"-"`
 	// ToolTimeout bounds one tool call (0: the manager's default).
@@ -415,7 +423,34 @@ func (s *MCPServer) normalizeWith(verbatim bool) error {
 	if s.Start != "" && s.Start != StartLazy && s.Start != StartEager {
 		return fmt.Errorf(`start must be "lazy" or "eager", got %q`, s.Start)
 	}
+	switch s.Protocol {
+	case "", ProtocolAuto, ProtocolLegacy:
+	case ProtocolModern:
+		if s.Type == MCPSSE {
+			// The SSE transport is of the revisions before 2026-07-28,
+			// which has no such transport.
+			return fmt.Errorf(`protocol %q is for http and stdio servers: an sse server speaks %q or earlier`, s.Protocol, ProtocolLegacy)
+		}
+	default:
+		return fmt.Errorf(`protocol must be %q, %q or %q, got %q`, ProtocolAuto, ProtocolLegacy, ProtocolModern, s.Protocol)
+	}
 	return nil
+}
+
+// A server's protocol settings (MCPServer.Protocol).
+const (
+	ProtocolAuto   = "auto"
+	ProtocolLegacy = "2025-11-25"
+	ProtocolModern = "2026-07-28"
+)
+
+// ProtocolSetting is the server's "protocol" as it applies: "auto" when
+// unset.
+func (s MCPServer) ProtocolSetting() string {
+	if s.Protocol == "" {
+		return ProtocolAuto
+	}
+	return s.Protocol
 }
 
 // A server's start settings (MCPServer.Start).

@@ -25,11 +25,11 @@ func TestLoadMCPConfig(t *testing.T) {
 	dir := t.TempDir()
 	user := writeFile(t, dir, "user.json", `{"mcpServers": {
 		"fs": {"command": "npx", "args": ["-y", "server-filesystem", "${AGENT_TEST_DIR:-/tmp}"], "env": {"TOKEN": "${AGENT_TEST_TOKEN}"}},
-		"gh": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${AGENT_TEST_TOKEN}"}, "defer": true, "alwaysLoad": ["get_me"], "timeout": 10},
-		"old": {"url": "http://127.0.0.1:9/sse", "toolTimeout": "2m", "defer": ["a", "b"], "autoApprove": ["x"]}
+		"gh": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${AGENT_TEST_TOKEN}"}, "defer": true, "alwaysLoad": ["get_me"], "timeout": 10, "protocol": "2026-07-28"},
+		"old": {"url": "http://127.0.0.1:9/sse", "toolTimeout": "2m", "defer": ["a", "b"], "autoApprove": ["x"], "protocol": "auto"}
 	}}`)
 	project := writeFile(t, dir, ".mcp.json", `{"mcpServers": {
-		"fs": {"command": "mcp-server-filesystem", "args": ["${AGENT_TEST_EMPTY:-.}"], "disabled": true, "defer": "auto", "timeout": "1.5s", "maxResultBytes": 5000}
+		"fs": {"command": "mcp-server-filesystem", "args": ["${AGENT_TEST_EMPTY:-.}"], "disabled": true, "defer": "auto", "timeout": "1.5s", "maxResultBytes": 5000, "protocol": "2025-11-25"}
 	}}`)
 	got, err := LoadMCPConfig(user, filepath.Join(dir, "missing.json"), project)
 	if err != nil {
@@ -37,14 +37,25 @@ func TestLoadMCPConfig(t *testing.T) {
 	}
 	want := map[string]MCPServer{
 		"fs": {Name: "fs", Type: MCPStdio, Command: "mcp-server-filesystem", Args: []string{"."}, Disabled: true,
-			Defer: DeferSetting{Set: true, Auto: true}, Timeout: 1500 * time.Millisecond, MaxResultBytes: 5000, Source: project},
+			Defer: DeferSetting{Set: true, Auto: true}, Timeout: 1500 * time.Millisecond, MaxResultBytes: 5000, Protocol: ProtocolLegacy, Source: project},
 		"gh": {Name: "gh", Type: MCPHTTP, URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer s3cret"},
-			Defer: DeferSetting{Set: true, All: true}, AlwaysLoad: []string{"get_me"}, Timeout: 10 * time.Second, Source: user},
+			Defer: DeferSetting{Set: true, All: true}, AlwaysLoad: []string{"get_me"}, Timeout: 10 * time.Second, Protocol: ProtocolModern, Source: user},
 		"old": {Name: "old", Type: MCPSSE, URL: "http://127.0.0.1:9/sse", ToolTimeout: 2 * time.Minute,
-			Defer: DeferSetting{Set: true, Tools: []string{"a", "b"}}, Source: user},
+			Defer: DeferSetting{Set: true, Tools: []string{"a", "b"}}, Protocol: ProtocolAuto, Source: user},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// The protocol that applies to a server: "auto" unless it says.
+func TestProtocolSetting(t *testing.T) {
+	for _, tt := range []struct{ set, want string }{
+		{"", ProtocolAuto}, {ProtocolAuto, ProtocolAuto}, {ProtocolLegacy, ProtocolLegacy}, {ProtocolModern, ProtocolModern},
+	} {
+		if got := (MCPServer{Protocol: tt.set}).ProtocolSetting(); got != tt.want {
+			t.Errorf("protocol %q applies as %q, want %q", tt.set, got, tt.want)
+		}
 	}
 }
 
@@ -68,6 +79,9 @@ func TestLoadMCPConfigErrors(t *testing.T) {
 		{"command misspelt", `{"mcpServers": {"x": {"comand": "npx", "autoApprove": []}}}`, `server "x": needs a "command" (stdio) or a "url" (http, sse); "comand" is no key of a server: did you mean "command"?`},
 		{"url misspelt", `{"mcpServers": {"x": {"type": "http", "ulr": "https://a/mcp"}}}`, `server "x": http server needs a "url"; "ulr" is no key of a server: did you mean "url"?`},
 		{"bad url", `{"mcpServers": {"x": {"type": "sse", "url": "ftp://a"}}}`, "must start with http"},
+		{"bad protocol", `{"mcpServers": {"x": {"type": "http", "url": "https://a/mcp", "protocol": "2025-06-18"}}}`, `server "x": protocol must be "auto", "2025-11-25" or "2026-07-28", got "2025-06-18"`},
+		{"protocol a number", `{"mcpServers": {"x": {"command": "a", "protocol": 2026}}}`, `server "x": "protocol" must be a string (in quotes), got a number`},
+		{"sse of 2026-07-28", `{"mcpServers": {"x": {"type": "sse", "url": "http://a/sse", "protocol": "2026-07-28"}}}`, `server "x": protocol "2026-07-28" is for http and stdio servers: an sse server speaks "2025-11-25" or earlier`},
 		{"bad defer", `{"mcpServers": {"x": {"command": "a", "defer": "sometimes"}}}`, `defer must be true, false, "auto"`},
 		{"bad timeout", `{"mcpServers": {"x": {"command": "a", "timeout": "soon"}}}`, "timeout must be seconds"},
 		{"negative timeout", `{"mcpServers": {"x": {"command": "a", "timeout": -1}}}`, "timeout must not be negative"},

@@ -41,7 +41,8 @@ func TestHelpCommandColumn(t *testing.T) {
 }
 
 // /mcp lines its servers' states up under each other and counts in words
-// ("1 resource", not "1 resources").
+// ("1 resource", not "1 resources"); a server's protocol revision comes
+// last, once known.
 func TestMCPTextColumns(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -54,6 +55,8 @@ func TestMCPTextColumns(t *testing.T) {
 			[]string{"  tt  running · 6 tools · 1 prompt · 0 resources"}},
 		{[]MCPServerInfo{{Name: "bad\x1b[31m", State: "failed", Error: "exit 3"}, {Name: "a", State: "idle"}},
 			[]string{"  bad  failed · 0 tools", "  a    idle · 0 tools"}},
+		{[]MCPServerInfo{{Name: "shop", State: "running", Tools: 2, Protocol: "2025-11-25 (set)"}, {Name: "fs", State: "running", Tools: 1, Protocol: "2026-07-28"}},
+			[]string{"  shop  running · 2 tools · 0 prompts · 0 resources · protocol 2025-11-25 (set)", "  fs    running · 1 tool · 0 prompts · 0 resources · protocol 2026-07-28"}},
 	} {
 		got := strings.Split(mcpText(tc.servers, false), "\n")
 		for _, w := range tc.want {

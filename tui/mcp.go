@@ -36,6 +36,10 @@ type MCPBackend interface {
 type MCPServerInfo struct {
 	Name, State, SignIn, Error       string
 	Tools, Hidden, Prompts, Resource int
+	// Protocol is the MCP revision the server is spoken to in
+	// ("2026-07-28"), "(set)" after it when its "protocol" setting chose
+	// it; "" when not known yet.
+	Protocol string
 }
 
 // MCPPromptInfo is one prompt of a server.
@@ -163,6 +167,9 @@ func mcpText(servers []MCPServerInfo, demo bool) string {
 			fmt.Fprintf(&b, " (+%d hidden)", s.Hidden)
 		}
 		b.WriteString(" · " + plural(s.Prompts, "prompt") + " · " + plural(s.Resource, "resource"))
+		if s.Protocol != "" {
+			b.WriteString(" · protocol " + sanitize.Line(s.Protocol))
+		}
 		if s.Error != "" {
 			fmt.Fprintf(&b, "\n      %s", sanitize.Line(s.Error))
 		}

@@ -3,6 +3,7 @@ package tuiapp
 import (
 	"context"
 
+	mcptools "github.com/agent-dev/agent/tools/mcp"
 	"github.com/agent-dev/agent/tui"
 )
 
@@ -13,9 +14,18 @@ func (b *Backend) MCPServers() []tui.MCPServerInfo {
 	var out []tui.MCPServerInfo
 	for _, st := range b.a.MCPStatus() {
 		out = append(out, tui.MCPServerInfo{Name: st.Name, State: string(st.State), Error: st.Error, SignIn: b.a.SignInState(st.Name, st.State),
-			Tools: st.Tools, Hidden: len(st.Hidden), Prompts: st.Prompts, Resource: st.Resources})
+			Tools: st.Tools, Hidden: len(st.Hidden), Prompts: st.Prompts, Resource: st.Resources, Protocol: protocolText(st)})
 	}
 	return out
+}
+
+// protocolText is /mcp's protocol of a server: the revision it is spoken
+// to in, marked when its "protocol" setting chose it rather than "auto".
+func protocolText(st mcptools.Status) string {
+	if st.ProtocolSet() {
+		return st.Protocol + " (set)"
+	}
+	return st.Revision
 }
 
 // MCPControl is /mcp ACTION NAME; refused during a turn.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-dev/agent/internal/starttrace"
 	"github.com/agent-dev/agent/tools"
@@ -122,6 +123,10 @@ func (c *conn) callTimed(ctx context.Context, tool string, args json.RawMessage,
 		out := convertResult(res, limit)
 		c.checkOutput(tool, res, &out)
 		c.noteLinks(res)
+		if res.IsError {
+			// A handler that caught its refused request answers so.
+			out.Text = withHint(out.Text, c.protocolHint(cl.ProtocolVersion()))
+		}
 		return out, nil
 	case ctx.Err() != nil:
 		return tools.Result{}, ctx.Err()
@@ -148,7 +153,21 @@ func (c *conn) callTimed(ctx context.Context, tool string, args json.RawMessage,
 	if _, ok := urlElicitationRequired(err); ok || errors.As(err, &asked) {
 		return tools.Result{}, err // call asks the user, then retries
 	}
-	return errResult(fmt.Sprintf("MCP server %s could not run %s: %v", c.cfg.Name, tool, err)), nil
+	text := fmt.Sprintf("MCP server %s could not run %s: %v", c.cfg.Name, tool, err)
+	if errors.Is(err, mcpgo.ErrInternalError) {
+		// What mcp-go makes of a handler's error, its refused request's too.
+		text = withHint(text, c.protocolHint(cl.ProtocolVersion()))
+	}
+	return errResult(text), nil
+}
+
+// withHint is text with hint on a line of its own after it, text alone
+// when there is none.
+func withHint(text, hint string) string {
+	if hint == "" {
+		return text
+	}
+	return text + "\n" + hint
 }
 
 // toolTimeout bounds one call of the server's tools: its own toolTimeout,

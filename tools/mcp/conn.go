@@ -81,10 +81,13 @@ type conn struct {
 	noTools atomic.Bool
 	// era: the protocol revision the server is known to speak (era.go),
 	// an era held in an int32.
-	era    atomic.Int32
-	pages  listPages  // tools arrays read past mcp-go (listpages.go)
-	dialMu sync.Mutex // one (re)connection at a time
-	reqs   reqConn    // whose server requests are answered (requests.go)
+	era atomic.Int32
+	// bothEras: the server's server/discover, on this connection, listed
+	// revisions of both eras (protocol.go's protocolHint).
+	bothEras atomic.Bool
+	pages    listPages  // tools arrays read past mcp-go (listpages.go)
+	dialMu   sync.Mutex // one (re)connection at a time
+	reqs     reqConn    // whose server requests are answered (requests.go)
 	// inflight counts, per client, the requests in flight that a lost
 	// session has sent again (conn.use), so that the client is closed
 	// only after them (markDownDrained).
@@ -356,6 +359,9 @@ func (c *conn) handshake(ctx context.Context, cl *client.Client, p *proc, stderr
 	defer cancel()
 	res, err := cl.Initialize(ictx, req)
 	if err != nil {
+		if perr := c.pinnedRefusal(err); perr != nil {
+			return "", serverInfo{}, perr
+		}
 		if context.Cause(ictx) == errInit && ctx.Err() == nil {
 			return "", serverInfo{}, errInit
 		}
@@ -404,6 +410,7 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		tr.guard = c.guard()
 		return client.NewClient(tr, opts...), p, nil
 	case config.MCPHTTP:
 		hc := c.httpClient()
@@ -422,7 +429,7 @@ func (c *conn) newClient(stderr *tail) (*client.Client, *proc, error) {
 		}
 		var ti transport.Interface = tr
 		if probe {
-			ti = &eitherEra{StreamableHTTP: tr}
+			ti = &eitherEra{StreamableHTTP: tr, guard: c.guard()}
 		}
 		cl := client.NewClient(ti, opts...)
 		tap.lost = func(status int) {
@@ -480,7 +487,8 @@ func (c *conn) command(ctx context.Context) (*exec.Cmd, error) {
 func (c *conn) status() Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := Status{Name: c.cfg.Name, Transport: c.cfg.Type, Source: c.cfg.Source, State: c.state, Tools: len(c.list), Cached: c.cached}
+	s := Status{Name: c.cfg.Name, Transport: c.cfg.Type, Source: c.cfg.Source, State: c.state, Tools: len(c.list), Cached: c.cached,
+		Protocol: c.cfg.ProtocolSetting(), Revision: c.revision()}
 	if s.State == StateStarting && c.cached && c.lazy() && !c.gateOpen() {
 		s.State = StateIdle
 	}

@@ -88,8 +88,18 @@ func (c *conn) getEra() era  { return era(c.era.Load()) }
 func (c *conn) setEra(e era) { c.era.Store(int32(e)) }
 
 // probes reports whether the next connection sends server/discover
-// first (see era above).
+// first (see era above, and the server's "protocol" setting:
+// protocol.go).
 func (c *conn) probes() bool {
+	if c.cfg.Type == config.MCPSSE {
+		return false // a transport of the revisions before 2026-07-28
+	}
+	switch c.pinned() {
+	case eraLegacy:
+		return false
+	case eraModern:
+		return true
+	}
 	switch c.cfg.Type {
 	case config.MCPHTTP:
 		return c.getEra() != eraLegacy
@@ -123,6 +133,9 @@ type eitherEra struct {
 	// refused is the probe's refusal for want of a sign-in: initialize
 	// is not sent after it (see SendRequest).
 	refused error
+	// guard minds the handshake for the server's "protocol" setting
+	// (protocol.go); it sees the probe's answer as read here.
+	guard *eraGuard
 }
 
 // RequiresLegacyProtocol: no, see eitherEra.
@@ -143,12 +156,15 @@ func (*eitherEra) RequiresLegacyProtocol() bool { return false }
 //     let through by a server that guards only its tools), and the sign-in
 //     follows (signin.go); the next start probes again.
 func (t *eitherEra) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	if req.Method == string(mcpgo.MethodInitialize) && t.refused != nil {
+		return nil, t.refused // before the guard: the sign-in, not the revision, is what is missing
+	}
+	return t.guard.send(ctx, req, t.sendEither)
+}
+
+// sendEither is SendRequest without the guard.
+func (t *eitherEra) sendEither(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	switch req.Method {
-	case string(mcpgo.MethodInitialize):
-		if t.refused != nil {
-			return nil, t.refused
-		}
-		return t.StreamableHTTP.SendRequest(ctx, req)
 	case string(mcpgo.MethodServerDiscover):
 	default:
 		return t.StreamableHTTP.SendRequest(ctx, req)

@@ -213,7 +213,13 @@ func (c *conn) extrasJSON() []byte {
 	c.ex.mu.Lock()
 	x := cachedExtras{Resources: c.ex.resources, Templates: c.ex.templates, Prompts: c.ex.prompts, Completions: c.ex.completions, TaskTools: c.ex.taskTools}
 	c.ex.mu.Unlock()
-	x.Era = c.getEra().String()
+	if c.pinned() == eraUnknown {
+		// The era a "protocol" setting chose is not what era.go would
+		// have found: kept, it would hold after the setting is removed
+		// (a server of both eras set to 2025-11-25 would not be probed
+		// again), so "auto" starts from what it finds.
+		x.Era = c.getEra().String()
+	}
 	if len(x.Resources)+len(x.Templates)+len(x.Prompts) == 0 && !x.Completions && !x.TaskTools && x.Era == "" {
 		return nil
 	}

@@ -155,6 +155,13 @@ type Status struct {
 	// (resources with their templates).
 	Prompts   int `json:"prompts,omitempty"`
 	Resources int `json:"resources,omitempty"`
+	// Protocol is the server's "protocol" setting: "auto" (the default),
+	// "2025-11-25" or "2026-07-28".
+	Protocol string `json:"protocol"`
+	// Revision is the protocol revision the server is spoken to in, or
+	// was when last started ("2025-11-25" for any before 2026-07-28); ""
+	// when not known yet.
+	Revision string `json:"revision,omitempty"`
 }
 
 // ToolRef is where an agent tool name points.

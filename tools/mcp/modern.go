@@ -33,6 +33,9 @@ func (c *conn) fallsForward(err error) bool {
 	if c.probes() {
 		return false // it was probed: initialize was its answer to a refusal
 	}
+	if c.pinned() != eraUnknown {
+		return false // its "protocol" setting says which revision, and no other
+	}
 	if c.cfg.Type == config.MCPHTTP && errors.Is(err, transport.ErrLegacySSEServer) {
 		return true
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -232,6 +233,14 @@ type procTransport struct {
 	*transport.Stdio
 	p   *proc
 	out *os.File
+	// guard minds the handshake for the server's "protocol" setting
+	// (protocol.go).
+	guard *eraGuard
+}
+
+// SendRequest sends req through the guard.
+func (t *procTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	return t.guard.send(ctx, req, t.Stdio.SendRequest)
 }
 
 func (t *procTransport) Close() error {

@@ -99,6 +99,9 @@ func runTestServer(mode string) {
 	case "modern-only":
 		runModernOnlyStdio() // modern_test.go
 		return
+	case "ask":
+		runAskStdio() // protocol_test.go
+		return
 	case "stderr-banner":
 		// The edge server with a start banner on stderr, as the npm
 		// servers have ("Knowledge Graph MCP Server running on stdio").
