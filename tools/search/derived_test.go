@@ -2,12 +2,10 @@ package search
 
 import (
 	"slices"
-	"sync"
 	"testing"
 )
 
 func TestDerivedFormsTable(t *testing.T) {
-	dt := derivedForms("porter")
 	for _, tt := range []struct{ word, form string }{
 		{"financial", "finance"}, // a pertainym: the noun an adjective comes from
 		{"invest", "investment"},
@@ -15,8 +13,8 @@ func TestDerivedFormsTable(t *testing.T) {
 		{"merge", "merger"},
 		{"calculate", "calculator"},
 	} {
-		if !slices.Contains(dt[stem(tt.word)], tt.form) {
-			t.Errorf("derived forms of %q = %v, want %q among them", tt.word, dt[stem(tt.word)], tt.form)
+		if got := derivedForms("porter", stem(tt.word)); !slices.Contains(got, tt.form) {
+			t.Errorf("derived forms of %q = %v, want %q among them", tt.word, got, tt.form)
 		}
 	}
 }
@@ -67,16 +65,21 @@ func TestNameDerivedForms(t *testing.T) {
 	}
 }
 
-// Warm reads both tables of a stemmer, so the first search does not.
+// Warm reads both tables' indexes for the engine's stemmer, and both whole
+// tables for another, so the first search does not.
 func TestWarmReadsBothTables(t *testing.T) {
 	const stemmer = "none" // a stemmer no other test reads the tables of
 	Warm(stemmer)
-	for name, tables := range map[string]*sync.Map{"synonyms": &wordnetTables, "derived forms": &derivedTables} {
-		v, ok := tables.Load(stemmer)
-		if !ok {
-			t.Fatalf("Warm did not read the %s table", name)
+	Warm("porter")
+	for name, table := range map[string]*lemmaTable{"synonyms": wordnetTable, "derived forms": derivedTable} {
+		if len(table.heads) == 0 {
+			t.Errorf("Warm did not read the %s table's index", name)
 		}
-		if len(v.(*wordnetTable).m) == 0 {
+		v, ok := table.byStemmer.Load(stemmer)
+		if !ok {
+			t.Fatalf("Warm did not read the %s table for stemmer %q", name, stemmer)
+		}
+		if len(v.(*stemmedTable).m) == 0 {
 			t.Errorf("the %s table Warm read is empty", name)
 		}
 	}

