@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -67,12 +68,68 @@ func WriteToolsReport(w io.Writer, rep *ToolsReport, width int) error {
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(cut, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tSERVER\tSET\tTOKENS\tANNOTATIONS")
+	head := []string{"TOOL", "SERVER", "SET", "TOKENS"}
+	rows := make([][]string, 0, len(rep.Tools))
 	for _, t := range rep.Tools {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", t.Name, dash(t.Server), setName(t.Deferred), t.Tokens, t.Annotations)
+		rows = append(rows, []string{t.Name, dash(t.Server), setName(t.Deferred), strconv.Itoa(t.Tokens), briefHints(t.Annotations)})
+	}
+	hints := make([]string, len(rows))
+	for i, r := range rows {
+		hints[i] = r[4]
+	}
+	room := 0 // the ANNOTATIONS column's cells on a terminal; 0: all
+	if width > 0 {
+		room = width
+		for i, h := range head {
+			col := ansi.StringWidth(h)
+			for _, r := range rows {
+				col = max(col, ansi.StringWidth(r[i]))
+			}
+			room -= col + 2
+		}
+		if slices.ContainsFunc(hints, func(h string) bool { return ansi.StringWidth(h) > room }) {
+			// Too narrow for the hints' words: every row takes the short
+			// ones, so a column reads the same way throughout.
+			for i := range hints {
+				hints[i] = shortHints(hints[i])
+			}
+		}
+	}
+	// The hints wrap at their commas under one another; with less than a
+	// hint's room beside the row (long tool names), they go on a line of
+	// their own under it, added once the table is laid out so that the
+	// columns stay one block.
+	var table bytes.Buffer
+	tw = tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
+	under := width > 0 && room < minHintRoom // every row's hints under it
+	if under {
+		fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	} else {
+		fmt.Fprintln(tw, strings.Join(head, "\t")+"\tANNOTATIONS")
+	}
+	below := map[int]string{} // by line of the table
+	line := 1
+	for i, r := range rows {
+		lines := wrapHints(hints[i], room)
+		if under && hints[i] != "" {
+			lines, below[line] = []string{""}, "    "+hints[i]
+		}
+		for j, l := range lines {
+			if j == 0 {
+				fmt.Fprintln(tw, strings.Join(r[:4], "\t")+"\t"+l)
+			} else {
+				fmt.Fprintln(tw, "\t\t\t\t"+l)
+			}
+			line++
+		}
 	}
 	_ = tw.Flush()
+	for i, l := range strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n") {
+		fmt.Fprintln(cut, l)
+		if b, ok := below[i]; ok {
+			fmt.Fprintln(cut, b)
+		}
+	}
 	for _, l := range []struct {
 		head []string
 		rows []QuarantinedRow
@@ -92,6 +149,67 @@ func WriteToolsReport(w io.Writer, rep *ToolsReport, width int) error {
 	fmt.Fprintln(w, wrapNote(fmt.Sprintf("in the model's context per request: about %d tokens of tool definitions (every tool eager: %d; saved by deferral: %d)",
 		e.Context, e.Eager, e.Saved), width))
 	return nil
+}
+
+// briefHints is a tool's annotations as agent tools' table shows them: a
+// read-only tool's destructive and idempotent hints go, as the MCP
+// specification says they are meaningful only when readOnlyHint is false
+// (mcp-go sends destructiveHint true on every tool whose author did not
+// set it: "read-only, destructive" read as a contradiction). --json keeps
+// them as the server sent them.
+func briefHints(hints string) string {
+	parts := strings.Split(hints, ", ")
+	if !slices.Contains(parts, "read-only") {
+		return hints
+	}
+	parts = slices.DeleteFunc(parts, func(h string) bool {
+		return h == "destructive" || h == "non-destructive" || h == "idempotent"
+	})
+	return strings.Join(parts, ", ")
+}
+
+// minHintRoom is the fewest cells beside a row that hints wrap in: the
+// longest short hint ("destructive,") and the column's name.
+const minHintRoom = len("ANNOTATIONS") + 1
+
+// shortHints are hints in the short words agent tools uses on a terminal
+// too narrow for the long ones: the specification's "additive" for
+// non-destructive, and the world hints without "-world".
+func shortHints(hints string) string {
+	parts := strings.Split(hints, ", ")
+	for i, h := range parts {
+		switch h {
+		case "non-destructive":
+			parts[i] = "additive"
+		case "open-world":
+			parts[i] = "open"
+		case "closed-world":
+			parts[i] = "closed"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// wrapHints splits hints ("destructive, idempotent, closed-world") at
+// their commas into lines of at most room cells; room 0 keeps one line.
+func wrapHints(hints string, room int) []string {
+	if room <= 0 || ansi.StringWidth(hints) <= room {
+		return []string{hints}
+	}
+	var lines []string
+	cur := ""
+	for _, h := range strings.Split(hints, ", ") {
+		switch {
+		case cur == "":
+			cur = h
+		case ansi.StringWidth(cur+", "+h+",") <= room:
+			cur += ", " + h
+		default:
+			lines = append(lines, cur+",")
+			cur = h
+		}
+	}
+	return append(lines, cur)
 }
 
 func setName(deferred bool) string {
