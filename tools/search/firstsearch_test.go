@@ -16,7 +16,9 @@ import (
 //   - warm: the same query with what every query reads of the tables read
 //     (each searched once first): tables minus warm is what reading them
 //     costs;
-//   - index: the index built, then one query: the rest of a first search.
+//   - index: the index built, then one query: the rest of a first search;
+//   - build: the index built alone: index minus build is what a query
+//     costs on an index searched for the first time.
 //
 // The cpu-µs/op metric is the one to compare: the machine is shared.
 func BenchmarkFirstSearch(b *testing.B) {
@@ -60,5 +62,8 @@ func BenchmarkFirstSearch(b *testing.B) {
 	})
 	b.Run("index", func(b *testing.B) {
 		run(b, func(q string) { search1(b, search.New(set.Docs), q) })
+	})
+	b.Run("build", func(b *testing.B) {
+		run(b, func(string) { search.New(set.Docs) })
 	})
 }
