@@ -72,6 +72,9 @@ type App struct {
 	warnings []string // shown once at start
 	// configured are the MCP servers of the config files, read once.
 	configured map[string]config.MCPServer
+	// listing: the App of agent tools, which reads the catalog cache as
+	// the listing commands do (listing.go).
+	listing bool
 
 	mu      sync.Mutex
 	stored  *store.Session
@@ -497,6 +500,9 @@ func (a *App) attachMCP(ctx context.Context, model string, onEvent func(mcptools
 		a.rememberServers(configured)
 		o := a.mcpOptions()
 		o.OnEvent, o.Cache = onEvent, a.catalogCache(ctx)
+		if a.listing {
+			o.Cache = forListing(o.Cache, eagerServers(configured), a.settings.Refresh)
+		}
 		if m, servers, warnings, err = startMCPServers(ctx, a.settings, configured, o); err != nil {
 			return err
 		}
@@ -599,7 +605,7 @@ func (a *App) unmatchedApprovals() (warnings []string, ok bool) {
 // session: the provider (its error when it is not configured), the MCP
 // tools with --defer applied, and the warnings. Close the App after.
 func Tools(ctx context.Context, s Settings, o Options) (a *App, perr error, err error) {
-	a = &App{settings: s, opts: o}
+	a = &App{settings: s, opts: o, listing: true}
 	p, defModel, perr := NewProvider(s, s.Provider, o.Getenv)
 	model := s.Model
 	if model == "" {

@@ -16,7 +16,7 @@ import (
 // yet (agent tools) opens it; one that cannot works without the cache.
 func (a *App) catalogCache(ctx context.Context) mcptools.Cache {
 	s := a.settings
-	if s.NoCache || (s.MCPCache != nil && !*s.MCPCache) {
+	if !s.catalogCacheOn() {
 		return nil
 	}
 	if a.db == nil {

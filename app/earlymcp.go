@@ -74,7 +74,7 @@ func (a *App) startMCPEarly(ctx context.Context) *earlyMCP {
 		return e
 	}
 	o := a.mcpOptions()
-	if !s.NoCache && (s.MCPCache == nil || *s.MCPCache) {
+	if s.catalogCacheOn() {
 		e.cache = &lateCache{ready: make(chan struct{})}
 		o.Cache = e.cache
 	}

@@ -97,21 +97,27 @@ func newMCPManager(s Settings, configured map[string]config.MCPServer, o mcptool
 	return mcptools.NewManager(servers, o), servers, nil
 }
 
-// MCPTools connects the configured servers plus those named with --mcp and
-// returns their tools (for agent tools search), to read, not to call: the
-// servers are stopped, and waited for, before it returns. (They used to
-// stop when ctx ended, after the command had returned: the processes and
-// their readers outlived it.)
+// MCPTools returns the tools of the configured servers plus those named
+// with --mcp (for agent tools search), to read, not to call: a server
+// whose catalog is cached is answered for by it and not started
+// (listing.go); the others are started, and stopped and waited for
+// before it returns. (They used to stop when ctx ended, after the command
+// had returned: the processes and their readers outlived it.)
 func MCPTools(ctx context.Context, s Settings, version string) ([]tools.Tool, []error, error) {
 	configured, err := s.MCPServers()
 	if err != nil {
 		return nil, nil, err
 	}
-	m, warnings, err := startMCP(ctx, s, configured, mcptools.Options{ClientVersion: version})
+	cache, closeCache, cerr := openCatalogCache(ctx, s)
+	defer closeCache()
+	m, warnings, err := startMCP(ctx, s, configured, mcptools.Options{ClientVersion: version, Cache: forListing(cache, eagerServers(configured), s.Refresh)})
 	if err != nil {
 		return nil, nil, err
 	}
 	defer m.Close()
+	if cerr != nil {
+		warnings = append([]error{cerr}, warnings...)
+	}
 	return m.Tools(false), warnings, nil
 }
 
@@ -140,14 +146,20 @@ type MCPTool struct {
 	Deferred   bool   `json:"deferred"`
 }
 
-// MCPList connects the configured servers (and the presets named with
-// --mcp, or every preset when all) to count their tools, each within
-// timeout; other presets are listed as "available" without being started.
+// MCPList lists the configured servers (and the presets named with --mcp,
+// or every preset when all) with their tool counts: from a server's
+// cached catalog without starting it ("cached"), else by connecting it
+// within timeout (listing.go says which start). Other presets are listed
+// as "available" without being started. A store that cannot be opened
+// leaves every server to be connected, as without the cache: the listing
+// is right, only slower.
 func MCPList(ctx context.Context, s Settings, all bool, timeout time.Duration, version string) ([]MCPEntry, error) {
 	configured, err := s.MCPServers()
 	if err != nil {
 		return nil, err
 	}
+	cache, closeCache, _ := openCatalogCache(ctx, s)
+	defer closeCache()
 	presets := config.MCPPresets(s.Workdir)
 	named, err := config.ResolveMCPIn(configured, presets, s.MCP)
 	if err != nil {
@@ -170,9 +182,20 @@ func MCPList(ctx context.Context, s Settings, all bool, timeout time.Duration, v
 	if s.Defer == "true" {
 		start = config.DeferAll(start, s.MCP)
 	}
+	// A remote server with no sign-in kept is connected even with its
+	// catalog cached: only its answer tells whether it needs one (a
+	// catalog listed while signed in outlives agent mcp logout), and the
+	// SIGN-IN column is what this list is read for.
+	live := eagerServers(configured)
+	for _, srv := range start {
+		if oauth.New(srv, oauthOptions(s, nil)).State() == oauth.StateNotSignedIn {
+			live[srv.Name] = true
+		}
+	}
 	m := mcptools.NewManager(start, mcptools.Options{
 		Workdir: s.Workdir, StartTimeout: timeout, ClientName: "agent", ClientVersion: version,
 		Logger: slog.New(slog.DiscardHandler), OAuth: oauthOptions(s, nil), PidDir: serverPidDir(),
+		Cache: forListing(cache, live, s.Refresh),
 	})
 	defer m.Close()
 	m.Start(ctx)
@@ -182,6 +205,7 @@ func MCPList(ctx context.Context, s Settings, all bool, timeout time.Duration, v
 	}
 	started := map[string]mcptools.Status{}
 	for _, st := range m.Status() {
+		st.State = listedState(st.State)
 		started[st.Name] = st
 	}
 	needs := needSignIn(m)
@@ -219,7 +243,9 @@ func MCPList(ctx context.Context, s Settings, all bool, timeout time.Duration, v
 // has none to show ("-"), not "not signed in", which reads as a step left
 // to do. So has one that failed for another reason (nothing answers at
 // its URL): "not signed in" beside "connection refused" sent the user to
-// agent mcp login. needs: its start failed for want of a sign-in.
+// agent mcp login. needs: its start failed for want of a sign-in. (A
+// server listed from its cache has a token kept, or needs none: MCPList
+// connects one that has none.)
 func signInState(auth *oauth.Authorizer, state mcptools.State, needs bool) oauth.State {
 	s := auth.State()
 	if s == oauth.StateNotSignedIn && (state == mcptools.StateRunning || (state == mcptools.StateFailed && !needs)) {

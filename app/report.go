@@ -58,10 +58,14 @@ type ServerTokens struct {
 	Tools    int    `json:"tools"`
 	Deferred int    `json:"deferred"`
 	Tokens   int    `json:"tokens"`
+	// Cached: the tools are the server's cached catalog; the server was
+	// not started (listing.go).
+	Cached bool `json:"cached,omitempty"`
 }
 
-// BuildToolsReport connects the run's MCP servers and reports their tools
-// as the current provider, model and search mode would send them.
+// BuildToolsReport reports the tools of the run's MCP servers (from their
+// cached catalogs, or connecting them: listing.go) as the current
+// provider, model and search mode would send them.
 func BuildToolsReport(ctx context.Context, settings Settings, o Options) (*ToolsReport, error) {
 	a, perr, err := Tools(ctx, settings, o)
 	if err != nil {
@@ -97,6 +101,13 @@ func BuildToolsReport(ctx context.Context, settings Settings, o Options) (*Tools
 			rep.Deferred++
 		} else {
 			rep.Active++
+		}
+	}
+	if a.mcp != nil {
+		for _, st := range a.mcp.Status() {
+			if p := per[st.Name]; p != nil {
+				p.Cached = st.Cached
+			}
 		}
 	}
 	for _, st := range per {

@@ -32,6 +32,7 @@ type Flags struct {
 	DBPath     string
 	NoStream   bool
 	NoCache    bool // --no-cache: no MCP catalog cache
+	Refresh    bool // --refresh: agent tools, tools search and mcp list start every server (listing.go)
 	NoLearn    bool // --no-learn: tool search does not learn from use
 	Demo       bool
 	Resume     string
@@ -61,6 +62,7 @@ type Settings struct {
 	DBPath     string
 	NoStream   bool
 	NoCache    bool
+	Refresh    bool
 	NoLearn    bool
 	Demo       bool
 	Resume     string
@@ -132,6 +134,7 @@ func Load(f Flags, getenv func(string) string) (Settings, error) {
 	}
 	s.MCPConfig, s.DBPath = f.MCPConfig, f.DBPath
 	s.NoStream, s.NoCache, s.NoLearn, s.Demo, s.Resume, s.Continue = f.NoStream, f.NoCache, f.NoLearn, f.Demo, f.Resume, f.Continue
+	s.Refresh = f.Refresh
 	if f.Agent != "" {
 		// The profile's layer: over the files and the environment, under
 		// the flags.

@@ -229,7 +229,7 @@ func WriteMCPList(w io.Writer, entries []MCPEntry, showTools bool, width int) er
 	var rows [][]string
 	for _, e := range entries {
 		count, deferred := "-", "-"
-		if e.State == mcptools.StateRunning || e.State == mcptools.StateDown {
+		if e.State == mcptools.StateRunning || e.State == mcptools.StateDown || e.State == stateCached {
 			count, deferred = strconv.Itoa(e.Tools), strconv.Itoa(e.Deferred)
 		}
 		detail := cmp.Or(e.Error, e.Target)

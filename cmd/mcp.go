@@ -68,9 +68,12 @@ func newMCPListCmd(g *Globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "Show the configured and preset MCP servers, status and tool counts",
-		Long: `Connects the configured servers (and the presets named with --mcp, or every
-preset with --all) to count their tools, each within --timeout. Other presets
-are listed as "available" without being started.`,
+		Long: `Lists the configured servers (and the presets named with --mcp, or every
+preset with --all) with their tool counts. A server whose tool list is cached
+for its current config is listed from the cache without being started (status
+"cached"); the others are connected, each within --timeout. --refresh connects
+every server: a health check. Other presets are listed as "available" without
+being started.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := g.settings()
@@ -92,5 +95,6 @@ are listed as "available" without being started.`,
 	f.BoolVar(&all, "all", false, "also start the presets not named with --mcp")
 	f.BoolVar(&showTools, "tools", false, "list each server's tools with their deferral")
 	f.DurationVar(&timeout, "timeout", 30*time.Second, "how long to wait for each server")
+	refreshFlag(c, g)
 	return c
 }

@@ -52,6 +52,7 @@ func TestMCPList(t *testing.T) {
 		t.Skip("server-everything not installed: run .ci/install-mcp.sh")
 	}
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_DATA_HOME", t.TempDir()) // the catalog cache's database
 	t.Setenv("HOME", t.TempDir())
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "cfg.json")
@@ -92,13 +93,24 @@ func TestMCPList(t *testing.T) {
 		}
 	}
 
-	text, err := runMCPList(t, g, "--tools")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"NAME", "everything", "running", "everything__echo", "active", "deferred", "broken", "failed", "playwright", "available"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("text output lacks %q:\n%s", want, text)
+	// everything's catalog is cached now: listed from it, not started
+	// (broken has none: it is tried again).
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--tools"}, []string{"NAME", "everything", "cached", "everything__echo", "active", "deferred", "broken", "failed", "playwright", "available"}},
+		{[]string{"--tools", "--refresh"}, []string{"everything", "running", "everything__echo", "broken", "failed"}},
+	} {
+		g := &Globals{Flags: app.Flags{Workdir: dir, MCPConfig: cfg, Defer: "true"}}
+		text, err := runMCPList(t, g, c.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range c.want {
+			if !strings.Contains(text, want) {
+				t.Errorf("%v: text output lacks %q:\n%s", c.args, want, text)
+			}
 		}
 	}
 }

@@ -39,7 +39,8 @@ description, input_schema | inputSchema, server?}, or an MCP tools/list result
 line {id, results: [tool id or name, ...]}, for evaluating a catalog. --history
 reads earlier use, {"query", "tool"} a line, as if those requests had led to
 those tools; searching MCP servers also uses what sessions recorded (unless
---no-learn).`,
+--no-learn). A server whose tool list is cached is searched without being
+started (--refresh starts every server).`,
 		Example: `  agent tools search --mcp github "open a pull request"
   agent tools search --catalog tools.jsonl --limit 5 --json \
     "convert a docx to pdf"
@@ -57,6 +58,7 @@ those tools; searching MCP servers also uses what sessions recorded (unless
 	f.StringVar(&o.queries, "queries", "", "answer every {id, query} line of this JSONL file with {id, results}")
 	f.StringVar(&o.mode, "mode", "auto", "how QUERY is read: auto, bm25, regex or select")
 	f.StringVar(&o.history, "history", "", `learn from this JSONL file of earlier use first: {"query": ..., "tool": id or name} a line`)
+	refreshFlag(c, g)
 	return c
 }
 
