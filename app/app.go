@@ -70,6 +70,9 @@ type App struct {
 	session  *agent.Session
 	note     string   // the status-bar note (the demo says so there)
 	warnings []string // shown once at start
+	// startNews is what the SessionStart hooks said as the run opened
+	// (their systemMessage), which -p prints as the other hooks' is.
+	startNews []string
 	// configured are the MCP servers of the config files, read once.
 	configured map[string]config.MCPServer
 	// listing: the App of agent tools, which reads the catalog cache as
@@ -287,7 +290,7 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 		}
 		a.checkReplay(ctx, resumed)
 		a.loadSpend(ctx, resumed.ID())
-		a.warnings = append(a.warnings, a.hooks.sessionStart(ctx, "resume")...)
+		a.hookStarted(a.hooks.sessionStart(ctx, "resume"))
 		return a, nil
 	}
 	if a.createErr != nil {
@@ -305,8 +308,20 @@ func Open(ctx context.Context, s Settings, o Options) (_ *App, err error) {
 	if err := a.useStore(ss); err != nil {
 		return nil, err
 	}
-	a.warnings = append(a.warnings, a.hooks.sessionStart(ctx, "startup")...)
+	a.hookStarted(a.hooks.sessionStart(ctx, "startup"))
 	return a, nil
+}
+
+// hookStarted keeps what SessionStart said as the run opened: its notes
+// with the start-up warnings, its messages as news (the TUI says them as
+// its other notices), kept for -p too, which prints them and has them in
+// its result's warnings as it has the other hooks'.
+func (a *App) hookStarted(notes, msgs []string) {
+	a.warnings = append(a.warnings, notes...)
+	a.startNews = append(a.startNews, msgs...)
+	for _, m := range msgs {
+		a.News(m)
+	}
 }
 
 // sessionMeta is what a new or resumed session stores of this run (after
@@ -828,7 +843,8 @@ func (a *App) SendInput(ctx context.Context, in agent.Input) <-chan agent.Event 
 					a.spent(a.Provider(), model, *ev.Usage)
 				}
 			case agent.EventCompacted:
-				defer a.hooks.tell(emit, a.hooks.sessionStart(ctx, "compact"))
+				notes, msgs := a.hooks.sessionStart(ctx, "compact")
+				defer a.hooks.started(emit, notes, msgs)
 			}
 			turn.Observe(ev)
 			emit(ev)

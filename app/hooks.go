@@ -251,16 +251,18 @@ func (h *sessionHooks) Compacting(ctx context.Context, auto bool, focus string, 
 }
 
 // sessionStart runs SessionStart (source: startup, resume, clear or
-// compact, after a compaction); its
-// context waits for the next prompt. It returns the notes for the user.
-func (h *sessionHooks) sessionStart(ctx context.Context, source string) []string {
+// compact, after a compaction); its context waits for the next prompt. It
+// returns the notes for the user (failures, a block's reason: warnings)
+// and the hooks' systemMessage, named by the hook ("SessionStart hook:
+// …"), which is news as the other hooks' is (say).
+func (h *sessionHooks) sessionStart(ctx context.Context, source string) (notes, msgs []string) {
 	if h == nil || !h.r.Hooks.Has(hooks.SessionStart) {
-		return nil
+		return nil, nil
 	}
 	if h.a.opts.NoMCP && source != "compact" {
 		// agent sessions compact opens a session to compact it, not to
 		// start or resume a conversation.
-		return nil
+		return nil, nil
 	}
 	in := h.input()
 	in.Source = source
@@ -276,15 +278,32 @@ func (h *sessionHooks) sessionStart(ctx context.Context, source string) []string
 	}
 	h.mu.Unlock()
 	for _, m := range o.Messages {
-		// Said with the start-up warnings, which -p prints (its notices
-		// it does not): the one event whose messages stay there.
-		o.Notes = append(o.Notes, "SessionStart hook: "+m)
+		msgs = append(msgs, string(hooks.SessionStart)+" hook: "+m)
 	}
 	if o.Block && o.Reason != "" {
 		// SessionStart cannot block: its stderr is for the user.
 		o.Notes = append(o.Notes, "SessionStart hook: "+o.Reason)
 	}
-	return o.Notes
+	return o.Notes, msgs
+}
+
+// startedIdle is started between turns (/clear, /resume, /compact).
+func (h *sessionHooks) startedIdle(notes, msgs []string) { h.started(nil, notes, msgs) }
+
+// started tells the user what a SessionStart run between turns or after a
+// compaction said: its notes as warnings, its messages as news.
+func (h *sessionHooks) started(emit func(agent.Event), notes, msgs []string) {
+	h.tell(emit, notes)
+	if h == nil {
+		return
+	}
+	for _, m := range msgs {
+		if emit != nil {
+			emit(agent.Event{Type: agent.EventNotice, Text: m})
+			continue
+		}
+		h.a.News(m)
+	}
 }
 
 // preToolUse is the PreToolUse step of the permission path (perms'

@@ -61,6 +61,11 @@ func (a *App) Print(ctx context.Context, prompt string, o PrintOptions) error {
 	for _, w := range a.Warnings() {
 		fmt.Fprintln(o.Stderr, "agent: warning: "+sanitize.Line(w))
 	}
+	for _, m := range a.startNews {
+		// A SessionStart hook's systemMessage: no warning, as a turn's
+		// hook's is printed (below).
+		fmt.Fprintln(o.Stderr, "agent: "+sanitize.Line(m))
+	}
 	if err := a.CheckCommand(prompt); err != nil {
 		var uc *UnknownCommandError
 		if errors.As(err, &uc) && o.UICommand != nil {

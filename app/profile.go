@@ -333,7 +333,7 @@ func (a *App) Compact(ctx context.Context, focus string) (*agent.Compaction, err
 	if c != nil {
 		p, model := a.session.Target()
 		a.spent(p.Name(), model, c.Usage)
-		a.hooks.tell(nil, a.hooks.sessionStart(ctx, "compact"))
+		a.hooks.startedIdle(a.hooks.sessionStart(ctx, "compact"))
 	}
 	return c, err
 }

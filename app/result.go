@@ -143,7 +143,7 @@ func (a *App) NewReducer() *Reducer {
 		}
 		return adapter
 	}
-	r.res = emptyResult(provider, model, a.Warnings())
+	r.res = emptyResult(provider, model, append(a.Warnings(), a.startNews...))
 	r.res.SessionID = a.session.ID()
 	return r
 }

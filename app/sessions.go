@@ -201,7 +201,7 @@ func (a *App) Resume(ctx context.Context, id string) ([]agent.Message, error) {
 		a.session.SetCompaction(cp) // it sends the compacted form, as --resume does
 	}
 	a.loadSpend(ctx, ss.ID())
-	a.hooks.tell(nil, a.hooks.sessionStart(ctx, "resume"))
+	a.hooks.startedIdle(a.hooks.sessionStart(ctx, "resume"))
 	a.tel.SessionStarted(ctx, a.label, true)
 	return hist, nil
 }
@@ -227,7 +227,7 @@ func (a *App) New(ctx context.Context) error {
 	}
 	a.session.Reset(nil)
 	a.loadSpend(ctx, "")
-	a.hooks.tell(nil, a.hooks.sessionStart(ctx, "clear"))
+	a.hooks.startedIdle(a.hooks.sessionStart(ctx, "clear"))
 	a.tel.SessionStarted(ctx, a.label, false)
 	return nil
 }

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
+	"github.com/agent-dev/agent/tui"
 )
 
 // userHooks writes the user's config with hooks (Claude Code's format).
@@ -433,5 +435,47 @@ func TestHookSystemMessageIsANotice(t *testing.T) {
 				t.Errorf("result warnings %q, stderr %q: want %q in both", result.Warnings, res.stderr, tt.want)
 			}
 		})
+	}
+}
+
+// A SessionStart hook's systemMessage is news naming the hook, as the
+// other hooks' is since a1311c4: it stayed with the start-up warnings, so
+// the TUI marked "SessionStart hook: tests passed" as a warning. -p prints
+// it on stderr without "warning:" and keeps it in the result's warnings;
+// the TUI gets it as a notice at start and after /clear.
+func TestSessionStartSystemMessageIsNews(t *testing.T) {
+	const want = "SessionStart hook: tests passed"
+	isolate(t)
+	userHooks(t, `{"SessionStart": [{"hooks": [{"type": "command", "command": "cat >/dev/null; echo '{\"systemMessage\": \"tests passed\"}'"}]}]}`)
+	fake := anthropictest.NewServer(t)
+	fake.SetScript(anthropictest.NewScript(anthropictest.Turn{Text: "All done."}))
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	res := runAgent(t, env, "-p", "fix it", "--base-url", fake.URL, "--output-format", "json")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	var result struct{ Warnings []string }
+	if err := json.Unmarshal([]byte(res.stdout), &result); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(result.Warnings, want) || !strings.Contains(res.stderr, "agent: "+want) || strings.Contains(res.stderr, "warning: "+want) {
+		t.Errorf("result warnings %q, stderr %q: want %q in both, not as a warning", result.Warnings, res.stderr, want)
+	}
+
+	b := newTestTUIBackendWith(t, app.Options{Interactive: true}, env, "--base-url", fake.URL, "--db", filepath.Join(t.TempDir(), "a.db"))
+	for _, step := range []struct {
+		name string
+		do   func() error
+	}{
+		{"at start", func() error { return nil }},
+		{"after /clear", func() error { return b.New(t.Context()) }},
+	} {
+		if err := step.do(); err != nil {
+			t.Fatal(err)
+		}
+		notes := b.Refresh()
+		if !slices.Contains(notes, tui.Note{Text: want}) {
+			t.Errorf("%s: notes %+v, want %q as news", step.name, notes, want)
+		}
 	}
 }
