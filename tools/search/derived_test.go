@@ -72,7 +72,7 @@ func TestWarmReadsBothTables(t *testing.T) {
 	Warm(stemmer)
 	Warm("porter")
 	for name, table := range map[string]*lemmaTable{"synonyms": wordnetTable, "derived forms": derivedTable} {
-		if len(table.heads) == 0 {
+		if table.Blocks() == 0 {
 			t.Errorf("Warm did not read the %s table's index", name)
 		}
 		v, ok := table.byStemmer.Load(stemmer)

@@ -4,6 +4,6 @@ package search
 // starts without them: BenchmarkFirstSearch measures what reading them
 // costs the first search.
 func ResetTables() {
-	wordnetTable = &lemmaTable{src: wordnetTab}
-	derivedTable = &lemmaTable{src: derivedTab}
+	wordnetTable = newLemmaTable(wordnetTab)
+	derivedTable = newLemmaTable(derivedTab)
 }
