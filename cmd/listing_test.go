@@ -25,8 +25,9 @@ func TestListingCommandsDoNotStartCachedServers(t *testing.T) {
 	marks := t.TempDir()
 	mark := filepath.Join(marks, "tt")
 	extra := filepath.Join(marks, "extra")
-	cfg := writeMCPServers(t, map[string]any{"tt": map[string]any{"command": exe, "env": map[string]string{
-		"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_PIDFILE": mark, "AGENT_TEST_MCP_EXTRA": extra}}})
+	entry := map[string]any{"command": exe, "env": map[string]string{
+		"AGENT_TEST_MCP_SERVER": "1", "AGENT_TEST_MCP_PIDFILE": mark, "AGENT_TEST_MCP_EXTRA": extra}}
+	cfg := writeMCPServers(t, map[string]any{"tt": entry})
 	db := filepath.Join(t.TempDir(), "agent.db")
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
 	// started says whether tt was started since it was last asked: the
@@ -156,6 +157,36 @@ func TestListingCommandsDoNotStartCachedServers(t *testing.T) {
 		out := run(c.args...)
 		if got, finds := started(), strings.Contains(out, "tt__new_gadget"); got != c.starts || finds != c.finds {
 			t.Errorf("%v: started %v, found the new tool %v; want %v, %v\n%s", c.args, got, finds, c.starts, c.finds, out)
+		}
+	}
+
+	// A changed entry starts tt once, its list then cached under the new
+	// entry; "start": "eager" starts it every time, as a session does.
+	for _, c := range []struct {
+		change string
+		starts []bool // successive searches
+	}{
+		{"env", []bool{true, false}},
+		{"eager", []bool{true, true}},
+	} {
+		switch c.change {
+		case "env":
+			entry["env"].(map[string]string)["AGENT_TEST_MCP_READONLY"] = "1"
+		case "eager":
+			entry["start"] = "eager"
+		}
+		b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"tt": entry}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cfg, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range c.starts {
+			run("tools", "search", "weather")
+			if got := started(); got != want {
+				t.Errorf("%s, search %d: started %v, want %v", c.change, i+1, got, want)
+			}
 		}
 	}
 }
