@@ -18,7 +18,8 @@ func serverDef(s config.MCPServer) store.MCPServerDef {
 	// Args are copied: the definition goes to the store, the config stays
 	// the running server's.
 	d := store.MCPServerDef{Name: s.Name, Type: s.Type, Command: s.Command, Args: slices.Clone(s.Args), Cwd: s.Cwd,
-		Env: slices.Sorted(maps.Keys(s.Env)), Headers: slices.Sorted(maps.Keys(s.Headers)), Source: s.Source}
+		Env: slices.Sorted(maps.Keys(s.Env)), Headers: slices.Sorted(maps.Keys(s.Headers)), Source: s.Source,
+		Protocol: s.Protocol, Start: s.Start}
 	if s.URL != "" {
 		d.URL = s.URL
 		if u, err := url.Parse(s.URL); err == nil && (u.RawQuery != "" || u.User != nil) {
@@ -113,7 +114,7 @@ func (a *App) rememberServers(configured map[string]config.MCPServer) {
 			gone = append(gone, d.Name)
 		default:
 			configured[d.Name] = config.MCPServer{Name: d.Name, Type: d.Type, Command: d.Command, Args: d.Args, Cwd: d.Cwd,
-				URL: d.URL, Env: env, Source: d.Source}
+				URL: d.URL, Env: env, Source: d.Source, Protocol: d.Protocol, Start: d.Start}
 			a.warnings = append(a.warnings, fmt.Sprintf("MCP server %s is not configured here: started from this session's definition (%s, from %s)", d.Name, a.defTarget(d), d.Source))
 		}
 	}

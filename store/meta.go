@@ -70,6 +70,12 @@ type MCPServerDef struct {
 	Headers  []string `json:"header_names,omitempty"`
 	// Source is the file that defined it (or "preset").
 	Source string `json:"source,omitempty"`
+	// Protocol and Start are the server's "protocol" and "start" settings,
+	// so a server brought back from here is spoken to and started as it
+	// was configured (empty in sessions stored before they were kept: the
+	// defaults).
+	Protocol string `json:"protocol,omitempty"`
+	Start    string `json:"start,omitempty"`
 }
 
 // sanitized returns the settings as stored: credentials redacted.
