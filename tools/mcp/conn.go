@@ -75,6 +75,9 @@ type conn struct {
 	refreshGen   uint64
 	refreshing   bool
 	refreshAgain bool
+	// changedStarting: a tools/list_changed came before the connection
+	// was up; it lists once more when it is (queueRefresh).
+	changedStarting bool
 	// noTools: the server's initialize declared no tools capability (a
 	// server of resources or prompts); its refusal of tools/list is an
 	// empty list, not a failed start.
@@ -290,6 +293,13 @@ func (c *conn) connectOnce(parent context.Context) error {
 	// run did not wait for.
 	if !c.install(r.list, r.seq, wasUp || fromCache || c.m.registered()) && fromCache && oldInfo != c.info {
 		c.m.toolsChanged(c.cfg.Name) // only the description search uses changed
+	}
+	c.mu.Lock()
+	again := c.changedStarting
+	c.changedStarting = false
+	c.mu.Unlock()
+	if again {
+		c.queueRefresh(gen, cl) // the change said while it started
 	}
 	starttrace.Markf("mcp installed", c.cfg.Name)
 	c.saveCached(r.list, r.hash, r.si, r.info)

@@ -198,6 +198,16 @@ func parseTool(raw json.RawMessage) (rawTool, error) {
 // round trips, parses and cache writes, each the same list.
 func (c *conn) queueRefresh(gen uint64, cl *client.Client) {
 	c.mu.Lock()
+	if c.gen == gen && c.cl != cl {
+		// The connection is not up yet (server-everything over SSE says
+		// its list changed as it starts): a list installed now took the
+		// place of the start's own, which then found nothing new and
+		// never said the server was up. The start lists anyway, and
+		// refreshes once after (connectOnce).
+		c.changedStarting = true
+		c.mu.Unlock()
+		return
+	}
 	if c.refreshing && c.refreshGen == gen {
 		c.refreshAgain = true
 		c.mu.Unlock()
