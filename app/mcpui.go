@@ -203,6 +203,13 @@ func (a *App) SignInState(name string, state mcptools.State) string {
 		return ""
 	}
 	if auth := a.mcp.Authorizer(name); auth != nil {
+		if state == mcptools.StateIdle {
+			// Not started yet, its tools from its cache: it was reached
+			// before, with a token kept or needing none. /mcp said "not
+			// signed in" beside every plain HTTP server waiting for its
+			// first call, as if a step were left to do.
+			state = mcptools.StateRunning
+		}
 		return signInText(string(signInState(auth, state, needSignIn(a.mcp)[name])), auth.Grant())
 	}
 	return ""

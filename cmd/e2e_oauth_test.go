@@ -14,6 +14,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/agent-dev/agent/app"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 	"github.com/agent-dev/agent/tools/mcp/oauth/oauthtest"
 )
@@ -195,5 +196,32 @@ func TestMCPLoginInTmux(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_DATA_HOME"), "agent", "oauth", "*.json"))
 	if len(files) != 1 {
 		t.Fatalf("token files %v", files)
+	}
+}
+
+// /mcp shows no sign-in step for a remote server waiting for its first
+// call with its tools from the cache: it said "idle · not signed in"
+// beside every plain HTTP server (server-everything's), which answered
+// without asking for one when its catalog was cached.
+func TestTUIIdleServerNeedsNoSignIn(t *testing.T) {
+	isolate(t)
+	s := server.NewMCPServer("open", "1.0.0")
+	s.AddTool(mcpgo.NewTool("ping"), func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return mcpgo.NewToolResultText("pong"), nil
+	})
+	open := httptest.NewServer(server.NewStreamableHTTPServer(s))
+	t.Cleanup(open.Close)
+	cfg := writeJSON(t, "mcp.json", map[string]any{"mcpServers": map[string]any{
+		"open": map[string]any{"type": "http", "url": open.URL + "/mcp"}}})
+	db := filepath.Join(t.TempDir(), "a.db")
+	// The first run lists it, which caches its catalog.
+	if res := runAgent(t, nil, "tools", "--mcp-config", cfg, "--db", db); res.code != 0 {
+		t.Fatalf("exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey}
+	b := newTestTUIBackendWith(t, app.Options{Interactive: true}, env, "--mcp-config", cfg, "--db", db)
+	servers := b.MCPServers()
+	if len(servers) != 1 || servers[0].State != "idle" || servers[0].SignIn != "-" {
+		t.Errorf("/mcp lists %+v, want open idle with no sign-in to do (-)", servers)
 	}
 }
