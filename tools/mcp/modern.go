@@ -53,7 +53,11 @@ func (c *conn) stampModern(cl *client.Client, req *transport.JSONRPCRequest) err
 	if !mcpgo.IsModernProtocol(v) {
 		return nil
 	}
-	params := map[string]any{}
+	// The params are kept as the JSON they are, only _meta's members
+	// added: decoded into Go values, a tool's arguments lost the digits
+	// of an integer past 2^53 (float64) and failed on a number past
+	// float64's range.
+	params := map[string]json.RawMessage{}
 	if req.Params != nil {
 		b, err := json.Marshal(req.Params)
 		if err != nil {
@@ -62,15 +66,35 @@ func (c *conn) stampModern(cl *client.Client, req *transport.JSONRPCRequest) err
 		if err := json.Unmarshal(b, &params); err != nil {
 			return fmt.Errorf("%s: params are not an object: %w", req.Method, err)
 		}
+		if params == nil { // null
+			params = map[string]json.RawMessage{}
+		}
 	}
-	meta, _ := params["_meta"].(map[string]any)
-	if meta == nil {
-		meta = map[string]any{}
+	meta := map[string]json.RawMessage{}
+	if m, ok := params["_meta"]; ok {
+		if err := json.Unmarshal(m, &meta); err != nil {
+			return fmt.Errorf("%s: _meta is not an object: %w", req.Method, err)
+		}
+		if meta == nil { // null
+			meta = map[string]json.RawMessage{}
+		}
 	}
-	meta[mcpgo.MetaKeyProtocolVersion] = v
-	meta[mcpgo.MetaKeyClientCapabilities] = modernCapabilities()
-	meta[mcpgo.MetaKeyClientInfo] = mcpgo.Implementation{Name: c.m.opts.ClientName, Version: c.m.opts.ClientVersion}
-	params["_meta"] = meta
+	for k, val := range map[string]any{
+		mcpgo.MetaKeyProtocolVersion:    v,
+		mcpgo.MetaKeyClientCapabilities: modernCapabilities(),
+		mcpgo.MetaKeyClientInfo:         mcpgo.Implementation{Name: c.m.opts.ClientName, Version: c.m.opts.ClientVersion},
+	} {
+		b, err := json.Marshal(val)
+		if err != nil {
+			return fmt.Errorf("%s: %w", req.Method, err)
+		}
+		meta[k] = b
+	}
+	mb, err := json.Marshal(meta)
+	if err != nil {
+		return fmt.Errorf("%s: %w", req.Method, err)
+	}
+	params["_meta"] = mb
 	req.Params = params
 	enc, err := json.Marshal(params)
 	if err != nil {
