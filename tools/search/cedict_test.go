@@ -3,6 +3,7 @@ package search
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestGlosses(t *testing.T) {
@@ -26,9 +27,33 @@ func TestGlosses(t *testing.T) {
 			t.Errorf("glosses(%q) = %q, want nothing", tt.in, got)
 		}
 	}
-	glossTable()
-	if n := len(cedict.line); n < 100000 {
-		t.Errorf("gloss table has %d headwords, want the generated ~120k", n)
+}
+
+// Every headword of the table looks up its own gloss, and the words around
+// it (a character more, a character less) only theirs: the lookup by binary
+// search in blocks finds what the whole table, read line by line, says.
+func TestGlossTableLooksUpEveryHeadword(t *testing.T) {
+	all := map[string]string{}
+	cedict.All(func(h, g string) {
+		if _, dup := all[h]; dup {
+			t.Errorf("headword %q twice", h)
+		}
+		all[h] = g
+	})
+	if n := len(all); n < 100000 {
+		t.Fatalf("gloss table has %d headwords, want the generated ~120k", n)
+	}
+	for h, want := range all {
+		if got, ok := lookupGloss([]byte(h)); !ok || got != want {
+			t.Errorf("lookupGloss(%q) = %q, %v, want %q", h, got, ok, want)
+		}
+		_, size := utf8.DecodeLastRuneInString(h)
+		for _, k := range []string{h + "一", h + "\x00", h[:len(h)-size]} {
+			want, in := all[k]
+			if got, ok := lookupGloss([]byte(k)); ok != in || got != want {
+				t.Errorf("lookupGloss(%q) = %q, %v, want %q, %v", k, got, ok, want, in)
+			}
+		}
 	}
 }
 

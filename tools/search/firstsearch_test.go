@@ -1,7 +1,9 @@
 package search_test
 
 import (
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/agent-dev/agent/tools/search"
 	"github.com/agent-dev/agent/tools/search/internal/bench"
@@ -11,8 +13,10 @@ import (
 // a later one, on the shared catalogs (ALL.json, 282 tools) and the
 // requests set's queries, cycled:
 //
-//   - tables: the WordNet tables forgotten before each search, as in a new
-//     process, then one query on a built index;
+//   - tables: the WordNet and CC-CEDICT tables forgotten before each
+//     search, as in a new process, then one query on a built index;
+//   - han: the same with the set's queries in Chinese characters only,
+//     which read the CC-CEDICT glosses;
 //   - warm: the same query with what every query reads of the tables read
 //     (each searched once first): tables minus warm is what reading them
 //     costs;
@@ -42,6 +46,12 @@ func BenchmarkFirstSearch(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	var han []string
+	for _, q := range qs {
+		if strings.ContainsFunc(q, func(r rune) bool { return unicode.Is(unicode.Han, r) }) {
+			han = append(han, q)
+		}
+	}
 	run := func(b *testing.B, each func(q string)) {
 		for _, q := range qs { // what an earlier search of the process read
 			search1(b, ix, q)
@@ -56,6 +66,13 @@ func BenchmarkFirstSearch(b *testing.B) {
 	}
 	b.Run("tables", func(b *testing.B) {
 		run(b, func(q string) { search.ResetTables(); search1(b, ix, q) })
+	})
+	b.Run("han", func(b *testing.B) {
+		if len(han) == 0 {
+			b.Skip("no query of the requests set has Chinese characters")
+		}
+		i := 0
+		run(b, func(string) { search.ResetTables(); search1(b, ix, han[i%len(han)]); i++ })
 	})
 	b.Run("warm", func(b *testing.B) {
 		run(b, func(q string) { search1(b, ix, q) })
