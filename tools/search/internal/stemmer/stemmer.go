@@ -48,7 +48,12 @@ func Porter(w string) string {
 			return w
 		}
 	}
-	s := porter{b: []byte(w)}
+	// The word is worked on in a buffer on the stack, and a stem that is
+	// the word cut short, as most are, is returned as part of it: an index
+	// stems every distinct word of a catalog, and these were two
+	// allocations a word.
+	var buf [32]byte
+	s := porter{b: append(buf[:0], w...)}
 	s.step1ab()
 	if len(s.b) > 2 {
 		s.step1c()
@@ -56,6 +61,9 @@ func Porter(w string) string {
 		s.step3()
 		s.step4()
 		s.step5()
+	}
+	if len(s.b) <= len(w) && string(s.b) == w[:len(s.b)] {
+		return w[:len(s.b)]
 	}
 	return string(s.b)
 }
@@ -132,7 +140,19 @@ func (p *porter) ends(s string) bool {
 	return true
 }
 
-func (p *porter) setTo(s string) { p.b = append(p.b[:p.j], s...) }
+// setTo replaces b[j:] with s. No rule makes a word longer than it was, so
+// s fits in b's room; reslicing instead of append keeps b, a buffer on
+// Porter's stack, from escaping to the heap.
+func (p *porter) setTo(s string) {
+	n := p.j + len(s)
+	if n > cap(p.b) {
+		nb := make([]byte, n)
+		copy(nb, p.b[:p.j])
+		p.b = nb
+	}
+	p.b = p.b[:n]
+	copy(p.b[p.j:], s)
+}
 
 func (p *porter) r(s string) {
 	if p.m() > 0 {
@@ -174,7 +194,8 @@ func (p *porter) step1ab() {
 		default:
 			p.j = len(p.b)
 			if p.m() == 1 && p.cvc(len(p.b)-1) {
-				p.b = append(p.b, 'e')
+				p.j = len(p.b)
+				p.setTo("e")
 			}
 		}
 	}
