@@ -2,10 +2,10 @@ package app
 
 import (
 	"context"
-	mcptools "github.com/agent-dev/agent/tools/mcp"
 	"sort"
 
 	"github.com/agent-dev/agent/agent"
+	mcptools "github.com/agent-dev/agent/tools/mcp"
 	"github.com/agent-dev/agent/tools/tokens"
 )
 

@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 	"github.com/agent-dev/agent/telemetry/otlptest"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
 // A -p turn with telemetry on: its spans reach a local OTLP receiver over

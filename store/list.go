@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agent-dev/agent/agent"
 	"strings"
 	"time"
+
+	"github.com/agent-dev/agent/agent"
 )
 
 // Resolve turns an id or a unique id prefix into the session's id. An

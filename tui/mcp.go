@@ -7,8 +7,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/agent-dev/agent/sanitize"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/agent-dev/agent/sanitize"
 )
 
 // MCP in the TUI: /mcp lists the servers and acts on one between turns,

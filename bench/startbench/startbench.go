@@ -18,7 +18,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agent-dev/agent/bench/internal/faket"
 	"io"
 	"net"
 	"net/http"
@@ -33,6 +32,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/agent-dev/agent/bench/internal/faket"
 	"github.com/agent-dev/agent/bench/internal/proc"
 	"github.com/agent-dev/agent/bench/tokenbench"
 	"github.com/agent-dev/agent/internal/starttrace"

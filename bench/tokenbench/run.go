@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/agent-dev/agent/bench/internal/faket"
 	"time"
 
 	"github.com/agent-dev/agent/agent"
 	"github.com/agent-dev/agent/app"
+	"github.com/agent-dev/agent/bench/internal/faket"
 	"github.com/agent-dev/agent/providers/anthropic"
 	"github.com/agent-dev/agent/providers/anthropic/anthropictest"
 	"github.com/agent-dev/agent/providers/openaichat"

@@ -28,9 +28,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
-	// gzip-compressed calls (OTEL_EXPORTER_OTLP_COMPRESSION=gzip) are
-	// decoded as a collector does.
-	_ "google.golang.org/grpc/encoding/gzip"
+	_ "google.golang.org/grpc/encoding/gzip" // gzip-compressed calls (OTEL_EXPORTER_OTLP_COMPRESSION=gzip) are decoded as a collector does
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 )

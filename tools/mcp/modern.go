@@ -7,10 +7,11 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/agent-dev/agent/config"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agent-dev/agent/config"
 )
 
 // Protocol 2026-07-28 is stateless: no initialize handshake, no session;

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+
 	"github.com/agent-dev/agent/tools/search"
 )
 
