@@ -3,12 +3,14 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/agent-dev/agent/internal/suggest"
 	"github.com/agent-dev/agent/sanitize"
 )
 
@@ -76,6 +78,10 @@ func mcpListCmd(b Backend) tea.Cmd {
 	return func() tea.Msg { return mcpListMsg{prompts: mb.MCPPrompts(), resources: mb.MCPResources()} }
 }
 
+// mcpActions are what /mcp ACTION NAME does, as the backend's MCPControl
+// takes them.
+var mcpActions = []string{"reconnect", "disable", "enable", "login"}
+
 // mcpCommand runs /mcp and /SERVER:PROMPT; ok is false for other commands.
 func (m *Model) mcpCommand(name, arg string) (tea.Cmd, bool) {
 	mb, isMCP := m.b.(MCPBackend)
@@ -90,8 +96,20 @@ func (m *Model) mcpCommand(name, arg string) (tea.Cmd, bool) {
 		if action == "" {
 			return func() tea.Msg { return mcpTextMsg{text: mcpText(mb.MCPServers(), demo)} }, true
 		}
+		if !slices.Contains(mcpActions, action) {
+			// Said here, not by the backend, so that what was typed stays
+			// in the input to be fixed: it was cleared.
+			m.keepInput = true
+			hint := "use " + strings.Join(mcpActions, ", ")
+			if near := suggest.Nearest(action, mcpActions); near != "" {
+				hint = "did you mean " + near + "?"
+			}
+			m.chat.notice(itemWarning, fmt.Sprintf("unknown /mcp action %q: %s", action, hint))
+			return nil, true
+		}
 		if server == "" {
-			m.chat.notice(itemWarning, "usage: /mcp [login|reconnect|disable|enable NAME]")
+			m.keepInput = true // the name is added to it
+			m.chat.notice(itemWarning, "usage: /mcp "+action+" NAME (/mcp lists the servers)")
 			return nil, true
 		}
 		if m.working {

@@ -233,3 +233,31 @@ func TestMCPPromptMissingArgumentKeepsTheCommand(t *testing.T) {
 		t.Errorf("input %q after the refused prompt (want the command back); turns %q", v, turns.started)
 	}
 }
+
+// A mistyped /mcp action, or one without its server, is refused with what
+// was meant, nothing is asked of the backend, and what was typed stays in
+// the input to be fixed: "/mcp reconect memory" was cleared, with
+// "unknown /mcp action" and no suggestion.
+func TestMCPActionMistypedKeepsTheInput(t *testing.T) {
+	for _, tt := range []struct{ typed, says string }{
+		{"/mcp reconect ev", `unknown /mcp action "reconect": did you mean reconnect?`},
+		{"/mcp frobnicate ev", `unknown /mcp action "frobnicate": use reconnect,`},
+		{"/mcp reconnect", "usage: /mcp reconnect NAME (/mcp lists the servers)"},
+	} {
+		t.Run(tt.typed, func(t *testing.T) {
+			m, f, _ := newMCPModel(t)
+			typeText(m, tt.typed)
+			run(m, press(m, "enter"))
+			// Read as words: the chat column wraps a long notice.
+			if s := strings.Join(strings.Fields(frame(m)), " "); !strings.Contains(s, tt.says) {
+				t.Errorf("the chat does not say %q:\n%s", tt.says, s)
+			}
+			if v := m.input.Value(); v != tt.typed {
+				t.Errorf("the input holds %q, want %q kept", v, tt.typed)
+			}
+			if len(f.controls) != 0 {
+				t.Errorf("the backend was asked %v", f.controls)
+			}
+		})
+	}
+}
