@@ -87,9 +87,11 @@ func WriteToolsReport(w io.Writer, rep *ToolsReport, width int) error {
 			}
 			room -= col + 2
 		}
-		if slices.ContainsFunc(hints, func(h string) bool { return ansi.StringWidth(h) > room }) {
-			// Too narrow for the hints' words: every row takes the short
-			// ones, so a column reads the same way throughout.
+		// Too narrow for the hints' words beside the rows: every row takes
+		// the short ones, so a column reads the same way throughout. On
+		// lines of their own under the rows (under, below) they have the
+		// width, and keep their words.
+		if room >= minHintRoom && slices.ContainsFunc(hints, func(h string) bool { return ansi.StringWidth(h) > room }) {
 			for i := range hints {
 				hints[i] = shortHints(hints[i])
 			}

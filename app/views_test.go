@@ -727,10 +727,10 @@ func TestToolsAnnotationsFit(t *testing.T) {
 		{"a long name", append([]ToolRow{long}, rows...), 80, []string{
 			"TOOL                                           SERVER      SET       TOKENS",
 			"everything__trigger-elicitation-request-async  everything  deferred  99",
-			"    destructive, idempotent, open",
+			"    destructive, idempotent, open-world",
 			"memory__read_graph                             memory      active    43",
-			"    read-only, closed",
-		}, []string{"…"}},
+			"    read-only, closed-world",
+		}, []string{"…", "additive"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rep := &ToolsReport{Provider: "anthropic", Model: "claude-sonnet-4-5", Tools: tt.rows}
