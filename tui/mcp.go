@@ -59,6 +59,8 @@ type (
 	mcpTextMsg struct {
 		text string
 		err  error
+		// typed is the /mcp ACTION NAME that failed, for the input.
+		typed string
 	}
 	promptMsg struct {
 		text string
@@ -120,7 +122,7 @@ func (m *Model) mcpCommand(name, arg string) (tea.Cmd, bool) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*backendTimeout)
 			defer cancel()
 			text, err := mb.MCPControl(ctx, action, server)
-			return mcpTextMsg{text: text, err: err}
+			return mcpTextMsg{text: text, err: err, typed: "/mcp " + action + " " + server}
 		}, true
 	}
 	server, prompt, ok := strings.Cut(strings.TrimPrefix(name, "/"), ":")
@@ -205,6 +207,11 @@ func (m *Model) handleMCPMsg(msg tea.Msg) (tea.Cmd, bool) {
 	case mcpTextMsg:
 		if msg.err != nil {
 			m.chat.notice(itemWarning, sanitize.Line(msg.err.Error()))
+			// The command comes back to the input, to fix a mistyped
+			// server's name or try again, as a refused prompt's does.
+			if msg.typed != "" && strings.TrimSpace(m.input.Value()) == "" {
+				m.input.SetValue(msg.typed)
+			}
 		} else {
 			m.chat.notice(itemNotice, sanitize.Text(msg.text))
 		}

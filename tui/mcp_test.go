@@ -22,6 +22,9 @@ func (f *fakeMCP) MCPServers() []MCPServerInfo {
 }
 func (f *fakeMCP) MCPControl(_ context.Context, action, name string) (string, error) {
 	f.controls = append(f.controls, action+" "+name)
+	if name != "ev" {
+		return "", errors.New(`no MCP server "` + name + `": did you mean "ev"? (/mcp lists them)`)
+	}
 	return "MCP server " + name + ": disabled, 0 tools", nil
 }
 func (f *fakeMCP) MCPPrompts() []MCPPromptInfo {
@@ -257,6 +260,33 @@ func TestMCPActionMistypedKeepsTheInput(t *testing.T) {
 			}
 			if len(f.controls) != 0 {
 				t.Errorf("the backend was asked %v", f.controls)
+			}
+		})
+	}
+}
+
+// A /mcp action the backend refuses (a mistyped server's name) comes back
+// to the input to be fixed, as a refused prompt does; it was cleared and
+// had to be typed again. Text typed meanwhile is not replaced.
+func TestMCPActionRefusedComesBack(t *testing.T) {
+	for _, tt := range []struct{ name, meanwhile, want string }{
+		{"empty input", "", "/mcp reconnect evv"},
+		{"typed meanwhile", "hello", "hello"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, f, _ := newMCPModel(t)
+			typeText(m, "/mcp reconnect evv")
+			cmd := press(m, "enter")
+			typeText(m, tt.meanwhile)
+			run(m, cmd)
+			if len(f.controls) != 1 || f.controls[0] != "reconnect evv" {
+				t.Fatalf("controls %v", f.controls)
+			}
+			if s := strings.Join(strings.Fields(frame(m)), " "); !strings.Contains(s, `no MCP server "evv"`) {
+				t.Errorf("the refusal is not said:\n%s", frame(m))
+			}
+			if v := m.input.Value(); v != tt.want {
+				t.Errorf("the input holds %q, want %q", v, tt.want)
 			}
 		})
 	}
