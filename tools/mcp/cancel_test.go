@@ -97,7 +97,8 @@ func hangServer() *server.MCPServer {
 // TestCancelledAtServer: a call that times out, or whose turn is
 // cancelled, is cancelled at the server with notifications/cancelled
 // naming its request, over streamable HTTP and SSE (mcp-go sends none over
-// HTTP by itself).
+// HTTP by itself). In protocol 2025-11-25: 2026-07-28 over HTTP cancels
+// by closing the stream (TestModernHTTPCancelClosesTheStream).
 func TestCancelledAtServer(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -111,7 +112,7 @@ func TestCancelledAtServer(t *testing.T) {
 			log := newRPCLog()
 			var cfg config.MCPServer
 			if tt.transport == config.MCPHTTP {
-				hs := httptest.NewServer(log.wrap(server.NewStreamableHTTPServer(hangServer())))
+				hs := httptest.NewServer(log.wrap(legacyHTTP(hangServer())))
 				t.Cleanup(hs.Close)
 				cfg = config.MCPServer{Name: "h", Type: config.MCPHTTP, URL: hs.URL + "/mcp"}
 			} else {

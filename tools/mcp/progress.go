@@ -117,7 +117,13 @@ func (c *conn) sendRound(ctx, tctx context.Context, cl *client.Client, tool stri
 			if ctx.Err() != nil {
 				reason = "the user cancelled the call"
 			}
-			c.cancelRequest(cl, req.ID, reason)
+			if streamableOf(cl) == nil || !mcpgo.IsModernProtocol(cl.ProtocolVersion()) {
+				// Protocol 2026-07-28 over streamable HTTP cancels by
+				// ending the request's stream, done with tctx; the
+				// specification expects no notification there, and the
+				// call is not to wait for one to be written.
+				c.cancelRequest(cl, req.ID, reason)
+			}
 			return nil, transport.NewError(tctx.Err())
 		}
 		return nil, transport.NewError(err)
