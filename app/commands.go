@@ -252,10 +252,25 @@ func (a *App) CheckCommand(text string) error {
 		names = append(names, c.Name)
 	}
 	e.Near = suggest.Nearest(name, names)
-	if a.settings.Project.Dir != "" {
-		// Read again only on this path: Open left out an untrusted
-		// project's commands.
-		_, e.Untrusted = commands.Load(commands.Dirs{Project: filepath.Join(a.settings.Project.Dir, ".agent", "commands")}).Find(name)
-	}
+	e.Untrusted = a.UntrustedCommand(name)
 	return &UsageError{e}
+}
+
+// UntrustedCommand reports whether name ("review") is a custom command of
+// this project that is not used because the project is not trusted: -p
+// and the TUI say so instead of "unknown command".
+func (a *App) UntrustedCommand(name string) bool {
+	if a.settings.Project.Dir == "" {
+		return false
+	}
+	a.mu.Lock()
+	_, found := a.commands.Find(name)
+	a.mu.Unlock()
+	if found {
+		return false
+	}
+	// Read again only on this path: Open left out an untrusted project's
+	// commands.
+	_, ok := commands.Load(commands.Dirs{Project: filepath.Join(a.settings.Project.Dir, ".agent", "commands")}).Find(name)
+	return ok
 }

@@ -156,6 +156,10 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 		}
 		// The text stays in the input, to be fixed or sent as typed.
 		m.keepInput = true
+		if u, ok := m.b.(UntrustedCommands); ok && u.UntrustedCommand(name[1:]) {
+			m.chat.notice(itemWarning, name+" is a command of this project, which is not trusted: review .agent/commands, then run `agent trust` and start agent again (or pass --trust)")
+			return nil, true
+		}
 		if near := suggest.Nearest(name, append(commandNames(), m.customNames()...)); near != "" {
 			m.chat.notice(itemWarning, "unknown command "+name+": did you mean "+near+"? (/help lists them; a leading space sends the text as typed)")
 			return nil, true

@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -125,6 +126,41 @@ func TestLeadingSpaceSendsAsTyped(t *testing.T) {
 			}
 			if strings.Join(turns.started, "|") != strings.Join(want, "|") {
 				t.Errorf("typed %q: turns %q, want %q", tt.typed, turns.started, want)
+			}
+		})
+	}
+}
+
+// untrustedBackend knows a command of a project it does not trust.
+type untrustedBackend struct{ *fakeBackend }
+
+func (untrustedBackend) UntrustedCommand(name string) bool { return name == "ship" }
+
+// A command of an untrusted project is refused saying so, as -p does: the
+// TUI said "unknown command /ship", as if the project's .agent/commands
+// did not have it.
+func TestUntrustedProjectCommandSaysSo(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ typed, says string }{
+		{"/ship now", "/ship is a command of this project, which is not trusted"},
+		{"/shp", "unknown command /shp"},
+	} {
+		t.Run(tt.typed, func(t *testing.T) {
+			b := untrustedBackend{newFakeBackend()}
+			m, err := New(b, Options{Width: 120, Height: 40, Theme: "dark", AltScreen: true, RefreshEvery: time.Millisecond, Now: (&clock{t: epoch}).Now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			turns := &fakeTurns{}
+			m.turns = turns
+			m.Update(infoMsg(b.Info()))
+			typeText(m, tt.typed)
+			run(m, press(m, "enter"))
+			if s := strings.Join(strings.Fields(frame(m)), " "); !strings.Contains(s, tt.says) {
+				t.Errorf("the chat does not say %q:\n%s", tt.says, frame(m))
+			}
+			if len(turns.started) != 0 || m.input.Value() != tt.typed {
+				t.Errorf("turns %q, input %q: want nothing sent, the text kept", turns.started, m.input.Value())
 			}
 		})
 	}

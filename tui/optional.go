@@ -20,6 +20,13 @@ type SessionDeleter interface {
 	Delete(ctx context.Context, id string) error
 }
 
+// UntrustedCommands is implemented by a Backend that knows the custom
+// commands of a project it does not trust: /NAME of one is refused saying
+// so, not as an unknown command.
+type UntrustedCommands interface {
+	UntrustedCommand(name string) bool
+}
+
 // ModelLister is implemented by a Backend that lists the models /model
 // offers for the current provider (the capability and price tables, and
 // the provider's own list where it has one).

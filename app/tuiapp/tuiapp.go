@@ -114,6 +114,10 @@ func (b *Backend) Refresh() []tui.Note {
 	return notes
 }
 
+// UntrustedCommand says whether /name is a command of a project left
+// untrusted.
+func (b *Backend) UntrustedCommand(name string) bool { return b.a.UntrustedCommand(name) }
+
 // Models lists what /model offers.
 func (b *Backend) Models(ctx context.Context) ([]tui.ModelInfo, error) {
 	var out []tui.ModelInfo
