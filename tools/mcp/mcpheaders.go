@@ -32,7 +32,8 @@ import (
 // an object or array). A client over streamable HTTP must not use a tool
 // that breaks them: such a tool is hidden (hiddenReason), listed with why
 // by agent tools, agent mcp list and /mcp, and never offered to the model.
-// Other transports have no headers, and their tools are left alone.
+// Other transports have no headers, and their tools are left alone; so
+// are those of a server known to speak 2025-11-25, which is sent none.
 
 // mentionsHeader reports whether a schema may carry an x-mcp-header
 // annotation: the check that keeps the schemas of the other tools (nearly
@@ -49,7 +50,10 @@ func mentionsHeader(schema json.RawMessage) bool {
 // tools asked four times for each of the github server's annotated tools,
 // about 12 ms of CPU a run before the first request.
 func (c *conn) headerProblem(t rawTool) string {
-	if c.cfg.Type != config.MCPHTTP || !mentionsHeader(t.Schema) {
+	// A server known to speak 2025-11-25 gets no Mcp-Param headers: the
+	// annotation means nothing there, and its tools are used as before.
+	// (An era not yet known is taken as 2026-07-28's.)
+	if c.cfg.Type != config.MCPHTTP || c.getEra() == eraLegacy || !mentionsHeader(t.Schema) {
 		return ""
 	}
 	c.hdrMu.Lock()

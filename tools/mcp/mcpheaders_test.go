@@ -1,11 +1,18 @@
 package mcp
 
 import (
+	"context"
 	"encoding/base64"
+	"encoding/json"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/agent-dev/agent/config"
 )
@@ -161,5 +168,63 @@ func TestHeaderProblemFollowsTheSchema(t *testing.T) {
 		if why := c.headerProblem(rawTool{Name: "t", Schema: step.schema}); (why != "") != step.invalid {
 			t.Errorf("step %d: reason %q, want invalid=%v", i, why, step.invalid)
 		}
+	}
+}
+
+// TestHeaderProblemOnlyInTheRevisionOfHeaders: a server known to speak
+// 2025-11-25 is sent no Mcp-Param headers, so a tool whose annotation is
+// invalid is used there; one of 2026-07-28, or not yet known, has it
+// hidden.
+func TestHeaderProblemOnlyInTheRevisionOfHeaders(t *testing.T) {
+	t.Parallel()
+	bad := rawTool{Name: "t", Schema: []byte(`{"type":"object","properties":{"v":{"type":"object","x-mcp-header":"V"}}}`)}
+	for _, tt := range []struct {
+		era    era
+		hidden bool
+	}{{eraUnknown, true}, {eraModern, true}, {eraLegacy, false}} {
+		c := &conn{m: &Manager{log: slog.New(slog.DiscardHandler)}, cfg: config.MCPServer{Name: "s", Type: config.MCPHTTP}}
+		c.setEra(tt.era)
+		if why := c.headerProblem(bad); (why != "") != tt.hidden {
+			t.Errorf("era %q: reason %q, want hidden=%v", tt.era, why, tt.hidden)
+		}
+	}
+}
+
+// TestInvalidHeaderToolOfLegacyServerOffered: over streamable HTTP, a
+// server of 2025-11-25 only has its tool with an invalid x-mcp-header
+// offered (it is sent no headers); the same server of both eras, spoken
+// 2026-07-28, has it hidden.
+func TestInvalidHeaderToolOfLegacyServerOffered(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		handler func(*server.MCPServer) http.Handler
+		offered bool
+	}{
+		{"2025-11-25 only", func(s *server.MCPServer) http.Handler { return legacyHTTP(s) }, true},
+		{"both eras", func(s *server.MCPServer) http.Handler { return server.NewStreamableHTTPServer(s) }, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			// mcp-go refuses to register the invalid annotation: the tool
+			// is registered valid and listed invalid, through its filter.
+			s := server.NewMCPServer("hdr", "1.0.0", server.WithToolCapabilities(false),
+				server.WithToolFilter(func(_ context.Context, ts []mcpgo.Tool) []mcpgo.Tool {
+					for i := range ts {
+						ts[i].RawInputSchema = json.RawMessage(`{"type":"object","properties":{"v":{"type":"object","x-mcp-header":"V"}}}`)
+					}
+					return ts
+				}))
+			s.AddTool(mcpgo.NewToolWithRawSchema("bad", "An object in a header", json.RawMessage(`{"type":"object","properties":{"v":{"type":"string","x-mcp-header":"V"}}}`)),
+				func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+					return mcpgo.NewToolResultText("ok"), nil
+				})
+			srv := httptest.NewServer(tt.handler(s))
+			t.Cleanup(srv.Close)
+			_, set := startRegistered(t, Options{}, config.MCPServer{Name: "hdr", Type: config.MCPHTTP, URL: srv.URL})
+			if _, ok := set.Lookup(ToolName("hdr", "bad")); ok != tt.offered {
+				t.Errorf("tool offered %v, want %v", ok, tt.offered)
+			}
+		})
 	}
 }
