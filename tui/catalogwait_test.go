@@ -151,3 +151,42 @@ func TestSessionsWithNoneSaysSo(t *testing.T) {
 		})
 	}
 }
+
+// /resume ID resumes that session, as agent --resume ID does (the line
+// printed at quit names it so): the ID was ignored and the picker opened
+// on every session. A prefix of one ID is enough; words that name none or
+// several open the picker narrowed to them.
+func TestResumeWithAnID(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		typed   string
+		resumed bool
+		shown   int // rows of the picker when not resumed
+	}{
+		{"/resume bbbbbbbb-2222", true, 0},
+		{"/sessions aaaa", true, 0},
+		{"/resume money", false, 1},
+		{"/resume zzzz", false, 0},
+		{"/resume", false, 2},
+	} {
+		t.Run(tt.typed, func(t *testing.T) {
+			b := newFakeBackend()
+			b.history = history()
+			m, _, _ := newTestModel(t, b, 120, 40, Options{})
+			typeText(m, tt.typed)
+			run(m, press(m, "enter"))
+			if resumed := strings.Contains(frame(m), "resumed · replaying 6 messages"); resumed != tt.resumed {
+				t.Fatalf("resumed %v, want %v:\n%s", resumed, tt.resumed, frame(m))
+			}
+			if tt.resumed {
+				if m.picker != nil {
+					t.Error("a picker is open after the resume")
+				}
+				return
+			}
+			if m.picker == nil || len(m.picker.shown) != tt.shown {
+				t.Fatalf("picker %+v, want %d rows shown", m.picker, tt.shown)
+			}
+		})
+	}
+}

@@ -39,6 +39,8 @@ type (
 	sessionsMsg struct {
 		Items []SessionInfo
 		Err   error
+		// Filter is what /resume ID or /sessions WORDS named.
+		Filter string
 	}
 	resumedMsg struct {
 		ID      string
@@ -136,7 +138,7 @@ func (m *Model) command(text string) (tea.Cmd, bool) {
 	case "/sessions", "/resume":
 		return func() tea.Msg {
 			items, err := b.Sessions(ctx)
-			return sessionsMsg{Items: items, Err: err}
+			return sessionsMsg{Items: items, Err: err, Filter: arg}
 		}, true
 	case "/new":
 		return func() tea.Msg { return newSessionMsg{Err: b.New(ctx)} }, true

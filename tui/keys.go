@@ -70,7 +70,7 @@ var commandHelp = [][2]string{
 	{"/subagents [N]", "list the subagent runs, or print run N's card whole"},
 	{"/tools [FILTER]", "list active and deferred tools, optionally filtered"},
 	{"/search QUERY", "run the client-side tool search without asking the model"},
-	{"/sessions", "pick a stored session and resume it (also /resume)"},
+	{"/sessions [ID]", "pick a stored session and resume it (also /resume); an ID resumes that one"},
 	{"/new", "start a new session"},
 	{"/clear", "start a new conversation on a clear screen (the old one stays in /sessions)"},
 	{"/cost", "what the session spent: tokens, cache share, dollars"},

@@ -265,6 +265,25 @@ func (m *Model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
 
 // sessionItems turns stored sessions into picker rows: the date and model
 // in the row, the title (the first prompt) in the preview.
+// onlySession is the one session whose ID starts with arg (an ID, or a
+// prefix of one as agent sessions resolves it), else "".
+func onlySession(ss []SessionInfo, arg string) string {
+	arg = strings.TrimSpace(arg)
+	if arg == "" || strings.ContainsAny(arg, " \t") {
+		return ""
+	}
+	found := ""
+	for _, s := range ss {
+		if strings.HasPrefix(s.ID, arg) {
+			if found != "" {
+				return ""
+			}
+			found = s.ID
+		}
+	}
+	return found
+}
+
 func sessionItems(ss []SessionInfo) []pickItem {
 	out := make([]pickItem, 0, len(ss))
 	for _, s := range ss {

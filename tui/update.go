@@ -646,7 +646,16 @@ func (m *Model) handleResult(msg tea.Msg) (tea.Cmd, bool) {
 			m.chat.notice(itemNotice, "no session to resume yet: a session is kept once something is said in it")
 			return nil, true
 		}
-		m.openPicker(newPicker(m.st, pickSession, "Resume a session", sessionItems(msg.Items)))
+		if id := onlySession(msg.Items, msg.Filter); id != "" {
+			// "/resume ID", as agent --resume ID and the line printed at
+			// quit name it: the argument was ignored, and the picker
+			// opened on every session.
+			return resumeCmd(m.b, id), true
+		}
+		p := newPicker(m.st, pickSession, "Resume a session", sessionItems(msg.Items))
+		p.filter = msg.Filter // narrowed to what was named
+		p.refilter()
+		m.openPicker(p)
 	case fileListMsg:
 		return m.applyFileList(msg), true
 	case attachedMsg:
