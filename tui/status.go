@@ -255,7 +255,18 @@ func (s *statusBar) View(st *themes.Styles, width int) string {
 	case model == "":
 		line = left + st.BarItem.Render(right)
 	}
-	// The note takes the space that is left, cut with an ellipsis.
+	// The note takes the space that is left: its last parts go first
+	// ("resumed · replaying 4 messages" becomes "resumed"), a part is never
+	// cut ("resum…" said nothing); a note of one part is cut with an
+	// ellipsis.
+	if space := width - ansi.StringWidth(line) - 1; note != "" && space >= 8 {
+		if parts := strings.Split(note, sep); len(parts) > 1 {
+			for len(parts) > 0 && ansi.StringWidth(" "+strings.Join(parts, sep)+" ") > space {
+				parts = parts[:len(parts)-1]
+			}
+			note = strings.Join(parts, sep)
+		}
+	}
 	if space := width - ansi.StringWidth(line) - 1; note != "" && space >= 8 {
 		n := ansi.Truncate(" "+note+" ", space, "… ")
 		pad := width - ansi.StringWidth(line) - ansi.StringWidth(n)

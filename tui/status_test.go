@@ -121,3 +121,27 @@ func TestStatusBarSaysNothingIsDeferred(t *testing.T) {
 		})
 	}
 }
+
+// A note too long for the room left drops its last parts whole: a resumed
+// session's bar ended "resum…", which said nothing. A note of one part is
+// still cut with an ellipsis.
+func TestStatusNoteDropsWholeParts(t *testing.T) {
+	st, _ := themes.Get("dark")
+	info := Info{Provider: "anthropic", Model: "claude-sonnet-4-5", SessionID: "0123456789abcdef",
+		ContextWindow: 200000, CostKnown: true, Cost: 0.03, Totals: agent.Usage{InputTokens: 13400, OutputTokens: 14}}
+	for _, tt := range []struct {
+		note, want, not string
+		width           int
+	}{
+		{"resumed · replaying 4 messages", "resumed · replaying 4 messages", "", 140},
+		{"resumed · replaying 4 messages", " resumed ", "repl", 120},
+		{"resumed · replaying 4 messages", "", "resum", 96},
+		{"demo: scripted local model", "demo: scri", "", 120},
+	} {
+		bar := statusBar{info: info, note: tt.note}
+		line := ansi.Strip(bar.View(st, tt.width))
+		if !strings.Contains(line, tt.want) || (tt.not != "" && strings.Contains(line, tt.not)) || ansi.StringWidth(line) != tt.width {
+			t.Errorf("width %d, note %q: bar %q, want %q without %q", tt.width, tt.note, line, tt.want, tt.not)
+		}
+	}
+}
