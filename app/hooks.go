@@ -82,15 +82,25 @@ func toolName(t tools.Tool) string {
 // tell shows a hook's notes to the user: into the turn when one runs (emit
 // or the app's turn stream), else as the run's notices.
 func (h *sessionHooks) tell(emit func(agent.Event), notes []string) {
+	h.show(emit, notes, true)
+}
+
+// show puts texts into the turn when one runs (emit), else among the
+// run's notices: as warnings, or as news.
+func (h *sessionHooks) show(emit func(agent.Event), texts []string, warning bool) {
 	if h == nil {
 		return
 	}
-	for _, n := range notes {
+	typ, keep := agent.EventNotice, h.a.News
+	if warning {
+		typ, keep = agent.EventWarning, h.a.Notice
+	}
+	for _, t := range texts {
 		if emit != nil {
-			emit(agent.Event{Type: agent.EventWarning, Text: n})
+			emit(agent.Event{Type: typ, Text: t})
 			continue
 		}
-		h.a.Notice(n)
+		keep(t)
 	}
 }
 
@@ -98,17 +108,11 @@ func (h *sessionHooks) tell(emit func(agent.Event), notes []string) {
 // news: a Stop hook's "tests passed" is no problem, and the chat marked it
 // as a warning. -p prints it on stderr as before (print.go).
 func (h *sessionHooks) say(emit func(agent.Event), ev hooks.Event, msgs []string) {
-	if h == nil {
-		return
+	named := make([]string, len(msgs))
+	for i, m := range msgs {
+		named[i] = string(ev) + " hook: " + m
 	}
-	for _, m := range msgs {
-		text := string(ev) + " hook: " + m
-		if emit != nil {
-			emit(agent.Event{Type: agent.EventNotice, Text: text})
-			continue
-		}
-		h.a.News(text)
-	}
+	h.show(emit, named, false)
 }
 
 func (h *sessionHooks) halted(o hooks.Outcome) {
@@ -294,16 +298,7 @@ func (h *sessionHooks) startedIdle(notes, msgs []string) { h.started(nil, notes,
 // compaction said: its notes as warnings, its messages as news.
 func (h *sessionHooks) started(emit func(agent.Event), notes, msgs []string) {
 	h.tell(emit, notes)
-	if h == nil {
-		return
-	}
-	for _, m := range msgs {
-		if emit != nil {
-			emit(agent.Event{Type: agent.EventNotice, Text: m})
-			continue
-		}
-		h.a.News(m)
-	}
+	h.show(emit, msgs, false)
 }
 
 // preToolUse is the PreToolUse step of the permission path (perms'

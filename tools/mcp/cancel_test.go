@@ -16,7 +16,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/agent-dev/agent/config"
-	"github.com/agent-dev/agent/tools"
 )
 
 // rpcLog records the JSON-RPC messages a server receives over HTTP.
@@ -126,14 +125,7 @@ func TestCancelledAtServer(t *testing.T) {
 			if tt.timeout {
 				cfg.ToolTimeout = 200 * time.Millisecond
 			}
-			m, _, errs := startManager(t, Options{Logger: slog.New(slog.NewTextHandler(tWriter{t}, nil))}, cfg)
-			if len(errs) > 0 {
-				t.Fatal(errs)
-			}
-			set := tools.NewSet()
-			if err := m.Register(set, false); err != nil {
-				t.Fatal(err)
-			}
+			_, set := startRegistered(t, Options{Logger: slog.New(slog.NewTextHandler(tWriter{t}, nil))}, cfg)
 			tool, _ := set.Lookup("h__hang")
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()

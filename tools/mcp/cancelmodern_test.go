@@ -11,7 +11,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/agent-dev/agent/config"
-	"github.com/agent-dev/agent/tools"
 )
 
 // TestModernHTTPCancelClosesTheStream: over streamable HTTP in protocol
@@ -47,14 +46,7 @@ func TestModernHTTPCancelClosesTheStream(t *testing.T) {
 			if timeout {
 				cfg.ToolTimeout = 200 * time.Millisecond
 			}
-			m, _, errs := startManager(t, Options{}, cfg)
-			if len(errs) > 0 {
-				t.Fatal(errs)
-			}
-			set := tools.NewSet()
-			if err := m.Register(set, false); err != nil {
-				t.Fatal(err)
-			}
+			_, set := startRegistered(t, Options{}, cfg)
 			tool, _ := set.Lookup("h__hang")
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
